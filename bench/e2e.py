@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""End-to-end benchmark of `simtui pairs` on a generated corpus.
+
+Builds the release binary, generates the corpus once (bench/data/, git-ignored), runs
+`simtui pairs DIR --stats` several times (after one warm-up run, so the files are in
+the page cache) and prints the median of each stage, documents/s, MB/s and peak RSS.
+
+    python3 bench/e2e.py                 # 50,000 documents of ~300 words, 5 runs
+    python3 bench/e2e.py --docs 5000 --runs 3 -- -k 3 --bands 32 --rows 4
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def timed(cmd):
+    """Runs cmd; returns (wall seconds, peak RSS in MiB, stderr text)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read().decode()
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        sys.exit(f"failed ({status}): {' '.join(cmd)}\n{err}")
+    return wall, usage.ru_maxrss / 1024, err
+
+
+def stages(stats):
+    m = re.search(r"^time\s+(.*)$", stats, re.M)
+    return {k: float(v) for k, v in re.findall(r"(\w+) ([\d.]+) s", m.group(1))}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--docs", type=int, default=50_000)
+    ap.add_argument("--words", type=int, default=300)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("extra", nargs="*", help="flags passed to simtui pairs (after --)")
+    a = ap.parse_args()
+
+    run(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
+    exe = os.path.join(ROOT, "target", "release", "simtui")
+    data = os.path.join(ROOT, "bench", "data", f"gen{a.docs}-w{a.words}-s{a.seed}")
+    if not os.path.isdir(data):
+        os.makedirs(os.path.dirname(data), exist_ok=True)
+        run([exe, "gen", data, "--docs", str(a.docs), "--words", str(a.words), "--seed", str(a.seed)])
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs)
+
+    cmd = [exe, "pairs", data, "--stats", "--format", "jsonl", *a.extra]
+    timed(cmd)  # warm-up: page cache
+    results = [timed(cmd) for _ in range(a.runs)]
+    walls = [w for w, _, _ in results]
+    rss = [r for _, r, _ in results]
+    per_stage = [stages(e) for _, _, e in results]
+    med = statistics.median
+    print(f"corpus: {data} ({a.docs} documents, {size / 1e6:.1f} MB); {a.runs} runs, medians")
+    print(f"command: {' '.join(cmd[1:])}")
+    for k in per_stage[0]:
+        print(f"  {k:<8} {med(s[k] for s in per_stage):8.3f} s")
+    w = med(walls)
+    print(f"  {'wall':<8} {w:8.3f} s   (min {min(walls):.3f}, max {max(walls):.3f})")
+    print(f"documents/s: {a.docs / w:,.0f}   MB/s: {size / 1e6 / w:,.1f}   peak RSS: {med(rss):.0f} MiB")
+    print(results[-1][2], end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+//! Criterion benchmarks of each stage of the engine, on a generated corpus held in memory.
+//! `cargo bench --bench engine`.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use simtui::corpus::Corpus;
+use simtui::generator::{GenOptions, generate};
+use simtui::index::{Index, Params};
+use simtui::lsh::candidates;
+use simtui::progress::Silent;
+use simtui::shingle::shingle_set;
+use simtui::sketch::MinHasher;
+use simtui::text::{TextOptions, Tokenizer};
+use simtui::verify::jaccard;
+use std::hint::black_box;
+
+fn texts(docs: usize) -> Vec<String> {
+    generate(&GenOptions {
+        docs,
+        seed: 7,
+        ..Default::default()
+    })
+    .docs
+    .into_iter()
+    .map(|d| d.text)
+    .collect()
+}
+
+fn shingle_sets(texts: &[String]) -> Vec<Vec<u64>> {
+    let mut tok = Tokenizer::new(&TextOptions::default());
+    let mut buf = Vec::new();
+    texts
+        .iter()
+        .map(|t| {
+            buf.clear();
+            tok.token_hashes(t, &mut buf);
+            let mut s = Vec::new();
+            shingle_set(&buf, 5, &mut s);
+            s
+        })
+        .collect()
+}
+
+fn bench_stages(c: &mut Criterion) {
+    let texts = texts(2000);
+    let bytes: usize = texts.iter().map(String::len).sum();
+
+    let mut g = c.benchmark_group("tokenise+shingle (1 core)");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("word k=5", |b| {
+        let mut tok = Tokenizer::new(&TextOptions::default());
+        let (mut buf, mut set) = (Vec::new(), Vec::new());
+        b.iter(|| {
+            for t in &texts {
+                buf.clear();
+                tok.token_hashes(t, &mut buf);
+                shingle_set(&buf, 5, &mut set);
+                black_box(&set);
+            }
+        })
+    });
+    g.finish();
+
+    let sets = shingle_sets(&texts);
+    let shingles: usize = sets.iter().map(Vec::len).sum();
+    let mut g = c.benchmark_group("minhash (1 core)");
+    g.throughput(Throughput::Elements(shingles as u64));
+    for n in [64usize, 128, 256] {
+        let hasher = MinHasher::new(1, n);
+        g.bench_function(format!("{n} functions"), |b| {
+            let mut sig = vec![0u32; n];
+            b.iter(|| {
+                for s in &sets {
+                    hasher.sketch_range(s, 0, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+fn bench_band_verify(c: &mut Criterion) {
+    let texts = texts(20_000);
+    let corpus = Corpus::from_texts(
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("{i:06}"), t.clone())),
+    );
+    let index = Index::build(corpus, &Params::default(), &Silent).unwrap();
+    let items: Vec<u32> = (0..index.shingles.len() as u32).collect();
+    let mut g = c.benchmark_group("20k documents");
+    g.bench_function("band 16x8", |b| {
+        b.iter(|| black_box(candidates(&index.signatures, &items, 16, 8, &Silent).unwrap()))
+    });
+    let cands = candidates(&index.signatures, &items, 16, 8, &Silent).unwrap();
+    g.throughput(Throughput::Elements(cands.len() as u64));
+    g.bench_function("verify candidates (exact Jaccard, 1 core)", |b| {
+        b.iter(|| {
+            for &(x, y) in &cands {
+                black_box(jaccard(
+                    index.shingles.get(x as usize),
+                    index.shingles.get(y as usize),
+                ));
+            }
+        })
+    });
+    g.finish();
+    let mut g = c.benchmark_group("20k documents, end to end");
+    g.sample_size(10);
+    g.bench_function("find 16x8 (band + verify + sort)", |b| {
+        b.iter(|| black_box(index.find(16, 8, 0.0, &Silent).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_stages, bench_band_verify);
+criterion_main!(benches);

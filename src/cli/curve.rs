@@ -1,0 +1,77 @@
+//! `simtui curve`: the S-curve of a banding, or the banding to use for a threshold.
+
+use clap::Args;
+use simtui::curve::{probability, recommend, threshold};
+
+#[derive(Args, Debug)]
+pub struct CurveArgs {
+    /// Bands (b)
+    #[arg(short = 'b', long, default_value_t = 16)]
+    pub bands: usize,
+    /// Rows per band (r)
+    #[arg(short = 'r', long, default_value_t = 8)]
+    pub rows: usize,
+    /// Recommend (b, r) for this similarity threshold instead of printing a curve
+    #[arg(short = 't', long)]
+    pub threshold: Option<f64>,
+    /// With --threshold: the most hash functions (b·r) to use
+    #[arg(long, default_value_t = 128)]
+    pub perms: usize,
+    /// With --threshold: the weight of false positives in the cost
+    #[arg(long, default_value_t = 0.5)]
+    pub fp_weight: f64,
+    /// With --threshold: the weight of false negatives in the cost
+    #[arg(long, default_value_t = 0.5)]
+    pub fn_weight: f64,
+    /// Steps of s from 0 to 1 in the printed curve
+    #[arg(long, default_value_t = 20)]
+    pub steps: usize,
+}
+
+pub fn run(args: &CurveArgs) -> anyhow::Result<()> {
+    let usage = |m: String| -> anyhow::Error { super::UsageError(m).into() };
+    if args.bands == 0 || args.rows == 0 || args.perms == 0 || args.steps == 0 {
+        return Err(usage(
+            "--bands, --rows, --perms and --steps must be at least 1".into(),
+        ));
+    }
+    let (b, r) = match args.threshold {
+        Some(t) => {
+            if !(0.0..=1.0).contains(&t) {
+                return Err(usage(format!(
+                    "--threshold must be between 0 and 1, got {t}"
+                )));
+            }
+            let rec = recommend(t, args.perms, args.fp_weight, args.fn_weight);
+            println!(
+                "recommended for threshold {t} with at most {} hash functions: --bands {} --rows {} ({} functions)",
+                args.perms,
+                rec.bands,
+                rec.rows,
+                rec.bands * rec.rows
+            );
+            println!(
+                "false-positive area (integral of P over [0, {t}]):     {:.6}",
+                rec.false_positive
+            );
+            println!(
+                "false-negative area (integral of 1-P over [{t}, 1]):   {:.6}",
+                rec.false_negative
+            );
+            (rec.bands, rec.rows)
+        }
+        None => (args.bands, args.rows),
+    };
+    println!(
+        "b = {b}, r = {r}, threshold (1/b)^(1/r) = {:.4}",
+        threshold(b, r)
+    );
+    println!("{:>6}  {:>8}", "s", "P(s)");
+    for i in 0..=args.steps {
+        let s = i as f64 / args.steps as f64;
+        let p = probability(s, b, r);
+        let bar = "#".repeat((p * 40.0).round() as usize);
+        println!("{s:>6.3}  {p:>8.5}  {bar}");
+    }
+    Ok(())
+}

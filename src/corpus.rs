@@ -1,0 +1,435 @@
+//! The corpus: which files are documents, and reading them as text.
+//!
+//! Walking is sorted and deterministic; nothing found is fatal. Files that are not
+//! documents (binary, too large, special, unreadable) are counted by reason. simtui
+//! only ever opens the user's files for reading.
+
+use std::fmt;
+use std::fs::{self, File};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How to walk the paths given on the command line.
+#[derive(Clone, Debug)]
+pub struct WalkOptions {
+    /// Include hidden entries and VCS folders.
+    pub hidden: bool,
+    /// Follow symbolic links (loops are detected and skipped).
+    pub follow: bool,
+    /// Files larger than this are skipped without being read.
+    pub max_bytes: u64,
+    /// Only files with one of these extensions (lowercase, without the dot).
+    pub extensions: Option<Vec<String>>,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            hidden: false,
+            follow: false,
+            max_bytes: 32 << 20,
+            extensions: None,
+        }
+    }
+}
+
+/// Where a document's text comes from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    File(PathBuf),
+    /// Text held in memory (the built-in demo corpus, tests).
+    Memory(Arc<str>),
+}
+
+/// A document found in the corpus, not read yet.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The path relative to the root it was found under, with '/' separators.
+    pub id: String,
+    pub source: Source,
+    /// Size in bytes, as seen by the walk.
+    pub bytes: u64,
+}
+
+/// Why a path is not a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// A NUL byte in the first 8 KiB.
+    Binary,
+    /// Larger than `--max-bytes`.
+    TooLarge,
+    /// A FIFO, socket or device: never opened.
+    Special,
+    /// Could not be opened or read (permissions, vanished).
+    Unreadable,
+    /// The walk could not enter or follow it (permissions, a symlink loop).
+    WalkError,
+    /// A symbolic link, not followed (see `--follow`).
+    Symlink,
+}
+
+impl SkipReason {
+    pub const ALL: [SkipReason; 6] = [
+        SkipReason::Binary,
+        SkipReason::TooLarge,
+        SkipReason::Special,
+        SkipReason::Unreadable,
+        SkipReason::WalkError,
+        SkipReason::Symlink,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too large",
+            SkipReason::Special => "special file",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::WalkError => "walk error",
+            SkipReason::Symlink => "symlink not followed",
+        }
+    }
+}
+
+/// A path that is not a document, and why.
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: SkipReason,
+    pub detail: String,
+}
+
+impl fmt::Display for Skipped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.reason.name())?;
+        if !self.detail.is_empty() {
+            write!(f, " ({})", self.detail)?;
+        }
+        Ok(())
+    }
+}
+
+/// The documents of a corpus, in a deterministic order, and what was skipped.
+#[derive(Clone, Debug, Default)]
+pub struct Corpus {
+    pub entries: Vec<Entry>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// A path given by the user that does not exist: the one fatal error of a walk.
+#[derive(Debug)]
+pub struct MissingPath(pub PathBuf, pub std::io::Error);
+
+impl fmt::Display for MissingPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.0.display(), self.1)
+    }
+}
+
+impl std::error::Error for MissingPath {}
+
+impl Corpus {
+    /// Walks the given roots (folders or files). Each root must exist.
+    pub fn walk(roots: &[PathBuf], opts: &WalkOptions) -> Result<Corpus, MissingPath> {
+        let mut corpus = Corpus::default();
+        for root in roots {
+            fs::metadata(root)
+                .or_else(|_| fs::symlink_metadata(root))
+                .map_err(|e| MissingPath(root.clone(), e))?;
+        }
+        let prefix_root = roots.len() > 1;
+        for root in roots {
+            corpus.walk_root(root, prefix_root, opts);
+        }
+        Ok(corpus)
+    }
+
+    /// A corpus of texts held in memory, as (id, text) pairs.
+    pub fn from_texts(texts: impl IntoIterator<Item = (String, String)>) -> Corpus {
+        Corpus {
+            entries: texts
+                .into_iter()
+                .map(|(id, text)| Entry {
+                    id,
+                    bytes: text.len() as u64,
+                    source: Source::Memory(text.into()),
+                })
+                .collect(),
+            skipped: Vec::new(),
+        }
+    }
+
+    /// Skip counts, by reason.
+    pub fn skip_counts(&self) -> Vec<(SkipReason, usize)> {
+        SkipReason::ALL
+            .iter()
+            .map(|&r| (r, self.skipped.iter().filter(|s| s.reason == r).count()))
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
+
+    fn skip(&mut self, path: &Path, reason: SkipReason, detail: impl Into<String>) {
+        self.skipped.push(Skipped {
+            path: path.to_path_buf(),
+            reason,
+            detail: detail.into(),
+        });
+    }
+
+    fn walk_root(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
+        let walker = walkdir::WalkDir::new(root)
+            .follow_links(opts.follow)
+            .follow_root_links(true)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| e.depth() == 0 || opts.hidden || !is_hidden(e.file_name()));
+        for item in walker {
+            let entry = match item {
+                Ok(e) => e,
+                Err(err) => {
+                    let path = err.path().unwrap_or(root).to_path_buf();
+                    let detail = if err.loop_ancestor().is_some() {
+                        "symlink loop".to_string()
+                    } else {
+                        err.io_error().map(|e| e.to_string()).unwrap_or_default()
+                    };
+                    self.skip(&path, SkipReason::WalkError, detail);
+                    continue;
+                }
+            };
+            let ft = entry.file_type();
+            if ft.is_dir() {
+                continue;
+            }
+            let path = entry.path();
+            if let Some(exts) = &opts.extensions {
+                let ext = path
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
+                if !exts.iter().any(|x| *x == ext) {
+                    continue; // not asked for: neither a document nor a skip
+                }
+            }
+            if ft.is_symlink() {
+                // Not followed (a followed link reports its target's type).
+                self.skip(path, SkipReason::Symlink, "");
+                continue;
+            }
+            if !ft.is_file() {
+                self.skip(path, SkipReason::Special, "");
+                continue;
+            }
+            let bytes = match entry.metadata() {
+                Ok(m) => m.len(),
+                Err(e) => {
+                    self.skip(path, SkipReason::Unreadable, e.to_string());
+                    continue;
+                }
+            };
+            if bytes > opts.max_bytes {
+                self.skip(path, SkipReason::TooLarge, format!("{bytes} bytes"));
+                continue;
+            }
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            let id = if rel.as_os_str().is_empty() {
+                // The root itself is a file: its id is the path as given.
+                slash_path(root)
+            } else if prefix_root {
+                slash_path(&root.join(rel))
+            } else {
+                slash_path(rel)
+            };
+            self.entries.push(Entry {
+                id,
+                source: Source::File(path.to_path_buf()),
+                bytes,
+            });
+        }
+    }
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_string_lossy().starts_with('.')
+}
+
+/// A path as an id: lossily decoded, with '/' separators.
+fn slash_path(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        s.into_owned()
+    } else {
+        s.replace(std::path::MAIN_SEPARATOR, "/")
+    }
+}
+
+/// Reads an entry's text. Fails with the reason it is not a document.
+pub fn read_text(entry: &Entry, max_bytes: u64) -> Result<Arc<str>, (SkipReason, String)> {
+    match &entry.source {
+        Source::Memory(text) => Ok(text.clone()),
+        Source::File(path) => read_file(path, max_bytes).map(Arc::from),
+    }
+}
+
+/// Opens a file for reading without ever blocking on a FIFO or device, and reads at most
+/// `max_bytes` (a file that grew past it since the walk is skipped, not truncated).
+pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, String)> {
+    let unreadable = |e: std::io::Error| (SkipReason::Unreadable, e.to_string());
+    let file = open_nonblocking(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err((SkipReason::Special, String::new()));
+    }
+    if meta.len() > max_bytes {
+        return Err((SkipReason::TooLarge, format!("{} bytes", meta.len())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err((SkipReason::TooLarge, format!("over {max_bytes} bytes")));
+    }
+    decode(bytes)
+}
+
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    let mut opts = fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    opts.open(path)
+}
+
+/// Bytes to text: UTF-16 with a byte-order mark is decoded, a UTF-8 BOM dropped, anything
+/// else decoded as UTF-8 with invalid sequences replaced. A NUL byte in the first 8 KiB
+/// (outside UTF-16) marks the file as binary.
+pub fn decode(bytes: Vec<u8>) -> Result<String, (SkipReason, String)> {
+    let utf16 = |be: bool| {
+        let units = bytes[2..].chunks_exact(2).map(|c| {
+            if be {
+                u16::from_be_bytes([c[0], c[1]])
+            } else {
+                u16::from_le_bytes([c[0], c[1]])
+            }
+        });
+        Ok(char::decode_utf16(units)
+            .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect())
+    };
+    match bytes.as_slice() {
+        [0xFF, 0xFE, ..] => return utf16(false),
+        [0xFE, 0xFF, ..] => return utf16(true),
+        _ => {}
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err((SkipReason::Binary, "NUL byte".to_string()));
+    }
+    let start = if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        3
+    } else {
+        0
+    };
+    match String::from_utf8(bytes) {
+        Ok(mut s) => {
+            s.drain(..start);
+            Ok(s)
+        }
+        Err(e) => Ok(String::from_utf8_lossy(&e.into_bytes()[start..]).into_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_utf16_and_boms_and_invalid_utf8() {
+        let mut le = vec![0xFF, 0xFE];
+        for u in "héllo".encode_utf16() {
+            le.extend_from_slice(&u.to_le_bytes());
+        }
+        assert_eq!(decode(le).unwrap(), "héllo");
+        let mut be = vec![0xFE, 0xFF];
+        for u in "héllo".encode_utf16() {
+            be.extend_from_slice(&u.to_be_bytes());
+        }
+        assert_eq!(decode(be).unwrap(), "héllo");
+        assert_eq!(decode(b"\xEF\xBB\xBFabc".to_vec()).unwrap(), "abc");
+        assert_eq!(decode(b"a\xFFb".to_vec()).unwrap(), "a\u{FFFD}b");
+        assert_eq!(decode(b"a\0b".to_vec()).unwrap_err().0, SkipReason::Binary);
+    }
+
+    #[test]
+    fn walk_is_sorted_skips_hidden_and_reports_reasons() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir_all(d.join("b/.git")).unwrap();
+        fs::write(d.join("b/.git/config"), "x").unwrap();
+        fs::write(d.join("b/z.txt"), "z").unwrap();
+        fs::write(d.join("a.txt"), "a").unwrap();
+        fs::write(d.join(".hidden"), "h").unwrap();
+        fs::write(d.join("big.txt"), "0123456789").unwrap();
+        let opts = WalkOptions {
+            max_bytes: 5,
+            ..Default::default()
+        };
+        let c = Corpus::walk(&[d.to_path_buf()], &opts).unwrap();
+        let ids: Vec<_> = c.entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["a.txt", "b/z.txt"]);
+        assert_eq!(c.skip_counts(), vec![(SkipReason::TooLarge, 1)]);
+
+        let hidden = WalkOptions {
+            hidden: true,
+            ..Default::default()
+        };
+        let c = Corpus::walk(&[d.to_path_buf()], &hidden).unwrap();
+        assert_eq!(c.entries.len(), 5);
+
+        let txt = WalkOptions {
+            extensions: Some(vec!["txt".into()]),
+            hidden: true,
+            ..Default::default()
+        };
+        let c = Corpus::walk(&[d.to_path_buf()], &txt).unwrap();
+        assert_eq!(c.entries.len(), 3);
+    }
+
+    #[test]
+    fn missing_root_is_an_error() {
+        let err = Corpus::walk(
+            &[PathBuf::from("/no/such/simtui/path")],
+            &WalkOptions::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("/no/such/simtui/path"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_are_skipped_without_blocking_and_symlink_loops_survive() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::write(d.join("a.txt"), "a").unwrap();
+        let fifo = d.join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a valid NUL-terminated path; the test needs a real FIFO.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        std::os::unix::fs::symlink(d, d.join("loop")).unwrap();
+        let follow = WalkOptions {
+            follow: true,
+            ..Default::default()
+        };
+        let c = Corpus::walk(&[d.to_path_buf()], &follow).unwrap();
+        assert_eq!(c.entries.len(), 1, "{:?}", c.entries);
+        let reasons: Vec<_> = c.skipped.iter().map(|s| s.reason).collect();
+        assert!(reasons.contains(&SkipReason::Special));
+        assert!(reasons.contains(&SkipReason::WalkError));
+        // Reading the FIFO directly must not block either.
+        assert_eq!(read_file(&fifo, 100).unwrap_err().0, SkipReason::Special);
+    }
+}

@@ -1,0 +1,537 @@
+//! The index: a corpus read, shingled and sketched, ready to be banded and verified.
+//!
+//! Documents whose normalised token streams are identical form one *group* and are
+//! shingled, sketched, banded and verified once: 10,000 copies of a file cost linear
+//! time and memory, and their pairs are only spelled out when the output asks for them.
+
+use crate::corpus::{self, Corpus, Entry, SkipReason, Skipped, Source};
+use crate::lsh;
+use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::shingle::{ShingleSets, content_hash, shingle_set};
+use crate::sketch::{MinHasher, Signatures};
+use crate::text::{TextOptions, Tokenizer};
+use crate::verify::{estimate, jaccard};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What an index is built with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    pub text: TextOptions,
+    /// Tokens per shingle.
+    pub k: usize,
+    /// Seed of the MinHash functions.
+    pub seed: u64,
+    /// Number of MinHash functions to compute (at least bands × rows).
+    pub num_perm: usize,
+    /// Files larger than this are skipped.
+    pub max_bytes: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            text: TextOptions::default(),
+            k: 5,
+            seed: 1,
+            num_perm: 128,
+            max_bytes: 32 << 20,
+        }
+    }
+}
+
+/// A document of the index.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    pub id: String,
+    pub source: Source,
+    pub bytes: u64,
+    pub tokens: u64,
+    /// Its group of identical documents (an index into the shingle sets and signatures).
+    pub group: u32,
+}
+
+/// Counters and stage times of a build and a search.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub docs: usize,
+    pub bytes: u64,
+    pub tokens: u64,
+    pub shingles: u64,
+    /// Documents with no tokens.
+    pub empty: usize,
+    /// Distinct normalised contents.
+    pub groups: usize,
+    pub times: StageTimes,
+}
+
+/// Wall time spent in each stage.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StageTimes(pub [Duration; 5]);
+
+impl StageTimes {
+    pub fn get(&self, s: Stage) -> Duration {
+        self.0[s as usize]
+    }
+    pub fn add(&mut self, s: Stage, d: Duration) {
+        self.0[s as usize] += d;
+    }
+}
+
+/// A verified pair of documents (indices into [`Index::docs`], `a`'s id < `b`'s id).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pair {
+    pub a: u32,
+    pub b: u32,
+    /// Exact Jaccard similarity of the shingle sets.
+    pub jaccard: f64,
+    /// MinHash estimate of it.
+    pub estimate: f64,
+}
+
+/// The result of banding and verifying.
+#[derive(Clone, Debug, Default)]
+pub struct Found {
+    /// Verified pairs with exact J ≥ the threshold, by J descending then ids.
+    pub pairs: Vec<Pair>,
+    /// Candidate document pairs (before the threshold), identical documents included.
+    pub candidates: u64,
+    /// Candidate pairs of distinct contents, as banding produced them.
+    pub group_candidates: usize,
+    pub band_time: Duration,
+    pub verify_time: Duration,
+}
+
+/// A corpus read, shingled and sketched. Cloning copies everything (for a background
+/// thread that extends a copy while the original stays in use).
+#[derive(Clone)]
+pub struct Index {
+    pub params: Params,
+    pub docs: Vec<Doc>,
+    pub skipped: Vec<Skipped>,
+    /// Shingle sets of the groups.
+    pub shingles: ShingleSets,
+    /// Signatures of the groups.
+    pub signatures: Signatures,
+    /// Documents of each group: `members[member_start[g]..member_start[g + 1]]`.
+    members: Vec<u32>,
+    member_start: Vec<u32>,
+    pub stats: Stats,
+}
+
+/// Documents read and shingled per step: bounds the text held in memory at once and
+/// paces progress reports.
+const CHUNK: usize = 2048;
+
+impl Index {
+    /// Reads, shingles and sketches a corpus.
+    pub fn build(
+        corpus: Corpus,
+        params: &Params,
+        progress: &dyn Progress,
+    ) -> Result<Index, Cancelled> {
+        let Corpus { entries, skipped } = corpus;
+        let mut index = Index {
+            params: params.clone(),
+            docs: Vec::with_capacity(entries.len()),
+            skipped,
+            shingles: ShingleSets::new(),
+            signatures: Signatures::default(),
+            members: Vec::new(),
+            member_start: Vec::new(),
+            stats: Stats::default(),
+        };
+        let mut by_content: HashMap<u64, u32> = HashMap::new();
+        let total = entries.len() as u64;
+        let mut done = 0u64;
+        for chunk in entries.chunks(CHUNK) {
+            check(progress)?;
+            let t = Instant::now();
+            let texts: Vec<Result<Arc<str>, (SkipReason, String)>> = chunk
+                .par_iter()
+                .map(|e| corpus::read_text(e, params.max_bytes))
+                .collect();
+            index.stats.times.add(Stage::Read, t.elapsed());
+            done += chunk.len() as u64;
+            progress.update(Stage::Read, done, total);
+
+            let t = Instant::now();
+            let shingled: Vec<Option<Shingled>> = texts
+                .par_iter()
+                .map_init(
+                    || (Tokenizer::new(&params.text), Vec::new()),
+                    |(tok, buf), text| {
+                        text.as_ref()
+                            .ok()
+                            .map(|t| shingle_doc(t, tok, buf, params.k))
+                    },
+                )
+                .collect();
+            texts_into_skips(chunk, texts, &mut index.skipped);
+            for (entry, s) in chunk.iter().zip(shingled) {
+                let Some(s) = s else { continue };
+                index.add_doc(entry, s, &mut by_content);
+            }
+            index.stats.times.add(Stage::Shingle, t.elapsed());
+            progress.update(Stage::Shingle, done, total);
+        }
+        index.stats.groups = index.shingles.len();
+        index.group_members();
+
+        let t = Instant::now();
+        let hasher = MinHasher::new(params.seed, params.num_perm);
+        index.signatures = Signatures::compute(&hasher, &index.shingles, progress)?;
+        index.stats.times.add(Stage::Sketch, t.elapsed());
+        Ok(index)
+    }
+
+    fn add_doc(&mut self, entry: &Entry, s: Shingled, by_content: &mut HashMap<u64, u32>) {
+        let next = self.shingles.len() as u32;
+        let group = *by_content.entry(s.content).or_insert(next);
+        if group == next {
+            self.shingles.push(&s.set);
+            self.stats.shingles += s.set.len() as u64;
+        }
+        self.stats.docs += 1;
+        self.stats.bytes += entry.bytes;
+        self.stats.tokens += s.tokens;
+        self.stats.empty += (s.tokens == 0) as usize;
+        self.docs.push(Doc {
+            id: entry.id.clone(),
+            source: entry.source.clone(),
+            bytes: entry.bytes,
+            tokens: s.tokens,
+            group,
+        });
+    }
+
+    /// Builds the group → documents table (counting sort by group).
+    fn group_members(&mut self) {
+        let groups = self.shingles.len();
+        let mut start = vec![0u32; groups + 1];
+        for d in &self.docs {
+            start[d.group as usize + 1] += 1;
+        }
+        for g in 0..groups {
+            start[g + 1] += start[g];
+        }
+        let mut fill = start.clone();
+        let mut members = vec![0u32; self.docs.len()];
+        for (i, d) in self.docs.iter().enumerate() {
+            members[fill[d.group as usize] as usize] = i as u32;
+            fill[d.group as usize] += 1;
+        }
+        self.members = members;
+        self.member_start = start;
+    }
+
+    /// The documents of group `g`, in corpus order.
+    pub fn members(&self, g: u32) -> &[u32] {
+        &self.members
+            [self.member_start[g as usize] as usize..self.member_start[g as usize + 1] as usize]
+    }
+
+    /// Number of MinHash functions computed.
+    pub fn num_perm(&self) -> usize {
+        self.signatures.width()
+    }
+
+    /// Computes more MinHash functions (for a larger b·r), keeping the ones computed.
+    pub fn ensure_perms(&mut self, n: usize, progress: &dyn Progress) -> Result<(), Cancelled> {
+        if n > self.signatures.width() {
+            let hasher = MinHasher::new(self.params.seed, n);
+            self.signatures.extend(&hasher, &self.shingles, progress)?;
+            self.params.num_perm = n;
+        }
+        Ok(())
+    }
+
+    /// Exact Jaccard and estimate of two documents.
+    pub fn similarity(&self, a: u32, b: u32) -> (f64, f64) {
+        let (ga, gb) = (self.docs[a as usize].group, self.docs[b as usize].group);
+        (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
+    }
+
+    fn group_jaccard(&self, ga: u32, gb: u32) -> f64 {
+        if ga == gb {
+            return if self.shingles.get(ga as usize).is_empty() {
+                0.0
+            } else {
+                1.0
+            };
+        }
+        jaccard(
+            self.shingles.get(ga as usize),
+            self.shingles.get(gb as usize),
+        )
+    }
+
+    fn group_estimate(&self, ga: u32, gb: u32) -> f64 {
+        if self.shingles.get(ga as usize).is_empty() || self.shingles.get(gb as usize).is_empty() {
+            return 0.0;
+        }
+        estimate(
+            self.signatures.row(ga as usize),
+            self.signatures.row(gb as usize),
+        )
+    }
+
+    /// Bands the signatures (`bands` × `rows`, which must fit the functions computed),
+    /// verifies every candidate, and keeps the pairs with exact J ≥ `threshold`.
+    pub fn find(
+        &self,
+        bands: usize,
+        rows: usize,
+        threshold: f64,
+        progress: &dyn Progress,
+    ) -> Result<Found, Cancelled> {
+        let t = Instant::now();
+        // Empty documents are similar to nothing.
+        let items: Vec<u32> = (0..self.shingles.len() as u32)
+            .filter(|&g| !self.shingles.get(g as usize).is_empty())
+            .collect();
+        let group_pairs = lsh::candidates(&self.signatures, &items, bands, rows, progress)?;
+        let band_time = t.elapsed();
+
+        let t = Instant::now();
+        let total = group_pairs.len() as u64;
+        let verified: Vec<(u32, u32, f64, f64)> = group_pairs
+            .par_chunks(8192)
+            .enumerate()
+            .map(|(i, chunk)| {
+                check(progress)?;
+                let out: Vec<_> = chunk
+                    .iter()
+                    .map(|&(ga, gb)| {
+                        (
+                            ga,
+                            gb,
+                            self.group_jaccard(ga, gb),
+                            self.group_estimate(ga, gb),
+                        )
+                    })
+                    .filter(|v| v.2 >= threshold)
+                    .collect();
+                progress.update(
+                    Stage::Verify,
+                    ((i + 1) * 8192).min(total as usize) as u64,
+                    total,
+                );
+                Ok(out)
+            })
+            .collect::<Result<Vec<_>, Cancelled>>()?
+            .concat();
+
+        let mut candidates = 0u64;
+        for &(ga, gb) in &group_pairs {
+            candidates += (self.members(ga).len() * self.members(gb).len()) as u64;
+        }
+        let mut pairs = Vec::new();
+        let mut push = |a: u32, b: u32, jaccard: f64, estimate: f64| {
+            let (a, b) = if self.docs[a as usize].id <= self.docs[b as usize].id {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            pairs.push(Pair {
+                a,
+                b,
+                jaccard,
+                estimate,
+            });
+        };
+        // Identical documents: every pair within a non-empty group, J = 1.
+        for &g in &items {
+            let m = self.members(g);
+            candidates += (m.len() * m.len().saturating_sub(1) / 2) as u64;
+            for (i, &a) in m.iter().enumerate() {
+                for &b in &m[i + 1..] {
+                    push(a, b, 1.0, 1.0);
+                }
+            }
+        }
+        for (ga, gb, j, e) in verified {
+            for &a in self.members(ga) {
+                for &b in self.members(gb) {
+                    push(a, b, j, e);
+                }
+            }
+        }
+        self.sort_pairs(&mut pairs);
+        Ok(Found {
+            pairs,
+            candidates,
+            group_candidates: group_pairs.len(),
+            band_time,
+            verify_time: t.elapsed(),
+        })
+    }
+
+    /// Sorts pairs by exact J descending, then by ids.
+    pub fn sort_pairs(&self, pairs: &mut [Pair]) {
+        pairs.par_sort_unstable_by(|x, y| {
+            y.jaccard
+                .total_cmp(&x.jaccard)
+                .then_with(|| self.docs[x.a as usize].id.cmp(&self.docs[y.a as usize].id))
+                .then_with(|| self.docs[x.b as usize].id.cmp(&self.docs[y.b as usize].id))
+        });
+    }
+
+    /// Approximate heap memory held by the index.
+    pub fn heap_bytes(&self) -> usize {
+        self.shingles.heap_bytes()
+            + self.signatures.heap_bytes()
+            + self
+                .docs
+                .iter()
+                .map(|d| d.id.capacity() + std::mem::size_of::<Doc>())
+                .sum::<usize>()
+            + (self.members.capacity() + self.member_start.capacity()) * 4
+    }
+}
+
+/// One document after tokenising and shingling.
+struct Shingled {
+    content: u64,
+    tokens: u64,
+    set: Vec<u64>,
+}
+
+fn shingle_doc(text: &str, tok: &mut Tokenizer, buf: &mut Vec<u64>, k: usize) -> Shingled {
+    buf.clear();
+    tok.token_hashes(text, buf);
+    let mut set = Vec::new();
+    shingle_set(buf, k, &mut set);
+    Shingled {
+        content: content_hash(buf),
+        tokens: buf.len() as u64,
+        set,
+    }
+}
+
+/// Records the entries whose text could not be read as skipped.
+fn texts_into_skips(
+    chunk: &[Entry],
+    texts: Vec<Result<Arc<str>, (SkipReason, String)>>,
+    skipped: &mut Vec<Skipped>,
+) {
+    for (entry, text) in chunk.iter().zip(texts) {
+        if let Err((reason, detail)) = text {
+            let path = match &entry.source {
+                Source::File(p) => p.clone(),
+                Source::Memory(_) => entry.id.clone().into(),
+            };
+            skipped.push(Skipped {
+                path,
+                reason,
+                detail,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::Silent;
+
+    fn corpus(texts: &[(&str, &str)]) -> Corpus {
+        Corpus::from_texts(texts.iter().map(|(i, t)| (i.to_string(), t.to_string())))
+    }
+
+    const BASE: &str = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door";
+
+    #[test]
+    fn finds_near_duplicates_and_identical_groups() {
+        let near = BASE.replace("lazy", "sleepy");
+        let c = corpus(&[
+            ("a", BASE),
+            ("b", &near),
+            (
+                "c",
+                "completely different words that share nothing with the others at all here",
+            ),
+            ("d", &BASE.to_uppercase()),
+            ("e", ""),
+            ("f", ""),
+        ]);
+        let idx = Index::build(c, &Params::default(), &Silent).unwrap();
+        assert_eq!(idx.stats.docs, 6);
+        assert_eq!(idx.stats.empty, 2);
+        // a and d share one group (case is normalised), e and f another.
+        assert_eq!(idx.stats.groups, 4);
+        let found = idx.find(32, 4, 0.0, &Silent).unwrap();
+        let names: Vec<(String, String)> = found
+            .pairs
+            .iter()
+            .map(|p| {
+                (
+                    idx.docs[p.a as usize].id.clone(),
+                    idx.docs[p.b as usize].id.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(names[0], ("a".into(), "d".into()));
+        assert_eq!(found.pairs[0].jaccard, 1.0);
+        assert!(names.contains(&("a".into(), "b".into())));
+        assert!(names.contains(&("b".into(), "d".into())));
+        assert!(
+            !names
+                .iter()
+                .any(|(x, y)| x == "e" || y == "e" || x == "c" || y == "c")
+        );
+        let ab = found.pairs.iter().find(|p| p.jaccard < 1.0).unwrap();
+        let (j, _) = idx.similarity(ab.a, ab.b);
+        assert_eq!(ab.jaccard, j);
+        assert!(found.pairs.windows(2).all(|w| w[0].jaccard >= w[1].jaccard));
+    }
+
+    #[test]
+    fn threshold_filters_pairs() {
+        let near = BASE.replace("lazy", "sleepy");
+        let c = corpus(&[("a", BASE), ("b", &near)]);
+        let idx = Index::build(c, &Params::default(), &Silent).unwrap();
+        let j = idx.find(32, 4, 0.0, &Silent).unwrap().pairs[0].jaccard;
+        assert!(j < 1.0);
+        assert!(idx.find(32, 4, j + 1e-9, &Silent).unwrap().pairs.is_empty());
+        assert_eq!(idx.find(32, 4, j, &Silent).unwrap().pairs.len(), 1);
+    }
+
+    #[test]
+    fn many_identical_copies_cost_one_group() {
+        let texts: Vec<(String, String)> = (0..2000)
+            .map(|i| (format!("{i:05}"), BASE.to_string()))
+            .collect();
+        let idx = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        assert_eq!(idx.stats.groups, 1);
+        assert_eq!(idx.shingles.len(), 1);
+        assert_eq!(idx.signatures.rows(), 1);
+        let found = idx.find(16, 8, 0.0, &Silent).unwrap();
+        assert_eq!(found.pairs.len(), 2000 * 1999 / 2);
+        assert_eq!(found.group_candidates, 0);
+    }
+
+    #[test]
+    fn extending_perms_matches_a_fresh_build() {
+        let near = BASE.replace("lazy", "sleepy");
+        let texts = [("a", BASE), ("b", near.as_str())];
+        let small = Params {
+            num_perm: 32,
+            ..Default::default()
+        };
+        let mut idx = Index::build(corpus(&texts), &small, &Silent).unwrap();
+        idx.ensure_perms(128, &Silent).unwrap();
+        let fresh = Index::build(corpus(&texts), &Params::default(), &Silent).unwrap();
+        assert_eq!(idx.signatures.row(0), fresh.signatures.row(0));
+        assert_eq!(idx.signatures.row(1), fresh.signatures.row(1));
+    }
+
+    #[test]
+    fn cancellation_stops_the_build() {
+        let flag = crate::progress::CancelFlag::default();
+        flag.cancel();
+        assert!(Index::build(corpus(&[("a", BASE)]), &Params::default(), &flag).is_err());
+    }
+}

@@ -1,0 +1,267 @@
+//! MinHash signatures.
+//!
+//! Hash function i maps a shingle hash x to h_i(x) = ((a_i · x' + b_i) mod 2^64) >> 32,
+//! where x' is x folded to 32 bits and a_i, b_i are random 64-bit numbers: Dietzfelbinger's
+//! multiply-add-shift, which is 2-independent for 32-bit keys. It is chosen because its
+//! inner loop is one multiply, one add and one shift per hash function, with no modulo
+//! and no data-dependent branch, so it vectorises: a 32×64-bit multiply is two `pmuludq`
+//! on x86 (the textbook `(a·x + b) mod (2^61 − 1)` needs a 128-bit product and a
+//! reduction, and datasketch's wrapping 64-bit variant of it is not the textbook family).
+//! Keys are themselves uniform hashes, so 2-independence is plenty in practice, which the
+//! property tests check (estimator error and LSH collision rates).
+//!
+//! Signatures are u32 (the top half of the product), so a 128-permutation signature is
+//! 512 bytes and a collision of two different minima costs 2^-32 of bias.
+
+use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::rng::Rng;
+use crate::shingle::ShingleSets;
+use rayon::prelude::*;
+
+/// The parameters of `n` MinHash functions. Function i depends only on the seed and i,
+/// so a larger hasher extends a smaller one and signatures can grow in place.
+#[derive(Clone, Debug)]
+pub struct MinHasher {
+    seed: u64,
+    a: Vec<u64>,
+    b: Vec<u64>,
+}
+
+impl MinHasher {
+    pub fn new(seed: u64, n: usize) -> Self {
+        let (a, b) = (0..n)
+            .map(|i| {
+                let mut r = Rng::derive(seed, i as u64);
+                (r.next_u64(), r.next_u64())
+            })
+            .unzip();
+        MinHasher { seed, a, b }
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub fn len(&self) -> usize {
+        self.a.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.a.is_empty()
+    }
+
+    /// Writes the signature of a shingle set over functions `from..from + out.len()`.
+    /// An empty set's signature is all `u32::MAX`.
+    pub fn sketch_range(&self, shingles: &[u64], from: usize, out: &mut [u32]) {
+        let to = from + out.len();
+        let (a, b) = (&self.a[from..to], &self.b[from..to]);
+        out.fill(u32::MAX);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above), which is all that
+            // `sketch_avx2` requires. Measured: 2.5-3× the portable SSE2 loop (README).
+            unsafe { sketch_avx2(shingles, a, b, out) };
+            return;
+        }
+        sketch_portable(shingles, a, b, out);
+    }
+
+    /// The signature of a shingle set over all functions.
+    pub fn sketch(&self, shingles: &[u64]) -> Vec<u32> {
+        let mut out = vec![0; self.len()];
+        self.sketch_range(shingles, 0, &mut out);
+        out
+    }
+}
+
+/// Folds a 64-bit shingle hash to the 32-bit key of the hash family.
+#[inline(always)]
+fn fold32(x: u64) -> u64 {
+    (x ^ (x >> 32)) & 0xffff_ffff
+}
+
+#[inline(always)]
+fn sketch_body(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
+    for &x in shingles {
+        let x = fold32(x);
+        for ((o, &a), &b) in out.iter_mut().zip(a).zip(b) {
+            let h = (a.wrapping_mul(x).wrapping_add(b) >> 32) as u32;
+            *o = (*o).min(h);
+        }
+    }
+}
+
+/// The portable loop (SSE2 on x86-64, NEON on aarch64).
+pub fn sketch_portable(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
+    sketch_body(shingles, a, b, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sketch_avx2(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
+    sketch_body(shingles, a, b, out)
+}
+
+/// The signatures of a corpus: one row of `n` u32 per shingle set, in one contiguous matrix.
+#[derive(Clone, Debug, Default)]
+pub struct Signatures {
+    n: usize,
+    data: Vec<u32>,
+}
+
+impl Signatures {
+    /// Computes the signatures of every set in parallel, reporting `Stage::Sketch` progress.
+    pub fn compute(
+        hasher: &MinHasher,
+        sets: &ShingleSets,
+        progress: &dyn Progress,
+    ) -> Result<Signatures, Cancelled> {
+        let n = hasher.len();
+        let mut data = vec![0u32; n * sets.len()];
+        fill_rows(hasher, sets, 0, n, &mut data, progress)?;
+        Ok(Signatures { n, data })
+    }
+
+    /// Grows every row to the first `hasher.len()` functions, computing only the new ones.
+    pub fn extend(
+        &mut self,
+        hasher: &MinHasher,
+        sets: &ShingleSets,
+        progress: &dyn Progress,
+    ) -> Result<(), Cancelled> {
+        let (old, new) = (self.n, hasher.len());
+        if new <= old {
+            return Ok(());
+        }
+        let mut extra = vec![0u32; (new - old) * sets.len()];
+        fill_rows(hasher, sets, old, new - old, &mut extra, progress)?;
+        self.data = if old == 0 {
+            extra
+        } else {
+            let mut data = Vec::with_capacity(new * sets.len());
+            for (row, more) in self
+                .data
+                .chunks_exact(old)
+                .zip(extra.chunks_exact(new - old))
+            {
+                data.extend_from_slice(row);
+                data.extend_from_slice(more);
+            }
+            data
+        };
+        self.n = new;
+        Ok(())
+    }
+
+    /// Number of hash functions per row.
+    pub fn width(&self) -> usize {
+        self.n
+    }
+
+    pub fn rows(&self) -> usize {
+        self.data.len().checked_div(self.n).unwrap_or(0)
+    }
+
+    pub fn row(&self, i: usize) -> &[u32] {
+        &self.data[i * self.n..(i + 1) * self.n]
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.data.capacity() * 4
+    }
+}
+
+/// Fills `data` (rows of `width`) with functions `from..from + width` of every set.
+fn fill_rows(
+    hasher: &MinHasher,
+    sets: &ShingleSets,
+    from: usize,
+    width: usize,
+    data: &mut [u32],
+    progress: &dyn Progress,
+) -> Result<(), Cancelled> {
+    if width == 0 {
+        return Ok(());
+    }
+    const BATCH: usize = 4096;
+    let total = sets.len() as u64;
+    let done = std::sync::atomic::AtomicU64::new(0);
+    data.par_chunks_mut(width * BATCH)
+        .enumerate()
+        .try_for_each(|(chunk, rows)| {
+            check(progress)?;
+            for (i, row) in rows.chunks_exact_mut(width).enumerate() {
+                hasher.sketch_range(sets.get(chunk * BATCH + i), from, row);
+            }
+            let d = done.fetch_add(
+                (rows.len() / width) as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            progress.update(Stage::Sketch, d + (rows.len() / width) as u64, total);
+            Ok(())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_sets_identical_signatures_and_empty_is_max() {
+        let h = MinHasher::new(1, 64);
+        assert_eq!(h.sketch(&[1, 2, 3]), h.sketch(&[3, 2, 1]));
+        assert!(h.sketch(&[]).iter().all(|&v| v == u32::MAX));
+        assert_ne!(
+            h.sketch(&[1, 2, 3]),
+            MinHasher::new(2, 64).sketch(&[1, 2, 3])
+        );
+    }
+
+    #[test]
+    fn larger_hasher_extends_smaller() {
+        let small = MinHasher::new(9, 16);
+        let big = MinHasher::new(9, 48);
+        let set = [5u64, 17, 99, 12345];
+        assert_eq!(small.sketch(&set)[..], big.sketch(&set)[..16]);
+
+        let mut sets = ShingleSets::new();
+        sets.push(&set);
+        sets.push(&[1, 2]);
+        let mut sigs = Signatures::compute(&small, &sets, &crate::progress::Silent).unwrap();
+        sigs.extend(&big, &sets, &crate::progress::Silent).unwrap();
+        let fresh = Signatures::compute(&big, &sets, &crate::progress::Silent).unwrap();
+        assert_eq!(sigs.width(), 48);
+        assert_eq!(sigs.row(0), fresh.row(0));
+        assert_eq!(sigs.row(1), fresh.row(1));
+    }
+
+    #[test]
+    fn every_code_path_gives_identical_signatures() {
+        let h = MinHasher::new(3, 128);
+        let set: Vec<u64> = (0..500u64).map(crate::hash::mix64).collect();
+        let dispatched = h.sketch(&set);
+        let mut portable = vec![u32::MAX; 128];
+        sketch_portable(&set, &h.a, &h.b, &mut portable);
+        assert_eq!(dispatched, portable);
+    }
+
+    #[test]
+    fn signatures_are_pinned_across_machines() {
+        // The signature of a fixed set under seed 42 must never change silently: saved
+        // indexes and published results depend on it.
+        let h = MinHasher::new(42, 4);
+        let sig = h.sketch(&[1, 2, 3]);
+        let expect: Vec<u32> = (0..4)
+            .map(|i| {
+                let mut r = Rng::derive(42, i);
+                let (a, b) = (r.next_u64(), r.next_u64());
+                [1u64, 2, 3]
+                    .iter()
+                    .map(|&x| (a.wrapping_mul(fold32(x)).wrapping_add(b) >> 32) as u32)
+                    .min()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(sig, expect);
+    }
+}

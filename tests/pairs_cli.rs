@@ -1,0 +1,248 @@
+//! `simtui pairs` end to end on generated corpora, held against an independent
+//! brute-force Jaccard computed here from the words themselves (no hashing).
+
+use simtui::generator::{GenOptions, generate, write};
+use simtui::text::{TextOptions, tokens};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn simtui(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simtui"))
+        .args(args)
+        .output()
+        .expect("run simtui")
+}
+
+/// The word 5-shingles of a text, as strings.
+fn shingles(text: &str, k: usize) -> HashSet<String> {
+    let words = tokens(text, &TextOptions::default());
+    if words.is_empty() {
+        return HashSet::new();
+    }
+    if words.len() < k {
+        return HashSet::from([words.join(" ")]);
+    }
+    words.windows(k).map(|w| w.join(" ")).collect()
+}
+
+fn brute_jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let inter = a.intersection(b).count();
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
+struct Reported {
+    a: String,
+    b: String,
+    jaccard: f64,
+    estimate: f64,
+}
+
+fn parse_jsonl(out: &[u8]) -> Vec<Reported> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            Reported {
+                a: v["a"].as_str().unwrap().to_string(),
+                b: v["b"].as_str().unwrap().to_string(),
+                jaccard: v["jaccard"].as_f64().unwrap(),
+                estimate: v["estimate"].as_f64().unwrap(),
+            }
+        })
+        .collect()
+}
+
+fn make_corpus(dir: &Path, docs: usize, seed: u64) -> HashMap<String, HashSet<String>> {
+    let g = generate(&GenOptions {
+        docs,
+        seed,
+        words: 120,
+        ..Default::default()
+    });
+    let corpus = dir.join("corpus");
+    write(&g, &corpus, &dir.join("truth.jsonl")).unwrap();
+    g.docs
+        .iter()
+        .map(|d| (d.id.clone(), shingles(&d.text, 5)))
+        .collect()
+}
+
+#[test]
+fn every_reported_jaccard_is_exact_and_high_similarity_pairs_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let sets = make_corpus(dir.path(), 800, 11);
+    let corpus = dir.path().join("corpus");
+    let out = simtui(&["pairs", corpus.to_str().unwrap(), "--format", "jsonl"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pairs = parse_jsonl(&out.stdout);
+    assert!(!pairs.is_empty());
+
+    for p in &pairs {
+        assert!(p.a < p.b, "{} !< {}", p.a, p.b);
+        let truth = brute_jaccard(&sets[&p.a], &sets[&p.b]);
+        assert!(
+            (p.jaccard - truth).abs() < 1e-12,
+            "{} {}: reported {}, brute force {truth}",
+            p.a,
+            p.b,
+            p.jaccard
+        );
+        assert!((0.0..=1.0).contains(&p.estimate));
+    }
+    // Sorted by J descending.
+    assert!(pairs.windows(2).all(|w| w[0].jaccard >= w[1].jaccard));
+
+    // Brute-force all pairs sharing a shingle (inverted index), then recall at J >= 0.9.
+    let ids: Vec<&String> = sets.keys().collect();
+    let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, id) in ids.iter().enumerate() {
+        for s in &sets[*id] {
+            postings.entry(s.as_str()).or_default().push(i);
+        }
+    }
+    let mut close: HashSet<(usize, usize)> = HashSet::new();
+    for docs in postings.values() {
+        for (x, &i) in docs.iter().enumerate() {
+            for &j in &docs[x + 1..] {
+                close.insert((i.min(j), i.max(j)));
+            }
+        }
+    }
+    let reported: HashSet<(&str, &str)> =
+        pairs.iter().map(|p| (p.a.as_str(), p.b.as_str())).collect();
+    let mut truth_90 = 0;
+    let mut found_90 = 0;
+    for (i, j) in close {
+        let jac = brute_jaccard(&sets[ids[i]], &sets[ids[j]]);
+        if jac >= 0.9 {
+            truth_90 += 1;
+            let (a, b) = if ids[i] < ids[j] {
+                (ids[i], ids[j])
+            } else {
+                (ids[j], ids[i])
+            };
+            found_90 += reported.contains(&(a.as_str(), b.as_str())) as usize;
+        }
+    }
+    assert!(
+        truth_90 >= 20,
+        "the generator should plant enough close pairs, got {truth_90}"
+    );
+    let recall = found_90 as f64 / truth_90 as f64;
+    assert!(recall >= 0.99, "recall at J >= 0.9: {found_90}/{truth_90}");
+}
+
+#[test]
+fn threshold_and_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    make_corpus(dir.path(), 300, 5);
+    let corpus = dir.path().join("corpus");
+    let c = corpus.to_str().unwrap();
+    let all = parse_jsonl(&simtui(&["pairs", c, "--format", "jsonl"]).stdout);
+    let high =
+        parse_jsonl(&simtui(&["pairs", c, "--format", "jsonl", "--threshold", "0.8"]).stdout);
+    assert!(high.len() < all.len());
+    assert!(high.iter().all(|p| p.jaccard >= 0.8));
+    assert_eq!(high.len(), all.iter().filter(|p| p.jaccard >= 0.8).count());
+
+    let csv = simtui(&["pairs", c, "--format", "csv", "--threshold", "0.8"]);
+    let text = String::from_utf8(csv.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("a,b,jaccard,estimate"));
+    assert_eq!(lines.count(), high.len());
+
+    let table =
+        String::from_utf8(simtui(&["pairs", c, "--format", "table", "-t", "0.8"]).stdout).unwrap();
+    assert!(table.starts_with("  rank  jaccard  estimate"));
+    assert_eq!(table.lines().count(), high.len() + 1);
+
+    // Piped without --format: JSON Lines.
+    let piped = simtui(&["pairs", c, "-t", "0.8"]);
+    assert_eq!(parse_jsonl(&piped.stdout).len(), high.len());
+}
+
+#[test]
+fn bad_paths_and_flags_exit_2_with_one_line() {
+    let out = simtui(&["pairs", "/no/such/simtui/folder"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/no/such/simtui/folder"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(out.stdout.is_empty());
+
+    let out = simtui(&["pairs", ".", "--bands", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = simtui(&["pairs", ".", "--threshold", "1.5"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = simtui(&["pairs", ".", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn binary_empty_and_non_utf8_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = "one two three four five six seven eight nine ten eleven twelve";
+    std::fs::write(d.join("a.txt"), text).unwrap();
+    // The same words in Latin-1 with one invalid byte: decoded lossily, still a near-duplicate.
+    let mut latin = text.as_bytes().to_vec();
+    latin.extend_from_slice(b" caf\xe9");
+    std::fs::write(d.join("b.txt"), &latin).unwrap();
+    // UTF-16 with a BOM: decoded properly, an exact duplicate.
+    let mut utf16 = vec![0xFF, 0xFE];
+    for u in text.encode_utf16() {
+        utf16.extend_from_slice(&u.to_le_bytes());
+    }
+    std::fs::write(d.join("c.txt"), &utf16).unwrap();
+    std::fs::write(d.join("empty.txt"), "").unwrap();
+    std::fs::write(d.join("empty2.txt"), "  \n").unwrap();
+    std::fs::write(
+        d.join("image.bin"),
+        b"\x89PNG\0\0\0binary one two three four five six",
+    )
+    .unwrap();
+
+    let out = simtui(&[
+        "pairs",
+        d.to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "--stats",
+        "-v",
+    ]);
+    assert!(out.status.success());
+    let pairs = parse_jsonl(&out.stdout);
+    let names: Vec<(&str, &str)> = pairs.iter().map(|p| (p.a.as_str(), p.b.as_str())).collect();
+    assert_eq!(names[0], ("a.txt", "c.txt"));
+    assert_eq!(pairs[0].jaccard, 1.0);
+    assert!(names.contains(&("a.txt", "b.txt")));
+    assert!(!names.iter().any(|(a, b)| a.contains("empty")
+        || b.contains("empty")
+        || a.contains("image")
+        || b.contains("image")));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("image.bin: binary"), "{err}");
+    assert!(err.contains("binary 1"), "{err}");
+    assert!(err.contains("empty       2"), "{err}");
+    assert!(err.contains("documents   5 read"), "{err}");
+}
+
+#[test]
+fn curve_prints_threshold_and_recommends() {
+    let out = simtui(&["curve", "--bands", "16", "--rows", "8"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("threshold (1/b)^(1/r) = 0.7071"), "{text}");
+    let out = simtui(&["curve", "--threshold", "0.8", "--perms", "128"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("recommended for threshold 0.8"), "{text}");
+    assert!(text.contains("false-positive area"));
+    assert!(text.contains("false-negative area"));
+}
