@@ -228,51 +228,62 @@ const fn ascii_classes() -> [u8; 256] {
 
 static CLASS: [u8; 256] = ascii_classes();
 
+const fn word_bytes() -> [bool; 256] {
+    let classes = ascii_classes();
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = matches!(classes[b], LETTER | NUMERIC | EXTEND_NUM_LET);
+        b += 1;
+    }
+    t
+}
+
+/// Bytes that are part of a word by themselves: letters, digits, '_'.
+static WORD: [bool; 256] = word_bytes();
+
 /// Calls `emit` with each word of an ASCII line, exactly as `unicode_words` would split it:
 /// letters, digits and '_' join (WB5, WB8–WB10, WB13a/b); a single ':', '.' or '\'' joins
 /// two letters (WB6/7); a single ',', ';', '.' or '\'' joins two digits (WB11/12); segments
 /// without a letter or digit are dropped.
+///
+/// The inner loop only asks "is this a word byte?", which is predictable; the rarer
+/// punctuation rules are looked at only where a run of word bytes ends.
 pub fn ascii_words(s: &[u8], mut emit: impl FnMut(&[u8])) {
     let n = s.len();
     let mut i = 0;
-    while i < n {
-        let c = CLASS[s[i] as usize];
-        if !matches!(c, LETTER | NUMERIC | EXTEND_NUM_LET) {
+    loop {
+        while i < n && !WORD[s[i] as usize] {
             i += 1;
-            continue;
+        }
+        if i == n {
+            return;
         }
         let start = i;
-        let mut has_alnum = c != EXTEND_NUM_LET;
-        let mut prev = c;
-        i += 1;
-        while i < n {
-            let c = CLASS[s[i] as usize];
-            match c {
-                LETTER | NUMERIC => {
-                    has_alnum = true;
-                    prev = c;
-                    i += 1;
-                }
-                EXTEND_NUM_LET => {
-                    prev = c;
-                    i += 1;
-                }
-                MID_LETTER | MID_NUM_LET | MID_NUM if i + 1 < n => {
-                    let next = CLASS[s[i + 1] as usize];
-                    let letters = prev == LETTER && next == LETTER && c != MID_NUM;
-                    let digits = prev == NUMERIC && next == NUMERIC && c != MID_LETTER;
-                    if letters || digits {
-                        prev = next;
-                        i += 2;
-                    } else {
-                        break;
-                    }
-                }
-                _ => break,
+        loop {
+            while i < n && WORD[s[i] as usize] {
+                i += 1;
             }
+            // s[i - 1] is a word byte; s[i] is not (or the line ended).
+            if i + 1 < n {
+                let (prev, mid, next) = (
+                    CLASS[s[i - 1] as usize],
+                    CLASS[s[i] as usize],
+                    CLASS[s[i + 1] as usize],
+                );
+                let letters = prev == LETTER && next == LETTER && matches!(mid, MID_LETTER | MID_NUM_LET);
+                let digits = prev == NUMERIC && next == NUMERIC && matches!(mid, MID_NUM | MID_NUM_LET);
+                if letters || digits {
+                    i += 2;
+                    continue;
+                }
+            }
+            break;
         }
-        if has_alnum {
-            emit(&s[start..i]);
+        let word = &s[start..i];
+        // Only a run of '_' has no letter or digit (punctuation never joins to '_').
+        if word[0] != b'_' || word.iter().any(|&b| b != b'_') {
+            emit(word);
         }
     }
 }
