@@ -207,7 +207,7 @@ impl Corpus {
                     .extension()
                     .map(|e| e.to_string_lossy().to_lowercase())
                     .unwrap_or_default();
-                if !exts.iter().any(|x| *x == ext) {
+                if !exts.contains(&ext) {
                     continue; // not asked for: neither a document nor a skip
                 }
             }

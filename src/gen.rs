@@ -74,7 +74,8 @@ pub struct Generated {
 const TRUTH_K: usize = 5;
 /// Documents per folder.
 const PER_FOLDER: usize = 1000;
-/// Rates of the planted edits: the fraction of words (or sentences, for `reorder`) edited.
+/// Rates of the planted edits: the fraction of words edited (substituted, inserted, deleted,
+/// added, re-cased or re-punctuated), or of sentences moved for `reorder`.
 const RATES: [f64; 7] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5];
 /// Stream labels (document streams use the document's index).
 const VOCAB_STREAM: u64 = u64::MAX;
@@ -540,8 +541,8 @@ fn drop_paragraph(rng: &mut Rng, toks: &mut Vec<Tok>, rate: f64) -> Option<f64> 
     dropped[first] = true;
     let (mut total, mut count) = (len(first), 1);
     for &p in &order {
-        if count + 1 < np && !dropped[p] && (total + len(p) - target).abs() < (total - target).abs()
-        {
+        let closer = (total + len(p) - target).abs() < (total - target).abs();
+        if count + 1 < np && !dropped[p] && closer {
             dropped[p] = true;
             total += len(p);
             count += 1;
