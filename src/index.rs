@@ -47,6 +47,7 @@ impl Default for Params {
 pub struct Doc {
     pub id: String,
     pub source: Source,
+    /// Size of its text in bytes (as decoded).
     pub bytes: u64,
     pub tokens: u64,
     /// Its group of identical documents (an index into the shingle sets and signatures).
@@ -195,13 +196,13 @@ impl Index {
             self.stats.shingles += s.set.len() as u64;
         }
         self.stats.docs += 1;
-        self.stats.bytes += entry.bytes;
+        self.stats.bytes += s.bytes;
         self.stats.tokens += s.tokens;
         self.stats.empty += (s.tokens == 0) as usize;
         self.docs.push(Doc {
             id: entry.id.clone(),
             source: entry.source.clone(),
-            bytes: entry.bytes,
+            bytes: s.bytes,
             tokens: s.tokens,
             group,
         });
@@ -394,6 +395,8 @@ impl Index {
 
 /// One document after tokenising and shingling.
 struct Shingled {
+    /// Size of the decoded text in bytes.
+    bytes: u64,
     content: u64,
     tokens: u64,
     set: Vec<u64>,
@@ -405,6 +408,7 @@ fn shingle_doc(text: &str, tok: &mut Tokenizer, buf: &mut Vec<u64>, k: usize) ->
     let mut set = Vec::new();
     shingle_set(buf, k, &mut set);
     Shingled {
+        bytes: text.len() as u64,
         content: content_hash(buf),
         tokens: buf.len() as u64,
         set,

@@ -209,6 +209,7 @@ fn binary_empty_and_non_utf8_files() {
         b"\x89PNG\0\0\0binary one two three four five six",
     )
     .unwrap();
+    std::fs::write(d.join("huge.txt"), text.repeat(100)).unwrap();
 
     let out = simtui(&[
         "pairs",
@@ -217,6 +218,8 @@ fn binary_empty_and_non_utf8_files() {
         "jsonl",
         "--stats",
         "-v",
+        "--max-bytes",
+        "1000",
     ]);
     assert!(out.status.success());
     let pairs = parse_jsonl(&out.stdout);
@@ -231,6 +234,7 @@ fn binary_empty_and_non_utf8_files() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("image.bin: binary"), "{err}");
     assert!(err.contains("binary 1"), "{err}");
+    assert!(err.contains("too large 1"), "{err}");
     assert!(err.contains("empty       2"), "{err}");
     assert!(err.contains("documents   5 read"), "{err}");
 }
