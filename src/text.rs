@@ -87,20 +87,24 @@ impl Tokenizer {
                 out.push(h);
             }
         };
+        let keep_case = self.opts.keep_case;
+        let lower = &mut self.buf;
         for line in text.split('\n') {
             if line.is_ascii() {
-                let bytes = if self.opts.keep_case {
-                    line.as_bytes()
-                } else {
-                    self.buf.clear();
-                    self.buf
-                        .extend(line.as_bytes().iter().map(u8::to_ascii_lowercase));
-                    &self.buf[..]
-                };
-                ascii_words(bytes, |w| push(token_hash(w)));
+                // Word classes don't depend on case, so scan the line as it is and
+                // lowercase only the words that need it.
+                ascii_words(line.as_bytes(), |w| {
+                    if keep_case || !w.iter().any(u8::is_ascii_uppercase) {
+                        push(token_hash(w));
+                    } else {
+                        lower.clear();
+                        lower.extend(w.iter().map(u8::to_ascii_lowercase));
+                        push(token_hash(lower));
+                    }
+                });
             } else {
                 for w in line.unicode_words() {
-                    push(hash_word(w, self.opts.keep_case));
+                    push(hash_word(w, keep_case));
                 }
             }
         }
@@ -271,8 +275,10 @@ pub fn ascii_words(s: &[u8], mut emit: impl FnMut(&[u8])) {
                     CLASS[s[i] as usize],
                     CLASS[s[i + 1] as usize],
                 );
-                let letters = prev == LETTER && next == LETTER && matches!(mid, MID_LETTER | MID_NUM_LET);
-                let digits = prev == NUMERIC && next == NUMERIC && matches!(mid, MID_NUM | MID_NUM_LET);
+                let letters =
+                    prev == LETTER && next == LETTER && matches!(mid, MID_LETTER | MID_NUM_LET);
+                let digits =
+                    prev == NUMERIC && next == NUMERIC && matches!(mid, MID_NUM | MID_NUM_LET);
                 if letters || digits {
                     i += 2;
                     continue;
