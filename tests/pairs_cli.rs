@@ -250,3 +250,37 @@ fn curve_prints_threshold_and_recommends() {
     assert!(text.contains("false-positive area"));
     assert!(text.contains("false-negative area"));
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    // 400 identical files: 79,800 pairs, far more than a pipe holds.
+    for i in 0..400 {
+        std::fs::write(
+            dir.path().join(format!("copy{i:03}.txt")),
+            "the same words in every single file",
+        )
+        .unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simtui"))
+        .args(["pairs", dir.path().to_str().unwrap(), "--format", "jsonl"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader is dropped here: the pipe is closed, like `| head -1`.
+    assert!(first.contains("\"jaccard\":1.0"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
