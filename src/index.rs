@@ -8,7 +8,7 @@ use crate::corpus::{self, Corpus, Entry, SkipReason, Skipped, Source};
 use crate::lsh;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
-use crate::sketch::{MinHasher, Signatures};
+use crate::sketch::{Signatures, SketchKind, Sketcher};
 use crate::text::{TextOptions, Tokenizer};
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
@@ -24,6 +24,8 @@ pub struct Params {
     pub k: usize,
     /// Seed of the MinHash functions.
     pub seed: u64,
+    /// Classic MinHash or one-permutation hashing.
+    pub sketch: SketchKind,
     /// Number of MinHash functions to compute (at least bands × rows).
     pub num_perm: usize,
     /// Files larger than this are skipped.
@@ -36,6 +38,7 @@ impl Default for Params {
             text: TextOptions::default(),
             k: 5,
             seed: 1,
+            sketch: SketchKind::MinHash,
             num_perm: 128,
             max_bytes: 32 << 20,
         }
@@ -182,8 +185,8 @@ impl Index {
         index.group_members();
 
         let t = Instant::now();
-        let hasher = MinHasher::new(params.seed, params.num_perm);
-        index.signatures = Signatures::compute(&hasher, &index.shingles, progress)?;
+        let sketcher = Sketcher::new(params.sketch, params.seed, params.num_perm);
+        index.signatures = Signatures::compute(&sketcher, &index.shingles, progress)?;
         index.stats.times.add(Stage::Sketch, t.elapsed());
         Ok(index)
     }
@@ -242,8 +245,9 @@ impl Index {
     /// Computes more MinHash functions (for a larger b·r), keeping the ones computed.
     pub fn ensure_perms(&mut self, n: usize, progress: &dyn Progress) -> Result<(), Cancelled> {
         if n > self.signatures.width() {
-            let hasher = MinHasher::new(self.params.seed, n);
-            self.signatures.extend(&hasher, &self.shingles, progress)?;
+            let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
+            self.signatures
+                .extend(&sketcher, &self.shingles, progress)?;
             self.params.num_perm = n;
         }
         Ok(())

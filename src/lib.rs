@@ -15,6 +15,7 @@ pub mod generator;
 pub mod hash;
 pub mod index;
 pub mod lsh;
+pub mod oph;
 pub mod progress;
 pub mod rng;
 pub mod shingle;

@@ -82,7 +82,7 @@ mod tests {
     use super::*;
     use crate::progress::Silent;
     use crate::shingle::ShingleSets;
-    use crate::sketch::MinHasher;
+    use crate::sketch::{SketchKind, Sketcher};
 
     #[test]
     fn identical_signatures_collide_and_distinct_ones_do_not() {
@@ -90,7 +90,8 @@ mod tests {
         sets.push(&[1, 2, 3, 4]);
         sets.push(&[1, 2, 3, 4]);
         sets.push(&(100..200).collect::<Vec<u64>>());
-        let sigs = Signatures::compute(&MinHasher::new(1, 32), &sets, &Silent).unwrap();
+        let sigs = Signatures::compute(&Sketcher::new(SketchKind::MinHash, 1, 32), &sets, &Silent)
+            .unwrap();
         let c = candidates(&sigs, &[0, 1, 2], 8, 4, &Silent).unwrap();
         assert_eq!(c, vec![(0, 1)]);
         // Only the items asked for take part.
@@ -107,7 +108,8 @@ mod tests {
         for _ in 0..4 {
             sets.push(&[7, 8, 9]);
         }
-        let sigs = Signatures::compute(&MinHasher::new(1, 64), &sets, &Silent).unwrap();
+        let sigs =
+            Signatures::compute(&Sketcher::new(SketchKind::Oph, 1, 64), &sets, &Silent).unwrap();
         let c = candidates(&sigs, &[0, 1, 2, 3], 16, 4, &Silent).unwrap();
         assert_eq!(c.len(), 6);
     }

@@ -74,6 +74,74 @@ impl MinHasher {
     }
 }
 
+/// Which sketch computes the signatures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SketchKind {
+    /// Classic MinHash: N hash functions per shingle.
+    #[default]
+    MinHash,
+    /// One-permutation hashing with optimal densification: one hash per shingle
+    /// (see [`crate::oph`]).
+    Oph,
+}
+
+impl SketchKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SketchKind::MinHash => "minhash",
+            SketchKind::Oph => "oph",
+        }
+    }
+}
+
+/// Computes signatures of width `n` with the chosen sketch.
+#[derive(Clone, Debug)]
+pub struct Sketcher {
+    kind: SketchKind,
+    seed: u64,
+    n: usize,
+    minhash: MinHasher,
+}
+
+impl Sketcher {
+    pub fn new(kind: SketchKind, seed: u64, n: usize) -> Self {
+        let minhash = MinHasher::new(seed, if kind == SketchKind::MinHash { n } else { 0 });
+        Sketcher {
+            kind,
+            seed,
+            n,
+            minhash,
+        }
+    }
+
+    pub fn kind(&self) -> SketchKind {
+        self.kind
+    }
+
+    pub fn width(&self) -> usize {
+        self.n
+    }
+
+    /// The signature of one set over functions (MinHash) `from..from + out.len()`; an
+    /// OPH signature is computed whole (`from` must be 0, `out.len()` the width).
+    fn sketch_range(&self, shingles: &[u64], from: usize, out: &mut [u32]) {
+        match self.kind {
+            SketchKind::MinHash => self.minhash.sketch_range(shingles, from, out),
+            SketchKind::Oph => {
+                debug_assert!(from == 0 && out.len() == self.n);
+                crate::oph::sketch(self.seed, shingles, out)
+            }
+        }
+    }
+
+    /// The whole signature of one set.
+    pub fn sketch(&self, shingles: &[u64]) -> Vec<u32> {
+        let mut out = vec![0; self.n];
+        self.sketch_range(shingles, 0, &mut out);
+        out
+    }
+}
+
 /// Folds a 64-bit shingle hash to the 32-bit key of the hash family.
 #[inline(always)]
 fn fold32(x: u64) -> u64 {
@@ -136,44 +204,46 @@ pub struct Signatures {
 impl Signatures {
     /// Computes the signatures of every set in parallel, reporting `Stage::Sketch` progress.
     pub fn compute(
-        hasher: &MinHasher,
+        sketcher: &Sketcher,
         sets: &ShingleSets,
         progress: &dyn Progress,
     ) -> Result<Signatures, Cancelled> {
-        let n = hasher.len();
+        let n = sketcher.width();
         let mut data = vec![0u32; n * sets.len()];
-        fill_rows(hasher, sets, 0, n, &mut data, progress)?;
+        fill_rows(sketcher, sets, 0, n, &mut data, progress)?;
         Ok(Signatures { n, data })
     }
 
-    /// Grows every row to the first `hasher.len()` functions, computing only the new ones.
+    /// Grows every row to `sketcher.width()` functions. MinHash computes only the new
+    /// functions; an OPH signature of another width is a different sketch, so it is
+    /// computed anew.
     pub fn extend(
         &mut self,
-        hasher: &MinHasher,
+        sketcher: &Sketcher,
         sets: &ShingleSets,
         progress: &dyn Progress,
     ) -> Result<(), Cancelled> {
-        let (old, new) = (self.n, hasher.len());
+        let (old, new) = (self.n, sketcher.width());
         if new <= old {
             return Ok(());
         }
+        if sketcher.kind() == SketchKind::Oph || old == 0 {
+            *self = Signatures::compute(sketcher, sets, progress)?;
+            return Ok(());
+        }
         let mut extra = vec![0u32; (new - old) * sets.len()];
-        fill_rows(hasher, sets, old, new - old, &mut extra, progress)?;
-        self.data = if old == 0 {
-            extra
-        } else {
-            let mut data = Vec::with_capacity(new * sets.len());
-            for (row, more) in self
-                .data
-                .chunks_exact(old)
-                .zip(extra.chunks_exact(new - old))
-            {
-                data.extend_from_slice(row);
-                data.extend_from_slice(more);
-            }
-            data
-        };
+        fill_rows(sketcher, sets, old, new - old, &mut extra, progress)?;
+        let mut data = Vec::with_capacity(new * sets.len());
+        for (row, more) in self
+            .data
+            .chunks_exact(old)
+            .zip(extra.chunks_exact(new - old))
+        {
+            data.extend_from_slice(row);
+            data.extend_from_slice(more);
+        }
         self.n = new;
+        self.data = data;
         Ok(())
     }
 
@@ -197,7 +267,7 @@ impl Signatures {
 
 /// Fills `data` (rows of `width`) with functions `from..from + width` of every set.
 fn fill_rows(
-    hasher: &MinHasher,
+    sketcher: &Sketcher,
     sets: &ShingleSets,
     from: usize,
     width: usize,
@@ -215,7 +285,7 @@ fn fill_rows(
         .try_for_each(|(chunk, rows)| {
             check(progress)?;
             for (i, row) in rows.chunks_exact_mut(width).enumerate() {
-                hasher.sketch_range(sets.get(chunk * BATCH + i), from, row);
+                sketcher.sketch_range(sets.get(chunk * BATCH + i), from, row);
             }
             let d = done.fetch_add(
                 (rows.len() / width) as u64,
@@ -243,8 +313,8 @@ mod tests {
 
     #[test]
     fn larger_hasher_extends_smaller() {
-        let small = MinHasher::new(9, 16);
-        let big = MinHasher::new(9, 48);
+        let small = Sketcher::new(SketchKind::MinHash, 9, 16);
+        let big = Sketcher::new(SketchKind::MinHash, 9, 48);
         let set = [5u64, 17, 99, 12345];
         assert_eq!(small.sketch(&set)[..], big.sketch(&set)[..16]);
 

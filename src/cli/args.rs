@@ -3,6 +3,7 @@
 use clap::{Args, ValueEnum};
 use simtui::corpus::WalkOptions;
 use simtui::index::Params;
+use simtui::sketch::SketchKind;
 use simtui::text::{TextOptions, Unit};
 use std::path::PathBuf;
 
@@ -12,6 +13,14 @@ pub enum UnitArg {
     Word,
     /// Grapheme clusters, white space collapsed
     Char,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SketchArg {
+    /// Classic MinHash: b·r hash functions per shingle
+    Minhash,
+    /// One-permutation hashing with optimal densification: one hash per shingle
+    Oph,
 }
 
 /// How the corpus is read and indexed.
@@ -38,6 +47,9 @@ pub struct IndexArgs {
     /// Seed of the MinHash functions
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The sketch that makes the signatures
+    #[arg(long, value_enum, default_value_t = SketchArg::Minhash)]
+    pub sketch: SketchArg,
     /// Include hidden files and folders (and .git and the like)
     #[arg(long)]
     pub hidden: bool,
@@ -78,6 +90,10 @@ impl IndexArgs {
             },
             k: self.k as usize,
             seed: self.seed,
+            sketch: match self.sketch {
+                SketchArg::Minhash => SketchKind::MinHash,
+                SketchArg::Oph => SketchKind::Oph,
+            },
             num_perm: (self.bands * self.rows) as usize,
             max_bytes: self.max_bytes,
         }
