@@ -52,7 +52,7 @@ fn densify(seed: u64, out: &mut [u32]) {
         let mut attempt = 0u64;
         loop {
             attempt += 1;
-            let j = ((mix64(base.wrapping_add(attempt)) >> 32) * n >> 32) as usize;
+            let j = (((mix64(base.wrapping_add(attempt)) >> 32) * n) >> 32) as usize;
             if filled[j] {
                 out[i] = out[j];
                 break;
