@@ -253,6 +253,29 @@ impl Index {
         Ok(())
     }
 
+    /// Recomputes every signature with another seed or sketch (the shingles are kept).
+    pub fn resketch(
+        &mut self,
+        seed: u64,
+        sketch: SketchKind,
+        progress: &dyn Progress,
+    ) -> Result<(), Cancelled> {
+        let sketcher = Sketcher::new(sketch, seed, self.signatures.width());
+        self.signatures = Signatures::compute(&sketcher, &self.shingles, progress)?;
+        self.params.seed = seed;
+        self.params.sketch = sketch;
+        Ok(())
+    }
+
+    /// Number of pairs of documents within group `g` (identical documents).
+    pub fn pairs_within(&self, g: u32) -> u64 {
+        if self.shingles.get(g as usize).is_empty() {
+            return 0;
+        }
+        let m = self.members(g).len() as u64;
+        m * m.saturating_sub(1) / 2
+    }
+
     /// Exact Jaccard and estimate of two documents.
     pub fn similarity(&self, a: u32, b: u32) -> (f64, f64) {
         let (ga, gb) = (self.docs[a as usize].group, self.docs[b as usize].group);

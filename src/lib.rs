@@ -9,6 +9,8 @@
 
 pub mod corpus;
 pub mod curve;
+pub mod eval;
+pub mod exact;
 // `gen` is a reserved word in Rust 2024: the generator's module is `simtui::generator`.
 #[path = "gen.rs"]
 pub mod generator;

@@ -33,6 +33,8 @@ enum Command {
     Pairs(cli::pairs::PairsArgs),
     /// Print the LSH S-curve, or recommend bands and rows for a threshold
     Curve(cli::curve::CurveArgs),
+    /// Measure recall and precision of LSH against exact all-pairs similarity or a truth file
+    Eval(cli::eval::EvalArgs),
     /// Write a synthetic corpus with planted near-duplicates, and its truth file
     Gen(cli::generate::GenArgs),
 }
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Pairs(a)) => cli::pairs::run(a),
         Some(Command::Curve(a)) => cli::curve::run(a),
+        Some(Command::Eval(a)) => cli::eval::run(a),
         Some(Command::Gen(a)) => cli::generate::run(a),
         None => tui::run(tui::ExploreOptions {
             roots: cli.paths.clone(),

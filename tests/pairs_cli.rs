@@ -284,3 +284,74 @@ fn a_closed_pipe_ends_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn eval_measures_recall_against_brute_force_and_a_truth_file() {
+    let dir = tempfile::tempdir().unwrap();
+    make_corpus(dir.path(), 600, 21);
+    let corpus = dir.path().join("corpus");
+    let c = corpus.to_str().unwrap();
+    let parse = |out: Output| -> Vec<serde_json::Value> {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let brute = parse(simtui(&["eval", c, "--format", "jsonl"]));
+    assert_eq!(brute.len(), 5, "one line per threshold");
+    for row in &brute {
+        let (recall, predicted) = (
+            row["recall"].as_f64().unwrap(),
+            row["predicted_recall"].as_f64().unwrap(),
+        );
+        assert!((0.0..=1.0).contains(&recall));
+        // The measured recall follows the S-curve's prediction.
+        assert!((recall - predicted).abs() < 0.1, "{row}");
+    }
+    let at_09 = brute.iter().find(|r| r["threshold"] == 0.9).unwrap();
+    assert!(at_09["recall"].as_f64().unwrap() >= 0.99, "{at_09}");
+
+    let truth = dir.path().join("truth.jsonl");
+    let planted = parse(simtui(&[
+        "eval",
+        c,
+        "--truth",
+        truth.to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "--runs",
+        "2",
+    ]));
+    assert_eq!(planted.len(), 10, "5 thresholds × 2 runs");
+    assert!(
+        planted
+            .iter()
+            .all(|r| r["true_pairs"].as_u64().unwrap() > 0)
+    );
+
+    let sweep = parse(simtui(&[
+        "eval", c, "--sweep", "--bands", "4", "--rows", "4", "--format", "jsonl",
+    ]));
+    let recommended: Vec<_> = sweep.iter().filter(|r| r["recommended"] == true).collect();
+    assert_eq!(
+        recommended.len(),
+        5,
+        "the recommended banding is in the sweep"
+    );
+    // More bands of fewer rows never lose recall.
+    let r = |b: u64, t: f64| {
+        sweep
+            .iter()
+            .find(|x| x["bands"] == b && x["threshold"] == t)
+            .unwrap()["recall"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(r(16, 0.5) >= r(1, 0.5));
+}

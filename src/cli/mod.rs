@@ -1,6 +1,7 @@
 //! The headless commands: each parses its flags and drives the engine.
 
 pub mod curve;
+pub mod eval;
 // `gen` is reserved in Rust 2024, hence the path attribute.
 pub mod args;
 #[path = "gen.rs"]

@@ -1,0 +1,337 @@
+//! `simtui eval`: how much LSH finds, against the exact truth or a planted-pairs file.
+
+use super::args::{IndexArgs, PathArgs};
+use super::output::{Format, with_stdout};
+use clap::Args;
+use simtui::corpus::Corpus;
+use simtui::curve::{recommend, threshold};
+use simtui::eval::{THRESHOLDS, Truth, bandings, mean_sd, score};
+use simtui::exact::{ExactError, Limits, all_pairs};
+use simtui::index::Index;
+use simtui::progress::{Progress, Stage};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub paths: PathArgs,
+    #[command(flatten)]
+    pub index: IndexArgs,
+    /// Repeat over this many seeds (seed, seed+1, ...) and report mean ± standard deviation
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Also try every (b, r) with b·r = bands × rows, and mark the one `simtui curve` recommends
+    #[arg(long)]
+    pub sweep: bool,
+    /// With --sweep: try these bandings instead, e.g. 16x8,32x4,8x16
+    #[arg(long, value_delimiter = ',', value_name = "BxR")]
+    pub bandings: Option<Vec<String>>,
+    /// The similarity the sweep's recommendation and precision column are for
+    #[arg(short = 't', long, default_value_t = 0.8)]
+    pub threshold: f64,
+    /// Score against a planted-pairs file (JSON Lines with "a" and "b", as `simtui gen` writes) instead of brute force
+    #[arg(long, value_name = "FILE")]
+    pub truth: Option<std::path::PathBuf>,
+    /// Output format (table on a terminal, JSON Lines when piped)
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+}
+
+/// Remembers the stage reached and stops on Ctrl-C, so an interrupted run can say how
+/// far it got.
+#[derive(Default)]
+struct Tracker {
+    cancel: AtomicBool,
+    stage: AtomicU64,
+    done: AtomicU64,
+    total: AtomicU64,
+}
+
+impl Progress for Tracker {
+    fn update(&self, stage: Stage, done: u64, total: u64) {
+        self.stage.store(stage as u64, Ordering::Relaxed);
+        self.done.store(done, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+    }
+    fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+impl Tracker {
+    fn where_(&self, what: &str) -> String {
+        let stage = Stage::ALL[self.stage.load(Ordering::Relaxed) as usize];
+        format!(
+            "interrupted while {what} ({} {} of {})",
+            stage.name(),
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed)
+        )
+    }
+}
+
+fn parse_banding(s: &str) -> Result<(usize, usize), super::UsageError> {
+    let bad = || super::UsageError(format!("--bandings wants BxR pairs like 16x8, got {s:?}"));
+    let (b, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (b, r): (usize, usize) = (
+        b.trim().parse().map_err(|_| bad())?,
+        r.trim().parse().map_err(|_| bad())?,
+    );
+    if b == 0 || r == 0 {
+        Err(bad())
+    } else {
+        Ok((b, r))
+    }
+}
+
+pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&args.threshold) {
+        return Err(super::UsageError(format!(
+            "--threshold must be between 0 and 1, got {}",
+            args.threshold
+        ))
+        .into());
+    }
+    let (bands, rows) = (args.index.bands as usize, args.index.rows as usize);
+    let recommended = recommend(args.threshold, bands * rows, 0.5, 0.5);
+    let mut sweep: Vec<(usize, usize)> = match &args.bandings {
+        Some(list) => list
+            .iter()
+            .map(|s| parse_banding(s))
+            .collect::<Result<_, _>>()?,
+        None if args.sweep => {
+            // Every b·r = N, and the recommender's pick (which may use fewer functions).
+            let mut all = bandings(bands * rows);
+            all.push((recommended.bands, recommended.rows));
+            all
+        }
+        None => Vec::new(),
+    };
+    sweep.sort_unstable();
+    sweep.dedup();
+    let mut params = args.index.params();
+    params.num_perm = sweep
+        .iter()
+        .map(|(b, r)| b * r)
+        .chain([bands * rows])
+        .max()
+        .unwrap();
+
+    let tracker = Arc::new(Tracker::default());
+    {
+        let t = tracker.clone();
+        // Best effort: if a handler is already set (never, in this binary), go on without.
+        let _ = ctrlc::set_handler(move || t.cancel.store(true, Ordering::Relaxed));
+    }
+    let interrupted = |what: &str| anyhow::anyhow!(tracker.where_(what));
+
+    let start = Instant::now();
+    let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
+        .map_err(|e| super::UsageError(e.to_string()))?;
+    let mut index =
+        Index::build(corpus, &params, &*tracker).map_err(|_| interrupted("indexing"))?;
+    let built = start.elapsed();
+
+    let t = Instant::now();
+    let truth = match &args.truth {
+        Some(path) => {
+            let planted = simtui::generator::read_truth(path)
+                .map_err(|e| super::UsageError(format!("{e:#}")))?;
+            let (truth, missing) =
+                Truth::from_ids(&index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
+            if !missing.is_empty() {
+                eprintln!(
+                    "simtui eval: {} planted ids are not documents of the corpus (first: {})",
+                    missing.len(),
+                    missing[0]
+                );
+            }
+            truth
+        }
+        None => {
+            let floor = THRESHOLDS[0].min(args.threshold).max(1e-9);
+            match all_pairs(&index, floor, &Limits::default(), &*tracker) {
+                Ok(exact) => Truth::from_exact(&exact),
+                Err(ExactError::Cancelled) => return Err(interrupted("computing the exact pairs")),
+                Err(e) => return Err(e.into()),
+            }
+        }
+    };
+    let truth_time = t.elapsed();
+
+    let mut thresholds = THRESHOLDS.to_vec();
+    if !thresholds.contains(&args.threshold) {
+        thresholds.push(args.threshold);
+        thresholds.sort_by(f64::total_cmp);
+    }
+    // Runs over seeds.
+    let mut runs = Vec::new();
+    for run in 0..args.runs as u64 {
+        if run > 0 {
+            index
+                .resketch(params.seed + run, params.sketch, &*tracker)
+                .map_err(|_| interrupted(&format!("run {}", run + 1)))?;
+        }
+        let t = Instant::now();
+        let found = index
+            .find(bands, rows, 0.0, &*tracker)
+            .map_err(|_| interrupted(&format!("run {}", run + 1)))?;
+        runs.push((
+            score(&index, &truth, &found, bands, rows, &thresholds),
+            t.elapsed(),
+        ));
+    }
+    // The sweep, on the first seed's signatures.
+    if args.runs > 1 {
+        index
+            .resketch(params.seed, params.sketch, &*tracker)
+            .map_err(|_| interrupted("the sweep"))?;
+    }
+    let mut swept = Vec::new();
+    for &(b, r) in &sweep {
+        let t = Instant::now();
+        let found = index
+            .find(b, r, 0.0, &*tracker)
+            .map_err(|_| interrupted(&format!("the sweep at {b}x{r}")))?;
+        let time = t.elapsed();
+        swept.push((b, r, score(&index, &truth, &found, b, r, &thresholds), time));
+    }
+
+    let format = args.format.resolve();
+    let source = if args.truth.is_some() {
+        "planted pairs"
+    } else {
+        "exact all pairs"
+    };
+    with_stdout(|out| {
+        if format == Format::Jsonl {
+            for (run, (scores, _)) in runs.iter().enumerate() {
+                for s in scores {
+                    let obj = serde_json::json!({
+                        "run": run + 1, "seed": params.seed + run as u64, "bands": bands, "rows": rows,
+                        "threshold": s.threshold, "true_pairs": s.truth, "candidates": s.candidates,
+                        "found": s.found, "recall": s.recall, "precision": s.precision, "predicted_recall": s.predicted,
+                    });
+                    writeln!(out, "{obj}")?;
+                }
+            }
+            for (b, r, scores, time) in &swept {
+                for s in scores {
+                    let obj = serde_json::json!({
+                        "sweep": true, "bands": b, "rows": r, "threshold": s.threshold, "true_pairs": s.truth,
+                        "candidates": s.candidates, "found": s.found, "recall": s.recall, "precision": s.precision,
+                        "predicted_recall": s.predicted, "seconds": time.as_secs_f64(),
+                        "recommended": (*b, *r) == (recommended.bands, recommended.rows),
+                    });
+                    writeln!(out, "{obj}")?;
+                }
+            }
+            return Ok(());
+        }
+        let s = &index.stats;
+        writeln!(
+            out,
+            "{} documents ({} distinct), k = {} {}, {} {}x{} (threshold {:.3}), truth: {source}, {} run(s)",
+            s.docs,
+            s.groups,
+            params.k,
+            params.text.unit.name(),
+            params.sketch.name(),
+            bands,
+            rows,
+            threshold(bands, rows),
+            runs.len()
+        )?;
+        writeln!(
+            out,
+            "{:>5}  {:>10}  {:>10}  {:>10}  {:>15}  {:>15}  {:>15}",
+            "J >=", "true pairs", "candidates", "found", "recall", "precision", "S-curve recall"
+        )?;
+        for (i, &t) in thresholds.iter().enumerate() {
+            let col = |f: &dyn Fn(&simtui::eval::Score) -> f64, count: bool| {
+                let xs: Vec<f64> = runs.iter().map(|(sc, _)| f(&sc[i])).collect();
+                let (m, sd) = mean_sd(&xs);
+                match (runs.len() > 1, count) {
+                    (false, true) => format!("{m:.0}"),
+                    (false, false) => format!("{m:.4}"),
+                    (true, true) => format!("{m:.1} ± {sd:.1}"),
+                    (true, false) => format!("{m:.4} ± {sd:.4}"),
+                }
+            };
+            let first = &runs[0].0[i];
+            writeln!(
+                out,
+                "{t:>5.2}  {:>10}  {:>10}  {:>10}  {:>15}  {:>15}  {:>15}",
+                first.truth,
+                col(&|s| s.candidates as f64, true),
+                col(&|s| s.found as f64, true),
+                col(&|s| s.recall, false),
+                col(&|s| s.precision, false),
+                col(&|s| s.predicted, false),
+            )?;
+        }
+        if !swept.is_empty() {
+            writeln!(out)?;
+            let t_i = thresholds
+                .iter()
+                .position(|&x| x == args.threshold)
+                .unwrap();
+            write!(
+                out,
+                "{:>5} {:>4}  {:>9}  {:>10}",
+                "b", "r", "threshold", "candidates"
+            )?;
+            for t in &THRESHOLDS {
+                write!(out, "  {:>7}", format!("R@{t}"))?;
+            }
+            writeln!(
+                out,
+                "  {:>9}  {:>8}",
+                format!("P@{}", args.threshold),
+                "time"
+            )?;
+            for (b, r, scores, time) in &swept {
+                let mark = if (*b, *r) == (recommended.bands, recommended.rows) {
+                    " *"
+                } else {
+                    ""
+                };
+                write!(
+                    out,
+                    "{b:>5} {r:>4}  {:>9.3}  {:>10}",
+                    threshold(*b, *r),
+                    scores[0].candidates
+                )?;
+                for t in &THRESHOLDS {
+                    let s = scores.iter().find(|s| s.threshold == *t).unwrap();
+                    write!(out, "  {:>7.4}", s.recall)?;
+                }
+                writeln!(
+                    out,
+                    "  {:>9.4}  {:>6.0}ms{mark}",
+                    scores[t_i].precision,
+                    time.as_secs_f64() * 1e3
+                )?;
+            }
+            writeln!(
+                out,
+                "* recommended by `simtui curve --threshold {} --perms {}`: {}x{}",
+                args.threshold,
+                bands * rows,
+                recommended.bands,
+                recommended.rows
+            )?;
+        }
+        writeln!(
+            out,
+            "time: index {:.2} s, truth {:.2} s, banding+verify {:.2} s per run",
+            built.as_secs_f64(),
+            truth_time.as_secs_f64(),
+            runs.iter().map(|r| r.1.as_secs_f64()).sum::<f64>() / runs.len() as f64
+        )?;
+        Ok(())
+    })?;
+    Ok(())
+}
