@@ -1,8 +1,40 @@
-//! The explorer (placeholder until the TUI lands).
+//! The explorer: `simtui PATH` (or `simtui` for a demo corpus).
+//!
+//! Layout of this module: `app` holds all state and changes it (`update` for the
+//! user's actions, `handle` for workers' messages); `keys` maps keys to actions from one
+//! table per view; `worker` runs the engine on threads; `render` and the view files
+//! (`progress`, `pairs`, `tuning`, `diff_view`, `help`) draw the state as pure
+//! functions; `diff` and `wrap` align and wrap text; `recall` measures real recall;
+//! `terminal` enters and restores the terminal. This file runs the event loop.
 
+mod app;
+mod diff;
+mod diff_view;
+mod fmt;
+mod help;
+mod keys;
+mod layout;
+mod pairs;
+mod progress;
+mod recall;
+mod render;
+mod terminal;
+mod theme;
+mod tuning;
+mod worker;
+mod wrap;
+
+#[cfg(test)]
+mod tests;
+
+use anyhow::{Context as _, bail};
+use app::{App, Cmd};
 use simtui::corpus::WalkOptions;
 use simtui::index::Params;
 use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+use worker::{Msg, Workers};
 
 /// Everything the explorer needs from the command line.
 #[derive(Clone, Debug)]
@@ -17,6 +49,138 @@ pub struct ExploreOptions {
     pub mouse: bool,
 }
 
-pub fn run(_opts: ExploreOptions) -> anyhow::Result<()> {
-    anyhow::bail!("the explorer is not built yet; use `simtui pairs`")
+/// How often the screen refreshes while work runs (rates, ETAs). Idle, it waits.
+const TICK: Duration = Duration::from_millis(200);
+
+pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
+    // Errors the user can fix come before the terminal is touched.
+    for root in &opts.roots {
+        std::fs::metadata(root)
+            .or_else(|_| std::fs::symlink_metadata(root))
+            .map_err(|e| crate::cli::UsageError(format!("{}: {e}", root.display())))?;
+    }
+    check_terminal(&opts)?;
+    let size = ratatui::crossterm::terminal::size().context("cannot read the terminal size")?;
+    let mut app = App::new(
+        opts.roots.clone(),
+        opts.walk.clone(),
+        opts.params.clone(),
+        opts.bands,
+        opts.rows,
+        theme::Theme::from_env(),
+        size,
+    );
+    app.mouse = opts.mouse;
+    app.start();
+
+    let (tx, rx) = mpsc::channel();
+    let mut workers = Workers::new(tx.clone());
+    let mut session = terminal::Session::enter(opts.mouse).context("cannot set up the terminal")?;
+    spawn_input(tx)?;
+    let result = event_loop(&mut session, &mut app, &rx, &mut workers);
+    workers.cancel_all();
+    drop(session);
+    result
+}
+
+fn check_terminal(opts: &ExploreOptions) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    let which = match (
+        std::io::stdin().is_terminal(),
+        std::io::stdout().is_terminal(),
+    ) {
+        (true, true) => return Ok(()),
+        (false, false) => "standard input and output are not terminals",
+        (false, true) => "standard input is not a terminal",
+        (true, false) => "standard output is not a terminal",
+    };
+    let paths = if opts.roots.is_empty() {
+        "PATH".to_string()
+    } else {
+        opts.roots
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    bail!(
+        "the explorer needs a terminal, but {which}; for scripts and pipes use `simtui pairs {paths}`"
+    )
+}
+
+/// Reads terminal events on their own thread, so the event loop can wait on one channel
+/// for keys and worker messages alike (and use no CPU while idle).
+fn spawn_input(tx: mpsc::Sender<Msg>) -> anyhow::Result<()> {
+    std::thread::Builder::new()
+        .name("simtui-input".into())
+        .spawn(move || {
+            loop {
+                match ratatui::crossterm::event::read() {
+                    Ok(ev) => {
+                        if tx.send(Msg::Input(ev)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Msg::InputFailed(e.to_string()));
+                        return;
+                    }
+                }
+            }
+        })
+        .context("cannot start the input thread")?;
+    Ok(())
+}
+
+fn event_loop(
+    session: &mut terminal::Session,
+    app: &mut App,
+    rx: &Receiver<Msg>,
+    workers: &mut Workers,
+) -> anyhow::Result<()> {
+    let mut dirty = true;
+    loop {
+        for cmd in app.take_outbox() {
+            match cmd {
+                Cmd::Spawn(job) => workers.spawn(job).context("cannot start a worker thread")?,
+                Cmd::Cancel(kind) => workers.cancel(kind),
+            }
+        }
+        if let Some(e) = app.fatal.take() {
+            bail!(e);
+        }
+        if app.quit {
+            return Ok(());
+        }
+        if terminal::panicked() {
+            bail!("a thread panicked (see above)");
+        }
+        if dirty {
+            app.now = Instant::now();
+            session.terminal.draw(|f| render::render(app, f))?;
+            dirty = false;
+        }
+        let msg = if app.busy() {
+            match rx.recv_timeout(TICK) {
+                Ok(m) => m,
+                Err(RecvTimeoutError::Timeout) => {
+                    dirty = true; // rates and ETAs move on
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => bail!("the workers' channel closed"),
+            }
+        } else {
+            rx.recv().context("the workers' channel closed")?
+        };
+        app.now = Instant::now();
+        let mut changed = app.handle(msg);
+        // Apply everything already queued, then draw once.
+        for _ in 0..1000 {
+            match rx.try_recv() {
+                Ok(m) => changed |= app.handle(m),
+                Err(_) => break,
+            }
+        }
+        dirty |= changed;
+    }
 }

@@ -1,0 +1,180 @@
+//! Small text helpers shared by the views: numbers, sizes, durations, and fitting
+//! untrusted strings (file names) into a number of terminal columns.
+
+use std::time::Duration;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+/// 1234567 → "1,234,567".
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A byte size: "912 B", "12.3 KB", "4.5 MB".
+pub fn bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.1} KB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}
+
+/// A duration for people: "0.4 s", "12 s", "3:05", "1:02:03".
+pub fn duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else if s < 60.0 {
+        format!("{s:.0} s")
+    } else {
+        let t = s as u64;
+        if t < 3600 {
+            format!("{}:{:02}", t / 60, t % 60)
+        } else {
+            format!("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
+        }
+    }
+}
+
+/// A rate: "850/s", "12.3k/s", "4.1M/s".
+pub fn rate(per_sec: f64) -> String {
+    if per_sec >= 1e6 {
+        format!("{:.1}M/s", per_sec / 1e6)
+    } else if per_sec >= 1e4 {
+        format!("{:.1}k/s", per_sec / 1e3)
+    } else {
+        format!("{per_sec:.0}/s")
+    }
+}
+
+/// Display width of a grapheme as ratatui draws it (so our layout and its agree).
+pub fn grapheme_width(g: &str) -> usize {
+    if g.len() == 1 {
+        return 1;
+    }
+    // ratatui counts halfwidth (semi-)voiced sound marks as one cell each.
+    g.width()
+        + g.chars()
+            .filter(|&c| c == '\u{FF9E}' || c == '\u{FF9F}')
+            .count()
+}
+
+pub fn width(s: &str) -> usize {
+    s.graphemes(true).map(grapheme_width).sum()
+}
+
+/// Characters that must never reach the terminal as they are: C0/C1 controls (escape
+/// sequences) and bidirectional overrides (they reorder what follows on screen).
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A string from outside (a file name) made safe to draw: unsafe characters become '�'.
+pub fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| if is_unsafe(c) { '\u{FFFD}' } else { c })
+        .collect()
+}
+
+/// Fits `s` into `max` columns by replacing its middle with '…': both ends of a path
+/// (folder and file name) are what tell documents apart.
+pub fn shorten_middle(s: &str, max: usize) -> String {
+    let s = clean(s);
+    if width(&s) <= max {
+        return s;
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let g: Vec<&str> = s.graphemes(true).collect();
+    let budget = max - 1; // the ellipsis
+    // The end (the file name) gets a little more room than the start.
+    let tail_budget = (budget * 3).div_ceil(5);
+    let head_budget = budget - tail_budget;
+    let mut head = String::new();
+    let mut w = 0;
+    for x in &g {
+        let gw = grapheme_width(x);
+        if w + gw > head_budget {
+            break;
+        }
+        w += gw;
+        head.push_str(x);
+    }
+    let mut tail: Vec<&str> = Vec::new();
+    let mut w = 0;
+    for x in g.iter().rev() {
+        let gw = grapheme_width(x);
+        if w + gw > tail_budget {
+            break;
+        }
+        w += gw;
+        tail.push(x);
+    }
+    tail.reverse();
+    format!("{head}…{}", tail.concat())
+}
+
+/// Pads or cuts `s` (already clean) to exactly `w` columns, left-aligned.
+pub fn pad(s: &str, w: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for g in s.graphemes(true) {
+        let gw = grapheme_width(g);
+        if used + gw > w {
+            break;
+        }
+        used += gw;
+        out.push_str(g);
+    }
+    out.extend(std::iter::repeat_n(' ', w - used));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_sizes() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(1234567), "1,234,567");
+        assert_eq!(bytes(912), "912 B");
+        assert_eq!(bytes(12_345), "12.3 KB");
+        assert_eq!(duration(Duration::from_millis(420)), "0.4 s");
+        assert_eq!(duration(Duration::from_secs(185)), "3:05");
+    }
+
+    #[test]
+    fn shorten_keeps_both_ends_and_fits() {
+        assert_eq!(shorten_middle("short.txt", 20), "short.txt");
+        let s = shorten_middle("licenses/very/long/folder/MIT-0.txt", 16);
+        assert_eq!(width(&s), 16, "{s}");
+        assert!(s.starts_with("licens"), "{s}");
+        assert!(s.ends_with("MIT-0.txt"), "{s}");
+        assert!(s.contains('…'));
+        // Wide characters never overflow.
+        let s = shorten_middle("日本語のファイル名はとても長い.txt", 11);
+        assert!(width(&s) <= 11, "{s}");
+        // Escape sequences in names are neutralised.
+        assert_eq!(clean("a\x1b[2Jb"), "a\u{FFFD}[2Jb");
+    }
+
+    #[test]
+    fn pad_is_exact() {
+        assert_eq!(pad("ab", 4), "ab  ");
+        assert_eq!(pad("abcdef", 3), "abc");
+        assert_eq!(width(&pad("日本語", 5)), 5);
+    }
+}

@@ -1,0 +1,101 @@
+//! The help overlay, generated from the key tables (the same ones that drive the keys
+//! and the footer).
+
+use super::app::App;
+use super::keys::{self, Action, Context};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+/// The help's lines for a view.
+pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut out = Vec::new();
+    let section =
+        |title: &str, rows: Vec<(&'static str, &'static str)>, out: &mut Vec<Line<'static>>| {
+            if rows.is_empty() {
+                return;
+            }
+            out.push(Line::from(Span::styled(title.to_string(), t.header())));
+            for (label, help) in rows {
+                out.push(Line::from(vec![
+                    Span::styled(format!("  {:<12}", label), t.key()),
+                    Span::raw(help),
+                ]));
+            }
+            out.push(Line::default());
+        };
+    section(ctx.name(), keys::help(ctx), &mut out);
+    if ctx == Context::List {
+        // The tuning panel's letters, so they can be found before opening it.
+        let tuning = keys::help_where(Context::Tuning, |a| {
+            matches!(
+                a,
+                Action::BandsUp | Action::RowsUp | Action::ShingleUp | Action::SimUp
+            )
+        });
+        section("Tuning panel (t)", tuning, &mut out);
+    }
+    let global: Vec<_> = keys::GLOBAL.iter().map(|b| (b.label, b.help)).collect();
+    section("Everywhere", global, &mut out);
+    if app.mouse {
+        out.push(Line::from(Span::styled(
+            "  The mouse wheel scrolls (start with --no-mouse to select text).",
+            t.dim(),
+        )));
+    }
+    out.push(Line::from(Span::styled(
+        "  J is the exact Jaccard similarity of the k-shingle sets; est is its MinHash estimate.",
+        t.dim(),
+    )));
+    out
+}
+
+/// Where the overlay goes, for a number of lines.
+fn area(body: Rect, lines: usize) -> Rect {
+    let w = body.width.saturating_sub(4).min(100);
+    let h = (lines as u16 + 2).min(body.height);
+    Rect {
+        x: body.x + (body.width - w) / 2,
+        y: body.y + (body.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// How far the help can scroll (lines hidden below the box).
+pub fn max_scroll(app: &App) -> usize {
+    let n = lines(app, app.view_context()).len();
+    let body = super::layout::screen(super::layout::area(app.size)).body;
+    n.saturating_sub(area(body, n).height.saturating_sub(2) as usize)
+}
+
+pub fn render(app: &App, frame: &mut Frame, body: Rect) {
+    let t = &app.theme;
+    let ctx = app.view_context();
+    let lines = lines(app, ctx);
+    let area = area(body, lines.len());
+    let max_scroll = max_scroll(app);
+    let scroll = app.help.unwrap_or(0).min(max_scroll);
+    let more = if scroll < max_scroll {
+        " ↓ more "
+    } else {
+        ""
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(format!(" Help · {} ", ctx.name()), t.title()))
+        .title_bottom(Line::from(vec![
+            Span::styled(more, t.dim()),
+            Span::styled(" Esc", t.key()),
+            Span::raw(" closes "),
+        ]));
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((scroll as u16, 0)),
+        area,
+    );
+}

@@ -1,0 +1,190 @@
+//! Real recall: how many of the corpus's truly similar pairs the current banding finds.
+//!
+//! For corpora of up to [`MAX_DOCS`] documents, the exact Jaccard similarity of every
+//! pair of distinct contents that share at least one shingle is computed once per index
+//! (by `simtui::exact`, through an inverted index from shingles to contents). Matching
+//! those pairs against the candidates of a banding gives the recall the S-curve only
+//! predicts. Everything here runs on worker threads.
+
+use simtui::exact::{self, ExactError, Limits, pack};
+use simtui::index::{Found, Index};
+use simtui::progress::{Cancelled, Progress};
+
+pub use simtui::exact::{BINS, ExactPairs as AllPairs, Hist, bin};
+
+/// Largest corpus (documents) for which all pairs are computed.
+pub const MAX_DOCS: usize = 20_000;
+/// Pairs below this similarity are only counted (histogram), not kept one by one.
+pub const FLOOR: f64 = 0.1;
+
+/// Tighter than the engine's defaults: this runs unasked, beside an interactive UI, so
+/// it must stay small in memory and give up rather than keep two cores busy for minutes.
+const LIMITS: Limits = Limits {
+    max_pairs: 4_000_000,
+    max_shingles: 25_000_000,
+    max_work: 3_000_000_000,
+};
+
+/// Computes all pairs, or says why not (too large for an exhaustive pass).
+pub fn all_pairs(
+    index: &Index,
+    progress: &dyn Progress,
+) -> Result<Result<AllPairs, String>, Cancelled> {
+    if index.docs.len() > MAX_DOCS {
+        return Ok(Err(format!(
+            "over {} documents",
+            super::fmt::count(MAX_DOCS as u64)
+        )));
+    }
+    match exact::all_pairs(index, FLOOR, &LIMITS, progress) {
+        Ok(all) => Ok(Ok(all)),
+        Err(ExactError::Cancelled) => Err(Cancelled),
+        Err(ExactError::TooLarge(why)) => Ok(Err(format!("too large: {why}"))),
+    }
+}
+
+/// The candidate pairs of a banding, as pairs of distinct contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoundGroups {
+    /// Packed (a, b) content pairs, sorted.
+    pub keys: Vec<u64>,
+    /// By J.
+    pub hist: Hist,
+}
+
+/// The distinct-content pairs among the pairs a banding found.
+pub fn found_groups(index: &Index, found: &Found) -> FoundGroups {
+    let mut pairs: Vec<(u64, f64)> = found
+        .pairs
+        .iter()
+        .filter_map(|p| {
+            let (ga, gb) = (
+                index.docs[p.a as usize].group,
+                index.docs[p.b as usize].group,
+            );
+            (ga != gb).then(|| (pack(ga, gb), p.jaccard))
+        })
+        .collect();
+    pairs.sort_unstable_by_key(|p| p.0);
+    pairs.dedup_by_key(|p| p.0);
+    let mut hist = [0u64; BINS];
+    for p in &pairs {
+        hist[bin(p.1)] += 1;
+    }
+    FoundGroups {
+        keys: pairs.into_iter().map(|p| p.0).collect(),
+        hist,
+    }
+}
+
+/// Which of all the pairs a banding kept.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recall {
+    /// `kept[i]`: how many of the first i pairs (by J descending) were found.
+    pub kept: Vec<u32>,
+}
+
+impl Recall {
+    pub fn new(all: &AllPairs, found: &FoundGroups) -> Recall {
+        let mut kept = Vec::with_capacity(all.pairs.len() + 1);
+        let mut n = 0u32;
+        kept.push(0);
+        for p in &all.pairs {
+            n += found.keys.binary_search(&pack(p.a, p.b)).is_ok() as u32;
+            kept.push(n);
+        }
+        Recall { kept }
+    }
+
+    /// (found, total) among the pairs with J ≥ s.
+    pub fn at(&self, all: &AllPairs, s: f64) -> (usize, usize) {
+        let m = all.at_least(s).min(self.kept.len() - 1);
+        (self.kept[m] as usize, m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simtui::corpus::Corpus;
+    use simtui::index::Params;
+    use simtui::progress::Silent;
+
+    fn idx(texts: &[&str]) -> Index {
+        let c = Corpus::from_texts(
+            texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (format!("d{i}"), t.to_string())),
+        );
+        Index::build(
+            c,
+            &Params {
+                k: 2,
+                ..Default::default()
+            },
+            &Silent,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn all_pairs_keep_pairs_above_the_floor_only() {
+        let index = idx(&[
+            "a b c d e f g h",
+            "a b c d e f g x",
+            "a b q r s t u v",
+            "z y x w v u t s",
+        ]);
+        let all = all_pairs(&index, &Silent).unwrap().unwrap();
+        assert!(all.pairs.iter().all(|p| p.jaccard >= FLOOR));
+        assert!(all.total as usize >= all.pairs.len());
+        assert_eq!(all.hist.iter().sum::<u64>(), all.total);
+    }
+
+    #[test]
+    fn recall_counts_found_pairs_above_s() {
+        let index = idx(&[
+            "a b c d e f g h",
+            "a b c d e f g x",
+            "a b c d y z w v",
+            "q r s t u v w x",
+        ]);
+        let all = all_pairs(&index, &Silent).unwrap().unwrap();
+        // Band with every hash function in one band: only near-identical pairs collide.
+        let strict = index.find(1, 128, 0.0, &Silent).unwrap();
+        let loose = index.find(128, 1, 0.0, &Silent).unwrap();
+        let rs = Recall::new(&all, &found_groups(&index, &strict));
+        let rl = Recall::new(&all, &found_groups(&index, &loose));
+        let (kl, tl) = rl.at(&all, FLOOR);
+        assert_eq!(
+            kl, tl,
+            "128 bands of one row find every pair sharing a shingle"
+        );
+        let (ks, ts) = rs.at(&all, FLOOR);
+        assert_eq!(ts, tl);
+        assert!(ks < ts);
+        assert_eq!(rs.at(&all, 1.01), (0, 0));
+    }
+
+    #[test]
+    fn refuses_huge_corpora_politely() {
+        let texts: Vec<String> = (0..MAX_DOCS + 1).map(|i| format!("doc {i}")).collect();
+        let c = Corpus::from_texts(
+            texts
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (i.to_string(), t)),
+        );
+        let index = Index::build(
+            c,
+            &Params {
+                num_perm: 4,
+                ..Default::default()
+            },
+            &Silent,
+        )
+        .unwrap();
+        assert!(all_pairs(&index, &Silent).unwrap().is_err());
+    }
+}

@@ -1,0 +1,128 @@
+//! The frame: title bar, the current view, footer, overlays. Pure: reads the App only.
+
+use super::app::App;
+use super::keys::{self, Context};
+use super::{diff_view, fmt, help, layout, pairs, progress};
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn render(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    if layout::too_small(area) {
+        too_small(app, frame, area);
+        return;
+    }
+    let s = layout::screen(area);
+    title_bar(app, frame, s.title);
+    match app.view_context() {
+        Context::Diff => diff_view::render(app, frame, s.body),
+        Context::Loading => progress::render(app, frame, s.body),
+        _ => pairs::render(app, frame, s.body),
+    }
+    footer(app, frame, s.footer);
+    if app.help.is_some() {
+        help::render(app, frame, s.body);
+    }
+}
+
+fn too_small(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let lines = vec![
+        Line::from(Span::styled("Terminal too small", t.warn())),
+        Line::from(format!(
+            "{}×{}: simtui needs at least {}×{}",
+            area.width,
+            area.height,
+            layout::MIN_W,
+            layout::MIN_H
+        )),
+        Line::from(vec![Span::styled("q", t.key()), Span::raw(" quits")]),
+    ];
+    let h = (lines.len() as u16).min(area.height);
+    let y = area.y + area.height.saturating_sub(h) / 2;
+    frame.render_widget(
+        Paragraph::new(lines)
+            .alignment(Alignment::Center)
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+        Rect {
+            y,
+            height: area.height - (y - area.y),
+            ..area
+        },
+    );
+}
+
+fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let docs = app
+        .index
+        .as_ref()
+        .map(|i| {
+            let skipped = if i.skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" · {} skipped", fmt::count(i.skipped.len() as u64))
+            };
+            format!(" · {} docs{skipped}", fmt::count(i.docs.len() as u64))
+        })
+        .unwrap_or_default();
+    let (right, right_style) = if let Some(msg) = &app.status {
+        (fmt::clean(msg), t.warn())
+    } else if let Some(s) = progress::summary(app) {
+        (format!("⟳ {s}"), t.dim())
+    } else {
+        (String::new(), t.dim())
+    };
+    let right_w = fmt::width(&right).min(area.width as usize / 2);
+    let left_w = (area.width as usize).saturating_sub(right_w + 1);
+    let name = " simtui ";
+    let label = fmt::shorten_middle(
+        &app.label,
+        left_w.saturating_sub(name.len() + docs.len() + 1),
+    );
+    let left = Line::from(vec![
+        Span::styled(name, t.title()),
+        Span::raw(label),
+        Span::styled(docs, t.dim()),
+    ]);
+    frame.render_widget(
+        Paragraph::new(left),
+        Rect {
+            width: left_w as u16,
+            ..area
+        },
+    );
+    if right_w > 0 {
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                fmt::shorten_middle(&right, right_w),
+                right_style,
+            ))
+            .alignment(Alignment::Right),
+            Rect {
+                x: area.right() - right_w as u16,
+                width: right_w as u16,
+                ..area
+            },
+        );
+    }
+}
+
+/// The keys of the current view, from the same table as the help.
+fn footer(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    for (label, name) in keys::footer(app.context()) {
+        let w = fmt::width(label) + 1 + fmt::width(name) + 2;
+        if used + w > area.width as usize {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(format!(" {label}"), t.key()));
+        spans.push(Span::raw(format!(" {name} ")));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(t.dim()), area);
+}

@@ -1,0 +1,86 @@
+//! Entering and leaving the full-screen terminal, on every path out: a normal quit, an
+//! error (the session's Drop), and a panic on any thread (the panic hook restores first,
+//! then lets the previous hook print the message where it can be read).
+
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::{cursor, event, execute, terminal};
+use std::io::{self, Stdout};
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The terminal is in raw mode on the alternate screen.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Mouse capture is on.
+static MOUSE: AtomicBool = AtomicBool::new(false);
+/// Some thread panicked: stop drawing (the hook already left the alternate screen).
+static PANICKED: AtomicBool = AtomicBool::new(false);
+static HOOK: Once = Once::new();
+
+pub fn panicked() -> bool {
+    PANICKED.load(Ordering::SeqCst)
+}
+
+/// Restores the terminal if this process changed it. Safe to call more than once and
+/// from any thread.
+pub fn restore() -> io::Result<()> {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return Ok(());
+    }
+    let raw = terminal::disable_raw_mode();
+    let mut out = io::stdout();
+    if MOUSE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, event::DisableMouseCapture);
+    }
+    let screen = execute!(out, terminal::LeaveAlternateScreen, cursor::Show);
+    raw.and(screen)
+}
+
+/// Installs (once) a panic hook that restores the terminal before the previous hook
+/// prints the panic, so the message is not lost on the alternate screen.
+pub fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICKED.store(true, Ordering::SeqCst);
+            let _ = restore();
+            previous(info);
+        }));
+    });
+}
+
+/// The full-screen session. Dropping it restores the terminal.
+pub struct Session {
+    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+impl Session {
+    pub fn enter(mouse: bool) -> io::Result<Session> {
+        install_panic_hook();
+        terminal::enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        // From here on, Drop (or the hook) undoes whatever was done.
+        let mut session = Session {
+            terminal: Terminal::new(CrosstermBackend::new(io::stdout()))?,
+        };
+        let out = session.terminal.backend_mut();
+        execute!(out, terminal::EnterAlternateScreen, cursor::Hide)?;
+        if mouse {
+            MOUSE.store(true, Ordering::SeqCst);
+            execute!(out, event::EnableMouseCapture)?;
+        }
+        // Not Terminal::clear: it asks the terminal where the cursor is, and a terminal
+        // that never answers would stall the start.
+        execute!(
+            session.terminal.backend_mut(),
+            terminal::Clear(terminal::ClearType::All)
+        )?;
+        Ok(session)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = restore();
+    }
+}

@@ -1,0 +1,743 @@
+//! State and render tests of the explorer: actions in, state and screen text out. Jobs
+//! run synchronously on the test thread (the same `worker::execute` the threads run).
+
+use super::app::{AllState, App, Cmd, Sort};
+use super::keys::{Action, Context};
+use super::theme::Theme;
+use super::worker::{self, JobError, Msg, Reporter};
+use super::{diff, render};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use simtui::corpus::WalkOptions;
+use simtui::generator::{GenOptions, generate};
+use simtui::index::Params;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+
+/// A small generated corpus with planted near-duplicates, written to a folder.
+fn corpus_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate(&GenOptions {
+        docs: 60,
+        seed: 7,
+        words: 120,
+        dup_fraction: 0.4,
+        ..Default::default()
+    });
+    simtui::generator::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
+    dir
+}
+
+fn new_app(dir: &Path, size: (u16, u16)) -> App {
+    App::new(
+        vec![dir.join("c")],
+        WalkOptions::default(),
+        Params::default(),
+        16,
+        8,
+        Theme::mono(),
+        size,
+    )
+}
+
+/// Runs every queued job to completion, feeding progress and results back, until the
+/// app queues nothing more.
+fn pump(app: &mut App) {
+    for _ in 0..100 {
+        let cmds = app.take_outbox();
+        if cmds.is_empty() {
+            return;
+        }
+        for cmd in cmds {
+            let Cmd::Spawn(job) = cmd else { continue };
+            let (tx, rx) = mpsc::channel();
+            let reporter = Reporter::new(job.id, tx, Arc::new(AtomicBool::new(false)));
+            let out = worker::execute(job.work, &reporter);
+            for m in rx.try_iter() {
+                app.handle(m);
+            }
+            app.handle(match out {
+                Ok(out) => Msg::Done {
+                    id: job.id,
+                    out: Box::new(out),
+                },
+                Err(JobError::Cancelled) => Msg::Cancelled { id: job.id },
+                Err(JobError::Failed(error)) => Msg::Failed { id: job.id, error },
+            });
+        }
+    }
+    panic!("jobs keep queueing more jobs");
+}
+
+fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
+    let dir = corpus_dir();
+    let mut app = new_app(dir.path(), size);
+    app.start();
+    pump(&mut app);
+    assert!(app.results.is_some(), "the first load produces results");
+    assert!(
+        !app.list.visible.is_empty(),
+        "the corpus has near-duplicates"
+    );
+    (dir, app)
+}
+
+fn draw(app: &App) -> Buffer {
+    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    term.draw(|f| render::render(app, f)).unwrap();
+    term.backend().buffer().clone()
+}
+
+fn text(buf: &Buffer) -> String {
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn screen(app: &App) -> String {
+    text(&draw(app))
+}
+
+fn ids(app: &App, pos: usize) -> (String, String) {
+    let r = app.results.as_ref().unwrap();
+    let p = r.found.pairs[app.list.visible[pos] as usize];
+    (
+        r.index.docs[p.a as usize].id.clone(),
+        r.index.docs[p.b as usize].id.clone(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Render tests
+
+#[test]
+fn loading_view_shows_every_stage_with_counts() {
+    let dir = corpus_dir();
+    let mut app = new_app(dir.path(), (100, 30));
+    app.start();
+    let s = screen(&app);
+    assert!(s.contains("Indexing"), "{s}");
+    assert!(s.contains("walking the folders"), "{s}");
+    for stage in ["read", "shingle", "sketch", "band", "verify"] {
+        assert!(s.contains(stage), "{stage} missing:\n{s}");
+    }
+    // A progress report from the running job shows counts.
+    app.handle(Msg::Progress {
+        id: 1,
+        stage: simtui::progress::Stage::Read,
+        done: 1000,
+        total: 2000,
+    });
+    let s = screen(&app);
+    assert!(s.contains("1,000 / 2,000"), "{s}");
+    assert!(!s.contains("walking the folders"), "{s}");
+    assert_eq!(app.context(), Context::Loading);
+}
+
+#[test]
+fn pairs_view_shows_counts_ranks_and_both_ids() {
+    let (_d, app) = loaded((100, 30));
+    let s = screen(&app);
+    let r = app.results.as_ref().unwrap();
+    let title = format!(
+        "Pairs {} of {}",
+        app.list.visible.len(),
+        r.found.pairs.len()
+    );
+    assert!(s.contains(&title), "{s}");
+    assert!(s.contains("candidates"), "{s}");
+    let (a, b) = ids(&app, 0);
+    let first = s
+        .lines()
+        .find(|l| l.contains(&a))
+        .unwrap_or_else(|| panic!("{a} not shown:\n{s}"));
+    assert!(first.contains(&b), "{first}");
+    assert!(first.trim_start().starts_with('1'), "rank first: {first}");
+    // The footer comes from the key table.
+    assert!(s.lines().last().unwrap().contains("Enter diff"), "{s}");
+    // Sorted by exact J, descending.
+    let js: Vec<f64> = app
+        .list
+        .visible
+        .iter()
+        .map(|&i| r.found.pairs[i as usize].jaccard)
+        .collect();
+    assert!(js.windows(2).all(|w| w[0] >= w[1]));
+}
+
+#[test]
+fn selection_is_visible_without_colour() {
+    let (_d, mut app) = loaded((100, 30));
+    app.update(Action::Down);
+    let buf = draw(&app);
+    // Row of the selected pair: title row + header row + its position.
+    let y = 1 + 2 + app.list.selected as u16;
+    for x in 0..buf.area.width {
+        assert!(
+            buf[(x, y)].modifier.contains(Modifier::REVERSED),
+            "cell {x},{y} not reversed"
+        );
+    }
+    assert!(!buf[(0, y + 1)].modifier.contains(Modifier::REVERSED));
+    // NO_COLOR: not a single coloured cell anywhere.
+    for cell in buf.content() {
+        assert_eq!(cell.fg, Color::Reset);
+        assert_eq!(cell.bg, Color::Reset);
+    }
+    // The same holds with the tuning panel and its chart.
+    app.update(Action::ToggleTuning);
+    for cell in draw(&app).content() {
+        assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset));
+    }
+}
+
+#[test]
+fn tuning_view_shows_parameters_curve_and_real_recall() {
+    let (_d, mut app) = loaded((100, 30));
+    app.update(Action::ToggleTuning);
+    assert_eq!(app.context(), Context::Tuning);
+    let s = screen(&app);
+    for want in [
+        "Tuning",
+        "k = 5",
+        "b = 16",
+        "r = 8",
+        "N = b·r = 128",
+        "threshold (1/b)^(1/r) = 0.707",
+        "s = 0.80",
+    ] {
+        assert!(s.contains(want), "{want} missing:\n{s}");
+    }
+    assert!(s.contains("expected recall P(s) = 0.947"), "{s}");
+    assert!(s.contains("real recall"), "{s}");
+    assert!(s.contains("pairs J≥0.80"), "{s}");
+    // The chart is drawn in Braille.
+    assert!(
+        s.chars().any(|c| ('\u{2801}'..='\u{28FF}').contains(&c)),
+        "{s}"
+    );
+    // Moving s changes the prediction.
+    app.update(Action::SimDown);
+    assert!(screen(&app).contains("s = 0.75"));
+}
+
+#[test]
+fn tuning_panel_is_readable_at_80_by_24() {
+    let (_d, mut app) = loaded((80, 24));
+    app.update(Action::ToggleTuning);
+    let s = screen(&app);
+    assert!(s.contains("threshold (1/b)^(1/r) = 0.707"), "{s}");
+    assert!(s.contains("b = 16"), "{s}");
+    // The list keeps some rows under the panel.
+    let (a, _) = ids(&app, 0);
+    assert!(s.contains(&a[..a.len().min(10)]), "{s}");
+}
+
+#[test]
+fn diff_view_shows_header_and_aligned_columns() {
+    let (_d, mut app) = loaded((100, 30));
+    app.update(Action::Open);
+    assert_eq!(app.context(), Context::Diff);
+    assert!(screen(&app).contains("reading and diffing"));
+    pump(&mut app);
+    let s = screen(&app);
+    let (a, b) = ids(&app, 0);
+    assert!(s.contains(&format!("A {a}")), "{s}");
+    assert!(s.contains(&format!("B {b}")), "{s}");
+    assert!(s.contains("exact J"), "{s}");
+    assert!(s.contains("estimate"), "{s}");
+    assert!(s.contains("shingles"), "{s}");
+    // Two columns with line numbers, split by a separator.
+    let body: Vec<&str> = s.lines().skip(5).take(5).collect();
+    assert!(
+        body.iter().all(|l| l.contains('│') || l.contains('┃')),
+        "{body:?}"
+    );
+    assert!(body[0].trim_start().starts_with('1'), "{body:?}");
+    assert!(s.lines().last().unwrap().contains("Esc back"), "{s}");
+}
+
+#[test]
+fn changed_words_are_marked_without_colour() {
+    let (_d, mut app) = loaded((100, 30));
+    // A pair that is not identical.
+    let pos = app
+        .list
+        .visible
+        .iter()
+        .position(|&i| app.results.as_ref().unwrap().found.pairs[i as usize].jaccard < 1.0)
+        .unwrap();
+    for _ in 0..pos {
+        app.update(Action::Down);
+    }
+    app.update(Action::Open);
+    pump(&mut app);
+    let d = app.diff.as_ref().unwrap();
+    let first = *d
+        .layout
+        .changes
+        .first()
+        .expect("a non-identical pair has a change");
+    app.diff.as_mut().unwrap().scroll = first;
+    let buf = draw(&app);
+    let y0 = 1 + super::layout::DIFF_HEADER;
+    let marked = (y0..buf.area.height - 1)
+        .flat_map(|y| (0..buf.area.width).map(move |x| (x, y)))
+        .any(|p| buf[p].modifier.contains(Modifier::REVERSED));
+    assert!(marked, "{}", text(&buf));
+}
+
+#[test]
+fn help_overlay_lists_the_views_key_table() {
+    let (_d, mut app) = loaded((100, 40));
+    app.update(Action::ToggleHelp);
+    assert_eq!(app.context(), Context::Help);
+    let s = screen(&app);
+    assert!(s.contains("Help · Pairs"), "{s}");
+    for (label, help) in super::keys::help(Context::List) {
+        assert!(s.contains(label), "{label} missing:\n{s}");
+        assert!(s.contains(help), "{help} missing:\n{s}");
+    }
+    app.update(Action::Back);
+    assert!(app.help.is_none());
+    // Scrolling stops at the end.
+    app.update(Action::Resize(80, 20));
+    app.update(Action::ToggleHelp);
+    for _ in 0..500 {
+        app.update(Action::Down);
+    }
+    let max = super::help::max_scroll(&app);
+    assert!(max > 0);
+    assert_eq!(app.help, Some(max));
+    app.update(Action::Up);
+    assert_eq!(app.help, Some(max - 1));
+    app.update(Action::ToggleHelp);
+    // In the diff view the help is the diff's.
+    app.update(Action::Open);
+    app.update(Action::ToggleHelp);
+    assert!(screen(&app).contains("Help · Diff"));
+}
+
+#[test]
+fn too_small_terminal_shows_a_message() {
+    let (_d, mut app) = loaded((100, 30));
+    app.update(Action::Resize(50, 12));
+    let s = screen(&app);
+    assert!(s.contains("Terminal too small"), "{s}");
+    assert!(s.contains("50×12"), "{s}");
+    assert!(!s.contains("Pairs"), "{s}");
+    app.update(Action::Resize(60, 15));
+    assert!(screen(&app).contains("Pairs"));
+}
+
+#[test]
+fn long_ids_are_shortened_in_the_middle() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "a-very-long-folder-name-that-goes-on/and-on-and-on/document";
+    let text = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor";
+    std::fs::create_dir_all(dir.path().join("c").join(long)).unwrap();
+    std::fs::write(dir.path().join("c").join(long).join("one.txt"), text).unwrap();
+    std::fs::write(
+        dir.path().join("c").join(long).join("two.txt"),
+        format!("{text} extra"),
+    )
+    .unwrap();
+    let mut app = new_app(dir.path(), (70, 20));
+    app.start();
+    pump(&mut app);
+    let s = screen(&app);
+    let row = s.lines().nth(3).unwrap();
+    assert!(row.contains('…'), "{row}");
+    assert!(row.contains("one.txt") && row.contains("two.txt"), "{row}");
+}
+
+// ---------------------------------------------------------------------------------------
+// State tests
+
+#[test]
+fn a_session_of_actions_rebands_without_rehashing() {
+    let (_d, mut app) = loaded((100, 30));
+    assert_eq!(app.counters.sketch_jobs, 1);
+    assert_eq!(app.index.as_ref().unwrap().num_perm(), 128);
+
+    // down, Enter: the diff of the second pair.
+    app.update(Action::Down);
+    assert_eq!(app.list.selected, 1);
+    let second = ids(&app, 1);
+    app.update(Action::Open);
+    pump(&mut app);
+    let d = app.diff.as_ref().unwrap();
+    assert_eq!((d.a.id.clone(), d.b.id.clone()), second);
+    assert!(matches!(d.model, Some(Ok(_))));
+    app.update(Action::Back);
+    assert!(app.diff.is_none());
+
+    // r−: 16 × 7 fits the 128 stored functions: re-banded, nothing re-hashed. The
+    // selected pair stays selected (more pairs are found, so its rank may change).
+    app.update(Action::Bottom);
+    let chosen = ids(&app, app.list.selected);
+    app.update(Action::RowsDown);
+    assert_eq!((app.bands, app.rows), (16, 7));
+    assert!(app.rebanding());
+    pump(&mut app);
+    let r = app.results.as_ref().unwrap();
+    assert_eq!((r.bands, r.rows), (16, 7));
+    assert_eq!(ids(&app, app.list.selected), chosen);
+    assert_eq!(app.counters.sketch_jobs, 1, "re-banding must not re-hash");
+    assert_eq!(
+        app.index.as_ref().unwrap().num_perm(),
+        128,
+        "signatures unchanged"
+    );
+    assert_eq!(
+        app.tuning.prev,
+        Some((16, 8)),
+        "the curve before tuning is kept, dimmed"
+    );
+
+    // b+ to 19 × 7 = 133 > 128: more functions are hashed (in place of a rebuild).
+    app.update(Action::BandsUp);
+    app.update(Action::BandsUp);
+    app.update(Action::BandsUp);
+    pump(&mut app);
+    assert_eq!(app.counters.sketch_jobs, 2);
+    assert_eq!(app.index.as_ref().unwrap().num_perm(), 160);
+    let r = app.results.as_ref().unwrap();
+    assert_eq!((r.bands, r.rows), (19, 7));
+    // Back down: fits again, no hashing.
+    app.update(Action::BandsDown);
+    pump(&mut app);
+    assert_eq!(app.counters.sketch_jobs, 2);
+    assert_eq!(app.index.as_ref().unwrap().num_perm(), 160);
+    let bands_before_k = app.counters.band_jobs;
+
+    // k+: a background re-index; the old results stay, marked stale.
+    let old_pairs = app.results.as_ref().unwrap().found.pairs.len();
+    app.update(Action::ToggleTuning);
+    app.update(Action::ShingleUp);
+    assert_eq!(app.params.k, 6);
+    assert!(app.stale());
+    assert_eq!(app.results.as_ref().unwrap().found.pairs.len(), old_pairs);
+    assert!(screen(&app).contains("STALE"));
+    let busy = super::progress::summary(&app).unwrap();
+    assert!(busy.starts_with("re-indexing k=6: read"), "{busy}");
+    assert!(screen(&app).contains(&busy));
+    pump(&mut app);
+    assert!(!app.stale());
+    assert_eq!(app.results.as_ref().unwrap().index.params.k, 6);
+    assert_eq!(app.counters.index_jobs, 2);
+    assert_eq!(app.counters.band_jobs, bands_before_k + 1);
+
+    // filter: typed live, kept with Enter.
+    app.update(Action::ToggleTuning);
+    app.update(Action::StartFilter);
+    assert_eq!(app.context(), Context::Filter);
+    for c in "d000/doc00000".chars() {
+        app.update(Action::FilterChar(c));
+    }
+    assert!(!app.list.visible.is_empty());
+    for pos in 0..app.list.visible.len() {
+        let (a, b) = ids(&app, pos);
+        assert!(
+            a.contains("d000/doc00000") || b.contains("d000/doc00000"),
+            "{a} {b}"
+        );
+    }
+    app.update(Action::FilterKeep);
+    assert_eq!(app.context(), Context::List);
+    assert_eq!(app.list.filter, "d000/doc00000");
+    app.update(Action::Back);
+    assert!(app.list.filter.is_empty());
+    assert_eq!(
+        app.list.visible.len(),
+        app.results.as_ref().unwrap().found.pairs.len()
+    );
+}
+
+#[test]
+fn filter_escape_clears_and_q_is_text_while_typing() {
+    let (_d, mut app) = loaded((100, 30));
+    let all = app.list.visible.len();
+    app.update(Action::StartFilter);
+    let ev = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
+        ratatui::crossterm::event::KeyCode::Char('q'),
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    ));
+    app.handle(Msg::Input(ev));
+    assert!(!app.quit);
+    assert_eq!(app.list.filter, "q");
+    app.update(Action::FilterClear);
+    assert_eq!(app.list.filter, "");
+    assert_eq!(app.list.visible.len(), all);
+    assert_eq!(app.context(), Context::List);
+}
+
+#[test]
+fn sort_cycles_and_keeps_the_selected_pair() {
+    let (_d, mut app) = loaded((100, 30));
+    app.update(Action::Down);
+    app.update(Action::Down);
+    let chosen = ids(&app, app.list.selected);
+    app.update(Action::CycleSort);
+    assert_eq!(app.list.sort, Sort::Estimate);
+    assert_eq!(ids(&app, app.list.selected), chosen);
+    let r = app.results.as_ref().unwrap();
+    let est: Vec<f64> = app
+        .list
+        .visible
+        .iter()
+        .map(|&i| r.found.pairs[i as usize].estimate)
+        .collect();
+    assert!(est.windows(2).all(|w| w[0] >= w[1]));
+    app.update(Action::CycleSort);
+    assert_eq!(app.list.sort, Sort::Path);
+    let names: Vec<(String, String)> = (0..app.list.visible.len()).map(|p| ids(&app, p)).collect();
+    assert!(names.windows(2).all(|w| w[0] <= w[1]));
+    assert!(screen(&app).contains("by path"));
+    app.update(Action::CycleSort);
+    assert_eq!(app.list.sort, Sort::Jaccard);
+}
+
+#[test]
+fn navigation_keys_stay_in_bounds_and_keep_the_selection_visible() {
+    let (_d, mut app) = loaded((100, 16));
+    let n = app.list.visible.len();
+    app.update(Action::Up);
+    assert_eq!(app.list.selected, 0);
+    app.update(Action::Bottom);
+    assert_eq!(app.list.selected, n - 1);
+    let page = super::layout::list_rows(
+        super::layout::pairs(
+            super::layout::screen(super::layout::area(app.size)).body,
+            false,
+            false,
+        )
+        .list,
+    );
+    assert!(app.list.offset + page > app.list.selected && app.list.offset <= app.list.selected);
+    app.update(Action::Down);
+    assert_eq!(app.list.selected, n - 1);
+    app.update(Action::Top);
+    assert_eq!((app.list.selected, app.list.offset), (0, 0));
+    app.update(Action::PageDown);
+    assert_eq!(app.list.selected, page.min(n - 1));
+    app.update(Action::WheelDown);
+    assert_eq!(app.list.selected, (page + 3).min(n - 1));
+    // The selected row is on screen.
+    let (a, _) = ids(&app, app.list.selected);
+    assert!(screen(&app).contains(&a));
+}
+
+#[test]
+fn next_and_previous_pair_in_the_diff() {
+    let (_d, mut app) = loaded((100, 30));
+    app.update(Action::Open);
+    pump(&mut app);
+    app.update(Action::NextPair);
+    pump(&mut app);
+    assert_eq!(app.list.selected, 1);
+    let d = app.diff.as_ref().unwrap();
+    assert_eq!((d.a.id.clone(), d.b.id.clone()), ids(&app, 1));
+    assert!(matches!(d.model, Some(Ok(_))));
+    app.update(Action::PrevPair);
+    app.update(Action::PrevPair); // already first: stays, says so
+    pump(&mut app);
+    assert_eq!(app.list.selected, 0);
+    assert_eq!(app.status.as_deref(), Some("first pair"));
+    // Scrolling is clamped to the rows.
+    for _ in 0..10_000 {
+        app.update(Action::Down);
+    }
+    let d = app.diff.as_ref().unwrap();
+    assert!(d.scroll < d.layout.rows.len().max(1));
+}
+
+#[test]
+fn diff_rewraps_on_resize() {
+    let (_d, mut app) = loaded((100, 30));
+    app.update(Action::Open);
+    pump(&mut app);
+    let wide = app.diff.as_ref().unwrap().layout.rows.len();
+    app.update(Action::Resize(60, 30));
+    let d = app.diff.as_ref().unwrap();
+    assert_eq!(d.layout.column, app.diff_column());
+    assert!(
+        d.layout.rows.len() > wide,
+        "narrower columns wrap into more rows"
+    );
+}
+
+#[test]
+fn real_recall_is_measured_from_all_pairs() {
+    let (_d, mut app) = loaded((100, 30));
+    let Some(AllState::Ready { all, .. }) = &app.all else {
+        panic!("all pairs computed")
+    };
+    let all = all.clone();
+    assert!(all.total > 0);
+    app.tuning.s_pct = 50;
+    let (found, total) = app.real_recall().expect("recall matched to the results");
+    assert!(found <= total && total > 0);
+    assert_eq!(total, all.at_least(0.5));
+
+    // 128 bands of one row: any pair sharing a shingle at J ≥ 0.5 is all but surely found.
+    for _ in 0..7 {
+        app.update(Action::RowsDown);
+    }
+    for _ in 0..112 {
+        app.update(Action::BandsUp);
+    }
+    pump(&mut app);
+    assert_eq!((app.bands, app.rows), (128, 1));
+    assert_eq!(app.real_recall(), Some((total, total)));
+
+    // One band of 64 rows: only near-identical contents collide.
+    for _ in 0..127 {
+        app.update(Action::BandsDown);
+    }
+    for _ in 0..63 {
+        app.update(Action::RowsUp);
+    }
+    pump(&mut app);
+    assert_eq!((app.bands, app.rows), (1, 64));
+    let (strict, t2) = app.real_recall().unwrap();
+    assert_eq!(t2, total);
+    assert!(strict < total, "{strict} of {total}");
+    let s = {
+        app.update(Action::ToggleTuning);
+        screen(&app)
+    };
+    assert!(s.contains(&format!("{} missed", total - strict)), "{s}");
+}
+
+#[test]
+fn quit_cancels_running_work() {
+    let dir = corpus_dir();
+    let mut app = new_app(dir.path(), (100, 30));
+    app.start();
+    let _ = app.take_outbox();
+    app.update(Action::Quit);
+    assert!(app.quit);
+    assert!(
+        app.take_outbox()
+            .iter()
+            .any(|c| matches!(c, Cmd::Cancel(super::worker::Kind::Index)))
+    );
+    assert!(!app.busy());
+}
+
+#[test]
+fn a_crashed_worker_is_fatal_and_stale_results_are_ignored() {
+    let (_d, mut app) = loaded((100, 30));
+    // A result for a job nobody waits for changes nothing.
+    let before = app.results.as_ref().unwrap().id;
+    assert!(!app.handle(Msg::Cancelled { id: 9999 }) || app.results.as_ref().unwrap().id == before);
+    app.handle(Msg::Crashed {
+        what: "band job".into(),
+        message: "boom".into(),
+    });
+    assert!(app.fatal.as_deref().unwrap().contains("boom"));
+}
+
+#[test]
+fn limits_are_reported_not_applied() {
+    let (_d, mut app) = loaded((100, 30));
+    for _ in 0..10 {
+        app.update(Action::RowsDown);
+    }
+    assert_eq!(app.rows, 1);
+    assert!(app.status.as_deref().unwrap().contains("at least 1"));
+    app.update(Action::ToggleTuning);
+    for _ in 0..10 {
+        app.update(Action::ShingleDown);
+    }
+    assert_eq!(app.params.k, 1);
+}
+
+#[test]
+fn missing_file_in_the_diff_is_an_error_message_not_a_crash() {
+    let (dir, mut app) = loaded((100, 30));
+    let (a, _) = ids(&app, 0);
+    std::fs::remove_file(dir.path().join("c").join(&a)).unwrap();
+    app.update(Action::Open);
+    pump(&mut app);
+    assert!(matches!(app.diff.as_ref().unwrap().model, Some(Err(_))));
+    assert!(screen(&app).contains("unreadable"), "{}", screen(&app));
+}
+
+#[test]
+fn diff_layout_of_a_real_pair_keeps_shared_lines_together() {
+    // Independent of the app: two texts, one with an inserted paragraph.
+    let a = "intro line\n\nshared paragraph one\n\nshared paragraph two\n";
+    let b =
+        "intro line\n\nA brand new paragraph.\n\nshared paragraph one\n\nshared paragraph two\n";
+    let lay = diff::layout(&diff::build(a, b, diff::TIMEOUT), 30);
+    for r in &lay.rows {
+        if let (Some(l), Some(rr)) = (&r.left, &r.right) {
+            let lt: String = l.segs.iter().map(|s| s.text.as_str()).collect();
+            let rt: String = rr.segs.iter().map(|s| s.text.as_str()).collect();
+            if lt.starts_with("shared") || rt.starts_with("shared") {
+                assert_eq!(lt, rt);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_view_draws_at_every_size_without_panicking() {
+    let (_d, mut app) = loaded((100, 30));
+    let sizes = [
+        (1, 1),
+        (20, 5),
+        (59, 15),
+        (60, 14),
+        (60, 15),
+        (61, 16),
+        (80, 24),
+        (149, 40),
+        (150, 40),
+        (240, 70),
+    ];
+    let views: [&[Action]; 6] = [
+        &[],
+        &[Action::ToggleTuning],
+        &[Action::StartFilter, Action::FilterChar('d')],
+        &[Action::Open],
+        &[Action::ToggleHelp],
+        &[Action::ToggleTuning, Action::ToggleHelp],
+    ];
+    for view in views {
+        for &(w, h) in &sizes {
+            app.update(Action::Resize(w, h));
+            for &a in view {
+                app.update(a);
+            }
+            pump(&mut app);
+            let s = screen(&app);
+            if w >= super::layout::MIN_W && h >= super::layout::MIN_H {
+                assert!(!s.contains("too small"), "{w}x{h}:\n{s}");
+            } else {
+                assert!(w < 20 || s.contains("too small"), "{w}x{h}:\n{s}");
+            }
+            // Back to the plain list for the next round.
+            app.help = None;
+            app.update(Action::Resize(100, 30));
+            if app.diff.is_some() {
+                app.update(Action::Back);
+            }
+            if app.list.editing {
+                app.update(Action::FilterClear);
+            }
+            app.tuning.open = false;
+        }
+    }
+}

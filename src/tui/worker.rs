@@ -1,0 +1,384 @@
+//! Background work: every slow step (walking, indexing, hashing more functions,
+//! banding, all-pairs similarity, diffs) runs on its own thread and reports back over
+//! one channel, so the UI thread never blocks on the engine.
+//!
+//! Each job has a kind; starting a job cancels the running job of the same kind (its
+//! result would be stale anyway), and the UI ignores results of jobs it no longer
+//! waits for. A panic in a job is caught and reported as [`Msg::Crashed`], which ends
+//! the explorer with the terminal restored and a non-zero exit.
+
+use super::diff::{self, DiffModel};
+use super::recall::{self, AllPairs, FoundGroups, Recall};
+use simtui::corpus::{Corpus, Entry, Source, WalkOptions};
+use simtui::generator::{GenOptions, generate};
+use simtui::index::{Found, Index, Params};
+use simtui::progress::{Cancelled, Progress, Stage};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Documents of the built-in demo corpus.
+pub const DEMO_DOCS: usize = 2000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Walking and indexing (the first load, or a rebuild for a new k).
+    Index,
+    /// Computing more hash functions.
+    Extend,
+    Band,
+    AllPairs,
+    Recall,
+    Diff,
+}
+
+/// A document to show in the diff.
+#[derive(Clone, Debug)]
+pub struct DiffDoc {
+    pub id: String,
+    pub source: Source,
+    pub bytes: u64,
+}
+
+pub enum Work {
+    /// Walk the roots (or generate the demo corpus), then index.
+    Load {
+        roots: Vec<PathBuf>,
+        walk: WalkOptions,
+        params: Params,
+    },
+    Reindex {
+        corpus: Arc<Corpus>,
+        params: Params,
+    },
+    Extend {
+        index: Arc<Index>,
+        perms: usize,
+    },
+    Band {
+        index: Arc<Index>,
+        bands: usize,
+        rows: usize,
+    },
+    AllPairs {
+        index: Arc<Index>,
+    },
+    Recall {
+        all: Arc<AllPairs>,
+        found: Arc<FoundGroups>,
+    },
+    Diff {
+        a: DiffDoc,
+        b: DiffDoc,
+        max_bytes: u64,
+    },
+}
+
+impl Work {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Work::Load { .. } | Work::Reindex { .. } => Kind::Index,
+            Work::Extend { .. } => Kind::Extend,
+            Work::Band { .. } => Kind::Band,
+            Work::AllPairs { .. } => Kind::AllPairs,
+            Work::Recall { .. } => Kind::Recall,
+            Work::Diff { .. } => Kind::Diff,
+        }
+    }
+}
+
+pub struct Job {
+    pub id: u64,
+    pub work: Work,
+}
+
+/// A finished diff: the model, or why it could not be made.
+pub struct DiffResult {
+    pub model: Result<DiffModel, String>,
+}
+
+pub enum Output {
+    Indexed {
+        index: Index,
+        /// The corpus walked (a first load), kept for re-indexing.
+        corpus: Option<Arc<Corpus>>,
+        took: Duration,
+    },
+    Extended(Index),
+    Banded {
+        bands: usize,
+        rows: usize,
+        found: Found,
+        groups: FoundGroups,
+    },
+    AllPairs(Result<AllPairs, String>),
+    Recall(Recall),
+    Diff(DiffResult),
+}
+
+/// What reaches the UI thread.
+pub enum Msg {
+    Input(ratatui::crossterm::event::Event),
+    /// The terminal's input could not be read.
+    InputFailed(String),
+    Progress {
+        id: u64,
+        stage: Stage,
+        done: u64,
+        total: u64,
+    },
+    Done {
+        id: u64,
+        out: Box<Output>,
+    },
+    Cancelled {
+        id: u64,
+    },
+    /// A job failed in a way the user must see (e.g. the corpus vanished).
+    Failed {
+        id: u64,
+        error: String,
+    },
+    /// A job panicked.
+    Crashed {
+        what: String,
+        message: String,
+    },
+}
+
+/// Forwards engine progress to the UI, at most every 50 ms per stage (plus each stage's
+/// end), and tells the engine when the job is cancelled.
+pub struct Reporter {
+    id: u64,
+    tx: Sender<Msg>,
+    cancel: Arc<AtomicBool>,
+    last: Mutex<[Option<Instant>; 5]>,
+}
+
+const REPORT_EVERY: Duration = Duration::from_millis(50);
+
+impl Reporter {
+    pub fn new(id: u64, tx: Sender<Msg>, cancel: Arc<AtomicBool>) -> Reporter {
+        Reporter {
+            id,
+            tx,
+            cancel,
+            last: Mutex::new([None; 5]),
+        }
+    }
+}
+
+impl Progress for Reporter {
+    fn update(&self, stage: Stage, done: u64, total: u64) {
+        let now = Instant::now();
+        {
+            let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+            let slot = &mut last[stage as usize];
+            if done < total && slot.is_some_and(|t| now.duration_since(t) < REPORT_EVERY) {
+                return;
+            }
+            *slot = Some(now);
+        }
+        let _ = self.tx.send(Msg::Progress {
+            id: self.id,
+            stage,
+            done,
+            total,
+        });
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// A debugging hook for the tests of the panic path: `SIMTUI_DEBUG_PANIC=worker` makes
+/// the first index job panic.
+fn debug_panic(place: &str) {
+    if std::env::var("SIMTUI_DEBUG_PANIC").is_ok_and(|v| v == place) {
+        panic!("SIMTUI_DEBUG_PANIC={place}: a deliberate panic to test the crash path");
+    }
+}
+
+/// Does one job. Pure apart from reading files: the tests call it directly.
+pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> {
+    Ok(match work {
+        Work::Load {
+            roots,
+            walk,
+            params,
+        } => {
+            debug_panic("worker");
+            let t = Instant::now();
+            let corpus = if roots.is_empty() {
+                let g = generate(&GenOptions {
+                    docs: DEMO_DOCS,
+                    ..Default::default()
+                });
+                Corpus::from_texts(g.docs.into_iter().map(|d| (d.id, d.text)))
+            } else {
+                Corpus::walk(&roots, &walk).map_err(|e| JobError::Failed(e.to_string()))?
+            };
+            simtui::progress::check(progress)?;
+            // The walk is over: reading starts now.
+            progress.update(Stage::Read, 0, corpus.entries.len() as u64);
+            let corpus = Arc::new(corpus);
+            let index = Index::build((*corpus).clone(), &params, progress)?;
+            Output::Indexed {
+                index,
+                corpus: Some(corpus),
+                took: t.elapsed(),
+            }
+        }
+        Work::Reindex { corpus, params } => {
+            let t = Instant::now();
+            let index = Index::build((*corpus).clone(), &params, progress)?;
+            Output::Indexed {
+                index,
+                corpus: None,
+                took: t.elapsed(),
+            }
+        }
+        Work::Extend { index, perms } => {
+            // A copy is extended while the original stays in use for banding.
+            let mut index = (*index).clone();
+            index.ensure_perms(perms, progress)?;
+            Output::Extended(index)
+        }
+        Work::Band { index, bands, rows } => {
+            let found = index.find(bands, rows, 0.0, progress)?;
+            let groups = recall::found_groups(&index, &found);
+            Output::Banded {
+                bands,
+                rows,
+                found,
+                groups,
+            }
+        }
+        Work::AllPairs { index } => Output::AllPairs(recall::all_pairs(&index, progress)?),
+        Work::Recall { all, found } => Output::Recall(Recall::new(&all, &found)),
+        Work::Diff { a, b, max_bytes } => Output::Diff(DiffResult {
+            model: diff_docs(&a, &b, max_bytes),
+        }),
+    })
+}
+
+fn read(doc: &DiffDoc, max_bytes: u64) -> Result<Arc<str>, String> {
+    let entry = Entry {
+        id: doc.id.clone(),
+        source: doc.source.clone(),
+        bytes: doc.bytes,
+    };
+    simtui::corpus::read_text(&entry, max_bytes).map_err(|(reason, detail)| {
+        let detail = if detail.is_empty() {
+            String::new()
+        } else {
+            format!(" ({detail})")
+        };
+        format!("{}: {}{detail}", super::fmt::clean(&doc.id), reason.name())
+    })
+}
+
+fn diff_docs(a: &DiffDoc, b: &DiffDoc, max_bytes: u64) -> Result<DiffModel, String> {
+    let ta = read(a, max_bytes)?;
+    let tb = read(b, max_bytes)?;
+    let (la, ca) = diff::truncate(&ta, diff::CAP);
+    let (lb, cb) = diff::truncate(&tb, diff::CAP);
+    let mut model = diff::build(la, lb, diff::TIMEOUT);
+    model.truncated = [ca, cb];
+    Ok(model)
+}
+
+#[derive(Debug)]
+pub enum JobError {
+    Cancelled,
+    Failed(String),
+}
+
+impl From<Cancelled> for JobError {
+    fn from(_: Cancelled) -> Self {
+        JobError::Cancelled
+    }
+}
+
+struct Running {
+    cancel: Arc<AtomicBool>,
+}
+
+/// Starts jobs on threads and cancels superseded ones.
+pub struct Workers {
+    tx: Sender<Msg>,
+    running: HashMap<Kind, Running>,
+}
+
+impl Workers {
+    pub fn new(tx: Sender<Msg>) -> Workers {
+        Workers {
+            tx,
+            running: HashMap::new(),
+        }
+    }
+
+    pub fn cancel(&mut self, kind: Kind) {
+        if let Some(r) = self.running.remove(&kind) {
+            r.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    pub fn cancel_all(&mut self) {
+        for (_, r) in self.running.drain() {
+            r.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    pub fn spawn(&mut self, job: Job) -> std::io::Result<()> {
+        let kind = job.work.kind();
+        self.cancel(kind);
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.running.insert(
+            kind,
+            Running {
+                cancel: cancel.clone(),
+            },
+        );
+        let tx = self.tx.clone();
+        std::thread::Builder::new()
+            .name(format!("simtui-{kind:?}").to_lowercase())
+            .spawn(move || {
+                let id = job.id;
+                let reporter = Reporter::new(id, tx.clone(), cancel);
+                // A panic must not vanish with its thread: the UI is told, ends, restores
+                // the terminal and exits non-zero (the panic hook already printed it).
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    execute(job.work, &reporter)
+                }));
+                let msg = match result {
+                    Ok(Ok(out)) => Msg::Done {
+                        id,
+                        out: Box::new(out),
+                    },
+                    Ok(Err(JobError::Cancelled)) => Msg::Cancelled { id },
+                    Ok(Err(JobError::Failed(error))) => Msg::Failed { id, error },
+                    Err(payload) => Msg::Crashed {
+                        what: format!("{kind:?} job").to_lowercase(),
+                        message: panic_message(&payload),
+                    },
+                };
+                let _ = tx.send(msg);
+            })?;
+        Ok(())
+    }
+}
+
+pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}

@@ -1,0 +1,453 @@
+//! End-to-end tests of the explorer: the real binary in a pseudo-terminal, its output
+//! fed to a terminal emulator (vt100), keys typed as a person would.
+//!
+//! Nothing here can hang: every wait has a deadline, a reader thread drains the PTY
+//! continuously, and the child is killed when a test ends in any way.
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_simtui");
+const TIMEOUT: Duration = Duration::from_secs(20);
+const ROWS: u16 = 30;
+const COLS: u16 = 100;
+
+const DOWN: &str = "\x1b[B";
+const ENTER: &str = "\r";
+const ESC: &str = "\x1b";
+
+struct Pty {
+    child: Box<dyn Child + Send + Sync>,
+    master: Box<dyn MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    parser: Arc<Mutex<vt100::Parser>>,
+    reader: Option<JoinHandle<()>>,
+}
+
+impl Pty {
+    fn spawn(args: &[&str], env: &[(&str, &str)]) -> Pty {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("open a pty");
+        let mut cmd = CommandBuilder::new(BIN);
+        cmd.args(args);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("NO_COLOR");
+        cmd.env_remove("SIMTUI_DEBUG_PANIC");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = pair.slave.spawn_command(cmd).expect("spawn simtui");
+        // Only the child may hold the slave: the reader then sees EOF when it exits.
+        drop(pair.slave);
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(ROWS), nz(COLS), 0)));
+        let mut reader = pair.master.try_clone_reader().expect("pty reader");
+        let p = parser.clone();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => p.lock().unwrap().process(&buf[..n]),
+                }
+            }
+        });
+        let writer = pair.master.take_writer().expect("pty writer");
+        Pty {
+            child,
+            master: pair.master,
+            writer,
+            parser,
+            reader: Some(reader),
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    fn with_screen<T>(&self, f: impl FnOnce(&vt100::Screen) -> T) -> T {
+        f(self.parser.lock().unwrap().screen())
+    }
+
+    fn send(&mut self, keys: &str) {
+        self.writer
+            .write_all(keys.as_bytes())
+            .expect("write to the pty");
+        self.writer.flush().unwrap();
+        // A lone Esc must not merge with the next key into an escape sequence.
+        std::thread::sleep(Duration::from_millis(if keys == ESC { 150 } else { 30 }));
+    }
+
+    /// Polls the screen until `pred` holds; panics with the screen after the timeout.
+    fn wait_until(&self, what: &str, mut pred: impl FnMut(&vt100::Screen) -> bool) {
+        let deadline = Instant::now() + TIMEOUT;
+        while Instant::now() < deadline {
+            if self.with_screen(&mut pred) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(40));
+        }
+        panic!(
+            "timed out waiting for {what}; the screen:\n{}",
+            self.screen()
+        );
+    }
+
+    fn wait_for(&self, text: &str) {
+        self.wait_until(&format!("{text:?}"), |s| s.contents().contains(text));
+    }
+
+    fn wait_gone(&self, text: &str) {
+        self.wait_until(&format!("{text:?} to go"), |s| !s.contents().contains(text));
+    }
+
+    /// Waits until the screen has not changed for a while (a frame is complete).
+    fn stable(&self) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        let mut last = self.screen();
+        let mut since = Instant::now();
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = self.screen();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            } else if since.elapsed() >= Duration::from_millis(400) {
+                return last;
+            }
+        }
+        panic!("the screen never settled:\n{last}");
+    }
+
+    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let deadline = Instant::now() + TIMEOUT;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                // Let the reader take the last bytes (the terminal restore).
+                if let Some(r) = self.reader.take() {
+                    let end = Instant::now() + Duration::from_secs(5);
+                    while !r.is_finished() && Instant::now() < end {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                }
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(40));
+        }
+        panic!("simtui did not exit; the screen:\n{}", self.screen());
+    }
+
+    fn resize(&self, rows: u16, cols: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        self.parser
+            .lock()
+            .unwrap()
+            .screen_mut()
+            .set_size(nz(rows), nz(cols));
+    }
+
+    /// The text of a screen row.
+    fn row(&self, row: u16) -> String {
+        self.screen()
+            .lines()
+            .nth(row as usize)
+            .unwrap_or("")
+            .to_string()
+    }
+
+    fn row_inverse(&self, row: u16) -> bool {
+        self.with_screen(|s| inverse(s, row))
+    }
+}
+
+fn nz(n: u16) -> std::num::NonZeroU16 {
+    std::num::NonZeroU16::new(n).expect("a terminal has rows and columns")
+}
+
+/// Every cell of the row is in reverse video (the selection).
+fn inverse(s: &vt100::Screen, row: u16) -> bool {
+    (0..s.size().1.get()).all(|c| s.cell(row, c).is_some_and(|cell| cell.inverse()))
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        // Never leave a process behind, whatever happened in the test.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A generated corpus with planted near-duplicates.
+fn corpus(docs: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let g = simtui::generator::generate(&simtui::generator::GenOptions {
+        docs,
+        seed: 11,
+        words: 150,
+        dup_fraction: 0.4,
+        ..Default::default()
+    });
+    simtui::generator::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
+    dir
+}
+
+fn path(dir: &Path) -> String {
+    dir.join("c").display().to_string()
+}
+
+/// First row of the pair list (title bar, list title and header come first).
+const FIRST_PAIR_ROW: u16 = 3;
+
+#[test]
+fn explore_a_corpus_with_the_keyboard() {
+    let dir = corpus(200);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.stable();
+    assert!(
+        t.row(FIRST_PAIR_ROW).trim_start().starts_with("1 "),
+        "{}",
+        t.screen()
+    );
+    assert!(
+        t.row_inverse(FIRST_PAIR_ROW),
+        "first pair selected:\n{}",
+        t.screen()
+    );
+    assert!(
+        t.row(ROWS - 1).contains("Enter diff"),
+        "footer:\n{}",
+        t.screen()
+    );
+
+    // Down moves the selection.
+    t.send(DOWN);
+    t.wait_until("the second pair selected", |s| {
+        inverse(s, FIRST_PAIR_ROW + 1)
+    });
+    assert!(!t.row_inverse(FIRST_PAIR_ROW));
+    let second = t.row(FIRST_PAIR_ROW + 1);
+    let a_id = second.split_whitespace().nth(3).unwrap().to_string();
+
+    // Enter opens the diff of that pair.
+    t.send(ENTER);
+    t.wait_for("words only here");
+    t.wait_for(&format!("A {a_id}"));
+    t.wait_for("pair 2 of");
+    assert!(t.row(ROWS - 1).contains("n/p pair"), "{}", t.screen());
+
+    // n: the next pair, in place.
+    t.send("n");
+    t.wait_for("pair 3 of");
+    t.stable();
+
+    // Esc: back to the list, the selection followed n.
+    t.send(ESC);
+    t.wait_gone("words only here");
+    t.wait_until("the third pair selected", |s| {
+        inverse(s, FIRST_PAIR_ROW + 2)
+    });
+
+    // b: one more band, re-banded at once.
+    t.send("b");
+    t.wait_for("b=17 r=8");
+    // r: one more row; 17 × 9 needs more hash functions than the 128 computed.
+    t.send("r");
+    t.wait_for("b=17 r=9");
+    t.stable();
+
+    // The tuning panel shows the same banding.
+    t.send("t");
+    t.wait_for("threshold (1/b)^(1/r)");
+    t.wait_for("b = 17");
+    t.wait_for("N = b·r = 153");
+    t.send(ESC);
+    t.wait_gone("threshold (1/b)^(1/r)");
+
+    // ? shows the help from the key table; Esc closes it.
+    t.send("?");
+    t.wait_for("Help · Pairs");
+    t.wait_for("filter by path substring");
+    t.send(ESC);
+    t.wait_gone("Help · Pairs");
+
+    // q quits with success and restores the terminal.
+    t.send("q");
+    let status = t.wait_exit();
+    assert!(status.success(), "exit status {status:?}\n{}", t.screen());
+    t.with_screen(|s| {
+        assert!(!s.alternate_screen(), "alternate screen left");
+        assert!(!s.hide_cursor(), "cursor shown");
+        assert_eq!(
+            s.mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None,
+            "mouse released"
+        );
+    });
+}
+
+#[test]
+fn filter_typed_live_and_no_color_selection() {
+    let dir = corpus(120);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p, "--no-mouse"], &[("NO_COLOR", "1")]);
+    t.wait_for("candidates");
+    t.stable();
+    // No colour at all, and the selection still shows (reverse video).
+    t.with_screen(|s| {
+        for r in 0..ROWS {
+            for c in 0..COLS {
+                let cell = s.cell(r, c).unwrap();
+                assert_eq!(cell.fgcolor(), vt100::Color::Default, "colour at {r},{c}");
+                assert_eq!(cell.bgcolor(), vt100::Color::Default, "colour at {r},{c}");
+            }
+        }
+        assert_eq!(
+            s.mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None,
+            "--no-mouse"
+        );
+    });
+    assert!(t.row_inverse(FIRST_PAIR_ROW));
+
+    t.send("/");
+    t.wait_for("Filter:");
+    for c in "doc000001".chars() {
+        t.send(&c.to_string());
+    }
+    t.wait_for("Filter: doc000001");
+    t.stable();
+    let s = t.screen();
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(FIRST_PAIR_ROW as usize)
+        .filter(|l| l.contains(".txt"))
+        .collect();
+    assert!(!rows.is_empty(), "{s}");
+    assert!(rows.iter().all(|l| l.contains("doc000001")), "{s}");
+    // q is text while typing.
+    t.send("q");
+    t.wait_for("Filter: doc000001q");
+    t.send(ESC);
+    t.wait_gone("Filter:");
+    t.send("q");
+    assert!(t.wait_exit().success());
+}
+
+#[test]
+fn resizing_redraws_and_a_tiny_terminal_gets_a_message() {
+    let dir = corpus(80);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.resize(12, 50);
+    t.wait_for("Terminal too small");
+    t.wait_for("50×12");
+    t.resize(ROWS, COLS);
+    t.wait_for("candidates");
+    t.wait_gone("Terminal too small");
+    t.send("q");
+    assert!(t.wait_exit().success());
+}
+
+#[test]
+fn quitting_while_indexing_cancels_and_exits_cleanly() {
+    // The demo corpus: generated and indexed in the background.
+    let mut t = Pty::spawn(&[], &[]);
+    // The first frame comes at once; on a fast machine the demo may be indexed before
+    // the screen is polled, so either screen will do.
+    t.wait_until("the first frame", |s| {
+        let c = s.contents();
+        c.contains("Indexing") || c.contains("candidates")
+    });
+    t.send("q");
+    let status = t.wait_exit();
+    assert!(status.success(), "{status:?}");
+    t.with_screen(|s| assert!(!s.alternate_screen()));
+}
+
+#[test]
+fn a_worker_panic_restores_the_terminal_and_fails() {
+    let dir = corpus(20);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[("SIMTUI_DEBUG_PANIC", "worker")]);
+    let status = t.wait_exit();
+    assert!(!status.success(), "a worker panic must fail the process");
+    let s = t.screen();
+    assert!(
+        s.contains("deliberate panic"),
+        "the panic message is visible:\n{s}"
+    );
+    assert!(s.contains("panicked"), "{s}");
+    t.with_screen(|s| {
+        assert!(!s.alternate_screen());
+        assert!(!s.hide_cursor());
+        assert_eq!(s.mouse_protocol_mode(), vt100::MouseProtocolMode::None);
+    });
+}
+
+#[test]
+fn a_ui_panic_restores_the_terminal_and_fails() {
+    let dir = corpus(20);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[("SIMTUI_DEBUG_PANIC", "ui")]);
+    let status = t.wait_exit();
+    assert!(!status.success());
+    let s = t.screen();
+    assert!(s.contains("deliberate panic"), "{s}");
+    t.with_screen(|s| {
+        assert!(!s.alternate_screen());
+        assert!(!s.hide_cursor());
+    });
+}
+
+#[test]
+fn not_a_terminal_is_an_error_that_suggests_pairs() {
+    let dir = corpus(10);
+    let out = std::process::Command::new(BIN)
+        .arg(path(dir.path()))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not terminals") || err.contains("not a terminal"),
+        "{err}"
+    );
+    assert!(err.contains("simtui pairs"), "{err}");
+    // Nothing was drawn: no escape sequences on stdout.
+    assert!(
+        !out.stdout.contains(&0x1b),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_missing_path_fails_before_the_terminal_is_touched() {
+    let mut t = Pty::spawn(&["/no/such/simtui/corpus"], &[]);
+    let status = t.wait_exit();
+    assert_eq!(status.exit_code(), 2, "a usage error");
+    let s = t.screen();
+    assert!(s.contains("/no/such/simtui/corpus"), "{s}");
+    t.with_screen(|s| assert!(!s.alternate_screen()));
+}
