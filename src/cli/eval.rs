@@ -34,6 +34,9 @@ pub struct EvalArgs {
     /// Score against a planted-pairs file (JSON Lines with "a" and "b", as `simtui gen` writes) instead of brute force
     #[arg(long, value_name = "FILE")]
     pub truth: Option<std::path::PathBuf>,
+    /// Also write the exact pairs (J >= the lowest threshold) as JSON Lines {"a","b","jaccard"}, in document pairs
+    #[arg(long, value_name = "FILE")]
+    pub write_truth: Option<std::path::PathBuf>,
     /// Output format (table on a terminal, JSON Lines when piped)
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     pub format: Format,
@@ -70,6 +73,46 @@ impl Tracker {
             self.total.load(Ordering::Relaxed)
         )
     }
+}
+
+/// Writes every exact pair as document pairs (identical documents included, J = 1).
+fn write_truth(
+    index: &Index,
+    exact: &simtui::exact::ExactPairs,
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let file = std::fs::File::create(path)
+        .map_err(|e| super::UsageError(format!("cannot write {}: {e}", path.display())))?;
+    let mut out = std::io::BufWriter::new(file);
+    let id = |d: u32| index.docs[d as usize].id.as_str();
+    let mut line = |a: u32, b: u32, j: f64| -> std::io::Result<()> {
+        let (a, b) = if id(a) <= id(b) { (a, b) } else { (b, a) };
+        writeln!(
+            out,
+            "{}",
+            serde_json::json!({"a": id(a), "b": id(b), "jaccard": j})
+        )
+    };
+    for g in 0..index.shingles.len() as u32 {
+        if index.pairs_within(g) > 0 {
+            let m = index.members(g);
+            for (i, &a) in m.iter().enumerate() {
+                for &b in &m[i + 1..] {
+                    line(a, b, 1.0)?;
+                }
+            }
+        }
+    }
+    for p in &exact.pairs {
+        for &a in index.members(p.a) {
+            for &b in index.members(p.b) {
+                line(a, b, p.jaccard)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn parse_banding(s: &str) -> Result<(usize, usize), super::UsageError> {
@@ -153,7 +196,12 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         None => {
             let floor = THRESHOLDS[0].min(args.threshold).max(1e-9);
             match all_pairs(&index, floor, &Limits::default(), &*tracker) {
-                Ok(exact) => Truth::from_exact(&exact),
+                Ok(exact) => {
+                    if let Some(path) = &args.write_truth {
+                        write_truth(&index, &exact, path)?;
+                    }
+                    Truth::from_exact(&exact)
+                }
                 Err(ExactError::Cancelled) => return Err(interrupted("computing the exact pairs")),
                 Err(e) => return Err(e.into()),
             }
