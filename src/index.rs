@@ -5,9 +5,11 @@
 //! time and memory, and their pairs are only spelled out when the output asks for them.
 
 use crate::corpus::{self, Corpus, Entry, SkipReason, Skipped, Source};
+use crate::fingerprints::{FingerprintBuilder, Fingerprints};
 use crate::lsh;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
+use crate::simhash::{Digest, SimHasher};
 use crate::sketch::{Signatures, SketchKind, Sketcher};
 use crate::text::{TextOptions, Tokenizer};
 use crate::verify::{estimate, jaccard};
@@ -136,6 +138,30 @@ impl Index {
         params: &Params,
         progress: &dyn Progress,
     ) -> Result<Index, Cancelled> {
+        Index::build_inner(corpus, params, None, progress).map(|(index, _)| index)
+    }
+
+    /// Like [`Index::build`], and also computes the SimHash fingerprint of every group
+    /// (indexed like the signatures) from its token stream while it is at hand, so the
+    /// text is read and tokenised once. `params.num_perm` may be 0 when no MinHash is
+    /// wanted.
+    pub fn build_with_simhash(
+        corpus: Corpus,
+        params: &Params,
+        simhash: &SimHasher,
+        progress: &dyn Progress,
+    ) -> Result<(Index, Fingerprints), Cancelled> {
+        let (index, fps) = Index::build_inner(corpus, params, Some(simhash), progress)?;
+        Ok((index, fps.expect("fingerprints were asked for")))
+    }
+
+    fn build_inner(
+        corpus: Corpus,
+        params: &Params,
+        simhash: Option<&SimHasher>,
+        progress: &dyn Progress,
+    ) -> Result<(Index, Option<Fingerprints>), Cancelled> {
+        let mut fingerprints = simhash.map(|h| FingerprintBuilder::new(*h));
         let Corpus { entries, skipped } = corpus;
         let mut index = Index {
             params: params.clone(),
@@ -162,21 +188,30 @@ impl Index {
             progress.update(Stage::Read, done, total);
 
             let t = Instant::now();
-            let shingled: Vec<Option<Shingled>> = texts
+            let shingled: Vec<Option<(Shingled, Option<Digest>)>> = texts
                 .par_iter()
                 .map_init(
                     || (Tokenizer::new(&params.text), Vec::new()),
                     |(tok, buf), text| {
-                        text.as_ref()
-                            .ok()
-                            .map(|t| shingle_doc(t, tok, buf, params.k))
+                        text.as_ref().ok().map(|t| {
+                            let s = shingle_doc(t, tok, buf, params.k);
+                            // `buf` still holds the document's token stream.
+                            (s, simhash.map(|h| h.digest(buf)))
+                        })
                     },
                 )
                 .collect();
             texts_into_skips(chunk, texts, &mut index.skipped);
             for (entry, s) in chunk.iter().zip(shingled) {
-                let Some(s) = s else { continue };
+                let Some((s, digest)) = s else { continue };
+                let groups = index.shingles.len();
                 index.add_doc(entry, s, &mut by_content);
+                if let Some(fps) = fingerprints
+                    .as_mut()
+                    .filter(|_| index.shingles.len() > groups)
+                {
+                    fps.push(digest.expect("a digest for each document"));
+                }
             }
             index.stats.times.add(Stage::Shingle, t.elapsed());
             progress.update(Stage::Shingle, done, total);
@@ -188,7 +223,7 @@ impl Index {
         let sketcher = Sketcher::new(params.sketch, params.seed, params.num_perm);
         index.signatures = Signatures::compute(&sketcher, &index.shingles, progress)?;
         index.stats.times.add(Stage::Sketch, t.elapsed());
-        Ok(index)
+        Ok((index, fingerprints.map(FingerprintBuilder::finish)))
     }
 
     fn add_doc(&mut self, entry: &Entry, s: Shingled, by_content: &mut HashMap<u64, u32>) {
@@ -282,6 +317,19 @@ impl Index {
         (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
     }
 
+    /// Exact Jaccard and estimate of two groups (contents); a non-empty group is
+    /// identical to itself.
+    pub fn group_similarity(&self, ga: u32, gb: u32) -> (f64, f64) {
+        (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
+    }
+
+    /// The groups that can pair with anything: empty documents are similar to nothing.
+    pub fn nonempty_groups(&self) -> Vec<u32> {
+        (0..self.shingles.len() as u32)
+            .filter(|&g| !self.shingles.get(g as usize).is_empty())
+            .collect()
+    }
+
     fn group_jaccard(&self, ga: u32, gb: u32) -> f64 {
         if ga == gb {
             return if self.shingles.get(ga as usize).is_empty() {
@@ -316,13 +364,25 @@ impl Index {
         progress: &dyn Progress,
     ) -> Result<Found, Cancelled> {
         let t = Instant::now();
-        // Empty documents are similar to nothing.
-        let items: Vec<u32> = (0..self.shingles.len() as u32)
-            .filter(|&g| !self.shingles.get(g as usize).is_empty())
-            .collect();
+        let items = self.nonempty_groups();
         let group_pairs = lsh::candidates(&self.signatures, &items, bands, rows, progress)?;
         let band_time = t.elapsed();
+        let mut found = self.verify(&group_pairs, threshold, progress)?;
+        found.band_time = band_time;
+        Ok(found)
+    }
 
+    /// Verifies candidate pairs of groups (distinct, non-empty contents, as any candidate
+    /// generator gives them: LSH banding, SimHash block tables) with exact Jaccard, keeps
+    /// those with J ≥ `threshold`, and spells them out as document pairs, with every
+    /// pair of identical documents. `band_time` is left at zero for the caller.
+    pub fn verify(
+        &self,
+        group_pairs: &[(u32, u32)],
+        threshold: f64,
+        progress: &dyn Progress,
+    ) -> Result<Found, Cancelled> {
+        let items = self.nonempty_groups();
         let t = Instant::now();
         let total = group_pairs.len() as u64;
         let verified: Vec<(u32, u32, f64, f64)> = group_pairs
@@ -353,7 +413,7 @@ impl Index {
             .concat();
 
         let mut candidates = 0u64;
-        for &(ga, gb) in &group_pairs {
+        for &(ga, gb) in group_pairs {
             candidates += (self.members(ga).len() * self.members(gb).len()) as u64;
         }
         let mut pairs = Vec::new();
@@ -392,7 +452,7 @@ impl Index {
             pairs,
             candidates,
             group_candidates: group_pairs.len(),
-            band_time,
+            band_time: Duration::ZERO,
             verify_time: t.elapsed(),
         })
     }

@@ -7,20 +7,27 @@
 //! maths and [`generator`] makes synthetic corpora with planted near-duplicates.
 //! Nothing here touches the terminal.
 
+pub mod blocks;
+pub mod cluster;
 pub mod corpus;
 pub mod curve;
 pub mod eval;
 pub mod exact;
+pub mod fingerprints;
 // `gen` is a reserved word in Rust 2024: the generator's module is `simtui::generator`.
 #[path = "gen.rs"]
 pub mod generator;
 pub mod hash;
 pub mod index;
 pub mod lsh;
+pub mod matrix;
+pub mod method;
 pub mod oph;
 pub mod progress;
+pub mod query;
 pub mod rng;
 pub mod shingle;
+pub mod simhash;
 pub mod sketch;
 pub mod stopwords;
 pub mod text;

@@ -63,7 +63,7 @@ pub fn candidates(
         sigs.width()
     );
     if sigs.rows() as u64 > ITEM_MASK + 1 {
-        return Ok(candidates_wide(sigs, items, bands, rows, progress)?);
+        return candidates_wide(sigs, items, bands, rows, progress);
     }
     let done = std::sync::atomic::AtomicU64::new(0);
     let per_band: Vec<Vec<u64>> = (0..bands)

@@ -8,12 +8,8 @@ use std::process::ExitCode;
 
 /// Explore near-duplicate documents: MinHash, LSH and exact Jaccard, in your terminal.
 #[derive(Parser, Debug)]
-#[command(
-    name = "simtui",
-    version,
-    args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  simtui                       explore the built-in demo corpus\n  simtui data/                 explore a folder\n  simtui pairs data/ --threshold 0.8 --format jsonl | jq\n  simtui curve --threshold 0.8 --perms 128"
-)]
+#[command(name = "simtui", version)]
+// Examples and exit codes are added by cli::help, for every command in one place.
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -22,9 +18,10 @@ struct Cli {
     paths: Vec<std::path::PathBuf>,
     #[command(flatten)]
     index: cli::args::IndexArgs,
-    /// Don't capture the mouse (keeps the terminal's text selection; no wheel scrolling)
-    #[arg(long)]
-    no_mouse: bool,
+    #[command(flatten)]
+    explorer: cli::explorer::ExplorerArgs,
+    #[command(flatten)]
+    global: cli::startup::GlobalArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -37,33 +34,50 @@ enum Command {
     Eval(cli::eval::EvalArgs),
     /// Write a synthetic corpus with planted near-duplicates, and its truth file
     Gen(cli::generate::GenArgs),
+    /// Print the nearest neighbours of documents of a corpus, or of files outside it
+    Query(cli::query::QueryArgs),
+    /// Group near-duplicates into clusters, each with the document to keep
+    Clusters(cli::clusters::ClustersArgs),
+    /// Print the similarity matrix of a few documents
+    Matrix(cli::matrix::MatrixArgs),
+    /// Print a shell completion script: bash, zsh, fish, powershell or elvish
+    Completions(cli::completions::CompletionsArgs),
+    /// Print the man page (roff), simtui's or a command's
+    Man(cli::man::ManArgs),
+    /// Print a default config file, or the path of the one in use, or check it
+    Config(cli::config_cmd::ConfigArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // The command line, with the config file's values as defaults (cli::startup).
+    let (cli, startup) = match cli::startup::parse::<Cli>(cli::help::command::<Cli>()) {
+        Ok(parsed) => parsed,
+        Err(e) => return cli::exit_code(Err(e.into())),
+    };
     let result = match &cli.command {
         Some(Command::Pairs(a)) => cli::pairs::run(a),
         Some(Command::Curve(a)) => cli::curve::run(a),
         Some(Command::Eval(a)) => cli::eval::run(a),
         Some(Command::Gen(a)) => cli::generate::run(a),
-        None => tui::run(tui::ExploreOptions {
-            roots: cli.paths.clone(),
-            walk: cli.index.walk_options(),
-            params: cli.index.params(),
-            bands: cli.index.bands as usize,
-            rows: cli.index.rows as usize,
-            mouse: !cli.no_mouse,
-        }),
+        Some(Command::Query(a)) => cli::query::run(a),
+        Some(Command::Clusters(a)) => cli::clusters::run(a),
+        Some(Command::Matrix(a)) => cli::matrix::run(a),
+        Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
+        Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),
+        Some(Command::Config(a)) => cli::config_cmd::run(a, &startup, cli::help::command::<Cli>()),
+        None => match cli::explorer::ExplorerSettings::resolve(&cli.explorer, &startup) {
+            // `explorer` also holds the colour choice, log file, key bindings and
+            // palette from the config file and flags, for the explorer to take.
+            Ok(explorer) => tui::run(tui::ExploreOptions {
+                roots: cli.paths.clone(),
+                walk: cli.index.walk_options(),
+                params: cli.index.params(),
+                bands: cli.index.bands as usize,
+                rows: cli.index.rows as usize,
+                settings: explorer,
+            }),
+            Err(e) => Err(e.into()),
+        },
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("simtui: {e:#}");
-            if e.is::<cli::UsageError>() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-    }
+    cli::exit_code(result)
 }

@@ -1,66 +1,77 @@
 //! Flags shared by the explorer and the headless commands.
 
-use clap::{Args, ValueEnum};
+use super::config::{Config, ConfigError, Problem};
+use clap::{Arg, Args, Command, ValueEnum};
 use simtui::corpus::WalkOptions;
 use simtui::index::Params;
+use simtui::method::Method;
+use simtui::simhash::{SimHasher, Weight, default_max_distance};
 use simtui::sketch::SketchKind;
 use simtui::text::{TextOptions, Unit};
 use std::path::PathBuf;
 
+// The value enums have no doc comments on their variants: clap would print them as a
+// long "Possible values" block; each flag's help says what the values mean instead.
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum UnitArg {
-    /// Unicode words
+    // Unicode words.
     Word,
-    /// Grapheme clusters, white space collapsed
+    // Grapheme clusters, white space collapsed.
     Char,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SketchArg {
-    /// Classic MinHash: b·r hash functions per shingle
+    // Classic MinHash: b·r hash functions per shingle.
     Minhash,
-    /// One-permutation hashing with optimal densification: one hash per shingle
+    // One-permutation hashing with optimal densification: one hash per shingle.
     Oph,
 }
+
+/// The help heading of [`IndexArgs`]' flags. It also marks the flags whose defaults the
+/// config file's `[index]` section sets: every command that flattens `IndexArgs` takes
+/// them. (Set per flag: a struct-wide heading would run on into the flags after it.)
+pub const INDEX_HEADING: &str = "Indexing options";
 
 /// How the corpus is read and indexed.
 #[derive(Args, Clone, Debug)]
 pub struct IndexArgs {
     /// Tokens per shingle
-    #[arg(short = 'k', long = "k", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(help_heading = INDEX_HEADING, short = 'k', long = "k", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub k: u32,
-    /// What a token is
-    #[arg(long, value_enum, default_value_t = UnitArg::Word)]
+    /// What a token is: Unicode words, or grapheme clusters with white space collapsed
+    #[arg(help_heading = INDEX_HEADING, long, value_enum, default_value_t = UnitArg::Word)]
     pub unit: UnitArg,
     /// Keep letter case (default: lowercase)
-    #[arg(long)]
+    #[arg(help_heading = INDEX_HEADING, long)]
     pub keep_case: bool,
     /// Drop a built-in list of English stop words
-    #[arg(long)]
+    #[arg(help_heading = INDEX_HEADING, long)]
     pub stopwords: bool,
     /// LSH bands (b)
-    #[arg(short = 'b', long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(help_heading = INDEX_HEADING, short = 'b', long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub bands: u32,
     /// Rows per band (r); b·r MinHash functions are computed
-    #[arg(short = 'r', long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(help_heading = INDEX_HEADING, short = 'r', long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub rows: u32,
     /// Seed of the MinHash functions
-    #[arg(long, default_value_t = 1)]
+    #[arg(help_heading = INDEX_HEADING, long, default_value_t = 1)]
     pub seed: u64,
-    /// The sketch that makes the signatures
-    #[arg(long, value_enum, default_value_t = SketchArg::Minhash)]
+    /// The sketch: classic MinHash, or one-permutation hashing (one hash per shingle)
+    #[arg(help_heading = INDEX_HEADING, long, value_enum, default_value_t = SketchArg::Minhash)]
     pub sketch: SketchArg,
     /// Include hidden files and folders (and .git and the like)
-    #[arg(long)]
+    #[arg(help_heading = INDEX_HEADING, long)]
     pub hidden: bool,
     /// Follow symbolic links (loops are detected and skipped)
-    #[arg(long)]
+    #[arg(help_heading = INDEX_HEADING, long)]
     pub follow: bool,
     /// Skip files larger than this many bytes
-    #[arg(long, default_value_t = 32 << 20)]
+    #[arg(help_heading = INDEX_HEADING, long, default_value_t = 32 << 20)]
     pub max_bytes: u64,
     /// Only files with these extensions, comma-separated (e.g. txt,md)
-    #[arg(long, value_delimiter = ',')]
+    #[arg(help_heading = INDEX_HEADING, long, value_delimiter = ',')]
     pub ext: Option<Vec<String>>,
 }
 
@@ -106,4 +117,193 @@ pub struct PathArgs {
     /// Folders and files to index
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+}
+
+/// Makes the config file's `[index]` settings the defaults of the flags they name, in
+/// the root command and every subcommand. A flag on the command line still wins: clap
+/// takes a default only when the flag is absent (its value source is then "default").
+/// Each value goes through the flag's own parser first, so the file accepts exactly
+/// what the command line does and a bad value is reported at its line.
+pub fn with_config_defaults(cmd: Command, config: &Config) -> Result<Command, ConfigError> {
+    let mut problems = Vec::new();
+    let cmd = apply_defaults(cmd, config, &mut problems);
+    if problems.is_empty() {
+        return Ok(cmd);
+    }
+    // Several commands share a flag, and so its problem.
+    problems.sort_by_key(|p: &Problem| p.line);
+    problems.dedup();
+    Err(ConfigError {
+        path: config.path.clone().unwrap_or_default(),
+        problems,
+    })
+}
+
+/// The problems [`with_config_defaults`] would find, for reporting them together with
+/// the config file's own.
+pub fn flag_problems(cmd: &Command, config: &Config) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    apply_defaults(cmd.clone(), config, &mut problems);
+    problems
+}
+
+fn apply_defaults(mut cmd: Command, config: &Config, problems: &mut Vec<Problem>) -> Command {
+    let mut set = Vec::new();
+    for arg in cmd.get_arguments() {
+        let Some(d) = config.default_for(arg.get_id().as_str()) else {
+            continue;
+        };
+        if !takes_config(d.key, arg) {
+            continue;
+        }
+        match check_value(arg, &d.value) {
+            Ok(()) => set.push((arg.get_id().clone(), d.value.clone())),
+            Err(message) => problems.push(Problem {
+                line: d.line,
+                key: Some(format!("index.{}", d.key)),
+                message,
+            }),
+        }
+    }
+    for (id, value) in set {
+        cmd = cmd.mut_arg(id, |a| a.default_value(value));
+    }
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(name, |sub| apply_defaults(sub, config, problems));
+    }
+    cmd
+}
+
+/// Whether the config setting `key` gives `arg` its default.
+fn takes_config(key: &str, arg: &Arg) -> bool {
+    match key {
+        // Every --threshold that has a default (pairs, eval), but not curve's: there a
+        // threshold switches from drawing a curve to recommending a banding.
+        "threshold" => !arg.get_default_values().is_empty(),
+        // The flags of IndexArgs, and not a flag of the same name elsewhere (gen --seed
+        // seeds the corpus, not the hash functions).
+        _ => arg.get_help_heading() == Some(INDEX_HEADING),
+    }
+}
+
+/// Runs `value` through `arg`'s parser, as if it were given on the command line.
+fn check_value(arg: &Arg, value: &str) -> Result<(), String> {
+    use clap::error::{ContextKind, ContextValue};
+    let probe = Command::new("config").no_binary_name(true).arg(
+        Arg::new("value")
+            .long("value")
+            .value_parser(arg.get_value_parser().clone()),
+    );
+    let Err(e) = probe.try_get_matches_from([format!("--value={value}")]) else {
+        return Ok(());
+    };
+    if let Some(ContextValue::Strings(valid)) = e.get(ContextKind::ValidValue) {
+        return Err(format!(
+            "expected one of {}, found {value:?}",
+            valid.join(", ")
+        ));
+    }
+    Err(match std::error::Error::source(&e) {
+        Some(why) => format!("invalid value {value}: {why}"),
+        None => format!("invalid value {value}"),
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    // MinHash signatures banded by LSH.
+    Minhash,
+    // Weighted SimHash fingerprints in permuted block tables.
+    Simhash,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WeightArg {
+    // Term frequency.
+    Tf,
+    // Term frequency × inverse document frequency over the corpus.
+    Idf,
+}
+
+impl WeightArg {
+    pub fn weight(arg: Option<WeightArg>) -> Weight {
+        match arg {
+            None | Some(WeightArg::Tf) => Weight::Tf,
+            Some(WeightArg::Idf) => Weight::Idf,
+        }
+    }
+}
+
+/// How candidate pairs are found: `--method`, and SimHash's `--bits`, `--weight` and
+/// `--max-distance`.
+#[derive(Args, Clone, Debug)]
+pub struct MethodArgs {
+    /// How candidates are found: MinHash signatures banded by LSH (--bands, --rows), or weighted SimHash fingerprints at most --max-distance bits apart
+    #[arg(long, value_enum, default_value_t = MethodArg::Minhash)]
+    pub method: MethodArg,
+    /// SimHash fingerprint width in bits [default: 64]
+    #[arg(long, value_parser = bits_parser())]
+    pub bits: Option<u32>,
+    /// SimHash token weights: tf (term frequency), or idf (term frequency × inverse document frequency: words in every document stop pulling all fingerprints together) [default: tf]
+    #[arg(long, value_enum)]
+    pub weight: Option<WeightArg>,
+    /// SimHash: the largest Hamming distance of a candidate pair [default: 3 of 64 bits and 6 of 128 with tf weights, 10 and 20 with idf]
+    #[arg(long, value_name = "D")]
+    pub max_distance: Option<u32>,
+}
+
+/// 64 or 128, as a number.
+pub fn bits_parser() -> impl clap::builder::TypedValueParser<Value = u32> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["64", "128"]).map(|s| s.parse::<u32>().unwrap())
+}
+
+impl MethodArgs {
+    /// The engine's method, checked: SimHash flags only with `--method simhash`, and a
+    /// distance below half the bits (beyond it any two fingerprints are as close by chance).
+    pub fn method(&self, index: &IndexArgs) -> Result<Method, super::UsageError> {
+        match self.method {
+            MethodArg::Minhash => {
+                if self.bits.is_some() || self.weight.is_some() || self.max_distance.is_some() {
+                    return Err(super::UsageError(
+                        "--bits, --weight and --max-distance are for --method simhash".into(),
+                    ));
+                }
+                Ok(Method::MinHash {
+                    bands: index.bands as usize,
+                    rows: index.rows as usize,
+                })
+            }
+            MethodArg::Simhash => {
+                let bits = self.bits.unwrap_or(64);
+                let weight = WeightArg::weight(self.weight);
+                let max_distance = self
+                    .max_distance
+                    .unwrap_or(default_max_distance(bits, weight));
+                if max_distance >= bits / 2 {
+                    return Err(super::UsageError(format!(
+                        "--max-distance must be below {} for {bits}-bit fingerprints, got {max_distance}",
+                        bits / 2
+                    )));
+                }
+                Ok(Method::SimHash {
+                    hasher: SimHasher::new(bits, index.seed, weight),
+                    max_distance,
+                })
+            }
+        }
+    }
+
+    /// The index parameters for the method: SimHash computes no MinHash signatures.
+    pub fn params(&self, index: &IndexArgs) -> Params {
+        let mut params = index.params();
+        if self.method == MethodArg::Simhash {
+            params.num_perm = 0;
+        }
+        params
+    }
 }

@@ -1,6 +1,6 @@
 //! `simtui eval`: how much LSH finds, against the exact truth or a planted-pairs file.
 
-use super::args::{IndexArgs, PathArgs};
+use super::args::{IndexArgs, MethodArgs, PathArgs};
 use super::output::{Format, with_stdout};
 use clap::Args;
 use simtui::corpus::Corpus;
@@ -8,6 +8,7 @@ use simtui::curve::{recommend, threshold};
 use simtui::eval::{THRESHOLDS, Truth, bandings, mean_sd, score};
 use simtui::exact::{ExactError, Limits, all_pairs};
 use simtui::index::Index;
+use simtui::method::{Engine, Method};
 use simtui::progress::{Progress, Stage};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -19,6 +20,8 @@ pub struct EvalArgs {
     pub paths: PathArgs,
     #[command(flatten)]
     pub index: IndexArgs,
+    #[command(flatten)]
+    pub method: MethodArgs,
     /// Repeat over this many seeds (seed, seed+1, ...) and report mean ± standard deviation
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
@@ -137,6 +140,15 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
+    let method = args.method.method(&args.index)?;
+    let simhash = matches!(method, Method::SimHash { .. });
+    if simhash && (args.sweep || args.bandings.is_some()) {
+        return Err(super::UsageError(
+            "--sweep and --bandings try MinHash bandings; they do not apply to --method simhash"
+                .into(),
+        )
+        .into());
+    }
     let (bands, rows) = (args.index.bands as usize, args.index.rows as usize);
     let recommended = recommend(args.threshold, bands * rows, 0.5, 0.5);
     let mut sweep: Vec<(usize, usize)> = match &args.bandings {
@@ -154,13 +166,16 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     };
     sweep.sort_unstable();
     sweep.dedup();
-    let mut params = args.index.params();
+    let mut params = args.method.params(&args.index);
     params.num_perm = sweep
         .iter()
         .map(|(b, r)| b * r)
         .chain([bands * rows])
         .max()
         .unwrap();
+    if simhash {
+        params.num_perm = 0; // SimHash needs no MinHash signatures
+    }
 
     let tracker = Arc::new(Tracker::default());
     {
@@ -173,9 +188,10 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
         .map_err(|e| super::UsageError(e.to_string()))?;
-    let mut index =
-        Index::build(corpus, &params, &*tracker).map_err(|_| interrupted("indexing"))?;
+    let mut engine =
+        Engine::build(corpus, &params, method, &*tracker).map_err(|_| interrupted("indexing"))?;
     let built = start.elapsed();
+    let index = &engine.index;
 
     let t = Instant::now();
     let truth = match &args.truth {
@@ -183,7 +199,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             let planted = simtui::generator::read_truth(path)
                 .map_err(|e| super::UsageError(format!("{e:#}")))?;
             let (truth, missing) =
-                Truth::from_ids(&index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
+                Truth::from_ids(index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
             if !missing.is_empty() {
                 eprintln!(
                     "simtui eval: {} planted ids are not documents of the corpus (first: {})",
@@ -195,10 +211,10 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         }
         None => {
             let floor = THRESHOLDS[0].min(args.threshold).max(1e-9);
-            match all_pairs(&index, floor, &Limits::default(), &*tracker) {
+            match all_pairs(index, floor, &Limits::default(), &*tracker) {
                 Ok(exact) => {
                     if let Some(path) = &args.write_truth {
-                        write_truth(&index, &exact, path)?;
+                        write_truth(index, &exact, path)?;
                     }
                     Truth::from_exact(&exact)
                 }
@@ -218,25 +234,29 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let mut runs = Vec::new();
     for run in 0..args.runs as u64 {
         if run > 0 {
-            index
-                .resketch(params.seed + run, params.sketch, &*tracker)
+            engine
+                .reseed(params.seed + run, &*tracker)
                 .map_err(|_| interrupted(&format!("run {}", run + 1)))?;
         }
         let t = Instant::now();
-        let found = index
-            .find(bands, rows, 0.0, &*tracker)
+        let found = engine
+            .find(0.0, &*tracker)
             .map_err(|_| interrupted(&format!("run {}", run + 1)))?;
-        runs.push((
-            score(&index, &truth, &found, bands, rows, &thresholds),
-            t.elapsed(),
-        ));
+        let mut scores = score(&engine.index, &truth, &found, bands, rows, &thresholds);
+        if simhash {
+            // The S-curve is MinHash banding's; SimHash's candidate rate depends on the
+            // angle between term-frequency vectors, not on J, so there is no prediction.
+            scores.iter_mut().for_each(|s| s.predicted = f64::NAN);
+        }
+        runs.push((scores, t.elapsed()));
     }
     // The sweep, on the first seed's signatures.
-    if args.runs > 1 {
-        index
-            .resketch(params.seed, params.sketch, &*tracker)
+    if args.runs > 1 && !sweep.is_empty() {
+        engine
+            .reseed(params.seed, &*tracker)
             .map_err(|_| interrupted("the sweep"))?;
     }
+    let index = &engine.index;
     let mut swept = Vec::new();
     for &(b, r) in &sweep {
         let t = Instant::now();
@@ -244,8 +264,20 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             .find(b, r, 0.0, &*tracker)
             .map_err(|_| interrupted(&format!("the sweep at {b}x{r}")))?;
         let time = t.elapsed();
-        swept.push((b, r, score(&index, &truth, &found, b, r, &thresholds), time));
+        swept.push((b, r, score(index, &truth, &found, b, r, &thresholds), time));
     }
+    let method_fields = match method {
+        Method::MinHash { .. } => {
+            serde_json::json!({"method": "minhash", "bands": bands, "rows": rows})
+        }
+        Method::SimHash {
+            hasher,
+            max_distance,
+        } => serde_json::json!({
+            "method": "simhash", "bits": hasher.bits(), "weight": hasher.weight().name(),
+            "max_distance": max_distance,
+        }),
+    };
 
     let format = args.format.resolve();
     let source = if args.truth.is_some() {
@@ -257,11 +289,14 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         if format == Format::Jsonl {
             for (run, (scores, _)) in runs.iter().enumerate() {
                 for s in scores {
-                    let obj = serde_json::json!({
-                        "run": run + 1, "seed": params.seed + run as u64, "bands": bands, "rows": rows,
+                    let mut obj = serde_json::json!({
+                        "run": run + 1, "seed": params.seed + run as u64,
                         "threshold": s.threshold, "true_pairs": s.truth, "candidates": s.candidates,
                         "found": s.found, "recall": s.recall, "precision": s.precision, "predicted_recall": s.predicted,
                     });
+                    for (k, v) in method_fields.as_object().unwrap() {
+                        obj[k] = v.clone();
+                    }
                     writeln!(out, "{obj}")?;
                 }
             }
@@ -279,17 +314,28 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             return Ok(());
         }
         let s = &index.stats;
+        let candidates_by = match method {
+            Method::MinHash { bands, rows } => format!(
+                "{} {bands}x{rows} (threshold {:.3})",
+                params.sketch.name(),
+                threshold(bands, rows)
+            ),
+            Method::SimHash {
+                hasher,
+                max_distance,
+            } => format!(
+                "simhash {} bits {}, distance <= {max_distance}",
+                hasher.bits(),
+                hasher.weight().name()
+            ),
+        };
         writeln!(
             out,
-            "{} documents ({} distinct), k = {} {}, {} {}x{} (threshold {:.3}), truth: {source}, {} run(s)",
+            "{} documents ({} distinct), k = {} {}, {candidates_by}, truth: {source}, {} run(s)",
             s.docs,
             s.groups,
             params.k,
             params.text.unit.name(),
-            params.sketch.name(),
-            bands,
-            rows,
-            threshold(bands, rows),
             runs.len()
         )?;
         writeln!(
@@ -302,6 +348,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
                 let xs: Vec<f64> = runs.iter().map(|(sc, _)| f(&sc[i])).collect();
                 let (m, sd) = mean_sd(&xs);
                 match (runs.len() > 1, count) {
+                    _ if m.is_nan() => "-".to_string(),
                     (false, true) => format!("{m:.0}"),
                     (false, false) => format!("{m:.4}"),
                     (true, true) => format!("{m:.1} ± {sd:.1}"),
@@ -374,9 +421,10 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         }
         writeln!(
             out,
-            "time: index {:.2} s, truth {:.2} s, banding+verify {:.2} s per run",
+            "time: index {:.2} s, truth {:.2} s, {}+verify {:.2} s per run",
             built.as_secs_f64(),
             truth_time.as_secs_f64(),
+            if simhash { "block tables" } else { "banding" },
             runs.iter().map(|r| r.1.as_secs_f64()).sum::<f64>() / runs.len() as f64
         )?;
         Ok(())

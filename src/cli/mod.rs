@@ -8,6 +8,21 @@ pub mod args;
 pub mod generate;
 pub mod output;
 pub mod pairs;
+// Issue 4: queries, clusters, the similarity matrix.
+pub mod clusters;
+pub mod matrix;
+pub mod query;
+// Conventions shared by every command: help, config file, colour, diagnostics.
+pub mod color;
+pub mod completions;
+pub mod config;
+pub mod config_cmd;
+pub mod diag;
+pub mod explorer;
+pub mod help;
+pub mod keyspec;
+pub mod man;
+pub mod startup;
 
 /// An error in what the user asked for (a bad flag value, a missing path): exit code 2.
 #[derive(Debug)]
@@ -20,3 +35,37 @@ impl std::fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+/// Nothing found where something was required (`pairs --fail-empty` with no pair):
+/// exit code 1, quietly (the reason with `-v`), as `grep` finding no line.
+#[derive(Debug)]
+pub struct NoResult(pub String);
+
+impl std::fmt::Display for NoResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoResult {}
+
+/// The exit code of a command's result, after saying on stderr what went wrong:
+/// 0 success, 1 no result or a failed run, 2 a usage or input error.
+pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<NoResult>() => {
+            diag::note(1, format_args!("simtui: {e}"));
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("simtui: {e:#}");
+            if e.is::<UsageError>() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

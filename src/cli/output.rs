@@ -1,18 +1,21 @@
 //! Writing results: a table on a terminal, JSON Lines when piped, or CSV.
 
+use super::color::Paint;
 use clap::ValueEnum;
 use simtui::index::{Index, Pair};
 use std::io::{self, IsTerminal, Write};
 
+// No doc comments on the variants: clap would print them as a long "Possible values"
+// block in --help; the flags' help says what the values mean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// A table on a terminal, JSON Lines otherwise
+    // A table on a terminal, JSON Lines otherwise.
     Auto,
-    /// An aligned, human-readable table
+    // An aligned, human-readable table (coloured as --color says).
     Table,
-    /// One JSON object per line
+    // One JSON object per line.
     Jsonl,
-    /// Comma-separated values with a header row
+    // Comma-separated values with a header row.
     Csv,
 }
 
@@ -70,23 +73,26 @@ pub fn write_pairs(
             }
         }
         Format::Table => {
+            // Only the table is coloured: the other formats are for programs.
+            let paint = Paint::stdout();
             let wa = pairs
                 .iter()
                 .map(|p| id(p.a).chars().count())
                 .max()
                 .unwrap_or(1)
                 .max(1);
-            writeln!(
-                out,
+            let header = format!(
                 "{:>6}  {:>7}  {:>8}  {:<wa$}  b",
                 "rank", "jaccard", "estimate", "a"
-            )?;
+            );
+            writeln!(out, "{}", paint.bold(&header))?;
             for (i, p) in pairs.iter().enumerate() {
+                // Padded before painting, so escape codes don't count as width.
+                let jaccard = paint.similarity(p.jaccard, &format!("{:>7.4}", p.jaccard));
                 writeln!(
                     out,
-                    "{:>6}  {:>7.4}  {:>8.4}  {:<wa$}  {}",
+                    "{:>6}  {jaccard}  {:>8.4}  {:<wa$}  {}",
                     i + 1,
-                    p.jaccard,
                     p.estimate,
                     id(p.a),
                     id(p.b)

@@ -1,11 +1,13 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
-use super::args::{IndexArgs, PathArgs};
-use super::output::{Format, with_stdout, write_pairs};
+use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::output::{Format, csv_field, with_stdout, write_pairs};
 use clap::Args;
 use simtui::corpus::Corpus;
-use simtui::index::{Found, Index};
-use simtui::progress::{Silent, Stage};
+use simtui::index::{Found, Index, Pair};
+use simtui::method::Engine;
+use simtui::progress::Stage;
+use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -14,18 +16,21 @@ pub struct PairsArgs {
     pub paths: PathArgs,
     #[command(flatten)]
     pub index: IndexArgs,
+    #[command(flatten)]
+    pub method: MethodArgs,
     /// Keep pairs whose exact Jaccard similarity is at least this (default: every candidate)
     #[arg(short = 't', long, default_value_t = 0.0)]
     pub threshold: f64,
-    /// Output format
+    /// Output format: auto (a table on a terminal, JSON Lines when piped), table, jsonl or csv
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     pub format: Format,
     /// Print counts and per-stage times to stderr
     #[arg(long)]
     pub stats: bool,
-    /// List skipped files on stderr
-    #[arg(short, long)]
-    pub verbose: bool,
+    /// Exit with status 1 when no pair is output
+    #[arg(long)]
+    pub fail_empty: bool,
+    // -v (skipped files on stderr) is the global --verbose: see cli::diag.
 }
 
 pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
@@ -36,30 +41,90 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
+    let method = args.method.method(&args.index)?;
     let start = Instant::now();
     let t = Instant::now();
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
         .map_err(|e| super::UsageError(e.to_string()))?;
     let walk_time = t.elapsed();
-    let index = Index::build(corpus, &args.index.params(), &Silent)?;
-    let found = index.find(
-        args.index.bands as usize,
-        args.index.rows as usize,
-        args.threshold,
-        &Silent,
-    )?;
+    // -vv: when each stage finishes.
+    let progress = super::diag::StageLog::default();
+    let engine = Engine::build(corpus, &args.method.params(&args.index), method, &progress)?;
+    let index = &engine.index;
+    let found = engine.find(args.threshold, &progress)?;
     let format = args.format.resolve();
-    with_stdout(|out| write_pairs(out, &index, &found.pairs, format))?;
-    if args.verbose {
-        for s in &index.skipped {
-            eprintln!("skipped {s}");
-        }
+    if engine.fingerprints.is_some() {
+        with_stdout(|out| write_simhash_pairs(out, &engine, &found.pairs, format))?;
+    } else {
+        with_stdout(|out| write_pairs(out, index, &found.pairs, format))?;
+    }
+    for s in &index.skipped {
+        super::diag::note(1, format_args!("skipped {s}"));
     }
     if args.stats {
         eprint!(
             "{}",
-            stats_report(&index, &found, args.threshold, walk_time, start.elapsed())
+            stats_report(index, &found, args.threshold, walk_time, start.elapsed())
         );
+    }
+    if args.fail_empty && found.pairs.is_empty() {
+        return Err(super::NoResult(format!("no pair with J >= {}", args.threshold)).into());
+    }
+    Ok(())
+}
+
+/// Writes SimHash pairs: the Hamming distance of their fingerprints in place of the
+/// MinHash estimate (SimHash computes no MinHash signatures).
+pub fn write_simhash_pairs(
+    out: &mut dyn Write,
+    engine: &Engine,
+    pairs: &[Pair],
+    format: Format,
+) -> io::Result<()> {
+    let id = |i: u32| engine.index.docs[i as usize].id.as_str();
+    let hamming = |p: &Pair| engine.hamming(p.a, p.b).expect("a SimHash engine");
+    match format {
+        Format::Jsonl | Format::Auto => {
+            for p in pairs {
+                let obj = serde_json::json!({
+                    "a": id(p.a),
+                    "b": id(p.b),
+                    "jaccard": p.jaccard,
+                    "hamming": hamming(p),
+                });
+                writeln!(out, "{obj}")?;
+            }
+        }
+        Format::Csv => {
+            writeln!(out, "a,b,jaccard,hamming")?;
+            for p in pairs {
+                let (a, b) = (csv_field(id(p.a)), csv_field(id(p.b)));
+                writeln!(out, "{a},{b},{},{}", p.jaccard, hamming(p))?;
+            }
+        }
+        Format::Table => {
+            let wa = pairs
+                .iter()
+                .map(|p| id(p.a).chars().count())
+                .max()
+                .unwrap_or(1);
+            writeln!(
+                out,
+                "{:>6}  {:>7}  {:>7}  {:<wa$}  b",
+                "rank", "jaccard", "hamming", "a"
+            )?;
+            for (i, p) in pairs.iter().enumerate() {
+                writeln!(
+                    out,
+                    "{:>6}  {:>7.4}  {:>7}  {:<wa$}  {}",
+                    i + 1,
+                    p.jaccard,
+                    hamming(p),
+                    id(p.a),
+                    id(p.b)
+                )?;
+            }
+        }
     }
     Ok(())
 }

@@ -9,10 +9,12 @@ use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::theme::Theme;
 use super::worker::{DiffDoc, Job, Kind, Msg, Output, Work};
+use crate::cli::diag::Log;
+use crate::cli::explorer::ExplorerSettings;
 use simtui::corpus::{Corpus, WalkOptions};
 use simtui::index::{Found, Index, Pair, Params};
 use simtui::progress::Stage;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -188,6 +190,13 @@ pub struct App {
     pub counters: Counters,
     /// Time the first index took.
     pub indexed_in: Option<std::time::Duration>,
+    /// `--log FILE`: what happens, for the user to read later (never the terminal).
+    pub log: Option<Arc<Log>>,
+    /// `-v` count: at 2 (`-vv`) the log also says when each job starts.
+    pub verbose: u8,
+    /// When each job started, and the stages already logged as finished (with a log).
+    started: HashMap<u64, Instant>,
+    stages_logged: HashSet<(u64, Stage)>,
 }
 
 impl App {
@@ -263,7 +272,55 @@ impl App {
             fatal: None,
             counters: Counters::default(),
             indexed_in: None,
+            log: None,
+            verbose: 0,
+            started: HashMap::new(),
+            stages_logged: HashSet::new(),
         }
+    }
+
+    /// Takes what the explorer's settings say beyond the theme and the keys (which
+    /// `tui::run` installs): mouse, log, and the tuning panel's starting similarity.
+    pub fn configure(&mut self, settings: &ExplorerSettings) {
+        self.mouse = settings.mouse;
+        self.log = settings.log.clone();
+        self.verbose = settings.verbose;
+        if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
+            self.tuning.s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
+        }
+    }
+
+    /// Writes a line to the log, if there is one.
+    pub fn log(&self, line: &str) {
+        if let Some(log) = &self.log {
+            log.write(line);
+        }
+    }
+
+    /// The log's first lines: what is explored, and with what.
+    pub fn log_start(&self) {
+        if self.log.is_none() {
+            return;
+        }
+        self.log(&format!("explorer: {}", self.label));
+        let p = &self.params;
+        self.log(&format!(
+            "params: k={} bands={} rows={} hash functions={} seed={} sketch={:?} threshold s={:.2}",
+            p.k,
+            self.bands,
+            self.rows,
+            p.num_perm,
+            p.seed,
+            p.sketch,
+            self.tuning.s()
+        ));
+    }
+
+    /// Seconds since job `id` started, for the log.
+    fn took(&self, id: u64) -> f64 {
+        self.started
+            .get(&id)
+            .map_or(0.0, |t| t.elapsed().as_secs_f64())
     }
 
     pub fn is_demo(&self) -> bool {
@@ -288,6 +345,12 @@ impl App {
         let id = self.next_id;
         self.next_id += 1;
         self.jobs.insert(work.kind(), id);
+        if self.log.is_some() {
+            if self.verbose >= 2 {
+                self.log(&format!("{:?} job {id} started", work.kind()));
+            }
+            self.started.insert(id, Instant::now());
+        }
         self.outbox.push(Cmd::Spawn(Job { id, work }));
         id
     }
@@ -508,6 +571,7 @@ impl App {
         }
         self.bands = bands;
         self.rows = rows;
+        self.log(&format!("re-band requested: bands={bands} rows={rows}"));
         self.request_band();
     }
 
@@ -520,6 +584,7 @@ impl App {
             return;
         };
         self.params.k = k;
+        self.log(&format!("re-index requested: k={k}"));
         self.params.num_perm = (self.bands * self.rows)
             .max(self.index.as_ref().map_or(0, |i| i.num_perm()))
             .next_multiple_of(PERM_STEP);
@@ -548,6 +613,10 @@ impl App {
                 return; // the running extension covers it
             }
             let perms = need.next_multiple_of(PERM_STEP);
+            self.log(&format!(
+                "computing more hash functions: {} -> {perms}",
+                index.num_perm()
+            ));
             self.extending_to = Some(perms);
             self.extend_generation = self.generation;
             self.cancel(Kind::Band);
@@ -814,6 +883,22 @@ impl App {
     /// Applies a message. Returns false when nothing changed (an unbound key, a mouse
     /// move), so the event loop can skip a redraw.
     pub fn handle(&mut self, msg: Msg) -> bool {
+        if self.log.is_none() {
+            return self.handle_msg(msg);
+        }
+        let status = self.status.clone();
+        let changed = self.handle_msg(msg);
+        if let Some(e) = &self.fatal {
+            self.log(&format!("error: {e}"));
+        } else if self.status != status
+            && let Some(s) = &self.status
+        {
+            self.log(&format!("shown: {s}"));
+        }
+        changed
+    }
+
+    fn handle_msg(&mut self, msg: Msg) -> bool {
         match msg {
             Msg::Input(ev) => match super::keys::map_event(self.context(), &ev, self.mouse) {
                 Some(a) => self.update(a),
@@ -836,6 +921,14 @@ impl App {
                     }
                 }
                 Some(Kind::Index | Kind::Extend | Kind::Band) => {
+                    if self.log.is_some() && done >= total && self.stages_logged.insert((id, stage))
+                    {
+                        self.log(&format!(
+                            "{} done: {total} in {:.3} s",
+                            stage.name(),
+                            self.took(id)
+                        ));
+                    }
                     self.progress.update(stage, done, total, self.now)
                 }
                 _ => {}
@@ -845,9 +938,12 @@ impl App {
                     return false;
                 }; // superseded
                 self.jobs.remove(&kind);
+                self.log_done(id, &out);
+                self.started.remove(&id);
                 self.done(id, *out);
             }
             Msg::Cancelled { id } => {
+                self.started.remove(&id);
                 if let Some(kind) = self.kind_of(id) {
                     self.jobs.remove(&kind);
                 }
@@ -857,6 +953,8 @@ impl App {
                     return false;
                 };
                 self.jobs.remove(&kind);
+                self.log(&format!("{kind:?} job failed after {:.3} s", self.took(id)));
+                self.started.remove(&id);
                 if kind == Kind::Index && self.results.is_none() {
                     self.fatal = Some(error);
                 } else {
@@ -868,6 +966,42 @@ impl App {
             }
         }
         true
+    }
+
+    /// A line for the log about a finished job: what it found, and how long it took.
+    fn log_done(&self, id: u64, out: &Output) {
+        if self.log.is_none() {
+            return;
+        }
+        let t = self.took(id);
+        let line = match out {
+            Output::Indexed { index, took, .. } => format!(
+                "indexed {} documents ({} skipped), k={}, {} hash functions in {:.3} s",
+                index.docs.len(),
+                index.skipped.len(),
+                index.params.k,
+                index.num_perm(),
+                took.as_secs_f64()
+            ),
+            Output::Extended(index) => {
+                format!("{} hash functions computed in {t:.3} s", index.num_perm())
+            }
+            Output::Banded {
+                bands, rows, found, ..
+            } => format!(
+                "banded b={bands} r={rows}: {} pairs from {} candidates in {t:.3} s",
+                found.pairs.len(),
+                found.candidates
+            ),
+            Output::AllPairs(Ok(_)) => format!("exact all-pairs similarity in {t:.3} s"),
+            Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
+            Output::Recall(_) => format!("recall measured in {t:.3} s"),
+            Output::Diff(res) => match &res.model {
+                Ok(_) => format!("diff in {t:.3} s"),
+                Err(e) => format!("diff failed: {e}"),
+            },
+        };
+        self.log(&line);
     }
 
     fn done(&mut self, id: u64, out: Output) {

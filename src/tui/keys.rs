@@ -1,10 +1,18 @@
 //! Actions and the key table: the one place that says which key does what in which
 //! view. The footer and the help overlay are generated from these tables, so what the
 //! explorer documents is what it does.
+//!
+//! `[explorer.keys]` in the config file replaces an action's default keys in every
+//! table ([`install`]); the footer and the help, generated from the tables, then show
+//! the user's keys. The tables in force are per thread (the UI thread; each test its
+//! own), so rendering can keep asking for them by view alone.
 
+use crate::cli::keyspec::KeyStroke;
 use ratatui::crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
 };
+use std::cell::Cell;
+use std::collections::BTreeMap;
 
 /// Everything the user can ask for. `App::update` is the only consumer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,15 +136,15 @@ const ENTER: Key = code(KeyCode::Enter);
 const ESC: Key = code(KeyCode::Esc);
 
 #[rustfmt::skip]
-pub const GLOBAL: &[Binding] = &[
+const DEFAULT_GLOBAL: &[Binding] = &[
     b(&[k('?')], "?", Action::ToggleHelp, "help", "show or hide this help", true),
     b(&[k('q'), CTRL_C], "q", Action::Quit, "quit", "quit (Ctrl-C too), cancelling any work", true),
 ];
 
-pub const LOADING: &[Binding] = &[];
+const DEFAULT_LOADING: &[Binding] = &[];
 
 #[rustfmt::skip]
-pub const LIST: &[Binding] = &[
+const DEFAULT_LIST: &[Binding] = &[
     b(&[UP, k('k')], "↑/k", Action::Up, "up", "select the previous pair", false),
     b(&[DOWN, k('j')], "↓/j", Action::Down, "down", "select the next pair", true),
     b(&[PGUP], "PgUp", Action::PageUp, "page up", "one page up", false),
@@ -155,7 +163,7 @@ pub const LIST: &[Binding] = &[
 ];
 
 #[rustfmt::skip]
-pub const FILTER: &[Binding] = &[
+const DEFAULT_FILTER: &[Binding] = &[
     b(&[ENTER], "Enter", Action::FilterKeep, "keep", "keep the filter and go back to the list", true),
     b(&[ESC], "Esc", Action::FilterClear, "clear", "clear the filter", true),
     b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
@@ -165,7 +173,7 @@ pub const FILTER: &[Binding] = &[
 
 /// In the tuning panel the letters tune; the arrows still move in the list.
 #[rustfmt::skip]
-pub const TUNING: &[Binding] = &[
+const DEFAULT_TUNING: &[Binding] = &[
     b(&[k('b')], "b/B", Action::BandsUp, "bands±", "bands b +1 / −1: re-bands the stored signatures at once", true),
     b(&[k('B')], "", Action::BandsDown, "", "", false),
     b(&[k('r')], "r/R", Action::RowsUp, "rows±", "rows per band r +1 / −1 (hashes more if b·r needs it)", true),
@@ -187,7 +195,7 @@ pub const TUNING: &[Binding] = &[
 ];
 
 #[rustfmt::skip]
-pub const DIFF: &[Binding] = &[
+const DEFAULT_DIFF: &[Binding] = &[
     b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll both sides together (j/k too)", true),
     b(&[DOWN, k('j')], "", Action::Down, "", "", false),
     b(&[PGUP], "PgUp", Action::PageUp, "", "one page up", false),
@@ -202,20 +210,208 @@ pub const DIFF: &[Binding] = &[
 ];
 
 #[rustfmt::skip]
-pub const HELP: &[Binding] = &[
+const DEFAULT_HELP: &[Binding] = &[
     b(&[ESC, k('?')], "Esc/?", Action::Back, "close", "close the help", true),
     b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll the help", false),
     b(&[DOWN, k('j')], "", Action::Down, "", "", false),
 ];
 
+/// The action names of `[explorer.keys]` (`cli::config::ACTIONS`): the variants in
+/// snake_case, less text entry, the wheel and resizing.
+pub const NAMES: &[(&str, Action)] = &[
+    ("quit", Action::Quit),
+    ("toggle_help", Action::ToggleHelp),
+    ("up", Action::Up),
+    ("down", Action::Down),
+    ("page_up", Action::PageUp),
+    ("page_down", Action::PageDown),
+    ("top", Action::Top),
+    ("bottom", Action::Bottom),
+    ("open", Action::Open),
+    ("back", Action::Back),
+    ("next_pair", Action::NextPair),
+    ("prev_pair", Action::PrevPair),
+    ("next_change", Action::NextChange),
+    ("prev_change", Action::PrevChange),
+    ("start_filter", Action::StartFilter),
+    ("cycle_sort", Action::CycleSort),
+    ("toggle_tuning", Action::ToggleTuning),
+    ("bands_up", Action::BandsUp),
+    ("bands_down", Action::BandsDown),
+    ("rows_up", Action::RowsUp),
+    ("rows_down", Action::RowsDown),
+    ("shingle_up", Action::ShingleUp),
+    ("shingle_down", Action::ShingleDown),
+    ("sim_up", Action::SimUp),
+    ("sim_down", Action::SimDown),
+];
+
+impl Action {
+    /// The config file's name for the action, if it takes keys.
+    pub fn name(self) -> Option<&'static str> {
+        NAMES.iter().find(|(_, a)| *a == self).map(|(n, _)| *n)
+    }
+}
+
+/// Every view's table.
+struct Tables {
+    global: &'static [Binding],
+    loading: &'static [Binding],
+    list: &'static [Binding],
+    filter: &'static [Binding],
+    tuning: &'static [Binding],
+    diff: &'static [Binding],
+    help: &'static [Binding],
+}
+
+static DEFAULTS: Tables = Tables {
+    global: DEFAULT_GLOBAL,
+    loading: DEFAULT_LOADING,
+    list: DEFAULT_LIST,
+    filter: DEFAULT_FILTER,
+    tuning: DEFAULT_TUNING,
+    diff: DEFAULT_DIFF,
+    help: DEFAULT_HELP,
+};
+
+thread_local! {
+    static TABLES: Cell<&'static Tables> = const { Cell::new(&DEFAULTS) };
+}
+
+fn tables() -> &'static Tables {
+    TABLES.with(|t| t.get())
+}
+
+/// Installs `[explorer.keys]` (action name → keys) for this thread: each named action's
+/// default keys are replaced by these in every table, and the labels of the rows
+/// changed are written from the new keys. Called once when the explorer starts (the
+/// tables are leaked: they live as long as the explorer); an empty map restores the
+/// defaults.
+pub fn install(keys: &BTreeMap<&'static str, Vec<KeyStroke>>) {
+    let tables: &'static Tables = if keys.is_empty() {
+        &DEFAULTS
+    } else {
+        Box::leak(Box::new(Tables {
+            global: remap(DEFAULT_GLOBAL, keys, true),
+            loading: remap(DEFAULT_LOADING, keys, true),
+            list: remap(DEFAULT_LIST, keys, true),
+            // Typing a filter, characters are text: only other keys move.
+            filter: remap(DEFAULT_FILTER, keys, false),
+            tuning: remap(DEFAULT_TUNING, keys, true),
+            diff: remap(DEFAULT_DIFF, keys, true),
+            help: remap(DEFAULT_HELP, keys, true),
+        }))
+    };
+    TABLES.with(|t| t.set(tables));
+}
+
+/// A key a text field takes as text.
+fn is_text(key: &Key) -> bool {
+    matches!(key.0, KeyCode::Char(_))
+        && !key.1.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
+/// How a key is written in the footer and the help (as the default labels write it).
+fn key_label(key: &Key) -> String {
+    if key.1.is_empty() {
+        let named = match key.0 {
+            KeyCode::Up => "↑",
+            KeyCode::Down => "↓",
+            KeyCode::Left => "←",
+            KeyCode::Right => "→",
+            KeyCode::PageUp => "PgUp",
+            KeyCode::PageDown => "PgDn",
+            KeyCode::Home => "Home",
+            KeyCode::End => "End",
+            KeyCode::Enter => "Enter",
+            KeyCode::Esc => "Esc",
+            KeyCode::Backspace => "⌫",
+            KeyCode::Tab => "Tab",
+            KeyCode::Char(' ') => "Space",
+            KeyCode::Char(c) => return c.to_string(),
+            _ => "",
+        };
+        if !named.is_empty() {
+            return named.to_string();
+        }
+    }
+    KeyStroke {
+        code: key.0,
+        modifiers: key.1,
+    }
+    .to_string()
+}
+
+/// A table with the user's keys in place of the defaults of the actions they name.
+fn remap(
+    table: &'static [Binding],
+    keys: &BTreeMap<&'static str, Vec<KeyStroke>>,
+    text: bool,
+) -> &'static [Binding] {
+    let mut rows = table.to_vec();
+    let mut changed = vec![false; rows.len()];
+    for (row, changed) in rows.iter_mut().zip(&mut changed) {
+        let Some(strokes) = row.action.name().and_then(|n| keys.get(n)) else {
+            continue;
+        };
+        let new: Vec<Key> = strokes
+            .iter()
+            .map(|s| Key(s.code, s.modifiers))
+            .filter(|k| text || !is_text(k))
+            .collect();
+        row.keys = Box::leak(new.into_boxed_slice());
+        if row.action == Action::Quit {
+            row.help = "quit, cancelling any work";
+        }
+        *changed = true;
+    }
+    // A row with a label and the unlabelled rows after it are one entry ("b/B"): its
+    // label is rewritten if any of them changed.
+    let mut start = 0;
+    while start < rows.len() {
+        let end = start
+            + 1
+            + rows[start + 1..]
+                .iter()
+                .take_while(|b| b.label.is_empty())
+                .count();
+        if !rows[start].label.is_empty() && changed[start..end].iter().any(|c| *c) {
+            let group = &rows[start..end];
+            let parts: Vec<String> = if group.len() == 1 {
+                group[0].keys.iter().map(key_label).collect()
+            } else {
+                group
+                    .iter()
+                    .filter_map(|b| b.keys.first().map(key_label))
+                    .collect()
+            };
+            rows[start].label = Box::leak(parts.join("/").into_boxed_str());
+        }
+        start = end;
+    }
+    Box::leak(rows.into_boxed_slice())
+}
+
+/// The global table in force (`keys::GLOBAL.iter()`), like the views' [`table`]s.
+pub struct Global;
+pub const GLOBAL: Global = Global;
+
+impl std::ops::Deref for Global {
+    type Target = [Binding];
+    fn deref(&self) -> &[Binding] {
+        tables().global
+    }
+}
+
 pub fn table(ctx: Context) -> &'static [Binding] {
+    let t = tables();
     match ctx {
-        Context::Loading => LOADING,
-        Context::List => LIST,
-        Context::Filter => FILTER,
-        Context::Tuning => TUNING,
-        Context::Diff => DIFF,
-        Context::Help => HELP,
+        Context::Loading => t.loading,
+        Context::List => t.list,
+        Context::Filter => t.filter,
+        Context::Tuning => t.tuning,
+        Context::Diff => t.diff,
+        Context::Help => t.help,
     }
 }
 
@@ -255,11 +451,18 @@ pub fn map_event(ctx: Context, ev: &Event, mouse: bool) -> Option<Action> {
 
 pub fn map_key(ctx: Context, ev: &KeyEvent) -> Option<Action> {
     if ctx == Context::Filter {
-        // Typing: every printable character is text, even q and ?; Ctrl-C still quits.
-        if matches(&CTRL_C, ev) {
+        // Typing: every printable character is text, even q and ?; Ctrl-C (the quit
+        // keys that aren't text) still quits.
+        let quit = tables()
+            .global
+            .iter()
+            .filter(|b| b.action == Action::Quit)
+            .flat_map(|b| b.keys)
+            .any(|k| !is_text(k) && matches(k, ev));
+        if quit {
             return Some(Action::Quit);
         }
-        if let Some(a) = lookup(FILTER, ev) {
+        if let Some(a) = lookup(table(Context::Filter), ev) {
             return Some(a);
         }
         if let KeyCode::Char(c) = ev.code
@@ -271,12 +474,16 @@ pub fn map_key(ctx: Context, ev: &KeyEvent) -> Option<Action> {
         }
         return None;
     }
-    lookup(table(ctx), ev).or_else(|| lookup(GLOBAL, ev))
+    lookup(table(ctx), ev).or_else(|| lookup(tables().global, ev))
 }
 
 /// The footer's entries for a context: (label, name).
 pub fn footer(ctx: Context) -> Vec<(&'static str, &'static str)> {
-    let globals: &[Binding] = if ctx == Context::Filter { &[] } else { GLOBAL };
+    let globals: &[Binding] = if ctx == Context::Filter {
+        &[]
+    } else {
+        tables().global
+    };
     let local = table(ctx);
     // A global key the view binds itself (? closes the help) is listed once.
     let shadowed = |g: &Binding| {
@@ -287,7 +494,8 @@ pub fn footer(ctx: Context) -> Vec<(&'static str, &'static str)> {
     local
         .iter()
         .chain(globals.iter().filter(|g| !shadowed(g)))
-        .filter(|b| b.footer)
+        // An action unbound by the config file has no label left: nothing to show.
+        .filter(|b| b.footer && !b.label.is_empty())
         .map(|b| (b.label, b.name))
         .collect()
 }

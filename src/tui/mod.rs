@@ -25,6 +25,8 @@ mod worker;
 mod wrap;
 
 #[cfg(test)]
+mod screenshot;
+#[cfg(test)]
 mod tests;
 
 use anyhow::{Context as _, bail};
@@ -36,8 +38,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use worker::{Msg, Workers};
 
-/// Everything the explorer needs from the command line.
-#[derive(Clone, Debug)]
+/// Everything the explorer needs from the command line and the config file.
+#[derive(Clone)]
 pub struct ExploreOptions {
     /// Folders and files to explore; empty means the built-in demo corpus.
     pub roots: Vec<PathBuf>,
@@ -45,8 +47,9 @@ pub struct ExploreOptions {
     pub params: Params,
     pub bands: usize,
     pub rows: usize,
-    /// Capture the mouse (wheel scrolling); off keeps the terminal's text selection.
-    pub mouse: bool,
+    /// Colour, mouse, log, colours, keys and the starting similarity, resolved from the
+    /// flags and the config file.
+    pub settings: crate::cli::explorer::ExplorerSettings,
 }
 
 /// How often the screen refreshes while work runs (rates, ETAs). Idle, it waits.
@@ -61,25 +64,36 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     }
     check_terminal(&opts)?;
     let size = ratatui::crossterm::terminal::size().context("cannot read the terminal size")?;
+    let settings = &opts.settings;
+    // The views and the key handling run on this thread: install the user's colours
+    // and keys for it.
+    theme::install_colors(&settings.colors);
+    keys::install(&settings.keys);
     let mut app = App::new(
         opts.roots.clone(),
         opts.walk.clone(),
         opts.params.clone(),
         opts.bands,
         opts.rows,
-        theme::Theme::from_env(),
+        theme::Theme::new(settings.color),
         size,
     );
-    app.mouse = opts.mouse;
+    app.configure(settings);
+    app.log_start();
     app.start();
 
     let (tx, rx) = mpsc::channel();
     let mut workers = Workers::new(tx.clone());
-    let mut session = terminal::Session::enter(opts.mouse).context("cannot set up the terminal")?;
+    let mut session =
+        terminal::Session::enter(settings.mouse).context("cannot set up the terminal")?;
     spawn_input(tx)?;
     let result = event_loop(&mut session, &mut app, &rx, &mut workers);
     workers.cancel_all();
     drop(session);
+    match &result {
+        Ok(()) => app.log("quit"),
+        Err(e) => app.log(&format!("quit with an error: {e:#}")),
+    }
     result
 }
 

@@ -1,0 +1,179 @@
+//! `simtui clusters`: near-duplicates grouped (union-find over the verified pairs), each
+//! cluster with the member to keep. With `--dupes`, the list of the others, one path per
+//! line, for a delete or move step of the user's own: simtui never changes a file.
+
+use super::UsageError;
+use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::output::{Format, csv_field, with_stdout};
+use clap::{Args, ValueEnum};
+use simtui::cluster::{Cluster, Keep, clusters};
+use simtui::corpus::{Corpus, Source};
+use simtui::index::Index;
+use simtui::method::Engine;
+use std::io::{self, Write};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeepArg {
+    Longest,
+    Shortest,
+    Oldest,
+    Newest,
+    First,
+}
+
+#[derive(Args, Debug)]
+pub struct ClustersArgs {
+    #[command(flatten)]
+    pub paths: PathArgs,
+    #[command(flatten)]
+    pub index: IndexArgs,
+    #[command(flatten)]
+    pub method: MethodArgs,
+    /// Link two documents when their exact Jaccard similarity is at least this
+    #[arg(short = 't', long)]
+    pub threshold: f64,
+    /// The member each cluster keeps: the longest or shortest (tokens, then bytes), the oldest or newest (file modification time), or the first in the sorted walk
+    #[arg(long, value_enum, default_value_t = KeepArg::Longest)]
+    pub keep: KeepArg,
+    /// Print only the duplicates: every member but the one kept, one path per line (a list for a delete or move step; simtui itself never changes a file)
+    #[arg(long)]
+    pub dupes: bool,
+    /// With --dupes, end each path with a NUL byte instead of a newline (for xargs -0)
+    #[arg(short = '0', long, requires = "dupes")]
+    pub null: bool,
+    /// Output format: a table on a terminal, JSON Lines when piped, or CSV (one row per member)
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+}
+
+pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&args.threshold) {
+        return Err(UsageError(format!(
+            "--threshold must be between 0 and 1, got {}",
+            args.threshold
+        ))
+        .into());
+    }
+    let method = args.method.method(&args.index)?;
+    let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
+        .map_err(|e| UsageError(e.to_string()))?;
+    // -vv: when each stage finishes.
+    let progress = super::diag::StageLog::default();
+    let engine = Engine::build(corpus, &args.method.params(&args.index), method, &progress)?;
+    for s in &engine.index.skipped {
+        super::diag::note(1, format_args!("skipped {s}"));
+    }
+    let found = engine.find(args.threshold, &progress)?;
+    let keep = match args.keep {
+        KeepArg::Longest => Keep::Longest,
+        KeepArg::Shortest => Keep::Shortest,
+        KeepArg::Oldest => Keep::Oldest,
+        KeepArg::Newest => Keep::Newest,
+        KeepArg::First => Keep::First,
+    };
+    let index = &engine.index;
+    let found = clusters(index, &found.pairs, keep);
+    if args.dupes {
+        let end = if args.null { b'\0' } else { b'\n' };
+        with_stdout(|out| write_dupes(out, index, &found, end))?;
+        return Ok(());
+    }
+    let format = args.format.resolve();
+    with_stdout(|out| write_clusters(out, index, &found, args.keep, format))?;
+    Ok(())
+}
+
+/// Every member but the representative, as a path the shell can use (the file as found,
+/// not its id relative to the corpus root), in cluster order.
+fn write_dupes(out: &mut dyn Write, index: &Index, found: &[Cluster], end: u8) -> io::Result<()> {
+    for c in found {
+        for d in c.duplicates() {
+            let doc = &index.docs[d as usize];
+            match &doc.source {
+                Source::File(path) => write_path(out, path)?,
+                Source::Memory(_) => out.write_all(doc.id.as_bytes())?,
+            }
+            out.write_all(&[end])?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn write_path(out: &mut dyn Write, path: &std::path::Path) -> io::Result<()> {
+    // The bytes as they are: a lossy conversion would name another file.
+    use std::os::unix::ffi::OsStrExt;
+    out.write_all(path.as_os_str().as_bytes())
+}
+
+#[cfg(not(unix))]
+fn write_path(out: &mut dyn Write, path: &std::path::Path) -> io::Result<()> {
+    out.write_all(path.to_string_lossy().as_bytes())
+}
+
+fn write_clusters(
+    out: &mut dyn Write,
+    index: &Index,
+    found: &[Cluster],
+    keep: KeepArg,
+    format: Format,
+) -> io::Result<()> {
+    let id = |d: u32| index.docs[d as usize].id.as_str();
+    match format {
+        Format::Jsonl | Format::Auto => {
+            for (i, c) in found.iter().enumerate() {
+                let obj = serde_json::json!({
+                    "cluster": i + 1,
+                    "size": c.members.len(),
+                    "representative": id(c.representative),
+                    "mean_jaccard": c.mean_jaccard,
+                    "members": c.members.iter().map(|&d| id(d)).collect::<Vec<_>>(),
+                });
+                writeln!(out, "{obj}")?;
+            }
+        }
+        Format::Csv => {
+            writeln!(out, "cluster,size,mean_jaccard,doc,representative")?;
+            for (i, c) in found.iter().enumerate() {
+                for &d in &c.members {
+                    writeln!(
+                        out,
+                        "{},{},{},{},{}",
+                        i + 1,
+                        c.members.len(),
+                        c.mean_jaccard,
+                        csv_field(id(d)),
+                        d == c.representative
+                    )?;
+                }
+            }
+        }
+        Format::Table => {
+            let keep = keep.to_possible_value().unwrap();
+            for (i, c) in found.iter().enumerate() {
+                writeln!(
+                    out,
+                    "cluster {}: {} documents, mean J {:.4}",
+                    i + 1,
+                    c.members.len(),
+                    c.mean_jaccard
+                )?;
+                for &d in &c.members {
+                    if d == c.representative {
+                        writeln!(out, "  * {}  (kept: {})", id(d), keep.get_name())?;
+                    } else {
+                        writeln!(out, "    {}", id(d))?;
+                    }
+                }
+            }
+            let members: usize = found.iter().map(|c| c.members.len()).sum();
+            writeln!(
+                out,
+                "{} clusters, {members} documents, {} duplicates (* kept)",
+                found.len(),
+                members - found.len()
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! The help's examples and exit codes, kept in one place so they are reviewed together,
+//! and a fixed maximum width so `--help` (and its snapshots) read the same everywhere.
+
+use clap::{Command, CommandFactory};
+
+/// Help wraps at the terminal's width, but no wider than this: long lines are hard to
+/// read, and tests pin COLUMNS to it.
+pub const MAX_WIDTH: usize = 100;
+
+/// The exit codes, for `--help` and the man page.
+pub const EXIT_STATUS: &str = "\
+0 success; 1 no result where one was required (pairs --fail-empty) or a failed run;\n\
+2 a usage or input error (a bad flag, a missing path, a bad config file).";
+
+/// Where defaults come from, for the explorer's `--help` and the man page.
+pub const CONFIG_NOTE: &str = "\
+--config FILE, else SIMTUI_CONFIG, else $XDG_CONFIG_HOME/simtui/config.toml, else\n\
+~/.config/simtui/config.toml sets defaults; flags win over it. `simtui config --default`\n\
+prints one with every setting.";
+
+/// Examples per command ("" is the explorer, the root). A command missing here (a new
+/// one) keeps whatever after-help it declares itself.
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "",
+        r"  simtui                                     explore a built-in demo corpus
+  simtui data/                               explore a folder
+  simtui data/ -k 3 --unit char --log s.log  character 3-shingles, with a log file
+  simtui pairs data/ --threshold 0.8 --format jsonl | jq
+  simtui curve --threshold 0.8 --perms 128
+  simtui completions bash > ~/.local/share/bash-completion/completions/simtui",
+    ),
+    (
+        "pairs",
+        r"  simtui pairs data/                          a table on a terminal, JSON Lines when piped
+  simtui pairs data/ --threshold 0.8 --format jsonl | jq
+  simtui pairs data/ -t 0.9 --format csv > pairs.csv
+  simtui pairs data/ --ext txt,md --stats -v  counts, times and skipped files on stderr
+  simtui pairs data/ -t 0.95 --fail-empty > /dev/null && echo 'near-duplicates found'",
+    ),
+    (
+        "curve",
+        r"  simtui curve                                the S-curve of 16 bands x 8 rows
+  simtui curve --bands 32 --rows 4            a lower threshold, (1/32)^(1/4) = 0.42
+  simtui curve --threshold 0.8 --perms 128    the banding to use for J >= 0.8",
+    ),
+    (
+        "eval",
+        r"  simtui eval data/                           recall against exact all-pairs similarity
+  simtui eval data/ --sweep -t 0.8            every banding of b x r = 128 functions
+  simtui eval corpus/ --truth corpus.truth.jsonl --runs 5",
+    ),
+    (
+        "gen",
+        r"  simtui gen corpus --docs 10000 --seed 7     writes corpus/ and corpus.truth.jsonl
+  simtui eval corpus --truth corpus.truth.jsonl",
+    ),
+    (
+        "completions",
+        r"  simtui completions bash > ~/.local/share/bash-completion/completions/simtui
+  simtui completions zsh > ~/.zfunc/_simtui   (with fpath+=~/.zfunc in ~/.zshrc)
+  simtui completions fish > ~/.config/fish/completions/simtui.fish
+  simtui completions powershell >> $PROFILE",
+    ),
+    (
+        "man",
+        r"  simtui man | man -l -                       read it now
+  simtui man > ~/.local/share/man/man1/simtui.1
+  simtui man pairs > ~/.local/share/man/man1/simtui-pairs.1",
+    ),
+    (
+        "config",
+        r"  mkdir -p ~/.config/simtui && simtui config --default > ~/.config/simtui/config.toml
+  simtui config --path                        the file in use (it may not exist yet)
+  simtui config --check                       read it and name every problem",
+    ),
+];
+
+/// `T::command()` with the examples, the exit codes and the maximum width.
+pub fn command<T: CommandFactory>() -> Command {
+    decorate(T::command())
+}
+
+fn decorate(cmd: Command) -> Command {
+    // The explorer and the commands are two ways to call simtui: say so, as clap would
+    // with `args_conflicts_with_subcommands` (cli::startup enforces it instead).
+    let usage = format!(
+        "{0} [OPTIONS] [PATH]...\n       {0} [OPTIONS] <COMMAND>",
+        cmd.get_name()
+    );
+    let mut cmd = cmd
+        .max_term_width(MAX_WIDTH)
+        .override_usage(usage)
+        .after_help(after_help(""));
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(&name, |sub| {
+            let sub = sub.max_term_width(MAX_WIDTH);
+            if examples(&name).is_some() {
+                sub.after_help(after_help(&name))
+            } else {
+                sub
+            }
+        });
+    }
+    cmd
+}
+
+/// The examples of a command ("" for the explorer), if it has some here.
+pub fn examples(name: &str) -> Option<&'static str> {
+    EXAMPLES.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
+}
+
+fn after_help(name: &str) -> String {
+    let examples = examples(name).unwrap_or_default();
+    let config = if name.is_empty() {
+        format!("\n\nConfig file: {CONFIG_NOTE}")
+    } else {
+        String::new()
+    };
+    format!("Examples:\n{examples}{config}\n\nExit status: {EXIT_STATUS}")
+}

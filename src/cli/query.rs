@@ -1,0 +1,290 @@
+//! `simtui query`: the nearest neighbours of documents of a corpus, or of files outside it.
+
+use super::UsageError;
+use super::args::{IndexArgs, MethodArgs};
+use super::output::{Format, csv_field, with_stdout};
+use clap::Args;
+use rayon::prelude::*;
+use simtui::corpus::{self, Corpus, Entry, Source};
+use simtui::method::Engine;
+use simtui::query::{Answer, Probe, Searcher};
+use simtui::text::Tokenizer;
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// The corpus to search: a folder or a file
+    #[arg(value_name = "CORPUS")]
+    pub corpus: PathBuf,
+    /// What to query: ids of CORPUS documents, or files and folders anywhere (each file is a query)
+    #[arg(required = true, value_name = "QUERY")]
+    pub queries: Vec<PathBuf>,
+    #[command(flatten)]
+    pub index: IndexArgs,
+    #[command(flatten)]
+    pub method: MethodArgs,
+    /// Neighbours per query
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub top: u32,
+    /// When a query has fewer than --top candidates, fill up from a brute-force scan of every document
+    #[arg(long)]
+    pub exhaustive: bool,
+    /// Output format: a table on a terminal, JSON Lines when piped, or CSV
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+}
+
+/// One query, resolved.
+enum Target {
+    /// A document of the corpus.
+    Doc(u32),
+    /// A file outside it, read when its turn comes.
+    File(Entry),
+}
+
+struct Query {
+    /// As the user named it: a document id, or the path of a file as found.
+    label: String,
+    target: Target,
+}
+
+/// Queries are answered in parallel, this many at a time, and written in order.
+const BATCH: usize = 256;
+
+pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
+    let method = args.method.method(&args.index)?;
+    let walk = args.index.walk_options();
+    let corpus = Corpus::walk(std::slice::from_ref(&args.corpus), &walk)
+        .map_err(|e| UsageError(e.to_string()))?;
+    // -vv: when each stage finishes.
+    let progress = super::diag::StageLog::default();
+    let engine = Engine::build(corpus, &args.method.params(&args.index), method, &progress)?;
+    for s in &engine.index.skipped {
+        super::diag::note(1, format_args!("skipped {s}"));
+    }
+    let queries = resolve(args, &engine)?;
+    let searcher = Searcher::new(&engine);
+    let top = args.top as usize;
+    let format = args.format.resolve();
+    let index = &engine.index;
+    let simhash = engine.fingerprints.is_some();
+
+    let one = queries.len() == 1;
+    let mut short = 0usize;
+    with_stdout(|out| {
+        if format == Format::Csv {
+            let measure = if simhash { "hamming" } else { "estimate" };
+            writeln!(out, "query,doc,jaccard,{measure},rank")?;
+        }
+        for batch in queries.chunks(BATCH) {
+            let answers: Vec<Result<Answer, String>> = batch
+                .par_iter()
+                .map_init(
+                    || Tokenizer::new(&index.params.text),
+                    |tok, q| {
+                        let probe = match &q.target {
+                            Target::Doc(d) => Probe::of_doc(&engine, *d),
+                            Target::File(e) => match corpus::read_text(e, index.params.max_bytes) {
+                                Ok(text) => Probe::of_text(&engine, tok, &text),
+                                Err((reason, _)) => return Err(reason.name().to_string()),
+                            },
+                        };
+                        if probe.shingles.is_empty() {
+                            return Err("no tokens".to_string());
+                        }
+                        Ok(searcher.neighbours(&probe, top, args.exhaustive))
+                    },
+                )
+                .collect();
+            for (q, answer) in batch.iter().zip(answers) {
+                match answer {
+                    Ok(a) => {
+                        short += note_shortfall(&q.label, &a, top, args.exhaustive, one) as usize;
+                        write_answer(out, &engine, &q.label, &a, format)?;
+                    }
+                    Err(why) => eprintln!("simtui query: {}: skipped ({why})", q.label),
+                }
+            }
+        }
+        Ok(())
+    })?;
+    if short > 0 && !one {
+        let then = if args.exhaustive {
+            "filled up from a brute-force scan"
+        } else {
+            "--exhaustive fills up from a brute-force scan"
+        };
+        eprintln!(
+            "simtui query: {short} of {} queries had fewer than --top {top} candidates; {then} (-v names them)",
+            queries.len()
+        );
+    }
+    Ok(())
+}
+
+/// Resolves every query before anything is written, so that a bad one is a usage error
+/// with nothing on stdout. An id of the corpus wins over a path of the same name.
+fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> {
+    let docs = &engine.index.docs;
+    let by_id: HashMap<&str, u32> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.id.as_str(), i as u32))
+        .collect();
+    // Files of the corpus named by path are its documents (not their own neighbours).
+    let mut by_path: Option<HashMap<PathBuf, u32>> = None;
+    let walk = args.index.walk_options();
+    let mut out = Vec::new();
+    for q in &args.queries {
+        let text = q.to_string_lossy();
+        if let Some(&d) = by_id.get(text.as_ref()) {
+            out.push(Query {
+                label: text.into_owned(),
+                target: Target::Doc(d),
+            });
+            continue;
+        }
+        if !q.exists() {
+            return Err(UsageError(format!(
+                "{}: neither a document id of {} nor an existing file or folder",
+                q.display(),
+                args.corpus.display()
+            )));
+        }
+        let found =
+            Corpus::walk(std::slice::from_ref(q), &walk).map_err(|e| UsageError(e.to_string()))?;
+        for s in &found.skipped {
+            super::diag::note(1, format_args!("skipped query {s}"));
+        }
+        let by_path = by_path.get_or_insert_with(|| corpus_paths(engine));
+        for entry in found.entries {
+            let Source::File(path) = &entry.source else {
+                continue;
+            };
+            let label = path.to_string_lossy().into_owned();
+            let target = match canonical(path).and_then(|p| by_path.get(&p)) {
+                Some(&d) => Target::Doc(d),
+                None => Target::File(entry),
+            };
+            out.push(Query { label, target });
+        }
+    }
+    Ok(out)
+}
+
+/// The corpus's files by canonical path.
+fn corpus_paths(engine: &Engine) -> HashMap<PathBuf, u32> {
+    engine
+        .index
+        .docs
+        .par_iter()
+        .enumerate()
+        .filter_map(|(i, d)| match &d.source {
+            Source::File(p) => canonical(p).map(|c| (c, i as u32)),
+            Source::Memory(_) => None,
+        })
+        .collect()
+}
+
+fn canonical(p: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(p).ok()
+}
+
+/// Says when a query has fewer candidates than asked for, and whether it did: on stderr
+/// for a single query; with many, at `-v`, and the caller sums them up in one line.
+fn note_shortfall(label: &str, a: &Answer, top: usize, exhaustive: bool, one: bool) -> bool {
+    if a.candidates >= top {
+        return false;
+    }
+    let scanned = a.neighbours.iter().filter(|n| n.scanned).count();
+    let msg = if !exhaustive {
+        format!(
+            "{} candidate(s), fewer than --top {top} (--exhaustive fills up from a brute-force scan)",
+            a.candidates
+        )
+    } else if a.neighbours.len() < top {
+        format!(
+            "{} candidate(s) and {scanned} more from a brute-force scan: no other document shares a shingle with it",
+            a.candidates
+        )
+    } else {
+        format!(
+            "{} candidate(s), filled up to {top} from a brute-force scan",
+            a.candidates
+        )
+    };
+    if one {
+        eprintln!("simtui query: {label}: {msg}");
+    } else {
+        super::diag::note(1, format_args!("simtui query: {label}: {msg}"));
+    }
+    true
+}
+
+fn write_answer(
+    out: &mut dyn Write,
+    engine: &Engine,
+    label: &str,
+    a: &Answer,
+    format: Format,
+) -> io::Result<()> {
+    let id = |d: u32| engine.index.docs[d as usize].id.as_str();
+    let simhash = engine.fingerprints.is_some();
+    match format {
+        Format::Jsonl | Format::Auto => {
+            for (rank, n) in a.neighbours.iter().enumerate() {
+                let mut obj = serde_json::json!({
+                    "query": label,
+                    "doc": id(n.doc),
+                    "jaccard": n.jaccard,
+                    "rank": rank + 1,
+                });
+                // SimHash computes no MinHash: its measure is the Hamming distance.
+                obj[if simhash { "hamming" } else { "estimate" }] = match n.hamming {
+                    Some(h) => h.into(),
+                    None => n.estimate.into(),
+                };
+                writeln!(out, "{obj}")?;
+            }
+        }
+        Format::Csv => {
+            for (rank, n) in a.neighbours.iter().enumerate() {
+                let measure = match n.hamming {
+                    Some(h) => h.to_string(),
+                    None => n.estimate.to_string(),
+                };
+                writeln!(
+                    out,
+                    "{},{},{},{measure},{}",
+                    csv_field(label),
+                    csv_field(id(n.doc)),
+                    n.jaccard,
+                    rank + 1
+                )?;
+            }
+        }
+        Format::Table => {
+            writeln!(out, "query {label}: {} candidate(s)", a.candidates)?;
+            let measure = if simhash { "hamming" } else { "estimate" };
+            writeln!(out, "{:>6}  {:>7}  {measure:>8}  doc", "rank", "jaccard")?;
+            for (rank, n) in a.neighbours.iter().enumerate() {
+                let m = match n.hamming {
+                    Some(h) => h.to_string(),
+                    None => format!("{:.4}", n.estimate),
+                };
+                let mark = if n.scanned { "  (scan)" } else { "" };
+                writeln!(
+                    out,
+                    "{:>6}  {:>7.4}  {m:>8}  {}{mark}",
+                    rank + 1,
+                    n.jaccard,
+                    id(n.doc)
+                )?;
+            }
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}

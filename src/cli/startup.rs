@@ -1,0 +1,161 @@
+//! Start-up: the global flags, the config file, and the command line parsed with the
+//! file's values as defaults.
+//!
+//! Precedence, highest first: a flag on the command line; the config file
+//! (`--config FILE`, else `SIMTUI_CONFIG`, else the usual place); the built-in default.
+//! The command line is parsed twice: once as it is (so `--help`, `--version` and usage
+//! errors behave as without a config, and `--config` is known), then, if the file sets
+//! flag defaults, again with them installed as clap defaults. The second parse cannot
+//! fail where the first passed, since the defaults were checked with the flags' parsers.
+
+use super::color::{self, ColorChoice};
+use super::config::{self, Config, Location, Origin};
+use super::{UsageError, args, diag};
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
+use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use std::path::PathBuf;
+
+const GLOBAL: &str = "Global options";
+
+/// Flags every command takes, before or after its name.
+#[derive(Args, Clone, Debug)]
+pub struct GlobalArgs {
+    /// Colour: auto (on a terminal, unless NO_COLOR is set), always or never
+    #[arg(help_heading = GLOBAL, long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+    /// Read defaults from this config file (also: SIMTUI_CONFIG)
+    #[arg(help_heading = GLOBAL, long, value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+    /// Read no config file
+    #[arg(help_heading = GLOBAL, long, global = true, conflicts_with = "config")]
+    pub no_config: bool,
+    /// More on stderr: -v the config in use and skipped files, -vv each stage's time
+    #[arg(help_heading = GLOBAL, short, long, action = ArgAction::Count, global = true)]
+    pub verbose: u8,
+}
+
+/// What start-up resolved, beside the parsed command line.
+#[derive(Debug)]
+pub struct Startup {
+    pub config: Config,
+    /// The config file in use (it may not exist); `None` with `--no-config` or no home.
+    pub location: Option<Location>,
+    /// `--color`, else the file's `[output] color`, else auto.
+    pub color: ColorChoice,
+    pub verbose: u8,
+}
+
+/// Commands that must work with a broken config file, to find and fix it (or to
+/// install completions): they don't read it (`config --check` reads it itself).
+const CONFIG_FREE: &[&str] = &["config", "completions", "man"];
+
+/// Parses the command line of `cmd` (the decorated `Cli::command()`) into `T`.
+/// Usage errors, `--help` and `--version` exit here, as clap does.
+pub fn parse<T: FromArgMatches>(cmd: Command) -> Result<(T, Startup), UsageError> {
+    let first = cmd.clone().get_matches();
+    reject_explorer_args(&cmd, &first);
+    let globals = GlobalArgs::from_arg_matches(deepest(&first)).unwrap_or_else(|e| e.exit());
+    diag::set_level(globals.verbose);
+    let location = if globals.no_config {
+        None
+    } else {
+        config::locate(globals.config.as_deref(), |k| std::env::var_os(k))
+    };
+    let reads_config = !first
+        .subcommand_name()
+        .is_some_and(|n| CONFIG_FREE.contains(&n));
+    let config = match &location {
+        Some(at) if reads_config => config::load(at, |c| args::flag_problems(&cmd, c))
+            .map_err(|e| UsageError(e.to_string()))?,
+        _ => Config::default(),
+    };
+    if reads_config {
+        announce(&config, location.as_ref());
+    }
+    let matches = if config.defaults.is_empty() {
+        first
+    } else {
+        args::with_config_defaults(cmd, &config)
+            .map_err(|e| UsageError(e.to_string()))?
+            .get_matches()
+    };
+    let parsed = T::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let from_flag = deepest(&matches).value_source("color") == Some(ValueSource::CommandLine);
+    let color = match config.color {
+        Some(c) if !from_flag => c,
+        _ => globals.color,
+    };
+    color::init(color);
+    // The explorer routes notes to its log (or nowhere) once it knows; commands to stderr.
+    if matches.subcommand_name().is_some() {
+        diag::to_stderr();
+    }
+    Ok((
+        parsed,
+        Startup {
+            config,
+            location,
+            color,
+            verbose: globals.verbose,
+        },
+    ))
+}
+
+/// The explorer's arguments (a PATH, `-k` before the command name) given with a
+/// command are a usage error, so `simtui -k 3 pairs data/` cannot silently ignore
+/// `-k 3`. (clap's `args_conflicts_with_subcommands` would do it, but it counts global
+/// flags too, and `simtui -v pairs data/` must work.)
+fn reject_explorer_args(cmd: &Command, m: &ArgMatches) {
+    let Some(name) = m.subcommand_name() else {
+        return;
+    };
+    let given = cmd.get_arguments().find(|a| {
+        !a.is_global_set() && m.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
+    });
+    if let Some(arg) = given {
+        let what = match (arg.get_long(), arg.get_value_names()) {
+            (Some(long), _) => format!("--{long}"),
+            (None, Some([value, ..])) => value.to_string(),
+            _ => arg.get_id().to_string(),
+        };
+        let message = format!(
+            "'{what}' is for the explorer, not `{name}`; a command's flags go after its name \
+             (simtui {name} ...)"
+        );
+        cmd.clone()
+            .error(ErrorKind::ArgumentConflict, message)
+            .exit();
+    }
+}
+
+/// The matches of the subcommand that runs: global flags are complete there, with
+/// their sources, wherever on the line they were given.
+fn deepest(m: &ArgMatches) -> &ArgMatches {
+    match m.subcommand() {
+        Some((_, sub)) => deepest(sub),
+        None => m,
+    }
+}
+
+/// `-v`: which file is in use and what it sets, to answer "why is this the default?".
+fn announce(config: &Config, location: Option<&Location>) {
+    match (location, &config.path) {
+        (None, _) => diag::note(1, "config: none"),
+        (Some(at), None) => diag::note(
+            1,
+            format_args!("config: none ({} does not exist)", at.path.display()),
+        ),
+        (Some(at), Some(path)) => {
+            let how = match at.origin {
+                Origin::Flag => " (--config)",
+                Origin::Env => " (SIMTUI_CONFIG)",
+                Origin::Default => "",
+            };
+            diag::note(1, format_args!("config: {}{how}", path.display()));
+            for d in &config.defaults {
+                diag::note(1, format_args!("config: index.{} = {}", d.key, d.value));
+            }
+        }
+    }
+}

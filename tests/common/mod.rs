@@ -1,0 +1,161 @@
+//! Helpers shared by the integration tests of `query`, `clusters`, `matrix` and SimHash:
+//! generated corpora, running the binary, and an independent brute-force Jaccard from
+//! the words themselves (no hashing).
+
+#![allow(dead_code)] // each test binary uses a different part
+
+use simtui::generator::{GenOptions, Generated, generate, write};
+use simtui::text::{TextOptions, tokens};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn simtui(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simtui"))
+        .args(args)
+        .output()
+        .expect("run simtui")
+}
+
+/// Runs simtui, asserts success, and returns stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = simtui(args);
+    assert!(
+        out.status.success(),
+        "simtui {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+pub fn jsonl(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// Asserts a usage error: exit code 2, one line on stderr, nothing on stdout.
+pub fn assert_usage_error(args: &[&str]) {
+    let out = simtui(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "simtui {args:?}: {err}");
+    assert!(out.stdout.is_empty(), "simtui {args:?} wrote to stdout");
+    assert!(!err.trim().is_empty(), "simtui {args:?}: no message");
+    // clap's own errors add a usage or --help hint; ours are one line.
+    if !err.contains("Usage:") && !err.contains("try '--help'") {
+        assert_eq!(err.trim().lines().count(), 1, "simtui {args:?}: {err}");
+    }
+}
+
+/// A generated corpus written to `dir/corpus`, its documents' word shingles and token
+/// counts, and its planted pairs.
+pub struct Corpus {
+    pub root: PathBuf,
+    pub generated: Generated,
+    pub shingles: HashMap<String, HashSet<String>>,
+    pub tokens: HashMap<String, usize>,
+}
+
+impl Corpus {
+    pub fn new(dir: &Path, docs: usize, seed: u64) -> Corpus {
+        let generated = generate(&GenOptions {
+            docs,
+            seed,
+            words: 120,
+            ..Default::default()
+        });
+        let root = dir.join("corpus");
+        write(&generated, &root, &dir.join("truth.jsonl")).unwrap();
+        let mut shingles = HashMap::new();
+        let mut counts = HashMap::new();
+        for d in &generated.docs {
+            shingles.insert(d.id.clone(), word_shingles(&d.text, 5));
+            counts.insert(d.id.clone(), tokens(&d.text, &TextOptions::default()).len());
+        }
+        Corpus {
+            root,
+            generated,
+            shingles,
+            tokens: counts,
+        }
+    }
+
+    pub fn path(&self) -> &str {
+        self.root.to_str().unwrap()
+    }
+
+    pub fn file(&self, id: &str) -> PathBuf {
+        self.root.join(id)
+    }
+
+    pub fn text(&self, id: &str) -> &str {
+        &self
+            .generated
+            .docs
+            .iter()
+            .find(|d| d.id == id)
+            .unwrap()
+            .text
+    }
+
+    pub fn jaccard(&self, a: &str, b: &str) -> f64 {
+        brute_jaccard(&self.shingles[a], &self.shingles[b])
+    }
+
+    /// The planted pairs with J ≥ t, as (a, b).
+    pub fn planted(&self, t: f64) -> Vec<(String, String)> {
+        self.generated
+            .truth
+            .iter()
+            .filter(|p| p.jaccard >= t)
+            .map(|p| (p.a.clone(), p.b.clone()))
+            .collect()
+    }
+}
+
+/// The word k-shingles of a text, as strings.
+pub fn word_shingles(text: &str, k: usize) -> HashSet<String> {
+    let words = tokens(text, &TextOptions::default());
+    if words.is_empty() {
+        return HashSet::new();
+    }
+    if words.len() < k {
+        return HashSet::from([words.join(" ")]);
+    }
+    words.windows(k).map(|w| w.join(" ")).collect()
+}
+
+pub fn brute_jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let inter = a.intersection(b).count();
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
+/// Connected components of a graph given by its edges, as sorted member sets.
+pub fn components(edges: &[(String, String)]) -> BTreeSet<BTreeSet<String>> {
+    let mut parent: HashMap<String, String> = HashMap::new();
+    fn find(parent: &mut HashMap<String, String>, x: &str) -> String {
+        let p = parent.entry(x.to_string()).or_insert(x.to_string()).clone();
+        if p == x {
+            return p;
+        }
+        let root = find(parent, &p);
+        parent.insert(x.to_string(), root.clone());
+        root
+    }
+    for (a, b) in edges {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            parent.insert(ra, rb);
+        }
+    }
+    let nodes: Vec<String> = parent.keys().cloned().collect();
+    let mut groups: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for n in nodes {
+        let r = find(&mut parent, &n);
+        groups.entry(r).or_default().insert(n);
+    }
+    groups.into_values().collect()
+}
