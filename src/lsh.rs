@@ -83,12 +83,7 @@ pub fn candidates(
             keyed.sort_unstable();
             let mut pairs = Vec::new();
             for bucket in keyed.chunk_by(|x, y| x & !ITEM_MASK == y & !ITEM_MASK) {
-                for (i, x) in bucket.iter().enumerate() {
-                    for y in &bucket[i + 1..] {
-                        // items are distinct and ascending within a bucket
-                        pairs.push(((x & ITEM_MASK) << 32) | (y & ITEM_MASK));
-                    }
-                }
+                push_bucket_pairs(bucket, |x| x & ITEM_MASK, &mut pairs);
             }
             pairs.sort_unstable();
             pairs.dedup();
@@ -104,6 +99,16 @@ pub fn candidates(
         .into_iter()
         .map(|p| ((p >> 32) as u32, p as u32))
         .collect())
+}
+
+/// Appends every pair of a bucket's items as packed (smaller << 32 | larger) words; the
+/// items are distinct and ascending within a bucket.
+fn push_bucket_pairs<T>(bucket: &[T], item: impl Fn(&T) -> u64, out: &mut Vec<u64>) {
+    for (i, x) in bucket.iter().enumerate() {
+        for y in &bucket[i + 1..] {
+            out.push((item(x) << 32) | item(y));
+        }
+    }
 }
 
 /// [`candidates`] for item indices too large to fit beside a key in one word (over 16 million):
@@ -129,11 +134,7 @@ fn candidates_wide(
             .collect();
         keyed.par_sort_unstable();
         for bucket in keyed.chunk_by(|x, y| x.0 == y.0) {
-            for (i, x) in bucket.iter().enumerate() {
-                for y in &bucket[i + 1..] {
-                    all.push(((x.1 as u64) << 32) | y.1 as u64);
-                }
-            }
+            push_bucket_pairs(bucket, |x| x.1 as u64, &mut all);
         }
         progress.update(Stage::Band, band as u64 + 1, bands as u64);
     }

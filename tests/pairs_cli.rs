@@ -1,38 +1,13 @@
 //! `simtui pairs` end to end on generated corpora, held against an independent
 //! brute-force Jaccard computed here from the words themselves (no hashing).
 
-use simtui::generator::{GenOptions, generate, write};
-use simtui::text::{TextOptions, tokens};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn simtui(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_simtui"))
-        .args(args)
-        .output()
-        .expect("run simtui")
-}
+mod common;
 
-/// The word 5-shingles of a text, as strings.
-fn shingles(text: &str, k: usize) -> HashSet<String> {
-    let words = tokens(text, &TextOptions::default());
-    if words.is_empty() {
-        return HashSet::new();
-    }
-    if words.len() < k {
-        return HashSet::from([words.join(" ")]);
-    }
-    words.windows(k).map(|w| w.join(" ")).collect()
-}
-
-fn brute_jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
-    if a.is_empty() || b.is_empty() {
-        return 0.0;
-    }
-    let inter = a.intersection(b).count();
-    inter as f64 / (a.len() + b.len() - inter) as f64
-}
+use common::{Corpus, brute_jaccard, simtui};
 
 struct Reported {
     a: String,
@@ -56,19 +31,10 @@ fn parse_jsonl(out: &[u8]) -> Vec<Reported> {
         .collect()
 }
 
+/// A generated corpus in `dir/corpus` (truth in `dir/truth.jsonl`), and each document's
+/// word 5-shingles.
 fn make_corpus(dir: &Path, docs: usize, seed: u64) -> HashMap<String, HashSet<String>> {
-    let g = generate(&GenOptions {
-        docs,
-        seed,
-        words: 120,
-        ..Default::default()
-    });
-    let corpus = dir.join("corpus");
-    write(&g, &corpus, &dir.join("truth.jsonl")).unwrap();
-    g.docs
-        .iter()
-        .map(|d| (d.id.clone(), shingles(&d.text, 5)))
-        .collect()
+    Corpus::new(dir, docs, seed).shingles
 }
 
 #[test]

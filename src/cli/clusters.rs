@@ -47,13 +47,7 @@ pub struct ClustersArgs {
 }
 
 pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
-    if !(0.0..=1.0).contains(&args.threshold) {
-        return Err(UsageError(format!(
-            "--threshold must be between 0 and 1, got {}",
-            args.threshold
-        ))
-        .into());
-    }
+    super::check_similarity("--threshold", args.threshold)?;
     let method = args.method.method(&args.index)?;
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
         .map_err(|e| UsageError(e.to_string()))?;

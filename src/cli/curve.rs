@@ -37,11 +37,7 @@ pub fn run(args: &CurveArgs) -> anyhow::Result<()> {
     }
     let (b, r) = match args.threshold {
         Some(t) => {
-            if !(0.0..=1.0).contains(&t) {
-                return Err(usage(format!(
-                    "--threshold must be between 0 and 1, got {t}"
-                )));
-            }
+            super::check_similarity("--threshold", t)?;
             let rec = recommend(t, args.perms, args.fp_weight, args.fn_weight);
             println!(
                 "recommended for threshold {t} with at most {} hash functions: --bands {} --rows {} ({} functions)",

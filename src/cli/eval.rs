@@ -133,13 +133,7 @@ fn parse_banding(s: &str) -> Result<(usize, usize), super::UsageError> {
 }
 
 pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
-    if !(0.0..=1.0).contains(&args.threshold) {
-        return Err(super::UsageError(format!(
-            "--threshold must be between 0 and 1, got {}",
-            args.threshold
-        ))
-        .into());
-    }
+    super::check_similarity("--threshold", args.threshold)?;
     let method = args.method.method(&args.index)?;
     let simhash = matches!(method, Method::SimHash { .. });
     if simhash && (args.sweep || args.bandings.is_some()) {

@@ -24,6 +24,17 @@ pub mod keyspec;
 pub mod man;
 pub mod startup;
 
+/// Checks that a similarity flag (`--threshold`) lies in [0, 1].
+pub fn check_similarity(flag: &str, value: f64) -> Result<(), UsageError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(UsageError(format!(
+            "{flag} must be between 0 and 1, got {value}"
+        )))
+    }
+}
+
 /// An error in what the user asked for (a bad flag value, a missing path): exit code 2.
 #[derive(Debug)]
 pub struct UsageError(pub String);

@@ -34,13 +34,7 @@ pub struct PairsArgs {
 }
 
 pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
-    if !(0.0..=1.0).contains(&args.threshold) {
-        return Err(super::UsageError(format!(
-            "--threshold must be between 0 and 1, got {}",
-            args.threshold
-        ))
-        .into());
-    }
+    super::check_similarity("--threshold", args.threshold)?;
     let method = args.method.method(&args.index)?;
     let start = Instant::now();
     let t = Instant::now();

@@ -825,51 +825,20 @@ mod tests {
 /// The ignored test that writes `screenshots/*.svg` from the real rendering.
 #[cfg(test)]
 mod demo {
-    use super::super::app::{App, Cmd};
+    use super::super::app::App;
     use super::super::keys::Action;
     use super::super::theme::Theme;
-    use super::super::worker::{self, JobError, Msg, Reporter};
     use super::super::{layout, render};
+    // Jobs run on this thread, as in the tests, so frames depend on the corpus alone.
+    use super::super::tests::pump;
     use super::to_svg;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use simtui::corpus::WalkOptions;
     use simtui::index::Params;
     use std::path::PathBuf;
-    use std::sync::Arc;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::mpsc;
 
     const SIZE: (u16, u16) = (120, 36);
-
-    /// Runs every queued job on this thread until none is left, as the tests do: the
-    /// frames then depend on the corpus alone, never on thread timing.
-    fn pump(app: &mut App) {
-        for _ in 0..100 {
-            let cmds = app.take_outbox();
-            if cmds.is_empty() {
-                return;
-            }
-            for cmd in cmds {
-                let Cmd::Spawn(job) = cmd else { continue };
-                let (tx, rx) = mpsc::channel();
-                let reporter = Reporter::new(job.id, tx, Arc::new(AtomicBool::new(false)));
-                let out = worker::execute(job.work, &reporter);
-                for m in rx.try_iter() {
-                    app.handle(m);
-                }
-                app.handle(match out {
-                    Ok(out) => Msg::Done {
-                        id: job.id,
-                        out: Box::new(out),
-                    },
-                    Err(JobError::Cancelled) => Msg::Cancelled { id: job.id },
-                    Err(JobError::Failed(error)) => Msg::Failed { id: job.id, error },
-                });
-            }
-        }
-        panic!("jobs keep queueing more jobs");
-    }
 
     /// The explorer as `simtui` with no path opens it: the generated demo corpus, the
     /// default parameters, in colour.

@@ -51,7 +51,7 @@ fn new_app(dir: &Path, size: (u16, u16)) -> App {
 
 /// Runs every queued job to completion, feeding progress and results back, until the
 /// app queues nothing more.
-fn pump(app: &mut App) {
+pub(super) fn pump(app: &mut App) {
     for _ in 0..100 {
         let cmds = app.take_outbox();
         if cmds.is_empty() {
