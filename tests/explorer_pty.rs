@@ -388,7 +388,10 @@ fn quitting_while_indexing_cancels_and_exits_cleanly() {
 fn a_worker_panic_restores_the_terminal_and_fails() {
     let dir = corpus(20);
     let p = path(dir.path());
-    let mut t = Pty::spawn(&[&p], &[("SIMTUI_DEBUG_PANIC", "worker")]);
+    let mut t = Pty::spawn(
+        &[&p],
+        &[("SIMTUI_DEBUG_PANIC", "worker"), ("RUST_BACKTRACE", "1")],
+    );
     let status = t.wait_exit();
     assert!(!status.success(), "a worker panic must fail the process");
     let s = t.screen();
@@ -408,7 +411,10 @@ fn a_worker_panic_restores_the_terminal_and_fails() {
 fn a_ui_panic_restores_the_terminal_and_fails() {
     let dir = corpus(20);
     let p = path(dir.path());
-    let mut t = Pty::spawn(&[&p], &[("SIMTUI_DEBUG_PANIC", "ui")]);
+    let mut t = Pty::spawn(
+        &[&p],
+        &[("SIMTUI_DEBUG_PANIC", "ui"), ("RUST_BACKTRACE", "1")],
+    );
     let status = t.wait_exit();
     assert!(!status.success());
     let s = t.screen();

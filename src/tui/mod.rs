@@ -167,7 +167,8 @@ fn event_loop(
             return Ok(());
         }
         if terminal::panicked() {
-            bail!("a thread panicked (see above)");
+            let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
+            bail!("a thread panicked: {report}");
         }
         if dirty {
             app.now = Instant::now();

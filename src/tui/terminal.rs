@@ -6,8 +6,8 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::{cursor, event, execute, terminal};
 use std::io::{self, Stdout};
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
 
 /// The terminal is in raw mode on the alternate screen.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -16,9 +16,17 @@ static MOUSE: AtomicBool = AtomicBool::new(false);
 /// Some thread panicked: stop drawing (the hook already left the alternate screen).
 static PANICKED: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
+/// The first panic's message and place, repeated in the final error: a long backtrace
+/// (RUST_BACKTRACE=1) can scroll the hook's own report off a small screen.
+static PANIC_REPORT: Mutex<Option<String>> = Mutex::new(None);
 
 pub fn panicked() -> bool {
     PANICKED.load(Ordering::SeqCst)
+}
+
+/// What the first panic said, and where.
+pub fn panic_report() -> Option<String> {
+    PANIC_REPORT.lock().ok().and_then(|r| r.clone())
 }
 
 /// Restores the terminal if this process changed it. Safe to call more than once and
@@ -43,6 +51,19 @@ pub fn install_panic_hook() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             PANICKED.store(true, Ordering::SeqCst);
+            if let Ok(mut report) = PANIC_REPORT.lock() {
+                let place = info
+                    .location()
+                    .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                    .unwrap_or_default();
+                let message = info
+                    .payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                report.get_or_insert(format!("{message}{place}"));
+            }
             let _ = restore();
             previous(info);
         }));
