@@ -32,16 +32,28 @@ impl Matrix {
     }
 }
 
-/// Computes the matrix. `fps` are needed for [`Measure::Hamming`]. A document is
-/// compared with itself like any pair, so an empty document has Jaccard 0 even on the
-/// diagonal: it is similar to nothing.
+/// Computes the matrix over every document of the index. `fps` are needed for
+/// [`Measure::Hamming`]. A document is compared with itself like any pair, so an empty
+/// document has Jaccard 0 even on the diagonal: it is similar to nothing.
 pub fn compute(index: &Index, measure: Measure, fps: Option<&Fingerprints>) -> Matrix {
+    let docs: Vec<u32> = (0..index.docs.len() as u32).collect();
+    compute_docs(index, &docs, measure, fps)
+}
+
+/// The matrix over some documents of the index (row and column `i` are `docs[i]`): the
+/// explorer's heatmap of a cluster.
+pub fn compute_docs(
+    index: &Index,
+    docs: &[u32],
+    measure: Measure,
+    fps: Option<&Fingerprints>,
+) -> Matrix {
     assert!(
         measure != Measure::Hamming || fps.is_some(),
         "the Hamming matrix needs fingerprints"
     );
-    let n = index.docs.len();
-    let group = |d: usize| index.docs[d].group;
+    let n = docs.len();
+    let group = |d: usize| index.docs[docs[d] as usize].group;
     let value = |i: usize, j: usize| -> f64 {
         let (gi, gj) = (group(i), group(j));
         match measure {

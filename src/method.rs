@@ -7,6 +7,7 @@ use crate::fingerprints::{self, Fingerprints};
 use crate::index::{Found, Index, Params};
 use crate::progress::{Cancelled, Progress};
 use crate::simhash::SimHasher;
+use std::sync::Arc;
 
 /// How candidates are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +33,8 @@ impl Method {
 /// An index and what its method needs beyond it.
 #[derive(Clone)]
 pub struct Engine {
-    pub index: Index,
+    /// Shared, so the explorer can query the index it already holds without a copy.
+    pub index: Arc<Index>,
     pub method: Method,
     /// The groups' fingerprints (SimHash only).
     pub fingerprints: Option<Fingerprints>,
@@ -53,7 +55,7 @@ impl Engine {
                 let mut params = params.clone();
                 params.num_perm = params.num_perm.max(bands * rows);
                 Ok(Engine {
-                    index: Index::build(corpus, &params, progress)?,
+                    index: Arc::new(Index::build(corpus, &params, progress)?),
                     method,
                     fingerprints: None,
                 })
@@ -61,7 +63,7 @@ impl Engine {
             Method::SimHash { hasher, .. } => {
                 let (index, fps) = Index::build_with_simhash(corpus, params, &hasher, progress)?;
                 Ok(Engine {
-                    index,
+                    index: Arc::new(index),
                     method,
                     fingerprints: Some(fps),
                 })
@@ -106,7 +108,7 @@ impl Engine {
         match &mut self.method {
             Method::MinHash { .. } => {
                 let sketch = self.index.params.sketch;
-                self.index.resketch(seed, sketch, progress)
+                Arc::make_mut(&mut self.index).resketch(seed, sketch, progress)
             }
             Method::SimHash { hasher, .. } => {
                 *hasher = hasher.reseeded(seed);

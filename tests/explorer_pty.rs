@@ -353,6 +353,43 @@ fn filter_typed_live_and_no_color_selection() {
 }
 
 #[test]
+fn neighbours_clusters_members_and_heatmap_by_key() {
+    let dir = corpus(200);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.stable();
+    // n: the left document's neighbours; Enter: side by side with the best one.
+    t.send("n");
+    t.wait_for("Neighbours of");
+    t.wait_for("LSH");
+    t.send(ENTER);
+    t.wait_for("neighbour 1 of");
+    t.send(ESC);
+    t.wait_gone("neighbour 1 of");
+    t.wait_for("Neighbours of");
+    t.send(ESC);
+    t.wait_gone("Neighbours of");
+    // c: clusters at 0.80; ← lowers the threshold; Enter: the members; h: the heatmap.
+    t.send("c");
+    t.wait_for("J ≥ 0.80");
+    t.send("<");
+    t.wait_for("J ≥ 0.75");
+    t.send(ENTER);
+    t.wait_for("Cluster 1 ·");
+    t.wait_for("kept");
+    t.send("h");
+    t.wait_for("Heatmap of");
+    t.wait_for("J = ");
+    t.send(ESC);
+    t.send(ESC);
+    t.send(ESC);
+    t.wait_until("the pair list", |s| s.contents().contains("Pairs "));
+    t.send("q");
+    assert!(t.wait_exit().success());
+}
+
+#[test]
 fn resizing_redraws_and_a_tiny_terminal_gets_a_message() {
     let dir = corpus(80);
     let p = path(dir.path());

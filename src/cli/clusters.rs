@@ -105,7 +105,7 @@ fn write_path(out: &mut dyn Write, path: &std::path::Path) -> io::Result<()> {
     out.write_all(path.to_string_lossy().as_bytes())
 }
 
-fn write_clusters(
+pub fn write_clusters(
     out: &mut dyn Write,
     index: &Index,
     found: &[Cluster],

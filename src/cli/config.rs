@@ -43,6 +43,8 @@ pub const ACTIONS: &[&str] = &[
     "toggle_help",
     "up",
     "down",
+    "left",
+    "right",
     "page_up",
     "page_down",
     "top",
@@ -64,6 +66,11 @@ pub const ACTIONS: &[&str] = &[
     "shingle_down",
     "sim_up",
     "sim_down",
+    "neighbours",
+    "neighbours_other",
+    "clusters",
+    "heatmap",
+    "export",
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -150,7 +150,7 @@ pub struct App {
     pub now: Instant,
     /// What is being explored ("the demo corpus", or the paths).
     pub label: String,
-    roots: Vec<PathBuf>,
+    pub(super) roots: Vec<PathBuf>,
     walk: WalkOptions,
     /// The wanted parameters (k, text options) and banding.
     pub params: Params,
@@ -180,6 +180,10 @@ pub struct App {
     pub list: ListState,
     pub tuning: TuningState,
     pub diff: Option<DiffState>,
+    /// Views opened from the list (neighbours, clusters, members, heatmap), the top shown.
+    pub stack: Vec<super::views::View>,
+    /// The export file name being typed.
+    pub prompt: Option<super::export::Prompt>,
     /// Help overlay open, with its scroll.
     pub help: Option<usize>,
     /// A short message for the user (a limit reached, an error), until the next key.
@@ -266,6 +270,8 @@ impl App {
                 prev: None,
             },
             diff: None,
+            stack: Vec::new(),
+            prompt: None,
             help: None,
             status: None,
             quit: false,
@@ -341,7 +347,7 @@ impl App {
         });
     }
 
-    fn spawn(&mut self, work: Work) -> u64 {
+    pub(super) fn spawn(&mut self, work: Work) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         self.jobs.insert(work.kind(), id);
@@ -355,10 +361,15 @@ impl App {
         id
     }
 
-    fn cancel(&mut self, kind: Kind) {
+    pub(super) fn cancel(&mut self, kind: Kind) {
         if self.jobs.remove(&kind).is_some() {
             self.outbox.push(Cmd::Cancel(kind));
         }
+    }
+
+    /// The job is running (and not superseded by another of its kind).
+    pub(super) fn job_running(&self, id: u64) -> bool {
+        self.jobs.values().any(|&j| j == id)
     }
 
     pub fn running(&self, kind: Kind) -> bool {
@@ -383,6 +394,10 @@ impl App {
     pub fn view_context(&self) -> Context {
         if self.diff.is_some() {
             Context::Diff
+        } else if self.prompt.is_some() {
+            Context::Prompt
+        } else if let Some(view) = self.stack.last() {
+            view.context()
         } else if self.results.is_none() {
             Context::Loading
         } else if self.list.editing {
@@ -440,6 +455,10 @@ impl App {
             Context::Loading => {}
             Context::Filter => self.update_filter(action),
             Context::List | Context::Tuning => self.update_list(action),
+            Context::Prompt => self.update_prompt(action),
+            Context::Neighbours | Context::Clusters | Context::Members | Context::Heatmap => {
+                self.update_view(action)
+            }
         }
     }
 
@@ -523,6 +542,18 @@ impl App {
             Action::Top => self.select(0),
             Action::Bottom => self.select(isize::MAX / 2),
             Action::Open => self.open_diff(),
+            Action::Neighbours | Action::NeighboursOther => {
+                if let (Some(p), Some(r)) = (self.selected_pair(), &self.results) {
+                    let doc = if action == Action::Neighbours {
+                        p.a
+                    } else {
+                        p.b
+                    };
+                    self.open_neighbours(r.index.clone(), doc);
+                }
+            }
+            Action::Clusters => self.open_clusters(),
+            Action::Export => self.start_export(),
             Action::StartFilter => self.list.editing = true,
             Action::Back if !self.list.filter.is_empty() => {
                 self.list.filter.clear();
@@ -755,7 +786,11 @@ impl App {
         let (Some(pair), Some(r)) = (self.selected_pair(), &self.results) else {
             return;
         };
-        let index = r.index.clone();
+        self.open_diff_of(r.index.clone(), pair);
+    }
+
+    /// Opens the diff of a pair of documents of an index (the list's, or a view's).
+    pub(super) fn open_diff_of(&mut self, index: Arc<Index>, pair: Pair) {
         let info = |d: u32| {
             let doc = &index.docs[d as usize];
             DocInfo {
@@ -857,6 +892,9 @@ impl App {
             }
             Action::NextPair | Action::PrevPair => {
                 let step = if action == Action::NextPair { 1 } else { -1 };
+                if self.step_view_pair(step) {
+                    return;
+                }
                 let to = self.list.selected as isize + step;
                 if to < 0 || to as usize >= self.list.visible.len() {
                     self.status = Some(if step > 0 { "last pair" } else { "first pair" }.into());
@@ -996,6 +1034,13 @@ impl App {
             Output::AllPairs(Ok(_)) => format!("exact all-pairs similarity in {t:.3} s"),
             Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
             Output::Recall(_) => format!("recall measured in {t:.3} s"),
+            Output::Neighbours(a) => format!(
+                "{} neighbours from {} candidates in {t:.3} s",
+                a.neighbours.len(),
+                a.candidates
+            ),
+            Output::Clusters(c) => format!("{} clusters in {t:.3} s", c.len()),
+            Output::Heatmap(m) => format!("{0}×{0} heatmap in {t:.3} s", m.n),
             Output::Diff(res) => match &res.model {
                 Ok(_) => format!("diff in {t:.3} s"),
                 Err(e) => format!("diff failed: {e}"),
@@ -1083,6 +1128,9 @@ impl App {
                 self.maybe_start_recall();
             }
             Output::Recall(rec) => self.recall = Some((self.recall_for, rec)),
+            out @ (Output::Neighbours(_) | Output::Clusters(_) | Output::Heatmap(_)) => {
+                self.view_done(id, out);
+            }
             Output::Diff(res) => {
                 let col = self.diff_column();
                 let Some(d) = self.diff.as_mut().filter(|d| d.job == id) else {

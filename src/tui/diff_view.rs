@@ -2,6 +2,7 @@
 
 use super::app::{App, DiffState, DocInfo};
 use super::diff::SideRow;
+use super::views::View;
 use super::{fmt, layout};
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -166,18 +167,29 @@ fn header(app: &App, d: &DiffState, frame: &mut Frame, area: Rect) {
         r,
     );
 
-    let total = app.list.visible.len();
+    // Where n/p step: the list, or the view the diff was opened from.
+    let place = match app.stack.last() {
+        None => format!(
+            " · pair {} of {}",
+            app.list.selected + 1,
+            fmt::count(app.list.visible.len() as u64)
+        ),
+        Some(View::Neighbours(v)) => format!(
+            " · neighbour {} of {}",
+            v.cursor.selected + 1,
+            v.answer.as_ref().map_or(0, |a| a.neighbours.len())
+        ),
+        Some(View::Members(v)) => format!(
+            " · member {} of {} (with the kept one)",
+            v.cursor.selected + 1,
+            v.order.len()
+        ),
+        Some(View::Clusters(_) | View::Heatmap(_)) => " · from the heatmap".to_string(),
+    };
     let mut info = vec![
         Span::styled(format!(" exact J {:.3}", d.pair.jaccard), t.title()),
         Span::raw(format!(" · estimate {:.3}", d.pair.estimate)),
-        Span::styled(
-            format!(
-                " · pair {} of {}",
-                app.list.selected + 1,
-                fmt::count(total as u64)
-            ),
-            t.dim(),
-        ),
+        Span::styled(place, t.dim()),
     ];
     if let Some(Ok(m)) = &d.model {
         let rows = d.layout.rows.len();

@@ -21,6 +21,9 @@ pub enum Action {
     ToggleHelp,
     Up,
     Down,
+    /// Sideways (the heatmap's cursor).
+    Left,
+    Right,
     PageUp,
     PageDown,
     Top,
@@ -50,6 +53,16 @@ pub enum Action {
     ShingleDown,
     SimUp,
     SimDown,
+    /// The nearest neighbours of the selected pair's first (left) document.
+    Neighbours,
+    /// The nearest neighbours of its second (right) document.
+    NeighboursOther,
+    /// The clusters of the listed pairs.
+    Clusters,
+    /// The similarity heatmap of the selected cluster.
+    Heatmap,
+    /// Write the list on screen (pairs or clusters) to a file.
+    Export,
     /// Mouse wheel (only delivered when mouse capture is on).
     WheelUp,
     WheelDown,
@@ -65,9 +78,21 @@ pub enum Context {
     Tuning,
     Diff,
     Help,
+    Neighbours,
+    Clusters,
+    /// One cluster's members.
+    Members,
+    Heatmap,
+    /// Typing the export file's name.
+    Prompt,
 }
 
 impl Context {
+    /// Characters are text here (a filter, a file name), not commands.
+    pub fn is_text_entry(self) -> bool {
+        matches!(self, Context::Filter | Context::Prompt)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Context::Loading => "Indexing",
@@ -76,6 +101,11 @@ impl Context {
             Context::Tuning => "Tuning",
             Context::Diff => "Diff",
             Context::Help => "Help",
+            Context::Neighbours => "Neighbours",
+            Context::Clusters => "Clusters",
+            Context::Members => "Cluster members",
+            Context::Heatmap => "Heatmap",
+            Context::Prompt => "Export",
         }
     }
 }
@@ -159,6 +189,10 @@ const DEFAULT_LIST: &[Binding] = &[
     b(&[k('B')], "", Action::BandsDown, "", "", false),
     b(&[k('r')], "r/R", Action::RowsUp, "rows", "rows per band r +1 / −1", false),
     b(&[k('R')], "", Action::RowsDown, "", "", false),
+    b(&[k('n')], "n/N", Action::Neighbours, "neighbours", "nearest neighbours of the left / right document", true),
+    b(&[k('N')], "", Action::NeighboursOther, "", "", false),
+    b(&[k('c')], "c", Action::Clusters, "clusters", "clusters of the listed pairs (union-find at a threshold)", true),
+    b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
     b(&[ESC], "Esc", Action::Back, "clear filter", "clear the filter", false),
 ];
 
@@ -209,6 +243,95 @@ const DEFAULT_DIFF: &[Binding] = &[
     b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the pair list", true),
 ];
 
+/// Moving in a list view: the same keys everywhere.
+macro_rules! list_moves {
+    ($what:literal) => {
+        [
+            b(
+                &[UP, k('k')],
+                "↑/↓",
+                Action::Up,
+                "move",
+                concat!("select the previous / next ", $what, " (j/k too)"),
+                true,
+            ),
+            b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+            b(
+                &[PGUP],
+                "PgUp/PgDn",
+                Action::PageUp,
+                "",
+                "one page up / down",
+                false,
+            ),
+            b(&[PGDN], "", Action::PageDown, "", "", false),
+            b(
+                &[k('g'), HOME],
+                "g/G",
+                Action::Top,
+                "",
+                "first / last (Home/End too)",
+                false,
+            ),
+            b(&[k('G'), END], "", Action::Bottom, "", "", false),
+        ]
+    };
+}
+
+#[rustfmt::skip]
+const DEFAULT_NEIGHBOURS: &[Binding] = &{
+    let m = list_moves!("neighbour");
+    [
+        m[0], m[1], m[2], m[3], m[4], m[5],
+        b(&[ENTER], "Enter", Action::Open, "diff", "the document and the neighbour side by side", true),
+        b(&[k('n')], "n", Action::Neighbours, "their neighbours", "the neighbours of the selected neighbour", true),
+        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to where you came from", true),
+    ]
+};
+
+#[rustfmt::skip]
+const DEFAULT_CLUSTERS: &[Binding] = &{
+    let m = list_moves!("cluster");
+    [
+        m[0], m[1], m[2], m[3], m[4], m[5],
+        b(&[ENTER], "Enter", Action::Open, "members", "the cluster's members, its representative first", true),
+        b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair of members", true),
+        b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "threshold±", "the clusters' threshold on exact J (±0.05)", true),
+        b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
+        b(&[k('e')], "e", Action::Export, "export", "write the clusters to a CSV or JSON Lines file", true),
+        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the pair list", true),
+    ]
+};
+
+#[rustfmt::skip]
+const DEFAULT_MEMBERS: &[Binding] = &{
+    let m = list_moves!("member");
+    [
+        m[0], m[1], m[2], m[3], m[4], m[5],
+        b(&[ENTER], "Enter", Action::Open, "diff", "the representative and the member side by side", true),
+        b(&[k('n')], "n", Action::Neighbours, "neighbours", "the nearest neighbours of the member", true),
+        b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair of members", true),
+        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the clusters", true),
+    ]
+};
+
+#[rustfmt::skip]
+const DEFAULT_HEATMAP: &[Binding] = &[
+    b(&[UP, k('k')], "←↑↓→", Action::Up, "move", "move the cursor (h/j/k/l too)", true),
+    b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+    b(&[code(KeyCode::Left), k('h')], "", Action::Left, "", "", false),
+    b(&[code(KeyCode::Right), k('l')], "", Action::Right, "", "", false),
+    b(&[ENTER], "Enter", Action::Open, "diff", "the pair under the cursor side by side", true),
+    b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the clusters", true),
+];
+
+#[rustfmt::skip]
+const DEFAULT_PROMPT: &[Binding] = &[
+    b(&[ENTER], "Enter", Action::FilterKeep, "write", "write the file (.jsonl/.ndjson: JSON Lines, else CSV)", true),
+    b(&[ESC], "Esc", Action::FilterClear, "cancel", "cancel the export", true),
+    b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
+];
+
 #[rustfmt::skip]
 const DEFAULT_HELP: &[Binding] = &[
     b(&[ESC, k('?')], "Esc/?", Action::Back, "close", "close the help", true),
@@ -223,6 +346,8 @@ pub const NAMES: &[(&str, Action)] = &[
     ("toggle_help", Action::ToggleHelp),
     ("up", Action::Up),
     ("down", Action::Down),
+    ("left", Action::Left),
+    ("right", Action::Right),
     ("page_up", Action::PageUp),
     ("page_down", Action::PageDown),
     ("top", Action::Top),
@@ -244,6 +369,11 @@ pub const NAMES: &[(&str, Action)] = &[
     ("shingle_down", Action::ShingleDown),
     ("sim_up", Action::SimUp),
     ("sim_down", Action::SimDown),
+    ("neighbours", Action::Neighbours),
+    ("neighbours_other", Action::NeighboursOther),
+    ("clusters", Action::Clusters),
+    ("heatmap", Action::Heatmap),
+    ("export", Action::Export),
 ];
 
 impl Action {
@@ -262,6 +392,11 @@ struct Tables {
     tuning: &'static [Binding],
     diff: &'static [Binding],
     help: &'static [Binding],
+    neighbours: &'static [Binding],
+    clusters: &'static [Binding],
+    members: &'static [Binding],
+    heatmap: &'static [Binding],
+    prompt: &'static [Binding],
 }
 
 static DEFAULTS: Tables = Tables {
@@ -272,6 +407,11 @@ static DEFAULTS: Tables = Tables {
     tuning: DEFAULT_TUNING,
     diff: DEFAULT_DIFF,
     help: DEFAULT_HELP,
+    neighbours: DEFAULT_NEIGHBOURS,
+    clusters: DEFAULT_CLUSTERS,
+    members: DEFAULT_MEMBERS,
+    heatmap: DEFAULT_HEATMAP,
+    prompt: DEFAULT_PROMPT,
 };
 
 thread_local! {
@@ -300,6 +440,12 @@ pub fn install(keys: &BTreeMap<&'static str, Vec<KeyStroke>>) {
             tuning: remap(DEFAULT_TUNING, keys, true),
             diff: remap(DEFAULT_DIFF, keys, true),
             help: remap(DEFAULT_HELP, keys, true),
+            neighbours: remap(DEFAULT_NEIGHBOURS, keys, true),
+            clusters: remap(DEFAULT_CLUSTERS, keys, true),
+            members: remap(DEFAULT_MEMBERS, keys, true),
+            heatmap: remap(DEFAULT_HEATMAP, keys, true),
+            // Typing a file name: characters are text.
+            prompt: remap(DEFAULT_PROMPT, keys, false),
         }))
     };
     TABLES.with(|t| t.set(tables));
@@ -412,6 +558,11 @@ pub fn table(ctx: Context) -> &'static [Binding] {
         Context::Tuning => t.tuning,
         Context::Diff => t.diff,
         Context::Help => t.help,
+        Context::Neighbours => t.neighbours,
+        Context::Clusters => t.clusters,
+        Context::Members => t.members,
+        Context::Heatmap => t.heatmap,
+        Context::Prompt => t.prompt,
     }
 }
 
@@ -450,7 +601,7 @@ pub fn map_event(ctx: Context, ev: &Event, mouse: bool) -> Option<Action> {
 }
 
 pub fn map_key(ctx: Context, ev: &KeyEvent) -> Option<Action> {
-    if ctx == Context::Filter {
+    if ctx.is_text_entry() {
         // Typing: every printable character is text, even q and ?; Ctrl-C (the quit
         // keys that aren't text) still quits.
         let quit = tables()
@@ -462,7 +613,7 @@ pub fn map_key(ctx: Context, ev: &KeyEvent) -> Option<Action> {
         if quit {
             return Some(Action::Quit);
         }
-        if let Some(a) = lookup(table(Context::Filter), ev) {
+        if let Some(a) = lookup(table(ctx), ev) {
             return Some(a);
         }
         if let KeyCode::Char(c) = ev.code
@@ -479,7 +630,7 @@ pub fn map_key(ctx: Context, ev: &KeyEvent) -> Option<Action> {
 
 /// The footer's entries for a context: (label, name).
 pub fn footer(ctx: Context) -> Vec<(&'static str, &'static str)> {
-    let globals: &[Binding] = if ctx == Context::Filter {
+    let globals: &[Binding] = if ctx.is_text_entry() {
         &[]
     } else {
         tables().global

@@ -8,12 +8,17 @@
 //! `terminal` enters and restores the terminal. This file runs the event loop.
 
 mod app;
+mod clusters;
 mod diff;
 mod diff_view;
+mod export;
 mod fmt;
+mod heatmap;
 mod help;
 mod keys;
 mod layout;
+mod list_view;
+mod neighbours;
 mod pairs;
 mod progress;
 mod recall;
@@ -21,6 +26,7 @@ mod render;
 mod terminal;
 mod theme;
 mod tuning;
+mod views;
 mod worker;
 mod wrap;
 
@@ -28,6 +34,8 @@ mod wrap;
 mod screenshot;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod views_tests;
 
 use anyhow::{Context as _, bail};
 use app::{App, Cmd};

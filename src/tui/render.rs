@@ -1,8 +1,10 @@
 //! The frame: title bar, the current view, footer, overlays. Pure: reads the App only.
 
 use super::app::App;
-use super::keys::{self, Context};
-use super::{diff_view, fmt, help, layout, pairs, progress};
+use super::export::Prompt;
+use super::keys;
+use super::views::View;
+use super::{clusters, diff_view, fmt, heatmap, help, layout, neighbours, pairs, progress};
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
@@ -16,15 +18,49 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
     let s = layout::screen(area);
     title_bar(app, frame, s.title);
-    match app.view_context() {
-        Context::Diff => diff_view::render(app, frame, s.body),
-        Context::Loading => progress::render(app, frame, s.body),
-        _ => pairs::render(app, frame, s.body),
+    match (app.diff.is_some(), app.stack.last()) {
+        (true, _) => diff_view::render(app, frame, s.body),
+        (false, Some(View::Neighbours(v))) => neighbours::render(app, v, frame, s.body),
+        (false, Some(View::Clusters(v))) => clusters::render(app, v, frame, s.body),
+        (false, Some(View::Members(v))) => clusters::render_members(app, v, frame, s.body),
+        (false, Some(View::Heatmap(v))) => heatmap::render(app, v, frame, s.body),
+        (false, None) if app.results.is_none() => progress::render(app, frame, s.body),
+        (false, None) => pairs::render(app, frame, s.body),
+    }
+    if let Some(p) = &app.prompt {
+        export_line(app, p, frame, s.body);
     }
     footer(app, frame, s.footer);
     if app.help.is_some() {
         help::render(app, frame, s.body);
     }
+}
+
+/// The export prompt, on the body's last line.
+fn export_line(app: &App, p: &Prompt, frame: &mut Frame, body: Rect) {
+    let t = &app.theme;
+    let mut spans = vec![
+        Span::styled(" Export to: ", t.key()),
+        Span::raw(fmt::clean(&p.text)),
+        Span::styled("▏", t.key()),
+    ];
+    if p.text.is_empty() {
+        spans.push(Span::styled(format!("{} ", p.default), t.dim()));
+    }
+    match &p.confirm {
+        Some((_, why)) => spans.push(Span::styled(format!("  {why}"), t.warn())),
+        None => spans.push(Span::styled(
+            "  .jsonl: JSON Lines, else CSV · Enter writes · Esc cancels",
+            t.dim(),
+        )),
+    }
+    let area = Rect {
+        y: body.bottom().saturating_sub(1),
+        height: 1.min(body.height),
+        ..body
+    };
+    frame.render_widget(ratatui::widgets::Clear, area);
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
 fn too_small(app: &App, frame: &mut Frame, area: Rect) {

@@ -24,7 +24,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 
 /// A small generated corpus with planted near-duplicates, written to a folder.
-fn corpus_dir() -> tempfile::TempDir {
+pub(super) fn corpus_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let g = generate(&GenOptions {
         docs: 60,
@@ -37,7 +37,7 @@ fn corpus_dir() -> tempfile::TempDir {
     dir
 }
 
-fn new_app(dir: &Path, size: (u16, u16)) -> App {
+pub(super) fn new_app(dir: &Path, size: (u16, u16)) -> App {
     App::new(
         vec![dir.join("c")],
         WalkOptions::default(),
@@ -78,7 +78,7 @@ pub(super) fn pump(app: &mut App) {
     panic!("jobs keep queueing more jobs");
 }
 
-fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
+pub(super) fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
     let dir = corpus_dir();
     let mut app = new_app(dir.path(), size);
     app.start();
@@ -91,7 +91,7 @@ fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
     (dir, app)
 }
 
-fn draw(app: &App) -> Buffer {
+pub(super) fn draw(app: &App) -> Buffer {
     let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
     term.draw(|f| render::render(app, f)).unwrap();
     term.backend().buffer().clone()
@@ -108,7 +108,7 @@ fn text(buf: &Buffer) -> String {
     out
 }
 
-fn screen(app: &App) -> String {
+pub(super) fn screen(app: &App) -> String {
     text(&draw(app))
 }
 
@@ -807,6 +807,10 @@ fn config_names_match_actions_and_theme_roles() {
         Context::Tuning,
         Context::Diff,
         Context::Help,
+        Context::Neighbours,
+        Context::Clusters,
+        Context::Members,
+        Context::Heatmap,
     ] {
         for b in super::keys::table(ctx)
             .iter()

@@ -172,4 +172,21 @@ impl Theme {
     pub fn bar_done(&self) -> Style {
         self.fg(Style::new(), "bar_done", Color::Green)
     }
+
+    /// A heatmap cell of similarity `v` (0..1): colour from blue to red on top of the
+    /// shade character the heatmap draws, which carries the value without colour.
+    pub fn heat(&self, v: f64) -> Style {
+        if !self.color {
+            return Style::new();
+        }
+        let palette = [
+            Color::Blue,
+            Color::Cyan,
+            Color::Green,
+            Color::Yellow,
+            Color::Red,
+        ];
+        let i = ((v.clamp(0.0, 1.0) * 5.0) as usize).min(4);
+        Style::new().fg(palette[i])
+    }
 }

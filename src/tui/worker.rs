@@ -9,10 +9,14 @@
 
 use super::diff::{self, DiffModel};
 use super::recall::{self, AllPairs, FoundGroups, Recall};
+use simtui::cluster::{self, Cluster, Keep};
 use simtui::corpus::{Corpus, Entry, Source, WalkOptions};
 use simtui::generator::{GenOptions, generate};
-use simtui::index::{Found, Index, Params};
+use simtui::index::{Found, Index, Pair, Params};
+use simtui::matrix::{self, Matrix, Measure};
+use simtui::method::{Engine, Method};
 use simtui::progress::{Cancelled, Progress, Stage};
+use simtui::query::{Answer, Probe, Searcher};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +37,9 @@ pub enum Kind {
     AllPairs,
     Recall,
     Diff,
+    Neighbours,
+    Clusters,
+    Heatmap,
 }
 
 /// A document to show in the diff.
@@ -75,6 +82,24 @@ pub enum Work {
         b: DiffDoc,
         max_bytes: u64,
     },
+    /// The `top` nearest neighbours of a document, LSH candidates filled up from a scan.
+    Neighbours {
+        index: Arc<Index>,
+        bands: usize,
+        rows: usize,
+        doc: u32,
+        top: usize,
+    },
+    /// Union-find over pairs already cut at a threshold.
+    Clusters {
+        index: Arc<Index>,
+        pairs: Vec<Pair>,
+    },
+    /// Exact Jaccard between every two of some documents.
+    Heatmap {
+        index: Arc<Index>,
+        docs: Vec<u32>,
+    },
 }
 
 impl Work {
@@ -86,6 +111,9 @@ impl Work {
             Work::AllPairs { .. } => Kind::AllPairs,
             Work::Recall { .. } => Kind::Recall,
             Work::Diff { .. } => Kind::Diff,
+            Work::Neighbours { .. } => Kind::Neighbours,
+            Work::Clusters { .. } => Kind::Clusters,
+            Work::Heatmap { .. } => Kind::Heatmap,
         }
     }
 }
@@ -117,6 +145,9 @@ pub enum Output {
     AllPairs(Result<AllPairs, String>),
     Recall(Recall),
     Diff(DiffResult),
+    Neighbours(Answer),
+    Clusters(Vec<Cluster>),
+    Heatmap(Matrix),
 }
 
 /// What reaches the UI thread.
@@ -263,6 +294,28 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         Work::Diff { a, b, max_bytes } => Output::Diff(DiffResult {
             model: diff_docs(&a, &b, max_bytes),
         }),
+        Work::Neighbours {
+            index,
+            bands,
+            rows,
+            doc,
+            top,
+        } => {
+            let engine = Engine {
+                index,
+                method: Method::MinHash { bands, rows },
+                fingerprints: None,
+            };
+            simtui::progress::check(progress)?;
+            let probe = Probe::of_doc(&engine, doc);
+            Output::Neighbours(Searcher::new(&engine).neighbours(&probe, top, true))
+        }
+        Work::Clusters { index, pairs } => {
+            Output::Clusters(cluster::clusters(&index, &pairs, Keep::Longest))
+        }
+        Work::Heatmap { index, docs } => {
+            Output::Heatmap(matrix::compute_docs(&index, &docs, Measure::Jaccard, None))
+        }
     })
 }
 

@@ -1,0 +1,285 @@
+//! Tests of the views opened from the list (neighbours, clusters, members, heatmap) and
+//! of exporting: actions in, state, engine truth and screen text out.
+
+use super::keys::{Action, Context};
+use super::tests::{draw, loaded, pump, screen};
+use super::views::{Cursor, View};
+use ratatui::style::Modifier;
+use simtui::cluster::{Keep, clusters};
+use simtui::index::Pair;
+
+/// e, a file name typed, Enter.
+fn export_to(app: &mut super::app::App, name: &str) {
+    app.update(Action::Export);
+    assert_eq!(app.context(), Context::Prompt);
+    for c in name.chars() {
+        app.update(Action::FilterChar(c));
+    }
+    app.update(Action::FilterKeep);
+}
+
+fn top(app: &super::app::App) -> &View {
+    app.stack.last().expect("a view is open")
+}
+
+#[test]
+fn cursor_moves_clamp_and_keep_the_selection_on_screen() {
+    let mut c = Cursor::default();
+    assert!(c.apply(Action::Down, 10, 4));
+    assert_eq!(c.selected, 1);
+    c.apply(Action::Bottom, 10, 4);
+    assert_eq!((c.selected, c.offset), (9, 6));
+    c.apply(Action::PageUp, 10, 4);
+    assert_eq!((c.selected, c.offset), (5, 5));
+    c.apply(Action::Top, 10, 4);
+    assert_eq!((c.selected, c.offset), (0, 0));
+    c.apply(Action::Up, 10, 4);
+    assert_eq!(c.selected, 0);
+    assert!(!c.apply(Action::Open, 10, 4));
+    c.apply(Action::Down, 0, 4);
+    assert_eq!(c.selected, 0, "an empty list keeps row 0");
+}
+
+#[test]
+fn neighbours_are_every_similar_document_by_exact_jaccard() {
+    let (_dir, mut app) = loaded((120, 36));
+    let pair = app.selected_pair().unwrap();
+    let index = app.results.as_ref().unwrap().index.clone();
+    app.update(Action::Neighbours);
+    assert_eq!(app.context(), Context::Neighbours);
+    assert!(screen(&app).contains("searching"), "{}", screen(&app));
+    pump(&mut app);
+    let View::Neighbours(v) = top(&app) else {
+        panic!("the neighbours view is on top")
+    };
+    assert_eq!(v.doc, pair.a);
+    let answer = v.answer.as_ref().expect("answered");
+    // 60 documents: fewer than the 100 asked for, so the scan fills up with every
+    // document that shares a shingle; compare with brute force.
+    let mut truth: Vec<(u32, f64)> = (0..index.docs.len() as u32)
+        .filter(|&d| d != pair.a)
+        .map(|d| (d, index.similarity(pair.a, d).0))
+        .filter(|x| x.1 > 0.0)
+        .collect();
+    truth.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    let got: Vec<(u32, f64)> = answer
+        .neighbours
+        .iter()
+        .map(|n| (n.doc, n.jaccard))
+        .collect();
+    let sims = |v: &[(u32, f64)]| v.iter().map(|x| x.1).collect::<Vec<_>>();
+    assert_eq!(sims(&got), sims(&truth), "same similarities, best first");
+    assert!(got.iter().any(|&(d, j)| d == pair.b && j == pair.jaccard));
+    let s = screen(&app);
+    assert!(s.contains("Neighbours of"), "{s}");
+    assert!(s.contains(&index.docs[pair.a as usize].id), "{s}");
+
+    // Enter: the document and its best neighbour side by side; Esc comes back.
+    app.update(Action::Open);
+    assert_eq!(app.context(), Context::Diff);
+    let d = app.diff.as_ref().unwrap();
+    assert_eq!((d.pair.a, d.pair.b), (pair.a, got[0].0));
+    assert!(screen(&app).contains("neighbour 1 of"), "{}", screen(&app));
+    // n in the diff steps to the next neighbour.
+    app.update(Action::NextPair);
+    assert_eq!(app.diff.as_ref().unwrap().pair.b, got[1].0);
+    app.update(Action::Back);
+    assert_eq!(app.context(), Context::Neighbours);
+    // The neighbours of a neighbour stack on top; Esc twice is back at the list.
+    app.update(Action::Neighbours);
+    pump(&mut app);
+    assert_eq!(app.stack.len(), 2);
+    app.update(Action::Back);
+    app.update(Action::Back);
+    assert_eq!(app.context(), Context::List);
+}
+
+#[test]
+fn a_view_below_whose_job_was_replaced_starts_it_again() {
+    let (_dir, mut app) = loaded((120, 36));
+    app.update(Action::Neighbours);
+    // Before the first answer arrives, another document's neighbours open on top.
+    let index = app.results.as_ref().unwrap().index.clone();
+    let other = app.selected_pair().unwrap().b;
+    app.open_neighbours(index, other);
+    // One neighbours job runs at a time: the first view's job was replaced.
+    app.update(Action::Back);
+    pump(&mut app);
+    let View::Neighbours(v) = top(&app) else {
+        panic!()
+    };
+    assert!(v.answer.is_some(), "the view below was answered after all");
+}
+
+#[test]
+fn clusters_join_the_listed_pairs_at_the_threshold() {
+    let (_dir, mut app) = loaded((120, 36));
+    app.update(Action::Clusters);
+    assert_eq!(app.context(), Context::Clusters);
+    pump(&mut app);
+    let check = |app: &super::app::App| {
+        let View::Clusters(v) = top(app) else {
+            panic!()
+        };
+        let t = v.threshold();
+        let pairs: Vec<Pair> = v
+            .listed
+            .iter()
+            .filter(|p| p.jaccard >= t)
+            .copied()
+            .collect();
+        let want = clusters(&v.index, &pairs, Keep::Longest);
+        assert_eq!(v.clusters.as_deref().unwrap(), &want[..]);
+        v.clusters.as_ref().unwrap().len()
+    };
+    let at_80 = check(&app);
+    assert!(at_80 > 0, "the corpus has clusters at 0.8");
+    let s = screen(&app);
+    assert!(s.contains("J ≥ 0.80"), "{s}");
+    // ← lowers the threshold: clusters merge or appear, never vanish into nothing.
+    app.update(Action::SimDown);
+    pump(&mut app);
+    let View::Clusters(v) = top(&app) else {
+        panic!()
+    };
+    assert_eq!(v.threshold_pct, 75);
+    check(&app);
+    assert!(screen(&app).contains("J ≥ 0.75"));
+
+    // Enter: the members, the kept one first, then by J with it.
+    app.update(Action::Open);
+    assert_eq!(app.context(), Context::Members);
+    let View::Members(m) = top(&app) else {
+        panic!()
+    };
+    assert_eq!(m.order[0], m.cluster.representative);
+    assert!(m.sims.windows(2).skip(1).all(|w| w[0].0 >= w[1].0));
+    let second = m.order[1];
+    let rep = m.cluster.representative;
+    assert!(screen(&app).contains("kept"), "{}", screen(&app));
+    // Enter on the representative explains; on a member, the diff with the kept one.
+    app.update(Action::Open);
+    assert!(app.diff.is_none());
+    assert!(app.status.as_deref().unwrap().contains("representative"));
+    app.update(Action::Down);
+    app.update(Action::Open);
+    let d = app.diff.as_ref().unwrap();
+    assert_eq!((d.pair.a, d.pair.b), (rep, second));
+    app.update(Action::Back);
+    app.update(Action::Back);
+    assert_eq!(app.context(), Context::Clusters);
+    app.update(Action::Back);
+    assert_eq!(app.context(), Context::List);
+}
+
+#[test]
+fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
+    let (_dir, mut app) = loaded((120, 36));
+    app.update(Action::Clusters);
+    pump(&mut app);
+    app.update(Action::Heatmap);
+    assert_eq!(app.context(), Context::Heatmap);
+    pump(&mut app);
+    let View::Heatmap(v) = top(&app) else {
+        panic!()
+    };
+    let m = v.matrix.as_ref().unwrap();
+    assert_eq!(m.n, v.docs.len());
+    for i in 0..m.n {
+        assert_eq!(m.get(i, i), 1.0);
+        for j in 0..m.n {
+            assert_eq!(m.get(i, j), m.get(j, i));
+            let (a, b) = (v.docs[i], v.docs[j]);
+            assert_eq!(m.get(i, j), v.index.similarity(a, b).0);
+        }
+    }
+    assert_eq!(v.at, (1, 0), "the cursor starts off the diagonal");
+    let s = screen(&app);
+    assert!(s.contains("Heatmap of"), "{s}");
+    assert!(s.contains(&format!("J = {:.3}", m.get(1, 0))), "{s}");
+    // The cursor's cell is reversed: visible without colour.
+    let buf = draw(&app);
+    let reversed = buf
+        .content
+        .iter()
+        .filter(|c| c.modifier.contains(Modifier::REVERSED))
+        .count();
+    assert!(reversed >= 1, "the cursor cell is reversed");
+    app.update(Action::Right);
+    app.update(Action::Up);
+    let View::Heatmap(v) = top(&app) else {
+        panic!()
+    };
+    assert_eq!(v.at, (0, 1));
+    app.update(Action::Open);
+    assert_eq!(app.context(), Context::Diff);
+}
+
+#[test]
+fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
+    let (dir, mut app) = loaded((120, 36));
+    let out = dir.path().join("out.jsonl");
+    app.update(Action::Export);
+    assert_eq!(app.context(), Context::Prompt);
+    assert!(screen(&app).contains("Export to:"));
+    for c in out.to_str().unwrap().chars() {
+        app.update(Action::FilterChar(c));
+    }
+    app.update(Action::FilterKeep);
+    assert!(app.prompt.is_none(), "{:?}", app.status);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), app.list.visible.len());
+    let r = app.results.as_ref().unwrap();
+    let p0 = r.found.pairs[app.list.visible[0] as usize];
+    assert_eq!(lines[0]["a"], r.index.docs[p0.a as usize].id.as_str());
+    assert_eq!(lines[0]["jaccard"], p0.jaccard);
+    assert!(lines[0]["estimate"].is_f64());
+
+    // An existing file needs Enter twice; a CSV by its name.
+    export_to(&mut app, out.to_str().unwrap());
+    let p = app.prompt.as_ref().expect("still asking");
+    assert!(p.confirm.as_ref().unwrap().1.contains("exists"));
+    assert!(screen(&app).contains("exists"));
+    app.update(Action::FilterClear);
+    assert!(app.prompt.is_none());
+
+    // Inside the corpus: asked first, nothing written until confirmed.
+    let inside = dir.path().join("c").join("pairs.csv");
+    export_to(&mut app, inside.to_str().unwrap());
+    assert!(!inside.exists(), "nothing written into the corpus unasked");
+    assert!(app.prompt.as_ref().unwrap().confirm.is_some());
+    app.update(Action::FilterKeep);
+    let csv = std::fs::read_to_string(&inside).unwrap();
+    assert!(csv.starts_with("a,b,jaccard,estimate\n"), "{csv}");
+    std::fs::remove_file(&inside).unwrap();
+
+    // A folder that does not exist: an error on the status line, the explorer goes on.
+    export_to(&mut app, "/no/such/simtui/dir/x.csv");
+    assert!(app.status.as_deref().unwrap().contains("cannot write"));
+    assert!(app.fatal.is_none() && !app.quit);
+    assert_eq!(app.context(), Context::Prompt, "the name can be corrected");
+    app.update(Action::FilterClear);
+    assert_eq!(app.context(), Context::List);
+}
+
+#[test]
+fn clusters_export_as_json_lines() {
+    let (dir, mut app) = loaded((120, 36));
+    app.update(Action::Clusters);
+    pump(&mut app);
+    let out = dir.path().join("clusters.jsonl");
+    export_to(&mut app, out.to_str().unwrap());
+    let View::Clusters(v) = top(&app) else {
+        panic!()
+    };
+    let n = v.clusters.as_ref().unwrap().len();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), n);
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert!(first["members"].as_array().unwrap().len() >= 2);
+    assert!(first["representative"].is_string());
+}
