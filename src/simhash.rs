@@ -26,10 +26,10 @@ pub const WIDTHS: [u32; 2] = [64, 128];
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Weight {
     /// Its frequency in the document.
-    #[default]
     Tf,
     /// Its frequency times ln((1 + N) / (1 + df)): N contents in the corpus, df of them
-    /// with the token.
+    /// with the token. The default: see [`default_max_distance`] for why.
+    #[default]
     Idf,
 }
 

@@ -38,9 +38,16 @@ fn simhash_pairs_are_exactly_the_pairs_within_the_distance_and_verified() {
     let dir = tempfile::tempdir().unwrap();
     let c = Corpus::new(dir.path(), 400, 13);
     for (bits, weight, distance, flags) in [
-        (64, Weight::Tf, 3, vec![]),
-        (128, Weight::Tf, 6, vec!["--bits", "128"]),
-        (64, Weight::Tf, 9, vec!["--max-distance", "9"]),
+        // The default weight is idf.
+        (64, Weight::Idf, 10, vec![]),
+        (64, Weight::Tf, 3, vec!["--weight", "tf"]),
+        (128, Weight::Tf, 6, vec!["--weight", "tf", "--bits", "128"]),
+        (
+            64,
+            Weight::Tf,
+            9,
+            vec!["--weight", "tf", "--max-distance", "9"],
+        ),
         (64, Weight::Idf, 10, vec!["--weight", "idf"]),
         (
             128,
@@ -127,6 +134,8 @@ fn simhash_queries_and_eval() {
         &a,
         "--method",
         "simhash",
+        "--weight",
+        "tf",
         "--max-distance",
         "8",
         "--format",
@@ -171,22 +180,23 @@ fn simhash_queries_and_eval() {
         assert!(n["found"].as_u64() <= n["true_pairs"].as_u64());
     }
     let table = ok(&["eval", c.path(), "--method", "simhash", "--format", "table"]);
+    // Idf weights by default, 10 of 64 bits.
     assert!(
-        table.contains("simhash 64 bits tf, distance <= 3"),
+        table.contains("simhash 64 bits idf, distance <= 10"),
         "{table}"
     );
-    let idf = jsonl(&ok(&[
+    let tf = jsonl(&ok(&[
         "eval",
         c.path(),
         "--method",
         "simhash",
         "--weight",
-        "idf",
+        "tf",
         "--format",
         "jsonl",
     ]));
-    assert_eq!(idf[0]["weight"], "idf");
-    assert_eq!(idf[0]["max_distance"], 10);
+    assert_eq!(tf[0]["weight"], "tf");
+    assert_eq!(tf[0]["max_distance"], 3);
     assert!(table.contains("block tables+verify"), "{table}");
     let truth = dir.path().join("truth.jsonl");
     let planted = jsonl(&ok(&[
@@ -267,6 +277,8 @@ fn the_matrix_is_symmetric_with_ones_on_the_diagonal() {
         "csv",
         "--measure",
         "simhash",
+        "--weight",
+        "tf",
         "--bits",
         "128",
     ]));

@@ -232,8 +232,11 @@ pub enum WeightArg {
 impl WeightArg {
     pub fn weight(arg: Option<WeightArg>) -> Weight {
         match arg {
-            None | Some(WeightArg::Tf) => Weight::Tf,
-            Some(WeightArg::Idf) => Weight::Idf,
+            Some(WeightArg::Tf) => Weight::Tf,
+            // Idf by default: with tf, the words every document uses pull all
+            // fingerprints together (unrelated documents ~8.5 of 64 bits apart), so any
+            // distance that finds near-duplicates also makes millions of candidates.
+            None | Some(WeightArg::Idf) => Weight::Idf,
         }
     }
 }
@@ -248,7 +251,7 @@ pub struct MethodArgs {
     /// SimHash fingerprint width in bits [default: 64]
     #[arg(long, value_parser = bits_parser())]
     pub bits: Option<u32>,
-    /// SimHash token weights: tf (term frequency), or idf (term frequency × inverse document frequency: words in every document stop pulling all fingerprints together) [default: tf]
+    /// SimHash token weights: tf (term frequency), or idf (term frequency × inverse document frequency: words in every document stop pulling all fingerprints together) [default: idf]
     #[arg(long, value_enum)]
     pub weight: Option<WeightArg>,
     /// SimHash: the largest Hamming distance of a candidate pair [default: 3 of 64 bits and 6 of 128 with tf weights, 10 and 20 with idf]

@@ -71,6 +71,7 @@ pub const ACTIONS: &[&str] = &[
     "clusters",
     "heatmap",
     "export",
+    "switch_method",
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]

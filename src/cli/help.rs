@@ -26,6 +26,7 @@ const EXAMPLES: &[(&str, &str)] = &[
         r"  simtui                                     explore a built-in demo corpus
   simtui data/                               explore a folder
   simtui data/ -k 3 --unit char --log s.log  character 3-shingles, with a log file
+  simtui clusters data/ -t 0.9 --dupes        the files a dedup step could remove
   simtui pairs data/ --threshold 0.8 --format jsonl | jq
   simtui curve --threshold 0.8 --perms 128
   simtui completions bash > ~/.local/share/bash-completion/completions/simtui",
@@ -37,6 +38,25 @@ const EXAMPLES: &[(&str, &str)] = &[
   simtui pairs data/ -t 0.9 --format csv > pairs.csv
   simtui pairs data/ --ext txt,md --stats -v  counts, times and skipped files on stderr
   simtui pairs data/ -t 0.95 --fail-empty > /dev/null && echo 'near-duplicates found'",
+    ),
+    (
+        "query",
+        r"  simtui query data/ a.txt                    the 10 nearest to data/'s document a.txt
+  simtui query data/ new/ --top 3 --format jsonl   each file of new/ against data/
+  simtui query data/ draft.txt --exhaustive   fill up from a full scan when LSH finds few
+  simtui query data/ a.txt --method simhash   SimHash candidates, with Hamming distances",
+    ),
+    (
+        "clusters",
+        r"  simtui clusters data/ --threshold 0.8       groups of near-duplicates, largest first
+  simtui clusters data/ -t 0.9 --dupes -0 | xargs -0 mv -t dupes/   all but one per group
+  simtui clusters data/ --keep oldest --format csv > clusters.csv",
+    ),
+    (
+        "matrix",
+        r"  simtui matrix a.txt b.txt c.txt             exact Jaccard between every two
+  simtui matrix books/ --measure estimate --format csv > m.csv
+  simtui matrix books/ --measure simhash --bits 128    Hamming distances",
     ),
     (
         "curve",

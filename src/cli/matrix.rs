@@ -40,7 +40,7 @@ pub struct MatrixArgs {
     /// SimHash fingerprint width in bits, with --measure simhash [default: 64]
     #[arg(long, value_parser = bits_parser())]
     pub bits: Option<u32>,
-    /// SimHash token weights with --measure simhash: tf (term frequency) or idf (times inverse document frequency over these documents) [default: tf]
+    /// SimHash token weights with --measure simhash: tf (term frequency) or idf (times inverse document frequency over these documents) [default: idf]
     #[arg(long, value_enum)]
     pub weight: Option<WeightArg>,
     /// Output format: a table on a terminal and CSV when piped, or either (CSV: a header row of ids, then one row per document, its id first)

@@ -12,8 +12,10 @@ use super::worker::{DiffDoc, Job, Kind, Msg, Output, Work};
 use crate::cli::diag::Log;
 use crate::cli::explorer::ExplorerSettings;
 use simtui::corpus::{Corpus, WalkOptions};
+use simtui::fingerprints::Fingerprints;
 use simtui::index::{Found, Index, Pair, Params};
 use simtui::progress::Stage;
+use simtui::simhash::{SimHasher, Weight, default_max_distance};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -59,9 +61,32 @@ impl Sort {
     }
 }
 
+/// SimHash in the explorer: 64-bit fingerprints with idf weights (the headless default),
+/// candidates at most `max_distance` bits apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimHashSetting {
+    pub hasher: SimHasher,
+    pub max_distance: u32,
+}
+
+impl SimHashSetting {
+    pub fn new(seed: u64) -> SimHashSetting {
+        let (bits, weight) = (64, Weight::Idf);
+        SimHashSetting {
+            hasher: SimHasher::new(bits, seed, weight),
+            max_distance: default_max_distance(bits, weight),
+        }
+    }
+}
+
+/// SimHash results: the setting and the fingerprints the candidates came from.
+pub type SimHashUsed = (SimHashSetting, Arc<Fingerprints>);
+
 /// The pairs of one banding, with the index they refer to.
 pub struct Results {
     pub index: Arc<Index>,
+    /// Candidates from SimHash instead of LSH banding.
+    pub simhash: Option<SimHashUsed>,
     pub found: Arc<Found>,
     pub groups: Arc<FoundGroups>,
     pub bands: usize,
@@ -163,8 +188,14 @@ pub struct App {
     pub generation: u64,
     /// The pairs on screen.
     pub results: Option<Results>,
-    /// The index a running band job works on.
-    banding: Option<(Arc<Index>, u64)>,
+    /// The index a running band job works on, its generation and method.
+    banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
+    /// SimHash wanted instead of LSH (`m` switches).
+    pub simhash: Option<SimHashSetting>,
+    /// Fingerprints of the index of a generation, for SimHash.
+    fingerprints: Option<(u64, Arc<Fingerprints>)>,
+    /// The generation a running fingerprint job is for.
+    fingerprinting: u64,
     /// Hash functions being computed, and for which generation.
     pub extending_to: Option<usize>,
     extend_generation: u64,
@@ -247,6 +278,9 @@ impl App {
             generation: 0,
             results: None,
             banding: None,
+            simhash: None,
+            fingerprints: None,
+            fingerprinting: 0,
             extending_to: None,
             extend_generation: 0,
             all: None,
@@ -417,9 +451,11 @@ impl App {
     }
 
     pub fn rebanding(&self) -> bool {
-        self.results
-            .as_ref()
-            .is_some_and(|r| (r.bands, r.rows) != (self.bands, self.rows))
+        self.results.as_ref().is_some_and(|r| {
+            let method = r.simhash.as_ref().map(|s| s.0);
+            method != self.simhash
+                || (method.is_none() && (r.bands, r.rows) != (self.bands, self.rows))
+        })
     }
 
     // ---------------------------------------------------------------------------------
@@ -554,6 +590,16 @@ impl App {
             }
             Action::Clusters => self.open_clusters(),
             Action::Export => self.start_export(),
+            Action::SwitchMethod => self.switch_method(),
+            Action::ToggleTuning
+            | Action::BandsUp
+            | Action::BandsDown
+            | Action::RowsUp
+            | Action::RowsDown
+                if self.simhash.is_some() =>
+            {
+                self.status = Some("b, r and the S-curve are MinHash's: m switches back".into());
+            }
             Action::StartFilter => self.list.editing = true,
             Action::Back if !self.list.filter.is_empty() => {
                 self.list.filter.clear();
@@ -657,14 +703,56 @@ impl App {
             self.spawn(Work::Extend { index, perms });
             return;
         }
+        let simhash = match self.simhash {
+            None => None,
+            Some(setting) => match &self.fingerprints {
+                Some((generation, fps))
+                    if *generation == self.generation && *fps.hasher() == setting.hasher =>
+                {
+                    Some((setting, fps.clone()))
+                }
+                _ => {
+                    // Fingerprints first (the texts are read again), then the search.
+                    self.cancel(Kind::Band);
+                    self.banding = None;
+                    self.progress.reset(&[Stage::Sketch], self.now);
+                    self.fingerprints = None;
+                    self.fingerprinting = self.generation;
+                    self.spawn(Work::Fingerprints {
+                        index,
+                        hasher: setting.hasher,
+                    });
+                    return;
+                }
+            },
+        };
         self.progress.reset(&[Stage::Band, Stage::Verify], self.now);
-        self.banding = Some((index.clone(), self.generation));
+        self.banding = Some((index.clone(), self.generation, simhash.clone()));
         self.counters.band_jobs += 1;
         self.spawn(Work::Band {
             index,
             bands: self.bands,
             rows: self.rows,
+            simhash: simhash.map(|(s, fps)| (fps, s.max_distance)),
         });
+    }
+
+    /// `m`: MinHash LSH ↔ SimHash.
+    fn switch_method(&mut self) {
+        self.simhash = match self.simhash {
+            Some(_) => None,
+            None => Some(SimHashSetting::new(self.params.seed)),
+        };
+        self.status = Some(match &self.simhash {
+            Some(s) => format!(
+                "SimHash: {} bits, {} weights, candidates ≤ {} bits apart",
+                s.hasher.bits(),
+                s.hasher.weight().name(),
+                s.max_distance
+            ),
+            None => format!("MinHash LSH: b={} r={}", self.bands, self.rows),
+        });
+        self.request_band();
     }
 
     fn maybe_start_recall(&mut self) {
@@ -958,7 +1046,7 @@ impl App {
                         *t = total;
                     }
                 }
-                Some(Kind::Index | Kind::Extend | Kind::Band) => {
+                Some(Kind::Index | Kind::Extend | Kind::Fingerprints | Kind::Band) => {
                     if self.log.is_some() && done >= total && self.stages_logged.insert((id, stage))
                     {
                         self.log(&format!(
@@ -1024,6 +1112,11 @@ impl App {
             Output::Extended(index) => {
                 format!("{} hash functions computed in {t:.3} s", index.num_perm())
             }
+            Output::Fingerprinted(fps) => format!(
+                "{} SimHash fingerprints in {t:.3} s ({} stale)",
+                fps.len(),
+                fps.stale
+            ),
             Output::Banded {
                 bands, rows, found, ..
             } => format!(
@@ -1084,6 +1177,12 @@ impl App {
                 }
                 self.request_band();
             }
+            Output::Fingerprinted(fps) => {
+                if self.fingerprinting == self.generation {
+                    self.fingerprints = Some((self.generation, Arc::new(fps)));
+                    self.request_band();
+                }
+            }
             Output::Extended(index) => {
                 self.extending_to = None;
                 if self.extend_generation == self.generation {
@@ -1097,12 +1196,13 @@ impl App {
                 found,
                 groups,
             } => {
-                let Some((index, generation)) = self.banding.take() else {
+                let Some((index, generation, simhash)) = self.banding.take() else {
                     return;
                 };
                 let keep = self.selected_ids();
                 self.results = Some(Results {
                     index,
+                    simhash,
                     found: Arc::new(found),
                     groups: Arc::new(groups),
                     bands,

@@ -49,6 +49,10 @@ pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
         "  J is the exact Jaccard similarity of the k-shingle sets; est is its MinHash estimate.",
         t.dim(),
     )));
+    out.push(Line::from(Span::styled(
+        "  With SimHash (m), ham is the Hamming distance of the two fingerprints.",
+        t.dim(),
+    )));
     out
 }
 

@@ -63,6 +63,8 @@ pub enum Action {
     Heatmap,
     /// Write the list on screen (pairs or clusters) to a file.
     Export,
+    /// Switch how candidates are found: MinHash LSH or SimHash.
+    SwitchMethod,
     /// Mouse wheel (only delivered when mouse capture is on).
     WheelUp,
     WheelDown,
@@ -193,6 +195,7 @@ const DEFAULT_LIST: &[Binding] = &[
     b(&[k('N')], "", Action::NeighboursOther, "", "", false),
     b(&[k('c')], "c", Action::Clusters, "clusters", "clusters of the listed pairs (union-find at a threshold)", true),
     b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
+    b(&[k('m')], "m", Action::SwitchMethod, "method", "switch candidates between MinHash LSH and SimHash (Hamming column)", false),
     b(&[ESC], "Esc", Action::Back, "clear filter", "clear the filter", false),
 ];
 
@@ -374,6 +377,7 @@ pub const NAMES: &[(&str, Action)] = &[
     ("clusters", Action::Clusters),
     ("heatmap", Action::Heatmap),
     ("export", Action::Export),
+    ("switch_method", Action::SwitchMethod),
 ];
 
 impl Action {

@@ -34,10 +34,17 @@ fn title(app: &App) -> Line<'static> {
             t.title(),
         ),
         Span::raw(format!(
-            " · {} candidates · b={} r={} · k={} {} · by {}",
+            " · {} candidates · {} · k={} {} · by {}",
             fmt::count(r.found.candidates),
-            r.bands,
-            r.rows,
+            match &r.simhash {
+                None => format!("b={} r={}", r.bands, r.rows),
+                Some((s, _)) => format!(
+                    "SimHash {} {} ≤{}",
+                    s.hasher.bits(),
+                    s.hasher.weight().name(),
+                    s.max_distance
+                ),
+            },
             r.index.params.k,
             r.index.params.text.unit.name(),
             app.list.sort.name()
@@ -49,10 +56,11 @@ fn title(app: &App) -> Line<'static> {
             t.warn(),
         ));
     } else if app.rebanding() {
-        spans.push(Span::styled(
-            format!(" · banding b={} r={}…", app.bands, app.rows),
-            t.warn(),
-        ));
+        let what = match &app.simhash {
+            Some(_) => "SimHash".to_string(),
+            None => format!("b={} r={}", app.bands, app.rows),
+        };
+        spans.push(Span::styled(format!(" · banding {what}…"), t.warn()));
     }
     Line::from(spans)
 }
@@ -60,17 +68,21 @@ fn title(app: &App) -> Line<'static> {
 struct Columns {
     rank: usize,
     id: usize,
+    /// SimHash results: a Hamming distance column.
+    hamming: bool,
 }
 
 fn columns(app: &App, width: usize) -> Columns {
     let rank = fmt::count(app.list.visible.len().max(1) as u64)
         .len()
         .max(1);
-    // rank, J, estimate: "  " separators; ids share the rest.
-    let fixed = 1 + rank + 2 + 5 + 2 + 5 + 2 + 2;
+    let hamming = app.results.as_ref().is_some_and(|r| r.simhash.is_some());
+    // rank, J, estimate (and Hamming): "  " separators; ids share the rest.
+    let fixed = 1 + rank + 2 + 5 + 2 + 5 + 2 + 2 + if hamming { 5 } else { 0 };
     Columns {
         rank,
         id: width.saturating_sub(fixed) / 2,
+        hamming,
     }
 }
 
@@ -83,10 +95,11 @@ fn list(app: &App, frame: &mut Frame, area: Rect) {
     lines.push(Line::from(Span::styled(
         fmt::pad(
             &format!(
-                " {:>rank$}  {:>5}  {:>5}  {}  {}",
+                " {:>rank$}  {:>5}  {:>5}{}  {}  {}",
                 "#",
                 "J",
                 "est",
+                if c.hamming { "  ham" } else { "" },
                 fmt::pad("A", c.id),
                 "B",
                 rank = c.rank
@@ -119,8 +132,18 @@ fn list(app: &App, frame: &mut Frame, area: Rect) {
         let p = &r.found.pairs[app.list.visible[pos] as usize];
         let a = &index.docs[p.a as usize].id;
         let b = &index.docs[p.b as usize].id;
+        let hamming = match &r.simhash {
+            Some((_, fps)) => format!(
+                "  {:>3}",
+                fps.distance(
+                    index.docs[p.a as usize].group,
+                    index.docs[p.b as usize].group
+                )
+            ),
+            None => String::new(),
+        };
         let text = format!(
-            " {:>rank$}  {:.3}  {:.3}  {}  {}",
+            " {:>rank$}  {:.3}  {:.3}{hamming}  {}  {}",
             pos + 1,
             p.jaccard,
             p.estimate,

@@ -283,3 +283,50 @@ fn clusters_export_as_json_lines() {
     assert!(first["members"].as_array().unwrap().len() >= 2);
     assert!(first["representative"].is_string());
 }
+
+#[test]
+fn m_switches_to_simhash_with_a_hamming_column_and_back() {
+    let (_dir, mut app) = loaded((120, 36));
+    let minhash: Vec<Pair> = app.results.as_ref().unwrap().found.pairs.clone();
+    app.update(Action::SwitchMethod);
+    assert!(app.rebanding());
+    pump(&mut app);
+    let r = app.results.as_ref().unwrap();
+    let (setting, fps) = r.simhash.as_ref().expect("SimHash results");
+    assert_eq!(setting.hasher.bits(), 64);
+    // The same candidates and verification the headless `pairs --method simhash` uses.
+    let want = simtui::fingerprints::find(
+        &r.index,
+        fps,
+        setting.max_distance,
+        0.0,
+        &simtui::progress::Silent,
+    )
+    .unwrap();
+    assert_eq!(r.found.pairs, want.pairs);
+    let s = screen(&app);
+    assert!(s.contains("SimHash 64 idf ≤10"), "{s}");
+    assert!(s.contains(" ham "), "{s}");
+    // The first listed pair's distance is on its row.
+    let p = r.found.pairs[app.list.visible[0] as usize];
+    let d = fps.distance(
+        r.index.docs[p.a as usize].group,
+        r.index.docs[p.b as usize].group,
+    );
+    let row = s
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .unwrap();
+    assert!(row.contains(&format!(" {d:>3} ")), "{row}");
+    // b, r and the tuning panel are MinHash's.
+    app.update(Action::ToggleTuning);
+    assert!(!app.tuning.open);
+    assert!(app.status.as_deref().unwrap().contains("MinHash"));
+    // And back.
+    app.update(Action::SwitchMethod);
+    pump(&mut app);
+    let r = app.results.as_ref().unwrap();
+    assert!(r.simhash.is_none());
+    assert_eq!(r.found.pairs, minhash);
+    assert!(!screen(&app).contains(" ham "));
+}

@@ -11,12 +11,14 @@ use super::diff::{self, DiffModel};
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use simtui::cluster::{self, Cluster, Keep};
 use simtui::corpus::{Corpus, Entry, Source, WalkOptions};
+use simtui::fingerprints::{self, Fingerprints};
 use simtui::generator::{GenOptions, generate};
 use simtui::index::{Found, Index, Pair, Params};
 use simtui::matrix::{self, Matrix, Measure};
 use simtui::method::{Engine, Method};
 use simtui::progress::{Cancelled, Progress, Stage};
 use simtui::query::{Answer, Probe, Searcher};
+use simtui::simhash::SimHasher;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +35,8 @@ pub enum Kind {
     Index,
     /// Computing more hash functions.
     Extend,
+    /// Computing SimHash fingerprints.
+    Fingerprints,
     Band,
     AllPairs,
     Recall,
@@ -69,6 +73,13 @@ pub enum Work {
         index: Arc<Index>,
         bands: usize,
         rows: usize,
+        /// SimHash instead of LSH: the fingerprints and the largest distance.
+        simhash: Option<(Arc<Fingerprints>, u32)>,
+    },
+    /// SimHash fingerprints of an index's groups (the texts are read again).
+    Fingerprints {
+        index: Arc<Index>,
+        hasher: SimHasher,
     },
     AllPairs {
         index: Arc<Index>,
@@ -108,6 +119,7 @@ impl Work {
             Work::Load { .. } | Work::Reindex { .. } => Kind::Index,
             Work::Extend { .. } => Kind::Extend,
             Work::Band { .. } => Kind::Band,
+            Work::Fingerprints { .. } => Kind::Fingerprints,
             Work::AllPairs { .. } => Kind::AllPairs,
             Work::Recall { .. } => Kind::Recall,
             Work::Diff { .. } => Kind::Diff,
@@ -136,6 +148,7 @@ pub enum Output {
         took: Duration,
     },
     Extended(Index),
+    Fingerprinted(Fingerprints),
     Banded {
         bands: usize,
         rows: usize,
@@ -279,8 +292,19 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             index.ensure_perms(perms, progress)?;
             Output::Extended(index)
         }
-        Work::Band { index, bands, rows } => {
-            let found = index.find(bands, rows, 0.0, progress)?;
+        Work::Fingerprints { index, hasher } => {
+            Output::Fingerprinted(Fingerprints::from_index(&index, hasher, progress)?)
+        }
+        Work::Band {
+            index,
+            bands,
+            rows,
+            simhash,
+        } => {
+            let found = match simhash {
+                None => index.find(bands, rows, 0.0, progress)?,
+                Some((fps, d)) => fingerprints::find(&index, &fps, d, 0.0, progress)?,
+            };
             let groups = recall::found_groups(&index, &found);
             Output::Banded {
                 bands,
