@@ -959,5 +959,17 @@ mod demo {
             app.update(Action::NextChange);
         }
         write("diff.svg", &svg(&app));
+        app.update(Action::Back);
+
+        // Clusters at J ≥ 0.5 (chains of edits join), and the largest one's heatmap.
+        app.update(Action::Clusters);
+        for _ in 0..6 {
+            app.update(Action::SimDown);
+        }
+        pump(&mut app);
+        write("clusters.svg", &svg(&app));
+        app.update(Action::Heatmap);
+        pump(&mut app);
+        write("heatmap.svg", &svg(&app));
     }
 }
