@@ -153,10 +153,9 @@ pub fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
 
 /// A file's modification time, read from the file system (never for texts in memory).
 fn mtime(source: &Source) -> Option<SystemTime> {
-    match source {
-        Source::File(path) => std::fs::metadata(path).and_then(|m| m.modified()).ok(),
-        Source::Memory(_) => None,
-    }
+    // A record of a file of many documents has its file's time.
+    let path = source.path()?;
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// The mean exact Jaccard over all pairs of members. Computed per content: the members

@@ -4,6 +4,7 @@
 //! documents (binary, too large, special, unreadable) are counted by reason. simtui
 //! only ever opens the user's files for reading.
 
+use crate::formats::{Container, InputOptions, Part};
 use std::fmt;
 use std::fs::{self, File};
 use std::io::Read;
@@ -21,6 +22,8 @@ pub struct WalkOptions {
     pub max_bytes: u64,
     /// Only files with one of these extensions (lowercase, without the dot).
     pub extensions: Option<Vec<String>>,
+    /// Which files hold many documents (JSON Lines, SGML), and how to read them.
+    pub input: InputOptions,
 }
 
 impl Default for WalkOptions {
@@ -30,6 +33,7 @@ impl Default for WalkOptions {
             follow: false,
             max_bytes: 32 << 20,
             extensions: None,
+            input: InputOptions::default(),
         }
     }
 }
@@ -40,6 +44,23 @@ pub enum Source {
     File(PathBuf),
     /// Text held in memory (the built-in demo corpus, tests).
     Memory(Arc<str>),
+    /// A file of many documents, not split yet: the index expands it into its
+    /// [`Source::Part`]s, and no document has it as its source.
+    Container(Arc<Container>),
+    /// One document of a file of many: a record read again by its place in the file.
+    Part(Part),
+}
+
+impl Source {
+    /// The file the text is read from, if any.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Source::File(p) => Some(p),
+            Source::Memory(_) => None,
+            Source::Container(c) => Some(&c.path),
+            Source::Part(p) => Some(&p.file.path),
+        }
+    }
 }
 
 /// A document found in the corpus, not read yet.
@@ -50,6 +71,19 @@ pub struct Entry {
     pub source: Source,
     /// Size in bytes: known for texts in memory, 0 for files until they are read.
     pub bytes: u64,
+}
+
+impl Entry {
+    /// Where the entry is, for messages: its file (`FILE:LINE` for a record of a file of
+    /// many documents), or its id for a text in memory.
+    pub fn place(&self) -> PathBuf {
+        match &self.source {
+            Source::File(p) => p.clone(),
+            Source::Memory(_) => self.id.clone().into(),
+            Source::Container(c) => c.path.clone(),
+            Source::Part(p) => p.place(),
+        }
+    }
 }
 
 /// Why a path is not a document.
@@ -67,16 +101,26 @@ pub enum SkipReason {
     WalkError,
     /// A symbolic link, not followed (see `--follow`).
     Symlink,
+    /// A record of a JSON Lines or SGML file that could not be read as a document (not
+    /// JSON, no text field, a broken tag).
+    BadRecord,
+    /// An SGML article with no `<BODY>`.
+    NoBody,
+    /// Fewer words than `--min-words`.
+    TooShort,
 }
 
 impl SkipReason {
-    pub const ALL: [SkipReason; 6] = [
+    pub const ALL: [SkipReason; 9] = [
         SkipReason::Binary,
         SkipReason::TooLarge,
         SkipReason::Special,
         SkipReason::Unreadable,
         SkipReason::WalkError,
         SkipReason::Symlink,
+        SkipReason::BadRecord,
+        SkipReason::NoBody,
+        SkipReason::TooShort,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +131,9 @@ impl SkipReason {
             SkipReason::Unreadable => "unreadable",
             SkipReason::WalkError => "walk error",
             SkipReason::Symlink => "symlink not followed",
+            SkipReason::BadRecord => "bad record",
+            SkipReason::NoBody => "no body",
+            SkipReason::TooShort => "too short",
         }
     }
 }
@@ -94,6 +141,7 @@ impl SkipReason {
 /// A path that is not a document, and why.
 #[derive(Clone, Debug)]
 pub struct Skipped {
+    /// The file; `FILE:LINE` for a record of a file of many documents.
     pub path: PathBuf,
     pub reason: SkipReason,
     pub detail: String,
@@ -231,9 +279,18 @@ impl Corpus {
             } else {
                 slash_path(rel)
             };
+            let source = match opts.input.kind_of(path) {
+                Some(kind) => Source::Container(Arc::new(Container::new(
+                    path.to_path_buf(),
+                    id.clone(),
+                    kind,
+                    &opts.input,
+                ))),
+                None => Source::File(path.to_path_buf()),
+            };
             self.entries.push(Entry {
                 id,
-                source: Source::File(path.to_path_buf()),
+                source,
                 bytes: 0,
             });
         }
@@ -259,6 +316,11 @@ pub fn read_text(entry: &Entry, max_bytes: u64) -> Result<Arc<str>, (SkipReason,
     match &entry.source {
         Source::Memory(text) => Ok(text.clone()),
         Source::File(path) => read_file(path, max_bytes).map(Arc::from),
+        Source::Part(part) => crate::formats::read_part(part, max_bytes).map(Arc::from),
+        Source::Container(c) => Err((
+            SkipReason::BadRecord,
+            format!("a {} file holds many documents", c.kind.name()),
+        )),
     }
 }
 
@@ -284,7 +346,7 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, Str
     decode(bytes)
 }
 
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

@@ -4,8 +4,9 @@
 //! shingled, sketched, banded and verified once: 10,000 copies of a file cost linear
 //! time and memory, and their pairs are only spelled out when the output asks for them.
 
-use crate::corpus::{self, Corpus, Entry, SkipReason, Skipped, Source};
+use crate::corpus::{Corpus, Entry, SkipReason, Skipped, Source};
 use crate::fingerprints::{FingerprintBuilder, Fingerprints};
+use crate::formats::{Batches, extract_items};
 use crate::lsh;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
@@ -15,7 +16,6 @@ use crate::text::{TextOptions, Tokenizer};
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What an index is built with.
@@ -30,8 +30,10 @@ pub struct Params {
     pub sketch: SketchKind,
     /// Number of MinHash functions to compute (at least bands × rows).
     pub num_perm: usize,
-    /// Files larger than this are skipped.
+    /// Files (and records of files of many documents) larger than this are skipped.
     pub max_bytes: u64,
+    /// Documents with fewer words than this are skipped (counted as too short).
+    pub min_words: u64,
 }
 
 impl Default for Params {
@@ -43,6 +45,7 @@ impl Default for Params {
             sketch: SketchKind::MinHash,
             num_perm: 128,
             max_bytes: 32 << 20,
+            min_words: 0,
         }
     }
 }
@@ -70,6 +73,9 @@ pub struct Stats {
     pub empty: usize,
     /// Distinct normalised contents.
     pub groups: usize,
+    /// Documents whose id, given by their record, another document has too: they are
+    /// named `ID@FILE:LINE` instead.
+    pub renamed: usize,
     pub times: StageTimes,
 }
 
@@ -174,17 +180,19 @@ impl Index {
             stats: Stats::default(),
         };
         let mut by_content: HashMap<u64, u32> = HashMap::new();
-        let total = entries.len() as u64;
-        let mut done = 0u64;
-        for chunk in entries.chunks(CHUNK) {
+        let mut batches = Batches::new(entries, params.max_bytes);
+        // The total last reported (it changes as files of many documents are read).
+        let mut reported = 0;
+        loop {
             check(progress)?;
             let t = Instant::now();
-            let texts: Vec<Result<Arc<str>, (SkipReason, String)>> = chunk
-                .par_iter()
-                .map(|e| corpus::read_text(e, params.max_bytes))
-                .collect();
+            let Some(batch) = batches.next_batch(CHUNK) else {
+                break;
+            };
+            let texts = extract_items(batch, params.max_bytes);
             index.stats.times.add(Stage::Read, t.elapsed());
-            done += chunk.len() as u64;
+            let (done, total) = (batches.done(), batches.total_estimate());
+            reported = total;
             progress.update(Stage::Read, done, total);
 
             let t = Instant::now();
@@ -193,19 +201,36 @@ impl Index {
                 .map_init(
                     || (Tokenizer::new(&params.text), Vec::new()),
                     |(tok, buf), text| {
-                        text.as_ref().ok().map(|t| {
-                            let s = shingle_doc(t, tok, buf, params.k);
+                        text.as_ref().ok().map(|(_, t)| {
+                            let mut s = shingle_doc(t, tok, buf, params.k);
+                            if params.min_words > 0 {
+                                s.words = count_words(t, tok.options(), s.tokens);
+                            }
                             // `buf` still holds the document's token stream.
                             (s, simhash.map(|h| h.digest(buf)))
                         })
                     },
                 )
                 .collect();
-            texts_into_skips(chunk, texts, &mut index.skipped);
-            for (entry, s) in chunk.iter().zip(shingled) {
-                let Some((s, digest)) = s else { continue };
+            for (text, s) in texts.into_iter().zip(shingled) {
+                let (entry, _) = match text {
+                    Ok(t) => t,
+                    Err(skip) => {
+                        index.skipped.push(skip);
+                        continue;
+                    }
+                };
+                let (s, digest) = s.expect("shingles of each text read");
+                if s.words < params.min_words {
+                    index.skipped.push(Skipped {
+                        path: entry.place(),
+                        reason: SkipReason::TooShort,
+                        detail: format!("{} of {} words", s.words, params.min_words),
+                    });
+                    continue;
+                }
                 let groups = index.shingles.len();
-                index.add_doc(entry, s, &mut by_content);
+                index.add_doc(&entry, s, &mut by_content);
                 if let Some(fps) = fingerprints
                     .as_mut()
                     .filter(|_| index.shingles.len() > groups)
@@ -216,6 +241,12 @@ impl Index {
             index.stats.times.add(Stage::Shingle, t.elapsed());
             progress.update(Stage::Shingle, done, total);
         }
+        if reported != batches.done() {
+            // The last estimate was off: say that everything is done.
+            progress.update(Stage::Read, batches.done(), batches.done());
+            progress.update(Stage::Shingle, batches.done(), batches.done());
+        }
+        index.stats.renamed = crate::formats::unique_ids(&mut index.docs);
         index.stats.groups = index.shingles.len();
         index.group_members();
 
@@ -486,6 +517,8 @@ struct Shingled {
     bytes: u64,
     content: u64,
     tokens: u64,
+    /// Words, for `--min-words` (the tokens in word mode).
+    words: u64,
     set: Vec<u64>,
 }
 
@@ -498,28 +531,18 @@ fn shingle_doc(text: &str, tok: &mut Tokenizer, buf: &mut Vec<u64>, k: usize) ->
         bytes: text.len() as u64,
         content: content_hash(buf),
         tokens: buf.len() as u64,
+        words: buf.len() as u64,
         set,
     }
 }
 
-/// Records the entries whose text could not be read as skipped.
-fn texts_into_skips(
-    chunk: &[Entry],
-    texts: Vec<Result<Arc<str>, (SkipReason, String)>>,
-    skipped: &mut Vec<Skipped>,
-) {
-    for (entry, text) in chunk.iter().zip(texts) {
-        if let Err((reason, detail)) = text {
-            let path = match &entry.source {
-                Source::File(p) => p.clone(),
-                Source::Memory(_) => entry.id.clone().into(),
-            };
-            skipped.push(Skipped {
-                path,
-                reason,
-                detail,
-            });
-        }
+/// The words of a text as `--min-words` counts them: its tokens in word mode (after stop
+/// words are dropped, if they are), its Unicode words in character mode.
+fn count_words(text: &str, opts: &TextOptions, tokens: u64) -> u64 {
+    use unicode_segmentation::UnicodeSegmentation;
+    match opts.unit {
+        crate::text::Unit::Word => tokens,
+        crate::text::Unit::Char => text.unicode_words().count() as u64,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod curve;
 pub mod eval;
 pub mod exact;
 pub mod fingerprints;
+pub mod formats;
 // `gen` is a reserved word in Rust 2024: the generator's module is `simtui::generator`.
 #[path = "gen.rs"]
 pub mod generator;

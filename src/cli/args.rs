@@ -3,6 +3,7 @@
 use super::config::{Config, ConfigError, Problem};
 use clap::{Arg, Args, Command, ValueEnum};
 use simtui::corpus::WalkOptions;
+use simtui::formats::{InputFormat, InputOptions};
 use simtui::index::Params;
 use simtui::method::Method;
 use simtui::simhash::{SimHasher, Weight, default_max_distance};
@@ -27,6 +28,18 @@ pub enum SketchArg {
     Minhash,
     // One-permutation hashing with optimal densification: one hash per shingle.
     Oph,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputFormatArg {
+    // By extension, per file.
+    Auto,
+    // One plain-text document per file.
+    Text,
+    // JSON Lines: one document per line.
+    Jsonl,
+    // Reuters-21578 SGML: one document per <REUTERS> article.
+    Sgml,
 }
 
 /// The help heading of [`IndexArgs`]' flags. It also marks the flags whose defaults the
@@ -67,12 +80,24 @@ pub struct IndexArgs {
     /// Follow symbolic links (loops are detected and skipped)
     #[arg(help_heading = INDEX_HEADING, long)]
     pub follow: bool,
-    /// Skip files larger than this many bytes
+    /// Skip files, and records of JSON Lines and SGML files, larger than this many bytes
     #[arg(help_heading = INDEX_HEADING, long, default_value_t = 32 << 20)]
     pub max_bytes: u64,
     /// Only files with these extensions, comma-separated (e.g. txt,md)
     #[arg(help_heading = INDEX_HEADING, long, value_delimiter = ',')]
     pub ext: Option<Vec<String>>,
+    /// How files hold documents: auto (by extension: .jsonl and .ndjson are JSON Lines, .sgm and .sgml Reuters SGML, either maybe .gz or .zst; anything else is text), text (one document per file), jsonl (one per line) or sgml (one per <REUTERS> article)
+    #[arg(help_heading = INDEX_HEADING, long, value_enum, value_name = "FORMAT", default_value_t = InputFormatArg::Auto)]
+    pub input_format: InputFormatArg,
+    /// The JSON Lines field holding a document's text
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "NAME", default_value = "text")]
+    pub text_field: String,
+    /// The JSON Lines field (a string or number), or the SGML <REUTERS> attribute, holding a document's id [default: FILE:LINE for JSON Lines, NEWID for SGML]
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "NAME")]
+    pub id_field: Option<String>,
+    /// Skip documents with fewer words than this (counted after tokenising and dropping stop words)
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "N", default_value_t = 0)]
+    pub min_words: u64,
 }
 
 impl IndexArgs {
@@ -86,6 +111,16 @@ impl IndexArgs {
                     .map(|e| e.trim_start_matches('.').to_lowercase())
                     .collect()
             }),
+            input: InputOptions {
+                format: match self.input_format {
+                    InputFormatArg::Auto => InputFormat::Auto,
+                    InputFormatArg::Text => InputFormat::Text,
+                    InputFormatArg::Jsonl => InputFormat::Jsonl,
+                    InputFormatArg::Sgml => InputFormat::Sgml,
+                },
+                text_field: self.text_field.clone(),
+                id_field: self.id_field.clone(),
+            },
         }
     }
 
@@ -107,6 +142,7 @@ impl IndexArgs {
             },
             num_perm: (self.bands * self.rows) as usize,
             max_bytes: self.max_bytes,
+            min_words: self.min_words,
         }
     }
 }

@@ -85,7 +85,9 @@ fn write_dupes(out: &mut dyn Write, index: &Index, found: &[Cluster], end: u8) -
             let doc = &index.docs[d as usize];
             match &doc.source {
                 Source::File(path) => write_path(out, path)?,
-                Source::Memory(_) => out.write_all(doc.id.as_bytes())?,
+                // A text in memory or a record of a file of many documents has no file
+                // of its own: its id stands for it.
+                _ => out.write_all(doc.id.as_bytes())?,
             }
             out.write_all(&[end])?;
         }

@@ -165,6 +165,12 @@ pub fn stats_report(
     };
     line("skipped", skip_text);
     line("empty", s.empty.to_string());
+    if s.renamed > 0 {
+        line(
+            "renamed",
+            format!("{} documents whose ids clashed, as ID@FILE:LINE", s.renamed),
+        );
+    }
     line("distinct", format!("{} contents", s.groups));
     line(
         "shingles",

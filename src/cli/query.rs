@@ -161,6 +161,13 @@ fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> 
         let by_path = by_path.get_or_insert_with(|| corpus_paths(engine));
         for entry in found.entries {
             let Source::File(path) = &entry.source else {
+                super::diag::note(
+                    0,
+                    format_args!(
+                        "{}: holds many documents: query by their ids instead",
+                        entry.place().display()
+                    ),
+                );
                 continue;
             };
             let label = path.to_string_lossy().into_owned();
@@ -183,7 +190,7 @@ fn corpus_paths(engine: &Engine) -> HashMap<PathBuf, u32> {
         .enumerate()
         .filter_map(|(i, d)| match &d.source {
             Source::File(p) => canonical(p).map(|c| (c, i as u32)),
-            Source::Memory(_) => None,
+            _ => None,
         })
         .collect()
 }

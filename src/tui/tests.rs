@@ -977,3 +977,63 @@ fn the_log_records_start_stages_requests_errors_and_the_threshold_starts_s() {
         assert!(log.contains(want), "{want:?} missing:\n{log}");
     }
 }
+
+#[test]
+fn diff_view_shows_records_of_a_json_lines_file_by_id() {
+    // The generated corpus as JSON Lines: half plain, half gzip-compressed.
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate(&GenOptions {
+        docs: 40,
+        seed: 7,
+        words: 120,
+        dup_fraction: 0.4,
+        ..Default::default()
+    });
+    let c = dir.path().join("c");
+    std::fs::create_dir_all(&c).unwrap();
+    let lines: Vec<String> = g
+        .docs
+        .iter()
+        .map(|d| serde_json::json!({"id": d.id, "text": d.text}).to_string() + "\n")
+        .collect();
+    std::fs::write(c.join("a.jsonl"), lines[..20].concat()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, lines[20..].concat().as_bytes()).unwrap();
+    std::fs::write(c.join("b.jsonl.gz"), gz.finish().unwrap()).unwrap();
+    let walk = WalkOptions {
+        input: simtui::formats::InputOptions {
+            id_field: Some("id".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut app = App::new(
+        vec![c],
+        walk,
+        Params::default(),
+        16,
+        8,
+        Theme::mono(),
+        (120, 30),
+    );
+    app.start();
+    pump(&mut app);
+    assert!(
+        !app.list.visible.is_empty(),
+        "the records have near-duplicates"
+    );
+    app.update(Action::Open);
+    pump(&mut app);
+    let s = screen(&app);
+    let (a, b) = ids(&app, 0);
+    assert!(g.docs.iter().any(|d| d.id == a), "{a} is a record's own id");
+    assert!(s.contains(&format!("A {a}")), "{s}");
+    assert!(s.contains(&format!("B {b}")), "{s}");
+    let text_a = &g.docs.iter().find(|d| d.id == a).unwrap().text;
+    let first_words: String = text_a
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(s.contains(&first_words), "{first_words:?} in {s}");
+}
