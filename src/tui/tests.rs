@@ -78,7 +78,7 @@ pub(super) fn pump(app: &mut App) {
     panic!("jobs keep queueing more jobs");
 }
 
-fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
+pub(super) fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
     let dir = corpus_dir();
     let mut app = new_app(dir.path(), size);
     app.start();
@@ -91,7 +91,7 @@ fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
     (dir, app)
 }
 
-fn draw(app: &App) -> Buffer {
+pub(super) fn draw(app: &App) -> Buffer {
     let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
     term.draw(|f| render::render(app, f)).unwrap();
     term.backend().buffer().clone()
