@@ -297,13 +297,36 @@ impl Corpus {
     }
 }
 
+#[cfg(unix)]
+fn escape_invalid(p: &Path) -> std::borrow::Cow<'_, str> {
+    use std::os::unix::ffi::OsStrExt;
+    if let Some(s) = p.to_str() {
+        return s.into();
+    }
+    let mut out = String::new();
+    for chunk in p.as_os_str().as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out.into()
+}
+
+#[cfg(not(unix))]
+fn escape_invalid(p: &Path) -> std::borrow::Cow<'_, str> {
+    p.to_string_lossy()
+}
+
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
     name.to_string_lossy().starts_with('.')
 }
 
-/// A path as an id: lossily decoded, with '/' separators.
+/// A path as an id, with '/' separators. A name that is not valid UTF-8 keeps each
+/// invalid byte as a `\xNN` escape: lossy decoding (U+FFFD) gave two files that differ
+/// only in such bytes the same id, so output could not tell them apart (issue 5).
 fn slash_path(p: &Path) -> String {
-    let s = p.to_string_lossy();
+    let s = escape_invalid(p);
     if std::path::MAIN_SEPARATOR == '/' {
         s.into_owned()
     } else {
@@ -336,15 +359,28 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, Str
     if meta.len() > max_bytes {
         return Err((SkipReason::TooLarge, format!("{} bytes", meta.len())));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(max_bytes + 1)
+    // The head first: a binary file is skipped after 8 KiB, never read whole (a 30 MB
+    // binary within --max-bytes used to be read completely before its NUL was seen).
+    let mut file = file.take(max_bytes + 1);
+    let mut bytes = Vec::with_capacity((meta.len() as usize).min(BINARY_HEAD));
+    (&mut file)
+        .take(BINARY_HEAD as u64)
         .read_to_end(&mut bytes)
         .map_err(unreadable)?;
+    if !bytes.starts_with(&[0xFF, 0xFE]) && !bytes.starts_with(&[0xFE, 0xFF]) && bytes.contains(&0)
+    {
+        return Err((SkipReason::Binary, "NUL byte".to_string()));
+    }
+    bytes.reserve((meta.len() as usize).saturating_sub(bytes.len()));
+    file.read_to_end(&mut bytes).map_err(unreadable)?;
     if bytes.len() as u64 > max_bytes {
         return Err((SkipReason::TooLarge, format!("over {max_bytes} bytes")));
     }
     decode(bytes)
 }
+
+/// How much of a file is looked at for a NUL byte (binary).
+const BINARY_HEAD: usize = 8192;
 
 pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     let mut opts = fs::OpenOptions::new();
@@ -378,7 +414,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, (SkipReason, String)> {
         [0xFE, 0xFF, ..] => return utf16(true),
         _ => {}
     }
-    let head = &bytes[..bytes.len().min(8192)];
+    let head = &bytes[..bytes.len().min(BINARY_HEAD)];
     if head.contains(&0) {
         return Err((SkipReason::Binary, "NUL byte".to_string()));
     }

@@ -494,3 +494,77 @@ fn a_missing_path_fails_before_the_terminal_is_touched() {
     assert!(s.contains("/no/such/simtui/corpus"), "{s}");
     t.with_screen(|s| assert!(!s.alternate_screen()));
 }
+
+/// Sends a real signal to the child (as `kill` would), not a key.
+fn signal(t: &Pty, sig: &str) {
+    let pid = t.child.process_id().expect("a child pid");
+    let status = std::process::Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+}
+
+/// SIGINT or SIGTERM while the explorer indexes: the terminal is restored (raw mode
+/// left, main screen, cursor shown, mouse released) and the exit code is 130.
+fn signal_while_indexing(sig: &str) {
+    let dir = corpus(1500);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_until("the first frame", |s| {
+        let c = s.contents();
+        c.contains("Indexing") || c.contains("candidates")
+    });
+    t.with_screen(|s| assert!(s.alternate_screen()));
+    signal(&t, sig);
+    let status = t.wait_exit();
+    assert_eq!(status.exit_code(), 130, "{status:?}\n{}", t.screen());
+    let s = t.screen();
+    assert!(s.contains("interrupted by a signal"), "{s}");
+    assert!(!s.contains("panicked"), "{s}");
+    t.with_screen(|s| {
+        assert!(!s.alternate_screen(), "alternate screen left");
+        assert!(!s.hide_cursor(), "cursor shown");
+        assert_eq!(s.mouse_protocol_mode(), vt100::MouseProtocolMode::None);
+    });
+}
+
+#[test]
+fn sigint_while_indexing_restores_the_terminal() {
+    signal_while_indexing("-INT");
+}
+
+#[test]
+fn sigterm_while_indexing_restores_the_terminal() {
+    signal_while_indexing("-TERM");
+}
+
+// Fails intermittently (2 of 6 runs on a loaded 2-core machine): "candidates" never
+// reappears within 20 s after the storm. Not diagnosed yet (a stale last frame in
+// simtui, or the emulator's resize racing the child's redraw): run with --ignored.
+#[test]
+#[ignore = "intermittent, under investigation (doc/hostile.md)"]
+fn a_resize_storm_ends_in_a_correct_frame() {
+    let dir = corpus(80);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    // 200 sizes without a pause, down to a single cell and up to very wide.
+    for i in 0..200u16 {
+        let (rows, cols) = match i % 5 {
+            0 => (1, 1),
+            1 => (3, 300),
+            2 => (200, 20),
+            3 => (ROWS / 2, COLS / 3),
+            _ => (ROWS + i % 7, COLS - i % 11),
+        };
+        t.resize(rows, cols);
+    }
+    t.resize(ROWS, COLS);
+    t.wait_for("candidates");
+    t.wait_gone("Terminal too small");
+    t.stable();
+    assert!(t.row(ROWS - 1).contains("Enter diff"), "{}", t.screen());
+    t.send("q");
+    assert!(t.wait_exit().success());
+}

@@ -60,6 +60,19 @@ impl std::fmt::Display for NoResult {
 
 impl std::error::Error for NoResult {}
 
+/// The explorer was stopped by SIGINT, SIGTERM or SIGHUP: exit code 130, as a shell
+/// reports a command interrupted by Ctrl-C.
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted by a signal")
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// The exit code of a command's result, after saying on stderr what went wrong:
 /// 0 success, 1 no result or a failed run, 2 a usage or input error.
 pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
@@ -74,6 +87,8 @@ pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
             eprintln!("simtui: {e:#}");
             if e.is::<UsageError>() {
                 ExitCode::from(2)
+            } else if e.is::<Interrupted>() {
+                ExitCode::from(130)
             } else {
                 ExitCode::FAILURE
             }

@@ -1031,6 +1031,8 @@ impl App {
                 None => return false,
             },
             Msg::InputFailed(e) => self.fatal = Some(format!("cannot read the terminal: {e}")),
+            // The event loop acts on a signal before the app sees it.
+            Msg::Signal => return false,
             Msg::Progress {
                 id,
                 stage,

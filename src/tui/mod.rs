@@ -31,6 +31,8 @@ mod worker;
 mod wrap;
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod screenshot;
 #[cfg(test)]
 mod tests;
@@ -91,6 +93,15 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     app.start();
 
     let (tx, rx) = mpsc::channel();
+    // Without a handler, SIGTERM (or SIGINT/SIGHUP sent with `kill`) ended the process at
+    // once and left the terminal raw, on the alternate screen, mouse captured (issue 5).
+    // The handler only wakes the event loop, which returns an error; the session's Drop
+    // restores the terminal. A second handler cannot be set: then signals keep their
+    // default action, as before.
+    let signal_tx = tx.clone();
+    let _ = ctrlc::set_handler(move || {
+        let _ = signal_tx.send(Msg::Signal);
+    });
     let mut workers = Workers::new(tx.clone());
     let mut session =
         terminal::Session::enter(settings.mouse).context("cannot set up the terminal")?;
@@ -196,10 +207,14 @@ fn event_loop(
             rx.recv().context("the workers' channel closed")?
         };
         app.now = Instant::now();
+        if matches!(msg, Msg::Signal) {
+            return Err(crate::cli::Interrupted.into());
+        }
         let mut changed = app.handle(msg);
         // Apply everything already queued, then draw once.
         for _ in 0..1000 {
             match rx.try_recv() {
+                Ok(Msg::Signal) => return Err(crate::cli::Interrupted.into()),
                 Ok(m) => changed |= app.handle(m),
                 Err(_) => break,
             }

@@ -168,6 +168,9 @@ pub enum Msg {
     Input(ratatui::crossterm::event::Event),
     /// The terminal's input could not be read.
     InputFailed(String),
+    /// SIGINT, SIGTERM or SIGHUP arrived (sent by `kill`, not typed: in raw mode Ctrl-C
+    /// is a key). The event loop leaves, restoring the terminal.
+    Signal,
     Progress {
         id: u64,
         stage: Stage,

@@ -1,0 +1,557 @@
+//! Hostile input (issue 5): odd paths, odd contents, odd output ends. Each test names the
+//! case it covers in doc/hostile.md. Paths and contents go through the library (walk,
+//! read, index) or the real binary; nothing here writes outside its temporary folder.
+
+mod common;
+
+use common::{ok, simtui};
+use simtui::corpus::{Corpus, SkipReason, WalkOptions, read_file};
+use simtui::index::{Index, Params};
+use simtui::progress::Silent;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_simtui");
+const TEXT: &str = "the quick brown fox jumps over the lazy dog and runs far away";
+
+fn walk(root: &Path, opts: &WalkOptions) -> Corpus {
+    Corpus::walk(&[root.to_path_buf()], opts).expect("the root exists")
+}
+
+fn build(root: &Path, opts: &WalkOptions) -> Index {
+    let params = Params {
+        max_bytes: opts.max_bytes,
+        ..Params::default()
+    };
+    Index::build(walk(root, opts), &params, &Silent).expect("not cancelled")
+}
+
+fn reasons(index: &Index) -> Vec<SkipReason> {
+    index.skipped.iter().map(|s| s.reason).collect()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+// ---- paths ----
+
+#[test]
+fn missing_path_is_a_usage_error() {
+    let out = simtui(&["pairs", "/no/such/simtui/dir"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/simtui/dir"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_file_instead_of_a_folder_is_one_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("one.txt");
+    fs::write(&f, TEXT).unwrap();
+    let index = build(&f, &WalkOptions::default());
+    assert_eq!(index.docs.len(), 1);
+    assert_eq!(index.docs[0].id, s(&f));
+    // And the command line accepts it: no pair, success.
+    assert_eq!(ok(&["pairs", s(&f)]), "");
+}
+
+#[test]
+fn an_empty_folder_gives_no_pairs_and_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = build(dir.path(), &WalkOptions::default());
+    assert!(index.docs.is_empty() && index.skipped.is_empty());
+    assert_eq!(ok(&["pairs", s(dir.path())]), "");
+    let out = simtui(&["pairs", "--fail-empty", s(dir.path())]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// How to run simtui where permissions bite: as we are when not root; as root, under
+/// `setpriv` as the user `nobody`. None when neither is possible (the test says so).
+fn unprivileged() -> Option<Command> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(Command::new(BIN));
+    }
+    let probe = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            BIN,
+            "--version",
+        ])
+        .output();
+    match probe {
+        Ok(o) if o.status.success() => {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+            Some(c)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(mut cmd) = unprivileged() else {
+        println!("skipped: running as root and `setpriv` cannot drop to nobody");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // `nobody` must be able to reach the corpus when we are root.
+    fs::set_permissions(d, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::create_dir(d.join("c")).unwrap();
+    fs::write(d.join("c/a.txt"), TEXT).unwrap();
+    fs::write(d.join("c/b.txt"), TEXT).unwrap();
+    fs::write(d.join("c/secret.txt"), TEXT).unwrap();
+    fs::create_dir(d.join("c/locked")).unwrap();
+    fs::write(d.join("c/locked/inside.txt"), TEXT).unwrap();
+    for p in ["c/a.txt", "c/b.txt"] {
+        fs::set_permissions(d.join(p), fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    fs::set_permissions(d.join("c"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(d.join("c/secret.txt"), fs::Permissions::from_mode(0o000)).unwrap();
+    fs::set_permissions(d.join("c/locked"), fs::Permissions::from_mode(0o000)).unwrap();
+    let out = cmd
+        .args(["--no-config", "pairs", "-v", s(&d.join("c"))])
+        .output()
+        .unwrap();
+    // Restore, so the temporary folder can be removed.
+    fs::set_permissions(d.join("c/locked"), fs::Permissions::from_mode(0o755)).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    // The readable pair is still found: nothing else is lost.
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.contains("a.txt") && stdout.contains("b.txt"));
+    assert!(err.contains("secret.txt: unreadable"), "{err}");
+    assert!(err.contains("Permission denied"), "{err}");
+    assert!(err.contains("locked: walk error"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_with_follow_end_and_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("a/b")).unwrap();
+    fs::write(d.join("a/b/doc.txt"), TEXT).unwrap();
+    std::os::unix::fs::symlink(d.join("a"), d.join("a/b/up")).unwrap();
+    std::os::unix::fs::symlink("self", d.join("self")).unwrap();
+    let follow = WalkOptions {
+        follow: true,
+        ..Default::default()
+    };
+    let c = walk(d, &follow);
+    assert_eq!(c.entries.len(), 1, "{:?}", c.entries);
+    assert!(
+        c.skipped
+            .iter()
+            .any(|s| s.reason == SkipReason::WalkError && s.detail == "symlink loop"),
+        "{:?}",
+        c.skipped
+    );
+    // The command line finishes too, and says why with -v.
+    let out = simtui(&["pairs", "--follow", "-v", s(d)]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symlink loop"));
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_sockets_and_devices_are_never_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("a.txt"), TEXT).unwrap();
+    let fifo = d.join("fifo");
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path; the test needs a real FIFO.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let _sock = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
+    // A device: a link to one is followed with --follow, and reports the device's type.
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero")).unwrap();
+    let follow = WalkOptions {
+        follow: true,
+        ..Default::default()
+    };
+    let start = Instant::now();
+    let index = build(d, &follow);
+    assert!(start.elapsed() < Duration::from_secs(10), "no block");
+    assert_eq!(index.docs.len(), 1);
+    let special: Vec<_> = index
+        .skipped
+        .iter()
+        .filter(|s| s.reason == SkipReason::Special)
+        .map(|s| s.path.file_name().unwrap().to_str().unwrap().to_string())
+        .collect();
+    assert_eq!(special, ["fifo", "sock", "zero"]);
+    // Opened directly (as after a swap behind the walk's back), none blocks or is read.
+    for p in ["fifo", "zero"] {
+        assert_eq!(
+            read_file(&d.join(p), 1 << 20).unwrap_err().0,
+            SkipReason::Special
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn files_vanishing_or_changing_after_the_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for name in [
+        "gone.txt",
+        "grown.txt",
+        "keep1.txt",
+        "keep2.txt",
+        "swapped.txt",
+    ] {
+        fs::write(d.join(name), TEXT).unwrap();
+    }
+    let opts = WalkOptions {
+        max_bytes: 1000,
+        ..Default::default()
+    };
+    let corpus = walk(d, &opts);
+    assert_eq!(corpus.entries.len(), 5);
+    // Behind the walk's back: one file deleted, one grown past --max-bytes, one
+    // replaced by a FIFO (which must not block the reader).
+    fs::remove_file(d.join("gone.txt")).unwrap();
+    fs::write(d.join("grown.txt"), "x ".repeat(1000)).unwrap();
+    fs::remove_file(d.join("swapped.txt")).unwrap();
+    let c = std::ffi::CString::new(s(&d.join("swapped.txt"))).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let params = Params {
+        max_bytes: 1000,
+        ..Params::default()
+    };
+    let index = Index::build(corpus, &params, &Silent).unwrap();
+    let ids: Vec<_> = index.docs.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["keep1.txt", "keep2.txt"]);
+    let mut r = reasons(&index);
+    r.sort();
+    assert_eq!(
+        r,
+        [
+            SkipReason::TooLarge,
+            SkipReason::Special,
+            SkipReason::Unreadable
+        ]
+    );
+    // The two kept documents still pair.
+    let found = index.find(16, 8, 0.0, &Silent).unwrap();
+    assert_eq!(found.pairs.len(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_names_are_distinct_escaped_and_usable() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("c");
+    fs::create_dir(&d).unwrap();
+    let name = |b: &[u8]| d.join(std::ffi::OsStr::from_bytes(b));
+    fs::write(name(b"a\xff.txt"), TEXT).unwrap();
+    fs::write(name(b"a\xfe.txt"), TEXT).unwrap();
+    fs::write(d.join("b.txt"), format!("{TEXT} and more")).unwrap();
+    let index = build(&d, &WalkOptions::default());
+    let ids: Vec<_> = index.docs.iter().map(|d| d.id.as_str()).collect();
+    // Lossy decoding gave both the same id "a\u{FFFD}.txt": two files, one name.
+    assert_eq!(ids, ["a\\xFE.txt", "a\\xFF.txt", "b.txt"]);
+    // The real file is still read through its original name.
+    assert!(index.skipped.is_empty(), "{:?}", index.skipped);
+    let out = ok(&["pairs", "--format", "jsonl", s(&d)]);
+    assert!(
+        out.contains(r#""a":"a\\xFE.txt","b":"a\\xFF.txt""#),
+        "{out}"
+    );
+    // The id printed is usable: query by it.
+    let q = ok(&["query", "--format", "jsonl", s(&d), "a\\xFF.txt"]);
+    assert!(q.contains("a\\\\xFE.txt"), "{q}");
+}
+
+#[test]
+fn a_very_deep_tree_is_walked() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1,500 levels: a 3,000-byte path, below PATH_MAX (4,096) so the test can write it.
+    let mut deep = dir.path().to_path_buf();
+    for _ in 0..1500 {
+        deep.push("d");
+    }
+    fs::create_dir_all(&deep).unwrap();
+    fs::write(deep.join("bottom.txt"), TEXT).unwrap();
+    fs::write(dir.path().join("top.txt"), TEXT).unwrap();
+    let index = build(dir.path(), &WalkOptions::default());
+    assert_eq!(index.docs.len(), 2, "{:?}", index.skipped);
+    assert_eq!(index.find(16, 8, 0.0, &Silent).unwrap().pairs.len(), 1);
+}
+
+// ---- contents ----
+
+/// Builds an index from files written as (name, bytes).
+fn index_of(files: &[(&str, Vec<u8>)], max_bytes: u64) -> (tempfile::TempDir, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in files {
+        fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let opts = WalkOptions {
+        max_bytes,
+        ..Default::default()
+    };
+    let index = build(dir.path(), &opts);
+    (dir, index)
+}
+
+#[test]
+fn empty_binary_and_invalid_utf8_contents() {
+    let mut binary = b"%PDF".to_vec();
+    binary.extend([0u8; 100]);
+    let (_d, index) = index_of(
+        &[
+            ("empty.txt", Vec::new()),
+            ("binary.bin", binary),
+            ("bad1.txt", [TEXT.as_bytes(), b" \xC3"].concat()),
+            ("bad2.txt", [TEXT.as_bytes(), b" \xFF\xFE\x80"].concat()),
+        ],
+        1 << 20,
+    );
+    let ids: Vec<_> = index.docs.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["bad1.txt", "bad2.txt", "empty.txt"]);
+    assert_eq!(reasons(&index), [SkipReason::Binary]);
+    assert_eq!(index.stats.empty, 1);
+    // Invalid bytes become U+FFFD and stay out of the words: the two texts match.
+    let found = index.find(16, 8, 0.0, &Silent).unwrap();
+    assert_eq!(found.pairs.len(), 1);
+    assert_eq!(found.pairs[0].jaccard, 1.0);
+}
+
+#[test]
+fn utf16_with_a_bom_and_crlf_read_as_the_same_text() {
+    let lines = format!("{TEXT}\nsecond line of words here\n");
+    let mut le = vec![0xFF, 0xFE];
+    let mut be = vec![0xFE, 0xFF];
+    for u in lines.encode_utf16() {
+        le.extend(u.to_le_bytes());
+        be.extend(u.to_be_bytes());
+    }
+    let crlf = lines.replace('\n', "\r\n").into_bytes();
+    let (_d, index) = index_of(
+        &[
+            ("be.txt", be),
+            ("crlf.txt", crlf),
+            ("le.txt", le),
+            ("unix.txt", lines.clone().into_bytes()),
+        ],
+        1 << 20,
+    );
+    assert!(index.skipped.is_empty(), "{:?}", index.skipped);
+    // All four are one content.
+    assert_eq!(index.stats.groups, 1);
+    assert_eq!(index.find(16, 8, 0.0, &Silent).unwrap().pairs.len(), 6);
+}
+
+#[test]
+fn one_repeated_word_is_one_shingle() {
+    let (_d, index) = index_of(
+        &[
+            ("a.txt", "word ".repeat(100_000).into_bytes()),
+            ("b.txt", "word ".repeat(7).into_bytes()),
+        ],
+        1 << 20,
+    );
+    assert_eq!(
+        index.stats.shingles, 2,
+        "one shingle each (different lengths)"
+    );
+    let found = index.find(16, 8, 0.0, &Silent).unwrap();
+    assert_eq!(found.pairs.len(), 1);
+    assert_eq!(found.pairs[0].jaccard, 1.0);
+}
+
+#[test]
+fn one_200_mb_line() {
+    // 200 MB without a newline: read and shingled like any text.
+    let dir = tempfile::tempdir().unwrap();
+    let line = "lorem ipsum dolor sit amet consectetur ".repeat(200_000_000 / 39 + 1);
+    fs::write(dir.path().join("line.txt"), &line).unwrap();
+    drop(line);
+    let opts = WalkOptions {
+        max_bytes: 256 << 20,
+        ..Default::default()
+    };
+    let index = build(dir.path(), &opts);
+    assert!(index.skipped.is_empty());
+    assert!(index.docs[0].bytes >= 200_000_000);
+    // Six distinct words repeating: six distinct 5-shingles.
+    assert_eq!(index.stats.shingles, 6);
+}
+
+/// Bytes this thread has read through `read(2)` so far (Linux).
+fn thread_read_bytes() -> Option<u64> {
+    let io = fs::read_to_string("/proc/thread-self/io").ok()?;
+    io.lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_1_gb_file_beyond_max_bytes_is_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.log");
+    // Sparse: a gigabyte that costs no disk.
+    fs::File::create(&big).unwrap().set_len(1 << 30).unwrap();
+    let before = thread_read_bytes();
+    let err = read_file(&big, 32 << 20).unwrap_err();
+    let after = thread_read_bytes();
+    assert_eq!(err.0, SkipReason::TooLarge);
+    match (before, after) {
+        // Not a byte of it: its size comes from fstat.
+        (Some(b), Some(a)) => assert!(a - b < 4096, "read {} bytes", a - b),
+        _ => println!("no /proc/thread-self/io: only the skip reason is checked"),
+    }
+    // Through the command line: skipped and said so with -v.
+    fs::write(dir.path().join("a.txt"), TEXT).unwrap();
+    let out = simtui(&["pairs", "-v", s(dir.path())]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("big.log: too large (1073741824 bytes)"),
+        "{err}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_binary_file_is_skipped_after_its_head_not_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("blob.bin");
+    let mut bytes = vec![0u8; 16 << 20];
+    bytes[..4].copy_from_slice(b"\x7fELF");
+    fs::write(&bin, &bytes).unwrap();
+    let before = thread_read_bytes();
+    let err = read_file(&bin, 32 << 20).unwrap_err();
+    let after = thread_read_bytes();
+    assert_eq!(err.0, SkipReason::Binary);
+    if let (Some(b), Some(a)) = (before, after) {
+        // The 8 KiB head (and read_to_end's small probes), not 16 MiB.
+        assert!(a - b < 64 << 10, "read {} bytes of a binary file", a - b);
+    } else {
+        println!("no /proc/thread-self/io: only the skip reason is checked");
+    }
+}
+
+#[test]
+fn many_tiny_files() {
+    // 20,000 files by default (writing them dominates the test's time);
+    // SIMTUI_TINY_FILES=100000 for the issue's count (measured: indexed in 2.1 s).
+    let n = std::env::var("SIMTUI_TINY_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000usize);
+    let dir = tempfile::tempdir().unwrap();
+    for sub in 0..100 {
+        fs::create_dir(dir.path().join(format!("{sub:02}"))).unwrap();
+    }
+    for i in 0..n {
+        let p = dir.path().join(format!("{:02}/{i}.txt", i % 100));
+        fs::write(p, format!("word{i} w{}", i / 2)).unwrap();
+    }
+    let start = Instant::now();
+    let index = build(dir.path(), &WalkOptions::default());
+    println!("{n} tiny files indexed in {:?}", start.elapsed());
+    assert_eq!(index.docs.len(), n);
+    assert!(index.skipped.is_empty());
+}
+
+#[test]
+fn ten_thousand_identical_files_are_one_content() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..10_000 {
+        fs::write(dir.path().join(format!("{i:05}.txt")), TEXT).unwrap();
+    }
+    let start = Instant::now();
+    let index = build(dir.path(), &WalkOptions::default());
+    assert_eq!(index.docs.len(), 10_000);
+    // Shingled, sketched and banded once.
+    assert_eq!(index.stats.groups, 1);
+    assert_eq!(index.pairs_within(0), 49_995_000);
+    assert!(start.elapsed() < Duration::from_secs(30));
+    // `clusters` groups them without spelling out the pairs... see doc/hostile.md for
+    // `pairs`, which does print all 49,995,000 (linear in its output).
+}
+
+// ---- output ----
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    // Enough pairs to overflow a pipe buffer: 400 copies, 79,800 pairs.
+    for i in 0..400 {
+        fs::write(dir.path().join(format!("{i:03}.txt")), TEXT).unwrap();
+    }
+    let mut child = Command::new(BIN)
+        .args(["pairs", s(dir.path())])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // `| head -1`: the reader is gone after one line.
+    assert!(first.starts_with('{'), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?} {err}", out.status);
+    assert!(err.is_empty(), "quiet: {err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_during_headless_indexing_stops_promptly() {
+    // A corpus that takes a while: the signal arrives mid-run.
+    let dir = tempfile::tempdir().unwrap();
+    let big = PathBuf::from(dir.path()).join("c");
+    fs::create_dir(&big).unwrap();
+    for i in 0..20 {
+        fs::write(
+            big.join(format!("{i}.txt")),
+            format!("{i} {}", TEXT.repeat(200_000)),
+        )
+        .unwrap();
+    }
+    let child = Command::new(BIN)
+        .args(["pairs", "--max-bytes", "100000000", s(&big)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let start = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5), "stopped promptly");
+    // Either it finished before the signal or died of it; it never panics.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        out.status.success() || out.status.signal() == Some(2),
+        "{:?}",
+        out.status
+    );
+}
