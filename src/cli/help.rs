@@ -27,6 +27,7 @@ const EXAMPLES: &[(&str, &str)] = &[
   simtui data/                               explore a folder
   simtui data/ -k 3 --unit char --log s.log  character 3-shingles, with a log file
   simtui pairs data/ --threshold 0.8 --format jsonl | jq
+  simtui index data/                         save data/.simtui-index: later runs read only changes
   simtui curve --threshold 0.8 --perms 128
   simtui completions bash > ~/.local/share/bash-completion/completions/simtui",
     ),
@@ -37,6 +38,13 @@ const EXAMPLES: &[(&str, &str)] = &[
   simtui pairs data/ -t 0.9 --format csv > pairs.csv
   simtui pairs data/ --ext txt,md --stats -v  counts, times and skipped files on stderr
   simtui pairs data/ -t 0.95 --fail-empty > /dev/null && echo 'near-duplicates found'",
+    ),
+    (
+        "index",
+        r"  simtui index data/                          writes data/.simtui-index, found there by later runs
+  simtui index data/ -o data.idx              anywhere else: then pass --index data.idx
+  simtui pairs data/ --index data.idx -t 0.8  re-reads only files changed since, updates data.idx
+  simtui data/ --index data.idx               the explorer, from the saved index",
     ),
     (
         "curve",

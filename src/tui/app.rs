@@ -197,6 +197,8 @@ pub struct App {
     /// When each job started, and the stages already logged as finished (with a log).
     started: HashMap<u64, Instant>,
     stages_logged: HashSet<(u64, Stage)>,
+    /// The saved index the first load opens, if any.
+    pub store: Option<super::worker::StoreJob>,
 }
 
 impl App {
@@ -276,6 +278,7 @@ impl App {
             verbose: 0,
             started: HashMap::new(),
             stages_logged: HashSet::new(),
+            store: None,
         }
     }
 
@@ -338,6 +341,7 @@ impl App {
             roots: self.roots.clone(),
             walk: self.walk.clone(),
             params: self.params.clone(),
+            store: self.store.clone(),
         });
     }
 
