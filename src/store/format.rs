@@ -583,3 +583,105 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
         signatures,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        let mut sets = ShingleSets::new();
+        sets.push(&[1, 5, 9]);
+        sets.push(&[]);
+        let sigs = Signatures::from_data(2, vec![1, 2, u32::MAX, u32::MAX]).unwrap();
+        let files = vec![
+            FileRec {
+                path: PathBuf::from("/c/a.txt"),
+                stamp: Some(Stamp {
+                    size: 10,
+                    secs: -3,
+                    nanos: 7,
+                }),
+                hash: Some(42),
+                status: None,
+                detail: String::new(),
+                docs: 2,
+            },
+            FileRec {
+                path: PathBuf::from("/c/bin"),
+                stamp: None,
+                hash: None,
+                status: Some(SkipReason::Binary),
+                detail: "NUL byte".into(),
+                docs: 0,
+            },
+        ];
+        let docs = [
+            DocOut {
+                id: "a.txt",
+                group: 0,
+                bytes: 10,
+                tokens: 3,
+                part: 0,
+            },
+            DocOut {
+                id: "é",
+                group: 1,
+                bytes: 0,
+                tokens: 0,
+                part: 0,
+            },
+        ];
+        encode(&Params::default(), &files, &docs, &[7, 8], &sets, &sigs)
+    }
+
+    #[test]
+    fn encode_then_decode_gives_the_same_index() {
+        let bytes = sample();
+        let s = decode(&bytes).unwrap();
+        assert_eq!(
+            s.params,
+            Params {
+                num_perm: 2,
+                ..Params::default()
+            }
+        );
+        assert_eq!(s.files[0].stamp.unwrap().secs, -3);
+        assert_eq!(s.files[1].status, Some(SkipReason::Binary));
+        assert_eq!(s.files[1].detail, "NUL byte");
+        assert_eq!(s.docs[1].id, "é");
+        assert_eq!(s.contents, [7, 8]);
+        assert_eq!(s.shingles.get(0), &[1, 5, 9]);
+        assert!(s.shingles.get(1).is_empty());
+        assert_eq!(s.signatures.row(0), &[1, 2]);
+        assert_eq!(bytes.len() % 8, 0);
+    }
+
+    #[test]
+    fn huge_counts_are_rejected_before_any_allocation() {
+        for at in [56, 64, 72, 80, 88, 40] {
+            let mut b = sample();
+            b[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+            reseal(&mut b);
+            assert!(matches!(decode(&b), Err(FormatError::Corrupt(_))), "{at}");
+        }
+        let mut b = sample();
+        b[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        reseal(&mut b);
+        assert!(matches!(decode(&b), Err(FormatError::Truncated { .. })));
+    }
+
+    #[test]
+    fn unsorted_sets_and_bad_groups_are_corrupt() {
+        let good = sample();
+        let n = good.len();
+        // The shingle section sits before the 16 signature bytes and the checksum.
+        let shingles = n - 8 - 16 - 24;
+        let mut b = good.clone();
+        b[shingles..shingles + 8].copy_from_slice(&100u64.to_le_bytes());
+        reseal(&mut b);
+        assert_eq!(
+            decode(&b).unwrap_err(),
+            FormatError::Corrupt("a shingle set is not sorted".into())
+        );
+    }
+}

@@ -505,10 +505,11 @@ fn update(
             }
         })
         .collect();
+    // Saved files still in the corpus (changed or not); the others are deleted.
     let mut seen = vec![false; saved.as_ref().map_or(0, |s| s.files.len())];
-    for p in &plans {
-        if let Plan::Reuse(i, _) = p {
-            seen[*i] = true;
+    for f in &files {
+        if let Some(&i) = by_path.get(f.abs.as_path()) {
+            seen[i] = true;
         }
     }
     // A saved file matched twice (a path given twice): index the repeats anew.
