@@ -280,8 +280,9 @@ impl Index {
             ..Stats::default()
         };
         for d in &docs {
-            stats.bytes += d.bytes;
-            stats.tokens += d.tokens;
+            // Saturating: the sizes come from a file (checked, but not trusted to be sane).
+            stats.bytes = stats.bytes.saturating_add(d.bytes);
+            stats.tokens = stats.tokens.saturating_add(d.tokens);
             stats.empty += (d.tokens == 0) as usize;
         }
         let mut index = Index {

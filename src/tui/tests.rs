@@ -973,3 +973,34 @@ fn the_log_records_start_stages_requests_errors_and_the_threshold_starts_s() {
         assert!(log.contains(want), "{want:?} missing:\n{log}");
     }
 }
+
+#[test]
+fn the_first_load_opens_and_creates_a_saved_index() {
+    use simtui::progress::Silent;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("c");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "one two three four five six seven").unwrap();
+    std::fs::write(root.join("b.txt"), "one two three four five six eight").unwrap();
+    let file = dir.path().join("c.idx");
+    let load = |preloaded| worker::Work::Load {
+        roots: vec![root.clone()],
+        walk: Default::default(),
+        params: Default::default(),
+        store: Some(worker::StoreJob {
+            file: file.clone(),
+            preloaded: std::sync::Arc::new(std::sync::Mutex::new(preloaded)),
+        }),
+    };
+    let docs = |out: Result<worker::Output, JobError>| match out {
+        Ok(worker::Output::Indexed { index, corpus, .. }) => {
+            assert!(corpus.is_some());
+            index.docs.len()
+        }
+        _ => panic!("not indexed"),
+    };
+    assert_eq!(docs(worker::execute(load(None), &Silent)), 2);
+    assert!(file.is_file());
+    let saved = simtui::store::load(&file).unwrap();
+    assert_eq!(docs(worker::execute(load(Some(saved)), &Silent)), 2);
+}
