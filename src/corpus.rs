@@ -382,7 +382,8 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, Str
 /// How much of a file is looked at for a NUL byte (binary).
 const BINARY_HEAD: usize = 8192;
 
-pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+/// Opens a file for reading; on Unix with O_NONBLOCK, so a FIFO never blocks the caller.
+pub fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

@@ -127,6 +127,9 @@ pub struct Index {
     pub shingles: ShingleSets,
     /// Signatures of the groups.
     pub signatures: Signatures,
+    /// Content hash of each group's normalised token stream (what makes documents
+    /// identical): a saved index merges old and new documents by it.
+    pub contents: Vec<u64>,
     /// Documents of each group: `members[member_start[g]..member_start[g + 1]]`.
     members: Vec<u32>,
     member_start: Vec<u32>,
@@ -175,6 +178,7 @@ impl Index {
             skipped,
             shingles: ShingleSets::new(),
             signatures: Signatures::default(),
+            contents: Vec::new(),
             members: Vec::new(),
             member_start: Vec::new(),
             stats: Stats::default(),
@@ -262,6 +266,7 @@ impl Index {
         let group = *by_content.entry(s.content).or_insert(next);
         if group == next {
             self.shingles.push(&s.set);
+            self.contents.push(s.content);
             self.stats.shingles += s.set.len() as u64;
         }
         self.stats.docs += 1;
@@ -275,6 +280,55 @@ impl Index {
             tokens: s.tokens,
             group,
         });
+    }
+
+    /// An index from its parts (a saved index, updated): the documents in corpus order,
+    /// groups numbered in order of their first document, as [`Index::build`] numbers
+    /// them. The counters are recomputed; stage times are zero.
+    ///
+    /// # Panics
+    /// If a document's group is out of range, or the parts disagree on the number of
+    /// groups (the caller validates a file before).
+    pub fn from_parts(
+        params: Params,
+        docs: Vec<Doc>,
+        skipped: Vec<Skipped>,
+        shingles: ShingleSets,
+        signatures: Signatures,
+        contents: Vec<u64>,
+    ) -> Index {
+        let groups = shingles.len();
+        assert_eq!(contents.len(), groups, "a content hash per group");
+        assert!(
+            signatures.width() == 0 || signatures.rows() == groups,
+            "a signature per group"
+        );
+        assert!(docs.iter().all(|d| (d.group as usize) < groups));
+        let mut stats = Stats {
+            docs: docs.len(),
+            groups,
+            shingles: shingles.total() as u64,
+            ..Stats::default()
+        };
+        for d in &docs {
+            // Saturating: the sizes come from a file (checked, but not trusted to be sane).
+            stats.bytes = stats.bytes.saturating_add(d.bytes);
+            stats.tokens = stats.tokens.saturating_add(d.tokens);
+            stats.empty += (d.tokens == 0) as usize;
+        }
+        let mut index = Index {
+            params,
+            docs,
+            skipped,
+            shingles,
+            signatures,
+            contents,
+            members: Vec::new(),
+            member_start: Vec::new(),
+            stats,
+        };
+        index.group_members();
+        index
     }
 
     /// Builds the group → documents table (counting sort by group).
@@ -502,6 +556,7 @@ impl Index {
     pub fn heap_bytes(&self) -> usize {
         self.shingles.heap_bytes()
             + self.signatures.heap_bytes()
+            + self.contents.capacity() * 8
             + self
                 .docs
                 .iter()

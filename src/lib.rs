@@ -31,5 +31,6 @@ pub mod shingle;
 pub mod simhash;
 pub mod sketch;
 pub mod stopwords;
+pub mod store;
 pub mod text;
 pub mod verify;

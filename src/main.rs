@@ -19,6 +19,8 @@ struct Cli {
     #[command(flatten)]
     index: cli::args::IndexArgs,
     #[command(flatten)]
+    store: cli::index_cmd::StoreArgs,
+    #[command(flatten)]
     explorer: cli::explorer::ExplorerArgs,
     #[command(flatten)]
     global: cli::startup::GlobalArgs,
@@ -38,6 +40,8 @@ enum Command {
     Query(cli::query::QueryArgs),
     /// Group near-duplicates into clusters, each with the document to keep
     Clusters(cli::clusters::ClustersArgs),
+    /// Save the index of a corpus to a file, or bring a saved one up to date
+    Index(cli::index_cmd::IndexCmdArgs),
     /// Print the similarity matrix of a few documents
     Matrix(cli::matrix::MatrixArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Some(Command::Query(a)) => cli::query::run(a),
         Some(Command::Clusters(a)) => cli::clusters::run(a),
         Some(Command::Matrix(a)) => cli::matrix::run(a),
+        Some(Command::Index(a)) => cli::index_cmd::run(a),
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
         Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),
         Some(Command::Config(a)) => cli::config_cmd::run(a, &startup, cli::help::command::<Cli>()),
@@ -74,6 +79,7 @@ fn main() -> ExitCode {
                 params: cli.index.params(),
                 bands: cli.index.bands as usize,
                 rows: cli.index.rows as usize,
+                index_file: cli.store.file(&cli.paths),
                 settings: explorer,
             }),
             Err(e) => Err(e.into()),

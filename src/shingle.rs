@@ -46,6 +46,15 @@ impl ShingleSets {
         }
     }
 
+    /// Sets from their parts (a saved index): set `i` is `data[offsets[i]..offsets[i+1]]`.
+    /// `None` unless the offsets start at 0, never decrease and end at `data.len()`.
+    pub fn from_parts(offsets: Vec<usize>, data: Vec<u64>) -> Option<Self> {
+        let valid = offsets.first() == Some(&0)
+            && offsets.last() == Some(&data.len())
+            && offsets.windows(2).all(|w| w[0] <= w[1]);
+        valid.then_some(ShingleSets { offsets, data })
+    }
+
     pub fn push(&mut self, set: &[u64]) {
         self.data.extend_from_slice(set);
         self.offsets.push(self.data.len());

@@ -247,6 +247,22 @@ impl Signatures {
         Ok(())
     }
 
+    /// Signatures from a row-major matrix of rows of `n` (a saved index). `None` unless
+    /// the data is whole rows (no data when `n` is 0).
+    pub fn from_data(n: usize, data: Vec<u32>) -> Option<Self> {
+        let whole = if n == 0 {
+            data.is_empty()
+        } else {
+            data.len() % n == 0
+        };
+        whole.then_some(Signatures { n, data })
+    }
+
+    /// The row-major matrix: row `i` is `data()[i * width()..(i + 1) * width()]`.
+    pub fn data(&self) -> &[u32] {
+        &self.data
+    }
+
     /// Number of hash functions per row.
     pub fn width(&self) -> usize {
         self.n

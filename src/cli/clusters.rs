@@ -2,14 +2,12 @@
 //! cluster with the member to keep. With `--dupes`, the list of the others, one path per
 //! line, for a delete or move step of the user's own: simtui never changes a file.
 
-use super::UsageError;
 use super::args::{IndexArgs, MethodArgs, PathArgs};
 use super::output::{Format, csv_field, with_stdout};
 use clap::{Args, ValueEnum};
 use simtui::cluster::{Cluster, Keep, clusters};
-use simtui::corpus::{Corpus, Source};
+use simtui::corpus::Source;
 use simtui::index::Index;
-use simtui::method::Engine;
 use std::io::{self, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -29,6 +27,8 @@ pub struct ClustersArgs {
     pub index: IndexArgs,
     #[command(flatten)]
     pub method: MethodArgs,
+    #[command(flatten)]
+    pub store: super::index_cmd::StoreArgs,
     /// Link two documents when their exact Jaccard similarity is at least this
     #[arg(short = 't', long)]
     pub threshold: f64,
@@ -48,15 +48,15 @@ pub struct ClustersArgs {
 
 pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
-    let method = args.method.method(&args.index)?;
-    let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
-        .map_err(|e| UsageError(e.to_string()))?;
     // -vv: when each stage finishes.
     let progress = super::diag::StageLog::default();
-    let engine = Engine::build(corpus, &args.method.params(&args.index), method, &progress)?;
-    for s in &engine.index.skipped {
-        super::diag::note(1, format_args!("skipped {s}"));
-    }
+    let (engine, _) = super::index_cmd::engine(
+        &args.paths.paths,
+        &args.store,
+        &args.index,
+        &args.method,
+        &progress,
+    )?;
     let found = engine.find(args.threshold, &progress)?;
     let keep = match args.keep {
         KeepArg::Longest => Keep::Longest,

@@ -28,6 +28,7 @@ const EXAMPLES: &[(&str, &str)] = &[
   simtui data/ -k 3 --unit char --log s.log  character 3-shingles, with a log file
   simtui clusters data/ -t 0.9 --dupes        the files a dedup step could remove
   simtui pairs data/ --threshold 0.8 --format jsonl | jq
+  simtui index data/                         save data/.simtui-index: later runs read only changes
   simtui curve --threshold 0.8 --perms 128
   simtui completions bash > ~/.local/share/bash-completion/completions/simtui",
     ),
@@ -57,6 +58,13 @@ const EXAMPLES: &[(&str, &str)] = &[
         r"  simtui matrix a.txt b.txt c.txt             exact Jaccard between every two
   simtui matrix books/ --measure estimate --format csv > m.csv
   simtui matrix books/ --measure simhash --bits 128    Hamming distances",
+    ),
+    (
+        "index",
+        r"  simtui index data/                          writes data/.simtui-index, found there by later runs
+  simtui index data/ -o data.idx              anywhere else: then pass --index data.idx
+  simtui pairs data/ --index data.idx -t 0.8  re-reads only files changed since, updates data.idx
+  simtui data/ --index data.idx               the explorer, from the saved index",
     ),
     (
         "curve",

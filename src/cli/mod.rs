@@ -20,6 +20,7 @@ pub mod config_cmd;
 pub mod diag;
 pub mod explorer;
 pub mod help;
+pub mod index_cmd;
 pub mod keyspec;
 pub mod man;
 pub mod startup;

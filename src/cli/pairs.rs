@@ -3,7 +3,6 @@
 use super::args::{IndexArgs, MethodArgs, PathArgs};
 use super::output::{Format, csv_field, with_stdout, write_pairs};
 use clap::Args;
-use simtui::corpus::Corpus;
 use simtui::index::{Found, Index, Pair};
 use simtui::method::Engine;
 use simtui::progress::Stage;
@@ -18,6 +17,8 @@ pub struct PairsArgs {
     pub index: IndexArgs,
     #[command(flatten)]
     pub method: MethodArgs,
+    #[command(flatten)]
+    pub store: super::index_cmd::StoreArgs,
     /// Keep pairs whose exact Jaccard similarity is at least this (default: every candidate)
     #[arg(short = 't', long, default_value_t = 0.0)]
     pub threshold: f64,
@@ -35,15 +36,16 @@ pub struct PairsArgs {
 
 pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
-    let method = args.method.method(&args.index)?;
     let start = Instant::now();
-    let t = Instant::now();
-    let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
-        .map_err(|e| super::UsageError(e.to_string()))?;
-    let walk_time = t.elapsed();
     // -vv: when each stage finishes.
     let progress = super::diag::StageLog::default();
-    let engine = Engine::build(corpus, &args.method.params(&args.index), method, &progress)?;
+    let (engine, walk_time) = super::index_cmd::engine(
+        &args.paths.paths,
+        &args.store,
+        &args.index,
+        &args.method,
+        &progress,
+    )?;
     let index = &engine.index;
     let found = engine.find(args.threshold, &progress)?;
     let format = args.format.resolve();
@@ -51,9 +53,6 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
         with_stdout(|out| write_simhash_pairs(out, &engine, &found.pairs, format))?;
     } else {
         with_stdout(|out| write_pairs(out, index, &found.pairs, format))?;
-    }
-    for s in &index.skipped {
-        super::diag::note(1, format_args!("skipped {s}"));
     }
     if args.stats {
         eprint!(

@@ -25,6 +25,8 @@ pub struct QueryArgs {
     pub index: IndexArgs,
     #[command(flatten)]
     pub method: MethodArgs,
+    #[command(flatten)]
+    pub store: super::index_cmd::StoreArgs,
     /// Neighbours per query
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub top: u32,
@@ -54,16 +56,15 @@ struct Query {
 const BATCH: usize = 256;
 
 pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
-    let method = args.method.method(&args.index)?;
-    let walk = args.index.walk_options();
-    let corpus = Corpus::walk(std::slice::from_ref(&args.corpus), &walk)
-        .map_err(|e| UsageError(e.to_string()))?;
     // -vv: when each stage finishes.
     let progress = super::diag::StageLog::default();
-    let engine = Engine::build(corpus, &args.method.params(&args.index), method, &progress)?;
-    for s in &engine.index.skipped {
-        super::diag::note(1, format_args!("skipped {s}"));
-    }
+    let (engine, _) = super::index_cmd::engine(
+        std::slice::from_ref(&args.corpus),
+        &args.store,
+        &args.index,
+        &args.method,
+        &progress,
+    )?;
     let queries = resolve(args, &engine)?;
     let searcher = Searcher::new(&engine);
     let top = args.top as usize;

@@ -33,7 +33,7 @@ const PERM_STEP: usize = 32;
 
 /// Something for the event loop to do.
 pub enum Cmd {
-    Spawn(Job),
+    Spawn(Box<Job>),
     Cancel(Kind),
 }
 
@@ -232,6 +232,8 @@ pub struct App {
     /// When each job started, and the stages already logged as finished (with a log).
     started: HashMap<u64, Instant>,
     stages_logged: HashSet<(u64, Stage)>,
+    /// The saved index the first load opens, if any.
+    pub store: Option<super::worker::StoreJob>,
 }
 
 impl App {
@@ -316,6 +318,7 @@ impl App {
             verbose: 0,
             started: HashMap::new(),
             stages_logged: HashSet::new(),
+            store: None,
         }
     }
 
@@ -378,6 +381,7 @@ impl App {
             roots: self.roots.clone(),
             walk: self.walk.clone(),
             params: self.params.clone(),
+            store: self.store.clone(),
         });
     }
 
@@ -391,7 +395,7 @@ impl App {
             }
             self.started.insert(id, Instant::now());
         }
-        self.outbox.push(Cmd::Spawn(Job { id, work }));
+        self.outbox.push(Cmd::Spawn(Box::new(Job { id, work })));
         id
     }
 

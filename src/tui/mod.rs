@@ -57,6 +57,8 @@ pub struct ExploreOptions {
     pub params: Params,
     pub bands: usize,
     pub rows: usize,
+    /// A saved index to open (and update) instead of reading every file.
+    pub index_file: Option<PathBuf>,
     /// Colour, mouse, log, colours, keys and the starting similarity, resolved from the
     /// flags and the config file.
     pub settings: crate::cli::explorer::ExplorerSettings,
@@ -72,6 +74,27 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
             .or_else(|_| std::fs::symlink_metadata(root))
             .map_err(|e| crate::cli::UsageError(format!("{}: {e}", root.display())))?;
     }
+    // A saved index is checked (and decoded) first too: a bad one is a usage error.
+    let store = match &opts.index_file {
+        None => None,
+        Some(_) if opts.roots.is_empty() => {
+            return Err(crate::cli::UsageError(
+                "--index needs the PATH of the corpus it indexes".into(),
+            )
+            .into());
+        }
+        Some(file) => {
+            let preloaded = if file.exists() {
+                Some(simtui::store::load(file).map_err(crate::cli::index_cmd::store_error)?)
+            } else {
+                None
+            };
+            Some(worker::StoreJob {
+                file: file.clone(),
+                preloaded: std::sync::Arc::new(std::sync::Mutex::new(preloaded)),
+            })
+        }
+    };
     check_terminal(&opts)?;
     let size = ratatui::crossterm::terminal::size().context("cannot read the terminal size")?;
     let settings = &opts.settings;
@@ -89,6 +112,7 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
         size,
     );
     app.configure(settings);
+    app.store = store;
     app.log_start();
     app.start();
 
@@ -175,7 +199,9 @@ fn event_loop(
     loop {
         for cmd in app.take_outbox() {
             match cmd {
-                Cmd::Spawn(job) => workers.spawn(job).context("cannot start a worker thread")?,
+                Cmd::Spawn(job) => workers
+                    .spawn(*job)
+                    .context("cannot start a worker thread")?,
                 Cmd::Cancel(kind) => workers.cancel(kind),
             }
         }

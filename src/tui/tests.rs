@@ -1037,3 +1037,34 @@ fn diff_view_shows_records_of_a_json_lines_file_by_id() {
         .join(" ");
     assert!(s.contains(&first_words), "{first_words:?} in {s}");
 }
+
+#[test]
+fn the_first_load_opens_and_creates_a_saved_index() {
+    use simtui::progress::Silent;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("c");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "one two three four five six seven").unwrap();
+    std::fs::write(root.join("b.txt"), "one two three four five six eight").unwrap();
+    let file = dir.path().join("c.idx");
+    let load = |preloaded| worker::Work::Load {
+        roots: vec![root.clone()],
+        walk: Default::default(),
+        params: Default::default(),
+        store: Some(worker::StoreJob {
+            file: file.clone(),
+            preloaded: std::sync::Arc::new(std::sync::Mutex::new(preloaded)),
+        }),
+    };
+    let docs = |out: Result<worker::Output, JobError>| match out {
+        Ok(worker::Output::Indexed { index, corpus, .. }) => {
+            assert!(corpus.is_some());
+            index.docs.len()
+        }
+        _ => panic!("not indexed"),
+    };
+    assert_eq!(docs(worker::execute(load(None), &Silent)), 2);
+    assert!(file.is_file());
+    let saved = simtui::store::load(&file).unwrap();
+    assert_eq!(docs(worker::execute(load(Some(saved)), &Silent)), 2);
+}

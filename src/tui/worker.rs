@@ -54,12 +54,21 @@ pub struct DiffDoc {
     pub bytes: u64,
 }
 
+/// A saved index for the first load: its file, and its contents if already read.
+#[derive(Clone)]
+pub struct StoreJob {
+    pub file: PathBuf,
+    pub preloaded: Arc<Mutex<Option<simtui::store::format::Saved>>>,
+}
+
 pub enum Work {
-    /// Walk the roots (or generate the demo corpus), then index.
+    /// Walk the roots (or generate the demo corpus), then index (or open the saved
+    /// index and bring it up to date).
     Load {
         roots: Vec<PathBuf>,
         walk: WalkOptions,
         params: Params,
+        store: Option<StoreJob>,
     },
     Reindex {
         corpus: Arc<Corpus>,
@@ -257,6 +266,44 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             roots,
             walk,
             params,
+            store: Some(store),
+        } if !roots.is_empty() => {
+            debug_panic("worker");
+            let t = Instant::now();
+            let preloaded = store
+                .preloaded
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            let req = simtui::store::Request {
+                file: store.file,
+                roots,
+                walk,
+                params,
+                mode: simtui::store::Mode::Open,
+            };
+            let opened = simtui::store::open(&req, preloaded, progress).map_err(|e| match e {
+                simtui::store::StoreError::Cancelled => JobError::Cancelled,
+                e => JobError::Failed(e.to_string()),
+            })?;
+            crate::cli::diag::note(1, opened.report.summary(&req.file));
+            if let Some(e) = &opened.report.write_error {
+                crate::cli::diag::note(
+                    0,
+                    format_args!("index {}: not updated: {e}", req.file.display()),
+                );
+            }
+            Output::Indexed {
+                index: opened.index,
+                corpus: Some(Arc::new(opened.corpus)),
+                took: t.elapsed(),
+            }
+        }
+        Work::Load {
+            roots,
+            walk,
+            params,
+            ..
         } => {
             debug_panic("worker");
             let t = Instant::now();

@@ -1,0 +1,342 @@
+//! The saved index (`simtui index`, `--index FILE`): a round trip and an incremental
+//! update give what a fresh run gives; bad files are rejected with exit code 2; the
+//! reader never panics on any input.
+
+mod common;
+
+use common::{Corpus, ok, simtui};
+use proptest::prelude::*;
+use simtui::store::format::{self, FormatError};
+use std::fs;
+use std::path::Path;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// pairs, clusters and query output of a run, as text (JSON Lines).
+fn outputs(corpus: &str, extra: &[&str]) -> [String; 3] {
+    let run = |cmd: &[&str]| {
+        let mut args = cmd.to_vec();
+        args.extend_from_slice(extra);
+        ok(&args)
+    };
+    [
+        run(&["pairs", corpus, "-t", "0.2", "--format", "jsonl"]),
+        run(&["clusters", corpus, "-t", "0.5", "--format", "jsonl"]),
+        run(&["query", corpus, &id(3), "-n", "5", "--format", "jsonl"]),
+    ]
+}
+
+/// The id of generated document `i`.
+fn id(i: usize) -> String {
+    format!("d000/doc{i:06}.txt")
+}
+
+fn small_corpus(dir: &Path) -> Corpus {
+    Corpus::new(dir, 60, 11)
+}
+
+#[test]
+fn round_trip_is_identical_to_a_fresh_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let idx = dir.path().join("c.idx");
+    ok(&["index", c.path(), "-o", s(&idx)]);
+    let fresh = outputs(c.path(), &[]);
+    assert!(fresh[0].lines().count() > 5, "{}", fresh[0]);
+    let saved = outputs(c.path(), &["--index", s(&idx)]);
+    assert_eq!(fresh, saved);
+    // Nothing changed: the file is not rewritten.
+    let before = fs::read(&idx).unwrap();
+    let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-v"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("60 unchanged, 0 touched, 0 changed, 0 added, 0 deleted"),
+        "{err}"
+    );
+    assert!(!err.contains("written"), "{err}");
+    assert_eq!(before, fs::read(&idx).unwrap());
+}
+
+#[test]
+fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let idx = dir.path().join("c.idx");
+    ok(&["index", c.path(), "-o", s(&idx)]);
+    // Add (a copy of one document and a new one), change, delete, touch.
+    fs::write(c.root.join("added.txt"), c.text(&id(1))).unwrap();
+    fs::write(
+        c.root.join("new.txt"),
+        "a brand new document with words never seen before in this corpus at all",
+    )
+    .unwrap();
+    let changed = format!("{} and a few more words at the end", c.text(&id(2)));
+    fs::write(c.file(&id(2)), changed).unwrap();
+    fs::remove_file(c.file(&id(4))).unwrap();
+    let touched = c.file(&id(5));
+    let text = fs::read(&touched).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(&touched, text).unwrap();
+
+    let fresh = outputs(c.path(), &[]);
+    let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-v"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("57 unchanged, 1 touched, 1 changed, 2 added, 1 deleted"),
+        "{err}"
+    );
+    assert!(err.contains("written"), "{err}");
+    assert_eq!(fresh, outputs(c.path(), &["--index", s(&idx)]));
+    // The update was saved: nothing to do now.
+    let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-v"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("61 unchanged, 0 touched, 0 changed, 0 added, 0 deleted"),
+        "{err}"
+    );
+}
+
+#[test]
+fn other_parameters_rebuild_and_more_hash_functions_are_computed() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let idx = dir.path().join("c.idx");
+    ok(&["index", c.path(), "-o", s(&idx), "-b", "8", "-r", "4"]);
+    // b·r = 128 > 32 saved: computed from the saved shingle sets, same as fresh.
+    assert_eq!(
+        outputs(c.path(), &[]),
+        outputs(c.path(), &["--index", s(&idx)])
+    );
+    // Fewer than saved: the first b·r are used, as a fresh run computes them.
+    let few = ["-b", "4", "-r", "2"];
+    let mut with_index = few.to_vec();
+    with_index.extend(["--index", s(&idx)]);
+    assert_eq!(outputs(c.path(), &few), outputs(c.path(), &with_index));
+    // Another k: said, rebuilt, saved.
+    let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-k", "3"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("built with k = 5 (asked for 3); rebuilt"),
+        "{err}"
+    );
+    assert_eq!(
+        outputs(c.path(), &["-k", "3"]),
+        outputs(c.path(), &["-k", "3", "--index", s(&idx)])
+    );
+    // OPH of another width is recomputed.
+    let oph = ["--sketch", "oph", "-b", "8", "-r", "2"];
+    let mut with_index = oph.to_vec();
+    with_index.extend(["--index", s(&idx)]);
+    assert_eq!(outputs(c.path(), &oph), outputs(c.path(), &with_index));
+}
+
+#[test]
+fn the_index_in_the_folder_is_found_and_never_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    ok(&["index", c.path()]);
+    let auto = c.root.join(".simtui-index");
+    assert!(auto.is_file());
+    let out = simtui(&["pairs", c.path(), "-v", "--hidden"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(".simtui-index"), "{err}");
+    assert!(err.contains("60 unchanged"), "{err}");
+    let ids = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(!ids.contains("simtui-index"));
+    let out = simtui(&["pairs", c.path(), "-v", "--no-index"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("unchanged"));
+    // Without -o and not one folder: a usage error.
+    let out = simtui(&["index", c.path(), c.path()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A small valid index file and its corpus.
+fn small_index(dir: &Path) -> (String, std::path::PathBuf, Vec<u8>) {
+    let root = dir.join("c");
+    fs::create_dir(&root).unwrap();
+    for (name, text) in [
+        ("a.txt", "one two three four five six seven eight nine ten"),
+        (
+            "b.txt",
+            "one two three four five six seven eight nine eleven",
+        ),
+        ("c.txt", "one two three four five six seven eight nine ten"),
+    ] {
+        fs::write(root.join(name), text).unwrap();
+    }
+    let idx = dir.join("c.idx");
+    ok(&["index", s(&root), "-o", s(&idx), "-b", "2", "-r", "2"]);
+    let bytes = fs::read(&idx).unwrap();
+    (s(&root).to_string(), idx, bytes)
+}
+
+fn assert_rejected(corpus: &str, idx: &Path, what: &str) {
+    let out = simtui(&["pairs", corpus, "--index", s(idx), "-b", "2", "-r", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+    assert!(out.stdout.is_empty(), "{what}");
+    assert!(err.contains("index file"), "{what}: {err}");
+    assert!(!err.contains("panicked"), "{what}: {err}");
+}
+
+#[test]
+fn corrupt_truncated_and_other_version_files_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, idx, good) = small_index(dir.path());
+    // Every prefix, in process: truncated (or not an index), never anything else.
+    for n in 0..good.len() {
+        match format::decode(&good[..n]) {
+            Err(FormatError::Truncated { .. }) => {}
+            other => panic!("prefix {n}: {other:?}"),
+        }
+    }
+    // Every single bit flip, in process: rejected.
+    for i in 0..good.len() {
+        for bit in 0..8 {
+            let mut b = good.clone();
+            b[i] ^= 1 << bit;
+            assert!(format::decode(&b).is_err(), "flip {i}.{bit}");
+        }
+    }
+    // A sample through the binary.
+    let bad = dir.path().join("bad.idx");
+    for n in [0, 7, 8, 50, 96, 104, good.len() / 2, good.len() - 1] {
+        fs::write(&bad, &good[..n]).unwrap();
+        assert_rejected(&corpus, &bad, &format!("prefix {n}"));
+    }
+    for i in [0, 9, 30, 100, good.len() / 2, good.len() - 1] {
+        let mut b = good.clone();
+        b[i] ^= 0x10;
+        fs::write(&bad, &b).unwrap();
+        assert_rejected(&corpus, &bad, &format!("flip at {i}"));
+    }
+    let mut other = good.clone();
+    other[8] = 2;
+    fs::write(&bad, &other).unwrap();
+    assert_rejected(&corpus, &bad, "version 2");
+    let err = String::from_utf8_lossy(&simtui(&["pairs", &corpus, "--index", s(&bad)]).stderr)
+        .to_string();
+    assert!(
+        err.contains("another version of simtui (index format 2"),
+        "{err}"
+    );
+    fs::write(&bad, b"hello, not an index at all").unwrap();
+    assert_rejected(&corpus, &bad, "not an index");
+    // The explorer checks it before it needs a terminal.
+    let out = simtui(&[&corpus, "--index", s(&bad)]);
+    assert_eq!(out.status.code(), Some(2));
+    // `index -o` refuses to overwrite what is not an index, and rebuilds a broken one.
+    let out = simtui(&["index", &corpus, "-o", s(&bad)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(fs::read(&bad).unwrap(), b"hello, not an index at all");
+    fs::write(&bad, &good[..good.len() / 2]).unwrap();
+    let out = simtui(&["index", &corpus, "-o", s(&bad), "-b", "2", "-r", "2"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truncated"));
+    assert_eq!(fs::read(&bad).unwrap().len(), good.len());
+    // The good one still works.
+    ok(&["pairs", &corpus, "--index", s(&idx), "-b", "2", "-r", "2"]);
+}
+
+fn valid_index() -> Vec<u8> {
+    static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BYTES
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            small_index(dir.path()).2
+        })
+        .clone()
+}
+
+proptest! {
+    // PROPTEST_CASES sets the number of cases (256 by default).
+    #[test]
+    fn the_reader_never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        let _ = format::decode(&bytes);
+        let mut framed = format::MAGIC.to_vec();
+        framed.extend_from_slice(&bytes);
+        let _ = format::decode(&framed);
+        format::reseal(&mut framed);
+        let _ = format::decode(&framed);
+    }
+
+    #[test]
+    fn the_reader_never_panics_on_mutated_files(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        cut in any::<prop::sample::Index>(),
+        truncate in any::<bool>(),
+    ) {
+        let mut b = valid_index();
+        for (at, v) in &edits {
+            let i = at.index(b.len());
+            b[i] = *v;
+        }
+        if truncate {
+            b.truncate(cut.index(b.len()));
+        }
+        // Past the checksum too: the structure checks must hold on their own.
+        let _ = format::decode(&b);
+        format::reseal(&mut b);
+        if let Ok(saved) = format::decode(&b) {
+            // Whatever decodes is safe to turn into an index and search.
+            let docs = saved.docs.iter().map(|d| simtui::index::Doc {
+                id: d.id.clone(),
+                source: simtui::corpus::Source::Memory("".into()),
+                bytes: d.bytes,
+                tokens: d.tokens,
+                group: d.group,
+            }).collect();
+            let w = saved.signatures.width();
+            let index = simtui::index::Index::from_parts(
+                saved.params.clone(), docs, Vec::new(), saved.shingles, saved.signatures, saved.contents);
+            if w > 0 {
+                let _ = index.find(1, 1, 0.0, &simtui::progress::Silent);
+            }
+        }
+    }
+}
+
+#[test]
+fn files_of_many_documents_are_refused_not_saved_half_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    fs::create_dir(&c).unwrap();
+    fs::write(c.join("a.txt"), "one two three four five six").unwrap();
+    fs::write(
+        c.join("part.jsonl"),
+        "{\"text\": \"one two three four five six\"}\n",
+    )
+    .unwrap();
+    let out = simtui(&["index", s(&c)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("part.jsonl"), "{err}");
+    assert!(err.contains("JSON Lines"), "{err}");
+    assert!(!c.join(".simtui-index").exists(), "nothing written");
+    // --min-words is saved: another value rebuilds, as another k does.
+    fs::remove_file(c.join("part.jsonl")).unwrap();
+    ok(&["index", s(&c)]);
+    let out = simtui(&["pairs", s(&c), "--min-words", "3", "-v"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--min-words 0 (asked for 3)"), "{err}");
+    fs::write(
+        c.join("part.jsonl"),
+        "{\"text\": \"one two three four five six\"}\n",
+    )
+    .unwrap();
+    // Without an index, the same corpus works.
+    let pairs = ok(&[
+        "pairs",
+        s(&c),
+        "--no-index",
+        "--format",
+        "jsonl",
+        "-t",
+        "0.5",
+    ]);
+    assert!(pairs.contains("part.jsonl:1"), "{pairs}");
+}
