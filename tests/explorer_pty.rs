@@ -147,7 +147,15 @@ impl Pty {
         panic!("simtui did not exit; the screen:\n{}", self.screen());
     }
 
+    /// The emulator first, then the terminal: whatever simtui draws once it can see the
+    /// new size is then read at that size. (The other order let a frame drawn at the
+    /// new size be parsed at the old one and then cut, with nothing left to redraw it.)
     fn resize(&self, rows: u16, cols: u16) {
+        self.parser
+            .lock()
+            .unwrap()
+            .screen_mut()
+            .set_size(nz(rows), nz(cols));
         self.master
             .resize(PtySize {
                 rows,
@@ -156,11 +164,6 @@ impl Pty {
                 pixel_height: 0,
             })
             .unwrap();
-        self.parser
-            .lock()
-            .unwrap()
-            .screen_mut()
-            .set_size(nz(rows), nz(cols));
     }
 
     /// The text of a screen row.
@@ -539,9 +542,11 @@ fn sigterm_while_indexing_restores_the_terminal() {
     signal_while_indexing("-TERM");
 }
 
-// Fails intermittently (2 of 6 runs on a loaded 2-core machine): "candidates" never
-// reappears within 20 s after the storm. Not diagnosed yet (a stale last frame in
-// simtui, or the emulator's resize racing the child's redraw): run with --ignored.
+// Fails intermittently under load (2 of 6 runs on a loaded 2-core machine): "candidates"
+// never reappears within 20 s after the storm. The emulator is now resized before the
+// terminal (see `Pty::resize`); since then 6 runs on a quiet machine and 29 of 31 with
+// three CPU hogs passed, and the two failures left no screen to read. Not diagnosed
+// further: run with --ignored.
 #[test]
 #[ignore = "intermittent, under investigation (doc/hostile.md)"]
 fn a_resize_storm_ends_in_a_correct_frame() {
