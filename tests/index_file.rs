@@ -299,44 +299,98 @@ proptest! {
     }
 }
 
+/// JSON Lines records of generated text: `n` lines, record `i` with the words of `seed + i`.
+fn jsonl_lines(words: &[Vec<String>]) -> String {
+    words
+        .iter()
+        .map(|w| format!("{}\n", serde_json::json!({ "text": w.join(" ") })))
+        .collect()
+}
+
 #[test]
-fn files_of_many_documents_are_refused_not_saved_half_right() {
+fn json_lines_records_are_saved_and_updated_like_files() {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("c");
     fs::create_dir(&c).unwrap();
-    fs::write(c.join("a.txt"), "one two three four five six").unwrap();
-    fs::write(
-        c.join("part.jsonl"),
-        "{\"text\": \"one two three four five six\"}\n",
-    )
-    .unwrap();
-    let out = simtui(&["index", s(&c)]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("part.jsonl"), "{err}");
-    assert!(err.contains("JSON Lines"), "{err}");
-    assert!(!c.join(".simtui-index").exists(), "nothing written");
-    // --min-words is saved: another value rebuilds, as another k does.
-    fs::remove_file(c.join("part.jsonl")).unwrap();
-    ok(&["index", s(&c)]);
-    let out = simtui(&["pairs", s(&c), "--min-words", "3", "-v"]);
+    // 40 base texts of 60 words; near-duplicates across and inside files.
+    let base: Vec<Vec<String>> = (0..40)
+        .map(|i| {
+            (0..60)
+                .map(|j| format!("w{}", (i * 7919 + j * 31) % 997))
+                .collect()
+        })
+        .collect();
+    let edit = |v: &Vec<String>, k: usize| {
+        let mut v = v.clone();
+        v[k] = "edited".into();
+        v
+    };
+    let mut part = base[..20].to_vec();
+    part.push(edit(&base[3], 59)); // a near-duplicate inside the file
+    fs::write(c.join("part.jsonl"), jsonl_lines(&part)).unwrap();
+    let mut other = base[20..].to_vec();
+    other.push(edit(&base[5], 0)); // and across files
+    other.push(vec!["short".into()]);
+    let mut other_text = jsonl_lines(&other);
+    other_text.push_str("not json\n");
+    fs::write(c.join("other.jsonl"), other_text).unwrap();
+    fs::write(c.join("a.txt"), base[7].join(" ")).unwrap();
+
+    let cs = s(&c);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["pairs", cs, "-t", "0.3", "--format", "jsonl"];
+        args.extend_from_slice(extra);
+        ok(&args)
+    };
+    let fresh = run(&["--no-index"]);
+    assert!(fresh.contains("\"part.jsonl:21\""), "{fresh}");
+    assert!(fresh.contains("other.jsonl:21"), "{fresh}");
+    ok(&["index", cs]);
+    assert!(c.join(".simtui-index").is_file());
+    assert_eq!(run(&[]), fresh, "the saved records give the fresh pairs");
+    let q = |extra: &[&str]| {
+        let mut args = vec!["query", cs, "part.jsonl:4", "-n", "3", "--format", "jsonl"];
+        args.extend_from_slice(extra);
+        ok(&args)
+    };
+    assert_eq!(
+        q(&[]),
+        q(&["--no-index"]),
+        "records read back by their place"
+    );
+
+    // Change one JSON Lines file, add another: the rest is taken from the index.
+    part.push(edit(&base[9], 58));
+    fs::write(c.join("part.jsonl"), jsonl_lines(&part)).unwrap();
+    fs::write(c.join("new.jsonl"), jsonl_lines(&[edit(&base[11], 59)])).unwrap();
+    let out = simtui(&["pairs", cs, "-t", "0.3", "--format", "jsonl", "-v"]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--min-words 0 (asked for 3)"), "{err}");
-    fs::write(
-        c.join("part.jsonl"),
-        "{\"text\": \"one two three four five six\"}\n",
-    )
-    .unwrap();
-    // Without an index, the same corpus works.
-    let pairs = ok(&[
-        "pairs",
-        s(&c),
-        "--no-index",
-        "--format",
-        "jsonl",
-        "-t",
-        "0.5",
-    ]);
-    assert!(pairs.contains("part.jsonl:1"), "{pairs}");
+    assert!(
+        err.contains("2 unchanged, 0 touched, 1 changed, 1 added"),
+        "{err}"
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        run(&["--no-index"]),
+        "after the update"
+    );
+    // Read with another text field, the same bytes are other documents: read again.
+    let field = |extra: &[&str]| {
+        let mut args = vec!["pairs", cs, "--text-field", "body", "--format", "jsonl"];
+        args.extend_from_slice(extra);
+        simtui(&args)
+    };
+    let with = field(&["-v"]);
+    let err = String::from_utf8_lossy(&with.stderr);
+    // a.txt is a plain file: kept; the three JSON Lines files are read again.
+    assert!(err.contains("1 unchanged, 0 touched, 3 changed"), "{err}");
+    assert_eq!(with.stdout, field(&["--no-index"]).stdout);
+    // Another --min-words is another index.
+    let stats = simtui(&["pairs", cs, "--min-words", "2", "-v", "--format", "jsonl"]);
+    let err = String::from_utf8_lossy(&stats.stderr);
+    assert!(
+        err.contains("--min-words 0 (asked for 2)"),
+        "rebuilt: {err}"
+    );
 }

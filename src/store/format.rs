@@ -24,7 +24,7 @@ pub const VERSION: u32 = 1;
 
 const HEADER: u64 = 96;
 const FILE_RECORD: u64 = 56;
-const DOC_RECORD: u64 = 40;
+const DOC_RECORD: u64 = 56;
 const TRAILER: u64 = 8;
 
 /// A file's size and modification time, as `stat` gives them: when they are unchanged
@@ -61,10 +61,26 @@ pub struct DocRec {
     pub group: u32,
     pub bytes: u64,
     pub tokens: u64,
-    /// Which part of its file the document is: 0 for a document that is the whole file
-    /// (the only kind in version 1's writers; reserved for inputs with many documents
-    /// per file).
-    pub part: u64,
+    /// Where in its file the document is: [`Place::WHOLE`] for a document that is the
+    /// whole file, else a record of a JSON Lines or SGML file.
+    pub part: Place,
+}
+
+/// A record's place in its file: byte offset and length (in the decompressed data for
+/// a compressed file) and line number, from 1. Line 0 means the whole file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    pub offset: u64,
+    pub len: u64,
+    pub line: u64,
+}
+
+impl Place {
+    pub const WHOLE: Place = Place {
+        offset: 0,
+        len: 0,
+        line: 0,
+    };
 }
 
 /// A document to write (borrowing its id).
@@ -73,7 +89,7 @@ pub struct DocOut<'a> {
     pub group: u32,
     pub bytes: u64,
     pub tokens: u64,
-    pub part: u64,
+    pub part: Place,
 }
 
 /// An index file, decoded.
@@ -259,7 +275,9 @@ pub fn encode(
         u32s(&mut out, d.group);
         u64s(&mut out, d.bytes);
         u64s(&mut out, d.tokens);
-        u64s(&mut out, d.part);
+        u64s(&mut out, d.part.offset);
+        u64s(&mut out, d.part.len);
+        u64s(&mut out, d.part.line);
     }
     for &c in contents {
         u64s(&mut out, c);
@@ -526,7 +544,11 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
             group,
             bytes: le64(r, 16),
             tokens: le64(r, 24),
-            part: le64(r, 32),
+            part: Place {
+                offset: le64(r, 32),
+                len: le64(r, 40),
+                line: le64(r, 48),
+            },
         });
     }
 
@@ -620,14 +642,18 @@ mod tests {
                 group: 0,
                 bytes: 10,
                 tokens: 3,
-                part: 0,
+                part: Place::WHOLE,
             },
             DocOut {
                 id: "é",
                 group: 1,
                 bytes: 0,
                 tokens: 0,
-                part: 0,
+                part: Place {
+                    offset: 5,
+                    len: 9,
+                    line: 2,
+                },
             },
         ];
         encode(&Params::default(), &files, &docs, &[7, 8], &sets, &sigs)

@@ -13,17 +13,20 @@
 //! The shingle sets are saved with the signatures, so candidates are still verified
 //! with the exact Jaccard similarity without reading any document.
 //!
-//! Documents that are a part of a file (many per file) only need [`file_of`],
-//! [`part_of`] and [`source_of`] to learn their `Source` variant.
+//! Records of JSON Lines and SGML files are saved with their place in the file (byte
+//! range and line) and the file with how it was read ([`reading_of`]): a file read
+//! another way is indexed again. [`file_of`], [`part_of`] and [`source_of`] map
+//! documents' sources to and from what is saved.
 
 pub mod format;
 
 use crate::corpus::{self, Corpus, MissingPath, Skipped, Source, WalkOptions};
+use crate::formats::Part;
 use crate::index::{Doc, Index, Params};
 use crate::progress::{Cancelled, Progress, Stage};
 use crate::shingle::ShingleSets;
 use crate::sketch::{Signatures, SketchKind, Sketcher};
-use format::{DocOut, FileRec, FormatError, Saved, Stamp};
+use format::{DocOut, FileRec, FormatError, Place, Saved, Stamp};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
@@ -35,25 +38,55 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 /// The index file found automatically inside a folder given as the only PATH.
 pub const AUTO_NAME: &str = ".simtui-index";
 
-/// The file a document's text comes from, if any.
+/// The file a document's text comes from, if any: the file itself, or the JSON Lines or
+/// SGML file a record is part of.
 pub fn file_of(source: &Source) -> Option<&Path> {
     match source {
         Source::File(p) => Some(p),
-        // Not yet: a saved index holds one-document files only (see `open`).
-        Source::Memory(_) | Source::Container(_) | Source::Part(_) => None,
+        Source::Container(c) => Some(&c.path),
+        Source::Part(p) => Some(&p.file.path),
+        Source::Memory(_) => None,
     }
 }
 
-/// Which part of its file a document is (0: all of it), as saved.
-pub fn part_of(source: &Source) -> u64 {
+/// Where in its file a document is, as saved.
+pub fn part_of(source: &Source) -> Place {
     match source {
-        Source::File(_) | Source::Memory(_) | Source::Container(_) | Source::Part(_) => 0,
+        Source::Part(p) => Place {
+            offset: p.offset,
+            len: p.len,
+            line: p.line,
+        },
+        Source::File(_) | Source::Memory(_) | Source::Container(_) => Place::WHOLE,
     }
 }
 
-/// The source of a saved document, from its file and part.
-pub fn source_of(path: &Path, _part: u64) -> Source {
-    Source::File(path.to_path_buf())
+/// The source of a saved document: its file, or a record of the file the walk found
+/// now (`entry`, a container, gives the reading options).
+pub fn source_of(path: &Path, part: Place, entry: &Source) -> Source {
+    match entry {
+        Source::Container(c) if part.line > 0 => Source::Part(Part {
+            file: c.clone(),
+            offset: part.offset,
+            len: part.len,
+            line: part.line,
+        }),
+        _ => Source::File(path.to_path_buf()),
+    }
+}
+
+/// How a file of many documents was read (its format and fields), saved with it: the
+/// same bytes read another way are other documents. Empty for a plain file.
+fn reading_of(entry: &Source) -> String {
+    match entry {
+        Source::Container(c) => format!(
+            "{}\t{}\t{}",
+            c.kind.name(),
+            c.text_field,
+            c.id_field.as_deref().unwrap_or("")
+        ),
+        _ => String::new(),
+    }
 }
 
 /// How to treat an index file that exists but cannot be used.
@@ -145,8 +178,6 @@ pub enum StoreError {
     Missing(MissingPath),
     /// Documents held in memory (the demo corpus) have no files to key an index by.
     Memory,
-    /// A file of many documents (JSON Lines, SGML), which saved indexes don't hold yet.
-    ManyPerFile(PathBuf),
     Cancelled,
 }
 
@@ -162,12 +193,6 @@ impl fmt::Display for StoreError {
             StoreError::Io(p, e) => write!(f, "index file {}: {e}", p.display()),
             StoreError::Missing(m) => write!(f, "{m}"),
             StoreError::Memory => write!(f, "documents held in memory cannot be saved"),
-            StoreError::ManyPerFile(p) => write!(
-                f,
-                "{}: a saved index holds files of one document only, not JSON Lines or SGML \
-                 files of many (yet); run without --index (and --no-index if PATH has a {AUTO_NAME})",
-                p.display()
-            ),
             StoreError::Cancelled => write!(f, "cancelled"),
         }
     }
@@ -217,14 +242,6 @@ pub fn open(
     corpus.entries.retain(|e| {
         file_of(&e.source).is_none_or(|p| !is_index_file(&absolute(&cwd, p), &file_abs))
     });
-    // Files of many documents (JSON Lines, SGML) would need their records' places saved
-    // and their reading options compared: refused rather than saved half-right.
-    if let Some(c) = corpus.entries.iter().find_map(|e| match &e.source {
-        Source::Container(c) => Some(c.path.clone()),
-        _ => None,
-    }) {
-        return Err(StoreError::ManyPerFile(c));
-    }
     if corpus.entries.iter().any(|e| file_of(&e.source).is_none()) {
         return Err(StoreError::Memory);
     }
@@ -510,6 +527,13 @@ fn update(
                 return Plan::Read;
             };
             let rec = &saved.as_ref().expect("a saved index").files[i];
+            // Read another way (other fields, another format), the same bytes are
+            // other documents.
+            if rec.status.is_none()
+                && rec.detail != reading_of(&corpus.entries[f.entries.start].source)
+            {
+                return Plan::Read;
+            }
             match (rec.stamp, now) {
                 (Some(was), Some(now)) if was == *now => Plan::Reuse(i, Some(*now)),
                 (_, Some(now))
@@ -706,14 +730,31 @@ fn update(
                     stamp: if steady { before } else { None },
                     hash: if steady { hashes[k] } else { None },
                     status: skip.map(|s| s.reason),
-                    detail: skip.map(|s| s.detail.clone()).unwrap_or_default(),
+                    detail: match skip {
+                        Some(s) => s.detail.clone(),
+                        None => reading_of(&corpus.entries[f.entries.start].source),
+                    },
                     docs: (cursor - first) as u32,
                 });
             }
         }
     }
+    // Records of the files read that were skipped (bad lines, too short, ...): the
+    // files' own skips are in their records above.
+    let read_paths: std::collections::HashSet<&Path> =
+        read.iter().map(|&i| files[i].path.as_path()).collect();
+    skipped.extend(
+        sub.skipped
+            .iter()
+            .filter(|s| !read_paths.contains(s.path.as_path()))
+            .cloned(),
+    );
+    // Ids from the data that clash across old and new files are renamed as a fresh run
+    // renames them (`ID@FILE:LINE`).
+    let renamed = crate::formats::unique_ids(&mut docs);
     let (shingles, signatures, contents) = groups.finish();
     let mut index = Index::from_parts(sub_params, docs, skipped, shingles, signatures, contents);
+    index.stats.renamed = renamed;
     index.stats.times = sub.stats.times;
     Ok(Update {
         index,
@@ -746,13 +787,13 @@ fn reuse_file(
         // A whole-file document takes its id from this walk (the roots may be spelled
         // differently from the last time).
         let id = match entries {
-            [e] if d.part == 0 => e.id.clone(),
+            [e] if d.part.line == 0 => e.id.clone(),
             _ => d.id.clone(),
         };
         *dirty |= id != d.id;
         docs.push(Doc {
             id,
-            source: source_of(&f.path, d.part),
+            source: source_of(&f.path, d.part, &entries[0].source),
             bytes: d.bytes,
             tokens: d.tokens,
             group: group(d.group),
