@@ -330,3 +330,43 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     assert_eq!(r.found.pairs, minhash);
     assert!(!screen(&app).contains(" ham "));
 }
+
+#[test]
+fn every_view_draws_at_the_smallest_and_a_large_size() {
+    use super::layout::{MIN_H, MIN_W};
+    for size in [(MIN_W, MIN_H), (61, 16), (220, 60)] {
+        let (_dir, mut app) = loaded(size);
+        let mut seen = Vec::new();
+        let mut look = |app: &super::app::App, seen: &mut Vec<Context>| {
+            let s = screen(app);
+            assert!(!s.contains("Terminal too small"), "{size:?}\n{s}");
+            seen.push(app.context());
+        };
+        app.update(Action::Neighbours);
+        pump(&mut app);
+        look(&app, &mut seen);
+        app.update(Action::Back);
+        app.update(Action::Clusters);
+        pump(&mut app);
+        look(&app, &mut seen);
+        app.update(Action::Open);
+        look(&app, &mut seen);
+        app.update(Action::Heatmap);
+        pump(&mut app);
+        look(&app, &mut seen);
+        app.update(Action::Back);
+        app.update(Action::Back);
+        app.update(Action::Export);
+        look(&app, &mut seen);
+        assert_eq!(
+            seen,
+            [
+                Context::Neighbours,
+                Context::Clusters,
+                Context::Members,
+                Context::Heatmap,
+                Context::Prompt
+            ]
+        );
+    }
+}
