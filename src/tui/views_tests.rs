@@ -337,7 +337,7 @@ fn every_view_draws_at_the_smallest_and_a_large_size() {
     for size in [(MIN_W, MIN_H), (61, 16), (220, 60)] {
         let (_dir, mut app) = loaded(size);
         let mut seen = Vec::new();
-        let mut look = |app: &super::app::App, seen: &mut Vec<Context>| {
+        let look = |app: &super::app::App, seen: &mut Vec<Context>| {
             let s = screen(app);
             assert!(!s.contains("Terminal too small"), "{size:?}\n{s}");
             seen.push(app.context());
