@@ -18,7 +18,8 @@ import os
 import re
 import subprocess
 import sys
-import time
+
+from e2e import timed  # wall time and peak RSS of one run (bench/e2e.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1 << 20
@@ -52,14 +53,8 @@ def main():
             files += 1
 
     cmd = [binary, "pairs", corpus, "--stats", "--format", "jsonl"]
-    start = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = p.stderr.read().decode()
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - start
-    if status != 0:
-        sys.exit(f"failed ({status}): {' '.join(cmd)}\n{err}")
-    peak = usage.ru_maxrss * 1024  # Linux reports KiB
+    wall, peak_mib, err = timed(cmd)
+    peak = peak_mib * MIB
     signatures = files * args.num_perm * 4
     bound = 2 * text_bytes + signatures + 64 * MIB
     m = re.search(r"^documents\s+(.*)$", err, re.M)

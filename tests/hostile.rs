@@ -4,12 +4,11 @@
 
 mod common;
 
-use common::{ok, simtui};
+use common::{first_line_then_close, ok, simtui};
 use simtui::corpus::{Corpus, SkipReason, WalkOptions, read_file};
 use simtui::index::{Index, Params};
 use simtui::progress::Silent;
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -498,19 +497,9 @@ fn a_closed_pipe_ends_quietly() {
     for i in 0..400 {
         fs::write(dir.path().join(format!("{i:03}.txt")), TEXT).unwrap();
     }
-    let mut child = Command::new(BIN)
-        .args(["pairs", s(dir.path())])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
     // `| head -1`: the reader is gone after one line.
+    let (first, out) = first_line_then_close(&["pairs", s(dir.path())]);
     assert!(first.starts_with('{'), "{first}");
-    let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{:?} {err}", out.status);
     assert!(err.is_empty(), "quiet: {err}");

@@ -3,11 +3,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
 
-use common::{Corpus, brute_jaccard, simtui};
+use common::{Corpus, brute_jaccard, first_line_then_close, simtui};
 
 struct Reported {
     a: String,
@@ -219,8 +219,6 @@ fn curve_prints_threshold_and_recommends() {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     // 400 identical files: 79,800 pairs, far more than a pipe holds.
     for i in 0..400 {
@@ -230,19 +228,10 @@ fn a_closed_pipe_ends_quietly() {
         )
         .unwrap();
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_simtui"))
-        .args(["pairs", dir.path().to_str().unwrap(), "--format", "jsonl"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    // The reader is dropped here: the pipe is closed, like `| head -1`.
+    // Like `| head -1`.
+    let (first, out) =
+        first_line_then_close(&["pairs", dir.path().to_str().unwrap(), "--format", "jsonl"]);
     assert!(first.contains("\"jaccard\":1.0"), "{first}");
-    let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
     assert!(
         out.stderr.is_empty(),

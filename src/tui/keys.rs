@@ -90,6 +90,22 @@ pub enum Context {
 }
 
 impl Context {
+    /// Every view (tests check each one's keys).
+    #[cfg(test)]
+    pub const ALL: [Context; 11] = [
+        Context::Loading,
+        Context::List,
+        Context::Filter,
+        Context::Tuning,
+        Context::Diff,
+        Context::Help,
+        Context::Neighbours,
+        Context::Clusters,
+        Context::Members,
+        Context::Heatmap,
+        Context::Prompt,
+    ];
+
     /// Characters are text here (a filter, a file name), not commands.
     pub fn is_text_entry(self) -> bool {
         matches!(self, Context::Filter | Context::Prompt)

@@ -801,17 +801,7 @@ fn config_names_match_actions_and_theme_roles() {
         );
     }
     // Every action bound in a default table can be rebound, but text entry.
-    for ctx in [
-        Context::Loading,
-        Context::List,
-        Context::Tuning,
-        Context::Diff,
-        Context::Help,
-        Context::Neighbours,
-        Context::Clusters,
-        Context::Members,
-        Context::Heatmap,
-    ] {
+    for ctx in Context::ALL.into_iter().filter(|c| !c.is_text_entry()) {
         for b in super::keys::table(ctx)
             .iter()
             .chain(super::keys::GLOBAL.iter())

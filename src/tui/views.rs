@@ -176,7 +176,7 @@ impl App {
             .iter()
             .map(|&i| r.found.pairs[i as usize])
             .collect();
-        let mut view = ClustersView {
+        self.stack.push(View::Clusters(ClustersView {
             index,
             threshold_pct: self.tuning.s_pct.max(1),
             listed,
@@ -184,25 +184,28 @@ impl App {
             job: 0,
             clusters: None,
             cursor: Cursor::default(),
-        };
-        self.recluster(&mut view);
-        self.stack.push(View::Clusters(view));
+        }));
+        self.recluster_top();
     }
 
-    fn recluster(&mut self, view: &mut ClustersView) {
-        let t = view.threshold();
-        let pairs: Vec<Pair> = view
+    /// Joins the clusters view on top again, at its threshold (on a worker).
+    fn recluster_top(&mut self) {
+        let Some(View::Clusters(v)) = self.stack.last() else {
+            return;
+        };
+        let t = v.threshold();
+        let pairs: Vec<Pair> = v
             .listed
             .iter()
             .filter(|p| p.jaccard >= t)
             .copied()
             .collect();
-        view.linked = pairs.len();
-        view.clusters = None;
-        view.job = self.spawn(Work::Clusters {
-            index: view.index.clone(),
-            pairs,
-        });
+        let index = v.index.clone();
+        let linked = pairs.len();
+        let job = self.spawn(Work::Clusters { index, pairs });
+        if let Some(View::Clusters(v)) = self.stack.last_mut() {
+            (v.linked, v.clusters, v.job) = (linked, None, job);
+        }
     }
 
     fn open_members(&mut self, index: Arc<Index>, cluster: Cluster, number: usize) {
@@ -300,11 +303,7 @@ impl App {
                     if to != v.threshold_pct {
                         v.threshold_pct = to;
                         v.cursor = Cursor::default();
-                        let Some(View::Clusters(mut v)) = self.stack.pop() else {
-                            unreachable!("the top is the clusters view");
-                        };
-                        self.recluster(&mut v);
-                        self.stack.push(View::Clusters(v));
+                        self.recluster_top();
                     }
                     return;
                 }
@@ -401,33 +400,32 @@ impl App {
     /// The view now on top may have lost its job to one above it (one job per kind runs
     /// at a time): start it again.
     fn resume_top(&mut self) {
-        let Some(mut top) = self.stack.pop() else {
+        let Some((_, job)) = self.stack.last().and_then(View::waiting_job) else {
             return;
         };
-        if let Some((_, job)) = top.waiting_job()
-            && !self.job_running(job)
-        {
-            match &mut top {
-                View::Neighbours(v) => {
-                    v.job = self.spawn(Work::Neighbours {
-                        index: v.index.clone(),
-                        bands: v.bands,
-                        rows: v.rows,
-                        doc: v.doc,
-                        top: TOP_NEIGHBOURS,
-                    });
-                }
-                View::Clusters(v) => self.recluster(v),
-                View::Heatmap(v) => {
-                    v.job = self.spawn(Work::Heatmap {
-                        index: v.index.clone(),
-                        docs: v.docs.clone(),
-                    });
-                }
-                View::Members(_) => {}
-            }
+        if self.job_running(job) {
+            return;
         }
-        self.stack.push(top);
+        let work = match self.stack.last() {
+            Some(View::Neighbours(v)) => Work::Neighbours {
+                index: v.index.clone(),
+                bands: v.bands,
+                rows: v.rows,
+                doc: v.doc,
+                top: TOP_NEIGHBOURS,
+            },
+            Some(View::Heatmap(v)) => Work::Heatmap {
+                index: v.index.clone(),
+                docs: v.docs.clone(),
+            },
+            _ => return self.recluster_top(),
+        };
+        let job = self.spawn(work);
+        match self.stack.last_mut() {
+            Some(View::Neighbours(v)) => v.job = job,
+            Some(View::Heatmap(v)) => v.job = job,
+            _ => {}
+        }
     }
 
     /// Moves to the next (`step` 1) or previous (-1) row of the view under the diff and

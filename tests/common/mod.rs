@@ -17,6 +17,25 @@ pub fn simtui(args: &[&str]) -> Output {
         .expect("run simtui")
 }
 
+/// Runs simtui, reads one line of its output and closes the pipe, as `| head -1` does;
+/// returns that line and how simtui ended.
+pub fn first_line_then_close(args: &[&str]) -> (String, Output) {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simtui"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run simtui");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader is dropped here: the pipe is closed.
+    (first, child.wait_with_output().unwrap())
+}
+
 /// Runs simtui, asserts success, and returns stdout.
 pub fn ok(args: &[&str]) -> String {
     let out = simtui(args);
