@@ -6,7 +6,7 @@
 
 use crate::corpus::{Corpus, Entry, SkipReason, Skipped, Source};
 use crate::fingerprints::{FingerprintBuilder, Fingerprints};
-use crate::formats::{Batches, extract_items};
+use crate::formats::{Batches, Item, extract_item};
 use crate::lsh;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
@@ -16,6 +16,7 @@ use crate::text::{TextOptions, Tokenizer};
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// What an index is built with.
@@ -187,62 +188,39 @@ impl Index {
         let mut batches = Batches::new(entries, params.max_bytes);
         // The total last reported (it changes as files of many documents are read).
         let mut reported = 0;
+        // A batch read and shingled, merged into the index while the next one is read:
+        // the merge is serial, and this way the other threads don't wait for it.
+        let mut pending: Option<Vec<Read>> = None;
         loop {
             check(progress)?;
             let t = Instant::now();
-            let Some(batch) = batches.next_batch(CHUNK) else {
+            let batch = batches.next_batch(CHUNK);
+            if batch.is_none() && pending.is_none() {
                 break;
-            };
-            let texts = extract_items(batch, params.max_bytes);
-            index.stats.times.add(Stage::Read, t.elapsed());
+            }
+            let clock = StageClock::default();
+            let (shingled, ()) = rayon::join(
+                || batch.map(|b| read_and_shingle(b, params, simhash, &clock)),
+                || {
+                    if let Some(p) = pending.take() {
+                        let t = Instant::now();
+                        index.merge(p, &mut fingerprints, &mut by_content);
+                        clock.add(Duration::ZERO, t.elapsed());
+                    }
+                },
+            );
+            pending = shingled;
+            let (read, shingle) = clock.split(t.elapsed());
+            index.stats.times.add(Stage::Read, read);
+            index.stats.times.add(Stage::Shingle, shingle);
             let (done, total) = (batches.done(), batches.total_estimate());
+            // Room for the shingles the whole corpus will have at this rate, so the matrix
+            // is not copied again and again as it grows.
+            let projected =
+                index.shingles.total() as u64 * total / (index.stats.docs as u64).max(1);
+            index.shingles.reserve_total(projected as usize);
             reported = total;
             progress.update(Stage::Read, done, total);
-
-            let t = Instant::now();
-            let shingled: Vec<Option<(Shingled, Option<Digest>)>> = texts
-                .par_iter()
-                .map_init(
-                    || (Tokenizer::new(&params.text), Vec::new()),
-                    |(tok, buf), text| {
-                        text.as_ref().ok().map(|(_, t)| {
-                            let mut s = shingle_doc(t, tok, buf, params.k);
-                            if params.min_words > 0 {
-                                s.words = count_words(t, tok.options(), s.tokens);
-                            }
-                            // `buf` still holds the document's token stream.
-                            (s, simhash.map(|h| h.digest(buf)))
-                        })
-                    },
-                )
-                .collect();
-            for (text, s) in texts.into_iter().zip(shingled) {
-                let (entry, _) = match text {
-                    Ok(t) => t,
-                    Err(skip) => {
-                        index.skipped.push(skip);
-                        continue;
-                    }
-                };
-                let (s, digest) = s.expect("shingles of each text read");
-                if s.words < params.min_words {
-                    index.skipped.push(Skipped {
-                        path: entry.place(),
-                        reason: SkipReason::TooShort,
-                        detail: format!("{} of {} words", s.words, params.min_words),
-                    });
-                    continue;
-                }
-                let groups = index.shingles.len();
-                index.add_doc(&entry, s, &mut by_content);
-                if let Some(fps) = fingerprints
-                    .as_mut()
-                    .filter(|_| index.shingles.len() > groups)
-                {
-                    fps.push(digest.expect("a digest for each document"));
-                }
-            }
-            index.stats.times.add(Stage::Shingle, t.elapsed());
             progress.update(Stage::Shingle, done, total);
         }
         if reported != batches.done() {
@@ -250,6 +228,7 @@ impl Index {
             progress.update(Stage::Read, batches.done(), batches.done());
             progress.update(Stage::Shingle, batches.done(), batches.done());
         }
+        index.shingles.shrink_to_fit();
         index.stats.renamed = crate::formats::unique_ids(&mut index.docs);
         index.stats.groups = index.shingles.len();
         index.group_members();
@@ -261,7 +240,41 @@ impl Index {
         Ok((index, fingerprints.map(FingerprintBuilder::finish)))
     }
 
-    fn add_doc(&mut self, entry: &Entry, s: Shingled, by_content: &mut HashMap<u64, u32>) {
+    /// Adds a batch of documents read and shingled, in corpus order.
+    fn merge(
+        &mut self,
+        batch: Vec<Read>,
+        fingerprints: &mut Option<FingerprintBuilder>,
+        by_content: &mut HashMap<u64, u32>,
+    ) {
+        for read in batch {
+            let (entry, s, digest) = match read {
+                Ok(read) => read,
+                Err(skip) => {
+                    self.skipped.push(skip);
+                    continue;
+                }
+            };
+            if s.words < self.params.min_words {
+                self.skipped.push(Skipped {
+                    path: entry.place(),
+                    reason: SkipReason::TooShort,
+                    detail: format!("{} of {} words", s.words, self.params.min_words),
+                });
+                continue;
+            }
+            let groups = self.shingles.len();
+            self.add_doc(entry, s, by_content);
+            if let Some(fps) = fingerprints
+                .as_mut()
+                .filter(|_| self.shingles.len() > groups)
+            {
+                fps.push(digest.expect("a digest for each document"));
+            }
+        }
+    }
+
+    fn add_doc(&mut self, entry: Entry, s: Shingled, by_content: &mut HashMap<u64, u32>) {
         let next = self.shingles.len() as u32;
         let group = *by_content.entry(s.content).or_insert(next);
         if group == next {
@@ -274,8 +287,8 @@ impl Index {
         self.stats.tokens += s.tokens;
         self.stats.empty += (s.tokens == 0) as usize;
         self.docs.push(Doc {
-            id: entry.id.clone(),
-            source: entry.source.clone(),
+            id: entry.id,
+            source: entry.source,
             bytes: s.bytes,
             tokens: s.tokens,
             group,
@@ -567,6 +580,67 @@ impl Index {
 }
 
 /// One document after tokenising and shingling.
+/// A document read and shingled (with its SimHash digest when asked for), or why not.
+type Read = Result<(Entry, Shingled, Option<Digest>), Skipped>;
+
+/// Reads and shingles a batch in parallel, in order. Each item is read and shingled on the
+/// same thread, so its text is tokenised while still in cache and no thread waits for a
+/// whole batch to be read first.
+fn read_and_shingle(
+    batch: Vec<Item>,
+    params: &Params,
+    simhash: Option<&SimHasher>,
+    clock: &StageClock,
+) -> Vec<Read> {
+    batch
+        .into_par_iter()
+        .map_init(
+            || (Tokenizer::new(&params.text), Vec::new()),
+            |(tok, buf), item| {
+                let t0 = Instant::now();
+                let read = extract_item(item, params.max_bytes);
+                let t1 = Instant::now();
+                let out = read.map(|(entry, text)| {
+                    let mut s = shingle_doc(&text, tok, buf, params.k);
+                    if params.min_words > 0 {
+                        s.words = count_words(&text, tok.options(), s.tokens);
+                    }
+                    // `buf` still holds the document's token stream.
+                    (entry, s, simhash.map(|h| h.digest(buf)))
+                });
+                clock.add(t1 - t0, t1.elapsed());
+                out
+            },
+        )
+        .collect()
+}
+
+/// Time the threads of a pass spent reading and shingling (and merging), to share the
+/// pass's wall time between the two stages in proportion.
+#[derive(Default)]
+struct StageClock {
+    read: AtomicU64,
+    shingle: AtomicU64,
+}
+
+impl StageClock {
+    fn add(&self, read: Duration, shingle: Duration) {
+        self.read
+            .fetch_add(read.as_nanos() as u64, Ordering::Relaxed);
+        self.shingle
+            .fetch_add(shingle.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// `wall` split into (read, shingle) in proportion to the time spent in each.
+    fn split(&self, wall: Duration) -> (Duration, Duration) {
+        let read = self.read.load(Ordering::Relaxed) as f64;
+        let all = read + self.shingle.load(Ordering::Relaxed) as f64;
+        let share = if all > 0.0 { read / all } else { 0.5 };
+        let read = wall.mul_f64(share);
+        (read, wall - read)
+    }
+}
+
 struct Shingled {
     /// Size of the decoded text in bytes.
     bytes: u64,

@@ -55,6 +55,16 @@ impl ShingleSets {
         valid.then_some(ShingleSets { offsets, data })
     }
 
+    /// Room for `total` shingles in all.
+    pub fn reserve_total(&mut self, total: usize) {
+        self.data.reserve(total.saturating_sub(self.data.len()));
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.data.shrink_to_fit();
+        self.offsets.shrink_to_fit();
+    }
+
     pub fn push(&mut self, set: &[u64]) {
         self.data.extend_from_slice(set);
         self.offsets.push(self.data.len());

@@ -12,7 +12,7 @@ pub mod jsonl;
 pub mod sgml;
 mod stream;
 
-pub use stream::{Batches, Item, extract_items};
+pub use stream::{Batches, Item, extract_item};
 
 use crate::corpus::{self, SkipReason, Source};
 use std::collections::HashMap;

@@ -5,7 +5,6 @@
 
 use super::{Container, Opened, Part};
 use crate::corpus::{self, Entry, SkipReason, Skipped, Source};
-use rayon::prelude::*;
 use std::io::Read;
 use std::ops::Range;
 use std::sync::Arc;
@@ -260,39 +259,37 @@ impl Batches {
     }
 }
 
-/// Reads and extracts the texts of a batch, in parallel and in order.
-pub fn extract_items(items: Vec<Item>, max_bytes: u64) -> Vec<Result<(Entry, Arc<str>), Skipped>> {
-    items
-        .into_par_iter()
-        .map(|item| match item {
-            Item::Whole(entry) => match corpus::read_text(&entry, max_bytes) {
-                Ok(text) => Ok((entry, text)),
-                Err((reason, detail)) => Err(Skipped {
-                    path: entry.place(),
-                    reason,
-                    detail,
-                }),
-            },
-            Item::Record { part, block, range } => match part.file.extract(&block[range]) {
-                Ok(record) => {
-                    let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
-                    let text: Arc<str> = record.text.into();
-                    Ok((
-                        Entry {
-                            id,
-                            bytes: text.len() as u64,
-                            source: Source::Part(part),
-                        },
-                        text,
-                    ))
-                }
-                Err((reason, detail)) => Err(Skipped {
-                    path: part.place(),
-                    reason,
-                    detail,
-                }),
-            },
-            Item::Skip(s) => Err(s),
-        })
-        .collect()
+/// Reads and extracts the text of one item of a batch (called in parallel by the index
+/// build, which shingles the text on the same thread while it is still in cache).
+pub fn extract_item(item: Item, max_bytes: u64) -> Result<(Entry, Arc<str>), Skipped> {
+    match item {
+        Item::Whole(entry) => match corpus::read_text(&entry, max_bytes) {
+            Ok(text) => Ok((entry, text)),
+            Err((reason, detail)) => Err(Skipped {
+                path: entry.place(),
+                reason,
+                detail,
+            }),
+        },
+        Item::Record { part, block, range } => match part.file.extract(&block[range]) {
+            Ok(record) => {
+                let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
+                let text: Arc<str> = record.text.into();
+                Ok((
+                    Entry {
+                        id,
+                        bytes: text.len() as u64,
+                        source: Source::Part(part),
+                    },
+                    text,
+                ))
+            }
+            Err((reason, detail)) => Err(Skipped {
+                path: part.place(),
+                reason,
+                detail,
+            }),
+        },
+        Item::Skip(s) => Err(s),
+    }
 }
