@@ -130,7 +130,8 @@ mod tests {
         let base = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty";
         let texts = vec![
             ("a".to_string(), base.to_string()),
-            ("b".to_string(), base.replace("ten", "10")),
+            // J = 15/17: a candidate at these bands whatever the hash functions.
+            ("b".to_string(), base.replace("twenty", "20")),
             (
                 "c".to_string(),
                 "nothing in common with the others, at all".to_string(),

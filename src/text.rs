@@ -10,7 +10,7 @@
 //! a word, so lines can be classified independently). A property test checks that both
 //! paths give identical tokens.
 
-use crate::hash::token_hash;
+use crate::hash::{token_hash, token_round, token_start};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// What a token is.
@@ -42,12 +42,11 @@ pub struct TextOptions {
     pub stopwords: bool,
 }
 
-/// Turns text into a stream of 64-bit token hashes. Reuses its buffers between documents.
+/// Turns text into a stream of 64-bit token hashes.
 pub struct Tokenizer {
     opts: TextOptions,
     /// Sorted hashes of the stop words, when they are dropped.
     stop: Vec<u64>,
-    buf: Vec<u8>,
 }
 
 impl Tokenizer {
@@ -64,7 +63,6 @@ impl Tokenizer {
         Tokenizer {
             opts: opts.clone(),
             stop,
-            buf: Vec::new(),
         }
     }
 
@@ -88,16 +86,15 @@ impl Tokenizer {
             }
         };
         let keep_case = self.opts.keep_case;
-        let lower = &mut self.buf;
         if text.is_ascii() {
             // Most documents: one scan of the whole text. A line break is a non-word
             // byte that joins nothing, so this splits exactly as line by line would.
-            ascii_hashes(text.as_bytes(), keep_case, lower, &mut push);
+            ascii_hashes(text.as_bytes(), keep_case, &mut push);
             return;
         }
         for line in text.split('\n') {
             if line.is_ascii() {
-                ascii_hashes(line.as_bytes(), keep_case, lower, &mut push);
+                ascii_hashes(line.as_bytes(), keep_case, &mut push);
             } else {
                 for w in line.unicode_words() {
                     push(hash_word(w, keep_case));
@@ -146,17 +143,20 @@ impl Tokenizer {
     }
 }
 
-/// The hashes of an ASCII text's words. Word classes don't depend on case, so the text is
-/// scanned as it is and only the words that need it are lowercased (into `lower`).
-fn ascii_hashes(s: &[u8], keep_case: bool, lower: &mut Vec<u8>, push: &mut impl FnMut(u64)) {
-    ascii_words(s, |w| {
-        if keep_case || !w.iter().any(u8::is_ascii_uppercase) {
-            push(token_hash(w));
-        } else {
-            lower.clear();
-            lower.extend(w.iter().map(u8::to_ascii_lowercase));
-            push(token_hash(lower));
+/// The hashes of an ASCII text's words, equal to [`token_hash`] of each word lowercased
+/// (unless `keep_case`). A word is loaded 8 bytes at a time, lowercased in the register and
+/// hashed there, never copied.
+fn ascii_hashes(s: &[u8], keep_case: bool, push: &mut impl FnMut(u64)) {
+    ascii_word_ranges(s, |start, end| {
+        let mut h = token_start(end - start);
+        for at in (start..end).step_by(8) {
+            let mut word = load_le(s, at) & low_bytes(end - at);
+            if !keep_case {
+                word = ascii_lowercase(word);
+            }
+            h = token_round(h, word);
         }
+        push(h);
     })
 }
 
@@ -242,66 +242,171 @@ const fn ascii_classes() -> [u8; 256] {
 
 static CLASS: [u8; 256] = ascii_classes();
 
-const fn word_bytes() -> [bool; 256] {
-    let classes = ascii_classes();
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = matches!(classes[b], LETTER | NUMERIC | EXTEND_NUM_LET);
-        b += 1;
-    }
-    t
+/// Calls `emit` with each word of an ASCII text, exactly as `unicode_words` would split it.
+pub fn ascii_words(s: &[u8], mut emit: impl FnMut(&[u8])) {
+    ascii_word_ranges(s, |start, end| emit(&s[start..end]))
 }
 
-/// Bytes that are part of a word by themselves: letters, digits, '_'.
-static WORD: [bool; 256] = word_bytes();
-
-/// Calls `emit` with each word of an ASCII line, exactly as `unicode_words` would split it:
-/// letters, digits and '_' join (WB5, WB8–WB10, WB13a/b); a single ':', '.' or '\'' joins
-/// two letters (WB6/7); a single ',', ';', '.' or '\'' joins two digits (WB11/12); segments
-/// without a letter or digit are dropped.
+/// Calls `emit(start, end)` for each word of an ASCII text, exactly as `unicode_words`
+/// would split it: letters, digits and '_' join (WB5, WB8–WB10, WB13a/b); a single ':',
+/// '.' or '\'' joins two letters (WB6/7); a single ',', ';', '.' or '\'' joins two digits
+/// (WB11/12); segments without a letter or digit are dropped.
 ///
-/// The inner loop only asks "is this a word byte?", which is predictable; the rarer
-/// punctuation rules are looked at only where a run of word bytes ends.
-pub fn ascii_words(s: &[u8], mut emit: impl FnMut(&[u8])) {
+/// The text is classified 64 bytes at a time into bit masks (8 bytes per register, see
+/// [`classify`]), and words are read off the masks' runs with `trailing_zeros`: no branch
+/// per byte, so none of the mispredictions a byte loop pays at every word's end. The
+/// punctuation rules are looked at only where a possible joiner sits between word bytes.
+fn ascii_word_ranges(s: &[u8], mut emit: impl FnMut(usize, usize)) {
     let n = s.len();
-    let mut i = 0;
-    loop {
-        while i < n && !WORD[s[i] as usize] {
-            i += 1;
-        }
-        if i == n {
-            return;
-        }
-        let start = i;
-        loop {
-            while i < n && WORD[s[i] as usize] {
-                i += 1;
+    let blocks = n.div_ceil(64);
+    let block = |k: usize| {
+        let at = 64 * k;
+        match s.get(at..at + 64) {
+            Some(b) => classify(b.try_into().expect("64 bytes")),
+            None => {
+                let mut b = [0u8; 64]; // zero is not a word byte: it ends the last word
+                b[..n - at].copy_from_slice(&s[at..]);
+                classify(&b)
             }
-            // s[i - 1] is a word byte; s[i] is not (or the line ended).
-            if i + 1 < n {
-                let (prev, mid, next) = (
-                    CLASS[s[i - 1] as usize],
-                    CLASS[s[i] as usize],
-                    CLASS[s[i + 1] as usize],
-                );
-                let letters =
-                    prev == LETTER && next == LETTER && matches!(mid, MID_LETTER | MID_NUM_LET);
-                let digits =
-                    prev == NUMERIC && next == NUMERIC && matches!(mid, MID_NUM | MID_NUM_LET);
-                if letters || digits {
-                    i += 2;
-                    continue;
+        }
+    };
+    let (mut word, mut joiner) = if blocks > 0 { block(0) } else { (0, 0) };
+    // The last bits of the previous block: a word byte, and inside a word.
+    let (mut word_before, mut inside_before) = (0u64, 0u64);
+    // Where the word being read started, if one is.
+    let mut open: Option<usize> = None;
+    for k in 0..blocks {
+        let at = 64 * k;
+        let (next_word, next_joiner) = if k + 1 < blocks { block(k + 1) } else { (0, 0) };
+        let mut inside = word;
+        let mut between = joiner & ((word << 1) | word_before) & ((word >> 1) | (next_word << 63));
+        while between != 0 {
+            let i = between.trailing_zeros() as usize;
+            between &= between - 1;
+            if joins(s, at + i) {
+                inside |= 1 << i;
+            }
+        }
+        let before = (inside << 1) | inside_before;
+        let (mut starts, mut stops) = (inside & !before, !inside & before);
+        loop {
+            match open {
+                Some(start) => {
+                    if stops == 0 {
+                        break;
+                    }
+                    let end = at + stops.trailing_zeros() as usize;
+                    stops &= stops - 1;
+                    if has_letter_or_digit(&s[start..end]) {
+                        emit(start, end);
+                    }
+                    open = None;
+                }
+                None => {
+                    if starts == 0 {
+                        break;
+                    }
+                    open = Some(at + starts.trailing_zeros() as usize);
+                    starts &= starts - 1;
                 }
             }
-            break;
         }
-        let word = &s[start..i];
-        // Only a run of '_' has no letter or digit (punctuation never joins to '_').
-        if word[0] != b'_' || word.iter().any(|&b| b != b'_') {
-            emit(word);
+        (word_before, inside_before) = (word >> 63, inside >> 63);
+        (word, joiner) = (next_word, next_joiner);
+    }
+    if let Some(start) = open.filter(|&start| has_letter_or_digit(&s[start..])) {
+        emit(start, n);
+    }
+}
+
+/// Whether the punctuation at `s[i]`, between two word bytes, joins them into one word.
+fn joins(s: &[u8], i: usize) -> bool {
+    let (prev, mid, next) = (
+        CLASS[s[i - 1] as usize],
+        CLASS[s[i] as usize],
+        CLASS[s[i + 1] as usize],
+    );
+    let letters = prev == LETTER && next == LETTER && matches!(mid, MID_LETTER | MID_NUM_LET);
+    let digits = prev == NUMERIC && next == NUMERIC && matches!(mid, MID_NUM | MID_NUM_LET);
+    letters || digits
+}
+
+/// Only a run of '_' has no letter or digit (punctuation never joins to '_').
+fn has_letter_or_digit(word: &[u8]) -> bool {
+    word[0] != b'_' || word.iter().any(|&b| b != b'_')
+}
+
+// Bit tricks on 8 ASCII bytes in a u64 ("SIMD within a register"): every byte is below
+// 0x80, so adding a constant below 0x80 to each never carries into the next byte, and a
+// byte's high bit answers a question about it.
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The bytes of `v` equal to `c`, as high bits: a byte of `v ^ c` plus 0x7f reaches 0x80
+/// exactly when it is not zero.
+#[inline(always)]
+fn bytes_equal(v: u64, c: u8) -> u64 {
+    !(v ^ (LO * c as u64)).wrapping_add(LO * 0x7f) & HI
+}
+
+/// The bytes of `v` in `lo..=hi`, as high bits.
+#[inline(always)]
+fn bytes_between(v: u64, lo: u8, hi: u8) -> u64 {
+    let at_least = v.wrapping_add(LO * (0x80 - lo) as u64);
+    let above = v.wrapping_add(LO * (0x7f - hi) as u64);
+    at_least & !above & HI
+}
+
+/// The 8 high bits of `h` packed into its low byte (byte j's bit to bit j).
+#[inline(always)]
+fn high_bits(h: u64) -> u64 {
+    (h >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// One bit per byte of a 64-byte ASCII block: (word bytes: letters, digits and '_';
+/// possible joiners: '.', '\'', ':', ',' and ';').
+#[inline(always)]
+fn classify(block: &[u8; 64]) -> (u64, u64) {
+    let (mut word, mut joiner) = (0, 0);
+    for (j, bytes) in block.chunks_exact(8).enumerate() {
+        let v = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+        let w = bytes_between(v | (LO * 0x20), b'a', b'z')
+            | bytes_between(v, b'0', b'9')
+            | bytes_equal(v, b'_');
+        let p = bytes_equal(v, b'.')
+            | bytes_equal(v, b'\'')
+            | bytes_equal(v, b':')
+            | bytes_equal(v, b',')
+            | bytes_equal(v, b';');
+        word |= high_bits(w) << (8 * j);
+        joiner |= high_bits(p) << (8 * j);
+    }
+    (word, joiner)
+}
+
+/// 8 bytes of `s` from `at`, little-endian, zero-padded past its end.
+#[inline(always)]
+fn load_le(s: &[u8], at: usize) -> u64 {
+    match s.get(at..at + 8) {
+        Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+        None => {
+            let mut b = [0u8; 8];
+            b[..s.len() - at].copy_from_slice(&s[at..]);
+            u64::from_le_bytes(b)
         }
     }
+}
+
+/// A mask of the low `n` bytes (all 8 when `n >= 8`).
+#[inline(always)]
+fn low_bytes(n: usize) -> u64 {
+    if n >= 8 { !0 } else { (1 << (8 * n)) - 1 }
+}
+
+/// ASCII letters of 8 bytes lowercased: 'A'..='Z' gain 0x20.
+#[inline(always)]
+fn ascii_lowercase(v: u64) -> u64 {
+    v | (bytes_between(v, b'A', b'Z') >> 2)
 }
 
 #[cfg(test)]
@@ -416,6 +521,36 @@ mod tests {
             let opts = TextOptions { keep_case, ..Default::default() };
             let reference: Vec<u64> = tokens(&s, &opts).iter().map(|w| token_hash(w.as_bytes())).collect();
             prop_assert_eq!(hashes(&s, &opts), reference);
+        }
+
+        /// Long ASCII texts, whose words and joiners straddle the 64-byte blocks the
+        /// fast path classifies at a time, and words longer than 8 bytes.
+        #[test]
+        fn long_ascii_texts_match_reference_tokens(
+            words in proptest::collection::vec("[a-zA-Z0-9_]{1,19}", 0..40),
+            seps in proptest::collection::vec("[ .:',;\n_-]{1,2}", 40),
+            keep_case: bool,
+        ) {
+            let s: String = words.iter().zip(&seps).map(|(w, p)| format!("{w}{p}")).collect();
+            let opts = TextOptions { keep_case, ..Default::default() };
+            let reference: Vec<String> = s.unicode_words().map(str::to_string).collect();
+            prop_assert_eq!(fast_words(&s), reference);
+            let reference: Vec<u64> = tokens(&s, &opts).iter().map(|w| token_hash(w.as_bytes())).collect();
+            prop_assert_eq!(hashes(&s, &opts), reference);
+        }
+
+        /// The bit tricks answer as a byte loop does, for every ASCII byte in every lane.
+        #[test]
+        fn byte_masks_match_a_byte_loop(bytes in proptest::array::uniform8(0u8..128)) {
+            let v = u64::from_le_bytes(bytes);
+            let expect = |f: &dyn Fn(u8) -> bool| {
+                bytes.iter().enumerate().fold(0u64, |m, (i, &b)| m | ((f(b) as u64) << i))
+            };
+            prop_assert_eq!(high_bits(bytes_equal(v, b'.')), expect(&|b| b == b'.'));
+            prop_assert_eq!(high_bits(bytes_between(v, b'0', b'9')), expect(&|b| b.is_ascii_digit()));
+            prop_assert_eq!(high_bits(bytes_between(v | (LO * 0x20), b'a', b'z')), expect(&|b| b.is_ascii_alphabetic()));
+            let lower: Vec<u8> = bytes.iter().map(u8::to_ascii_lowercase).collect();
+            prop_assert_eq!(ascii_lowercase(v).to_le_bytes().to_vec(), lower);
         }
 
         #[test]

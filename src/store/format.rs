@@ -20,7 +20,7 @@ use xxhash_rust::xxh3::xxh3_64;
 /// The first 8 bytes of every simtui index file.
 pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
 /// The format this simtui reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 const HEADER: u64 = 96;
 const FILE_RECORD: u64 = 56;
