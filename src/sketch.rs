@@ -188,10 +188,95 @@ pub fn sketch_portable(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) 
     sketch_body(shingles, a, b, out)
 }
 
+/// The AVX2 loop, 8 hash functions per register, 16 per pass. `((a·x + b) mod 2^64) >> 32` for a 32-bit
+/// `x` is `hi32(a_lo·x + b) + lo32(a_hi·x)` (mod 2^32; `a_lo·x + b` cannot overflow past
+/// the wrap that mod 2^64 does anyway), which is two 32×32→64 multiplies (`vpmuludq`, even
+/// and odd functions), one 32-bit multiply (`vpmulld`), a shift, a blend and three adds
+/// per 8 functions: bit-identical to [`sketch_portable`], and about twice as fast as what
+/// the compiler makes of it (which spills its 64-bit lanes to the stack).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn sketch_avx2(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
-    sketch_body(shingles, a, b, out)
+    use std::arch::x86_64::*;
+    // The constants of 8 functions: `vpmuludq` multiplies the low halves of 64-bit lanes,
+    // so the even functions' `a` and `b` go in one register and the odd ones' in another.
+    let lanes = |a: &[u64], b: &[u64]| {
+        let pick = |v: &[u64], first: usize| {
+            _mm256_setr_epi64x(
+                v[first] as i64,
+                v[first + 2] as i64,
+                v[first + 4] as i64,
+                v[first + 6] as i64,
+            )
+        };
+        let hi = |i: usize| (a[i] >> 32) as i32;
+        let a_high = _mm256_setr_epi32(hi(0), hi(1), hi(2), hi(3), hi(4), hi(5), hi(6), hi(7));
+        (pick(a, 0), pick(a, 1), pick(b, 0), pick(b, 1), a_high)
+    };
+    // Function i's hash of `x` (in every 32-bit lane) in 32-bit lane i.
+    macro_rules! hash8 {
+        ($l:expr, $x:expr) => {{
+            let (a_even, a_odd, b_even, b_odd, a_high) = $l;
+            let even = _mm256_add_epi64(_mm256_mul_epu32(a_even, $x), b_even);
+            let odd = _mm256_add_epi64(_mm256_mul_epu32(a_odd, $x), b_odd);
+            let high = _mm256_blend_epi32::<0b1010_1010>(_mm256_srli_epi64::<32>(even), odd);
+            _mm256_add_epi32(high, _mm256_mullo_epi32(a_high, $x))
+        }};
+    }
+    let store = |min: __m256i, out: &mut [u32]| {
+        out.copy_from_slice(&[
+            _mm256_extract_epi32::<0>(min) as u32,
+            _mm256_extract_epi32::<1>(min) as u32,
+            _mm256_extract_epi32::<2>(min) as u32,
+            _mm256_extract_epi32::<3>(min) as u32,
+            _mm256_extract_epi32::<4>(min) as u32,
+            _mm256_extract_epi32::<5>(min) as u32,
+            _mm256_extract_epi32::<6>(min) as u32,
+            _mm256_extract_epi32::<7>(min) as u32,
+        ])
+    };
+    // 16 functions per pass over the shingles (12 registers of constants and minima), so
+    // loading and folding each shingle is shared by 16 hashes.
+    let mut a_blocks = a.chunks_exact(16);
+    let mut b_blocks = b.chunks_exact(16);
+    let mut out_blocks = out.chunks_exact_mut(16);
+    for ((a, b), out) in (&mut a_blocks).zip(&mut b_blocks).zip(&mut out_blocks) {
+        let (l0, l1) = (lanes(&a[..8], &b[..8]), lanes(&a[8..], &b[8..]));
+        let (mut min0, mut min1) = (_mm256_set1_epi32(-1), _mm256_set1_epi32(-1));
+        for &x in shingles {
+            let x = _mm256_set1_epi32(fold32(x) as i32);
+            min0 = _mm256_min_epu32(min0, hash8!(l0, x));
+            min1 = _mm256_min_epu32(min1, hash8!(l1, x));
+        }
+        let (lo, hi) = out.split_at_mut(8);
+        store(min0, lo);
+        store(min1, hi);
+    }
+    let (a, b, out) = (
+        a_blocks.remainder(),
+        b_blocks.remainder(),
+        out_blocks.into_remainder(),
+    );
+    let (mut a8, mut b8, mut out8) = (
+        a.chunks_exact(8),
+        b.chunks_exact(8),
+        out.chunks_exact_mut(8),
+    );
+    for ((a, b), out) in (&mut a8).zip(&mut b8).zip(&mut out8) {
+        let l = lanes(a, b);
+        let mut min = _mm256_set1_epi32(-1);
+        for &x in shingles {
+            let x = _mm256_set1_epi32(fold32(x) as i32);
+            min = _mm256_min_epu32(min, hash8!(l, x));
+        }
+        store(min, out);
+    }
+    sketch_body(
+        shingles,
+        a8.remainder(),
+        b8.remainder(),
+        out8.into_remainder(),
+    )
 }
 
 /// The signatures of a corpus: one row of `n` u32 per shingle set, in one contiguous matrix.
@@ -348,8 +433,8 @@ mod tests {
     #[test]
     fn every_code_path_gives_identical_signatures() {
         let set: Vec<u64> = (0..500u64).map(crate::hash::mix64).collect();
-        // Whole blocks of 16, a remainder, and only a remainder.
-        for n in [128, 100, 7] {
+        // Whole blocks of 16, a block of 8 and a remainder, and only a remainder.
+        for n in [128, 100, 31, 7] {
             let h = MinHasher::new(3, n);
             let dispatched = h.sketch(&set);
             let mut portable = vec![u32::MAX; n];
@@ -387,5 +472,7 @@ mod tests {
             })
             .collect();
         assert_eq!(sig, expect);
+        // Literal values too, so a change to the seeding (`Rng::derive`) is noticed.
+        assert_eq!(sig, vec![1821888243, 316345032, 652496964, 885685952]);
     }
 }
