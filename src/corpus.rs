@@ -371,8 +371,12 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, Str
     {
         return Err((SkipReason::Binary, "NUL byte".to_string()));
     }
-    bytes.reserve((meta.len() as usize).saturating_sub(bytes.len()));
-    file.read_to_end(&mut bytes).map_err(unreadable)?;
+    if bytes.len() == BINARY_HEAD {
+        // Not at the end yet (a shorter head means `read_to_end` saw the end of the file:
+        // most files are smaller than the head, and this saves them a system call).
+        bytes.reserve((meta.len() as usize).saturating_sub(bytes.len()));
+        file.read_to_end(&mut bytes).map_err(unreadable)?;
+    }
     if bytes.len() as u64 > max_bytes {
         return Err((SkipReason::TooLarge, format!("over {max_bytes} bytes")));
     }
