@@ -32,7 +32,7 @@ enum Command {
     Pairs(cli::pairs::PairsArgs),
     /// Print the LSH S-curve, or recommend bands and rows for a threshold
     Curve(cli::curve::CurveArgs),
-    /// Measure recall and precision of LSH against exact all-pairs similarity or a truth file
+    /// Measure recall and precision of LSH against the exact pairs or a truth file
     Eval(cli::eval::EvalArgs),
     /// Write a synthetic corpus with planted near-duplicates, and its truth file
     Gen(cli::generate::GenArgs),

@@ -1,130 +1,44 @@
-//! A built-in English stop-word list (`--stopwords`), lowercase.
+//! A built-in English stop-word list (`--stopwords`), lowercase: `assets/stopwords-en.txt`,
+//! compiled in.
 
-pub const ENGLISH: &[&str] = &[
-    "a",
-    "about",
-    "above",
-    "after",
-    "again",
-    "against",
-    "all",
-    "am",
-    "an",
-    "and",
-    "any",
-    "are",
-    "as",
-    "at",
-    "be",
-    "because",
-    "been",
-    "before",
-    "being",
-    "below",
-    "between",
-    "both",
-    "but",
-    "by",
-    "can",
-    "could",
-    "did",
-    "do",
-    "does",
-    "doing",
-    "down",
-    "during",
-    "each",
-    "few",
-    "for",
-    "from",
-    "further",
-    "had",
-    "has",
-    "have",
-    "having",
-    "he",
-    "her",
-    "here",
-    "hers",
-    "herself",
-    "him",
-    "himself",
-    "his",
-    "how",
-    "i",
-    "if",
-    "in",
-    "into",
-    "is",
-    "it",
-    "its",
-    "itself",
-    "just",
-    "me",
-    "more",
-    "most",
-    "my",
-    "myself",
-    "no",
-    "nor",
-    "not",
-    "now",
-    "of",
-    "off",
-    "on",
-    "once",
-    "only",
-    "or",
-    "other",
-    "our",
-    "ours",
-    "ourselves",
-    "out",
-    "over",
-    "own",
-    "same",
-    "she",
-    "should",
-    "so",
-    "some",
-    "such",
-    "than",
-    "that",
-    "the",
-    "their",
-    "theirs",
-    "them",
-    "themselves",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "through",
-    "to",
-    "too",
-    "under",
-    "until",
-    "up",
-    "very",
-    "was",
-    "we",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "while",
-    "who",
-    "whom",
-    "why",
-    "will",
-    "with",
-    "would",
-    "you",
-    "your",
-    "yours",
-    "yourself",
-    "yourselves",
-];
+use std::sync::LazyLock;
+
+/// The list as shipped: one word a line; blank lines and `#` comments ignored.
+const SOURCE: &str = include_str!("../assets/stopwords-en.txt");
+
+/// The English stop words, in the file's (sorted) order.
+pub static ENGLISH: LazyLock<Vec<&'static str>> = LazyLock::new(|| parse(SOURCE));
+
+fn parse(text: &'static str) -> Vec<&'static str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_is_lowercase_sorted_unique_single_words() {
+        assert_eq!(ENGLISH.len(), 126);
+        assert_eq!(ENGLISH.first(), Some(&"a"));
+        assert_eq!(ENGLISH.last(), Some(&"yourselves"));
+        assert!(
+            ENGLISH.windows(2).all(|w| w[0] < w[1]),
+            "sorted, no duplicates"
+        );
+        for w in ENGLISH.iter() {
+            assert!(
+                w.chars().all(|c| c.is_lowercase()),
+                "{w:?}: one lowercase word, as tokens are compared after lowercasing"
+            );
+        }
+    }
+
+    #[test]
+    fn comments_and_blank_lines_are_ignored() {
+        assert_eq!(parse("# c\n\n the \nof\r\n#x\n"), ["the", "of"]);
+    }
+}

@@ -112,10 +112,80 @@ fn help_of_every_command() {
         let out = f.run(&[name, "--help"]);
         assert!(out.status.success(), "{name} --help");
         let help = stdout(&out);
-        // Tidy: one line per flag, no long "Possible values" blocks.
+        // Tidy: no long "Possible values" blocks.
         assert!(!help.contains("Possible values:"), "{name}:\n{help}");
         insta::assert_snapshot!(format!("help_{name}"), help);
     }
+    // -h, the summary: one line per flag (the details are in --help).
+    let short = f.run(&["pairs", "-h"]);
+    assert!(short.status.success());
+    insta::assert_snapshot!("help_short_pairs", stdout(&short));
+}
+
+/// The flags (and arguments and commands) of a help text whose description wraps onto
+/// a second line, at the 100 columns `run_in` sets.
+fn wrapped_entries(help: &str) -> Vec<String> {
+    let mut wrapped = Vec::new();
+    let mut entry: Option<&str> = None;
+    for line in help.lines().take_while(|l| !l.starts_with("Examples:")) {
+        let indent = line.len() - line.trim_start().len();
+        let text = line.trim_start();
+        if (2..=6).contains(&indent) && !text.is_empty() {
+            entry = Some(line); // `  -k, --k <K>  ...`, `  <PATH>...  ...`, `  pairs  ...`
+        } else if indent >= 10 && !text.is_empty() {
+            wrapped.extend(entry.take().map(str::to_string));
+        } else {
+            entry = None;
+        }
+    }
+    wrapped
+}
+
+/// The summaries of the flags in a `-h` text, without clap's `[default: …]`.
+fn summaries(help: &str) -> Vec<String> {
+    help.lines()
+        .take_while(|l| !l.starts_with("Examples:"))
+        .filter(|l| l.trim_start().starts_with('-') && !l.contains("--help"))
+        .filter_map(|l| l.trim().split_once("  "))
+        .map(|(_, text)| {
+            let text = text.trim();
+            text.split(" [default: ").next().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn short_help_gives_one_line_per_flag() {
+    let f = Fixture::new();
+    let root = stdout(&f.run(&["-h"]));
+    let mut names = command_names(&root);
+    names.insert(0, String::new());
+    for name in &names {
+        let args: Vec<&str> = [name.as_str(), "-h"]
+            .into_iter()
+            .filter(|a| !a.is_empty())
+            .collect();
+        let out = f.run(&args);
+        assert!(out.status.success(), "{args:?}");
+        let help = stdout(&out);
+        assert_eq!(
+            wrapped_entries(&help),
+            Vec::<String>::new(),
+            "{args:?}:\n{help}"
+        );
+        // --help starts each flag's text with its -h summary, then the details.
+        let long_args = [&args[..args.len() - 1], &["--help"]].concat();
+        let long = stdout(&f.run(&long_args));
+        for summary in summaries(&help) {
+            assert!(
+                long.lines().any(|l| l.trim().starts_with(&summary)),
+                "{args:?}: {summary:?} not a line of --help"
+            );
+        }
+    }
+    // The checker finds a wrapped flag.
+    let wrapped = "Options:\n      --a <A>  one\n               two\n      --b  three\n";
+    assert_eq!(wrapped_entries(wrapped), ["      --a <A>  one"]);
 }
 
 #[test]
@@ -131,9 +201,11 @@ fn help_has_examples_and_exit_codes() {
     ] {
         assert!(root.contains(want), "{want:?} in\n{root}");
     }
-    let pairs = stdout(&f.run(&["pairs", "--help"]));
-    assert!(pairs.contains("--fail-empty"), "{pairs}");
-    assert!(pairs.contains("Examples:"), "{pairs}");
+    for name in ["pairs", "query", "clusters"] {
+        let help = stdout(&f.run(&[name, "--help"]));
+        assert!(help.contains("--fail-empty"), "{help}");
+        assert!(help.contains("Examples:"), "{help}");
+    }
 }
 
 #[test]
@@ -150,16 +222,19 @@ fn version() {
 #[test]
 fn completions() {
     let f = Fixture::new();
-    let bash = f.run(&["completions", "bash"]);
-    assert!(bash.status.success());
-    insta::assert_snapshot!("completions_bash", stdout(&bash));
-    for shell in ["zsh", "fish", "powershell", "elvish"] {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let out = f.run(&["completions", shell]);
         assert!(out.status.success(), "{shell}");
-        assert!(stdout(&out).contains("pairs"), "{shell}");
+        let script = stdout(&out);
+        assert!(
+            script.contains("pairs") && script.contains("fail-empty"),
+            "{shell}"
+        );
+        insta::assert_snapshot!(format!("completions_{shell}"), script);
     }
     let bad = f.run(&["completions", "tcsh"]);
     assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(stderr(&bad).lines().count(), 1, "{}", stderr(&bad));
 }
 
 #[test]
@@ -412,4 +487,232 @@ fn explorer_flags_with_a_command_are_usage_errors() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A table of every command that prints one, on the fixture.
+fn tables(f: &Fixture) -> Vec<Vec<String>> {
+    let c = f.corpus();
+    let table = ["--format", "table"];
+    let with = |args: &[&str], more: &[&str]| -> Vec<String> {
+        args.iter().chain(more).map(|s| s.to_string()).collect()
+    };
+    vec![
+        with(&["pairs", &c], &table),
+        with(&["pairs", &c, "--method", "simhash"], &table),
+        with(&["query", &c, "a.txt"], &table),
+        with(&["clusters", &c, "-t", "0.5"], &table),
+        with(&["matrix", &c], &table),
+        with(&["eval", &c, "--sweep"], &table),
+        with(&["curve"], &[]),
+        with(&["curve", "-t", "0.8"], &[]),
+    ]
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn every_table_is_coloured_as_color_says() {
+    let f = Fixture::new();
+    let esc = |o: &Output| stdout(o).contains('\x1b');
+    for args in tables(&f) {
+        let args = strs(&args);
+        let plain = f.run(&args);
+        assert!(plain.status.success(), "{args:?}: {}", stderr(&plain));
+        assert!(!esc(&plain), "{args:?} piped: {}", stdout(&plain));
+        let always = f.run(&[&args[..], &["--color", "always"]].concat());
+        // A bold header or title, at least.
+        assert!(
+            stdout(&always).contains("\x1b[1m"),
+            "{args:?}: {}",
+            stdout(&always)
+        );
+        let never = f.run(&[&args[..], &["--color", "never"]].concat());
+        assert!(!esc(&never), "{args:?} --color never");
+        let no_color = f.run_env(&args, &[("NO_COLOR", "1")]);
+        assert!(!esc(&no_color), "{args:?} NO_COLOR=1");
+        // Plain output is the same with or without the flag (eval's times aside).
+        if args[0] != "eval" {
+            assert_eq!(stdout(&never), stdout(&plain), "{args:?}");
+        }
+    }
+    // Similarities are coloured by value: the exact duplicates' J = 1 in green.
+    let c = f.corpus();
+    let query = f.run(&[
+        "query", &c, "a.txt", "--format", "table", "--color", "always",
+    ]);
+    assert!(
+        stdout(&query).contains("\x1b[32m 1.0000\x1b[0m"),
+        "{}",
+        stdout(&query)
+    );
+    let clusters = f.run(&[
+        "clusters", &c, "-t", "0.9", "--format", "table", "--color", "always",
+    ]);
+    assert!(stdout(&clusters).contains("mean J \x1b[32m1.0000\x1b[0m"));
+}
+
+/// Runs simtui in a pseudo-terminal and returns all it wrote there.
+fn run_pty(home: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    use std::io::Read;
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 50,
+            cols: 200,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("open a pty");
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_simtui"));
+    cmd.args(args);
+    cmd.env("HOME", home);
+    cmd.env("XDG_CONFIG_HOME", home.join(".config"));
+    cmd.env("TERM", "xterm-256color");
+    cmd.env_remove("SIMTUI_CONFIG");
+    cmd.env_remove("NO_COLOR");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = pair.slave.spawn_command(cmd).expect("spawn simtui");
+    // Only the child holds the slave: the reader sees the end when it exits.
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().expect("pty reader");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        // Linux ends a pty's output with EIO rather than EOF: what was read is kept.
+        let _ = reader.read_to_end(&mut out);
+        let _ = tx.send(out);
+    });
+    let out = match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(out) => out,
+        Err(_) => {
+            let _ = child.kill();
+            panic!("simtui {args:?} did not finish in a pty");
+        }
+    };
+    let status = child.wait().expect("wait for simtui");
+    assert!(
+        status.success(),
+        "simtui {args:?}: {}",
+        String::from_utf8_lossy(&out)
+    );
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn on_a_terminal_auto_colours_tables_unless_no_color() {
+    let f = Fixture::new();
+    for args in tables(&f) {
+        // Auto, as on a terminal: the format too (matrix and the others' auto is a table).
+        let args: Vec<&str> = strs(&args)
+            .into_iter()
+            .filter(|a| *a != "--format" && *a != "table")
+            .collect();
+        let auto = run_pty(f.home(), &args, &[]);
+        assert!(auto.contains("\x1b[1m"), "{args:?}: {auto}");
+        let no_color = run_pty(f.home(), &args, &[("NO_COLOR", "1")]);
+        assert!(
+            !no_color.contains('\x1b'),
+            "{args:?} NO_COLOR=1: {no_color}"
+        );
+        let dumb = run_pty(f.home(), &args, &[("TERM", "dumb")]);
+        assert!(!dumb.contains('\x1b'), "{args:?} TERM=dumb: {dumb}");
+        let never = run_pty(f.home(), &[&args[..], &["--color", "never"]].concat(), &[]);
+        assert!(!never.contains('\x1b'), "{args:?} --color never: {never}");
+    }
+}
+
+#[test]
+fn usage_errors_are_one_line_and_help_is_not_an_error() {
+    let f = Fixture::new();
+    let c = f.corpus();
+    let cases: [&[&str]; 8] = [
+        &["pairs", &c, "--zzz"],
+        &["pairs"],
+        &["--zzz"],
+        &["-k", "3", "pairs", &c],
+        &["query", &c, "a.txt", "--top", "x"],
+        &["pairs", &c, "--color", "sometimes"],
+        &["completions"],
+        &["clusters", &c, "-t", "0.5", "-0"],
+    ];
+    for args in cases {
+        let out = f.run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("simtui: "), "{args:?}: {err}");
+        assert!(err.trim_end().ends_with(" --help')"), "{args:?}: {err}");
+    }
+    // clap's message, and which help to read.
+    let err = stderr(&f.run(&["pairs", &c, "--zzz"]));
+    assert_eq!(
+        err,
+        "simtui: unexpected argument '--zzz' found (see 'simtui pairs --help')\n"
+    );
+    let err = stderr(&f.run(&["--zzz"]));
+    assert!(err.ends_with("(see 'simtui --help')\n"), "{err}");
+    // clap's "did you mean" stays, on the line.
+    let err = stderr(&f.run(&["pairs", &c, "--treshold", "0.5"]));
+    assert!(
+        err.contains("a similar argument exists: '--threshold'"),
+        "{err}"
+    );
+    let err = stderr(&f.run(&["query", &c]));
+    assert!(err.contains("not provided: <QUERY>..."), "{err}");
+    // --help and --version are not errors.
+    for args in [
+        &["--help"][..],
+        &["-h"],
+        &["--version"],
+        &["pairs", "--help"],
+        &["help", "pairs"],
+    ] {
+        let out = f.run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stderr.is_empty(), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).starts_with("simtui") || stdout(&out).contains("Usage:"));
+    }
+}
+
+#[test]
+fn gen_into_a_used_or_impossible_folder_is_an_input_error() {
+    let f = Fixture::new();
+    let home = f.home();
+    std::fs::write(home.join("a-file"), "x").unwrap();
+    let used = f.corpus();
+    let a_file = home.join("a-file");
+    let under_a_file = a_file.join("corpus");
+    let cases = [
+        (used.as_str(), "is not empty"),
+        (a_file.to_str().unwrap(), "is not a folder"),
+        (under_a_file.to_str().unwrap(), "cannot create"),
+    ];
+    for (out_dir, want) in cases {
+        let out = f.run(&["gen", out_dir, "--docs", "5"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{out_dir}: {err}");
+        assert_eq!(err.lines().count(), 1, "{out_dir}: {err}");
+        assert!(err.starts_with("simtui: ") && err.contains(want), "{err}");
+    }
+    // Nothing was written: no truth file beside the refused folder.
+    assert!(!home.join("corpus.truth.jsonl").exists());
+    assert_eq!(std::fs::read_dir(&used).unwrap().count(), 4);
+    // Bad numbers too.
+    let fresh = home.join("fresh");
+    let fresh = fresh.to_str().unwrap();
+    for bad in [&["--docs", "0"][..], &["--dup-fraction", "2"]] {
+        let out = f.run(&[&["gen", fresh][..], bad].concat());
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
+    // An empty folder is fine.
+    std::fs::create_dir(fresh).unwrap();
+    let out = f.run(&["gen", fresh, "--docs", "5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(home.join("fresh.truth.jsonl").exists());
 }

@@ -144,12 +144,26 @@ fn bad_paths_and_flags_exit_2_with_one_line() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(out.stdout.is_empty());
 
-    let out = simtui(&["pairs", ".", "--bands", "0"]);
-    assert_eq!(out.status.code(), Some(2));
-    let out = simtui(&["pairs", ".", "--threshold", "1.5"]);
-    assert_eq!(out.status.code(), Some(2));
-    let out = simtui(&["pairs", ".", "--no-such-flag"]);
-    assert_eq!(out.status.code(), Some(2));
+    // Bad values and unknown flags, ours and clap's alike: one line, exit 2.
+    for args in [
+        &["pairs", ".", "--bands", "0"][..],
+        &["pairs", ".", "--threshold", "1.5"],
+        &["pairs", ".", "--zzz"],
+        &["pairs", ".", "--format", "xml"],
+        &["pairs"],
+    ] {
+        let out = simtui(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("simtui: "), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let err = String::from_utf8_lossy(&simtui(&["pairs", ".", "--zzz"]).stderr).into_owned();
+    assert_eq!(
+        err,
+        "simtui: unexpected argument '--zzz' found (see 'simtui pairs --help')\n"
+    );
 }
 
 #[test]

@@ -358,3 +358,98 @@ fn bad_inputs_exit_2() {
     assert_usage_error(&["clusters", p, "-t", "0.5", "-0"]);
     assert_usage_error(&["clusters", "/no/such/simtui/corpus", "-t", "0.5"]);
 }
+
+/// Two copies of one text and a document that shares no shingle with them.
+fn duplicates_and_a_loner(dir: &std::path::Path) -> std::path::PathBuf {
+    let root = dir.join("c");
+    std::fs::create_dir(&root).unwrap();
+    let text: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+    std::fs::write(root.join("a.txt"), text.join(" ")).unwrap();
+    std::fs::write(root.join("b.txt"), text.join(" ")).unwrap();
+    let other: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
+    std::fs::write(root.join("lonely.txt"), other.join(" ")).unwrap();
+    root
+}
+
+#[test]
+fn query_fail_empty_exits_1_only_without_a_neighbour() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = duplicates_and_a_loner(dir.path());
+    let c = root.to_str().unwrap();
+    let outside = dir.path().join("new.txt");
+    std::fs::write(&outside, "nothing in common with any document here at all").unwrap();
+    let outside = outside.to_str().unwrap();
+
+    let found = simtui(&["query", c, "a.txt", "--fail-empty", "--format", "jsonl"]);
+    assert_eq!(found.status.code(), Some(0));
+    assert_eq!(
+        jsonl(&String::from_utf8(found.stdout).unwrap())[0]["doc"],
+        "b.txt"
+    );
+    // Without --fail-empty, no neighbour is a success.
+    assert_eq!(simtui(&["query", c, "lonely.txt"]).status.code(), Some(0));
+
+    // The (empty) output of each format is written before exiting 1.
+    for (format, want) in [
+        ("jsonl", ""),
+        ("csv", "query,doc,jaccard,estimate,rank\n"),
+        (
+            "table",
+            "query lonely.txt: 0 candidate(s)\n  rank  jaccard  estimate  doc\n\n",
+        ),
+    ] {
+        let none = simtui(&["query", c, "lonely.txt", "--fail-empty", "--format", format]);
+        assert_eq!(none.status.code(), Some(1), "{format}");
+        assert_eq!(String::from_utf8(none.stdout).unwrap(), want, "{format}");
+    }
+    let told = simtui(&["query", c, "lonely.txt", "--fail-empty", "-v"]);
+    assert_eq!(told.status.code(), Some(1));
+    let err = String::from_utf8(told.stderr).unwrap();
+    assert!(err.contains("no neighbour for lonely.txt"), "{err}");
+    // A file outside the corpus, too.
+    let none = simtui(&["query", c, outside, "--fail-empty"]);
+    assert_eq!(none.status.code(), Some(1));
+    // Several queries: 1 only when none of them has a neighbour.
+    let some = simtui(&["query", c, "lonely.txt", "a.txt", "--fail-empty"]);
+    assert_eq!(some.status.code(), Some(0));
+    let all = simtui(&["query", c, "lonely.txt", outside, "--fail-empty", "-v"]);
+    assert_eq!(all.status.code(), Some(1));
+    let err = String::from_utf8(all.stderr).unwrap();
+    assert!(err.contains("no neighbour for any of 2 queries"), "{err}");
+}
+
+#[test]
+fn clusters_fail_empty_exits_1_only_without_a_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = duplicates_and_a_loner(dir.path());
+    let c = root.to_str().unwrap();
+    let found = simtui(&["clusters", c, "-t", "0.5", "--fail-empty"]);
+    assert_eq!(found.status.code(), Some(0));
+    let dupes = simtui(&["clusters", c, "-t", "0.5", "--fail-empty", "--dupes"]);
+    assert_eq!(dupes.status.code(), Some(0));
+    let listed = String::from_utf8(dupes.stdout).unwrap();
+    assert_eq!(listed, format!("{}\n", root.join("b.txt").display()));
+
+    std::fs::remove_file(root.join("b.txt")).unwrap();
+    assert_eq!(simtui(&["clusters", c, "-t", "0.5"]).status.code(), Some(0));
+    let none = simtui(&[
+        "clusters",
+        c,
+        "-t",
+        "0.5",
+        "--fail-empty",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(none.stdout).unwrap(),
+        "0 clusters, 0 documents, 0 duplicates (* kept)\n"
+    );
+    assert!(none.stderr.is_empty(), "quiet without -v");
+    let told = simtui(&["clusters", c, "-t", "0.5", "--fail-empty", "--dupes", "-v"]);
+    assert_eq!(told.status.code(), Some(1));
+    assert!(told.stdout.is_empty());
+    let err = String::from_utf8(told.stderr).unwrap();
+    assert!(err.contains("no cluster with J >= 0.5"), "{err}");
+}

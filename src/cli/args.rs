@@ -53,8 +53,11 @@ pub struct IndexArgs {
     /// Tokens per shingle
     #[arg(help_heading = INDEX_HEADING, short = 'k', long = "k", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub k: u32,
-    /// What a token is: Unicode words, or grapheme clusters with white space collapsed
-    #[arg(help_heading = INDEX_HEADING, long, value_enum, default_value_t = UnitArg::Word)]
+    /// What a token is: word or char (a grapheme)
+    ///
+    /// word: Unicode words (UAX #29), lowercased unless --keep-case. char: grapheme
+    /// clusters, each run of white space collapsed to one space.
+    #[arg(help_heading = INDEX_HEADING, long, value_enum, default_value_t = UnitArg::Word, hide_possible_values = true)]
     pub unit: UnitArg,
     /// Keep letter case (default: lowercase)
     #[arg(help_heading = INDEX_HEADING, long)]
@@ -71,8 +74,12 @@ pub struct IndexArgs {
     /// Seed of the MinHash functions
     #[arg(help_heading = INDEX_HEADING, long, default_value_t = 1)]
     pub seed: u64,
-    /// The sketch: classic MinHash, or one-permutation hashing (one hash per shingle)
-    #[arg(help_heading = INDEX_HEADING, long, value_enum, default_value_t = SketchArg::Minhash)]
+    /// The sketch: minhash or oph (one hash per shingle)
+    ///
+    /// minhash: classic MinHash, b·r hash functions per shingle. oph: one-permutation
+    /// hashing with optimal densification, one hash per shingle, with the same estimator
+    /// and S-curve.
+    #[arg(help_heading = INDEX_HEADING, long, value_enum, default_value_t = SketchArg::Minhash, hide_possible_values = true)]
     pub sketch: SketchArg,
     /// Include hidden files and folders (and .git and the like)
     #[arg(help_heading = INDEX_HEADING, long)]
@@ -80,22 +87,35 @@ pub struct IndexArgs {
     /// Follow symbolic links (loops are detected and skipped)
     #[arg(help_heading = INDEX_HEADING, long)]
     pub follow: bool,
-    /// Skip files, and records of JSON Lines and SGML files, larger than this many bytes
+    /// Skip files and records over this many bytes
+    ///
+    /// Files larger than this are skipped (counted as too large), and so are records of
+    /// JSON Lines and SGML files larger than this.
     #[arg(help_heading = INDEX_HEADING, long, default_value_t = 32 << 20)]
     pub max_bytes: u64,
     /// Only files with these extensions, comma-separated (e.g. txt,md)
     #[arg(help_heading = INDEX_HEADING, long, value_delimiter = ',')]
     pub ext: Option<Vec<String>>,
-    /// How files hold documents: auto (by extension: .jsonl and .ndjson are JSON Lines, .sgm and .sgml Reuters SGML, either maybe .gz or .zst; anything else is text), text (one document per file), jsonl (one per line) or sgml (one per <REUTERS> article)
-    #[arg(help_heading = INDEX_HEADING, long, value_enum, value_name = "FORMAT", default_value_t = InputFormatArg::Auto)]
+    /// How files hold documents: auto, text, jsonl or sgml
+    ///
+    /// auto: by extension, per file: .jsonl and .ndjson are JSON Lines, .sgm and .sgml
+    /// Reuters SGML, either maybe compressed (.gz, .zst); anything else is text. text: one
+    /// document per file. jsonl: one per line. sgml: one per <REUTERS> article.
+    #[arg(help_heading = INDEX_HEADING, long, value_enum, value_name = "FORMAT", default_value_t = InputFormatArg::Auto, hide_possible_values = true)]
     pub input_format: InputFormatArg,
     /// The JSON Lines field holding a document's text
     #[arg(help_heading = INDEX_HEADING, long, value_name = "NAME", default_value = "text")]
     pub text_field: String,
-    /// The JSON Lines field (a string or number), or the SGML <REUTERS> attribute, holding a document's id [default: FILE:LINE for JSON Lines, NEWID for SGML]
+    /// The JSON Lines field or SGML attribute holding a document's id
+    ///
+    /// A JSON Lines field (a string or number), or an attribute of SGML's <REUTERS>
+    /// element (e.g. OLDID). [default: FILE:LINE for JSON Lines, NEWID for SGML]
     #[arg(help_heading = INDEX_HEADING, long, value_name = "NAME")]
     pub id_field: Option<String>,
-    /// Skip documents with fewer words than this (counted after tokenising and dropping stop words)
+    /// Skip documents with fewer words than this
+    ///
+    /// Words are counted after tokenising and dropping stop words; such documents are
+    /// counted as too short.
     #[arg(help_heading = INDEX_HEADING, long, value_name = "N", default_value_t = 0)]
     pub min_words: u64,
 }
@@ -281,16 +301,24 @@ impl WeightArg {
 /// `--max-distance`.
 #[derive(Args, Clone, Debug)]
 pub struct MethodArgs {
-    /// How candidates are found: MinHash signatures banded by LSH (--bands, --rows), or weighted SimHash fingerprints at most --max-distance bits apart
-    #[arg(long, value_enum, default_value_t = MethodArg::Minhash)]
+    /// How candidates are found: minhash or simhash
+    ///
+    /// minhash: MinHash signatures banded by LSH (--bands, --rows). simhash: weighted
+    /// SimHash fingerprints at most --max-distance bits apart (--bits, --weight).
+    #[arg(long, value_enum, default_value_t = MethodArg::Minhash, hide_possible_values = true)]
     pub method: MethodArg,
-    /// SimHash fingerprint width in bits [default: 64]
-    #[arg(long, value_parser = bits_parser())]
+    /// SimHash fingerprint width in bits: 64 or 128 [default: 64]
+    #[arg(long, value_parser = bits_parser(), hide_possible_values = true)]
     pub bits: Option<u32>,
-    /// SimHash token weights: tf (term frequency), or idf (term frequency × inverse document frequency: words in every document stop pulling all fingerprints together) [default: idf]
-    #[arg(long, value_enum)]
+    /// SimHash token weights: tf or idf [default: idf]
+    ///
+    /// tf: term frequency. idf: term frequency × inverse document frequency over the
+    /// corpus, so that words in every document stop pulling all fingerprints together.
+    #[arg(long, value_enum, hide_possible_values = true)]
     pub weight: Option<WeightArg>,
-    /// SimHash: the largest Hamming distance of a candidate pair [default: 3 of 64 bits and 6 of 128 with tf weights, 10 and 20 with idf]
+    /// SimHash: the largest Hamming distance of a candidate pair
+    ///
+    /// [default: 3 of 64 bits and 6 of 128 with tf weights, 10 and 20 with idf]
     #[arg(long, value_name = "D")]
     pub max_distance: Option<u32>,
 }

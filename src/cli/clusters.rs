@@ -3,6 +3,7 @@
 //! line, for a delete or move step of the user's own: simtui never changes a file.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::color::Paint;
 use super::output::{Format, csv_field, with_stdout};
 use clap::{Args, ValueEnum};
 use simtui::cluster::{Cluster, Keep, clusters};
@@ -29,21 +30,34 @@ pub struct ClustersArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
-    /// Link two documents when their exact Jaccard similarity is at least this
+    /// Link documents whose exact Jaccard similarity is at least this
     #[arg(short = 't', long)]
     pub threshold: f64,
-    /// The member each cluster keeps: the longest or shortest (tokens, then bytes), the oldest or newest (file modification time), or the first in the sorted walk
-    #[arg(long, value_enum, default_value_t = KeepArg::Longest)]
+    /// Keep the longest (default), shortest, oldest, newest or first member
+    ///
+    /// The member each cluster keeps: the longest or shortest (in tokens, then bytes), the
+    /// oldest or newest (by file modification time), or the first in the sorted walk.
+    /// [default: longest]
+    #[arg(long, value_enum, default_value_t = KeepArg::Longest, hide_default_value = true, hide_possible_values = true)]
     pub keep: KeepArg,
-    /// Print only the duplicates: every member but the one kept, one path per line (a list for a delete or move step; simtui itself never changes a file)
+    /// Print only the duplicates (all but the kept member), one path a line
+    ///
+    /// Every member of every cluster but the one kept, one path per line: a list for a
+    /// delete or move step of your own; simtui itself never changes a file.
     #[arg(long)]
     pub dupes: bool,
-    /// With --dupes, end each path with a NUL byte instead of a newline (for xargs -0)
+    /// With --dupes, end each path with NUL, not newline (for xargs -0)
     #[arg(short = '0', long, requires = "dupes")]
     pub null: bool,
-    /// Output format: a table on a terminal, JSON Lines when piped, or CSV (one row per member)
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    /// Output format: auto, table, jsonl or csv
+    ///
+    /// auto: a table on a terminal (coloured as --color says), JSON Lines when piped. CSV
+    /// has one row per member.
+    #[arg(long, value_enum, default_value_t = Format::Auto, hide_possible_values = true)]
     pub format: Format,
+    /// Exit with status 1 when there is no cluster (no near-duplicates)
+    #[arg(long)]
+    pub fail_empty: bool,
 }
 
 pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
@@ -70,10 +84,13 @@ pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
     if args.dupes {
         let end = if args.null { b'\0' } else { b'\n' };
         with_stdout(|out| write_dupes(out, index, &found, end))?;
-        return Ok(());
+    } else {
+        let format = args.format.resolve();
+        with_stdout(|out| write_clusters(out, index, &found, args.keep, format))?;
     }
-    let format = args.format.resolve();
-    with_stdout(|out| write_clusters(out, index, &found, args.keep, format))?;
+    if args.fail_empty && found.is_empty() {
+        return Err(super::NoResult(format!("no cluster with J >= {}", args.threshold)).into());
+    }
     Ok(())
 }
 
@@ -145,14 +162,16 @@ pub fn write_clusters(
             }
         }
         Format::Table => {
+            // Coloured as `pairs`' table: each cluster's title bold, its mean J by value.
+            let paint = Paint::stdout();
             let keep = keep.to_possible_value().unwrap();
             for (i, c) in found.iter().enumerate() {
                 writeln!(
                     out,
-                    "cluster {}: {} documents, mean J {:.4}",
-                    i + 1,
+                    "{} {} documents, mean J {}",
+                    paint.bold(&format!("cluster {}:", i + 1)),
                     c.members.len(),
-                    c.mean_jaccard
+                    paint.similarity(c.mean_jaccard, &format!("{:.4}", c.mean_jaccard))
                 )?;
                 for &d in &c.members {
                     if d == c.representative {

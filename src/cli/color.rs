@@ -62,6 +62,11 @@ impl Paint {
         }
     }
 
+    /// No styles, whatever `--color` says (for output that is not a table).
+    pub fn off() -> Paint {
+        Paint { on: false }
+    }
+
     #[cfg(test)]
     pub fn with(on: bool) -> Paint {
         Paint { on }
@@ -77,6 +82,11 @@ impl Paint {
 
     pub fn bold(&self, text: &str) -> String {
         self.sgr("1", text)
+    }
+
+    /// Faint: what is there for completeness (a matrix's diagonal).
+    pub fn dim(&self, text: &str) -> String {
+        self.sgr("2", text)
     }
 
     /// A similarity, already formatted (and padded) by the caller: green from 0.9,
@@ -126,5 +136,7 @@ mod tests {
         assert_eq!(Paint::with(true).similarity(0.95, "a"), "\x1b[32ma\x1b[0m");
         assert_eq!(Paint::with(true).similarity(0.6, "a"), "\x1b[33ma\x1b[0m");
         assert_eq!(Paint::with(true).similarity(0.1, "a"), "a");
+        assert_eq!(Paint::with(true).dim("a"), "\x1b[2ma\x1b[0m");
+        assert_eq!(Paint::with(false).dim("a"), "a");
     }
 }

@@ -1,5 +1,6 @@
 //! `simtui curve`: the S-curve of a banding, or the banding to use for a threshold.
 
+use super::color::Paint;
 use clap::Args;
 use simtui::curve::{probability, recommend, threshold};
 
@@ -11,16 +12,16 @@ pub struct CurveArgs {
     /// Rows per band (r)
     #[arg(short = 'r', long, default_value_t = 8)]
     pub rows: usize,
-    /// Recommend (b, r) for this similarity threshold instead of printing a curve
+    /// Recommend (b, r) for this threshold instead of printing a curve
     #[arg(short = 't', long)]
     pub threshold: Option<f64>,
     /// With --threshold: the most hash functions (b·r) to use
     #[arg(long, default_value_t = 128)]
     pub perms: usize,
-    /// With --threshold: the weight of false positives in the cost
+    /// With --threshold: the cost weight of false positives
     #[arg(long, default_value_t = 0.5)]
     pub fp_weight: f64,
-    /// With --threshold: the weight of false negatives in the cost
+    /// With --threshold: the cost weight of false negatives
     #[arg(long, default_value_t = 0.5)]
     pub fn_weight: f64,
     /// Steps of s from 0 to 1 in the printed curve
@@ -35,15 +36,17 @@ pub fn run(args: &CurveArgs) -> anyhow::Result<()> {
             "--bands, --rows, --perms and --steps must be at least 1".into(),
         ));
     }
+    // Coloured as `pairs`' table: the recommendation and the header bold, P(s) and its
+    // bar on the similarity scale (green from 0.9, yellow from 0.5).
+    let paint = Paint::stdout();
     let (b, r) = match args.threshold {
         Some(t) => {
             super::check_similarity("--threshold", t)?;
             let rec = recommend(t, args.perms, args.fp_weight, args.fn_weight);
             println!(
-                "recommended for threshold {t} with at most {} hash functions: --bands {} --rows {} ({} functions)",
+                "recommended for threshold {t} with at most {} hash functions: {} ({} functions)",
                 args.perms,
-                rec.bands,
-                rec.rows,
+                paint.bold(&format!("--bands {} --rows {}", rec.bands, rec.rows)),
                 rec.bands * rec.rows
             );
             println!(
@@ -62,12 +65,13 @@ pub fn run(args: &CurveArgs) -> anyhow::Result<()> {
         "b = {b}, r = {r}, threshold (1/b)^(1/r) = {:.4}",
         threshold(b, r)
     );
-    println!("{:>6}  {:>8}", "s", "P(s)");
+    println!("{}", paint.bold(&format!("{:>6}  {:>8}", "s", "P(s)")));
     for i in 0..=args.steps {
         let s = i as f64 / args.steps as f64;
         let p = probability(s, b, r);
         let bar = "#".repeat((p * 40.0).round() as usize);
-        println!("{s:>6.3}  {p:>8.5}  {bar}");
+        let value = paint.similarity(p, &format!("{p:>8.5}  {bar}"));
+        println!("{s:>6.3}  {value}");
     }
     Ok(())
 }

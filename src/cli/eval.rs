@@ -1,6 +1,7 @@
 //! `simtui eval`: how much LSH finds, against the exact truth or a planted-pairs file.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::color::Paint;
 use super::output::{Format, with_stdout};
 use clap::Args;
 use simtui::corpus::Corpus;
@@ -22,26 +23,40 @@ pub struct EvalArgs {
     pub index: IndexArgs,
     #[command(flatten)]
     pub method: MethodArgs,
-    /// Repeat over this many seeds (seed, seed+1, ...) and report mean ± standard deviation
+    /// Repeat over this many seeds, reporting mean ± sd
+    ///
+    /// The runs use --seed, --seed + 1, ...; each number is reported as its mean ±
+    /// standard deviation over the runs.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
-    /// Also try every (b, r) with b·r = bands × rows, and mark the one `simtui curve` recommends
+    /// Also try every (b, r) with b·r = bands × rows
+    ///
+    /// The banding `simtui curve` recommends for --threshold is tried too, and marked.
     #[arg(long)]
     pub sweep: bool,
     /// With --sweep: try these bandings instead, e.g. 16x8,32x4,8x16
     #[arg(long, value_delimiter = ',', value_name = "BxR")]
     pub bandings: Option<Vec<String>>,
-    /// The similarity the sweep's recommendation and precision column are for
+    /// Threshold for the sweep's banding and precision
+    ///
+    /// The similarity the sweep's recommended banding and its precision column are for.
     #[arg(short = 't', long, default_value_t = 0.8)]
     pub threshold: f64,
-    /// Score against a planted-pairs file (JSON Lines with "a" and "b", as `simtui gen` writes) instead of brute force
+    /// Score against a planted-pairs file instead of brute force
+    ///
+    /// JSON Lines with "a" and "b" (document ids), as `simtui gen` writes.
     #[arg(long, value_name = "FILE")]
     pub truth: Option<std::path::PathBuf>,
-    /// Also write the exact pairs (J >= the lowest threshold) as JSON Lines {"a","b","jaccard"}, in document pairs
+    /// Also write the exact pairs to FILE, as JSON Lines
+    ///
+    /// Every document pair with J >= the lowest threshold, as {"a","b","jaccard"}.
     #[arg(long, value_name = "FILE")]
     pub write_truth: Option<std::path::PathBuf>,
-    /// Output format (table on a terminal, JSON Lines when piped)
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    /// Output format: auto, table or jsonl
+    ///
+    /// auto: a table on a terminal (coloured as --color says), JSON Lines when piped.
+    /// (csv is accepted and prints the table.)
+    #[arg(long, value_enum, default_value_t = Format::Auto, hide_possible_values = true)]
     pub format: Format,
 }
 
@@ -307,6 +322,14 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             }
             return Ok(());
         }
+        // Coloured as `pairs`' table: bold headers, and recall on the same scale as a
+        // similarity (green from 0.9, yellow from 0.5). Only the table: `--format csv`
+        // prints it too, for lack of a CSV form, and stays plain.
+        let paint = if format == Format::Table {
+            Paint::stdout()
+        } else {
+            Paint::off()
+        };
         let s = &index.stats;
         let candidates_by = match method {
             Method::MinHash { bands, rows } => format!(
@@ -332,31 +355,35 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             params.text.unit.name(),
             runs.len()
         )?;
-        writeln!(
-            out,
+        let header = format!(
             "{:>5}  {:>10}  {:>10}  {:>10}  {:>15}  {:>15}  {:>15}",
             "J >=", "true pairs", "candidates", "found", "recall", "precision", "S-curve recall"
-        )?;
+        );
+        writeln!(out, "{}", paint.bold(&header))?;
         for (i, &t) in thresholds.iter().enumerate() {
-            let col = |f: &dyn Fn(&simtui::eval::Score) -> f64, count: bool| {
+            let mean_text = |f: &dyn Fn(&simtui::eval::Score) -> f64, count: bool| {
                 let xs: Vec<f64> = runs.iter().map(|(sc, _)| f(&sc[i])).collect();
                 let (m, sd) = mean_sd(&xs);
-                match (runs.len() > 1, count) {
+                let text = match (runs.len() > 1, count) {
                     _ if m.is_nan() => "-".to_string(),
                     (false, true) => format!("{m:.0}"),
                     (false, false) => format!("{m:.4}"),
                     (true, true) => format!("{m:.1} ± {sd:.1}"),
                     (true, false) => format!("{m:.4} ± {sd:.4}"),
-                }
+                };
+                (m, text)
             };
+            let col = |f: &dyn Fn(&simtui::eval::Score) -> f64, count: bool| mean_text(f, count).1;
+            // Padded before painting, so escape codes don't count as width.
+            let (recall, text) = mean_text(&|s| s.recall, false);
+            let recall = paint.similarity(recall, &format!("{text:>15}"));
             let first = &runs[0].0[i];
             writeln!(
                 out,
-                "{t:>5.2}  {:>10}  {:>10}  {:>10}  {:>15}  {:>15}  {:>15}",
+                "{t:>5.2}  {:>10}  {:>10}  {:>10}  {recall}  {:>15}  {:>15}",
                 first.truth,
                 col(&|s| s.candidates as f64, true),
                 col(&|s| s.found as f64, true),
-                col(&|s| s.recall, false),
                 col(&|s| s.precision, false),
                 col(&|s| s.predicted, false),
             )?;
@@ -367,20 +394,19 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
                 .iter()
                 .position(|&x| x == args.threshold)
                 .unwrap();
-            write!(
-                out,
+            let mut header = format!(
                 "{:>5} {:>4}  {:>9}  {:>10}",
                 "b", "r", "threshold", "candidates"
-            )?;
+            );
             for t in &THRESHOLDS {
-                write!(out, "  {:>7}", format!("R@{t}"))?;
+                header.push_str(&format!("  {:>7}", format!("R@{t}")));
             }
-            writeln!(
-                out,
+            header.push_str(&format!(
                 "  {:>9}  {:>8}",
                 format!("P@{}", args.threshold),
                 "time"
-            )?;
+            ));
+            writeln!(out, "{}", paint.bold(&header))?;
             for (b, r, scores, time) in &swept {
                 let mark = if (*b, *r) == (recommended.bands, recommended.rows) {
                     " *"
@@ -395,7 +421,8 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
                 )?;
                 for t in &THRESHOLDS {
                     let s = scores.iter().find(|s| s.threshold == *t).unwrap();
-                    write!(out, "  {:>7.4}", s.recall)?;
+                    let recall = paint.similarity(s.recall, &format!("{:>7.4}", s.recall));
+                    write!(out, "  {recall}")?;
                 }
                 writeln!(
                     out,

@@ -15,7 +15,9 @@ use std::sync::Arc;
 /// Flags of the explorer only (the root command).
 #[derive(Args, Clone, Debug)]
 pub struct ExplorerArgs {
-    /// Don't capture the mouse (keeps the terminal's text selection; no wheel scrolling)
+    /// Don't capture the mouse: the terminal's own text selection works
+    ///
+    /// Keeps the terminal's text selection; the wheel no longer scrolls the views.
     #[arg(long, overrides_with = "mouse")]
     pub no_mouse: bool,
     /// Capture the mouse, even if the config file says `mouse = false`

@@ -1,6 +1,7 @@
 //! `simtui gen`: writes a synthetic corpus with planted near-duplicates and its truth file.
 
-use anyhow::{Context, Result, ensure};
+use super::UsageError;
+use anyhow::Result;
 use simtui::generator::{self, GenOptions};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -16,40 +17,55 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 1000)]
     pub docs: usize,
 
-    /// Random seed: the same seed gives the same corpus on every machine
+    /// Random seed: the same seed, the same corpus
+    ///
+    /// The same seed (and flags) give the same corpus on every machine.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 
-    /// Mean number of words per document (lengths vary from half to one and a half times this)
+    /// Mean number of words per document
+    ///
+    /// Lengths vary from half to one and a half times this.
     #[arg(long, default_value_t = 300)]
     pub words: usize,
 
-    /// Fraction of the documents that are planted near-duplicates of an earlier one (0 to 1)
+    /// Fraction of planted near-duplicates, 0 to 1
+    ///
+    /// The fraction of the documents that are planted near-duplicates of an earlier one.
     #[arg(long, default_value_t = 0.2)]
     pub dup_fraction: f64,
 
-    /// Vocabulary size (words are drawn from it with a Zipf distribution)
+    /// Vocabulary size (Zipf-distributed words)
+    ///
+    /// Words are drawn from it with a Zipf distribution.
     #[arg(long, default_value_t = 30000)]
     pub vocab: usize,
 
-    /// Where to write the planted pairs, as JSON Lines [default: <OUT>.truth.jsonl, next to OUT]
+    /// Where to write the planted pairs [default: <OUT>.truth.jsonl]
+    ///
+    /// As JSON Lines. [default: <OUT>.truth.jsonl, next to OUT, never inside it]
     #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
 }
 
 pub fn run(args: &GenArgs) -> Result<()> {
-    ensure!(args.docs >= 1, "--docs must be at least 1");
-    ensure!(args.words >= 1, "--words must be at least 1");
-    ensure!(args.vocab >= 1, "--vocab must be at least 1");
-    ensure!(
-        (0.0..=1.0).contains(&args.dup_fraction),
-        "--dup-fraction must be between 0 and 1, not {}",
-        args.dup_fraction
-    );
+    let usage = |m: String| -> anyhow::Error { UsageError(m).into() };
+    for (flag, n) in [
+        ("--docs", args.docs),
+        ("--words", args.words),
+        ("--vocab", args.vocab),
+    ] {
+        if n == 0 {
+            return Err(usage(format!("{flag} must be at least 1")));
+        }
+    }
+    super::check_similarity("--dup-fraction", args.dup_fraction)?;
     let truth = match &args.truth {
         Some(t) => t.clone(),
         None => default_truth_path(&args.out)?,
     };
+    // Before generating: a bad OUT or truth path is an input error (exit 2), found at once.
+    prepare_out(&args.out, &truth)?;
     let start = Instant::now();
     let g = generator::generate(&GenOptions {
         docs: args.docs,
@@ -73,16 +89,46 @@ pub fn run(args: &GenArgs) -> Result<()> {
 }
 
 /// `<OUT>.truth.jsonl`, a sibling of the corpus folder (never inside it).
-fn default_truth_path(out: &Path) -> Result<PathBuf> {
-    let name = out.file_name().with_context(|| {
-        format!(
+fn default_truth_path(out: &Path) -> Result<PathBuf, UsageError> {
+    let name = out.file_name().ok_or_else(|| {
+        UsageError(format!(
             "cannot name a truth file after {}; pass --truth FILE",
             out.display()
-        )
+        ))
     })?;
     let mut file = OsString::from(name);
     file.push(".truth.jsonl");
     Ok(out.with_file_name(file))
+}
+
+/// Checks OUT as [`generator::write`] will (a new or empty folder) and creates it, and
+/// checks that the truth file is not a folder, so that these input errors exit 2 with
+/// nothing written. Failures while writing the documents remain run failures (exit 1).
+fn prepare_out(out: &Path, truth: &Path) -> Result<(), UsageError> {
+    if out.exists() {
+        if !out.is_dir() {
+            return Err(UsageError(format!(
+                "{} exists and is not a folder",
+                out.display()
+            )));
+        }
+        let mut entries = std::fs::read_dir(out)
+            .map_err(|e| UsageError(format!("cannot read {}: {e}", out.display())))?;
+        if entries.next().is_some() {
+            return Err(UsageError(format!(
+                "{} exists and is not empty; refusing to write a corpus into it (choose a new folder)",
+                out.display()
+            )));
+        }
+    }
+    if truth.is_dir() {
+        return Err(UsageError(format!(
+            "truth file {} is a folder",
+            truth.display()
+        )));
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|e| UsageError(format!("cannot create {}: {e}", out.display())))
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ pub const MAX_WIDTH: usize = 100;
 
 /// The exit codes, for `--help` and the man page.
 pub const EXIT_STATUS: &str = "\
-0 success; 1 no result where one was required (pairs --fail-empty) or a failed run;\n\
-2 a usage or input error (a bad flag, a missing path, a bad config file).";
+0 success; 1 no result where one was required (pairs, query or clusters with\n\
+--fail-empty) or a failed run; 2 a usage or input error (a bad flag, a missing path, a bad\n\
+config file).";
 
 /// Where defaults come from, for the explorer's `--help` and the man page.
 pub const CONFIG_NOTE: &str = "\
@@ -45,13 +46,15 @@ const EXAMPLES: &[(&str, &str)] = &[
         r"  simtui query data/ a.txt                    the 10 nearest to data/'s document a.txt
   simtui query data/ new/ --top 3 --format jsonl   each file of new/ against data/
   simtui query data/ draft.txt --exhaustive   fill up from a full scan when LSH finds few
-  simtui query data/ a.txt --method simhash   SimHash candidates, with Hamming distances",
+  simtui query data/ a.txt --method simhash   SimHash candidates, with Hamming distances
+  simtui query data/ draft.txt --fail-empty > /dev/null || echo 'nothing like it'",
     ),
     (
         "clusters",
         r"  simtui clusters data/ --threshold 0.8       groups of near-duplicates, largest first
   simtui clusters data/ -t 0.9 --dupes -0 | xargs -0 mv -t dupes/   all but one per group
-  simtui clusters data/ --keep oldest --format csv > clusters.csv",
+  simtui clusters data/ --keep oldest --format csv > clusters.csv
+  simtui clusters data/ -t 0.95 --fail-empty > /dev/null && echo 'duplicates found'",
     ),
     (
         "matrix",

@@ -19,7 +19,9 @@ pub struct IndexCmdArgs {
     pub paths: PathArgs,
     #[command(flatten)]
     pub index: IndexArgs,
-    /// The index file to write, or to bring up to date [default: PATH/.simtui-index when PATH is one folder]
+    /// The index file to write, or to bring up to date
+    ///
+    /// [default: PATH/.simtui-index when PATH is one folder]
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -27,7 +29,11 @@ pub struct IndexCmdArgs {
 /// `--index FILE` / `--no-index`: where a saved index is.
 #[derive(Args, Clone, Debug, Default)]
 pub struct StoreArgs {
-    /// Use the saved index FILE (made by `simtui index`, or made now if missing): only files changed since are read, and FILE is updated [default: PATH/.simtui-index if it exists and PATH is one folder]
+    /// Use the saved index FILE, reading only files changed since
+    ///
+    /// FILE is made by `simtui index`, or now if missing; files changed since it was saved
+    /// are read, and FILE is updated. [default: PATH/.simtui-index if it exists and PATH is
+    /// one folder]
     #[arg(long, value_name = "FILE")]
     pub index: Option<PathBuf>,
     /// Don't use PATH/.simtui-index even if it exists

@@ -2,6 +2,7 @@
 
 use super::UsageError;
 use super::args::{IndexArgs, PathArgs, WeightArg, bits_parser};
+use super::color::Paint;
 use super::output::{csv_field, with_stdout};
 use clap::{Args, ValueEnum};
 use simtui::corpus::Corpus;
@@ -34,17 +35,26 @@ pub struct MatrixArgs {
     pub paths: PathArgs,
     #[command(flatten)]
     pub index: IndexArgs,
-    /// What each cell holds: exact Jaccard, its MinHash estimate, or the Hamming distance of SimHash fingerprints
-    #[arg(long, value_enum, default_value_t = MeasureArg::Jaccard)]
+    /// What each cell holds: jaccard, estimate or simhash
+    ///
+    /// jaccard: exact Jaccard similarity. estimate: its MinHash estimate. simhash: the
+    /// Hamming distance of SimHash fingerprints.
+    #[arg(long, value_enum, default_value_t = MeasureArg::Jaccard, hide_possible_values = true)]
     pub measure: MeasureArg,
-    /// SimHash fingerprint width in bits, with --measure simhash [default: 64]
-    #[arg(long, value_parser = bits_parser())]
+    /// With --measure simhash: fingerprint bits, 64 or 128 [default: 64]
+    #[arg(long, value_parser = bits_parser(), hide_possible_values = true)]
     pub bits: Option<u32>,
-    /// SimHash token weights with --measure simhash: tf (term frequency) or idf (times inverse document frequency over these documents) [default: idf]
-    #[arg(long, value_enum)]
+    /// With --measure simhash: token weights, tf or idf [default: idf]
+    ///
+    /// tf: term frequency. idf: term frequency × inverse document frequency over these
+    /// documents.
+    #[arg(long, value_enum, hide_possible_values = true)]
     pub weight: Option<WeightArg>,
-    /// Output format: a table on a terminal and CSV when piped, or either (CSV: a header row of ids, then one row per document, its id first)
-    #[arg(long, value_enum, default_value_t = MatrixFormat::Auto)]
+    /// Output format: auto, table or csv
+    ///
+    /// auto: a table on a terminal (coloured as --color says), CSV when piped. CSV: a
+    /// header row of ids, then one row per document, its id first.
+    #[arg(long, value_enum, default_value_t = MatrixFormat::Auto, hide_possible_values = true)]
     pub format: MatrixFormat,
 }
 
@@ -106,7 +116,8 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         if csv {
             write_csv(out, &ids, &m, &cell)
         } else {
-            write_table(out, &ids, &m, &cell)
+            // Hamming distances are not similarities: only their header is styled.
+            write_table(out, &ids, &m, &cell, measure != Measure::Hamming)
         }
     })?;
     Ok(())
@@ -134,12 +145,16 @@ fn write_csv(
 }
 
 /// Columns are numbered (ids are too long for headers); each row gives its number and id.
+/// Coloured as `pairs`' table: a bold header, and with `similarity`, cells by value and
+/// the diagonal (each document against itself) faint.
 fn write_table(
     out: &mut dyn Write,
     ids: &[&str],
     m: &Matrix,
     cell: &dyn Fn(f64) -> String,
+    similarity: bool,
 ) -> io::Result<()> {
+    let paint = Paint::stdout();
     let n = ids.len();
     let num_w = n.to_string().len();
     let id_w = ids
@@ -158,15 +173,22 @@ fn write_table(
         .max()
         .unwrap_or(1)
         .max(num_w);
-    write!(out, "{:>num_w$}  {:<id_w$}", "#", "id")?;
+    let mut header = format!("{:>num_w$}  {:<id_w$}", "#", "id");
     for j in 1..=n {
-        write!(out, "  {j:>w$}")?;
+        header.push_str(&format!("  {j:>w$}"));
     }
-    writeln!(out)?;
+    writeln!(out, "{}", paint.bold(&header))?;
     for (i, row) in cells.iter().enumerate() {
         write!(out, "{:>num_w$}  {:<id_w$}", i + 1, ids[i])?;
-        for c in row {
-            write!(out, "  {c:>w$}")?;
+        for (j, (c, &v)) in row.iter().zip(m.row(i)).enumerate() {
+            // Padded before painting, so escape codes don't count as width.
+            let c = format!("{c:>w$}");
+            let c = match (similarity, i == j) {
+                (false, _) => c,
+                (true, true) => paint.dim(&c),
+                (true, false) => paint.similarity(v, &c),
+            };
+            write!(out, "  {c}")?;
         }
         writeln!(out)?;
     }

@@ -48,7 +48,8 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// Nothing found where something was required (`pairs --fail-empty` with no pair):
+/// Nothing found where something was required (`--fail-empty` of `pairs`, `query` and
+/// `clusters`, with no pair, neighbour or cluster):
 /// exit code 1, quietly (the reason with `-v`), as `grep` finding no line.
 #[derive(Debug)]
 pub struct NoResult(pub String);

@@ -1,6 +1,7 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::color::Paint;
 use super::output::{Format, csv_field, with_stdout, write_pairs};
 use clap::Args;
 use simtui::index::{Found, Index, Pair};
@@ -19,11 +20,15 @@ pub struct PairsArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
-    /// Keep pairs whose exact Jaccard similarity is at least this (default: every candidate)
+    /// Keep pairs with exact Jaccard similarity at least this
+    ///
+    /// The default, 0, keeps every candidate pair.
     #[arg(short = 't', long, default_value_t = 0.0)]
     pub threshold: f64,
-    /// Output format: auto (a table on a terminal, JSON Lines when piped), table, jsonl or csv
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    /// Output format: auto, table, jsonl or csv
+    ///
+    /// auto: a table on a terminal (coloured as --color says), JSON Lines when piped.
+    #[arg(long, value_enum, default_value_t = Format::Auto, hide_possible_values = true)]
     pub format: Format,
     /// Print counts and per-stage times to stderr
     #[arg(long)]
@@ -96,22 +101,23 @@ pub fn write_simhash_pairs(
             }
         }
         Format::Table => {
+            let paint = Paint::stdout();
             let wa = pairs
                 .iter()
                 .map(|p| id(p.a).chars().count())
                 .max()
                 .unwrap_or(1);
-            writeln!(
-                out,
+            let header = format!(
                 "{:>6}  {:>7}  {:>7}  {:<wa$}  b",
                 "rank", "jaccard", "hamming", "a"
-            )?;
+            );
+            writeln!(out, "{}", paint.bold(&header))?;
             for (i, p) in pairs.iter().enumerate() {
+                let jaccard = paint.similarity(p.jaccard, &format!("{:>7.4}", p.jaccard));
                 writeln!(
                     out,
-                    "{:>6}  {:>7.4}  {:>7}  {:<wa$}  {}",
+                    "{:>6}  {jaccard}  {:>7}  {:<wa$}  {}",
                     i + 1,
-                    p.jaccard,
                     hamming(p),
                     id(p.a),
                     id(p.b)

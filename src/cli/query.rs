@@ -2,6 +2,7 @@
 
 use super::UsageError;
 use super::args::{IndexArgs, MethodArgs};
+use super::color::Paint;
 use super::output::{Format, csv_field, with_stdout};
 use clap::Args;
 use rayon::prelude::*;
@@ -18,7 +19,9 @@ pub struct QueryArgs {
     /// The corpus to search: a folder or a file
     #[arg(value_name = "CORPUS")]
     pub corpus: PathBuf,
-    /// What to query: ids of CORPUS documents, or files and folders anywhere (each file is a query)
+    /// Ids of CORPUS documents, or files and folders anywhere
+    ///
+    /// Each file found is a query; a file of CORPUS named by its path is that document.
     #[arg(required = true, value_name = "QUERY")]
     pub queries: Vec<PathBuf>,
     #[command(flatten)]
@@ -30,12 +33,20 @@ pub struct QueryArgs {
     /// Neighbours per query
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub top: u32,
-    /// When a query has fewer than --top candidates, fill up from a brute-force scan of every document
+    /// Fill up to --top neighbours from a brute-force scan when LSH finds fewer
+    ///
+    /// When a query has fewer than --top candidates, every other document is compared
+    /// with it (exact Jaccard) and the most similar fill the list, marked (scan).
     #[arg(long)]
     pub exhaustive: bool,
-    /// Output format: a table on a terminal, JSON Lines when piped, or CSV
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    /// Output format: auto, table, jsonl or csv
+    ///
+    /// auto: a table on a terminal (coloured as --color says), JSON Lines when piped.
+    #[arg(long, value_enum, default_value_t = Format::Auto, hide_possible_values = true)]
     pub format: Format,
+    /// Exit with status 1 when no query has a neighbour
+    #[arg(long)]
+    pub fail_empty: bool,
 }
 
 /// One query, resolved.
@@ -74,6 +85,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
 
     let one = queries.len() == 1;
     let mut short = 0usize;
+    let mut found = 0usize;
     with_stdout(|out| {
         if format == Format::Csv {
             let measure = if simhash { "hamming" } else { "estimate" };
@@ -103,6 +115,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
                 match answer {
                     Ok(a) => {
                         short += note_shortfall(&q.label, &a, top, args.exhaustive, one) as usize;
+                        found += a.neighbours.len();
                         write_answer(out, &engine, &q.label, &a, format)?;
                     }
                     Err(why) => eprintln!("simtui query: {}: skipped ({why})", q.label),
@@ -121,6 +134,13 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
             "simtui query: {short} of {} queries had fewer than --top {top} candidates; {then} (-v names them)",
             queries.len()
         );
+    }
+    if args.fail_empty && found == 0 {
+        let what = match queries.as_slice() {
+            [q] => q.label.clone(),
+            qs => format!("any of {} queries", qs.len()),
+        };
+        return Err(super::NoResult(format!("no neighbour for {what}")).into());
     }
     Ok(())
 }
@@ -274,20 +294,25 @@ fn write_answer(
             }
         }
         Format::Table => {
-            writeln!(out, "query {label}: {} candidate(s)", a.candidates)?;
+            // Coloured as `pairs`' table: a bold title and header, J by its value.
+            let paint = Paint::stdout();
+            let title = format!("query {label}: {} candidate(s)", a.candidates);
+            writeln!(out, "{}", paint.bold(&title))?;
             let measure = if simhash { "hamming" } else { "estimate" };
-            writeln!(out, "{:>6}  {:>7}  {measure:>8}  doc", "rank", "jaccard")?;
+            let header = format!("{:>6}  {:>7}  {measure:>8}  doc", "rank", "jaccard");
+            writeln!(out, "{}", paint.bold(&header))?;
             for (rank, n) in a.neighbours.iter().enumerate() {
                 let m = match n.hamming {
                     Some(h) => h.to_string(),
                     None => format!("{:.4}", n.estimate),
                 };
                 let mark = if n.scanned { "  (scan)" } else { "" };
+                // Padded before painting, so escape codes don't count as width.
+                let jaccard = paint.similarity(n.jaccard, &format!("{:>7.4}", n.jaccard));
                 writeln!(
                     out,
-                    "{:>6}  {:>7.4}  {m:>8}  {}{mark}",
+                    "{:>6}  {jaccard}  {m:>8}  {}{mark}",
                     rank + 1,
-                    n.jaccard,
                     id(n.doc)
                 )?;
             }

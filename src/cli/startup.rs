@@ -21,8 +21,11 @@ const GLOBAL: &str = "Global options";
 /// Flags every command takes, before or after its name.
 #[derive(Args, Clone, Debug)]
 pub struct GlobalArgs {
-    /// Colour: auto (on a terminal, unless NO_COLOR is set), always or never
-    #[arg(help_heading = GLOBAL, long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    /// Colour tables and the explorer: auto, always or never
+    ///
+    /// auto: only on a terminal, and not when NO_COLOR is set (and not empty) or TERM is
+    /// dumb. always and never win over NO_COLOR. Also: [output] color in the config file.
+    #[arg(help_heading = GLOBAL, long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto, global = true, hide_possible_values = true)]
     pub color: ColorChoice,
     /// Read defaults from this config file (also: SIMTUI_CONFIG)
     #[arg(help_heading = GLOBAL, long, value_name = "FILE", global = true)]
@@ -51,11 +54,14 @@ pub struct Startup {
 const CONFIG_FREE: &[&str] = &["config", "completions", "man"];
 
 /// Parses the command line of `cmd` (the decorated `Cli::command()`) into `T`.
-/// Usage errors, `--help` and `--version` exit here, as clap does.
+/// `--help` and `--version` print and exit here, as clap does; a usage error becomes
+/// one line (see [`one_line`]).
 pub fn parse<T: FromArgMatches>(cmd: Command) -> Result<(T, Startup), UsageError> {
-    let first = cmd.clone().get_matches();
-    reject_explorer_args(&cmd, &first);
-    let globals = GlobalArgs::from_arg_matches(deepest(&first)).unwrap_or_else(|e| e.exit());
+    let plain = cmd.clone();
+    let one_line = |e: clap::Error| one_line(e, &plain);
+    let first = cmd.clone().try_get_matches().map_err(one_line)?;
+    reject_explorer_args(&cmd, &first).map_err(one_line)?;
+    let globals = GlobalArgs::from_arg_matches(deepest(&first)).map_err(one_line)?;
     diag::set_level(globals.verbose);
     let location = if globals.no_config {
         None
@@ -78,9 +84,10 @@ pub fn parse<T: FromArgMatches>(cmd: Command) -> Result<(T, Startup), UsageError
     } else {
         args::with_config_defaults(cmd, &config)
             .map_err(|e| UsageError(e.to_string()))?
-            .get_matches()
+            .try_get_matches()
+            .map_err(one_line)?
     };
-    let parsed = T::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let parsed = T::from_arg_matches(&matches).map_err(one_line)?;
     let from_flag = deepest(&matches).value_source("color") == Some(ValueSource::CommandLine);
     let color = match config.color {
         Some(c) if !from_flag => c,
@@ -106,9 +113,9 @@ pub fn parse<T: FromArgMatches>(cmd: Command) -> Result<(T, Startup), UsageError
 /// command are a usage error, so `simtui -k 3 pairs data/` cannot silently ignore
 /// `-k 3`. (clap's `args_conflicts_with_subcommands` would do it, but it counts global
 /// flags too, and `simtui -v pairs data/` must work.)
-fn reject_explorer_args(cmd: &Command, m: &ArgMatches) {
+fn reject_explorer_args(cmd: &Command, m: &ArgMatches) -> Result<(), clap::Error> {
     let Some(name) = m.subcommand_name() else {
-        return;
+        return Ok(());
     };
     let given = cmd.get_arguments().find(|a| {
         !a.is_global_set() && m.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
@@ -123,10 +130,64 @@ fn reject_explorer_args(cmd: &Command, m: &ArgMatches) {
             "'{what}' is for the explorer, not `{name}`; a command's flags go after its name \
              (simtui {name} ...)"
         );
-        cmd.clone()
-            .error(ErrorKind::ArgumentConflict, message)
-            .exit();
+        return Err(cmd.clone().error(ErrorKind::ArgumentConflict, message));
     }
+    Ok(())
+}
+
+/// A clap error as one line, e.g. `unexpected argument '--foo' found (see 'simtui pairs
+/// --help')`: clap's message (with its continuation lines, such as the missing arguments
+/// or the possible values, joined on), a "similar name" suggestion if clap has one, and
+/// which `--help` to read, in place of clap's tips, usage and "For more information"
+/// lines. `--help` and `--version` (and help shown for a missing argument) are not
+/// errors: they print as clap prints them and exit here.
+fn one_line(e: clap::Error, cmd: &Command) -> UsageError {
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    // The command named on the line, found by a parse that stops at no error.
+    let mut path = vec![cmd.get_name().to_string()];
+    if let Ok(mut m) = cmd.clone().ignore_errors(true).try_get_matches() {
+        while let Some((name, sub)) = m.remove_subcommand() {
+            path.push(name);
+            m = sub;
+        }
+    }
+    UsageError(format!(
+        "{} (see '{} --help')",
+        message_line(&e.render().to_string()),
+        path.join(" ")
+    ))
+}
+
+/// clap's rendered (plain) error as one line: paragraphs are separated by blank lines;
+/// the first is the message, and a tip naming a similar argument, value or command is
+/// kept.
+fn message_line(rendered: &str) -> String {
+    let mut paragraphs = rendered.split("\n\n").filter(|p| !p.trim().is_empty());
+    let first = paragraphs.next().unwrap_or_default().trim();
+    let mut line = first
+        .strip_prefix("error:")
+        .unwrap_or(first)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    for p in paragraphs {
+        for tip in p.lines().filter_map(|l| l.trim().strip_prefix("tip: ")) {
+            if tip.contains("similar") {
+                line.push_str("; ");
+                line.push_str(tip);
+            }
+        }
+    }
+    line
 }
 
 /// The matches of the subcommand that runs: global flags are complete there, with
@@ -157,5 +218,35 @@ fn announce(config: &Config, location: Option<&Location>) {
                 diag::note(1, format_args!("config: index.{} = {}", d.key, d.value));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::message_line;
+
+    #[test]
+    fn clap_errors_become_one_line() {
+        let unexpected = "error: unexpected argument '--treshold' found\n\n  \
+            tip: a similar argument exists: '--threshold'\n\n\
+            Usage: simtui pairs [OPTIONS] <PATH>...\n\n\
+            For more information, try '--help'.\n";
+        assert_eq!(
+            message_line(unexpected),
+            "unexpected argument '--treshold' found; a similar argument exists: '--threshold'"
+        );
+        let missing = "error: the following required arguments were not provided:\n  \
+            <PATH>...\n\nUsage: simtui pairs [OPTIONS] <PATH>...\n\n\
+            For more information, try '--help'.\n";
+        assert_eq!(
+            message_line(missing),
+            "the following required arguments were not provided: <PATH>..."
+        );
+        let value = "error: invalid value 'x' for '--format <FORMAT>'\n  \
+            [possible values: auto, table]\n\n  tip: to pass 'x' as a value, use '-- x'\n";
+        assert_eq!(
+            message_line(value),
+            "invalid value 'x' for '--format <FORMAT>' [possible values: auto, table]"
+        );
     }
 }
