@@ -74,12 +74,12 @@ pub struct IndexArgs {
     /// Seed of the MinHash functions
     #[arg(help_heading = INDEX_HEADING, long, default_value_t = 1)]
     pub seed: u64,
-    /// The sketch: minhash or oph (one hash per shingle)
+    /// The sketch: oph (one hash per shingle) or minhash
     ///
-    /// minhash: classic MinHash, b·r hash functions per shingle. oph: one-permutation
-    /// hashing with optimal densification, one hash per shingle, with the same estimator
-    /// and S-curve.
-    #[arg(help_heading = INDEX_HEADING, long, value_enum, default_value_t = SketchArg::Minhash, hide_possible_values = true)]
+    /// oph: one-permutation hashing with optimal densification, one hash per shingle, with
+    /// classic MinHash's estimator and S-curve (the default: the same recall at a third of
+    /// the sketching time). minhash: classic MinHash, b·r hash functions per shingle.
+    #[arg(help_heading = INDEX_HEADING, long, value_enum, default_value_t = SketchArg::Oph, hide_possible_values = true)]
     pub sketch: SketchArg,
     /// Include hidden files and folders (and .git and the like)
     #[arg(help_heading = INDEX_HEADING, long)]
