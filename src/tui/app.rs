@@ -1216,7 +1216,12 @@ impl App {
                     generation,
                     id,
                 });
+                let t = std::time::Instant::now();
                 self.refresh_keeping(keep);
+                self.log(&format!(
+                    "list refreshed in {:.1} ms",
+                    t.elapsed().as_secs_f64() * 1e3
+                ));
                 self.maybe_start_recall();
             }
             Output::AllPairs(res) => {
