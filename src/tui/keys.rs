@@ -649,7 +649,19 @@ pub fn map_key(ctx: Context, ev: &KeyEvent) -> Option<Action> {
 }
 
 /// The footer's entries for a context: (label, name).
-pub fn footer(ctx: Context) -> Vec<(&'static str, &'static str)> {
+#[cfg(test)]
+pub fn footer(ctx: Context) -> Vec<Entry> {
+    let (mut local, global) = footer_parts(ctx);
+    local.extend(global);
+    local
+}
+
+/// A footer entry: (key label, short name).
+pub type Entry = (&'static str, &'static str);
+
+/// The footer's entries in two parts: the view's own keys, then the global ones (help,
+/// quit), which a narrow footer keeps and drops view keys for.
+pub fn footer_parts(ctx: Context) -> (Vec<Entry>, Vec<Entry>) {
     let globals: &[Binding] = if ctx.is_text_entry() {
         &[]
     } else {
@@ -662,13 +674,21 @@ pub fn footer(ctx: Context) -> Vec<(&'static str, &'static str)> {
             .iter()
             .any(|k| local.iter().any(|b| b.keys.contains(k)))
     };
-    local
-        .iter()
-        .chain(globals.iter().filter(|g| !shadowed(g)))
-        // An action unbound by the config file has no label left: nothing to show.
-        .filter(|b| b.footer && !b.label.is_empty())
-        .map(|b| (b.label, b.name))
-        .collect()
+    // An action unbound by the config file has no label left: nothing to show.
+    let shown = |b: &&Binding| b.footer && !b.label.is_empty();
+    (
+        local
+            .iter()
+            .filter(shown)
+            .map(|b| (b.label, b.name))
+            .collect(),
+        globals
+            .iter()
+            .filter(|g| !shadowed(g))
+            .filter(shown)
+            .map(|b| (b.label, b.name))
+            .collect(),
+    )
 }
 
 /// The help's entries for a context: (label, description), skipping continuation rows

@@ -149,14 +149,22 @@ fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
 /// The keys of the current view, from the same table as the help.
 fn footer(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let mut spans = Vec::new();
-    let mut used = 0usize;
-    for (label, name) in keys::footer(app.context()) {
-        let w = fmt::width(label) + 1 + fmt::width(name) + 2;
-        if used + w > area.width as usize {
+    let width = |(label, name): &(&str, &str)| fmt::width(label) + 1 + fmt::width(name) + 2;
+    let (local, global) = keys::footer_parts(app.context());
+    // The view's keys fill what the global ones (help, quit) leave, so a new user always
+    // sees how to get help and leave, however narrow the terminal.
+    let mut room = (area.width as usize).saturating_sub(global.iter().map(width).sum());
+    let mut shown = Vec::new();
+    for entry in local {
+        if width(&entry) > room {
             break;
         }
-        used += w;
+        room -= width(&entry);
+        shown.push(entry);
+    }
+    shown.extend(global);
+    let mut spans = Vec::new();
+    for (label, name) in shown {
         spans.push(Span::styled(format!(" {label}"), t.key()));
         spans.push(Span::raw(format!(" {name} ")));
     }

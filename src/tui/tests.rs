@@ -1058,3 +1058,21 @@ fn the_first_load_opens_and_creates_a_saved_index() {
     let saved = simtui::store::load(&file).unwrap();
     assert_eq!(docs(worker::execute(load(Some(saved)), &Silent)), 2);
 }
+
+#[test]
+fn an_80_by_24_footer_always_shows_help_and_quit() {
+    // The pairs list has more keys than 80 columns hold: its own keys are dropped, not
+    // the way to get help or leave (they were cut off here before).
+    let (_d, mut app) = loaded((80, 24));
+    let check = |app: &App, view: &str| {
+        let f = footer(app);
+        assert!(f.contains("? help") && f.contains("q quit"), "{view}: {f}");
+    };
+    check(&app, "pairs");
+    app.update(Action::ToggleTuning);
+    check(&app, "tuning");
+    app.update(Action::ToggleTuning);
+    app.update(Action::Open);
+    pump(&mut app);
+    check(&app, "diff");
+}
