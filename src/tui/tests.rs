@@ -1076,3 +1076,16 @@ fn an_80_by_24_footer_always_shows_help_and_quit() {
     pump(&mut app);
     check(&app, "diff");
 }
+
+#[test]
+fn without_colour_the_curve_before_tuning_is_drawn_in_dots() {
+    let (_d, mut app) = loaded((120, 40));
+    app.update(Action::ToggleTuning);
+    assert!(!screen(&app).contains('•'), "no previous curve yet");
+    press(&mut app, KeyCode::Char('R'));
+    pump(&mut app);
+    assert_eq!(app.tuning.prev, Some((16, 8)));
+    let s = screen(&app);
+    assert!(s.contains('•'), "the previous curve, in dots:\n{s}");
+    assert!(s.contains('⣿') || s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)));
+}

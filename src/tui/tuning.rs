@@ -209,7 +209,13 @@ fn chart(app: &App, frame: &mut Frame, area: Rect) {
         sets.push(
             Dataset::default()
                 .name("before")
-                .marker(Marker::Braille)
+                // Without colour, dimming can't tell the curves apart: dots do. (Braille
+                // cells of several curves merge into one.)
+                .marker(if t.color {
+                    Marker::Braille
+                } else {
+                    Marker::Dot
+                })
                 .graph_type(GraphType::Line)
                 .style(t.prev_curve())
                 .data(p),
