@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Wrap};
 use simtui::curve::{probability, threshold};
 
 /// Columns of the parameter text beside the chart.
@@ -32,7 +32,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         width: inner.width.saturating_sub(text_w + 1),
         ..inner
     };
-    frame.render_widget(Paragraph::new(params_lines(app)), text_area);
+    // Wrapped: a reason (real recall n/a) can be longer than the panel is wide.
+    frame.render_widget(
+        Paragraph::new(params_lines(app)).wrap(Wrap { trim: false }),
+        text_area,
+    );
     if chart_area.width >= 10 && chart_area.height >= 5 {
         chart(app, frame, chart_area);
     }
