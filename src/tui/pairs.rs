@@ -50,17 +50,22 @@ fn title(app: &App) -> Line<'static> {
             app.list.sort.name()
         )),
     ];
+    // What is under way goes right after the counts, so a narrow title cuts the details,
+    // not the warning.
     if app.stale() {
-        spans.push(Span::styled(
-            format!(" · STALE (re-indexing k={})", app.params.k),
-            t.warn(),
-        ));
+        spans.insert(
+            1,
+            Span::styled(
+                format!(" · STALE (re-indexing k={})", app.params.k),
+                t.warn(),
+            ),
+        );
     } else if app.rebanding() {
         let what = match &app.simhash {
             Some(_) => "SimHash".to_string(),
             None => format!("b={} r={}", app.bands, app.rows),
         };
-        spans.push(Span::styled(format!(" · banding {what}…"), t.warn()));
+        spans.insert(1, Span::styled(format!(" · banding {what}…"), t.warn()));
     }
     Line::from(spans)
 }

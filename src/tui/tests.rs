@@ -1108,3 +1108,15 @@ fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
         .join(" ");
     assert!(flat.contains("documents"), "{s}");
 }
+
+#[test]
+fn the_stale_marker_shows_whole_beside_the_tuning_panel() {
+    // At 160 columns the tuning panel sits beside the list and the title was cut inside
+    // "STALE (re-indexing k=6)".
+    let (_d, mut app) = loaded((160, 40));
+    app.update(Action::ToggleTuning);
+    app.update(Action::ShingleUp);
+    assert!(app.stale());
+    let s = screen(&app);
+    assert!(s.contains("STALE (re-indexing k=6)"), "{s}");
+}
