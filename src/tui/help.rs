@@ -7,6 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use unicode_width::UnicodeWidthStr;
 
 /// The help's lines for a view.
 pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
@@ -53,6 +54,39 @@ pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
         "  With SimHash (m), ham is the Hamming distance of the two fingerprints.",
         t.dim(),
     )));
+    // Wrapped here rather than by the Paragraph, so the line count (and the scrolling that
+    // depends on it) is that of the lines shown.
+    let body = super::layout::screen(super::layout::area(app.size)).body;
+    let width = area(body, out.len()).width.saturating_sub(2) as usize;
+    out.into_iter().flat_map(|l| wrap(l, width)).collect()
+}
+
+/// A line cut at spaces to `width` columns, continued under its text (past a key's label).
+fn wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    if line.width() <= width || width < 24 {
+        return vec![line];
+    }
+    let indent = if line.spans.len() > 1 {
+        line.spans[0].width()
+    } else {
+        2
+    };
+    let mut out = Vec::new();
+    let mut current: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        for word in span.content.split_inclusive(' ') {
+            let w = word.width();
+            if used + w > width && used > indent {
+                out.push(Line::from(std::mem::take(&mut current)));
+                current.push(Span::raw(" ".repeat(indent)));
+                used = indent;
+            }
+            current.push(Span::styled(word.to_string(), span.style));
+            used += w;
+        }
+    }
+    out.push(Line::from(current));
     out
 }
 

@@ -1120,3 +1120,21 @@ fn the_stale_marker_shows_whole_beside_the_tuning_panel() {
     let s = screen(&app);
     assert!(s.contains("STALE (re-indexing k=6)"), "{s}");
 }
+
+#[test]
+fn help_lines_wrap_at_80_by_24_and_scroll_to_the_end() {
+    // The last line ("... est is its MinHash estimate.") was cut at 80 columns.
+    let (_d, mut app) = loaded((80, 24));
+    app.update(Action::ToggleHelp);
+    for _ in 0..60 {
+        press(&mut app, KeyCode::Down);
+    }
+    let s = screen(&app);
+    let text: String = s
+        .lines()
+        .map(|l| l.trim_matches(|c: char| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.contains("estimate."), "{s}");
+    assert!(text.contains("Hamming distance"), "{s}");
+}
