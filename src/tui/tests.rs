@@ -1138,3 +1138,24 @@ fn help_lines_wrap_at_80_by_24_and_scroll_to_the_end() {
     assert!(text.contains("estimate."), "{s}");
     assert!(text.contains("Hamming distance"), "{s}");
 }
+
+#[test]
+fn the_diff_says_when_a_side_is_truncated_or_the_diff_approximate() {
+    let (_d, mut app) = loaded((140, 40));
+    app.update(Action::Open);
+    pump(&mut app);
+    let s = screen(&app);
+    assert!(
+        !s.contains("TRUNCATED") && !s.contains("approximate diff"),
+        "{s}"
+    );
+    // As the worker reports a file over the cap and a diff over its time limit.
+    let d = app.diff.as_mut().unwrap();
+    let mut m = (**d.model.as_ref().unwrap().as_ref().unwrap()).clone();
+    m.truncated = [true, false];
+    m.approximate = true;
+    d.model = Some(Ok(std::sync::Arc::new(m)));
+    let s = screen(&app);
+    assert_eq!(s.matches("TRUNCATED to 256 KB").count(), 1, "{s}");
+    assert!(s.contains("approximate diff (time limit)"), "{s}");
+}
