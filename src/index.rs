@@ -190,7 +190,7 @@ impl Index {
         let mut reported = 0;
         // A batch read and shingled, merged into the index while the next one is read:
         // the merge is serial, and this way the other threads don't wait for it.
-        let mut pending: Option<Vec<Read>> = None;
+        let mut pending: Option<Vec<ReadDoc>> = None;
         loop {
             check(progress)?;
             let t = Instant::now();
@@ -243,7 +243,7 @@ impl Index {
     /// Adds a batch of documents read and shingled, in corpus order.
     fn merge(
         &mut self,
-        batch: Vec<Read>,
+        batch: Vec<ReadDoc>,
         fingerprints: &mut Option<FingerprintBuilder>,
         by_content: &mut HashMap<u64, u32>,
     ) {
@@ -581,7 +581,7 @@ impl Index {
 
 /// One document after tokenising and shingling.
 /// A document read and shingled (with its SimHash digest when asked for), or why not.
-type Read = Result<(Entry, Shingled, Option<Digest>), Skipped>;
+type ReadDoc = Result<(Entry, Shingled, Option<Digest>), Skipped>;
 
 /// Reads and shingles a batch in parallel, in order. Each item is read and shingled on the
 /// same thread, so its text is tokenised while still in cache and no thread waits for a
@@ -591,7 +591,7 @@ fn read_and_shingle(
     params: &Params,
     simhash: Option<&SimHasher>,
     clock: &StageClock,
-) -> Vec<Read> {
+) -> Vec<ReadDoc> {
     batch
         .into_par_iter()
         .map_init(

@@ -1087,7 +1087,7 @@ fn without_colour_the_curve_before_tuning_is_drawn_in_dots() {
     assert_eq!(app.tuning.prev, Some((16, 8)));
     let s = screen(&app);
     assert!(s.contains('•'), "the previous curve, in dots:\n{s}");
-    assert!(s.contains('⣿') || s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)));
+    assert!(s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)));
 }
 
 #[test]
@@ -1097,16 +1097,7 @@ fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
     app.all = Some(AllState::Unavailable("over 20,000 documents".into()));
     app.update(Action::ToggleTuning);
     let s = screen(&app);
-    let flat: String = s
-        .lines()
-        .map(|l| {
-            l.split('│')
-                .filter(|p| p.contains("recall") || p.contains("documents"))
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    assert!(flat.contains("documents"), "{s}");
+    assert!(s.contains("documents"), "{s}");
 }
 
 #[test]
