@@ -1,12 +1,13 @@
 //! Criterion benchmarks of each stage of the engine, on a generated corpus held in memory.
 //! `cargo bench --bench engine`.
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use simtui::corpus::Corpus;
 use simtui::generator::{GenOptions, generate};
 use simtui::index::{Index, Params};
 use simtui::lsh::candidates;
 use simtui::progress::Silent;
+use simtui::reband::Rebander;
 use simtui::shingle::shingle_set;
 use simtui::sketch::MinHasher;
 use simtui::text::{TextOptions, Tokenizer};
@@ -121,6 +122,25 @@ fn bench_band_verify(c: &mut Criterion) {
     g.bench_function("find 16x8 (band + verify + expand + sort)", |b| {
         b.iter(|| black_box(index.find(16, 8, 0.0, &Silent).unwrap()))
     });
+    // What the explorer does on a b or r key: from 16x8 (already shown) to a neighbour,
+    // with what the 16x8 job left in the Rebander.
+    let index = std::sync::Arc::new(index);
+    for (label, bands, rows) in [
+        ("explorer 16x8 -> 15x8 (B key: bands known)", 15, 8),
+        ("explorer 16x8 -> 16x7 (r key: every band new)", 16, 7),
+    ] {
+        g.bench_function(label, |b| {
+            b.iter_batched(
+                || {
+                    let mut rebander = Rebander::new();
+                    rebander.find(&index, 16, 8, 0.0, &Silent).unwrap();
+                    rebander
+                },
+                |mut rebander| black_box(rebander.find(&index, bands, rows, 0.0, &Silent).unwrap()),
+                BatchSize::PerIteration,
+            )
+        });
+    }
     g.finish();
 }
 

@@ -480,47 +480,62 @@ impl Index {
         threshold: f64,
         progress: &dyn Progress,
     ) -> Result<Found, Cancelled> {
-        let items = self.nonempty_groups();
         let t = Instant::now();
+        let similarities = self.similarities(group_pairs, progress)?;
+        let mut found = self.spell_out(group_pairs, &similarities, threshold, None);
+        found.verify_time = t.elapsed();
+        Ok(found)
+    }
+
+    /// The exact Jaccard similarity and the sketch's estimate of each pair of groups, in
+    /// parallel.
+    pub fn similarities(
+        &self,
+        group_pairs: &[(u32, u32)],
+        progress: &dyn Progress,
+    ) -> Result<Vec<(f64, f64)>, Cancelled> {
+        // Small tasks, so that a few thousand pairs still spread over every core.
+        const TASK: usize = 256;
         let total = group_pairs.len() as u64;
-        let verified: Vec<(u32, u32, f64, f64)> = group_pairs
-            .par_chunks(8192)
-            .enumerate()
-            .map(|(i, chunk)| {
+        let done = std::sync::atomic::AtomicU64::new(0);
+        Ok(group_pairs
+            .par_chunks(TASK)
+            .map(|chunk| {
                 check(progress)?;
-                let out: Vec<_> = chunk
+                let out: Vec<(f64, f64)> = chunk
                     .iter()
-                    .map(|&(ga, gb)| {
-                        (
-                            ga,
-                            gb,
-                            self.group_jaccard(ga, gb),
-                            self.group_estimate(ga, gb),
-                        )
-                    })
-                    .filter(|v| v.2 >= threshold)
+                    .map(|&(ga, gb)| (self.group_jaccard(ga, gb), self.group_estimate(ga, gb)))
                     .collect();
-                progress.update(
-                    Stage::Verify,
-                    ((i + 1) * 8192).min(total as usize) as u64,
-                    total,
-                );
+                let d = done.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                progress.update(Stage::Verify, d + chunk.len() as u64, total);
                 Ok(out)
             })
             .collect::<Result<Vec<_>, Cancelled>>()?
-            .concat();
+            .concat())
+    }
 
+    /// The document pairs of the group pairs whose J (`similarities[i].0` for
+    /// `group_pairs[i]`) is at least `threshold`, with every pair of identical documents,
+    /// sorted by J descending then ids. `id_order`, each document's rank among the ids
+    /// sorted (from [`Index::id_order`]), makes the sort cheaper when given.
+    pub fn spell_out(
+        &self,
+        group_pairs: &[(u32, u32)],
+        similarities: &[(f64, f64)],
+        threshold: f64,
+        id_order: Option<&[u32]>,
+    ) -> Found {
+        let before = |a: u32, b: u32| match id_order {
+            Some(rank) => rank[a as usize] <= rank[b as usize],
+            None => self.docs[a as usize].id <= self.docs[b as usize].id,
+        };
         let mut candidates = 0u64;
         for &(ga, gb) in group_pairs {
             candidates += (self.members(ga).len() * self.members(gb).len()) as u64;
         }
         let mut pairs = Vec::new();
         let mut push = |a: u32, b: u32, jaccard: f64, estimate: f64| {
-            let (a, b) = if self.docs[a as usize].id <= self.docs[b as usize].id {
-                (a, b)
-            } else {
-                (b, a)
-            };
+            let (a, b) = if before(a, b) { (a, b) } else { (b, a) };
             pairs.push(Pair {
                 a,
                 b,
@@ -529,30 +544,56 @@ impl Index {
             });
         };
         // Identical documents: every pair within a non-empty group, J = 1.
-        for &g in &items {
+        for g in 0..self.shingles.len() as u32 {
             let m = self.members(g);
-            candidates += (m.len() * m.len().saturating_sub(1) / 2) as u64;
+            if m.len() < 2 || self.shingles.get(g as usize).is_empty() {
+                continue;
+            }
+            candidates += (m.len() * (m.len() - 1) / 2) as u64;
             for (i, &a) in m.iter().enumerate() {
                 for &b in &m[i + 1..] {
                     push(a, b, 1.0, 1.0);
                 }
             }
         }
-        for (ga, gb, j, e) in verified {
+        for (&(ga, gb), &(j, e)) in group_pairs.iter().zip(similarities) {
+            if j < threshold {
+                continue;
+            }
             for &a in self.members(ga) {
                 for &b in self.members(gb) {
                     push(a, b, j, e);
                 }
             }
         }
-        self.sort_pairs(&mut pairs);
-        Ok(Found {
+        match id_order {
+            Some(rank) => pairs.par_sort_unstable_by(|x, y| {
+                y.jaccard
+                    .total_cmp(&x.jaccard)
+                    .then_with(|| rank[x.a as usize].cmp(&rank[y.a as usize]))
+                    .then_with(|| rank[x.b as usize].cmp(&rank[y.b as usize]))
+            }),
+            None => self.sort_pairs(&mut pairs),
+        }
+        Found {
             pairs,
             candidates,
             group_candidates: group_pairs.len(),
             band_time: Duration::ZERO,
-            verify_time: t.elapsed(),
-        })
+            verify_time: Duration::ZERO,
+        }
+    }
+
+    /// Each document's rank among the ids in sorted order, for [`Index::spell_out`].
+    pub fn id_order(&self) -> Vec<u32> {
+        let mut by_id: Vec<u32> = (0..self.docs.len() as u32).collect();
+        by_id
+            .par_sort_unstable_by(|&x, &y| self.docs[x as usize].id.cmp(&self.docs[y as usize].id));
+        let mut rank = vec![0u32; by_id.len()];
+        for (r, &d) in by_id.iter().enumerate() {
+            rank[d as usize] = r as u32;
+        }
+        rank
     }
 
     /// Sorts pairs by exact J descending, then by ids.

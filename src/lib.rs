@@ -26,6 +26,7 @@ pub mod method;
 pub mod oph;
 pub mod progress;
 pub mod query;
+pub mod reband;
 pub mod rng;
 pub mod shingle;
 pub mod simhash;

@@ -190,6 +190,8 @@ pub struct App {
     pub results: Option<Results>,
     /// The index a running band job works on, its generation and method.
     banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
+    /// Bands and verified pairs remembered between band jobs (b and r keys).
+    rebander: Arc<std::sync::Mutex<simtui::reband::Rebander>>,
     /// SimHash wanted instead of LSH (`m` switches).
     pub simhash: Option<SimHashSetting>,
     /// Fingerprints of the index of a generation, for SimHash.
@@ -280,6 +282,7 @@ impl App {
             generation: 0,
             results: None,
             banding: None,
+            rebander: Default::default(),
             simhash: None,
             fingerprints: None,
             fingerprinting: 0,
@@ -735,6 +738,7 @@ impl App {
         self.counters.band_jobs += 1;
         self.spawn(Work::Band {
             index,
+            rebander: self.rebander.clone(),
             bands: self.bands,
             rows: self.rows,
             simhash: simhash.map(|(s, fps)| (fps, s.max_distance)),

@@ -18,6 +18,7 @@ use simtui::matrix::{self, Matrix, Measure};
 use simtui::method::{Engine, Method};
 use simtui::progress::{Cancelled, Progress, Stage};
 use simtui::query::{Answer, Probe, Searcher};
+use simtui::reband::Rebander;
 use simtui::simhash::SimHasher;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -80,6 +81,8 @@ pub enum Work {
     },
     Band {
         index: Arc<Index>,
+        /// What earlier band jobs computed, kept between them.
+        rebander: Arc<Mutex<Rebander>>,
         bands: usize,
         rows: usize,
         /// SimHash instead of LSH: the fingerprints and the largest distance.
@@ -347,12 +350,17 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         }
         Work::Band {
             index,
+            rebander,
             bands,
             rows,
             simhash,
         } => {
             let found = match simhash {
-                None => index.find(bands, rows, 0.0, progress)?,
+                None => match rebander.lock() {
+                    Ok(mut rebander) => rebander.find(&index, bands, rows, 0.0, progress)?,
+                    // A band job panicked while holding it: band from scratch.
+                    Err(_) => index.find(bands, rows, 0.0, progress)?,
+                },
                 Some((fps, d)) => fingerprints::find(&index, &fps, d, 0.0, progress)?,
             };
             let groups = recall::found_groups(&index, &found);
