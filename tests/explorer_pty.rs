@@ -439,7 +439,19 @@ fn a_worker_panic_restores_the_terminal_and_fails() {
         s.contains("deliberate panic"),
         "the panic message is visible:\n{s}"
     );
-    assert!(s.contains("panicked"), "{s}");
+    // The hook's own report ("thread '…' panicked at file:line:"), not only the final
+    // error line, and no part of a frame drawn over it after the screen was left.
+    assert!(
+        s.lines()
+            .any(|l| l.starts_with("thread '") && l.contains("panicked at ")),
+        "the panic report is visible:\n{s}"
+    );
+    for frame_part in ["q quit", "│", "└", "─"] {
+        assert!(
+            !s.contains(frame_part),
+            "a frame ({frame_part:?}) was drawn over the report:\n{s}"
+        );
+    }
     t.with_screen(|s| {
         assert!(!s.alternate_screen());
         assert!(!s.hide_cursor());

@@ -211,14 +211,19 @@ fn event_loop(
         if app.quit {
             return Ok(());
         }
-        if terminal::panicked() {
-            let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
-            bail!("a thread panicked: {report}");
-        }
         if dirty {
+            // No frame while a panicking thread restores the terminal, nor after.
+            let Some(_drawing) = terminal::drawing() else {
+                let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
+                bail!("a thread panicked: {report}");
+            };
             app.now = Instant::now();
             session.terminal.draw(|f| render::render(app, f))?;
             dirty = false;
+        }
+        if terminal::panicked() {
+            let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
+            bail!("a thread panicked: {report}");
         }
         let msg = if app.busy() {
             match rx.recv_timeout(TICK) {

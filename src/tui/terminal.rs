@@ -7,7 +7,8 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::{cursor, event, execute, terminal};
 use std::io::{self, Stdout};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, Once};
+use std::sync::{Mutex, MutexGuard, Once, OnceLock};
+use std::thread::ThreadId;
 
 /// The terminal is in raw mode on the alternate screen.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -16,6 +17,13 @@ static MOUSE: AtomicBool = AtomicBool::new(false);
 /// Some thread panicked: stop drawing (the hook already left the alternate screen).
 static PANICKED: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
+/// Held by the UI thread while it draws, and by a panicking thread while it restores the
+/// terminal and prints its report: a worker that panicked mid-frame used to leave the
+/// alternate screen while the UI thread was still writing the frame, whose tail then
+/// overwrote the report on the primary screen.
+static DRAWING: Mutex<()> = Mutex::new(());
+/// The thread that draws (the one that entered the session).
+static UI_THREAD: OnceLock<ThreadId> = OnceLock::new();
 /// The first panic's message and place, repeated in the final error: a long backtrace
 /// (RUST_BACKTRACE=1) can scroll the hook's own report off a small screen.
 static PANIC_REPORT: Mutex<Option<String>> = Mutex::new(None);
@@ -27,6 +35,13 @@ pub fn panicked() -> bool {
 /// What the first panic said, and where.
 pub fn panic_report() -> Option<String> {
     PANIC_REPORT.lock().ok().and_then(|r| r.clone())
+}
+
+/// Taken by the UI thread around each frame; returns `None` once a thread has panicked
+/// (the terminal is restored or being restored: nothing may be drawn any more).
+pub fn drawing() -> Option<MutexGuard<'static, ()>> {
+    let guard = DRAWING.lock().unwrap_or_else(|e| e.into_inner());
+    (!panicked()).then_some(guard)
 }
 
 /// Restores the terminal if this process changed it. Safe to call more than once and
@@ -64,6 +79,11 @@ pub fn install_panic_hook() {
                     .unwrap_or_else(|| "unknown panic".to_string());
                 report.get_or_insert(format!("{message}{place}"));
             }
+            // Another thread waits for a frame being drawn to end (the UI thread checks
+            // `panicked` before it draws again); the UI thread itself cannot be drawing
+            // anything but the frame it panicked in, and must not wait for its own lock.
+            let on_ui_thread = UI_THREAD.get() == Some(&std::thread::current().id());
+            let _guard = (!on_ui_thread).then(|| DRAWING.lock().unwrap_or_else(|e| e.into_inner()));
             let _ = restore();
             previous(info);
         }));
@@ -77,6 +97,7 @@ pub struct Session {
 
 impl Session {
     pub fn enter(mouse: bool) -> io::Result<Session> {
+        let _ = UI_THREAD.set(std::thread::current().id());
         install_panic_hook();
         terminal::enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
