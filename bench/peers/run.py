@@ -10,7 +10,8 @@ Needs python3 (3.11), pip and cargo. It makes the virtual environment bench/peer
 (bench/data/gen{N}-w300-s42, shared with bench/e2e.py), writes the exact ground truth with
 `simtui eval --write-truth` once, checks that the Python tokenisation gives exactly
 simtui's Jaccard similarities, then runs every tool in its own fresh process, round-robin
-(the order rotated each round), and prints one markdown table per corpus of the medians.
+(the order rotated each round, each round with a new hash seed for every tool), and
+prints one markdown table per corpus: medians of the times, mean ± sd of the recall.
 Raw results: bench/data/peers-results-{N}.json.
 
 Every tool does the same job: k = 5 word shingles, 128 MinHash functions, LSH with 16
@@ -43,6 +44,9 @@ PINS = {"datasketch": "2.0.0", "rensa": "0.5.0"}
 
 K, PERMS, BANDS, ROWS = 5, 128, 16, 8
 WORDS, SEED = 300, 42
+# The hash seed of the run in progress (a worker's argument): recall is a random variable
+# of it, so each round gives every tool the same new seed, and the table shows the mean.
+HASH_SEED = SEED
 TOOLS = ["simtui", "datasketch", "datasketch-hash", "rensa"]
 OPTIONAL_TOOLS = ["rensa-objects"]
 API = {
@@ -151,6 +155,7 @@ def run_datasketch(sets: list, hashfunc=None):
     from datasketch import MinHash, MinHashLSH
 
     kw = {"hashfunc": hashfunc} if hashfunc else {}
+    kw["seed"] = HASH_SEED
     t0 = perf_counter()
     sketches = MinHash.bulk(sets, num_perm=PERMS, **kw)
     t1 = perf_counter()
@@ -183,13 +188,13 @@ def run_rensa(sets: list, threshold: float = 0.5):
     from rensa import RMinHash
 
     t0 = perf_counter()
-    matrix = RMinHash.digest_matrix_from_token_byte_sets(sets, num_perm=PERMS, seed=SEED)
+    matrix = RMinHash.digest_matrix_from_token_byte_sets(sets, num_perm=PERMS, seed=HASH_SEED)
     t1 = perf_counter()
     lsh = _rensa_lsh(threshold)
     lsh.insert_matrix(matrix)
     flagged = [i for i, f in enumerate(lsh.query_duplicate_flags_matrix(matrix)) if f]
     t2 = perf_counter()
-    objects = RMinHash.from_token_sets([sets[i] for i in flagged], num_perm=PERMS, seed=SEED)
+    objects = RMinHash.from_token_sets([sets[i] for i in flagged], num_perm=PERMS, seed=HASH_SEED)
     t3 = perf_counter()
     candidates = set()
     for i, found in zip(flagged, lsh.query_all(objects)):
@@ -206,7 +211,7 @@ def run_rensa_objects(sets: list, threshold: float = 0.5):
     from rensa import RMinHash
 
     t0 = perf_counter()
-    objects = RMinHash.from_token_sets(sets, num_perm=PERMS, seed=SEED)
+    objects = RMinHash.from_token_sets(sets, num_perm=PERMS, seed=HASH_SEED)
     t1 = perf_counter()
     lsh = _rensa_lsh(threshold)
     lsh.insert_many(objects)
@@ -227,10 +232,12 @@ PEERS = {
 }
 
 
-def worker(tool: str, root: str, out: str) -> None:
+def worker(tool: str, root: str, out: str, seed: str) -> None:
     """One timed run of one peer, in its own process; writes its stages and pairs."""
     from time import perf_counter
 
+    global HASH_SEED
+    HASH_SEED = int(seed)
     start = perf_counter()
     ids, sets, t_read, t_shingle = load(root)
     candidates, t_sketch, t_lsh, _ = PEERS[tool](sets)
@@ -372,8 +379,8 @@ def ground_truth(d: str) -> list:
         return [(p["a"], p["b"], p["jaccard"]) for p in map(json.loads, f)]
 
 
-def simtui_cmd(d: str) -> list:
-    return [EXE, "pairs", d, "-k", str(K), "--bands", str(BANDS), "--rows", str(ROWS), "--stats", "--format", "jsonl"]
+def simtui_cmd(d: str, seed: int = SEED) -> list:
+    return [EXE, "pairs", d, "-k", str(K), "--bands", str(BANDS), "--rows", str(ROWS), "--seed", str(seed), "--stats", "--format", "jsonl"]
 
 
 def measure(cmd: list, stdout_path: str, env=None):
@@ -390,9 +397,9 @@ def measure(cmd: list, stdout_path: str, env=None):
     return wall, usage.ru_maxrss / 1024, err, usage.ru_utime + usage.ru_stime
 
 
-def run_simtui(d: str, n: int) -> dict:
+def run_simtui(d: str, n: int, seed: int) -> dict:
     out = os.path.join(DATA, f"peers-simtui-{n}.jsonl")
-    wall, rss, err, cpu = measure(simtui_cmd(d), out)
+    wall, rss, err, cpu = measure(simtui_cmd(d, seed), out)
     m = re.search(r"^time\s+(.*)$", err, re.M)
     if not m:
         sys.exit(f"no `time` line in simtui --stats:\n{err}")
@@ -413,11 +420,11 @@ def run_simtui(d: str, n: int) -> dict:
     return {"stages": stages, "simtui_stages": t, "wall": wall, "cpu": cpu, "rss": rss, "candidates": len(pairs), "pairs": pairs}
 
 
-def run_peer(tool: str, d: str, n: int) -> dict:
+def run_peer(tool: str, d: str, n: int, seed: int) -> dict:
     out = os.path.join(DATA, f"peers-{tool}-{n}.json")
-    # A fixed PYTHONHASHSEED makes datasketch-hash (Python's salted `hash`) repeatable.
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    wall, rss, err, cpu = measure([VPY, os.path.abspath(__file__), "_worker", tool, d, out], os.devnull, env)
+    # PYTHONHASHSEED makes datasketch-hash (Python's salted `hash`) repeatable per seed.
+    env = dict(os.environ, PYTHONHASHSEED=str(seed))
+    wall, rss, err, cpu = measure([VPY, os.path.abspath(__file__), "_worker", tool, d, out, str(seed)], os.devnull, env)
     with open(out) as f:
         r = json.load(f)
     with open(out + ".pairs.tsv") as f:
@@ -480,16 +487,21 @@ def table(n: int, size: float, results: dict, command: str, mach: str, runs: int
             "cpu": med(r["cpu"] for r in rs),
             "rss": med(r["rss"] for r in rs),
             "candidates": med(r["candidates"] for r in rs),
-            "r05": med(r["recall"][0.5] for r in rs),
-            "r08": med(r["recall"][0.8] for r in rs),
-            "missed05": med(r["recall"]["missed 0.5"] for r in rs),
-            "missed08": med(r["recall"]["missed 0.8"] for r in rs),
+            # Recall depends on the hash seed, not on the machine: the mean over the
+            # rounds' seeds, with its spread.
+            "r05": statistics.mean(r["recall"][0.5] for r in rs),
+            "r08": statistics.mean(r["recall"][0.8] for r in rs),
+            "sd05": statistics.stdev(r["recall"][0.5] for r in rs) if len(rs) > 1 else 0.0,
+            "sd08": statistics.stdev(r["recall"][0.8] for r in rs) if len(rs) > 1 else 0.0,
+            "missed05": statistics.mean(r["recall"]["missed 0.5"] for r in rs),
+            "missed08": statistics.mean(r["recall"]["missed 0.8"] for r in rs),
         }
     base = agg.get("simtui")
     lines = [
         f"**{n:,} documents** ({size / 1e6:.1f} MB; {sum(1 for t in truth if t[2] >= 0.5):,} true pairs at J ≥ 0.5, "
         f"{sum(1 for t in truth if t[2] >= 0.8):,} at J ≥ 0.8), medians of {runs} alternating "
-        f"run{'s' if runs > 1 else ''}, times in seconds:",
+        f"run{'s' if runs > 1 else ''}, times in seconds; recall: mean ± sd over the rounds' hash seeds "
+        f"({', '.join(str(x) for x in sorted({r['seed'] for rs in results.values() for r in rs}))}):",
         "",
         "| tool | API | docs/s | read | shingle | sketch | lsh | verify | total (s) | process wall (s) | process CPU (s) | peak RSS (MiB) "
         "| candidates | R@0.5 | R@0.8 | total ÷ simtui | sketch+lsh ÷ simtui |",
@@ -507,8 +519,9 @@ def table(n: int, size: float, results: dict, command: str, mach: str, runs: int
         lines.append(
             f"| {tool} | {API[tool]} | {n / s['total']:,.0f} | {fmt_s(s['read'])} | {fmt_s(s['shingle'])} | "
             f"{fmt_s(s['sketch'])} | {fmt_s(s['lsh'])} | {fmt_s(s['verify'])} | **{fmt_s(s['total'])}** | "
-            f"{fmt_s(a['wall'])} | {fmt_s(a['cpu'])} | {a['rss']:,.0f} | {a['candidates']:,.0f} | {a['r05']:.4f} ({a['missed05']:,.0f} missed) | "
-            f"{a['r08']:.4f} ({a['missed08']:,.0f} missed) | "
+            f"{fmt_s(a['wall'])} | {fmt_s(a['cpu'])} | {a['rss']:,.0f} | {a['candidates']:,.0f} | "
+            f"{a['r05']:.4f} ± {a['sd05']:.4f} ({a['missed05']:,.1f} missed) | "
+            f"{a['r08']:.4f} ± {a['sd08']:.4f} ({a['missed08']:,.1f} missed) | "
             f"{ratio} | {ratio_sl} |"
         )
     lines += ["", f"Machine: {mach}.", f"Command: `{command}`"]
@@ -517,7 +530,7 @@ def table(n: int, size: float, results: dict, command: str, mach: str, runs: int
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "_worker":
-        return worker(*sys.argv[2:5])
+        return worker(*sys.argv[2:6])
     if len(sys.argv) > 1 and sys.argv[1] == "_check":
         return check(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
 
@@ -530,6 +543,11 @@ def main() -> None:
         help=f"comma-separated, from {', '.join(TOOLS + OPTIONAL_TOOLS)} (rensa-objects: rensa's object batch path)",
     )
     ap.add_argument("--no-build", action="store_true", help="use the existing target/release/simtui")
+    ap.add_argument(
+        "--fixed-seed",
+        action="store_true",
+        help=f"hash seed {SEED} in every round (default: round r uses {SEED} + r for every tool, and recall is averaged)",
+    )
     ap.add_argument("--check-pairs", type=int, default=50, help="simtui pairs whose Jaccard the Python side must reproduce")
     ap.add_argument("--check-lsh-docs", type=int, default=3000, help="documents on which the peers' LSH is checked")
     a = ap.parse_args()
@@ -566,9 +584,11 @@ def main() -> None:
         for r in range(a.runs):
             order = tools[r % len(tools) :] + tools[: r % len(tools)]
             for tool in order:
-                res = run_simtui(d, n) if tool == "simtui" else run_peer(tool, d, n)
+                seed = SEED if a.fixed_seed else SEED + r
+                res = run_simtui(d, n, seed) if tool == "simtui" else run_peer(tool, d, n, seed)
                 res["recall"] = recall(truth, res.pop("pairs"))
                 res["round"] = r
+                res["seed"] = seed
                 results[tool].append(res)
                 print(
                     f"  N={n} round {r + 1}/{a.runs} {tool:<13} total {res['stages']['total']:7.2f} s  "
