@@ -262,8 +262,8 @@ pub fn summary(app: &App) -> Option<String> {
     if app.running(Kind::Index) && app.results.is_some() {
         let s = active(&[Stage::Read, Stage::Shingle, Stage::Sketch]);
         return Some(format!(
-            "re-indexing k={}: {} {}%",
-            app.params.k,
+            "re-indexing {}: {} {}%",
+            app.shingling(),
             s.name(),
             pct(s)
         ));

@@ -4,7 +4,7 @@
 use super::app::{AllState, App, Cmd, Sort};
 use super::keys::{Action, Context};
 use super::theme::Theme;
-use super::worker::{self, JobError, Msg, Reporter};
+use super::worker::{self, JobError, Msg, Reporter, Work};
 use super::{diff, render};
 use crate::cli::diag::Log;
 use crate::cli::explorer::ExplorerSettings;
@@ -17,6 +17,7 @@ use ratatui::style::{Color, Modifier};
 use simtui::corpus::WalkOptions;
 use simtui::generator::{GenOptions, generate};
 use simtui::index::Params;
+use simtui::text::Unit;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -434,13 +435,71 @@ fn a_session_of_actions_rebands_without_rehashing() {
     assert_eq!(app.results.as_ref().unwrap().found.pairs.len(), old_pairs);
     assert!(screen(&app).contains("STALE"));
     let busy = super::progress::summary(&app).unwrap();
-    assert!(busy.starts_with("re-indexing k=6: read"), "{busy}");
+    assert!(busy.starts_with("re-indexing k=6 word: read"), "{busy}");
     assert!(screen(&app).contains(&busy));
     pump(&mut app);
     assert!(!app.stale());
     assert_eq!(app.results.as_ref().unwrap().index.params.k, 6);
     assert_eq!(app.counters.index_jobs, 2);
     assert_eq!(app.counters.band_jobs, bands_before_k + 1);
+
+    // u: character shingles, re-indexed in the background like a k change, at the
+    // character k (the word k 6 is kept for the way back).
+    let word_pairs = app.results.as_ref().unwrap().found.pairs.clone();
+    app.update(Action::ToggleUnit);
+    assert_eq!(app.params.text.unit, Unit::Char);
+    assert_eq!(app.params.k, super::app::CHAR_K);
+    assert!(app.stale());
+    let reindex = app.outbox.iter().find_map(|c| match c {
+        Cmd::Spawn(job) => match &job.work {
+            Work::Reindex { params, .. } => Some(params.clone()),
+            _ => None,
+        },
+        _ => None,
+    });
+    let reindex = reindex.expect("a re-index job");
+    assert_eq!(reindex.text.unit, Unit::Char);
+    assert_eq!(reindex.k, super::app::CHAR_K);
+    assert_eq!(app.results.as_ref().unwrap().found.pairs, word_pairs);
+    let s = screen(&app);
+    assert!(s.contains("STALE (re-indexing k=9 char)"), "{s}");
+    pump(&mut app);
+    assert!(!app.stale());
+    let index = app.results.as_ref().unwrap().index.clone();
+    assert_eq!(index.params.text.unit, Unit::Char);
+    assert_eq!(index.params.k, super::app::CHAR_K);
+    assert_eq!(app.counters.index_jobs, 3);
+    // The shingles are those of characters: a document's set is that of its graphemes.
+    let doc = &index.docs[0];
+    let text = simtui::corpus::read_text(
+        &simtui::corpus::Entry {
+            id: doc.id.clone(),
+            source: doc.source.clone(),
+            bytes: doc.bytes,
+        },
+        index.params.max_bytes,
+    )
+    .unwrap();
+    let mut tokens = Vec::new();
+    simtui::text::Tokenizer::new(&index.params.text).token_hashes(&text, &mut tokens);
+    let mut set = Vec::new();
+    simtui::shingle::shingle_set(&tokens, super::app::CHAR_K, &mut set);
+    assert_eq!(index.shingles.get(doc.group as usize), &set[..]);
+    assert!(
+        doc.tokens > 2 * text.split_whitespace().count() as u64,
+        "char tokens"
+    );
+    // u again: back to words at k=6.
+    app.update(Action::ToggleUnit);
+    assert_eq!((app.params.text.unit, app.params.k), (Unit::Word, 6));
+    assert!(app.stale());
+    pump(&mut app);
+    assert!(!app.stale());
+    assert_eq!(app.results.as_ref().unwrap().found.pairs, word_pairs);
+    // The unit alone makes results stale (k is not all stale() compares).
+    app.params.text.unit = Unit::Char;
+    assert!(app.stale());
+    app.params.text.unit = Unit::Word;
 
     // filter: typed live, kept with Enter.
     app.update(Action::ToggleTuning);
@@ -1103,13 +1162,13 @@ fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
 #[test]
 fn the_stale_marker_shows_whole_beside_the_tuning_panel() {
     // At 160 columns the tuning panel sits beside the list and the title was cut inside
-    // "STALE (re-indexing k=6)".
+    // "STALE (re-indexing k=6 word)".
     let (_d, mut app) = loaded((160, 40));
     app.update(Action::ToggleTuning);
     app.update(Action::ShingleUp);
     assert!(app.stale());
     let s = screen(&app);
-    assert!(s.contains("STALE (re-indexing k=6)"), "{s}");
+    assert!(s.contains("STALE (re-indexing k=6 word)"), "{s}");
 }
 
 #[test]
