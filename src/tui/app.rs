@@ -232,6 +232,8 @@ pub struct App {
     pub quit: bool,
     /// A fatal error: the event loop ends with it.
     pub fatal: Option<String>,
+    /// The fatal error is one the user can fix (exit code 2).
+    pub fatal_usage: bool,
     pub counters: Counters,
     /// Time the first index took.
     pub indexed_in: Option<std::time::Duration>,
@@ -326,6 +328,7 @@ impl App {
             status: None,
             quit: false,
             fatal: None,
+            fatal_usage: false,
             counters: Counters::default(),
             indexed_in: None,
             log: None,
@@ -1124,7 +1127,7 @@ impl App {
                     self.jobs.remove(&kind);
                 }
             }
-            Msg::Failed { id, error } => {
+            Msg::Failed { id, error, usage } => {
                 let Some(kind) = self.kind_of(id) else {
                     return false;
                 };
@@ -1133,6 +1136,7 @@ impl App {
                 self.started.remove(&id);
                 if kind == Kind::Index && self.results.is_none() {
                     self.fatal = Some(error);
+                    self.fatal_usage = usage;
                 } else {
                     self.status = Some(error);
                 }

@@ -72,7 +72,16 @@ pub(super) fn pump(app: &mut App) {
                     out: Box::new(out),
                 },
                 Err(JobError::Cancelled) => Msg::Cancelled { id: job.id },
-                Err(JobError::Failed(error)) => Msg::Failed { id: job.id, error },
+                Err(JobError::Failed(error)) => Msg::Failed {
+                    id: job.id,
+                    error,
+                    usage: false,
+                },
+                Err(JobError::Usage(error)) => Msg::Failed {
+                    id: job.id,
+                    error,
+                    usage: true,
+                },
             });
         }
     }
@@ -1116,6 +1125,74 @@ fn the_first_load_opens_and_creates_a_saved_index() {
     assert!(file.is_file());
     let saved = simtui::store::load(&file).unwrap();
     assert_eq!(docs(worker::execute(load(Some(saved)), &Silent)), 2);
+}
+
+#[test]
+fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
+    use simtui::progress::Silent;
+    let dir = corpus_dir();
+    let root = dir.path().join("c");
+    let file = dir.path().join("c.idx");
+    // A saved index, written by a first load.
+    let mut app = new_app(dir.path(), (100, 30));
+    app.store = super::store_job(Some(&file), std::slice::from_ref(&root)).unwrap();
+    app.start();
+    pump(&mut app);
+    assert!(app.results.is_some() && file.is_file());
+    // Its body damaged (the checksum no longer matches): only decoding notices. What runs
+    // before the terminal is entered only checks the header, and decodes nothing.
+    let good = std::fs::read(&file).unwrap();
+    let mut bad = good.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x10;
+    std::fs::write(&file, &bad).unwrap();
+    let job = super::store_job(Some(&file), std::slice::from_ref(&root))
+        .expect("the header is fine: decoding is the worker's")
+        .unwrap();
+    assert!(job.preloaded.lock().unwrap().is_none(), "nothing decoded");
+    // The loading view is drawn and says what it waits for.
+    let mut app = new_app(dir.path(), (100, 30));
+    app.store = Some(job);
+    app.start();
+    assert!(screen(&app).contains("walking the folders"));
+    app.progress
+        .update(simtui::progress::Stage::Read, 0, 60, app.now);
+    let s = screen(&app);
+    assert!(s.contains("opening the saved index"), "{s}");
+    // Then the worker finds the damage: a usage error, as it was up front.
+    pump(&mut app);
+    let e = app.fatal.clone().expect("fatal");
+    assert!(e.contains("checksum"), "{e}");
+    assert!(app.fatal_usage);
+    // What the header shows is still refused before the terminal (exit code 2).
+    for (bytes, why) in [
+        (&b"hello, not an index at all"[..], "not a simtui index"),
+        (&good[..50], "truncated"),
+    ] {
+        std::fs::write(&file, bytes).unwrap();
+        let e = super::store_job(Some(&file), std::slice::from_ref(&root))
+            .err()
+            .expect("refused");
+        assert!(e.downcast_ref::<crate::cli::UsageError>().is_some(), "{e}");
+        assert!(e.to_string().contains(why), "{e}");
+    }
+    assert!(
+        super::store_job(Some(&file), &[]).is_err(),
+        "--index needs PATH"
+    );
+    // A good file opens through the worker as before.
+    std::fs::write(&file, &good).unwrap();
+    let job = super::store_job(Some(&file), std::slice::from_ref(&root)).unwrap();
+    let out = worker::execute(
+        worker::Work::Load {
+            roots: vec![root.clone()],
+            walk: Default::default(),
+            params: Default::default(),
+            store: job,
+        },
+        &Silent,
+    );
+    assert!(matches!(out, Ok(worker::Output::Indexed { .. })));
 }
 
 #[test]

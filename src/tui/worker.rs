@@ -197,6 +197,9 @@ pub enum Msg {
     Failed {
         id: u64,
         error: String,
+        /// The user can fix it (a saved index that cannot be used): if it ends the
+        /// explorer, it is a usage error (exit code 2), as it was when checked up front.
+        usage: bool,
     },
     /// A job panicked.
     Crashed {
@@ -284,6 +287,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             };
             let opened = simtui::store::open(&req, preloaded, progress).map_err(|e| match e {
                 simtui::store::StoreError::Cancelled => JobError::Cancelled,
+                e @ (simtui::store::StoreError::Format(..) | simtui::store::StoreError::Io(..)) => {
+                    JobError::Usage(e.to_string())
+                }
                 e => JobError::Failed(e.to_string()),
             })?;
             crate::cli::diag::note(1, opened.report.summary(&req.file));
@@ -423,6 +429,8 @@ fn diff_docs(a: &DiffDoc, b: &DiffDoc, max_bytes: u64) -> Result<DiffModel, Stri
 pub enum JobError {
     Cancelled,
     Failed(String),
+    /// A failure the user can fix (see [`Msg::Failed`]).
+    Usage(String),
 }
 
 impl From<Cancelled> for JobError {
@@ -488,7 +496,16 @@ impl Workers {
                         out: Box::new(out),
                     },
                     Ok(Err(JobError::Cancelled)) => Msg::Cancelled { id },
-                    Ok(Err(JobError::Failed(error))) => Msg::Failed { id, error },
+                    Ok(Err(JobError::Failed(error))) => Msg::Failed {
+                        id,
+                        error,
+                        usage: false,
+                    },
+                    Ok(Err(JobError::Usage(error))) => Msg::Failed {
+                        id,
+                        error,
+                        usage: true,
+                    },
                     Err(payload) => Msg::Crashed {
                         what: format!("{kind:?} job").to_lowercase(),
                         message: panic_message(&payload),
