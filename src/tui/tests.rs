@@ -1196,6 +1196,51 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
 }
 
 #[test]
+fn more_hash_functions_share_the_shingles_and_equal_ensure_perms() {
+    use simtui::progress::Silent;
+    use simtui::sketch::SketchKind;
+    let dir = corpus_dir();
+    for sketch in [SketchKind::MinHash, SketchKind::Oph] {
+        let params = Params {
+            sketch,
+            ..Params::default()
+        };
+        let corpus =
+            simtui::corpus::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default()).unwrap();
+        let index = Arc::new(simtui::index::Index::build(corpus, &params, &Silent).unwrap());
+        let before = index.signatures.data().to_vec();
+        let out = worker::execute(
+            Work::Extend {
+                index: index.clone(),
+                perms: 160,
+            },
+            &Silent,
+        );
+        let Ok(worker::Output::Extended(extended)) = out else {
+            panic!("not extended")
+        };
+        // Bit-identical to extending a copy in place, as the worker used to.
+        let mut copy = (*index).clone();
+        copy.ensure_perms(160, &Silent).unwrap();
+        assert_eq!(extended.num_perm(), 160, "{sketch:?}");
+        assert_eq!(extended.params, copy.params, "{sketch:?}");
+        assert_eq!(
+            extended.signatures.data(),
+            copy.signatures.data(),
+            "{sketch:?}"
+        );
+        // The shingle sets are the original's, not a copy; the original is unchanged.
+        assert!(Arc::ptr_eq(&extended.shingles, &index.shingles));
+        assert_eq!(index.signatures.data(), &before[..]);
+        assert_eq!(index.num_perm(), 128);
+        // Fewer functions than it has: the same index.
+        let same = index.extended(64, &Silent).unwrap();
+        assert_eq!(same.signatures.data(), index.signatures.data());
+        assert_eq!(same.params, index.params);
+    }
+}
+
+#[test]
 fn an_80_by_24_footer_always_shows_help_and_quit() {
     // The pairs list has more keys than 80 columns hold: its own keys are dropped, not
     // the way to get help or leave (they were cut off here before).

@@ -342,12 +342,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 took: t.elapsed(),
             }
         }
-        Work::Extend { index, perms } => {
-            // A copy is extended while the original stays in use for banding.
-            let mut index = (*index).clone();
-            index.ensure_perms(perms, progress)?;
-            Output::Extended(index)
-        }
+        // The original stays in use (on screen, banding) meanwhile: the new index shares
+        // its shingle sets rather than copying them (a copy doubled the memory).
+        Work::Extend { index, perms } => Output::Extended(index.extended(perms, progress)?),
         Work::Fingerprints { index, hasher } => {
             Output::Fingerprinted(Fingerprints::from_index(&index, hasher, progress)?)
         }
