@@ -16,6 +16,7 @@ use crate::text::{TextOptions, Tokenizer};
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -117,15 +118,17 @@ pub struct Found {
     pub verify_time: Duration,
 }
 
-/// A corpus read, shingled and sketched. Cloning copies everything (for a background
-/// thread that extends a copy while the original stays in use).
+/// A corpus read, shingled and sketched. Cloning copies everything but the shingle sets,
+/// which are shared (see [`Index::extended`]).
 #[derive(Clone)]
 pub struct Index {
     pub params: Params,
     pub docs: Vec<Doc>,
     pub skipped: Vec<Skipped>,
-    /// Shingle sets of the groups.
-    pub shingles: ShingleSets,
+    /// Shingle sets of the groups. Shared: an index with more hash functions (and the
+    /// explorer's previous index, still on screen meanwhile) holds the same sets, the
+    /// largest part of an index, instead of a copy.
+    pub shingles: Arc<ShingleSets>,
     /// Signatures of the groups.
     pub signatures: Signatures,
     /// Content hash of each group's normalised token stream (what makes documents
@@ -177,7 +180,7 @@ impl Index {
             params: params.clone(),
             docs: Vec::with_capacity(entries.len()),
             skipped,
-            shingles: ShingleSets::new(),
+            shingles: Arc::new(ShingleSets::new()),
             signatures: Signatures::default(),
             contents: Vec::new(),
             members: Vec::new(),
@@ -218,7 +221,8 @@ impl Index {
             // is not copied again and again as it grows.
             let projected =
                 index.shingles.total() as u64 * total / (index.stats.docs as u64).max(1);
-            index.shingles.reserve_total(projected as usize);
+            // Not shared while it is built: make_mut never copies here.
+            Arc::make_mut(&mut index.shingles).reserve_total(projected as usize);
             reported = total;
             progress.update(Stage::Read, done, total);
             progress.update(Stage::Shingle, done, total);
@@ -228,7 +232,7 @@ impl Index {
             progress.update(Stage::Read, batches.done(), batches.done());
             progress.update(Stage::Shingle, batches.done(), batches.done());
         }
-        index.shingles.shrink_to_fit();
+        Arc::make_mut(&mut index.shingles).shrink_to_fit();
         index.stats.renamed = crate::formats::unique_ids(&mut index.docs);
         index.stats.groups = index.shingles.len();
         index.group_members();
@@ -278,7 +282,7 @@ impl Index {
         let next = self.shingles.len() as u32;
         let group = *by_content.entry(s.content).or_insert(next);
         if group == next {
-            self.shingles.push(&s.set);
+            Arc::make_mut(&mut self.shingles).push(&s.set);
             self.contents.push(s.content);
             self.stats.shingles += s.set.len() as u64;
         }
@@ -333,7 +337,7 @@ impl Index {
             params,
             docs,
             skipped,
-            shingles,
+            shingles: Arc::new(shingles),
             signatures,
             contents,
             members: Vec::new(),
@@ -384,6 +388,33 @@ impl Index {
             self.params.num_perm = n;
         }
         Ok(())
+    }
+
+    /// A copy with at least `n` MinHash functions, as [`Index::ensure_perms`] would make
+    /// it, without copying what does not change: the shingle sets are shared and the old
+    /// signatures are only read. For the explorer, which keeps using this index while the
+    /// copy is computed.
+    pub fn extended(&self, n: usize, progress: &dyn Progress) -> Result<Index, Cancelled> {
+        let mut params = self.params.clone();
+        let signatures = if n > self.signatures.width() {
+            params.num_perm = n;
+            let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
+            self.signatures
+                .extended(&sketcher, &self.shingles, progress)?
+        } else {
+            self.signatures.clone()
+        };
+        Ok(Index {
+            params,
+            docs: self.docs.clone(),
+            skipped: self.skipped.clone(),
+            shingles: self.shingles.clone(),
+            signatures,
+            contents: self.contents.clone(),
+            members: self.members.clone(),
+            member_start: self.member_start.clone(),
+            stats: self.stats.clone(),
+        })
     }
 
     /// Recomputes every signature with another seed or sketch (the shingles are kept).

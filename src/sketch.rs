@@ -310,13 +310,26 @@ impl Signatures {
         sets: &ShingleSets,
         progress: &dyn Progress,
     ) -> Result<(), Cancelled> {
+        if sketcher.width() > self.n {
+            *self = self.extended(sketcher, sets, progress)?;
+        }
+        Ok(())
+    }
+
+    /// [`Signatures::extend`] into new signatures, leaving these as they are (a copy if
+    /// `sketcher` has no more functions).
+    pub fn extended(
+        &self,
+        sketcher: &Sketcher,
+        sets: &ShingleSets,
+        progress: &dyn Progress,
+    ) -> Result<Signatures, Cancelled> {
         let (old, new) = (self.n, sketcher.width());
         if new <= old {
-            return Ok(());
+            return Ok(self.clone());
         }
         if sketcher.kind() == SketchKind::Oph || old == 0 {
-            *self = Signatures::compute(sketcher, sets, progress)?;
-            return Ok(());
+            return Signatures::compute(sketcher, sets, progress);
         }
         let mut extra = vec![0u32; (new - old) * sets.len()];
         fill_rows(sketcher, sets, old, new - old, &mut extra, progress)?;
@@ -329,9 +342,7 @@ impl Signatures {
             data.extend_from_slice(row);
             data.extend_from_slice(more);
         }
-        self.n = new;
-        self.data = data;
-        Ok(())
+        Ok(Signatures { n: new, data })
     }
 
     /// Signatures from a row-major matrix of rows of `n` (a saved index). `None` unless

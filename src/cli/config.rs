@@ -64,6 +64,7 @@ pub const ACTIONS: &[&str] = &[
     "rows_down",
     "shingle_up",
     "shingle_down",
+    "toggle_unit",
     "sim_up",
     "sim_down",
     "neighbours",

@@ -320,8 +320,15 @@ fn le64(b: &[u8], at: usize) -> u64 {
 }
 
 /// Reads the header only: magic, version, and the size the file should have.
-fn check_frame(bytes: &[u8]) -> Result<(), FormatError> {
-    let n = bytes.len() as u64;
+/// Bytes [`check_head`] needs: a header and a trailer, so a file shorter than that is
+/// known to be truncated.
+pub const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;
+
+/// The checks of an index file that need only its first [`HEAD_BYTES`] bytes (`bytes`,
+/// all of them if the file is shorter) and its length `n`: an index, of this version, not
+/// truncated. The explorer runs them before it takes the terminal and leaves the rest
+/// of [`decode`] (the checksum, the contents) to a background thread.
+pub fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
     if bytes.len() < MAGIC.len() {
         return if MAGIC.starts_with(bytes) {
             Err(FormatError::Truncated {
@@ -364,6 +371,13 @@ fn check_frame(bytes: &[u8]) -> Result<(), FormatError> {
             actual: n,
         });
     }
+    Ok(())
+}
+
+fn check_frame(bytes: &[u8]) -> Result<(), FormatError> {
+    let n = bytes.len() as u64;
+    check_head(&bytes[..bytes.len().min(HEAD_BYTES)], n)?;
+    let size = le64(bytes, 16);
     let end = n - TRAILER;
     if xxh3_64(&bytes[..end as usize]) != le64(bytes, end as usize) {
         return Err(FormatError::Checksum);

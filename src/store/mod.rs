@@ -227,6 +227,19 @@ pub fn load(file: &Path) -> Result<Saved, StoreError> {
     format::decode(&bytes).map_err(|e| StoreError::Format(file.to_path_buf(), e))
 }
 
+/// Checks what is cheap to check of an index file (see [`format::check_head`]), without
+/// reading or decoding the rest.
+pub fn check(file: &Path) -> Result<(), StoreError> {
+    let io = |e| StoreError::Io(file.to_path_buf(), e);
+    let f = fs::File::open(file).map_err(io)?;
+    let n = f.metadata().map_err(io)?.len();
+    let mut head = Vec::with_capacity(format::HEAD_BYTES);
+    f.take(format::HEAD_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    format::check_head(&head, n).map_err(|e| StoreError::Format(file.to_path_buf(), e))
+}
+
 /// Opens (or builds) the index of `req.roots` saved in `req.file`, re-indexing only
 /// what changed, and writes the file back when it changed. `preloaded` is the file
 /// already decoded (the explorer checks it before it takes the terminal).

@@ -16,6 +16,7 @@ use simtui::fingerprints::Fingerprints;
 use simtui::index::{Found, Index, Pair, Params};
 use simtui::progress::Stage;
 use simtui::simhash::{SimHasher, Weight, default_max_distance};
+use simtui::text::Unit;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -30,6 +31,12 @@ pub const MAX_PERMS: usize = 2048;
 /// Signatures grow by at least this many functions at a time (fewer rehashes while
 /// someone holds a key down).
 const PERM_STEP: usize = 32;
+/// The k a unit starts at when `u` first switches to it. Five words and nine characters
+/// are the usual choices (Leskovec, Rajaraman and Ullman, *Mining of Massive Datasets*,
+/// 3.2.3): both make shingles rare enough that sharing one means sharing text. Keeping the
+/// word k for characters would match nearly everything (5 characters are under one word).
+pub const WORD_K: usize = 5;
+pub const CHAR_K: usize = 9;
 
 /// Something for the event loop to do.
 pub enum Cmd {
@@ -179,6 +186,9 @@ pub struct App {
     walk: WalkOptions,
     /// The wanted parameters (k, text options) and banding.
     pub params: Params,
+    /// The k of the unit not in use, taken back when `u` switches to it (so switching
+    /// there and back returns to the same k).
+    pub other_k: usize,
     pub bands: usize,
     pub rows: usize,
     max_perms: usize,
@@ -224,6 +234,8 @@ pub struct App {
     pub quit: bool,
     /// A fatal error: the event loop ends with it.
     pub fatal: Option<String>,
+    /// The fatal error is one the user can fix (exit code 2).
+    pub fatal_usage: bool,
     pub counters: Counters,
     /// Time the first index took.
     pub indexed_in: Option<std::time::Duration>,
@@ -274,6 +286,10 @@ impl App {
             roots,
             walk,
             max_perms: MAX_PERMS.max(bands * rows),
+            other_k: match params.text.unit {
+                Unit::Word => CHAR_K,
+                Unit::Char => WORD_K,
+            },
             params,
             bands,
             rows,
@@ -315,6 +331,7 @@ impl App {
             status: None,
             quit: false,
             fatal: None,
+            fatal_usage: false,
             counters: Counters::default(),
             indexed_in: None,
             log: None,
@@ -450,11 +467,18 @@ impl App {
         }
     }
 
-    /// The results are for other parameters than the wanted ones.
+    /// The results are for other parameters than the wanted ones: anything that changes
+    /// the shingles (k, and the text options: unit, case, stop words).
     pub fn stale(&self) -> bool {
-        self.results
-            .as_ref()
-            .is_some_and(|r| r.index.params.k != self.params.k)
+        self.results.as_ref().is_some_and(|r| {
+            r.index.params.k != self.params.k || r.index.params.text != self.params.text
+        })
+    }
+
+    /// What a re-index is for, as the STALE marker and the progress line say it:
+    /// "k=9 char".
+    pub fn shingling(&self) -> String {
+        format!("k={} {}", self.params.k, self.params.text.unit.name())
     }
 
     pub fn rebanding(&self) -> bool {
@@ -628,6 +652,7 @@ impl App {
             Action::RowsDown => self.set_banding(self.bands, self.rows.saturating_sub(1)),
             Action::ShingleUp => self.set_k(self.params.k + 1),
             Action::ShingleDown => self.set_k(self.params.k.saturating_sub(1)),
+            Action::ToggleUnit => self.toggle_unit(),
             Action::SimUp => self.tuning.s_pct = (self.tuning.s_pct + 5).min(100),
             Action::SimDown => self.tuning.s_pct = self.tuning.s_pct.saturating_sub(5),
             _ => {}
@@ -664,11 +689,32 @@ impl App {
             self.status = Some(format!("k is between 1 and {MAX_K}"));
             return;
         }
+        self.reindex(k, self.params.text.unit);
+    }
+
+    /// `u`: word ↔ character shingles, each with its own k.
+    fn toggle_unit(&mut self) {
+        let unit = match self.params.text.unit {
+            Unit::Word => Unit::Char,
+            Unit::Char => Unit::Word,
+        };
+        let k = self.other_k;
+        let was = self.params.k;
+        if self.reindex(k, unit) {
+            self.other_k = was;
+            self.status = Some(format!("{} shingles, k={k}", unit.name()));
+        }
+    }
+
+    /// Re-indexes the corpus with new shingles in the background. False before the first
+    /// load has finished (there is no corpus to re-index yet).
+    fn reindex(&mut self, k: usize, unit: Unit) -> bool {
         let Some(corpus) = self.corpus.clone() else {
-            return;
+            return false;
         };
         self.params.k = k;
-        self.log(&format!("re-index requested: k={k}"));
+        self.params.text.unit = unit;
+        self.log(&format!("re-index requested: k={k} unit={}", unit.name()));
         self.params.num_perm = (self.bands * self.rows)
             .max(self.index.as_ref().map_or(0, |i| i.num_perm()))
             .next_multiple_of(PERM_STEP);
@@ -683,6 +729,7 @@ impl App {
             corpus,
             params: self.params.clone(),
         });
+        true
     }
 
     /// Bands the newest index with the wanted (b, r), computing more hash functions
@@ -1084,7 +1131,7 @@ impl App {
                     self.jobs.remove(&kind);
                 }
             }
-            Msg::Failed { id, error } => {
+            Msg::Failed { id, error, usage } => {
                 let Some(kind) = self.kind_of(id) else {
                     return false;
                 };
@@ -1093,6 +1140,7 @@ impl App {
                 self.started.remove(&id);
                 if kind == Kind::Index && self.results.is_none() {
                     self.fatal = Some(error);
+                    self.fatal_usage = usage;
                 } else {
                     self.status = Some(error);
                 }

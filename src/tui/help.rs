@@ -33,7 +33,11 @@ pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
         let tuning = keys::help_where(Context::Tuning, |a| {
             matches!(
                 a,
-                Action::BandsUp | Action::RowsUp | Action::ShingleUp | Action::SimUp
+                Action::BandsUp
+                    | Action::RowsUp
+                    | Action::ShingleUp
+                    | Action::ToggleUnit
+                    | Action::SimUp
             )
         });
         section("Tuning panel (t)", tuning, &mut out);

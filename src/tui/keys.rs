@@ -51,6 +51,8 @@ pub enum Action {
     RowsDown,
     ShingleUp,
     ShingleDown,
+    /// Word ↔ character shingles (re-indexes, with that unit's k).
+    ToggleUnit,
     SimUp,
     SimDown,
     /// The nearest neighbours of the selected pair's first (left) document.
@@ -233,6 +235,7 @@ const DEFAULT_TUNING: &[Binding] = &[
     b(&[k('R')], "", Action::RowsDown, "", "", false),
     b(&[k('k')], "k/K", Action::ShingleUp, "k±", "shingle size k +1 / −1: re-indexes in the background", true),
     b(&[k('K')], "", Action::ShingleDown, "", "", false),
+    b(&[k('u')], "u", Action::ToggleUnit, "unit", "shingle unit word ↔ char: re-indexes in the background; each unit keeps its own k (char starts at 9, word at 5)", true),
     b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "s±", "move the similarity s where recall is shown (±0.05)", true),
     b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
     b(&[UP], "↑/↓", Action::Up, "", "move in the pair list", false),
@@ -386,6 +389,7 @@ pub const NAMES: &[(&str, Action)] = &[
     ("rows_down", Action::RowsDown),
     ("shingle_up", Action::ShingleUp),
     ("shingle_down", Action::ShingleDown),
+    ("toggle_unit", Action::ToggleUnit),
     ("sim_up", Action::SimUp),
     ("sim_down", Action::SimDown),
     ("neighbours", Action::Neighbours),

@@ -74,27 +74,7 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
             .or_else(|_| std::fs::symlink_metadata(root))
             .map_err(|e| crate::cli::UsageError(format!("{}: {e}", root.display())))?;
     }
-    // A saved index is checked (and decoded) first too: a bad one is a usage error.
-    let store = match &opts.index_file {
-        None => None,
-        Some(_) if opts.roots.is_empty() => {
-            return Err(crate::cli::UsageError(
-                "--index needs the PATH of the corpus it indexes".into(),
-            )
-            .into());
-        }
-        Some(file) => {
-            let preloaded = if file.exists() {
-                Some(simtui::store::load(file).map_err(crate::cli::index_cmd::store_error)?)
-            } else {
-                None
-            };
-            Some(worker::StoreJob {
-                file: file.clone(),
-                preloaded: std::sync::Arc::new(std::sync::Mutex::new(preloaded)),
-            })
-        }
-    };
+    let store = store_job(opts.index_file.as_deref(), &opts.roots)?;
     check_terminal(&opts)?;
     let size = ratatui::crossterm::terminal::size().context("cannot read the terminal size")?;
     let settings = &opts.settings;
@@ -138,6 +118,32 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
         Err(e) => app.log(&format!("quit with an error: {e:#}")),
     }
     result
+}
+
+/// The saved index for the first load. Only its header is checked here, where a bad
+/// file is still a usage error before the terminal is touched: decoding takes long on a
+/// large index (about 0.5 s at 100,000 documents), and the first frame must not wait
+/// for it. The Load worker decodes it, with the loading view on screen.
+fn store_job(
+    index_file: Option<&std::path::Path>,
+    roots: &[PathBuf],
+) -> anyhow::Result<Option<worker::StoreJob>> {
+    let Some(file) = index_file else {
+        return Ok(None);
+    };
+    if roots.is_empty() {
+        return Err(crate::cli::UsageError(
+            "--index needs the PATH of the corpus it indexes".into(),
+        )
+        .into());
+    }
+    if file.exists() {
+        simtui::store::check(file).map_err(crate::cli::index_cmd::store_error)?;
+    }
+    Ok(Some(worker::StoreJob {
+        file: file.to_path_buf(),
+        preloaded: std::sync::Arc::new(std::sync::Mutex::new(None)),
+    }))
 }
 
 fn check_terminal(opts: &ExploreOptions) -> anyhow::Result<()> {
@@ -206,6 +212,9 @@ fn event_loop(
             }
         }
         if let Some(e) = app.fatal.take() {
+            if app.fatal_usage {
+                return Err(crate::cli::UsageError(e).into());
+            }
             bail!(e);
         }
         if app.quit {

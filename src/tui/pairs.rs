@@ -56,7 +56,7 @@ fn title(app: &App) -> Line<'static> {
         spans.insert(
             1,
             Span::styled(
-                format!(" · STALE (re-indexing k={})", app.params.k),
+                format!(" · STALE (re-indexing {})", app.shingling()),
                 t.warn(),
             ),
         );

@@ -187,6 +187,15 @@ pub fn stage_line(app: &App, stage: Stage, width: usize) -> Line<'static> {
     ])
 }
 
+/// The first load is past the walk and still reading the saved index: nothing has been
+/// read, shingled or banded yet.
+fn opening_store(app: &App) -> bool {
+    app.progress.get(Stage::Read).done == 0
+        && Stage::ALL[1..]
+            .iter()
+            .all(|&s| app.progress.get(s).started.is_none())
+}
+
 /// The loading screen: a box with every stage, drawn until the first pairs are found.
 pub fn render(app: &App, frame: &mut Frame, body: Rect) {
     let t = &app.theme;
@@ -203,10 +212,24 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
     let head = match app.progress.walking {
         Some(_) if app.is_demo() => "generating the demo corpus…".to_string(),
         Some(_) => "walking the folders…".to_string(),
-        None => format!(
-            "{} documents",
-            fmt::count(app.progress.get(Stage::Read).total)
-        ),
+        None => {
+            let docs = format!(
+                "{} documents",
+                fmt::count(app.progress.get(Stage::Read).total)
+            );
+            match &app.store {
+                // The worker reads and decodes the saved index before any stage moves:
+                // say so, or the screen looks stuck at "read 0".
+                Some(store) if opening_store(app) => format!(
+                    "{docs} · opening the saved index {}…",
+                    fmt::shorten_middle(
+                        &store.file.display().to_string(),
+                        inner_w.saturating_sub(docs.len() + 30)
+                    )
+                ),
+                _ => docs,
+            }
+        }
     };
     lines.push(Line::from(Span::styled(head, t.dim())));
     lines.push(Line::default());
@@ -262,8 +285,8 @@ pub fn summary(app: &App) -> Option<String> {
     if app.running(Kind::Index) && app.results.is_some() {
         let s = active(&[Stage::Read, Stage::Shingle, Stage::Sketch]);
         return Some(format!(
-            "re-indexing k={}: {} {}%",
-            app.params.k,
+            "re-indexing {}: {} {}%",
+            app.shingling(),
             s.name(),
             pct(s)
         ));

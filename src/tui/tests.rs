@@ -4,7 +4,7 @@
 use super::app::{AllState, App, Cmd, Sort};
 use super::keys::{Action, Context};
 use super::theme::Theme;
-use super::worker::{self, JobError, Msg, Reporter};
+use super::worker::{self, JobError, Msg, Reporter, Work};
 use super::{diff, render};
 use crate::cli::diag::Log;
 use crate::cli::explorer::ExplorerSettings;
@@ -17,6 +17,7 @@ use ratatui::style::{Color, Modifier};
 use simtui::corpus::WalkOptions;
 use simtui::generator::{GenOptions, generate};
 use simtui::index::Params;
+use simtui::text::Unit;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -71,7 +72,16 @@ pub(super) fn pump(app: &mut App) {
                     out: Box::new(out),
                 },
                 Err(JobError::Cancelled) => Msg::Cancelled { id: job.id },
-                Err(JobError::Failed(error)) => Msg::Failed { id: job.id, error },
+                Err(JobError::Failed(error)) => Msg::Failed {
+                    id: job.id,
+                    error,
+                    usage: false,
+                },
+                Err(JobError::Usage(error)) => Msg::Failed {
+                    id: job.id,
+                    error,
+                    usage: true,
+                },
             });
         }
     }
@@ -434,13 +444,71 @@ fn a_session_of_actions_rebands_without_rehashing() {
     assert_eq!(app.results.as_ref().unwrap().found.pairs.len(), old_pairs);
     assert!(screen(&app).contains("STALE"));
     let busy = super::progress::summary(&app).unwrap();
-    assert!(busy.starts_with("re-indexing k=6: read"), "{busy}");
+    assert!(busy.starts_with("re-indexing k=6 word: read"), "{busy}");
     assert!(screen(&app).contains(&busy));
     pump(&mut app);
     assert!(!app.stale());
     assert_eq!(app.results.as_ref().unwrap().index.params.k, 6);
     assert_eq!(app.counters.index_jobs, 2);
     assert_eq!(app.counters.band_jobs, bands_before_k + 1);
+
+    // u: character shingles, re-indexed in the background like a k change, at the
+    // character k (the word k 6 is kept for the way back).
+    let word_pairs = app.results.as_ref().unwrap().found.pairs.clone();
+    app.update(Action::ToggleUnit);
+    assert_eq!(app.params.text.unit, Unit::Char);
+    assert_eq!(app.params.k, super::app::CHAR_K);
+    assert!(app.stale());
+    let reindex = app.outbox.iter().find_map(|c| match c {
+        Cmd::Spawn(job) => match &job.work {
+            Work::Reindex { params, .. } => Some(params.clone()),
+            _ => None,
+        },
+        _ => None,
+    });
+    let reindex = reindex.expect("a re-index job");
+    assert_eq!(reindex.text.unit, Unit::Char);
+    assert_eq!(reindex.k, super::app::CHAR_K);
+    assert_eq!(app.results.as_ref().unwrap().found.pairs, word_pairs);
+    let s = screen(&app);
+    assert!(s.contains("STALE (re-indexing k=9 char)"), "{s}");
+    pump(&mut app);
+    assert!(!app.stale());
+    let index = app.results.as_ref().unwrap().index.clone();
+    assert_eq!(index.params.text.unit, Unit::Char);
+    assert_eq!(index.params.k, super::app::CHAR_K);
+    assert_eq!(app.counters.index_jobs, 3);
+    // The shingles are those of characters: a document's set is that of its graphemes.
+    let doc = &index.docs[0];
+    let text = simtui::corpus::read_text(
+        &simtui::corpus::Entry {
+            id: doc.id.clone(),
+            source: doc.source.clone(),
+            bytes: doc.bytes,
+        },
+        index.params.max_bytes,
+    )
+    .unwrap();
+    let mut tokens = Vec::new();
+    simtui::text::Tokenizer::new(&index.params.text).token_hashes(&text, &mut tokens);
+    let mut set = Vec::new();
+    simtui::shingle::shingle_set(&tokens, super::app::CHAR_K, &mut set);
+    assert_eq!(index.shingles.get(doc.group as usize), &set[..]);
+    assert!(
+        doc.tokens > 2 * text.split_whitespace().count() as u64,
+        "char tokens"
+    );
+    // u again: back to words at k=6.
+    app.update(Action::ToggleUnit);
+    assert_eq!((app.params.text.unit, app.params.k), (Unit::Word, 6));
+    assert!(app.stale());
+    pump(&mut app);
+    assert!(!app.stale());
+    assert_eq!(app.results.as_ref().unwrap().found.pairs, word_pairs);
+    // The unit alone makes results stale (k is not all stale() compares).
+    app.params.text.unit = Unit::Char;
+    assert!(app.stale());
+    app.params.text.unit = Unit::Word;
 
     // filter: typed live, kept with Enter.
     app.update(Action::ToggleTuning);
@@ -1060,6 +1128,119 @@ fn the_first_load_opens_and_creates_a_saved_index() {
 }
 
 #[test]
+fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
+    use simtui::progress::Silent;
+    let dir = corpus_dir();
+    let root = dir.path().join("c");
+    let file = dir.path().join("c.idx");
+    // A saved index, written by a first load.
+    let mut app = new_app(dir.path(), (100, 30));
+    app.store = super::store_job(Some(&file), std::slice::from_ref(&root)).unwrap();
+    app.start();
+    pump(&mut app);
+    assert!(app.results.is_some() && file.is_file());
+    // Its body damaged (the checksum no longer matches): only decoding notices. What runs
+    // before the terminal is entered only checks the header, and decodes nothing.
+    let good = std::fs::read(&file).unwrap();
+    let mut bad = good.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x10;
+    std::fs::write(&file, &bad).unwrap();
+    let job = super::store_job(Some(&file), std::slice::from_ref(&root))
+        .expect("the header is fine: decoding is the worker's")
+        .unwrap();
+    assert!(job.preloaded.lock().unwrap().is_none(), "nothing decoded");
+    // The loading view is drawn and says what it waits for.
+    let mut app = new_app(dir.path(), (100, 30));
+    app.store = Some(job);
+    app.start();
+    assert!(screen(&app).contains("walking the folders"));
+    app.progress
+        .update(simtui::progress::Stage::Read, 0, 60, app.now);
+    let s = screen(&app);
+    assert!(s.contains("opening the saved index"), "{s}");
+    // Then the worker finds the damage: a usage error, as it was up front.
+    pump(&mut app);
+    let e = app.fatal.clone().expect("fatal");
+    assert!(e.contains("checksum"), "{e}");
+    assert!(app.fatal_usage);
+    // What the header shows is still refused before the terminal (exit code 2).
+    for (bytes, why) in [
+        (&b"hello, not an index at all"[..], "not a simtui index"),
+        (&good[..50], "truncated"),
+    ] {
+        std::fs::write(&file, bytes).unwrap();
+        let e = super::store_job(Some(&file), std::slice::from_ref(&root))
+            .err()
+            .expect("refused");
+        assert!(e.downcast_ref::<crate::cli::UsageError>().is_some(), "{e}");
+        assert!(e.to_string().contains(why), "{e}");
+    }
+    assert!(
+        super::store_job(Some(&file), &[]).is_err(),
+        "--index needs PATH"
+    );
+    // A good file opens through the worker as before.
+    std::fs::write(&file, &good).unwrap();
+    let job = super::store_job(Some(&file), std::slice::from_ref(&root)).unwrap();
+    let out = worker::execute(
+        worker::Work::Load {
+            roots: vec![root.clone()],
+            walk: Default::default(),
+            params: Default::default(),
+            store: job,
+        },
+        &Silent,
+    );
+    assert!(matches!(out, Ok(worker::Output::Indexed { .. })));
+}
+
+#[test]
+fn more_hash_functions_share_the_shingles_and_equal_ensure_perms() {
+    use simtui::progress::Silent;
+    use simtui::sketch::SketchKind;
+    let dir = corpus_dir();
+    for sketch in [SketchKind::MinHash, SketchKind::Oph] {
+        let params = Params {
+            sketch,
+            ..Params::default()
+        };
+        let corpus =
+            simtui::corpus::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default()).unwrap();
+        let index = Arc::new(simtui::index::Index::build(corpus, &params, &Silent).unwrap());
+        let before = index.signatures.data().to_vec();
+        let out = worker::execute(
+            Work::Extend {
+                index: index.clone(),
+                perms: 160,
+            },
+            &Silent,
+        );
+        let Ok(worker::Output::Extended(extended)) = out else {
+            panic!("not extended")
+        };
+        // Bit-identical to extending a copy in place, as the worker used to.
+        let mut copy = (*index).clone();
+        copy.ensure_perms(160, &Silent).unwrap();
+        assert_eq!(extended.num_perm(), 160, "{sketch:?}");
+        assert_eq!(extended.params, copy.params, "{sketch:?}");
+        assert_eq!(
+            extended.signatures.data(),
+            copy.signatures.data(),
+            "{sketch:?}"
+        );
+        // The shingle sets are the original's, not a copy; the original is unchanged.
+        assert!(Arc::ptr_eq(&extended.shingles, &index.shingles));
+        assert_eq!(index.signatures.data(), &before[..]);
+        assert_eq!(index.num_perm(), 128);
+        // Fewer functions than it has: the same index.
+        let same = index.extended(64, &Silent).unwrap();
+        assert_eq!(same.signatures.data(), index.signatures.data());
+        assert_eq!(same.params, index.params);
+    }
+}
+
+#[test]
 fn an_80_by_24_footer_always_shows_help_and_quit() {
     // The pairs list has more keys than 80 columns hold: its own keys are dropped, not
     // the way to get help or leave (they were cut off here before).
@@ -1103,13 +1284,13 @@ fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
 #[test]
 fn the_stale_marker_shows_whole_beside_the_tuning_panel() {
     // At 160 columns the tuning panel sits beside the list and the title was cut inside
-    // "STALE (re-indexing k=6)".
+    // "STALE (re-indexing k=6 word)".
     let (_d, mut app) = loaded((160, 40));
     app.update(Action::ToggleTuning);
     app.update(Action::ShingleUp);
     assert!(app.stale());
     let s = screen(&app);
-    assert!(s.contains("STALE (re-indexing k=6)"), "{s}");
+    assert!(s.contains("STALE (re-indexing k=6 word)"), "{s}");
 }
 
 #[test]

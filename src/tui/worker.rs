@@ -200,6 +200,9 @@ pub enum Msg {
     Failed {
         id: u64,
         error: String,
+        /// The user can fix it (a saved index that cannot be used): if it ends the
+        /// explorer, it is a usage error (exit code 2), as it was when checked up front.
+        usage: bool,
     },
     /// A job panicked.
     Crashed {
@@ -287,6 +290,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             };
             let opened = simtui::store::open(&req, preloaded, progress).map_err(|e| match e {
                 simtui::store::StoreError::Cancelled => JobError::Cancelled,
+                e @ (simtui::store::StoreError::Format(..) | simtui::store::StoreError::Io(..)) => {
+                    JobError::Usage(e.to_string())
+                }
                 e => JobError::Failed(e.to_string()),
             })?;
             crate::cli::diag::note(1, opened.report.summary(&req.file));
@@ -339,12 +345,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 took: t.elapsed(),
             }
         }
-        Work::Extend { index, perms } => {
-            // A copy is extended while the original stays in use for banding.
-            let mut index = (*index).clone();
-            index.ensure_perms(perms, progress)?;
-            Output::Extended(index)
-        }
+        // The original stays in use (on screen, banding) meanwhile: the new index shares
+        // its shingle sets rather than copying them (a copy doubled the memory).
+        Work::Extend { index, perms } => Output::Extended(index.extended(perms, progress)?),
         Work::Fingerprints { index, hasher } => {
             Output::Fingerprinted(Fingerprints::from_index(&index, hasher, progress)?)
         }
@@ -431,6 +434,8 @@ fn diff_docs(a: &DiffDoc, b: &DiffDoc, max_bytes: u64) -> Result<DiffModel, Stri
 pub enum JobError {
     Cancelled,
     Failed(String),
+    /// A failure the user can fix (see [`Msg::Failed`]).
+    Usage(String),
 }
 
 impl From<Cancelled> for JobError {
@@ -496,7 +501,16 @@ impl Workers {
                         out: Box::new(out),
                     },
                     Ok(Err(JobError::Cancelled)) => Msg::Cancelled { id },
-                    Ok(Err(JobError::Failed(error))) => Msg::Failed { id, error },
+                    Ok(Err(JobError::Failed(error))) => Msg::Failed {
+                        id,
+                        error,
+                        usage: false,
+                    },
+                    Ok(Err(JobError::Usage(error))) => Msg::Failed {
+                        id,
+                        error,
+                        usage: true,
+                    },
                     Err(payload) => Msg::Crashed {
                         what: format!("{kind:?} job").to_lowercase(),
                         message: panic_message(&payload),
