@@ -100,6 +100,10 @@ impl std::fmt::Display for ExactError {
 
 impl std::error::Error for ExactError {}
 
+/// Slices of the hash space the postings are built in, and the shift to a shingle's slice.
+const SLICES: u64 = 16;
+const SLICE_SHIFT: u32 = 60;
+
 /// Computes every pair of distinct contents sharing a shingle, keeping those with
 /// J ≥ `floor` (floor > 0). Reports `Stage::Verify` progress over contents.
 pub fn all_pairs(
@@ -117,32 +121,44 @@ pub fn all_pairs(
     if sets.total() > limits.max_shingles {
         return Err(ExactError::TooLarge(format!("{} shingles", sets.total())));
     }
-    // Postings: (shingle, content), sorted, so each shingle's contents are ascending.
-    let mut occ: Vec<(u64, u32)> = Vec::with_capacity(sets.total());
-    for g in 0..groups {
-        occ.extend(sets.get(g).iter().map(|&s| (s, g as u32)));
-    }
-    check(progress)?;
-    occ.par_sort_unstable();
+    // Postings of the shingles that two contents or more share (the others pair
+    // nothing: most shingles of a corpus are in one document only), each shingle's
+    // contents ascending. Built a slice of the hash space at a time, so that the
+    // (shingle, content) list sorted at once is a sixteenth of the corpus's.
     let mut keys: Vec<u64> = Vec::new();
     let mut starts: Vec<usize> = Vec::new();
+    let mut members: Vec<u32> = Vec::new();
     let mut work = 0u64;
-    let mut at = 0usize;
-    for run in occ.chunk_by(|x, y| x.0 == y.0) {
-        keys.push(run[0].0);
-        starts.push(at);
-        at += run.len();
-        let p = run.len() as u64;
-        work += p * (p - 1) / 2;
+    let mut occ: Vec<(u64, u32)> = Vec::new();
+    for slice in 0..SLICES {
+        check(progress)?;
+        occ.clear();
+        for g in 0..groups {
+            // The sets are sorted, so a slice of the hash space is a run of each.
+            let set = sets.get(g);
+            let from = set.partition_point(|&s| s >> SLICE_SHIFT < slice);
+            let to = set.partition_point(|&s| s >> SLICE_SHIFT <= slice);
+            occ.extend(set[from..to].iter().map(|&s| (s, g as u32)));
+        }
+        occ.par_sort_unstable();
+        for run in occ.chunk_by(|x, y| x.0 == y.0) {
+            if run.len() < 2 {
+                continue;
+            }
+            keys.push(run[0].0);
+            starts.push(members.len());
+            members.extend(run.iter().map(|o| o.1));
+            let p = run.len() as u64;
+            work += p * (p - 1) / 2;
+        }
     }
-    starts.push(occ.len());
+    starts.push(members.len());
+    drop(occ);
     if work > limits.max_work {
         return Err(ExactError::TooLarge(format!(
             "{work} shared-shingle pairs to count"
         )));
     }
-    let members: Vec<u32> = occ.iter().map(|o| o.1).collect();
-    drop(occ);
 
     let kept = AtomicUsize::new(0);
     let done = AtomicU64::new(0);
@@ -158,7 +174,9 @@ pub fn all_pairs(
                 }
                 let set_a = sets.get(a as usize);
                 for s in set_a {
-                    let k = keys.binary_search(s).expect("every shingle is indexed");
+                    let Ok(k) = keys.binary_search(s) else {
+                        continue; // in this content only
+                    };
                     let post = &members[starts[k]..starts[k + 1]];
                     let from = post.partition_point(|&b| b <= a);
                     for &b in &post[from..] {
@@ -280,6 +298,41 @@ mod tests {
             exact.at_least(0.5),
             brute.iter().filter(|p| p.2 >= 0.5).count()
         );
+    }
+
+    #[test]
+    fn matches_brute_force_on_a_generated_corpus() {
+        // Families of near-duplicates among unrelated documents: shingles shared by many
+        // contents, by two, and by one only, in every slice of the hash space.
+        let c = Corpus::from_texts(
+            crate::generator::generate(&crate::generator::GenOptions {
+                docs: 400,
+                seed: 9,
+                words: 40,
+                ..Default::default()
+            })
+            .docs
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| (format!("d{i:03}"), d.text)),
+        );
+        let idx = Index::build(c, &Params::default(), &Silent).unwrap();
+        let exact = all_pairs(&idx, 1e-9, &Limits::default(), &Silent).unwrap();
+        let n = idx.shingles.len();
+        let mut brute = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                let j = jaccard(idx.shingles.get(a), idx.shingles.get(b));
+                if j > 0.0 {
+                    brute.push((a as u32, b as u32, j));
+                }
+            }
+        }
+        let mut got: Vec<_> = exact.pairs.iter().map(|p| (p.a, p.b, p.jaccard)).collect();
+        got.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+        assert!(brute.len() > 50, "{}", brute.len());
+        assert_eq!(got, brute);
+        assert_eq!(exact.total as usize, brute.len());
     }
 
     #[test]
