@@ -329,7 +329,7 @@ mod tests {
             }
         }
         let mut got: Vec<_> = exact.pairs.iter().map(|p| (p.a, p.b, p.jaccard)).collect();
-        got.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+        got.sort_by_key(|p| (p.0, p.1));
         assert!(brute.len() > 50, "{}", brute.len());
         assert_eq!(got, brute);
         assert_eq!(exact.total as usize, brute.len());
