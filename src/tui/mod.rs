@@ -223,6 +223,7 @@ fn event_loop(
         if dirty {
             // No frame while a panicking thread restores the terminal, nor after.
             let Some(_drawing) = terminal::drawing() else {
+                terminal::wait_for_reports();
                 let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
                 bail!("a thread panicked: {report}");
             };
@@ -231,6 +232,7 @@ fn event_loop(
             dirty = false;
         }
         if terminal::panicked() {
+            terminal::wait_for_reports();
             let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
             bail!("a thread panicked: {report}");
         }

@@ -6,7 +6,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::{cursor, event, execute, terminal};
 use std::io::{self, Stdout};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, Once, OnceLock};
 use std::thread::ThreadId;
 
@@ -22,6 +22,10 @@ static HOOK: Once = Once::new();
 /// alternate screen while the UI thread was still writing the frame, whose tail then
 /// overwrote the report on the primary screen.
 static DRAWING: Mutex<()> = Mutex::new(());
+/// Panic hooks still running. The UI thread sees [`PANICKED`] as soon as a hook starts,
+/// and would otherwise return and end the process before a worker's hook had printed
+/// its report.
+static IN_HOOK: AtomicUsize = AtomicUsize::new(0);
 /// The thread that draws (the one that entered the session).
 static UI_THREAD: OnceLock<ThreadId> = OnceLock::new();
 /// The first panic's message and place, repeated in the final error: a long backtrace
@@ -42,6 +46,14 @@ pub fn panic_report() -> Option<String> {
 pub fn drawing() -> Option<MutexGuard<'static, ()>> {
     let guard = DRAWING.lock().unwrap_or_else(|e| e.into_inner());
     (!panicked()).then_some(guard)
+}
+
+/// Waits (at most 2 s) for the panic hooks under way to print their reports.
+pub fn wait_for_reports() {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while IN_HOOK.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// Restores the terminal if this process changed it. Safe to call more than once and
@@ -65,6 +77,7 @@ pub fn install_panic_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            IN_HOOK.fetch_add(1, Ordering::SeqCst);
             PANICKED.store(true, Ordering::SeqCst);
             if let Ok(mut report) = PANIC_REPORT.lock() {
                 let place = info
@@ -86,6 +99,7 @@ pub fn install_panic_hook() {
             let _guard = (!on_ui_thread).then(|| DRAWING.lock().unwrap_or_else(|e| e.into_inner()));
             let _ = restore();
             previous(info);
+            IN_HOOK.fetch_sub(1, Ordering::SeqCst);
         }));
     });
 }
