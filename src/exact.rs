@@ -304,18 +304,13 @@ mod tests {
     fn matches_brute_force_on_a_generated_corpus() {
         // Families of near-duplicates among unrelated documents: shingles shared by many
         // contents, by two, and by one only, in every slice of the hash space.
-        let c = Corpus::from_texts(
-            crate::generator::generate(&crate::generator::GenOptions {
-                docs: 400,
-                seed: 9,
-                words: 40,
-                ..Default::default()
-            })
-            .docs
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| (format!("d{i:03}"), d.text)),
-        );
+        let c = crate::generator::generate(&crate::generator::GenOptions {
+            docs: 400,
+            seed: 9,
+            words: 40,
+            ..Default::default()
+        })
+        .into_corpus();
         let idx = Index::build(c, &Params::default(), &Silent).unwrap();
         let exact = all_pairs(&idx, 1e-9, &Limits::default(), &Silent).unwrap();
         let n = idx.shingles.len();

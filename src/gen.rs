@@ -70,6 +70,13 @@ pub struct Generated {
     pub truth: Vec<Planted>,
 }
 
+impl Generated {
+    /// The documents as a corpus held in memory, by their ids (the explorer's demo, tests).
+    pub fn into_corpus(self) -> crate::corpus::Corpus {
+        crate::corpus::Corpus::from_texts(self.docs.into_iter().map(|d| (d.id, d.text)))
+    }
+}
+
 /// Shingle length of the truth's Jaccard values.
 const TRUTH_K: usize = 5;
 /// Documents per folder.

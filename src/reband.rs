@@ -30,7 +30,7 @@ pub struct Rebander {
     /// Each document's rank by id, for sorting the pairs.
     id_order: Vec<u32>,
     /// (rows, band) → that band's pairs, packed and sorted.
-    bands: HashMap<(usize, usize), Arc<Vec<u64>>>,
+    bands: HashMap<(usize, usize), Vec<u64>>,
     band_pairs: usize,
     /// Verified pairs of groups, packed and sorted, with (J, estimate).
     verified: Vec<(u64, f64, f64)>,
@@ -67,11 +67,10 @@ impl Rebander {
             progress,
         )?;
         self.remember_bands(rows, &missing, computed);
-        let lists: Vec<Arc<Vec<u64>>> = (0..bands)
-            .map(|band| self.bands[&(rows, band)].clone())
+        let lists: Vec<&[u64]> = (0..bands)
+            .map(|band| self.bands[&(rows, band)].as_slice())
             .collect();
-        let slices: Vec<&[u64]> = lists.iter().map(|l| l.as_slice()).collect();
-        let packed = lsh::union(&slices);
+        let packed = lsh::union(&lists);
         let band_time = t.elapsed();
 
         let t = Instant::now();
@@ -106,7 +105,7 @@ impl Rebander {
         }
         self.band_pairs += added;
         for (&band, pairs) in which.iter().zip(computed) {
-            self.bands.insert((rows, band), Arc::new(pairs));
+            self.bands.insert((rows, band), pairs);
         }
     }
 
@@ -181,24 +180,18 @@ impl Rebander {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::Corpus;
     use crate::generator::{GenOptions, generate};
     use crate::index::Params;
     use crate::progress::Silent;
 
     fn index(docs: usize) -> Arc<Index> {
-        let corpus = Corpus::from_texts(
-            generate(&GenOptions {
-                docs,
-                seed: 3,
-                words: 60,
-                ..Default::default()
-            })
-            .docs
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| (format!("d{i:05}"), d.text)),
-        );
+        let corpus = generate(&GenOptions {
+            docs,
+            seed: 3,
+            words: 60,
+            ..Default::default()
+        })
+        .into_corpus();
         Arc::new(Index::build(corpus, &Params::default(), &Silent).unwrap())
     }
 

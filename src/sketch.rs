@@ -191,10 +191,10 @@ pub fn sketch_portable(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) 
 }
 
 /// The AVX2 loop, 8 hash functions per register, 16 per pass. `((a·x + b) mod 2^64) >> 32`
-/// for a 32-bit `x` is `hi32(a_lo·x + b) + lo32(a_hi·x)` (mod 2^32; `a_lo·x + b` cannot overflow past
-/// the wrap that mod 2^64 does anyway), which is two 32×32→64 multiplies (`vpmuludq`, even
-/// and odd functions), one 32-bit multiply (`vpmulld`), a shift, a blend and three adds
-/// per 8 functions: bit-identical to [`sketch_portable`], and about twice as fast as what
+/// for a 32-bit `x` is `hi32(a_lo·x + b) + lo32(a_hi·x)` (mod 2^32; `a_lo·x + b` cannot
+/// overflow past the wrap that mod 2^64 does anyway), which is two 32×32→64 multiplies
+/// (`vpmuludq`, even and odd functions), one 32-bit multiply (`vpmulld`), a shift, a blend
+/// and three adds per 8 functions: bit-identical to [`sketch_portable`], and about twice as fast as what
 /// the compiler makes of it (which spills its 64-bit lanes to the stack).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]

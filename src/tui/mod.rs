@@ -195,6 +195,14 @@ fn spawn_input(tx: mpsc::Sender<Msg>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The error that ends the explorer after a thread panicked, once the panic hooks under
+/// way have printed their reports.
+fn panic_exit() -> anyhow::Error {
+    terminal::wait_for_reports();
+    let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
+    anyhow::anyhow!("a thread panicked: {report}")
+}
+
 fn event_loop(
     session: &mut terminal::Session,
     app: &mut App,
@@ -223,18 +231,14 @@ fn event_loop(
         if dirty {
             // No frame while a panicking thread restores the terminal, nor after.
             let Some(_drawing) = terminal::drawing() else {
-                terminal::wait_for_reports();
-                let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
-                bail!("a thread panicked: {report}");
+                return Err(panic_exit());
             };
             app.now = Instant::now();
             session.terminal.draw(|f| render::render(app, f))?;
             dirty = false;
         }
         if terminal::panicked() {
-            terminal::wait_for_reports();
-            let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
-            bail!("a thread panicked: {report}");
+            return Err(panic_exit());
         }
         let msg = if app.busy() {
             match rx.recv_timeout(TICK) {

@@ -317,11 +317,11 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             debug_panic("worker");
             let t = Instant::now();
             let corpus = if roots.is_empty() {
-                let g = generate(&GenOptions {
+                generate(&GenOptions {
                     docs: DEMO_DOCS,
                     ..Default::default()
-                });
-                Corpus::from_texts(g.docs.into_iter().map(|d| (d.id, d.text)))
+                })
+                .into_corpus()
             } else {
                 Corpus::walk(&roots, &walk).map_err(|e| JobError::Failed(e.to_string()))?
             };
