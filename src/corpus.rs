@@ -361,17 +361,37 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, Str
     }
     // The head first: a binary file is skipped after 8 KiB, never read whole (a 30 MB
     // binary within --max-bytes used to be read completely before its NUL was seen).
-    let mut file = file.take(max_bytes + 1);
-    let mut bytes = Vec::with_capacity((meta.len() as usize).min(BINARY_HEAD));
-    (&mut file)
-        .take(BINARY_HEAD as u64)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
+    let mut file = file.take(max_bytes.saturating_add(1));
+    let len = meta.len() as usize;
+    let mut bytes = Vec::with_capacity(len.min(BINARY_HEAD) + 1);
+    // A file smaller than the head is read with one read(2) into room for one byte more
+    // than fstat's size: a short read of a regular file means its end (POSIX), so when
+    // exactly the size comes back, the second read that would return 0 is skipped (one
+    // system call in five per small file). Anything else (a file that changed, a
+    // /proc-like file whose size is not its length) goes on the general path below.
+    let mut at_end = false;
+    if len < BINARY_HEAD {
+        bytes.resize(len + 1, 0);
+        let n = loop {
+            match file.read(&mut bytes) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                r => break r.map_err(unreadable)?,
+            }
+        };
+        bytes.truncate(n);
+        at_end = n == len;
+    }
+    if !at_end {
+        (&mut file)
+            .take(BINARY_HEAD.saturating_sub(bytes.len()) as u64)
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+    }
     if !bytes.starts_with(&[0xFF, 0xFE]) && !bytes.starts_with(&[0xFE, 0xFF]) && bytes.contains(&0)
     {
         return Err((SkipReason::Binary, "NUL byte".to_string()));
     }
-    if bytes.len() == BINARY_HEAD {
+    if !at_end && bytes.len() == BINARY_HEAD {
         // Not at the end yet (a shorter head means `read_to_end` saw the end of the file:
         // most files are smaller than the head, and this saves them a system call).
         bytes.reserve((meta.len() as usize).saturating_sub(bytes.len()));
@@ -440,6 +460,43 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, (SkipReason, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_of_every_size_around_the_head_read_back_whole() {
+        let d = tempfile::tempdir().unwrap();
+        for len in [
+            0,
+            1,
+            100,
+            BINARY_HEAD - 1,
+            BINARY_HEAD,
+            BINARY_HEAD + 1,
+            3 * BINARY_HEAD + 7,
+        ] {
+            let text: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            let path = d.path().join(format!("f{len}.txt"));
+            fs::write(&path, &text).unwrap();
+            assert_eq!(read_file(&path, u64::MAX).unwrap(), text, "{len} bytes");
+            let limit = len as u64;
+            assert_eq!(
+                read_file(&path, limit).unwrap(),
+                text,
+                "{len} bytes at the limit"
+            );
+            if len > 0 {
+                let err = read_file(&path, limit - 1).unwrap_err();
+                assert_eq!(err.0, SkipReason::TooLarge, "{len} bytes over the limit");
+            }
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_whose_size_is_not_its_length_is_read_whole() {
+        // /proc files say 0 bytes and have more: the one-read shortcut must not trust that.
+        let text = read_file(Path::new("/proc/self/status"), u64::MAX).unwrap();
+        assert!(text.contains("Name:"), "{text:?}");
+    }
 
     #[test]
     fn decodes_utf16_and_boms_and_invalid_utf8() {
