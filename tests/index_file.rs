@@ -214,13 +214,13 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
         assert_rejected(&corpus, &bad, &format!("flip at {i}"));
     }
     let mut other = good.clone();
-    other[8] = 1; // the format before the token hash changed
+    other[8] = 2; // the format before the OPH sketch filled its bins in rounds
     fs::write(&bad, &other).unwrap();
-    assert_rejected(&corpus, &bad, "version 1");
+    assert_rejected(&corpus, &bad, "version 2");
     let err = String::from_utf8_lossy(&simtui(&["pairs", &corpus, "--index", s(&bad)]).stderr)
         .to_string();
     assert!(
-        err.contains("another version of simtui (index format 1; this simtui reads format 2)"),
+        err.contains("another version of simtui (index format 2; this simtui reads format 3)"),
         "{err}"
     );
     fs::write(&bad, b"hello, not an index at all").unwrap();

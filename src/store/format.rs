@@ -1,4 +1,4 @@
-//! The saved index's file format, version 1 (doc/index-format.md describes it byte by
+//! The saved index's file format, version 3 (doc/index-format.md describes it byte by
 //! byte). Little-endian throughout, explicit counts in a fixed header, fixed-size
 //! records, and an xxh3 checksum of everything before the last 8 bytes.
 //!
@@ -20,7 +20,7 @@ use xxhash_rust::xxh3::xxh3_64;
 /// The first 8 bytes of every simtui index file.
 pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
 /// The format this simtui reads and writes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 const HEADER: u64 = 96;
 const FILE_RECORD: u64 = 56;
