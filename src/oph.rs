@@ -37,37 +37,24 @@ const ROUNDS: u64 = 8;
 /// seeds: recall at J >= 0.8 0.99567 with copies, 0.99634 with rounds, 0.99501 for
 /// classic MinHash; candidates 7,339 against 7,344).
 pub fn sketch(seed: u64, shingles: &[u64], out: &mut [u32]) {
-    let n = out.len() as u64;
+    let n = out.len();
     out.fill(EMPTY);
     if shingles.is_empty() || n == 0 {
         return;
     }
-    for &x in shingles {
-        let (bin, v) = bin_value(x, round_key(seed, 0), n);
-        if v < out[bin] {
-            out[bin] = v;
-        }
-    }
+    min_into(shingles, round_key(seed, 0), out);
     let mut empty: Vec<usize> = (0..out.len()).filter(|&i| out[i] == EMPTY).collect();
     if empty.is_empty() {
         return;
     }
-    // The bins this round may fill: those empty before it. (A bin filled earlier in the
-    // same round is still open to the round's smaller values, so `out` can't tell.)
-    let mut open = vec![false; out.len()];
-    for round in 1..ROUNDS {
+    // Each later round takes the minima of every bin, and only the bins still empty keep
+    // theirs: a bin holds the value of the first round that reached it.
+    let mut round = vec![EMPTY; out.len()];
+    for r in 1..ROUNDS {
+        round.fill(EMPTY);
+        min_into(shingles, round_key(seed, r), &mut round);
         for &i in &empty {
-            open[i] = true;
-        }
-        let key = round_key(seed, round);
-        for &x in shingles {
-            let (bin, v) = bin_value(x, key, n);
-            if open[bin] && v < out[bin] {
-                out[bin] = v;
-            }
-        }
-        for &i in &empty {
-            open[i] = false;
+            out[i] = round[i];
         }
         empty.retain(|&i| out[i] == EMPTY);
         if empty.is_empty() {
@@ -75,6 +62,19 @@ pub fn sketch(seed: u64, shingles: &[u64], out: &mut [u32]) {
         }
     }
     densify(seed, out);
+}
+
+/// Lowers each bin of `out` to the smallest value of the shingles hashed into it with
+/// `key`. Branch-free (`min`, not `if v < ...`): early in a set the comparison goes either
+/// way, and mispredicting it cost more than the hashing (perf: the branch held 9-16% of
+/// the sketch's samples).
+#[inline]
+fn min_into(shingles: &[u64], key: u64, out: &mut [u32]) {
+    let n = out.len() as u64;
+    for &x in shingles {
+        let (bin, v) = bin_value(x, key, n);
+        out[bin] = out[bin].min(v);
+    }
 }
 
 /// The key of one round's hash function.
