@@ -5,6 +5,7 @@
 //! only ever opens the user's files for reading.
 
 use crate::formats::{Container, InputOptions, Part};
+use rayon::prelude::*;
 use std::fmt;
 use std::fs::{self, File};
 use std::io::Read;
@@ -225,6 +226,46 @@ impl Corpus {
     }
 
     fn walk_root(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
+        // With --follow a link may lead back to the root, which the walk of one subtree
+        // can't see as a loop: then one walk of the whole tree.
+        let children = if opts.follow {
+            None
+        } else {
+            top_level(root, opts)
+        };
+        let Some(children) = children else {
+            return self.walk_tree(root, prefix_root, opts);
+        };
+        // The root's children in parallel, each folder walked as its own sorted tree, the
+        // parts joined in the children's order: the order one sorted walk gives. The walk
+        // comes before any reading, so it had the machine to itself with a core idle
+        // (50,000 files in 50 folders: 0.08-0.11 s on one core).
+        let parts: Vec<Corpus> = children
+            .par_iter()
+            .map(|(path, ft)| {
+                let mut part = Corpus::default();
+                if ft.is_dir() {
+                    let walker = walkdir::WalkDir::new(path)
+                        .sort_by_file_name()
+                        .into_iter()
+                        .filter_entry(|e| opts.hidden || !is_hidden(e.file_name()));
+                    for item in walker {
+                        part.take(item, root, prefix_root, opts);
+                    }
+                } else {
+                    part.take_typed(path, *ft, root, prefix_root, opts);
+                }
+                part
+            })
+            .collect();
+        for part in parts {
+            self.entries.extend(part.entries);
+            self.skipped.extend(part.skipped);
+        }
+    }
+
+    /// The whole tree under `root` in one sorted walk, on this thread.
+    fn walk_tree(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
         let walker = walkdir::WalkDir::new(root)
             .follow_links(opts.follow)
             .follow_root_links(true)
@@ -232,69 +273,114 @@ impl Corpus {
             .into_iter()
             .filter_entry(|e| e.depth() == 0 || opts.hidden || !is_hidden(e.file_name()));
         for item in walker {
-            let entry = match item {
-                Ok(e) => e,
-                Err(err) => {
-                    let path = err.path().unwrap_or(root).to_path_buf();
-                    let detail = if err.loop_ancestor().is_some() {
-                        "symlink loop".to_string()
-                    } else {
-                        err.io_error().map(|e| e.to_string()).unwrap_or_default()
-                    };
-                    self.skip(&path, SkipReason::WalkError, detail);
-                    continue;
-                }
-            };
-            let ft = entry.file_type();
-            if ft.is_dir() {
-                continue;
-            }
-            let path = entry.path();
-            if let Some(exts) = &opts.extensions {
-                let ext = path
-                    .extension()
-                    .map(|e| e.to_string_lossy().to_lowercase())
-                    .unwrap_or_default();
-                if !exts.contains(&ext) {
-                    continue; // not asked for: neither a document nor a skip
-                }
-            }
-            if ft.is_symlink() {
-                // Not followed (a followed link reports its target's type).
-                self.skip(path, SkipReason::Symlink, "");
-                continue;
-            }
-            if !ft.is_file() {
-                self.skip(path, SkipReason::Special, "");
-                continue;
-            }
-            // The size is checked when the file is opened (fstat), not here: a stat per file
-            // would cost the walk as much as reading the files (measured: 0.2 s for 50,000).
-            let rel = path.strip_prefix(root).unwrap_or(path);
-            let id = if rel.as_os_str().is_empty() {
-                // The root itself is a file: its id is the path as given.
-                slash_path(root)
-            } else if prefix_root {
-                slash_path(&root.join(rel))
-            } else {
-                slash_path(rel)
-            };
-            let source = match opts.input.kind_of(path) {
-                Some(kind) => Source::Container(Arc::new(Container::new(
-                    path.to_path_buf(),
-                    id.clone(),
-                    kind,
-                    &opts.input,
-                ))),
-                None => Source::File(path.to_path_buf()),
-            };
-            self.entries.push(Entry {
-                id,
-                source,
-                bytes: 0,
-            });
+            self.take(item, root, prefix_root, opts);
         }
     }
+
+    /// One item of a walk: a file becomes an entry or a skip, a folder nothing.
+    fn take(
+        &mut self,
+        item: walkdir::Result<walkdir::DirEntry>,
+        root: &Path,
+        prefix_root: bool,
+        opts: &WalkOptions,
+    ) {
+        match item {
+            Ok(e) => self.take_typed(e.path(), e.file_type(), root, prefix_root, opts),
+            Err(err) => {
+                let path = err.path().unwrap_or(root).to_path_buf();
+                let detail = if err.loop_ancestor().is_some() {
+                    "symlink loop".to_string()
+                } else {
+                    err.io_error().map(|e| e.to_string()).unwrap_or_default()
+                };
+                self.skip(&path, SkipReason::WalkError, detail);
+            }
+        }
+    }
+
+    /// A path found by a walk, with the type the walk saw (not followed unless
+    /// --follow): a file becomes an entry or a skip, a folder nothing.
+    fn take_typed(
+        &mut self,
+        path: &Path,
+        ft: fs::FileType,
+        root: &Path,
+        prefix_root: bool,
+        opts: &WalkOptions,
+    ) {
+        if ft.is_dir() {
+            return;
+        }
+        if let Some(exts) = &opts.extensions {
+            let ext = path
+                .extension()
+                .map(|e| e.to_string_lossy().to_lowercase())
+                .unwrap_or_default();
+            if !exts.contains(&ext) {
+                return; // not asked for: neither a document nor a skip
+            }
+        }
+        if ft.is_symlink() {
+            // Not followed (a followed link reports its target's type).
+            self.skip(path, SkipReason::Symlink, "");
+            return;
+        }
+        if !ft.is_file() {
+            self.skip(path, SkipReason::Special, "");
+            return;
+        }
+        // The size is checked when the file is opened (fstat), not here: a stat per file
+        // would cost the walk as much as reading the files (measured: 0.2 s for 50,000).
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        let id = if rel.as_os_str().is_empty() {
+            // The root itself is a file: its id is the path as given.
+            slash_path(root)
+        } else if prefix_root {
+            slash_path(&root.join(rel))
+        } else {
+            slash_path(rel)
+        };
+        let source = match opts.input.kind_of(path) {
+            Some(kind) => Source::Container(Arc::new(Container::new(
+                path.to_path_buf(),
+                id.clone(),
+                kind,
+                &opts.input,
+            ))),
+            None => Source::File(path.to_path_buf()),
+        };
+        self.entries.push(Entry {
+            id,
+            source,
+            bytes: 0,
+        });
+    }
+}
+
+/// The children of a root folder, sorted by name as a sorted walk visits them, with the
+/// type their directory entry gives (no stat per file); hidden ones are left out unless
+/// asked for. None when the root is not a folder that can be listed: the whole-tree walk
+/// then reports why.
+fn top_level(root: &Path, opts: &WalkOptions) -> Option<Vec<(PathBuf, fs::FileType)>> {
+    if !fs::metadata(root).ok()?.is_dir() {
+        return None;
+    }
+    let mut children = Vec::new();
+    for entry in fs::read_dir(root).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name();
+        if opts.hidden || !is_hidden(&name) {
+            children.push((name, entry.file_type().ok()?));
+        }
+    }
+    children.sort_by(|a, b| a.0.cmp(&b.0));
+    Some(
+        children
+            .into_iter()
+            .map(|(name, ft)| (root.join(name), ft))
+            .collect(),
+    )
 }
 
 #[cfg(unix)]
@@ -553,6 +639,65 @@ mod tests {
         };
         let c = Corpus::walk(&[d.to_path_buf()], &txt).unwrap();
         assert_eq!(c.entries.len(), 3);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_parallel_walk_finds_what_one_sorted_walk_finds() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        for dir in ["b", "a/x/y", "a/.git", "c", ".hidden", "a b"] {
+            fs::create_dir_all(r.join(dir)).unwrap();
+        }
+        for file in [
+            "z.txt",
+            "m.md",
+            "b/1.txt",
+            "b/10.txt",
+            "b/2.txt",
+            "a/x/y/deep.txt",
+            "a/.git/HEAD",
+            "a/x/.dot",
+            "a b/s p.txt",
+            ".hidden/h.txt",
+            "c/data.jsonl",
+            "c/notes.TXT",
+        ] {
+            fs::write(r.join(file), "some words here").unwrap();
+        }
+        std::os::unix::fs::symlink(r.join("b"), r.join("link-to-b")).unwrap();
+        std::os::unix::fs::symlink(r.join("m.md"), r.join("b/link.txt")).unwrap();
+        let fifo = std::ffi::CString::new(r.join("c/pipe").to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a valid NUL-terminated path; the test needs a special file.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let exts = WalkOptions {
+            extensions: Some(vec!["txt".into()]),
+            ..Default::default()
+        };
+        let hidden = WalkOptions {
+            hidden: true,
+            ..Default::default()
+        };
+        for opts in [WalkOptions::default(), exts, hidden] {
+            for prefix_root in [false, true] {
+                let (mut tree, mut parallel) = (Corpus::default(), Corpus::default());
+                tree.walk_tree(r, prefix_root, &opts);
+                parallel.walk_root(r, prefix_root, &opts);
+                assert!(
+                    top_level(r, &opts).is_some(),
+                    "the parallel path was not taken"
+                );
+                assert_eq!(
+                    format!("{:?}", parallel.entries),
+                    format!("{:?}", tree.entries)
+                );
+                assert_eq!(
+                    format!("{:?}", parallel.skipped),
+                    format!("{:?}", tree.skipped)
+                );
+                assert!(tree.entries.len() >= 5 && !tree.skipped.is_empty());
+            }
+        }
     }
 
     #[test]
