@@ -267,6 +267,21 @@ def worker(tool: str, root: str, out: str, seed: str) -> None:
         )
 
 
+def recall_worker(tool: str, root: str, out: str, seeds: str) -> None:
+    """Recall only, over many hash seeds in one process: the documents are read and
+    shingled once, then each seed's candidate pairs go to `out`.{seed}.tsv (untimed).
+    datasketch-hash's Python `hash` keeps the process's one salt (PYTHONHASHSEED), while
+    datasketch's own seed still changes its permutations every round."""
+    global HASH_SEED
+    ids, sets, _, _ = load(root)
+    for seed in seeds.split(","):
+        HASH_SEED = int(seed)
+        candidates = PEERS[tool](sets)[0]
+        with open(f"{out}.{seed}.tsv", "w") as f:
+            for i, j in candidates:
+                f.write(f"{ids[i]}\t{ids[j]}\n")
+
+
 def banding(rows) -> set:
     """Candidate pairs of signature rows by plain banding: the reference the peers' LSH
     indexes are checked against."""
@@ -433,6 +448,25 @@ def run_peer(tool: str, d: str, n: int, seed: int) -> dict:
     return r
 
 
+def extra_recall(tool: str, d: str, n: int, seeds: list, truth: list) -> list:
+    """Recall-only rounds (--recall-seeds): marked "untimed", left out of the time medians."""
+    out = []
+    if tool == "simtui":
+        for seed in seeds:
+            pairs = run_simtui(d, n, seed)["pairs"]
+            out.append({"untimed": True, "seed": seed, "recall": recall(truth, pairs)})
+        return out
+    stem = os.path.join(DATA, f"peers-{tool}-{n}.recall")
+    env = dict(os.environ, PYTHONHASHSEED=str(seeds[0]))
+    measure([VPY, os.path.abspath(__file__), "_recall", tool, d, stem, ",".join(map(str, seeds))], os.devnull, env)
+    for seed in seeds:
+        with open(f"{stem}.{seed}.tsv") as f:
+            pairs = [tuple(line.rstrip("\n").split("\t")) for line in f]
+        os.remove(f"{stem}.{seed}.tsv")
+        out.append({"untimed": True, "seed": seed, "recall": recall(truth, pairs)})
+    return out
+
+
 def recall(truth: list, pairs: list) -> dict:
     """Recall at J >= 0.5 and 0.8, and the number of true pairs missed at each."""
     found = {(a, b) if a < b else (b, a) for a, b in pairs}
@@ -476,32 +510,49 @@ def fmt_s(x: float) -> str:
     return f"{x:.3f}" if x < 10 else f"{x:.1f}"
 
 
+def seed_note(results: dict) -> str:
+    """Which seeds each tool's recall is over, e.g. "simtui, rensa: 42–81; datasketch: 42–46"."""
+    groups = {}
+    for tool, rs in results.items():
+        seeds = sorted({r["seed"] for r in rs})
+        span = f"{seeds[0]}–{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 1 else ", ".join(map(str, seeds))
+        groups.setdefault(span, []).append(tool)
+    return "; ".join(f"{', '.join(ts)}: {span}" for span, ts in groups.items())
+
+
 def table(n: int, size: float, results: dict, command: str, mach: str, runs: int, truth: list) -> str:
     med = statistics.median
     agg = {}
-    for tool, rs in results.items():
+    for tool, every in results.items():
+        rs = [r for r in every if not r.get("untimed")]
         st = {k: med(r["stages"][k] for r in rs) for k in rs[0]["stages"]}
+        sd = (lambda xs: statistics.stdev(xs) if len(xs) > 1 else 0.0)
+        r05 = [r["recall"][0.5] for r in every]
+        r08 = [r["recall"][0.8] for r in every]
         agg[tool] = {
             "stages": st,
             "wall": med(r["wall"] for r in rs),
             "cpu": med(r["cpu"] for r in rs),
             "rss": med(r["rss"] for r in rs),
             "candidates": med(r["candidates"] for r in rs),
-            # Recall depends on the hash seed, not on the machine: the mean over the
-            # rounds' seeds, with its spread.
-            "r05": statistics.mean(r["recall"][0.5] for r in rs),
-            "r08": statistics.mean(r["recall"][0.8] for r in rs),
-            "sd05": statistics.stdev(r["recall"][0.5] for r in rs) if len(rs) > 1 else 0.0,
-            "sd08": statistics.stdev(r["recall"][0.8] for r in rs) if len(rs) > 1 else 0.0,
-            "missed05": statistics.mean(r["recall"]["missed 0.5"] for r in rs),
-            "missed08": statistics.mean(r["recall"]["missed 0.8"] for r in rs),
+            # Recall depends on the hash seed, not on the machine: the mean over every
+            # seed measured (timed rounds and --recall-seeds), its spread and the mean's
+            # standard error.
+            "seeds": len(every),
+            "r05": statistics.mean(r05),
+            "r08": statistics.mean(r08),
+            "sd05": sd(r05),
+            "sd08": sd(r08),
+            "se08": sd(r08) / len(r08) ** 0.5,
+            "missed05": statistics.mean(r["recall"]["missed 0.5"] for r in every),
+            "missed08": statistics.mean(r["recall"]["missed 0.8"] for r in every),
         }
     base = agg.get("simtui")
     lines = [
         f"**{n:,} documents** ({size / 1e6:.1f} MB; {sum(1 for t in truth if t[2] >= 0.5):,} true pairs at J ≥ 0.5, "
         f"{sum(1 for t in truth if t[2] >= 0.8):,} at J ≥ 0.8), medians of {runs} alternating "
-        f"run{'s' if runs > 1 else ''}, times in seconds; recall: mean ± sd over the rounds' hash seeds "
-        f"({', '.join(str(x) for x in sorted({r['seed'] for rs in results.values() for r in rs}))}):",
+        f"run{'s' if runs > 1 else ''}, times in seconds; recall: mean ± sd over hash seeds "
+        f"({seed_note(results)}; the R@0.8 cell also gives the mean's standard error):",
         "",
         "| tool | API | docs/s | read | shingle | sketch | lsh | verify | total (s) | process wall (s) | process CPU (s) | peak RSS (MiB) "
         "| candidates | R@0.5 | R@0.8 | total ÷ simtui | sketch+lsh ÷ simtui |",
@@ -521,7 +572,7 @@ def table(n: int, size: float, results: dict, command: str, mach: str, runs: int
             f"{fmt_s(s['sketch'])} | {fmt_s(s['lsh'])} | {fmt_s(s['verify'])} | **{fmt_s(s['total'])}** | "
             f"{fmt_s(a['wall'])} | {fmt_s(a['cpu'])} | {a['rss']:,.0f} | {a['candidates']:,.0f} | "
             f"{a['r05']:.4f} ± {a['sd05']:.4f} ({a['missed05']:,.1f} missed) | "
-            f"{a['r08']:.4f} ± {a['sd08']:.4f} ({a['missed08']:,.1f} missed) | "
+            f"{a['r08']:.4f} ± {a['sd08']:.4f}, se {a['se08']:.4f} ({a['missed08']:,.1f} missed, {a['seeds']} seeds) | "
             f"{ratio} | {ratio_sl} |"
         )
     lines += ["", f"Machine: {mach}.", f"Command: `{command}`"]
@@ -531,6 +582,8 @@ def table(n: int, size: float, results: dict, command: str, mach: str, runs: int
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "_worker":
         return worker(*sys.argv[2:6])
+    if len(sys.argv) > 1 and sys.argv[1] == "_recall":
+        return recall_worker(*sys.argv[2:6])
     if len(sys.argv) > 1 and sys.argv[1] == "_check":
         return check(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
 
@@ -548,6 +601,14 @@ def main() -> None:
         action="store_true",
         help=f"hash seed {SEED} in every round (default: round r uses {SEED} + r for every tool, and recall is averaged)",
     )
+    ap.add_argument(
+        "--recall-seeds",
+        type=int,
+        default=0,
+        help="after the timed rounds, this many more hash seeds for the recall columns of --recall-tools (untimed; "
+        "a peer reads and shingles once for all of them)",
+    )
+    ap.add_argument("--recall-tools", default="simtui,rensa", help="the tools --recall-seeds applies to")
     ap.add_argument("--check-pairs", type=int, default=50, help="simtui pairs whose Jaccard the Python side must reproduce")
     ap.add_argument("--check-lsh-docs", type=int, default=3000, help="documents on which the peers' LSH is checked")
     a = ap.parse_args()
@@ -556,6 +617,9 @@ def main() -> None:
     for t in tools:
         if t not in TOOLS + OPTIONAL_TOOLS:
             ap.error(f"unknown tool {t!r}")
+    recall_tools = [t for t in a.recall_tools.split(",") if t in tools] if a.recall_seeds else []
+    if a.recall_seeds and a.fixed_seed:
+        ap.error("--recall-seeds needs a new seed per round (drop --fixed-seed)")
     command = "python3 bench/peers/run.py " + " ".join(sys.argv[1:])
 
     ensure_venv()
@@ -596,6 +660,10 @@ def main() -> None:
                     f"R@0.5 {res['recall'][0.5]:.4f}  R@0.8 {res['recall'][0.8]:.4f}",
                     flush=True,
                 )
+        extra = list(range(SEED + a.runs, SEED + a.runs + a.recall_seeds))
+        for tool in recall_tools:
+            print(f"  N={n} {tool}: recall over {len(extra)} more seeds ({extra[0]}..{extra[-1]})", flush=True)
+            results[tool] += extra_recall(tool, d, n, extra, truth)
         text, agg = table(n, size, results, command, mach, a.runs, truth)
         tables.append(text)
         raw = {

@@ -65,7 +65,7 @@ pub fn params_lines(app: &App) -> Vec<Line<'static>> {
             app,
             "k = ",
             format!("{} ({})", app.params.k, app.params.text.unit.name()),
-            "k/K",
+            "k/K u",
         ),
         kv(app, "b = ", b.to_string(), "b/B"),
         kv(app, "r = ", r.to_string(), "r/R"),
