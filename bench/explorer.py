@@ -78,10 +78,14 @@ def main():
     ap.add_argument("--words", type=int, default=300)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--keys", default=KEYS, help="tuning keys, space-separated")
+    ap.add_argument("--exe", help="measure this simtui binary (no build), e.g. an older one to compare")
     a = ap.parse_args()
 
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    exe = os.path.join(ROOT, "target", "release", "simtui")
+    if a.exe:
+        exe = os.path.abspath(a.exe)
+    else:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+        exe = os.path.join(ROOT, "target", "release", "simtui")
     data = os.path.join(ROOT, "bench", "data", f"gen{a.docs}-w{a.words}-s{a.seed}")
     if not os.path.isdir(data):
         os.makedirs(os.path.dirname(data), exist_ok=True)
