@@ -3,6 +3,7 @@
 use super::color::Paint;
 use clap::ValueEnum;
 use simtui::index::{Index, Pair};
+use simtui::method::Engine;
 use std::io::{self, IsTerminal, Write};
 
 // No doc comments on the variants: clap would print them as a long "Possible values"
@@ -39,37 +40,75 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
+/// The column after `jaccard`: the MinHash estimate, or for SimHash the Hamming distance
+/// of the two fingerprints (SimHash computes no MinHash signatures).
+#[derive(Clone, Copy)]
+pub enum Second<'a> {
+    Estimate,
+    Hamming(&'a Engine),
+}
+
+impl Second<'_> {
+    fn name(self) -> &'static str {
+        match self {
+            Second::Estimate => "estimate",
+            Second::Hamming(_) => "hamming",
+        }
+    }
+
+    fn hamming(engine: &Engine, p: &Pair) -> u32 {
+        engine.hamming(p.a, p.b).expect("a SimHash engine")
+    }
+
+    fn json(self, p: &Pair) -> serde_json::Value {
+        match self {
+            Second::Estimate => p.estimate.into(),
+            Second::Hamming(e) => Second::hamming(e, p).into(),
+        }
+    }
+
+    fn plain(self, p: &Pair) -> String {
+        match self {
+            Second::Estimate => p.estimate.to_string(),
+            Second::Hamming(e) => Second::hamming(e, p).to_string(),
+        }
+    }
+
+    /// The table's cell, as wide as the column's name.
+    fn cell(self, p: &Pair) -> String {
+        match self {
+            Second::Estimate => format!("{:>8.4}", p.estimate),
+            Second::Hamming(e) => format!("{:>7}", Second::hamming(e, p)),
+        }
+    }
+}
+
 /// Writes pairs in the given (resolved) format.
 pub fn write_pairs(
     out: &mut dyn Write,
     index: &Index,
     pairs: &[Pair],
     format: Format,
+    second: Second,
 ) -> io::Result<()> {
     let id = |i: u32| index.docs[i as usize].id.as_str();
+    let name = second.name();
     match format {
         Format::Jsonl | Format::Auto => {
             for p in pairs {
-                let obj = serde_json::json!({
-                    "a": id(p.a),
-                    "b": id(p.b),
-                    "jaccard": p.jaccard,
-                    "estimate": p.estimate,
-                });
-                writeln!(out, "{obj}")?;
+                let mut obj = serde_json::Map::new();
+                obj.insert("a".into(), id(p.a).into());
+                obj.insert("b".into(), id(p.b).into());
+                obj.insert("jaccard".into(), p.jaccard.into());
+                obj.insert(name.into(), second.json(p));
+                writeln!(out, "{}", serde_json::Value::Object(obj))?;
             }
         }
         Format::Csv => {
-            writeln!(out, "a,b,jaccard,estimate")?;
+            writeln!(out, "a,b,jaccard,{name}")?;
             for p in pairs {
-                writeln!(
-                    out,
-                    "{},{},{},{}",
-                    csv_field(id(p.a)),
-                    csv_field(id(p.b)),
-                    p.jaccard,
-                    p.estimate
-                )?;
+                let (a, b) = (csv_field(id(p.a)), csv_field(id(p.b)));
+                writeln!(out, "{a},{b},{},{}", p.jaccard, second.plain(p))?;
             }
         }
         Format::Table => {
@@ -82,8 +121,11 @@ pub fn write_pairs(
                 .unwrap_or(1)
                 .max(1);
             let header = format!(
-                "{:>6}  {:>7}  {:>8}  {:<wa$}  b",
-                "rank", "jaccard", "estimate", "a"
+                "{:>6}  {:>7}  {name:>w$}  {:<wa$}  b",
+                "rank",
+                "jaccard",
+                "a",
+                w = name.len()
             );
             writeln!(out, "{}", paint.bold(&header))?;
             for (i, p) in pairs.iter().enumerate() {
@@ -91,9 +133,9 @@ pub fn write_pairs(
                 let jaccard = paint.similarity(p.jaccard, &format!("{:>7.4}", p.jaccard));
                 writeln!(
                     out,
-                    "{:>6}  {jaccard}  {:>8.4}  {:<wa$}  {}",
+                    "{:>6}  {jaccard}  {}  {:<wa$}  {}",
                     i + 1,
-                    p.estimate,
+                    second.cell(p),
                     id(p.a),
                     id(p.b)
                 )?;

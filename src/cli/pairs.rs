@@ -1,13 +1,10 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
-use super::color::Paint;
-use super::output::{Format, csv_field, with_stdout, write_pairs};
+use super::output::{Format, Second, with_stdout, write_pairs};
 use clap::Args;
-use simtui::index::{Found, Index, Pair};
-use simtui::method::Engine;
+use simtui::index::{Found, Index};
 use simtui::progress::Stage;
-use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -55,9 +52,17 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
     let found = engine.find(args.threshold, &progress)?;
     let format = args.format.resolve();
     if engine.fingerprints.is_some() {
-        with_stdout(|out| write_simhash_pairs(out, &engine, &found.pairs, format))?;
+        with_stdout(|out| {
+            write_pairs(
+                out,
+                &engine.index,
+                &found.pairs,
+                format,
+                Second::Hamming(&engine),
+            )
+        })?;
     } else {
-        with_stdout(|out| write_pairs(out, index, &found.pairs, format))?;
+        with_stdout(|out| write_pairs(out, index, &found.pairs, format, Second::Estimate))?;
     }
     if args.stats {
         eprint!(
@@ -67,63 +72,6 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
     }
     if args.fail_empty && found.pairs.is_empty() {
         return Err(super::NoResult(format!("no pair with J >= {}", args.threshold)).into());
-    }
-    Ok(())
-}
-
-/// Writes SimHash pairs: the Hamming distance of their fingerprints in place of the
-/// MinHash estimate (SimHash computes no MinHash signatures).
-pub fn write_simhash_pairs(
-    out: &mut dyn Write,
-    engine: &Engine,
-    pairs: &[Pair],
-    format: Format,
-) -> io::Result<()> {
-    let id = |i: u32| engine.index.docs[i as usize].id.as_str();
-    let hamming = |p: &Pair| engine.hamming(p.a, p.b).expect("a SimHash engine");
-    match format {
-        Format::Jsonl | Format::Auto => {
-            for p in pairs {
-                let obj = serde_json::json!({
-                    "a": id(p.a),
-                    "b": id(p.b),
-                    "jaccard": p.jaccard,
-                    "hamming": hamming(p),
-                });
-                writeln!(out, "{obj}")?;
-            }
-        }
-        Format::Csv => {
-            writeln!(out, "a,b,jaccard,hamming")?;
-            for p in pairs {
-                let (a, b) = (csv_field(id(p.a)), csv_field(id(p.b)));
-                writeln!(out, "{a},{b},{},{}", p.jaccard, hamming(p))?;
-            }
-        }
-        Format::Table => {
-            let paint = Paint::stdout();
-            let wa = pairs
-                .iter()
-                .map(|p| id(p.a).chars().count())
-                .max()
-                .unwrap_or(1);
-            let header = format!(
-                "{:>6}  {:>7}  {:>7}  {:<wa$}  b",
-                "rank", "jaccard", "hamming", "a"
-            );
-            writeln!(out, "{}", paint.bold(&header))?;
-            for (i, p) in pairs.iter().enumerate() {
-                let jaccard = paint.similarity(p.jaccard, &format!("{:>7.4}", p.jaccard));
-                writeln!(
-                    out,
-                    "{:>6}  {jaccard}  {:>7}  {:<wa$}  {}",
-                    i + 1,
-                    hamming(p),
-                    id(p.a),
-                    id(p.b)
-                )?;
-            }
-        }
     }
     Ok(())
 }

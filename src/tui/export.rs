@@ -10,7 +10,7 @@ use super::app::App;
 use super::keys::Action;
 use super::views::View;
 use crate::cli::clusters::{KeepArg, write_clusters};
-use crate::cli::output::{Format, write_pairs};
+use crate::cli::output::{Format, Second, write_pairs};
 use simtui::cluster::Cluster;
 use simtui::index::{Index, Pair};
 use std::io::Write;
@@ -66,7 +66,7 @@ pub fn write(path: &Path, rows: &Rows) -> std::io::Result<usize> {
     let mut out = std::io::BufWriter::new(file);
     let format = format_of(path);
     match rows {
-        Rows::Pairs(index, pairs) => write_pairs(&mut out, index, pairs, format)?,
+        Rows::Pairs(index, pairs) => write_pairs(&mut out, index, pairs, format, Second::Estimate)?,
         Rows::Clusters(index, clusters) => {
             write_clusters(&mut out, index, clusters, KeepArg::Longest, format)?
         }
