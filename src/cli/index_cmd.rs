@@ -100,7 +100,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
 
 /// Opens a saved index, saying on stderr what the user should know.
 fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
-    let opened = store::open(&req, None, progress).map_err(store_error)?;
+    let opened = store::open(&req, progress).map_err(store_error)?;
     let r = &opened.report;
     if let Some(why) = &r.rebuilt {
         eprintln!("simtui: index {}: {why}; rebuilt", req.file.display());

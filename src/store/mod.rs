@@ -241,13 +241,8 @@ pub fn check(file: &Path) -> Result<(), StoreError> {
 }
 
 /// Opens (or builds) the index of `req.roots` saved in `req.file`, re-indexing only
-/// what changed, and writes the file back when it changed. `preloaded` is the file
-/// already decoded (the explorer checks it before it takes the terminal).
-pub fn open(
-    req: &Request,
-    preloaded: Option<Saved>,
-    progress: &dyn Progress,
-) -> Result<Opened, StoreError> {
+/// what changed, and writes the file back when it changed.
+pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened, StoreError> {
     let cwd = std::env::current_dir().map_err(|e| StoreError::Io(req.file.clone(), e))?;
     let file_abs = absolute(&cwd, &req.file);
     let mut corpus = Corpus::walk(&req.roots, &req.walk).map_err(StoreError::Missing)?;
@@ -262,26 +257,23 @@ pub fn open(
 
     let mut report = Report::default();
     let t = Instant::now();
-    let saved = match preloaded {
-        Some(s) => Some(s),
-        None => match fs::read(&req.file) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                report.created = true;
-                None
-            }
-            Err(e) => return Err(StoreError::Io(req.file.clone(), e)),
-            Ok(bytes) => {
-                report.file_bytes = bytes.len() as u64;
-                match format::decode(&bytes) {
-                    Ok(s) => Some(s),
-                    Err(e) if req.mode == Mode::Create && e != FormatError::NotIndex => {
-                        report.rebuilt = Some(e.to_string());
-                        None
-                    }
-                    Err(e) => return Err(StoreError::Format(req.file.clone(), e)),
+    let saved = match fs::read(&req.file) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            report.created = true;
+            None
+        }
+        Err(e) => return Err(StoreError::Io(req.file.clone(), e)),
+        Ok(bytes) => {
+            report.file_bytes = bytes.len() as u64;
+            match format::decode(&bytes) {
+                Ok(s) => Some(s),
+                Err(e) if req.mode == Mode::Create && e != FormatError::NotIndex => {
+                    report.rebuilt = Some(e.to_string());
+                    None
                 }
+                Err(e) => return Err(StoreError::Format(req.file.clone(), e)),
             }
-        },
+        }
     };
     report.load_time = t.elapsed();
     let saved = saved.and_then(|s| match differences(&s.params, &req.params) {

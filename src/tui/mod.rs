@@ -142,7 +142,6 @@ fn store_job(
     }
     Ok(Some(worker::StoreJob {
         file: file.to_path_buf(),
-        preloaded: std::sync::Arc::new(std::sync::Mutex::new(None)),
     }))
 }
 

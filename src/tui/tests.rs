@@ -1105,14 +1105,11 @@ fn the_first_load_opens_and_creates_a_saved_index() {
     std::fs::write(root.join("a.txt"), "one two three four five six seven").unwrap();
     std::fs::write(root.join("b.txt"), "one two three four five six eight").unwrap();
     let file = dir.path().join("c.idx");
-    let load = |preloaded| worker::Work::Load {
+    let load = || worker::Work::Load {
         roots: vec![root.clone()],
         walk: Default::default(),
         params: Default::default(),
-        store: Some(worker::StoreJob {
-            file: file.clone(),
-            preloaded: std::sync::Arc::new(std::sync::Mutex::new(preloaded)),
-        }),
+        store: Some(worker::StoreJob { file: file.clone() }),
     };
     let docs = |out: Result<worker::Output, JobError>| match out {
         Ok(worker::Output::Indexed { index, corpus, .. }) => {
@@ -1121,10 +1118,10 @@ fn the_first_load_opens_and_creates_a_saved_index() {
         }
         _ => panic!("not indexed"),
     };
-    assert_eq!(docs(worker::execute(load(None), &Silent)), 2);
+    assert_eq!(docs(worker::execute(load(), &Silent)), 2);
     assert!(file.is_file());
-    let saved = simtui::store::load(&file).unwrap();
-    assert_eq!(docs(worker::execute(load(Some(saved)), &Silent)), 2);
+    simtui::store::load(&file).unwrap();
+    assert_eq!(docs(worker::execute(load(), &Silent)), 2);
 }
 
 #[test]
@@ -1146,10 +1143,10 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
     let mid = bad.len() / 2;
     bad[mid] ^= 0x10;
     std::fs::write(&file, &bad).unwrap();
+    // (A StoreJob holds only the file's path: nothing decoded comes with it.)
     let job = super::store_job(Some(&file), std::slice::from_ref(&root))
         .expect("the header is fine: decoding is the worker's")
         .unwrap();
-    assert!(job.preloaded.lock().unwrap().is_none(), "nothing decoded");
     // The loading view is drawn and says what it waits for.
     let mut app = new_app(dir.path(), (100, 30));
     app.store = Some(job);

@@ -55,11 +55,11 @@ pub struct DiffDoc {
     pub bytes: u64,
 }
 
-/// A saved index for the first load: its file, and its contents if already read.
+/// A saved index for the first load. Only its header was checked before the terminal
+/// was taken; the worker decodes it.
 #[derive(Clone)]
 pub struct StoreJob {
     pub file: PathBuf,
-    pub preloaded: Arc<Mutex<Option<simtui::store::format::Saved>>>,
 }
 
 pub enum Work {
@@ -276,11 +276,6 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         } if !roots.is_empty() => {
             debug_panic("worker");
             let t = Instant::now();
-            let preloaded = store
-                .preloaded
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
             let req = simtui::store::Request {
                 file: store.file,
                 roots,
@@ -288,7 +283,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 params,
                 mode: simtui::store::Mode::Open,
             };
-            let opened = simtui::store::open(&req, preloaded, progress).map_err(|e| match e {
+            let opened = simtui::store::open(&req, progress).map_err(|e| match e {
                 simtui::store::StoreError::Cancelled => JobError::Cancelled,
                 e @ (simtui::store::StoreError::Format(..) | simtui::store::StoreError::Io(..)) => {
                     JobError::Usage(e.to_string())
