@@ -6,6 +6,7 @@
 
 use crate::formats::{Container, InputOptions, Part};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File};
 use std::io::Read;
@@ -109,10 +110,14 @@ pub enum SkipReason {
     NoBody,
     /// Fewer words than `--min-words`.
     TooShort,
+    /// Another path to a file already found: a second root over the same folder, a hard
+    /// link, a followed symbolic link. A file is one document however it is reached.
+    SameFile,
 }
 
 impl SkipReason {
-    pub const ALL: [SkipReason; 9] = [
+    /// Every reason, in the order of the saved index's status codes (append only).
+    pub const ALL: [SkipReason; 10] = [
         SkipReason::Binary,
         SkipReason::TooLarge,
         SkipReason::Special,
@@ -122,6 +127,7 @@ impl SkipReason {
         SkipReason::BadRecord,
         SkipReason::NoBody,
         SkipReason::TooShort,
+        SkipReason::SameFile,
     ];
 
     pub fn name(self) -> &'static str {
@@ -135,6 +141,7 @@ impl SkipReason {
             SkipReason::BadRecord => "bad record",
             SkipReason::NoBody => "no body",
             SkipReason::TooShort => "too short",
+            SkipReason::SameFile => "same file as another path",
         }
     }
 }
@@ -179,18 +186,22 @@ impl std::error::Error for MissingPath {}
 
 impl Corpus {
     /// Walks the given roots (folders or files). Each root must exist.
+    ///
+    /// A file is one document however many roots, hard links or followed symbolic links
+    /// reach it: the other paths are skipped as [`SkipReason::SameFile`], so a file is
+    /// never listed as its own duplicate.
     pub fn walk(roots: &[PathBuf], opts: &WalkOptions) -> Result<Corpus, MissingPath> {
-        let mut corpus = Corpus::default();
         for root in roots {
             fs::metadata(root)
                 .or_else(|_| fs::symlink_metadata(root))
                 .map_err(|e| MissingPath(root.clone(), e))?;
         }
         let prefix_root = roots.len() > 1;
+        let mut walk = Walk::default();
         for root in roots {
-            corpus.walk_root(root, prefix_root, opts);
+            walk.root(root, prefix_root, opts);
         }
-        Ok(corpus)
+        Ok(walk.into_corpus())
     }
 
     /// A corpus of texts held in memory, as (id, text) pairs.
@@ -224,8 +235,19 @@ impl Corpus {
             detail: detail.into(),
         });
     }
+}
 
-    fn walk_root(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
+/// A walk under way: the corpus found so far, each entry with the inode number its
+/// directory entry gave (no stat per file), to find the paths that reach one file.
+#[derive(Default)]
+struct Walk {
+    corpus: Corpus,
+    /// `inodes[i]` belongs to `corpus.entries[i]` (0 where unknown).
+    inodes: Vec<u64>,
+}
+
+impl Walk {
+    fn root(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
         // With --follow a link may lead back to the root, which the walk of one subtree
         // can't see as a loop: then one walk of the whole tree.
         let children = if opts.follow {
@@ -234,16 +256,16 @@ impl Corpus {
             top_level(root, opts)
         };
         let Some(children) = children else {
-            return self.walk_tree(root, prefix_root, opts);
+            return self.tree(root, prefix_root, opts);
         };
         // The root's children in parallel, each folder walked as its own sorted tree, the
         // parts joined in the children's order: the order one sorted walk gives. The walk
         // comes before any reading, so it had the machine to itself with a core idle
         // (50,000 files in 50 folders: 0.08-0.11 s on one core).
-        let parts: Vec<Corpus> = children
+        let parts: Vec<Walk> = children
             .par_iter()
-            .map(|(path, ft)| {
-                let mut part = Corpus::default();
+            .map(|(path, ft, ino)| {
+                let mut part = Walk::default();
                 if ft.is_dir() {
                     let walker = walkdir::WalkDir::new(path)
                         .sort_by_file_name()
@@ -253,19 +275,20 @@ impl Corpus {
                         part.take(item, root, prefix_root, opts);
                     }
                 } else {
-                    part.take_typed(path, *ft, root, prefix_root, opts);
+                    part.take_typed(path, *ft, *ino, root, prefix_root, opts);
                 }
                 part
             })
             .collect();
         for part in parts {
-            self.entries.extend(part.entries);
-            self.skipped.extend(part.skipped);
+            self.corpus.entries.extend(part.corpus.entries);
+            self.corpus.skipped.extend(part.corpus.skipped);
+            self.inodes.extend(part.inodes);
         }
     }
 
     /// The whole tree under `root` in one sorted walk, on this thread.
-    fn walk_tree(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
+    fn tree(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
         let walker = walkdir::WalkDir::new(root)
             .follow_links(opts.follow)
             .follow_root_links(true)
@@ -286,7 +309,7 @@ impl Corpus {
         opts: &WalkOptions,
     ) {
         match item {
-            Ok(e) => self.take_typed(e.path(), e.file_type(), root, prefix_root, opts),
+            Ok(e) => self.take_typed(e.path(), e.file_type(), inode(&e), root, prefix_root, opts),
             Err(err) => {
                 let path = err.path().unwrap_or(root).to_path_buf();
                 let detail = if err.loop_ancestor().is_some() {
@@ -294,17 +317,19 @@ impl Corpus {
                 } else {
                     err.io_error().map(|e| e.to_string()).unwrap_or_default()
                 };
-                self.skip(&path, SkipReason::WalkError, detail);
+                self.corpus.skip(&path, SkipReason::WalkError, detail);
             }
         }
     }
 
     /// A path found by a walk, with the type the walk saw (not followed unless
-    /// --follow): a file becomes an entry or a skip, a folder nothing.
+    /// --follow) and its inode number: a file becomes an entry or a skip, a folder
+    /// nothing.
     fn take_typed(
         &mut self,
         path: &Path,
         ft: fs::FileType,
+        ino: u64,
         root: &Path,
         prefix_root: bool,
         opts: &WalkOptions,
@@ -323,11 +348,11 @@ impl Corpus {
         }
         if ft.is_symlink() {
             // Not followed (a followed link reports its target's type).
-            self.skip(path, SkipReason::Symlink, "");
+            self.corpus.skip(path, SkipReason::Symlink, "");
             return;
         }
         if !ft.is_file() {
-            self.skip(path, SkipReason::Special, "");
+            self.corpus.skip(path, SkipReason::Special, "");
             return;
         }
         // The size is checked when the file is opened (fstat), not here: a stat per file
@@ -350,19 +375,115 @@ impl Corpus {
             ))),
             None => Source::File(path.to_path_buf()),
         };
-        self.entries.push(Entry {
+        self.corpus.entries.push(Entry {
             id,
             source,
             bytes: 0,
         });
+        self.inodes.push(ino);
     }
+
+    /// The corpus, each file found once: of the paths that reach one file (the same
+    /// device and inode), the one through the fewest symbolic links is kept, the first in
+    /// walk order among equals; the others are skipped as [`SkipReason::SameFile`].
+    fn into_corpus(self) -> Corpus {
+        let Walk { mut corpus, inodes } = self;
+        let second = same_files(&corpus.entries, &inodes);
+        if second.is_empty() {
+            return corpus;
+        }
+        let entries = std::mem::take(&mut corpus.entries);
+        let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+        for (i, entry) in entries.into_iter().enumerate() {
+            match second.get(&i) {
+                Some(&kept) => corpus.skip(
+                    &entry.place(),
+                    SkipReason::SameFile,
+                    format!("same file as {}", ids[kept]),
+                ),
+                None => corpus.entries.push(entry),
+            }
+        }
+        corpus
+    }
+}
+
+/// The entries that are another path to a file kept under an earlier or better path:
+/// entry index → the kept entry's index. Only paths whose directory entries gave the
+/// same inode number are looked at (a stat each, and a look at their folders for links):
+/// without hard links or repeated roots there are none, and the walk pays nothing.
+fn same_files(entries: &[Entry], inodes: &[u64]) -> HashMap<usize, usize> {
+    let mut first: HashMap<u64, usize> = HashMap::with_capacity(inodes.len());
+    let mut shared: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, &ino) in inodes.iter().enumerate() {
+        if ino == 0 {
+            continue; // not known (not Unix)
+        }
+        if let Some(&f) = first.get(&ino) {
+            shared.entry(ino).or_insert_with(|| vec![f]).push(i);
+        } else {
+            first.insert(ino, i);
+        }
+    }
+    let mut second = HashMap::new();
+    for candidates in shared.into_values() {
+        // Inode numbers repeat across devices: group by the file's identity.
+        let mut files: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
+        for i in candidates {
+            if let Some(id) = entries[i].source.path().and_then(file_identity) {
+                files.entry(id).or_default().push(i);
+            }
+        }
+        for paths in files.into_values().filter(|p| p.len() > 1) {
+            let kept = *paths
+                .iter()
+                .min_by_key(|&&i| (links_on(entries[i].source.path().unwrap()), i))
+                .unwrap();
+            second.extend(paths.into_iter().filter(|&i| i != kept).map(|i| (i, kept)));
+        }
+    }
+    second
+}
+
+/// A file's (device, inode), following links; None when it can't be stat'ed (it is then
+/// read, or reported unreadable, under each of its paths).
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(_: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// How many of a path's components (itself and the folders on it) are symbolic links.
+fn links_on(path: &Path) -> usize {
+    path.ancestors()
+        .filter(|p| !p.as_os_str().is_empty())
+        .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
+        .count()
+}
+
+/// The inode number a walk's directory entry carries (from the directory, or from the
+/// link's target when followed): 0 where the platform has none.
+#[cfg(unix)]
+fn inode(e: &walkdir::DirEntry) -> u64 {
+    use walkdir::DirEntryExt;
+    e.ino()
+}
+
+#[cfg(not(unix))]
+fn inode(_: &walkdir::DirEntry) -> u64 {
+    0
 }
 
 /// The children of a root folder, sorted by name as a sorted walk visits them, with the
 /// type their directory entry gives (no stat per file); hidden ones are left out unless
 /// asked for. None when the root is not a folder that can be listed: the whole-tree walk
 /// then reports why.
-fn top_level(root: &Path, opts: &WalkOptions) -> Option<Vec<(PathBuf, fs::FileType)>> {
+fn top_level(root: &Path, opts: &WalkOptions) -> Option<Vec<(PathBuf, fs::FileType, u64)>> {
     if !fs::metadata(root).ok()?.is_dir() {
         return None;
     }
@@ -371,16 +492,26 @@ fn top_level(root: &Path, opts: &WalkOptions) -> Option<Vec<(PathBuf, fs::FileTy
         let entry = entry.ok()?;
         let name = entry.file_name();
         if opts.hidden || !is_hidden(&name) {
-            children.push((name, entry.file_type().ok()?));
+            children.push((name, entry.file_type().ok()?, dir_entry_inode(&entry)));
         }
     }
     children.sort_by(|a, b| a.0.cmp(&b.0));
     Some(
         children
             .into_iter()
-            .map(|(name, ft)| (root.join(name), ft))
+            .map(|(name, ft, ino)| (root.join(name), ft, ino))
             .collect(),
     )
+}
+
+#[cfg(unix)]
+fn dir_entry_inode(e: &fs::DirEntry) -> u64 {
+    std::os::unix::fs::DirEntryExt::ino(e)
+}
+
+#[cfg(not(unix))]
+fn dir_entry_inode(_: &fs::DirEntry) -> u64 {
+    0
 }
 
 #[cfg(unix)]
@@ -680,9 +811,11 @@ mod tests {
         };
         for opts in [WalkOptions::default(), exts, hidden] {
             for prefix_root in [false, true] {
-                let (mut tree, mut parallel) = (Corpus::default(), Corpus::default());
-                tree.walk_tree(r, prefix_root, &opts);
-                parallel.walk_root(r, prefix_root, &opts);
+                let (mut tree, mut parallel) = (Walk::default(), Walk::default());
+                tree.tree(r, prefix_root, &opts);
+                parallel.root(r, prefix_root, &opts);
+                assert_eq!(parallel.inodes, tree.inodes);
+                let (tree, parallel) = (tree.corpus, parallel.corpus);
                 assert!(
                     top_level(r, &opts).is_some(),
                     "the parallel path was not taken"

@@ -293,6 +293,133 @@ fn a_very_deep_tree_is_walked() {
     assert_eq!(index.find(16, 8, 0.0, &Silent).unwrap().pairs.len(), 1);
 }
 
+/// Runs `clusters ROOTS -t 0.9 --dupes` in `cwd`, then deletes every path it printed, as
+/// the documented `| xargs rm` would; returns the printed paths. Every content that was in
+/// the tree before must still be in some file after.
+#[cfg(unix)]
+fn delete_the_dupes(cwd: &Path, roots: &[&str], extra: &[&str]) -> Vec<String> {
+    let contents = |dir: &Path| -> std::collections::BTreeSet<String> {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .filter_map(|e| fs::read_to_string(e.path()).ok())
+            .collect()
+    };
+    let before = contents(cwd);
+    let out = Command::new(BIN)
+        .current_dir(cwd)
+        .args(["clusters", "-t", "0.9", "--dupes"])
+        .args(extra)
+        .args(roots)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    for p in &printed {
+        fs::remove_file(cwd.join(p)).unwrap_or_else(|e| panic!("rm {p}: {e}"));
+    }
+    assert_eq!(
+        contents(cwd),
+        before,
+        "{roots:?} {extra:?}: deleting {printed:?} lost a content"
+    );
+    printed
+}
+
+/// Issue 20, item 1: the same folder given twice (however it is spelled) pairs no file
+/// with itself, and `--dupes` never lists a path whose removal removes the last copy.
+#[cfg(unix)]
+#[test]
+fn a_file_reached_twice_is_never_its_own_duplicate() {
+    let abs = |d: &Path| d.join("dd").to_str().unwrap().to_string();
+    for roots in [
+        vec!["dd", "dd"],
+        vec!["dd", "dd/sub"],
+        vec!["dd", "./dd/"],
+        vec!["dd", "ABS"],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir_all(d.join("dd/sub")).unwrap();
+        fs::write(d.join("dd/a.txt"), TEXT).unwrap();
+        fs::write(
+            d.join("dd/sub/b.txt"),
+            "a wholly other text about rivers and stones",
+        )
+        .unwrap();
+        let roots: Vec<String> = roots
+            .iter()
+            .map(|r| if *r == "ABS" { abs(d) } else { r.to_string() })
+            .collect();
+        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+        // No pair at all: each file is one document.
+        let pairs = Command::new(BIN)
+            .current_dir(d)
+            .args(["pairs", "-t", "0"])
+            .args(&roots)
+            .output()
+            .unwrap();
+        assert!(
+            pairs.stdout.is_empty(),
+            "{roots:?}: {}",
+            String::from_utf8_lossy(&pairs.stdout)
+        );
+        assert_eq!(
+            delete_the_dupes(d, &roots, &[]),
+            Vec::<String>::new(),
+            "{roots:?}"
+        );
+    }
+}
+
+/// With --follow: a symlink to a file, a hard link, and a linked folder are the file
+/// itself, not copies of it; a real copy is a duplicate, and the one kept is never a
+/// link whose target the list would delete.
+#[cfg(unix)]
+#[test]
+fn links_are_the_file_they_reach_and_a_symlink_is_never_kept_over_its_target() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("dd/real")).unwrap();
+    let precious = d.join("dd/real/precious.txt");
+    fs::write(&precious, TEXT).unwrap();
+    symlink(&precious, d.join("dd/alias.txt")).unwrap();
+    fs::hard_link(&precious, d.join("dd/hard.txt")).unwrap();
+    symlink(d.join("dd/real"), d.join("dd/linked")).unwrap();
+    for extra in [&["--follow"][..], &[]] {
+        let index = build_with(&d.join("dd"), extra);
+        assert_eq!(index.docs.len(), 1, "{extra:?}: {:?}", index.docs);
+        assert_eq!(delete_the_dupes(d, &["dd"], extra), Vec::<String>::new());
+    }
+    // A real copy: one path goes, and it is the copy or a link to nothing else; the
+    // file's content stays (checked by deleting).
+    fs::write(d.join("dd/copy.txt"), TEXT).unwrap();
+    let gone = delete_the_dupes(d, &["dd"], &["--follow"]);
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    // The same tree given twice and through the link: still one file and its copy.
+    fs::write(d.join("dd/copy.txt"), TEXT).unwrap();
+    let gone = delete_the_dupes(d, &["dd", "dd/linked", "dd/real"], &["--follow"]);
+    assert!(gone.len() <= 1, "{gone:?}");
+}
+
+fn build_with(root: &Path, extra: &[&str]) -> Index {
+    let opts = WalkOptions {
+        follow: extra.contains(&"--follow"),
+        ..WalkOptions::default()
+    };
+    build(root, &opts)
+}
+
 // ---- contents ----
 
 /// Builds an index from files written as (name, bytes).
