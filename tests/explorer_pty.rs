@@ -200,14 +200,14 @@ impl Drop for Pty {
 /// A generated corpus with planted near-duplicates.
 fn corpus(docs: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let g = simtui::generator::generate(&simtui::generator::GenOptions {
+    let g = simtui_gen::generate(&simtui_gen::GenOptions {
         docs,
         seed: 11,
         words: 150,
         dup_fraction: 0.4,
         ..Default::default()
     });
-    simtui::generator::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
+    simtui_gen::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
     dir
 }
 

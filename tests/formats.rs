@@ -1,10 +1,10 @@
 //! Files of many documents: JSON Lines (plain, gzip, zstd) and Reuters-style SGML, end
 //! to end through `simtui pairs` and through the library (records read back by place).
 
-use simtui::corpus::{Corpus, Source, WalkOptions, read_text};
-use simtui::formats::{InputFormat, InputOptions};
-use simtui::index::{Index, Params};
-use simtui::progress::Silent;
+use simtui_engine::index::{Index, Params};
+use simtui_engine::progress::Silent;
+use simtui_engine::source::{Corpus, Source, WalkOptions, read_text};
+use simtui_engine::source::{InputFormat, InputOptions};
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::Write;
@@ -235,7 +235,7 @@ fn compressed_files_give_the_same_documents() {
     let text_of = |id: &str| {
         let d = idx.docs.iter().find(|d| d.id == id).unwrap();
         assert!(matches!(d.source, Source::Part(_)));
-        let e = simtui::corpus::Entry {
+        let e = simtui_engine::source::Entry {
             id: d.id.clone(),
             source: d.source.clone(),
             bytes: d.bytes,
@@ -346,7 +346,7 @@ fn records_across_block_boundaries_and_oversized_lines() {
         for (base, file) in [(0, "big.jsonl"), (29_999, "big2.jsonl.zst")] {
             let d = &idx.docs[base + k];
             assert_eq!(d.id, expect[k].0.replace("big.jsonl", file));
-            let e = simtui::corpus::Entry {
+            let e = simtui_engine::source::Entry {
                 id: d.id.clone(),
                 source: d.source.clone(),
                 bytes: d.bytes,
@@ -440,7 +440,7 @@ fn sgml_articles_by_newid_with_entities_decoded() {
 
     let idx = build(Path::new(&c), &Params::default());
     let d = idx.docs.iter().find(|d| d.id == "1").unwrap();
-    let e = simtui::corpus::Entry {
+    let e = simtui_engine::source::Entry {
         id: d.id.clone(),
         source: d.source.clone(),
         bytes: d.bytes,
@@ -453,7 +453,7 @@ fn sgml_articles_by_newid_with_entities_decoded() {
     assert!(text.ends_with("traders said.\n Reuter\n"), "{text:?}");
     assert!(!text.contains('\u{3}'));
     let last = idx.docs.iter().find(|d| d.id == "1004").unwrap();
-    let e = simtui::corpus::Entry {
+    let e = simtui_engine::source::Entry {
         id: last.id.clone(),
         source: last.source.clone(),
         bytes: last.bytes,

@@ -4,11 +4,11 @@
 //! run (doc/hostile.md).
 
 use proptest::prelude::*;
-use simtui::corpus::{Corpus, SkipReason, decode};
-use simtui::index::{Index, Params};
-use simtui::progress::Silent;
-use simtui::shingle::{content_hash, shingle_set};
-use simtui::text::{TextOptions, Tokenizer, Unit, tokens};
+use simtui_engine::index::{Index, Params};
+use simtui_engine::progress::Silent;
+use simtui_engine::shingle::{content_hash, shingle_set};
+use simtui_engine::source::{Corpus, SkipReason, decode};
+use simtui_engine::text::{TextOptions, Tokenizer, Unit, tokens};
 
 /// Bytes that look like files: arbitrary bytes, UTF-8 text, BOMs, NULs, CRLF, UTF-16.
 fn file_bytes() -> impl Strategy<Value = Vec<u8>> {

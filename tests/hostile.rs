@@ -5,9 +5,9 @@
 mod common;
 
 use common::{first_line_then_close, ok, simtui};
-use simtui::corpus::{Corpus, SkipReason, WalkOptions, read_file};
-use simtui::index::{Index, Params};
-use simtui::progress::Silent;
+use simtui_engine::index::{Index, Params};
+use simtui_engine::progress::Silent;
+use simtui_engine::source::{Corpus, SkipReason, WalkOptions, read_file};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

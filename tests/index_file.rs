@@ -6,7 +6,7 @@ mod common;
 
 use common::{Corpus, ok, simtui};
 use proptest::prelude::*;
-use simtui::store::format::{self, FormatError};
+use simtui_engine::store::format::{self, FormatError};
 use std::fs;
 use std::path::Path;
 
@@ -282,18 +282,18 @@ proptest! {
         format::reseal(&mut b);
         if let Ok(saved) = format::decode(&b) {
             // Whatever decodes is safe to turn into an index and search.
-            let docs = saved.docs.iter().map(|d| simtui::index::Doc {
+            let docs = saved.docs.iter().map(|d| simtui_engine::index::Doc {
                 id: d.id.clone(),
-                source: simtui::corpus::Source::Memory("".into()),
+                source: simtui_engine::source::Source::Memory("".into()),
                 bytes: d.bytes,
                 tokens: d.tokens,
                 group: d.group,
             }).collect();
             let w = saved.signatures.width();
-            let index = simtui::index::Index::from_parts(
+            let index = simtui_engine::index::Index::from_parts(
                 saved.params.clone(), docs, Vec::new(), saved.shingles, saved.signatures, saved.contents);
             if w > 0 {
-                let _ = index.find(1, 1, 0.0, &simtui::progress::Silent);
+                let _ = index.find(1, 1, 0.0, &simtui_engine::progress::Silent);
             }
         }
     }

@@ -3,13 +3,13 @@
 //! pairs become LSH candidates follows the S-curve 1 - (1 - s^r)^b.
 
 use proptest::prelude::*;
-use simtui::curve::probability;
-use simtui::hash::mix64;
-use simtui::lsh::candidates;
-use simtui::progress::Silent;
-use simtui::shingle::ShingleSets;
-use simtui::sketch::{Signatures, SketchKind, Sketcher};
-use simtui::verify::{estimate, jaccard};
+use simtui_engine::hash::mix64;
+use simtui_engine::minhash::band::candidates;
+use simtui_engine::minhash::curve::probability;
+use simtui_engine::minhash::sketch::{Signatures, SketchKind, Sketcher};
+use simtui_engine::progress::Silent;
+use simtui_engine::shingle::ShingleSets;
+use simtui_engine::verify::{estimate, jaccard};
 
 /// Two sets of `size` elements sharing `shared` of them, drawn from a random stream, so that
 /// J = shared / (2·size − shared) exactly.

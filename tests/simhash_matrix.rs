@@ -5,8 +5,8 @@
 mod common;
 
 use common::{Corpus, assert_usage_error, jsonl, ok};
-use simtui::simhash::{Idf, SimHasher, Weight, bag, hamming};
-use simtui::text::{TextOptions, Tokenizer};
+use simtui_engine::simhash::fingerprint::{Idf, SimHasher, Weight, bag, hamming};
+use simtui_engine::text::{TextOptions, Tokenizer};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Every document's fingerprint, from its text, as simtui computes it (seed 1). Idf

@@ -2,13 +2,13 @@
 
 use super::config::{Config, ConfigError, Problem};
 use clap::{Arg, Args, Command, ValueEnum};
-use simtui::corpus::WalkOptions;
-use simtui::formats::{InputFormat, InputOptions};
-use simtui::index::Params;
-use simtui::method::Method;
-use simtui::simhash::{SimHasher, Weight, default_max_distance};
-use simtui::sketch::SketchKind;
-use simtui::text::{TextOptions, Unit};
+use simtui_engine::analysis::method::Method;
+use simtui_engine::index::Params;
+use simtui_engine::minhash::sketch::SketchKind;
+use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
+use simtui_engine::source::WalkOptions;
+use simtui_engine::source::{InputFormat, InputOptions};
+use simtui_engine::text::{TextOptions, Unit};
 use std::path::PathBuf;
 
 // The value enums have no doc comments on their variants: clap would print them as a

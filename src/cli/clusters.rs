@@ -6,9 +6,9 @@ use super::args::{IndexArgs, MethodArgs, PathArgs};
 use super::color::Paint;
 use super::output::{Format, csv_field, with_stdout};
 use clap::{Args, ValueEnum};
-use simtui::cluster::{Cluster, Keep, clusters};
-use simtui::corpus::Source;
-use simtui::index::Index;
+use simtui_engine::analysis::cluster::{Cluster, Keep, clusters};
+use simtui_engine::index::Index;
+use simtui_engine::source::Source;
 use std::io::{self, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

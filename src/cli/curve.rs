@@ -2,7 +2,7 @@
 
 use super::color::Paint;
 use clap::Args;
-use simtui::curve::{probability, recommend, threshold};
+use simtui_engine::minhash::curve::{probability, recommend, threshold};
 
 #[derive(Args, Debug)]
 pub struct CurveArgs {

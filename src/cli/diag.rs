@@ -8,7 +8,7 @@
 //! held, then written or dropped when [`to_stderr`], [`to_log`] or [`discard`] is called.
 
 use super::UsageError;
-use simtui::progress::{Progress, Stage};
+use simtui_engine::progress::{Progress, Stage};
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;

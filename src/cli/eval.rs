@@ -4,13 +4,13 @@ use super::args::{IndexArgs, MethodArgs, PathArgs};
 use super::color::Paint;
 use super::output::{Format, with_stdout};
 use clap::Args;
-use simtui::corpus::Corpus;
-use simtui::curve::{recommend, threshold};
-use simtui::eval::{THRESHOLDS, Truth, bandings, mean_sd, score};
-use simtui::exact::{ExactError, Limits, all_pairs};
-use simtui::index::Index;
-use simtui::method::{Engine, Method};
-use simtui::progress::{Progress, Stage};
+use simtui_engine::analysis::eval::{THRESHOLDS, Truth, bandings, mean_sd, score};
+use simtui_engine::analysis::exact::{ExactError, Limits, all_pairs};
+use simtui_engine::analysis::method::{Engine, Method};
+use simtui_engine::index::Index;
+use simtui_engine::minhash::curve::{recommend, threshold};
+use simtui_engine::progress::{Progress, Stage};
+use simtui_engine::source::Corpus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -96,7 +96,7 @@ impl Tracker {
 /// Writes every exact pair as document pairs (identical documents included, J = 1).
 fn write_truth(
     index: &Index,
-    exact: &simtui::exact::ExactPairs,
+    exact: &simtui_engine::analysis::exact::ExactPairs,
     path: &std::path::Path,
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
@@ -205,8 +205,8 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let truth = match &args.truth {
         Some(path) => {
-            let planted = simtui::generator::read_truth(path)
-                .map_err(|e| super::UsageError(format!("{e:#}")))?;
+            let planted =
+                simtui_gen::read_truth(path).map_err(|e| super::UsageError(format!("{e:#}")))?;
             let (truth, missing) =
                 Truth::from_ids(index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
             if !missing.is_empty() {
@@ -361,7 +361,8 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         );
         writeln!(out, "{}", paint.bold(&header))?;
         for (i, &t) in thresholds.iter().enumerate() {
-            let mean_text = |f: &dyn Fn(&simtui::eval::Score) -> f64, count: bool| {
+            let mean_text = |f: &dyn Fn(&simtui_engine::analysis::eval::Score) -> f64,
+                             count: bool| {
                 let xs: Vec<f64> = runs.iter().map(|(sc, _)| f(&sc[i])).collect();
                 let (m, sd) = mean_sd(&xs);
                 let text = match (runs.len() > 1, count) {
@@ -373,7 +374,9 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
                 };
                 (m, text)
             };
-            let col = |f: &dyn Fn(&simtui::eval::Score) -> f64, count: bool| mean_text(f, count).1;
+            let col = |f: &dyn Fn(&simtui_engine::analysis::eval::Score) -> f64, count: bool| {
+                mean_text(f, count).1
+            };
             // Padded before painting, so escape codes don't count as width.
             let (recall, text) = mean_text(&|s| s.recall, false);
             let recall = paint.similarity(recall, &format!("{text:>15}"));

@@ -2,7 +2,7 @@
 
 use super::UsageError;
 use anyhow::Result;
-use simtui::generator::{self, GenOptions};
+use simtui_gen::GenOptions;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -67,14 +67,14 @@ pub fn run(args: &GenArgs) -> Result<()> {
     // Before generating: a bad OUT or truth path is an input error (exit 2), found at once.
     prepare_out(&args.out, &truth)?;
     let start = Instant::now();
-    let g = generator::generate(&GenOptions {
+    let g = simtui_gen::generate(&GenOptions {
         docs: args.docs,
         seed: args.seed,
         words: args.words,
         dup_fraction: args.dup_fraction,
         vocab: args.vocab,
     });
-    generator::write(&g, &args.out, &truth)?;
+    simtui_gen::write(&g, &args.out, &truth)?;
     let bytes: usize = g.docs.iter().map(|d| d.text.len()).sum();
     eprintln!(
         "generated {} docs ({} bytes) in {} and {} planted pairs in {} ({:.2} s)",
@@ -101,7 +101,7 @@ fn default_truth_path(out: &Path) -> Result<PathBuf, UsageError> {
     Ok(out.with_file_name(file))
 }
 
-/// Checks OUT as [`generator::write`] will (a new or empty folder) and creates it, and
+/// Checks OUT as [`simtui_gen::write`] will (a new or empty folder) and creates it, and
 /// checks that the truth file is not a folder, so that these input errors exit 2 with
 /// nothing written. Failures while writing the documents remain run failures (exit 1).
 fn prepare_out(out: &Path, truth: &Path) -> Result<(), UsageError> {

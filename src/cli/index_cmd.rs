@@ -1,15 +1,15 @@
 //! `simtui index`: save an index to a file, and `--index FILE` for the commands that
 //! search one (pairs, query, clusters, the explorer). doc/index-format.md describes the
-//! file; `simtui::store` opens and updates it.
+//! file; `simtui_engine::store` opens and updates it.
 
 use super::UsageError;
 use super::args::{IndexArgs, MethodArgs, PathArgs};
 use clap::Args;
-use simtui::corpus::Corpus;
-use simtui::fingerprints::Fingerprints;
-use simtui::method::{Engine, Method};
-use simtui::progress::Progress;
-use simtui::store::{self, Mode, Opened, Request, StoreError};
+use simtui_engine::analysis::method::{Engine, Method};
+use simtui_engine::progress::Progress;
+use simtui_engine::simhash::fingerprints::Fingerprints;
+use simtui_engine::source::Corpus;
+use simtui_engine::store::{self, Mode, Opened, Request, StoreError};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -5,10 +5,10 @@ use super::args::{IndexArgs, PathArgs, WeightArg, bits_parser};
 use super::color::Paint;
 use super::output::{csv_field, with_stdout};
 use clap::{Args, ValueEnum};
-use simtui::corpus::Corpus;
-use simtui::index::Index;
-use simtui::matrix::{Matrix, Measure, compute};
-use simtui::simhash::SimHasher;
+use simtui_engine::analysis::matrix::{Matrix, Measure, compute};
+use simtui_engine::index::Index;
+use simtui_engine::simhash::fingerprint::SimHasher;
+use simtui_engine::source::Corpus;
 use std::io::{self, IsTerminal, Write};
 
 /// The most documents a matrix takes: 500² cells is already far more than anyone reads;

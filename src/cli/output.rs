@@ -2,8 +2,9 @@
 
 use super::color::Paint;
 use clap::ValueEnum;
-use simtui::index::{Index, Pair};
-use simtui::method::Engine;
+use simtui_engine::analysis::method::Engine;
+use simtui_engine::found::Pair;
+use simtui_engine::index::Index;
 use std::io::{self, IsTerminal, Write};
 
 // No doc comments on the variants: clap would print them as a long "Possible values"

@@ -3,8 +3,9 @@
 use super::args::{IndexArgs, MethodArgs, PathArgs};
 use super::output::{Format, Second, with_stdout, write_pairs};
 use clap::Args;
-use simtui::index::{Found, Index};
-use simtui::progress::Stage;
+use simtui_engine::found::Found;
+use simtui_engine::index::Index;
+use simtui_engine::progress::Stage;
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]

@@ -6,10 +6,10 @@ use super::color::Paint;
 use super::output::{Format, csv_field, with_stdout};
 use clap::Args;
 use rayon::prelude::*;
-use simtui::corpus::{self, Corpus, Entry, Source};
-use simtui::method::Engine;
-use simtui::query::{Answer, Probe, Searcher};
-use simtui::text::Tokenizer;
+use simtui_engine::analysis::method::Engine;
+use simtui_engine::analysis::query::{Answer, Probe, Searcher};
+use simtui_engine::source::{self, Corpus, Entry, Source};
+use simtui_engine::text::Tokenizer;
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -99,7 +99,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
                     |tok, q| {
                         let probe = match &q.target {
                             Target::Doc(d) => Probe::of_doc(&engine, *d),
-                            Target::File(e) => match corpus::read_text(e, index.params.max_bytes) {
+                            Target::File(e) => match source::read_text(e, index.params.max_bytes) {
                                 Ok(text) => Probe::of_text(&engine, tok, &text),
                                 Err((reason, _)) => return Err(reason.name().to_string()),
                             },

@@ -11,12 +11,13 @@ use super::theme::Theme;
 use super::worker::{DiffDoc, Job, Kind, Msg, Output, Work};
 use crate::cli::diag::Log;
 use crate::cli::explorer::ExplorerSettings;
-use simtui::corpus::{Corpus, WalkOptions};
-use simtui::fingerprints::Fingerprints;
-use simtui::index::{Found, Index, Pair, Params};
-use simtui::progress::Stage;
-use simtui::simhash::{SimHasher, Weight, default_max_distance};
-use simtui::text::Unit;
+use simtui_engine::found::{Found, Pair};
+use simtui_engine::index::{Index, Params};
+use simtui_engine::progress::Stage;
+use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
+use simtui_engine::simhash::fingerprints::Fingerprints;
+use simtui_engine::source::{Corpus, WalkOptions};
+use simtui_engine::text::Unit;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -201,7 +202,7 @@ pub struct App {
     /// The index a running band job works on, its generation and method.
     banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
     /// Bands and verified pairs remembered between band jobs (b and r keys).
-    rebander: Arc<std::sync::Mutex<simtui::reband::Rebander>>,
+    rebander: Arc<std::sync::Mutex<simtui_engine::minhash::reband::Rebander>>,
     /// SimHash wanted instead of LSH (`m` switches).
     pub simhash: Option<SimHashSetting>,
     /// Fingerprints of the index of a generation, for SimHash.

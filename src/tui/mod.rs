@@ -41,8 +41,8 @@ mod views_tests;
 
 use anyhow::{Context as _, bail};
 use app::{App, Cmd};
-use simtui::corpus::WalkOptions;
-use simtui::index::Params;
+use simtui_engine::index::Params;
+use simtui_engine::source::WalkOptions;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -138,7 +138,7 @@ fn store_job(
         .into());
     }
     if file.exists() {
-        simtui::store::check(file).map_err(crate::cli::index_cmd::store_error)?;
+        simtui_engine::store::check(file).map_err(crate::cli::index_cmd::store_error)?;
     }
     Ok(Some(worker::StoreJob {
         file: file.to_path_buf(),

@@ -125,7 +125,7 @@ fn list(app: &App, frame: &mut Frame, area: Rect) {
                 " No candidate pairs with b={} r={} (threshold ≈ {:.2}). Press t to tune: more bands or fewer rows find more.",
                 r.bands,
                 r.rows,
-                simtui::curve::threshold(r.bands, r.rows)
+                simtui_engine::minhash::curve::threshold(r.bands, r.rows)
             )
         } else {
             " No pair matches the filter. Esc clears it.".to_string()

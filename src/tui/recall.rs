@@ -2,15 +2,16 @@
 //!
 //! For corpora of up to [`MAX_DOCS`] documents, the exact Jaccard similarity of every
 //! pair of distinct contents that share at least one shingle is computed once per index
-//! (by `simtui::exact`, through an inverted index from shingles to contents). Matching
+//! (by `simtui_engine::analysis::exact`, through an inverted index from shingles to contents). Matching
 //! those pairs against the candidates of a banding gives the recall the S-curve only
 //! predicts. Everything here runs on worker threads.
 
-use simtui::exact::{self, ExactError, Limits, pack};
-use simtui::index::{Found, Index};
-use simtui::progress::{Cancelled, Progress};
+use simtui_engine::analysis::exact::{self, ExactError, Limits, pack};
+use simtui_engine::found::Found;
+use simtui_engine::index::Index;
+use simtui_engine::progress::{Cancelled, Progress};
 
-pub use simtui::exact::{BINS, ExactPairs as AllPairs, Hist, bin};
+pub use simtui_engine::analysis::exact::{BINS, ExactPairs as AllPairs, Hist, bin};
 
 /// Largest corpus (documents) for which all pairs are computed.
 pub const MAX_DOCS: usize = 20_000;
@@ -106,9 +107,9 @@ impl Recall {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use simtui::corpus::Corpus;
-    use simtui::index::Params;
-    use simtui::progress::Silent;
+    use simtui_engine::index::Params;
+    use simtui_engine::progress::Silent;
+    use simtui_engine::source::Corpus;
 
     fn idx(texts: &[&str]) -> Index {
         let c = Corpus::from_texts(

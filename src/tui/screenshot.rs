@@ -834,8 +834,8 @@ mod demo {
     use super::to_svg;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
-    use simtui::corpus::WalkOptions;
-    use simtui::index::Params;
+    use simtui_engine::index::Params;
+    use simtui_engine::source::WalkOptions;
     use std::path::PathBuf;
 
     const SIZE: (u16, u16) = (120, 36);

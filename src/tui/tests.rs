@@ -14,10 +14,10 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier};
-use simtui::corpus::WalkOptions;
-use simtui::generator::{GenOptions, generate};
-use simtui::index::Params;
-use simtui::text::Unit;
+use simtui_engine::index::Params;
+use simtui_engine::source::WalkOptions;
+use simtui_engine::text::Unit;
+use simtui_gen::{GenOptions, generate};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ pub(super) fn corpus_dir() -> tempfile::TempDir {
         dup_fraction: 0.4,
         ..Default::default()
     });
-    simtui::generator::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
+    simtui_gen::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
     dir
 }
 
@@ -148,7 +148,7 @@ fn loading_view_shows_every_stage_with_counts() {
     // A progress report from the running job shows counts.
     app.handle(Msg::Progress {
         id: 1,
-        stage: simtui::progress::Stage::Read,
+        stage: simtui_engine::progress::Stage::Read,
         done: 1000,
         total: 2000,
     });
@@ -480,8 +480,8 @@ fn a_session_of_actions_rebands_without_rehashing() {
     assert_eq!(app.counters.index_jobs, 3);
     // The shingles are those of characters: a document's set is that of its graphemes.
     let doc = &index.docs[0];
-    let text = simtui::corpus::read_text(
-        &simtui::corpus::Entry {
+    let text = simtui_engine::source::read_text(
+        &simtui_engine::source::Entry {
             id: doc.id.clone(),
             source: doc.source.clone(),
             bytes: doc.bytes,
@@ -490,9 +490,9 @@ fn a_session_of_actions_rebands_without_rehashing() {
     )
     .unwrap();
     let mut tokens = Vec::new();
-    simtui::text::Tokenizer::new(&index.params.text).token_hashes(&text, &mut tokens);
+    simtui_engine::text::Tokenizer::new(&index.params.text).token_hashes(&text, &mut tokens);
     let mut set = Vec::new();
-    simtui::shingle::shingle_set(&tokens, super::app::CHAR_K, &mut set);
+    simtui_engine::shingle::shingle_set(&tokens, super::app::CHAR_K, &mut set);
     assert_eq!(index.shingles.get(doc.group as usize), &set[..]);
     assert!(
         doc.tokens > 2 * text.split_whitespace().count() as u64,
@@ -1059,7 +1059,7 @@ fn diff_view_shows_records_of_a_json_lines_file_by_id() {
     std::io::Write::write_all(&mut gz, lines[20..].concat().as_bytes()).unwrap();
     std::fs::write(c.join("b.jsonl.gz"), gz.finish().unwrap()).unwrap();
     let walk = WalkOptions {
-        input: simtui::formats::InputOptions {
+        input: simtui_engine::source::InputOptions {
             id_field: Some("id".into()),
             ..Default::default()
         },
@@ -1098,7 +1098,7 @@ fn diff_view_shows_records_of_a_json_lines_file_by_id() {
 
 #[test]
 fn the_first_load_opens_and_creates_a_saved_index() {
-    use simtui::progress::Silent;
+    use simtui_engine::progress::Silent;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("c");
     std::fs::create_dir(&root).unwrap();
@@ -1120,13 +1120,13 @@ fn the_first_load_opens_and_creates_a_saved_index() {
     };
     assert_eq!(docs(worker::execute(load(), &Silent)), 2);
     assert!(file.is_file());
-    simtui::store::load(&file).unwrap();
+    simtui_engine::store::load(&file).unwrap();
     assert_eq!(docs(worker::execute(load(), &Silent)), 2);
 }
 
 #[test]
 fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
-    use simtui::progress::Silent;
+    use simtui_engine::progress::Silent;
     let dir = corpus_dir();
     let root = dir.path().join("c");
     let file = dir.path().join("c.idx");
@@ -1153,7 +1153,7 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
     app.start();
     assert!(screen(&app).contains("walking the folders"));
     app.progress
-        .update(simtui::progress::Stage::Read, 0, 60, app.now);
+        .update(simtui_engine::progress::Stage::Read, 0, 60, app.now);
     let s = screen(&app);
     assert!(s.contains("opening the saved index"), "{s}");
     // Then the worker finds the damage: a usage error, as it was up front.
@@ -1194,8 +1194,8 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
 
 #[test]
 fn more_hash_functions_share_the_shingles_and_equal_ensure_perms() {
-    use simtui::progress::Silent;
-    use simtui::sketch::SketchKind;
+    use simtui_engine::minhash::sketch::SketchKind;
+    use simtui_engine::progress::Silent;
     let dir = corpus_dir();
     for sketch in [SketchKind::MinHash, SketchKind::Oph] {
         let params = Params {
@@ -1203,8 +1203,9 @@ fn more_hash_functions_share_the_shingles_and_equal_ensure_perms() {
             ..Params::default()
         };
         let corpus =
-            simtui::corpus::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default()).unwrap();
-        let index = Arc::new(simtui::index::Index::build(corpus, &params, &Silent).unwrap());
+            simtui_engine::source::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default())
+                .unwrap();
+        let index = Arc::new(simtui_engine::index::Index::build(corpus, &params, &Silent).unwrap());
         let before = index.signatures.data().to_vec();
         let out = worker::execute(
             Work::Extend {

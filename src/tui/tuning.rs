@@ -10,7 +10,7 @@ use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Wrap};
-use simtui::curve::{probability, threshold};
+use simtui_engine::minhash::curve::{probability, threshold};
 
 /// Columns of the parameter text beside the chart.
 const TEXT_W: u16 = 32;

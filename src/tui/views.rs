@@ -9,10 +9,11 @@ use super::app::App;
 use super::keys::{Action, Context};
 use super::layout;
 use super::worker::{Kind, Output, Work};
-use simtui::cluster::Cluster;
-use simtui::index::{Index, Pair};
-use simtui::matrix::Matrix;
-use simtui::query::Answer;
+use simtui_engine::analysis::cluster::Cluster;
+use simtui_engine::analysis::matrix::Matrix;
+use simtui_engine::analysis::query::Answer;
+use simtui_engine::found::Pair;
+use simtui_engine::index::Index;
 use std::sync::Arc;
 
 /// Neighbours asked for at a time (LSH candidates first, then a scan fills up).

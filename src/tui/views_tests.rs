@@ -5,8 +5,8 @@ use super::keys::{Action, Context};
 use super::tests::{draw, loaded, pump, screen};
 use super::views::{Cursor, View};
 use ratatui::style::Modifier;
-use simtui::cluster::{Keep, clusters};
-use simtui::index::Pair;
+use simtui_engine::analysis::cluster::{Keep, clusters};
+use simtui_engine::found::Pair;
 
 /// e, a file name typed, Enter.
 fn export_to(app: &mut super::app::App, name: &str) {
@@ -295,12 +295,12 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     let (setting, fps) = r.simhash.as_ref().expect("SimHash results");
     assert_eq!(setting.hasher.bits(), 64);
     // The same candidates and verification the headless `pairs --method simhash` uses.
-    let want = simtui::fingerprints::find(
+    let want = simtui_engine::simhash::search::find(
         &r.index,
         fps,
         setting.max_distance,
         0.0,
-        &simtui::progress::Silent,
+        &simtui_engine::progress::Silent,
     )
     .unwrap();
     assert_eq!(r.found.pairs, want.pairs);

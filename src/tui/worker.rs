@@ -9,17 +9,19 @@
 
 use super::diff::{self, DiffModel};
 use super::recall::{self, AllPairs, FoundGroups, Recall};
-use simtui::cluster::{self, Cluster, Keep};
-use simtui::corpus::{Corpus, Entry, Source, WalkOptions};
-use simtui::fingerprints::{self, Fingerprints};
-use simtui::generator::{GenOptions, generate};
-use simtui::index::{Found, Index, Pair, Params};
-use simtui::matrix::{self, Matrix, Measure};
-use simtui::method::{Engine, Method};
-use simtui::progress::{Cancelled, Progress, Stage};
-use simtui::query::{Answer, Probe, Searcher};
-use simtui::reband::Rebander;
-use simtui::simhash::SimHasher;
+use simtui_engine::analysis::cluster::{self, Cluster, Keep};
+use simtui_engine::analysis::matrix::{self, Matrix, Measure};
+use simtui_engine::analysis::method::{Engine, Method};
+use simtui_engine::analysis::query::{Answer, Probe, Searcher};
+use simtui_engine::found::{Found, Pair};
+use simtui_engine::index::{Index, Params};
+use simtui_engine::minhash::reband::Rebander;
+use simtui_engine::progress::{Cancelled, Progress, Stage};
+use simtui_engine::simhash::fingerprint::SimHasher;
+use simtui_engine::simhash::fingerprints::Fingerprints;
+use simtui_engine::simhash::search;
+use simtui_engine::source::{Corpus, Entry, Source, WalkOptions};
+use simtui_gen::{GenOptions, generate};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -276,18 +278,17 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         } if !roots.is_empty() => {
             debug_panic("worker");
             let t = Instant::now();
-            let req = simtui::store::Request {
+            let req = simtui_engine::store::Request {
                 file: store.file,
                 roots,
                 walk,
                 params,
-                mode: simtui::store::Mode::Open,
+                mode: simtui_engine::store::Mode::Open,
             };
-            let opened = simtui::store::open(&req, progress).map_err(|e| match e {
-                simtui::store::StoreError::Cancelled => JobError::Cancelled,
-                e @ (simtui::store::StoreError::Format(..) | simtui::store::StoreError::Io(..)) => {
-                    JobError::Usage(e.to_string())
-                }
+            let opened = simtui_engine::store::open(&req, progress).map_err(|e| match e {
+                simtui_engine::store::StoreError::Cancelled => JobError::Cancelled,
+                e @ (simtui_engine::store::StoreError::Format(..)
+                | simtui_engine::store::StoreError::Io(..)) => JobError::Usage(e.to_string()),
                 e => JobError::Failed(e.to_string()),
             })?;
             crate::cli::diag::note(1, opened.report.summary(&req.file));
@@ -320,7 +321,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             } else {
                 Corpus::walk(&roots, &walk).map_err(|e| JobError::Failed(e.to_string()))?
             };
-            simtui::progress::check(progress)?;
+            simtui_engine::progress::check(progress)?;
             // The walk is over: reading starts now.
             progress.update(Stage::Read, 0, corpus.entries.len() as u64);
             let corpus = Arc::new(corpus);
@@ -359,7 +360,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                     // A band job panicked while holding it: band from scratch.
                     Err(_) => index.find(bands, rows, 0.0, progress)?,
                 },
-                Some((fps, d)) => fingerprints::find(&index, &fps, d, 0.0, progress)?,
+                Some((fps, d)) => search::find(&index, &fps, d, 0.0, progress)?,
             };
             let groups = recall::found_groups(&index, &found);
             Output::Banded {
@@ -393,7 +394,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 method: Method::MinHash { bands, rows },
                 fingerprints: None,
             };
-            simtui::progress::check(progress)?;
+            simtui_engine::progress::check(progress)?;
             let probe = Probe::of_doc(&engine, doc);
             Output::Neighbours(Searcher::new(&engine).neighbours(&probe, top, true))
         }
@@ -412,7 +413,7 @@ fn read(doc: &DiffDoc, max_bytes: u64) -> Result<Arc<str>, String> {
         source: doc.source.clone(),
         bytes: doc.bytes,
     };
-    simtui::corpus::read_text(&entry, max_bytes).map_err(|(reason, detail)| {
+    simtui_engine::source::read_text(&entry, max_bytes).map_err(|(reason, detail)| {
         let detail = if detail.is_empty() {
             String::new()
         } else {

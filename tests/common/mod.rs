@@ -4,8 +4,8 @@
 
 #![allow(dead_code)] // each test binary uses a different part
 
-use simtui::generator::{GenOptions, Generated, generate, write};
-use simtui::text::{TextOptions, tokens};
+use simtui_engine::text::{TextOptions, tokens};
+use simtui_gen::{GenOptions, Generated, generate, write};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,227 @@
+//! Measuring LSH against the truth: recall, candidate precision and the S-curve's
+//! prediction at a range of thresholds (`simtui eval`).
+//!
+//! Counts are in document pairs, as a user sees them: a pair of contents (groups of
+//! identical documents) of similarity J stands for |A|·|B| document pairs, and the pairs
+//! within a group (J = 1) are always found, as they are by any LSH.
+
+use crate::analysis::exact::{ExactPairs, pack};
+use crate::found::Found;
+use crate::index::Index;
+use crate::minhash::curve::probability;
+use std::collections::HashMap;
+
+/// The thresholds `simtui eval` reports on.
+pub const THRESHOLDS: [f64; 5] = [0.5, 0.6, 0.7, 0.8, 0.9];
+
+/// The pairs that are truly similar: contents with their exact J.
+#[derive(Clone, Debug, Default)]
+pub struct Truth {
+    /// (content a, content b, J), a ≠ b.
+    pub pairs: Vec<(u32, u32, f64)>,
+    /// Whether pairs of identical documents count (brute force: yes; a planted-pairs
+    /// file lists its own).
+    pub include_identical: bool,
+}
+
+impl Truth {
+    /// Every pair sharing a shingle, from the exhaustive pass.
+    pub fn from_exact(exact: &ExactPairs) -> Truth {
+        Truth {
+            pairs: exact.pairs.iter().map(|p| (p.a, p.b, p.jaccard)).collect(),
+            include_identical: true,
+        }
+    }
+
+    /// The pairs of a planted-pairs file, by document id; ids not in the index are
+    /// returned as missing.
+    pub fn from_ids<'a>(
+        index: &Index,
+        ids: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> (Truth, Vec<String>) {
+        let by_id: HashMap<&str, u32> = index
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.id.as_str(), i as u32))
+            .collect();
+        let mut truth = Truth::default();
+        let mut missing = Vec::new();
+        for (a, b) in ids {
+            match (by_id.get(a), by_id.get(b)) {
+                (Some(&x), Some(&y)) => {
+                    let (j, _) = index.similarity(x, y);
+                    // Stored as document pairs mapped to their contents; identical
+                    // documents map to one content and are kept with a == b.
+                    truth.pairs.push((
+                        index.docs[x as usize].group,
+                        index.docs[y as usize].group,
+                        j,
+                    ));
+                }
+                (None, _) => missing.push(a.to_string()),
+                (_, None) => missing.push(b.to_string()),
+            }
+        }
+        (truth, missing)
+    }
+}
+
+/// One threshold's scores.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Score {
+    pub threshold: f64,
+    /// True pairs with J ≥ threshold.
+    pub truth: u64,
+    /// Of those, found by LSH.
+    pub found: u64,
+    /// Candidate pairs (all, whatever their J).
+    pub candidates: u64,
+    /// found / truth.
+    pub recall: f64,
+    /// found / candidates.
+    pub precision: f64,
+    /// Mean P(J) over the true pairs: the recall the S-curve predicts.
+    pub predicted: f64,
+}
+
+/// Scores one banding's candidates against the truth at each threshold.
+pub fn score(
+    index: &Index,
+    truth: &Truth,
+    found: &Found,
+    bands: usize,
+    rows: usize,
+    thresholds: &[f64],
+) -> Vec<Score> {
+    // Candidate content pairs (the found pairs are all candidates, verified at J ≥ 0).
+    let mut cand: Vec<u64> = found
+        .pairs
+        .iter()
+        .filter_map(|p| {
+            let (ga, gb) = (
+                index.docs[p.a as usize].group,
+                index.docs[p.b as usize].group,
+            );
+            (ga != gb).then(|| pack(ga, gb))
+        })
+        .collect();
+    cand.sort_unstable();
+    cand.dedup();
+    let weight = |a: u32, b: u32| -> u64 {
+        if a == b {
+            1 // a planted pair of identical documents
+        } else {
+            (index.members(a).len() * index.members(b).len()) as u64
+        }
+    };
+    let (identical, from_file) = if truth.include_identical {
+        (
+            (0..index.shingles.len() as u32)
+                .map(|g| index.pairs_within(g))
+                .sum::<u64>(),
+            false,
+        )
+    } else {
+        (0, true)
+    };
+    thresholds
+        .iter()
+        .map(|&t| {
+            let (mut n, mut hit, mut p_sum) = (identical, identical, identical as f64);
+            for &(a, b, j) in &truth.pairs {
+                if j < t {
+                    continue;
+                }
+                let w = if from_file { 1 } else { weight(a, b) };
+                n += w;
+                p_sum += w as f64
+                    * if a == b {
+                        1.0
+                    } else {
+                        probability(j, bands, rows)
+                    };
+                if a == b || cand.binary_search(&pack(a, b)).is_ok() {
+                    hit += w;
+                }
+            }
+            let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { f64::NAN };
+            Score {
+                threshold: t,
+                truth: n,
+                found: hit,
+                candidates: found.candidates,
+                recall: ratio(hit as f64, n as f64),
+                precision: ratio(hit as f64, found.candidates as f64),
+                predicted: ratio(p_sum, n as f64),
+            }
+        })
+        .collect()
+}
+
+/// Mean and (sample) standard deviation.
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = if xs.len() > 1 {
+        xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    (mean, var.sqrt())
+}
+
+/// Every (b, r) with b·r = n.
+pub fn bandings(n: usize) -> Vec<(usize, usize)> {
+    (1..=n).filter(|b| n.is_multiple_of(*b)).map(|b| (b, n / b)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::exact::{Limits, all_pairs};
+    use crate::index::Params;
+    use crate::progress::Silent;
+    use crate::source::Corpus;
+
+    #[test]
+    fn recall_is_one_with_a_permissive_banding_and_counts_documents() {
+        let base =
+            "one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
+        let texts = vec![
+            ("a".to_string(), base.to_string()),
+            ("b".to_string(), base.replace("six", "6")),
+            ("c".to_string(), base.to_string()),
+            (
+                "d".to_string(),
+                "entirely other words that do not overlap at all with the first".to_string(),
+            ),
+        ];
+        let idx = Index::build(
+            Corpus::from_texts(texts),
+            &Params {
+                k: 2,
+                ..Default::default()
+            },
+            &Silent,
+        )
+        .unwrap();
+        let exact = all_pairs(&idx, 0.01, &Limits::default(), &Silent).unwrap();
+        let truth = Truth::from_exact(&exact);
+        // 128 bands of 1 row: anything similar is a candidate.
+        let found = idx.find(128, 1, 0.0, &Silent).unwrap();
+        let s = score(&idx, &truth, &found, 128, 1, &[0.5]);
+        // a~c identical (1), a~b and c~b (2 document pairs from one content pair).
+        assert_eq!(s[0].truth, 3);
+        assert_eq!(s[0].found, 3);
+        assert_eq!(s[0].recall, 1.0);
+        assert!(s[0].predicted > 0.99);
+        assert_eq!(
+            bandings(12),
+            vec![(1, 12), (2, 6), (3, 4), (4, 3), (6, 2), (12, 1)]
+        );
+        let (m, sd) = mean_sd(&[1.0, 3.0]);
+        assert_eq!(m, 2.0);
+        assert!((sd - 2f64.sqrt()).abs() < 1e-12);
+    }
+}

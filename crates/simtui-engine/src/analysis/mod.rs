@@ -1,0 +1,11 @@
+//! What is built on an index: the exact pairs of a whole corpus ([`exact`]), recall and
+//! precision against them ([`eval`]), clusters ([`cluster`]), nearest neighbours
+//! ([`query`]), similarity matrices ([`matrix`]), and the choice between MinHash and
+//! SimHash behind one interface ([`method`]).
+
+pub mod cluster;
+pub mod eval;
+pub mod exact;
+pub mod matrix;
+pub mod method;
+pub mod query;

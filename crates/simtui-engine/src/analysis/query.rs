@@ -1,0 +1,374 @@
+//! Nearest neighbours of one document: a document of the corpus, or any text outside it.
+//!
+//! The query is tokenised, shingled and sketched with the index's own parameters, looked
+//! up in the same LSH bands (or SimHash block tables) the corpus was banded with, and its
+//! candidates ranked by exact Jaccard. Fewer candidates than asked for can be filled up
+//! from a brute-force scan of every document.
+
+use crate::analysis::method::{Engine, Method};
+use crate::minhash::band::band_key;
+use crate::minhash::sketch::Sketcher;
+use crate::shingle::shingle_set;
+use crate::simhash::blocks::{BlockIndex, BlockTables};
+use crate::text::Tokenizer;
+use crate::verify::{estimate, jaccard};
+use rayon::prelude::*;
+
+/// What a query is compared with: its shingle set and its sketch.
+#[derive(Clone, Debug)]
+pub struct Probe {
+    pub shingles: Vec<u64>,
+    /// MinHash signature, as wide as the index's (empty when it has none).
+    pub signature: Vec<u32>,
+    /// SimHash fingerprint (SimHash engines only).
+    pub fingerprint: Option<u128>,
+    /// The corpus document queried, which is not its own neighbour.
+    pub doc: Option<u32>,
+}
+
+impl Probe {
+    /// A document of the corpus.
+    pub fn of_doc(engine: &Engine, doc: u32) -> Probe {
+        let index = &engine.index;
+        let g = index.docs[doc as usize].group;
+        Probe {
+            shingles: index.shingles.get(g as usize).to_vec(),
+            signature: index.signatures.row(g as usize).to_vec(),
+            fingerprint: engine.fingerprints.as_ref().map(|f| f.get(g)),
+            doc: Some(doc),
+        }
+    }
+
+    /// A text from outside the corpus, read with the index's text options, k and sketch.
+    pub fn of_text(engine: &Engine, tok: &mut Tokenizer, text: &str) -> Probe {
+        let index = &engine.index;
+        let mut tokens = Vec::new();
+        tok.token_hashes(text, &mut tokens);
+        let mut shingles = Vec::new();
+        shingle_set(&tokens, index.params.k, &mut shingles);
+        let sketcher = Sketcher::new(
+            index.params.sketch,
+            index.params.seed,
+            index.signatures.width(),
+        );
+        Probe {
+            signature: sketcher.sketch(&shingles),
+            fingerprint: engine.fingerprints.as_ref().map(|f| f.of_tokens(&tokens)),
+            shingles,
+            doc: None,
+        }
+    }
+}
+
+/// One neighbour of a query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Neighbour {
+    pub doc: u32,
+    pub jaccard: f64,
+    /// MinHash estimate (0 when the index has no signatures).
+    pub estimate: f64,
+    /// Hamming distance of the fingerprints (SimHash only).
+    pub hamming: Option<u32>,
+    /// Found by the brute-force scan rather than as a candidate.
+    pub scanned: bool,
+}
+
+/// The neighbours of one query, best first.
+#[derive(Clone, Debug, Default)]
+pub struct Answer {
+    pub neighbours: Vec<Neighbour>,
+    /// Candidate documents (LSH or block-table), before the cut to the top N.
+    pub candidates: usize,
+}
+
+/// The lookup structure of the engine's method.
+enum Lookup {
+    /// Per band, (band key, group) sorted.
+    Bands {
+        bands: usize,
+        rows: usize,
+        tables: Vec<Vec<(u64, u32)>>,
+    },
+    Blocks(BlockIndex),
+}
+
+/// Answers queries against an engine's corpus.
+pub struct Searcher<'a> {
+    engine: &'a Engine,
+    lookup: Lookup,
+}
+
+impl<'a> Searcher<'a> {
+    /// Buckets every non-empty group once, for any number of queries.
+    pub fn new(engine: &'a Engine) -> Searcher<'a> {
+        let index = &engine.index;
+        let items = index.nonempty_groups();
+        let lookup = match engine.method {
+            Method::MinHash { bands, rows } => {
+                assert!(bands * rows <= index.signatures.width());
+                let tables = (0..bands)
+                    .into_par_iter()
+                    .map(|band| {
+                        let mut t: Vec<(u64, u32)> = items
+                            .iter()
+                            .map(|&g| {
+                                let row = index.signatures.row(g as usize);
+                                (band_key(&row[band * rows..(band + 1) * rows], band), g)
+                            })
+                            .collect();
+                        t.sort_unstable();
+                        t
+                    })
+                    .collect();
+                Lookup::Bands {
+                    bands,
+                    rows,
+                    tables,
+                }
+            }
+            Method::SimHash { max_distance, .. } => {
+                let fps = engine.fingerprints();
+                let layout = BlockTables::new(fps.bits(), max_distance, items.len());
+                Lookup::Blocks(BlockIndex::new(layout, fps.as_slice(), &items))
+            }
+        };
+        Searcher { engine, lookup }
+    }
+
+    /// The candidate groups of a probe, sorted.
+    fn candidate_groups(&self, probe: &Probe) -> Vec<u32> {
+        let mut groups = match &self.lookup {
+            Lookup::Bands {
+                bands,
+                rows,
+                tables,
+            } => {
+                let mut out = Vec::new();
+                for (band, table) in tables.iter().enumerate().take(*bands) {
+                    // Whole keys must match. The corpus's own banding compares only their
+                    // top 40 bits (lsh.rs packs the item below), so it may also pair keys that
+                    // differ below those: about n·2^-40 false candidates per band, which
+                    // verification would have rejected anyway.
+                    let key = band_key(&probe.signature[band * rows..(band + 1) * rows], band);
+                    let start = table.partition_point(|x| x.0 < key);
+                    out.extend(
+                        table[start..]
+                            .iter()
+                            .take_while(|x| x.0 == key)
+                            .map(|x| x.1),
+                    );
+                }
+                out
+            }
+            Lookup::Blocks(blocks) => blocks.near(
+                probe
+                    .fingerprint
+                    .expect("a SimHash probe has a fingerprint"),
+                self.engine.fingerprints().as_slice(),
+            ),
+        };
+        groups.sort_unstable();
+        groups.dedup();
+        groups
+    }
+
+    fn neighbour(&self, probe: &Probe, g: u32, doc: u32, scanned: bool, j: f64) -> Neighbour {
+        let index = &self.engine.index;
+        let sig = index.signatures.row(g as usize);
+        Neighbour {
+            doc,
+            jaccard: j,
+            estimate: if sig.is_empty() || sig.len() != probe.signature.len() {
+                0.0
+            } else {
+                estimate(&probe.signature, sig)
+            },
+            hamming: self
+                .engine
+                .fingerprints
+                .as_ref()
+                .zip(probe.fingerprint)
+                .map(|(f, fp)| crate::simhash::fingerprint::hamming(fp, f.get(g))),
+            scanned,
+        }
+    }
+
+    /// The `top` nearest documents among the candidates, by exact Jaccard (then id). With
+    /// `exhaustive`, fewer than `top` candidates are filled up with the most similar
+    /// other documents (J > 0) from a scan of the whole corpus. An empty query has no
+    /// neighbours.
+    pub fn neighbours(&self, probe: &Probe, top: usize, exhaustive: bool) -> Answer {
+        let index = &self.engine.index;
+        if probe.shingles.is_empty() {
+            return Answer::default();
+        }
+        let groups = self.candidate_groups(probe);
+        let mut out = Vec::new();
+        for &g in &groups {
+            let j = jaccard(&probe.shingles, index.shingles.get(g as usize));
+            for &d in index.members(g) {
+                if Some(d) != probe.doc {
+                    out.push(self.neighbour(probe, g, d, false, j));
+                }
+            }
+        }
+        let candidates = out.len();
+        if exhaustive && candidates < top {
+            // Every other non-empty group, by exact Jaccard; a scan over the whole corpus.
+            let mut scanned: Vec<(f64, u32)> = index
+                .nonempty_groups()
+                .into_par_iter()
+                .filter(|g| groups.binary_search(g).is_err())
+                .filter_map(|g| {
+                    let j = jaccard(&probe.shingles, index.shingles.get(g as usize));
+                    (j > 0.0).then_some((j, g))
+                })
+                .collect();
+            scanned.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+            let mut extra = Vec::new();
+            for (j, g) in scanned {
+                // Whole groups, so that ties at the cut are broken by id below.
+                if out.len() + extra.len() >= top {
+                    break;
+                }
+                for &d in index.members(g) {
+                    if Some(d) != probe.doc {
+                        extra.push(self.neighbour(probe, g, d, true, j));
+                    }
+                }
+            }
+            sort_neighbours(index, &mut extra);
+            extra.truncate(top - out.len());
+            out.extend(extra);
+        }
+        sort_neighbours(index, &mut out);
+        out.truncate(top);
+        Answer {
+            neighbours: out,
+            candidates,
+        }
+    }
+}
+
+/// By exact J descending, then by id.
+fn sort_neighbours(index: &crate::index::Index, v: &mut [Neighbour]) {
+    v.sort_unstable_by(|x, y| {
+        y.jaccard.total_cmp(&x.jaccard).then_with(|| {
+            index.docs[x.doc as usize]
+                .id
+                .cmp(&index.docs[y.doc as usize].id)
+        })
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Params;
+    use crate::progress::Silent;
+    use crate::simhash::fingerprint::{SimHasher, Weight};
+    use crate::source::Corpus;
+
+    const BASE: &str = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega";
+
+    fn engine(method: Method) -> Engine {
+        let texts = vec![
+            ("a", BASE.to_string()),
+            ("b", BASE.replace("kappa", "KAPPA!").replace("mu", "moo")),
+            ("c", BASE.to_string()),
+            ("d", BASE.replace("pi", "3.14")),
+            (
+                "e",
+                "unrelated words about cooking pasta with tomatoes and basil and garlic"
+                    .to_string(),
+            ),
+        ];
+        Engine::build(
+            Corpus::from_texts(texts.into_iter().map(|(i, t)| (i.to_string(), t))),
+            &Params::default(),
+            method,
+            &Silent,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_corpus_document_finds_its_copy_and_near_duplicates_but_not_itself() {
+        let e = engine(Method::MinHash { bands: 64, rows: 2 });
+        let s = Searcher::new(&e);
+        let ans = s.neighbours(&Probe::of_doc(&e, 0), 10, false);
+        let ids: Vec<&str> = ans
+            .neighbours
+            .iter()
+            .map(|n| e.index.docs[n.doc as usize].id.as_str())
+            .collect();
+        assert_eq!(ids[0], "c");
+        assert_eq!(ans.neighbours[0].jaccard, 1.0);
+        assert!(!ids.contains(&"a"));
+        assert!(ids.contains(&"d") && ids.contains(&"b"));
+        assert!(
+            ans.neighbours
+                .windows(2)
+                .all(|w| w[0].jaccard >= w[1].jaccard)
+        );
+        // Top 1 keeps the best.
+        assert_eq!(
+            s.neighbours(&Probe::of_doc(&e, 0), 1, false)
+                .neighbours
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn an_outside_text_is_sketched_like_the_corpus_and_the_scan_fills_up() {
+        let e = engine(Method::MinHash { bands: 4, rows: 32 });
+        let s = Searcher::new(&e);
+        let mut tok = Tokenizer::new(&e.index.params.text);
+        // The same words as a and c: identical shingles, identical signature.
+        let p = Probe::of_text(&e, &mut tok, &BASE.to_uppercase());
+        assert_eq!(p.signature, e.index.signatures.row(0));
+        let ans = s.neighbours(&p, 10, false);
+        assert!(ans.candidates >= 2);
+        // Bands of 32 rows make b and d (J about 0.6) unlikely candidates; the scan adds
+        // them, marked, and nothing with J = 0 (e).
+        let full = s.neighbours(&p, 10, true);
+        assert_eq!(full.neighbours.len(), 4);
+        assert_eq!(
+            full.neighbours.iter().filter(|n| n.scanned).count(),
+            4 - ans.candidates
+        );
+        assert!(full.neighbours.iter().all(|n| n.jaccard > 0.0));
+        let exact: Vec<f64> = full
+            .neighbours
+            .iter()
+            .map(|n| e.index.similarity(0, n.doc).0)
+            .collect();
+        assert_eq!(
+            full.neighbours
+                .iter()
+                .map(|n| n.jaccard)
+                .collect::<Vec<_>>(),
+            exact
+        );
+        // An empty text has no neighbours.
+        assert!(
+            s.neighbours(&Probe::of_text(&e, &mut tok, " "), 5, true)
+                .neighbours
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn simhash_queries_report_hamming() {
+        let e = engine(Method::SimHash {
+            hasher: SimHasher::new(128, 1, Weight::Idf),
+            max_distance: 40,
+        });
+        let s = Searcher::new(&e);
+        let ans = s.neighbours(&Probe::of_doc(&e, 0), 10, false);
+        assert_eq!(e.index.docs[ans.neighbours[0].doc as usize].id, "c");
+        assert_eq!(ans.neighbours[0].hamming, Some(0));
+        assert!(ans.neighbours.iter().all(|n| n.hamming.unwrap() <= 40));
+    }
+}

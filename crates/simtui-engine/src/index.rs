@@ -1,0 +1,858 @@
+//! The index: a corpus read, shingled and sketched, ready to be banded and verified.
+//!
+//! Documents whose normalised token streams are identical form one *group* and are
+//! shingled, sketched, banded and verified once: 10,000 copies of a file cost linear
+//! time and memory, and their pairs are only spelled out when the output asks for them.
+
+use crate::found::{Found, Pair};
+use crate::minhash::band;
+use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
+use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::shingle::{ShingleSets, content_hash, shingle_set};
+use crate::simhash::fingerprint::{Digest, SimHasher};
+use crate::simhash::fingerprints::{FingerprintBuilder, Fingerprints};
+use crate::source::{Batches, Corpus, Entry, Item, SkipReason, Skipped, Source, extract_item};
+use crate::text::{TextOptions, Tokenizer};
+use crate::verify::{estimate, jaccard};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// What an index is built with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    pub text: TextOptions,
+    /// Tokens per shingle.
+    pub k: usize,
+    /// Seed of the MinHash functions.
+    pub seed: u64,
+    /// Classic MinHash or one-permutation hashing.
+    pub sketch: SketchKind,
+    /// Number of MinHash functions to compute (at least bands × rows).
+    pub num_perm: usize,
+    /// Files (and records of files of many documents) larger than this are skipped.
+    pub max_bytes: u64,
+    /// Documents with fewer words than this are skipped (counted as too short).
+    pub min_words: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            text: TextOptions::default(),
+            k: 5,
+            seed: 1,
+            sketch: SketchKind::Oph,
+            num_perm: 128,
+            max_bytes: 32 << 20,
+            min_words: 0,
+        }
+    }
+}
+
+/// A document of the index.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    pub id: String,
+    pub source: Source,
+    /// Size of its text in bytes (as decoded).
+    pub bytes: u64,
+    pub tokens: u64,
+    /// Its group of identical documents (an index into the shingle sets and signatures).
+    pub group: u32,
+}
+
+/// Counters and stage times of a build and a search.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub docs: usize,
+    pub bytes: u64,
+    pub tokens: u64,
+    pub shingles: u64,
+    /// Documents with no tokens.
+    pub empty: usize,
+    /// Distinct normalised contents.
+    pub groups: usize,
+    /// Documents whose id, given by their record, another document has too: they are
+    /// named `ID@FILE:LINE` instead.
+    pub renamed: usize,
+    pub times: StageTimes,
+}
+
+/// Wall time spent in each stage.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StageTimes(pub [Duration; 5]);
+
+impl StageTimes {
+    pub fn get(&self, s: Stage) -> Duration {
+        self.0[s as usize]
+    }
+    pub fn add(&mut self, s: Stage, d: Duration) {
+        self.0[s as usize] += d;
+    }
+}
+
+/// A corpus read, shingled and sketched. Cloning copies everything but the shingle sets,
+/// which are shared (see [`Index::extended`]).
+#[derive(Clone)]
+pub struct Index {
+    pub params: Params,
+    pub docs: Vec<Doc>,
+    pub skipped: Vec<Skipped>,
+    /// Shingle sets of the groups. Shared: an index with more hash functions (and the
+    /// explorer's previous index, still on screen meanwhile) holds the same sets, the
+    /// largest part of an index, instead of a copy.
+    pub shingles: Arc<ShingleSets>,
+    /// Signatures of the groups.
+    pub signatures: Signatures,
+    /// Content hash of each group's normalised token stream (what makes documents
+    /// identical): a saved index merges old and new documents by it.
+    pub contents: Vec<u64>,
+    /// Documents of each group: `members[member_start[g]..member_start[g + 1]]`.
+    members: Vec<u32>,
+    member_start: Vec<u32>,
+    pub stats: Stats,
+}
+
+/// Documents read and shingled per step: bounds the text held in memory at once and
+/// paces progress reports.
+const CHUNK: usize = 2048;
+
+impl Index {
+    /// Reads, shingles and sketches a corpus.
+    pub fn build(
+        corpus: Corpus,
+        params: &Params,
+        progress: &dyn Progress,
+    ) -> Result<Index, Cancelled> {
+        Index::build_inner(corpus, params, None, progress).map(|(index, _)| index)
+    }
+
+    /// Like [`Index::build`], and also computes the SimHash fingerprint of every group
+    /// (indexed like the signatures) from its token stream while it is at hand, so the
+    /// text is read and tokenised once. `params.num_perm` may be 0 when no MinHash is
+    /// wanted.
+    pub fn build_with_simhash(
+        corpus: Corpus,
+        params: &Params,
+        simhash: &SimHasher,
+        progress: &dyn Progress,
+    ) -> Result<(Index, Fingerprints), Cancelled> {
+        let (index, fps) = Index::build_inner(corpus, params, Some(simhash), progress)?;
+        Ok((index, fps.expect("fingerprints were asked for")))
+    }
+
+    fn build_inner(
+        corpus: Corpus,
+        params: &Params,
+        simhash: Option<&SimHasher>,
+        progress: &dyn Progress,
+    ) -> Result<(Index, Option<Fingerprints>), Cancelled> {
+        let mut fingerprints = simhash.map(|h| FingerprintBuilder::new(*h));
+        let Corpus { entries, skipped } = corpus;
+        let mut index = Index {
+            params: params.clone(),
+            docs: Vec::with_capacity(entries.len()),
+            skipped,
+            shingles: Arc::new(ShingleSets::new()),
+            signatures: Signatures::default(),
+            contents: Vec::new(),
+            members: Vec::new(),
+            member_start: Vec::new(),
+            stats: Stats::default(),
+        };
+        let mut by_content: HashMap<u64, u32> = HashMap::new();
+        let mut batches = Batches::new(entries, params.max_bytes);
+        // The total last reported (it changes as files of many documents are read).
+        let mut reported = 0;
+        // A batch read and shingled, merged into the index while the next one is read:
+        // the merge is serial, and this way the other threads don't wait for it.
+        let mut pending: Option<Vec<ReadDoc>> = None;
+        loop {
+            check(progress)?;
+            let t = Instant::now();
+            let batch = batches.next_batch(CHUNK);
+            if batch.is_none() && pending.is_none() {
+                break;
+            }
+            let clock = StageClock::default();
+            let (shingled, ()) = rayon::join(
+                || batch.map(|b| read_and_shingle(b, params, simhash, &clock)),
+                || {
+                    if let Some(p) = pending.take() {
+                        let t = Instant::now();
+                        index.merge(p, &mut fingerprints, &mut by_content);
+                        clock.add(Duration::ZERO, t.elapsed());
+                    }
+                },
+            );
+            pending = shingled;
+            let (read, shingle) = clock.split(t.elapsed());
+            index.stats.times.add(Stage::Read, read);
+            index.stats.times.add(Stage::Shingle, shingle);
+            let (done, total) = (batches.done(), batches.total_estimate());
+            // Room for the shingles the whole corpus will have at this rate, so the matrix
+            // is not copied again and again as it grows.
+            let projected =
+                index.shingles.total() as u64 * total / (index.stats.docs as u64).max(1);
+            // Not shared while it is built: make_mut never copies here.
+            Arc::make_mut(&mut index.shingles).reserve_total(projected as usize);
+            reported = total;
+            progress.update(Stage::Read, done, total);
+            progress.update(Stage::Shingle, done, total);
+        }
+        if reported != batches.done() {
+            // The last estimate was off: say that everything is done.
+            progress.update(Stage::Read, batches.done(), batches.done());
+            progress.update(Stage::Shingle, batches.done(), batches.done());
+        }
+        Arc::make_mut(&mut index.shingles).shrink_to_fit();
+        index.stats.renamed = unique_ids(&mut index.docs);
+        index.stats.groups = index.shingles.len();
+        index.group_members();
+
+        let t = Instant::now();
+        let sketcher = Sketcher::new(params.sketch, params.seed, params.num_perm);
+        index.signatures = Signatures::compute(&sketcher, &index.shingles, progress)?;
+        index.stats.times.add(Stage::Sketch, t.elapsed());
+        Ok((index, fingerprints.map(FingerprintBuilder::finish)))
+    }
+
+    /// Adds a batch of documents read and shingled, in corpus order.
+    fn merge(
+        &mut self,
+        batch: Vec<ReadDoc>,
+        fingerprints: &mut Option<FingerprintBuilder>,
+        by_content: &mut HashMap<u64, u32>,
+    ) {
+        for read in batch {
+            let (entry, s, digest) = match read {
+                Ok(read) => read,
+                Err(skip) => {
+                    self.skipped.push(skip);
+                    continue;
+                }
+            };
+            if s.words < self.params.min_words {
+                self.skipped.push(Skipped {
+                    path: entry.place(),
+                    reason: SkipReason::TooShort,
+                    detail: format!("{} of {} words", s.words, self.params.min_words),
+                });
+                continue;
+            }
+            let groups = self.shingles.len();
+            self.add_doc(entry, s, by_content);
+            if let Some(fps) = fingerprints
+                .as_mut()
+                .filter(|_| self.shingles.len() > groups)
+            {
+                fps.push(digest.expect("a digest for each document"));
+            }
+        }
+    }
+
+    fn add_doc(&mut self, entry: Entry, s: Shingled, by_content: &mut HashMap<u64, u32>) {
+        let next = self.shingles.len() as u32;
+        let group = *by_content.entry(s.content).or_insert(next);
+        if group == next {
+            Arc::make_mut(&mut self.shingles).push(&s.set);
+            self.contents.push(s.content);
+            self.stats.shingles += s.set.len() as u64;
+        }
+        self.stats.docs += 1;
+        self.stats.bytes += s.bytes;
+        self.stats.tokens += s.tokens;
+        self.stats.empty += (s.tokens == 0) as usize;
+        self.docs.push(Doc {
+            id: entry.id,
+            source: entry.source,
+            bytes: s.bytes,
+            tokens: s.tokens,
+            group,
+        });
+    }
+
+    /// An index from its parts (a saved index, updated): the documents in corpus order,
+    /// groups numbered in order of their first document, as [`Index::build`] numbers
+    /// them. The counters are recomputed; stage times are zero.
+    ///
+    /// # Panics
+    /// If a document's group is out of range, or the parts disagree on the number of
+    /// groups (the caller validates a file before).
+    pub fn from_parts(
+        params: Params,
+        docs: Vec<Doc>,
+        skipped: Vec<Skipped>,
+        shingles: ShingleSets,
+        signatures: Signatures,
+        contents: Vec<u64>,
+    ) -> Index {
+        let groups = shingles.len();
+        assert_eq!(contents.len(), groups, "a content hash per group");
+        assert!(
+            signatures.width() == 0 || signatures.rows() == groups,
+            "a signature per group"
+        );
+        assert!(docs.iter().all(|d| (d.group as usize) < groups));
+        let mut stats = Stats {
+            docs: docs.len(),
+            groups,
+            shingles: shingles.total() as u64,
+            ..Stats::default()
+        };
+        for d in &docs {
+            // Saturating: the sizes come from a file (checked, but not trusted to be sane).
+            stats.bytes = stats.bytes.saturating_add(d.bytes);
+            stats.tokens = stats.tokens.saturating_add(d.tokens);
+            stats.empty += (d.tokens == 0) as usize;
+        }
+        let mut index = Index {
+            params,
+            docs,
+            skipped,
+            shingles: Arc::new(shingles),
+            signatures,
+            contents,
+            members: Vec::new(),
+            member_start: Vec::new(),
+            stats,
+        };
+        index.group_members();
+        index
+    }
+
+    /// Builds the group → documents table (counting sort by group).
+    fn group_members(&mut self) {
+        let groups = self.shingles.len();
+        let mut start = vec![0u32; groups + 1];
+        for d in &self.docs {
+            start[d.group as usize + 1] += 1;
+        }
+        for g in 0..groups {
+            start[g + 1] += start[g];
+        }
+        let mut fill = start.clone();
+        let mut members = vec![0u32; self.docs.len()];
+        for (i, d) in self.docs.iter().enumerate() {
+            members[fill[d.group as usize] as usize] = i as u32;
+            fill[d.group as usize] += 1;
+        }
+        self.members = members;
+        self.member_start = start;
+    }
+
+    /// The documents of group `g`, in corpus order.
+    pub fn members(&self, g: u32) -> &[u32] {
+        &self.members
+            [self.member_start[g as usize] as usize..self.member_start[g as usize + 1] as usize]
+    }
+
+    /// Number of MinHash functions computed.
+    pub fn num_perm(&self) -> usize {
+        self.signatures.width()
+    }
+
+    /// Computes more MinHash functions (for a larger b·r), keeping the ones computed.
+    pub fn ensure_perms(&mut self, n: usize, progress: &dyn Progress) -> Result<(), Cancelled> {
+        if n > self.signatures.width() {
+            let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
+            self.signatures
+                .extend(&sketcher, &self.shingles, progress)?;
+            self.params.num_perm = n;
+        }
+        Ok(())
+    }
+
+    /// A copy with at least `n` MinHash functions, as [`Index::ensure_perms`] would make
+    /// it, without copying what does not change: the shingle sets are shared and the old
+    /// signatures are only read. For the explorer, which keeps using this index while the
+    /// copy is computed.
+    pub fn extended(&self, n: usize, progress: &dyn Progress) -> Result<Index, Cancelled> {
+        let mut params = self.params.clone();
+        let signatures = if n > self.signatures.width() {
+            params.num_perm = n;
+            let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
+            self.signatures
+                .extended(&sketcher, &self.shingles, progress)?
+        } else {
+            self.signatures.clone()
+        };
+        Ok(Index {
+            params,
+            docs: self.docs.clone(),
+            skipped: self.skipped.clone(),
+            shingles: self.shingles.clone(),
+            signatures,
+            contents: self.contents.clone(),
+            members: self.members.clone(),
+            member_start: self.member_start.clone(),
+            stats: self.stats.clone(),
+        })
+    }
+
+    /// Recomputes every signature with another seed or sketch (the shingles are kept).
+    pub fn resketch(
+        &mut self,
+        seed: u64,
+        sketch: SketchKind,
+        progress: &dyn Progress,
+    ) -> Result<(), Cancelled> {
+        let sketcher = Sketcher::new(sketch, seed, self.signatures.width());
+        self.signatures = Signatures::compute(&sketcher, &self.shingles, progress)?;
+        self.params.seed = seed;
+        self.params.sketch = sketch;
+        Ok(())
+    }
+
+    /// Number of pairs of documents within group `g` (identical documents).
+    pub fn pairs_within(&self, g: u32) -> u64 {
+        if self.shingles.get(g as usize).is_empty() {
+            return 0;
+        }
+        let m = self.members(g).len() as u64;
+        m * m.saturating_sub(1) / 2
+    }
+
+    /// Exact Jaccard and estimate of two documents.
+    pub fn similarity(&self, a: u32, b: u32) -> (f64, f64) {
+        let (ga, gb) = (self.docs[a as usize].group, self.docs[b as usize].group);
+        (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
+    }
+
+    /// Exact Jaccard and estimate of two groups (contents); a non-empty group is
+    /// identical to itself.
+    pub fn group_similarity(&self, ga: u32, gb: u32) -> (f64, f64) {
+        (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
+    }
+
+    /// The groups that can pair with anything: empty documents are similar to nothing.
+    pub fn nonempty_groups(&self) -> Vec<u32> {
+        (0..self.shingles.len() as u32)
+            .filter(|&g| !self.shingles.get(g as usize).is_empty())
+            .collect()
+    }
+
+    fn group_jaccard(&self, ga: u32, gb: u32) -> f64 {
+        if ga == gb {
+            return if self.shingles.get(ga as usize).is_empty() {
+                0.0
+            } else {
+                1.0
+            };
+        }
+        jaccard(
+            self.shingles.get(ga as usize),
+            self.shingles.get(gb as usize),
+        )
+    }
+
+    fn group_estimate(&self, ga: u32, gb: u32) -> f64 {
+        if self.shingles.get(ga as usize).is_empty() || self.shingles.get(gb as usize).is_empty() {
+            return 0.0;
+        }
+        estimate(
+            self.signatures.row(ga as usize),
+            self.signatures.row(gb as usize),
+        )
+    }
+
+    /// Bands the signatures (`bands` × `rows`, which must fit the functions computed),
+    /// verifies every candidate, and keeps the pairs with exact J ≥ `threshold`.
+    pub fn find(
+        &self,
+        bands: usize,
+        rows: usize,
+        threshold: f64,
+        progress: &dyn Progress,
+    ) -> Result<Found, Cancelled> {
+        let t = Instant::now();
+        let items = self.nonempty_groups();
+        let group_pairs = band::candidates(&self.signatures, &items, bands, rows, progress)?;
+        let band_time = t.elapsed();
+        let mut found = self.verify(&group_pairs, threshold, progress)?;
+        found.band_time = band_time;
+        Ok(found)
+    }
+
+    /// Verifies candidate pairs of groups (distinct, non-empty contents, as any candidate
+    /// generator gives them: LSH banding, SimHash block tables) with exact Jaccard, keeps
+    /// those with J ≥ `threshold`, and spells them out as document pairs, with every
+    /// pair of identical documents. `band_time` is left at zero for the caller.
+    pub fn verify(
+        &self,
+        group_pairs: &[(u32, u32)],
+        threshold: f64,
+        progress: &dyn Progress,
+    ) -> Result<Found, Cancelled> {
+        let t = Instant::now();
+        let similarities = self.similarities(group_pairs, progress)?;
+        let mut found = self.spell_out(group_pairs, &similarities, threshold, None);
+        found.verify_time = t.elapsed();
+        Ok(found)
+    }
+
+    /// The exact Jaccard similarity and the sketch's estimate of each pair of groups, in
+    /// parallel.
+    pub fn similarities(
+        &self,
+        group_pairs: &[(u32, u32)],
+        progress: &dyn Progress,
+    ) -> Result<Vec<(f64, f64)>, Cancelled> {
+        // Small tasks, so that a few thousand pairs still spread over every core.
+        const TASK: usize = 256;
+        let total = group_pairs.len() as u64;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        Ok(group_pairs
+            .par_chunks(TASK)
+            .map(|chunk| {
+                check(progress)?;
+                let out: Vec<(f64, f64)> = chunk
+                    .iter()
+                    .map(|&(ga, gb)| (self.group_jaccard(ga, gb), self.group_estimate(ga, gb)))
+                    .collect();
+                let d = done.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                progress.update(Stage::Verify, d + chunk.len() as u64, total);
+                Ok(out)
+            })
+            .collect::<Result<Vec<_>, Cancelled>>()?
+            .concat())
+    }
+
+    /// The document pairs of the group pairs whose J (`similarities[i].0` for
+    /// `group_pairs[i]`) is at least `threshold`, with every pair of identical documents,
+    /// sorted by J descending then ids. `id_order`, each document's rank among the ids
+    /// sorted (from [`Index::id_order`]), makes the sort cheaper when given.
+    pub fn spell_out(
+        &self,
+        group_pairs: &[(u32, u32)],
+        similarities: &[(f64, f64)],
+        threshold: f64,
+        id_order: Option<&[u32]>,
+    ) -> Found {
+        let before = |a: u32, b: u32| match id_order {
+            Some(rank) => rank[a as usize] <= rank[b as usize],
+            None => self.docs[a as usize].id <= self.docs[b as usize].id,
+        };
+        let mut candidates = 0u64;
+        for &(ga, gb) in group_pairs {
+            candidates += (self.members(ga).len() * self.members(gb).len()) as u64;
+        }
+        let mut pairs = Vec::new();
+        let mut push = |a: u32, b: u32, jaccard: f64, estimate: f64| {
+            let (a, b) = if before(a, b) { (a, b) } else { (b, a) };
+            pairs.push(Pair {
+                a,
+                b,
+                jaccard,
+                estimate,
+            });
+        };
+        // Identical documents: every pair within a non-empty group, J = 1.
+        for g in 0..self.shingles.len() as u32 {
+            let m = self.members(g);
+            if m.len() < 2 || self.shingles.get(g as usize).is_empty() {
+                continue;
+            }
+            candidates += (m.len() * (m.len() - 1) / 2) as u64;
+            for (i, &a) in m.iter().enumerate() {
+                for &b in &m[i + 1..] {
+                    push(a, b, 1.0, 1.0);
+                }
+            }
+        }
+        for (&(ga, gb), &(j, e)) in group_pairs.iter().zip(similarities) {
+            if j < threshold {
+                continue;
+            }
+            for &a in self.members(ga) {
+                for &b in self.members(gb) {
+                    push(a, b, j, e);
+                }
+            }
+        }
+        match id_order {
+            Some(rank) => pairs.par_sort_unstable_by(|x, y| {
+                y.jaccard
+                    .total_cmp(&x.jaccard)
+                    .then_with(|| rank[x.a as usize].cmp(&rank[y.a as usize]))
+                    .then_with(|| rank[x.b as usize].cmp(&rank[y.b as usize]))
+            }),
+            None => self.sort_pairs(&mut pairs),
+        }
+        Found {
+            pairs,
+            candidates,
+            group_candidates: group_pairs.len(),
+            band_time: Duration::ZERO,
+            verify_time: Duration::ZERO,
+        }
+    }
+
+    /// Each document's rank among the ids in sorted order, for [`Index::spell_out`].
+    pub fn id_order(&self) -> Vec<u32> {
+        let mut by_id: Vec<u32> = (0..self.docs.len() as u32).collect();
+        by_id
+            .par_sort_unstable_by(|&x, &y| self.docs[x as usize].id.cmp(&self.docs[y as usize].id));
+        let mut rank = vec![0u32; by_id.len()];
+        for (r, &d) in by_id.iter().enumerate() {
+            rank[d as usize] = r as u32;
+        }
+        rank
+    }
+
+    /// Sorts pairs by exact J descending, then by ids.
+    pub fn sort_pairs(&self, pairs: &mut [Pair]) {
+        pairs.par_sort_unstable_by(|x, y| {
+            y.jaccard
+                .total_cmp(&x.jaccard)
+                .then_with(|| self.docs[x.a as usize].id.cmp(&self.docs[y.a as usize].id))
+                .then_with(|| self.docs[x.b as usize].id.cmp(&self.docs[y.b as usize].id))
+        });
+    }
+
+    /// Approximate heap memory held by the index.
+    pub fn heap_bytes(&self) -> usize {
+        self.shingles.heap_bytes()
+            + self.signatures.heap_bytes()
+            + self.contents.capacity() * 8
+            + self
+                .docs
+                .iter()
+                .map(|d| d.id.capacity() + std::mem::size_of::<Doc>())
+                .sum::<usize>()
+            + (self.members.capacity() + self.member_start.capacity()) * 4
+    }
+}
+
+/// One document after tokenising and shingling.
+/// A document read and shingled (with its SimHash digest when asked for), or why not.
+type ReadDoc = Result<(Entry, Shingled, Option<Digest>), Skipped>;
+
+/// Reads and shingles a batch in parallel, in order. Each item is read and shingled on the
+/// same thread, so its text is tokenised while still in cache and no thread waits for a
+/// whole batch to be read first.
+fn read_and_shingle(
+    batch: Vec<Item>,
+    params: &Params,
+    simhash: Option<&SimHasher>,
+    clock: &StageClock,
+) -> Vec<ReadDoc> {
+    batch
+        .into_par_iter()
+        .map_init(
+            || (Tokenizer::new(&params.text), Vec::new()),
+            |(tok, buf), item| {
+                let t0 = Instant::now();
+                let read = extract_item(item, params.max_bytes);
+                let t1 = Instant::now();
+                let out = read.map(|(entry, text)| {
+                    let mut s = shingle_doc(&text, tok, buf, params.k);
+                    if params.min_words > 0 {
+                        s.words = count_words(&text, tok.options(), s.tokens);
+                    }
+                    // `buf` still holds the document's token stream.
+                    (entry, s, simhash.map(|h| h.digest(buf)))
+                });
+                clock.add(t1 - t0, t1.elapsed());
+                out
+            },
+        )
+        .collect()
+}
+
+/// Time the threads of a pass spent reading and shingling (and merging), to share the
+/// pass's wall time between the two stages in proportion.
+#[derive(Default)]
+struct StageClock {
+    read: AtomicU64,
+    shingle: AtomicU64,
+}
+
+impl StageClock {
+    fn add(&self, read: Duration, shingle: Duration) {
+        self.read
+            .fetch_add(read.as_nanos() as u64, Ordering::Relaxed);
+        self.shingle
+            .fetch_add(shingle.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// `wall` split into (read, shingle) in proportion to the time spent in each.
+    fn split(&self, wall: Duration) -> (Duration, Duration) {
+        let read = self.read.load(Ordering::Relaxed) as f64;
+        let all = read + self.shingle.load(Ordering::Relaxed) as f64;
+        let share = if all > 0.0 { read / all } else { 0.5 };
+        let read = wall.mul_f64(share);
+        (read, wall - read)
+    }
+}
+
+struct Shingled {
+    /// Size of the decoded text in bytes.
+    bytes: u64,
+    content: u64,
+    tokens: u64,
+    /// Words, for `--min-words` (the tokens in word mode).
+    words: u64,
+    set: Vec<u64>,
+}
+
+fn shingle_doc(text: &str, tok: &mut Tokenizer, buf: &mut Vec<u64>, k: usize) -> Shingled {
+    buf.clear();
+    tok.token_hashes(text, buf);
+    let mut set = Vec::new();
+    shingle_set(buf, k, &mut set);
+    Shingled {
+        bytes: text.len() as u64,
+        content: content_hash(buf),
+        tokens: buf.len() as u64,
+        words: buf.len() as u64,
+        set,
+    }
+}
+
+/// The words of a text as `--min-words` counts them: its tokens in word mode (after stop
+/// words are dropped, if they are), its Unicode words in character mode.
+fn count_words(text: &str, opts: &TextOptions, tokens: u64) -> u64 {
+    use unicode_segmentation::UnicodeSegmentation;
+    match opts.unit {
+        crate::text::Unit::Word => tokens,
+        crate::text::Unit::Char => text.unicode_words().count() as u64,
+    }
+}
+
+/// Makes the ids of documents unique where records named themselves: each document of a
+/// file of many whose id another document has too is renamed `ID@FILE:LINE` (plain
+/// files keep their paths, which are unique). Returns how many were renamed.
+pub(crate) fn unique_ids(docs: &mut [Doc]) -> usize {
+    if !docs.iter().any(|d| matches!(d.source, Source::Part(_))) {
+        return 0;
+    }
+    let clashing: Vec<usize> = {
+        let mut seen: HashMap<&str, u32> = HashMap::with_capacity(docs.len());
+        for d in docs.iter() {
+            *seen.entry(d.id.as_str()).or_default() += 1;
+        }
+        docs.iter()
+            .enumerate()
+            .filter(|(_, d)| seen[d.id.as_str()] > 1 && matches!(d.source, Source::Part(_)))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    for &i in &clashing {
+        let d = &mut docs[i];
+        if let Source::Part(p) = &d.source {
+            d.id = format!("{}@{}", d.id, p.file.line_id(p.line));
+        }
+    }
+    clashing.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::Silent;
+
+    fn corpus(texts: &[(&str, &str)]) -> Corpus {
+        Corpus::from_texts(texts.iter().map(|(i, t)| (i.to_string(), t.to_string())))
+    }
+
+    const BASE: &str = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door";
+
+    #[test]
+    fn finds_near_duplicates_and_identical_groups() {
+        // J = 15/17: a candidate at 32x4 bands whatever the sketch and seed.
+        let near = BASE.replace("door", "gate");
+        let c = corpus(&[
+            ("a", BASE),
+            ("b", &near),
+            (
+                "c",
+                "completely different words that share nothing with the others at all here",
+            ),
+            ("d", &BASE.to_uppercase()),
+            ("e", ""),
+            ("f", ""),
+        ]);
+        let idx = Index::build(c, &Params::default(), &Silent).unwrap();
+        assert_eq!(idx.stats.docs, 6);
+        assert_eq!(idx.stats.empty, 2);
+        // a and d share one group (case is normalised), e and f another.
+        assert_eq!(idx.stats.groups, 4);
+        let found = idx.find(32, 4, 0.0, &Silent).unwrap();
+        let names: Vec<(String, String)> = found
+            .pairs
+            .iter()
+            .map(|p| {
+                (
+                    idx.docs[p.a as usize].id.clone(),
+                    idx.docs[p.b as usize].id.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(names[0], ("a".into(), "d".into()));
+        assert_eq!(found.pairs[0].jaccard, 1.0);
+        assert!(names.contains(&("a".into(), "b".into())));
+        assert!(names.contains(&("b".into(), "d".into())));
+        assert!(
+            !names
+                .iter()
+                .any(|(x, y)| x == "e" || y == "e" || x == "c" || y == "c")
+        );
+        let ab = found.pairs.iter().find(|p| p.jaccard < 1.0).unwrap();
+        let (j, _) = idx.similarity(ab.a, ab.b);
+        assert_eq!(ab.jaccard, j);
+        assert!(found.pairs.windows(2).all(|w| w[0].jaccard >= w[1].jaccard));
+    }
+
+    #[test]
+    fn threshold_filters_pairs() {
+        // J = 15/17: a candidate at 32x4 bands whatever the sketch and seed.
+        let near = BASE.replace("door", "gate");
+        let c = corpus(&[("a", BASE), ("b", &near)]);
+        let idx = Index::build(c, &Params::default(), &Silent).unwrap();
+        let j = idx.find(32, 4, 0.0, &Silent).unwrap().pairs[0].jaccard;
+        assert!(j < 1.0);
+        assert!(idx.find(32, 4, j + 1e-9, &Silent).unwrap().pairs.is_empty());
+        assert_eq!(idx.find(32, 4, j, &Silent).unwrap().pairs.len(), 1);
+    }
+
+    #[test]
+    fn many_identical_copies_cost_one_group() {
+        let texts: Vec<(String, String)> = (0..2000)
+            .map(|i| (format!("{i:05}"), BASE.to_string()))
+            .collect();
+        let idx = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        assert_eq!(idx.stats.groups, 1);
+        assert_eq!(idx.shingles.len(), 1);
+        assert_eq!(idx.signatures.rows(), 1);
+        let found = idx.find(16, 8, 0.0, &Silent).unwrap();
+        assert_eq!(found.pairs.len(), 2000 * 1999 / 2);
+        assert_eq!(found.group_candidates, 0);
+    }
+
+    #[test]
+    fn extending_perms_matches_a_fresh_build() {
+        // J = 15/17: a candidate at 32x4 bands whatever the sketch and seed.
+        let near = BASE.replace("door", "gate");
+        let texts = [("a", BASE), ("b", near.as_str())];
+        let small = Params {
+            num_perm: 32,
+            ..Default::default()
+        };
+        let mut idx = Index::build(corpus(&texts), &small, &Silent).unwrap();
+        idx.ensure_perms(128, &Silent).unwrap();
+        let fresh = Index::build(corpus(&texts), &Params::default(), &Silent).unwrap();
+        assert_eq!(idx.signatures.row(0), fresh.signatures.row(0));
+        assert_eq!(idx.signatures.row(1), fresh.signatures.row(1));
+    }
+
+    #[test]
+    fn cancellation_stops_the_build() {
+        let flag = crate::progress::CancelFlag::default();
+        flag.cancel();
+        assert!(Index::build(corpus(&[("a", BASE)]), &Params::default(), &flag).is_err());
+    }
+}

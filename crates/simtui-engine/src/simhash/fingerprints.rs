@@ -1,0 +1,121 @@
+//! The SimHash fingerprints of a corpus, one per group (distinct content) like its
+//! signatures. The index collects them while it reads ([`FingerprintBuilder`]);
+//! [`super::search`] computes them afterwards and finds pairs with them.
+
+use super::fingerprint::{Digest, Idf, SimHasher, Weight, hamming};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The fingerprints of a corpus's groups, indexed like its signatures.
+#[derive(Clone, Debug)]
+pub struct Fingerprints {
+    hasher: SimHasher,
+    data: Vec<u128>,
+    /// The corpus's document frequencies ([`Weight::Idf`] only), to fingerprint texts
+    /// from outside it (queries) on the same scale.
+    idf: Option<Arc<Idf>>,
+    /// Groups whose text could not be read again, or had changed, when the fingerprints
+    /// were computed from an existing index ([`Fingerprints::from_index`]).
+    pub stale: usize,
+}
+
+/// Collects the groups' digests in group order, then makes the fingerprints.
+#[derive(Debug)]
+pub struct FingerprintBuilder {
+    hasher: SimHasher,
+    digests: Vec<Digest>,
+}
+
+impl FingerprintBuilder {
+    pub fn new(hasher: SimHasher) -> FingerprintBuilder {
+        FingerprintBuilder {
+            hasher,
+            digests: Vec::new(),
+        }
+    }
+
+    pub fn hasher(&self) -> &SimHasher {
+        &self.hasher
+    }
+
+    /// The next group's digest.
+    pub fn push(&mut self, d: Digest) {
+        self.digests.push(d);
+    }
+
+    /// The fingerprints: computed already with term-frequency weights; with idf weights,
+    /// from the document frequencies of all the bags, then each bag in parallel.
+    pub fn finish(self) -> Fingerprints {
+        let hasher = self.hasher;
+        let (data, idf) = match hasher.weight() {
+            Weight::Tf => {
+                let data = self
+                    .digests
+                    .into_iter()
+                    .map(|d| match d {
+                        Digest::Fingerprint(fp) => fp,
+                        Digest::Bag(_) => unreachable!("a tf hasher makes fingerprints"),
+                    })
+                    .collect();
+                (data, None)
+            }
+            Weight::Idf => {
+                let bags: Vec<&[(u64, u32)]> = self
+                    .digests
+                    .iter()
+                    .map(|d| match d {
+                        Digest::Bag(b) => b.as_slice(),
+                        Digest::Fingerprint(_) => unreachable!("an idf hasher makes bags"),
+                    })
+                    .collect();
+                let idf = Idf::from_bags(bags.iter().copied());
+                let data = bags.par_iter().map(|b| hasher.of_bag(b, &idf)).collect();
+                (data, Some(Arc::new(idf)))
+            }
+        };
+        Fingerprints {
+            hasher,
+            data,
+            idf,
+            stale: 0,
+        }
+    }
+}
+
+impl Fingerprints {
+    pub fn hasher(&self) -> &SimHasher {
+        &self.hasher
+    }
+
+    pub fn bits(&self) -> u32 {
+        self.hasher.bits()
+    }
+
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The fingerprint of group `g`.
+    pub fn get(&self, g: u32) -> u128 {
+        self.data[g as usize]
+    }
+
+    pub fn as_slice(&self) -> &[u128] {
+        &self.data
+    }
+
+    /// The Hamming distance between groups `a` and `b`.
+    pub fn distance(&self, a: u32, b: u32) -> u32 {
+        hamming(self.get(a), self.get(b))
+    }
+
+    /// The fingerprint of a text from outside the corpus (its token stream), on the
+    /// corpus's scale: with idf weights, the corpus's document frequencies.
+    pub fn of_tokens(&self, tokens: &[u64]) -> u128 {
+        self.hasher.fingerprint(tokens, self.idf.as_deref())
+    }
+}

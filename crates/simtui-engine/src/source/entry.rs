@@ -1,0 +1,68 @@
+//! A document found by the walk, not read yet: its id and where its text comes from.
+
+use super::container::{Container, Part};
+use super::file::read_file;
+use super::skip::SkipReason;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where a document's text comes from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    File(PathBuf),
+    /// Text held in memory (the built-in demo corpus, tests).
+    Memory(Arc<str>),
+    /// A file of many documents, not split yet: the index expands it into its
+    /// [`Source::Part`]s, and no document has it as its source.
+    Container(Arc<Container>),
+    /// One document of a file of many: a record read again by its place in the file.
+    Part(Part),
+}
+
+impl Source {
+    /// The file the text is read from, if any.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Source::File(p) => Some(p),
+            Source::Memory(_) => None,
+            Source::Container(c) => Some(&c.path),
+            Source::Part(p) => Some(&p.file.path),
+        }
+    }
+}
+
+/// A document found in the corpus, not read yet.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The path relative to the root it was found under, with '/' separators.
+    pub id: String,
+    pub source: Source,
+    /// Size in bytes: known for texts in memory, 0 for files until they are read.
+    pub bytes: u64,
+}
+
+impl Entry {
+    /// Where the entry is, for messages: its file (`FILE:LINE` for a record of a file of
+    /// many documents), or its id for a text in memory.
+    pub fn place(&self) -> PathBuf {
+        match &self.source {
+            Source::File(p) => p.clone(),
+            Source::Memory(_) => self.id.clone().into(),
+            Source::Container(c) => c.path.clone(),
+            Source::Part(p) => p.place(),
+        }
+    }
+}
+
+/// Reads an entry's text. Fails with the reason it is not a document.
+pub fn read_text(entry: &Entry, max_bytes: u64) -> Result<Arc<str>, (SkipReason, String)> {
+    match &entry.source {
+        Source::Memory(text) => Ok(text.clone()),
+        Source::File(path) => read_file(path, max_bytes).map(Arc::from),
+        Source::Part(part) => crate::source::read_part(part, max_bytes).map(Arc::from),
+        Source::Container(c) => Err((
+            SkipReason::BadRecord,
+            format!("a {} file holds many documents", c.kind.name()),
+        )),
+    }
+}

@@ -1,0 +1,9 @@
+//! A document as a record of a file of many gives it.
+
+/// A document extracted from a record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The id the record gives itself, if any.
+    pub id: Option<String>,
+    pub text: String,
+}

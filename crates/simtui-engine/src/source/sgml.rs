@@ -1,0 +1,371 @@
+//! Reuters-21578 SGML: files of `<REUTERS ...> ... </REUTERS>` articles.
+//!
+//! Tolerant by design: the real files are Latin-1-ish, end bodies with `&#3;`, and have
+//! the odd stray control character. An article is found by its `<REUTERS` tag (a missing
+//! `</REUTERS>` ends it at the next article or the end of the file); its text is the
+//! `<TITLE>` and the `<BODY>`, with entities decoded and control characters dropped. An
+//! article with no `<BODY>` (the collection's `BRIEF` and `UNPROC` ones) is skipped.
+
+use super::record::Record;
+use super::skip::SkipReason;
+use std::ops::Range;
+
+const OPEN: &[u8] = b"<REUTERS";
+const CLOSE: &[u8] = b"</REUTERS>";
+
+/// Where `needle` (ASCII, upper case) first occurs in `hay` at or after `from`, ignoring
+/// ASCII case.
+fn find_ci(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    if hay.len() < needle.len() || from > hay.len() - needle.len() {
+        return None;
+    }
+    (from..=hay.len() - needle.len()).find(|&i| {
+        hay[i].eq_ignore_ascii_case(&needle[0])
+            && hay[i..i + needle.len()].eq_ignore_ascii_case(needle)
+    })
+}
+
+/// The next `<REUTERS` opening tag at or after `from` (the name must end there: not
+/// `<REUTERSX`).
+fn find_open(buf: &[u8], mut from: usize) -> Option<usize> {
+    while let Some(i) = find_ci(buf, OPEN, from) {
+        match buf.get(i + OPEN.len()) {
+            Some(c) if c.is_ascii_whitespace() || *c == b'>' => return Some(i),
+            // Not known yet: the caller decides with more data (or at the end of the file).
+            None => return Some(i),
+            _ => from = i + 1,
+        }
+    }
+    None
+}
+
+/// Splits `buf` into articles: the ranges of the complete ones, and how many bytes are
+/// done with (articles and the text between them). At the end of the file (`eof`) an
+/// unterminated article runs to the end; before it, an article whose end is not in `buf`
+/// yet is left for the next call, unless another article starts after it.
+pub fn split(buf: &[u8], eof: bool) -> (Vec<Range<usize>>, usize) {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    loop {
+        let Some(start) = find_open(buf, pos) else {
+            // No article starts here: keep only a tail that could be the start of a tag.
+            let keep = if eof {
+                0
+            } else {
+                OPEN.len().min(buf.len() - pos)
+            };
+            return (out, buf.len() - keep);
+        };
+        let close = find_ci(buf, CLOSE, start + OPEN.len());
+        let next = find_open(buf, start + OPEN.len());
+        let end = match (close, next) {
+            (Some(c), Some(n)) if n < c => n,
+            (Some(c), _) => c + CLOSE.len(),
+            (None, Some(n)) => n,
+            (None, None) if eof => buf.len(),
+            (None, None) => return (out, start),
+        };
+        out.push(start..end);
+        pos = end;
+    }
+}
+
+/// Where an article too large to keep ends, in data that follows its start: after its
+/// `</REUTERS>`, or at the next `<REUTERS`.
+pub fn find_end(buf: &[u8]) -> Option<usize> {
+    let close = find_ci(buf, CLOSE, 0).map(|c| c + CLOSE.len());
+    let next = find_open(buf, 0).filter(|&n| n + OPEN.len() < buf.len());
+    match (close, next) {
+        (Some(c), Some(n)) => Some(c.min(n)),
+        (c, n) => c.or(n),
+    }
+}
+
+/// Bytes to text: UTF-8 if it is, else Latin-1 (every byte a character).
+fn to_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.into(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect::<String>().into(),
+    }
+}
+
+/// The attributes of an opening tag's inside (`NEWID="5" LEWISSPLIT=TRAIN`), names
+/// upper-cased; values may be double-, single- or not quoted.
+pub fn attributes(tag: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let b = tag.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'=' {
+            i += 1;
+        }
+        if i == start {
+            i += 1;
+            continue;
+        }
+        let name = tag[start..i].to_ascii_uppercase();
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= b.len() || b[i] != b'=' {
+            out.push((name, String::new()));
+            continue;
+        }
+        i += 1;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let value = match b.get(i) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let end = tag[i + 1..].find(q as char).map_or(b.len(), |e| i + 1 + e);
+                let v = &tag[i + 1..end];
+                i = end + 1;
+                v
+            }
+            _ => {
+                let s = i;
+                while i < b.len() && !b[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                &tag[s..i]
+            }
+        };
+        out.push((name, decode_entities(value)));
+    }
+    out
+}
+
+/// The content of the first `<NAME>` (attributes allowed) element of `s`, ended by its
+/// closing tag or else by the first of `ends`, or the end of `s`.
+fn element<'a>(s: &'a str, name: &str, ends: &[&str]) -> Option<&'a str> {
+    let b = s.as_bytes();
+    let open = format!("<{name}");
+    let mut from = 0;
+    let start = loop {
+        let i = find_ci(b, open.as_bytes(), from)?;
+        let after = i + open.len();
+        match b.get(after) {
+            Some(b'>') => break after + 1,
+            Some(c) if c.is_ascii_whitespace() => {
+                break s[after..].find('>').map_or(s.len(), |e| after + e + 1);
+            }
+            _ => from = i + 1,
+        }
+    };
+    let close = format!("</{name}>");
+    let end = std::iter::once(close.as_str())
+        .chain(ends.iter().copied())
+        .find_map(|e| find_ci(b, e.as_bytes(), start))
+        .unwrap_or(s.len());
+    Some(&s[start..end])
+}
+
+/// Decodes character references (`&#3;`, `&#x41;`) and the usual named entities (`&lt;`
+/// `&gt;` `&amp;` `&quot;` `&apos;` `&nbsp;`); anything else is left as it is.
+pub fn decode_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let end = rest[1..]
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '#')
+            .map_or(rest.len(), |e| e + 1);
+        let name = &rest[1..end];
+        let decoded = match name {
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "amp" => Some('&'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "nbsp" => Some('\u{A0}'),
+            _ => name.strip_prefix('#').and_then(|n| {
+                let code = match n.strip_prefix(['x', 'X']) {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                    None => n.parse().ok(),
+                };
+                code.and_then(char::from_u32)
+            }),
+        };
+        match decoded {
+            Some(c) => {
+                out.push(c);
+                // The ';' is optional in SGML.
+                rest = &rest[end..];
+                rest = rest.strip_prefix(';').unwrap_or(rest);
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Drops control characters other than new lines and tabs (`&#3;` ends every body).
+fn clean(s: &str) -> String {
+    s.chars()
+        .filter(|&c| !c.is_control() || c == '\n' || c == '\t')
+        .collect()
+}
+
+/// An article's id (the `id_field` attribute, `NEWID` by default) and text.
+pub fn extract(raw: &[u8], id_field: Option<&str>) -> Result<Record, (SkipReason, String)> {
+    let s = to_text(raw);
+    let bad = |m: &str| Err((SkipReason::BadRecord, m.to_string()));
+    let Some(tag_end) = s.find('>') else {
+        return bad("unclosed <REUTERS> tag");
+    };
+    if s[1..tag_end].contains('<') {
+        return bad("unclosed <REUTERS> tag");
+    }
+    let attrs = attributes(&s[OPEN.len()..tag_end]);
+    let want = id_field.map_or("NEWID".to_string(), str::to_ascii_uppercase);
+    let id = attrs
+        .into_iter()
+        .find(|(n, v)| *n == want && !v.trim().is_empty())
+        .map(|(_, v)| v.trim().to_string());
+    let inner = &s[tag_end + 1..];
+    let ends = ["</TEXT>", "</REUTERS>"];
+    let Some(body) = element(inner, "BODY", &ends) else {
+        return Err((SkipReason::NoBody, String::new()));
+    };
+    let title = element(inner, "TITLE", &["</TEXT>", "<BODY", "</REUTERS>"]);
+    let mut text = String::new();
+    if let Some(t) = title {
+        let t = clean(&decode_entities(t));
+        let t = t.trim();
+        if !t.is_empty() {
+            text.push_str(t);
+            text.push_str("\n\n");
+        }
+    }
+    text.push_str(clean(&decode_entities(body)).trim_end());
+    text.push('\n');
+    Ok(Record { id, text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entities_are_decoded_and_unknown_ones_kept() {
+        assert_eq!(decode_entities("a &lt;b&gt; &amp; c"), "a <b> & c");
+        assert_eq!(decode_entities("x&#3;"), "x\u{3}");
+        assert_eq!(decode_entities("&#x41;&#66;&quot;&apos;"), "AB\"'");
+        assert_eq!(
+            decode_entities("AT&T &foo; &#xZZ; &"),
+            "AT&T &foo; &#xZZ; &"
+        );
+        assert_eq!(decode_entities("&#99999999999;"), "&#99999999999;");
+        assert_eq!(decode_entities("&lt"), "<");
+        assert_eq!(decode_entities("no entities"), "no entities");
+        assert_eq!(decode_entities("é&amp;ü"), "é&ü");
+    }
+
+    #[test]
+    fn attributes_any_quoting() {
+        let a = attributes(r#" TOPICS="YES" newid="5" OLDID=5544 X='q r' FLAG"#);
+        assert_eq!(
+            a,
+            [
+                ("TOPICS".into(), "YES".into()),
+                ("NEWID".into(), "5".into()),
+                ("OLDID".into(), "5544".into()),
+                ("X".into(), "q r".into()),
+                ("FLAG".into(), String::new()),
+            ]
+        );
+    }
+
+    const TWO: &str = "<!DOCTYPE lewis SYSTEM \"lewis.dtd\">\n\
+        <REUTERS NEWID=\"1\" OLDID=\"10\">\n<TEXT><TITLE>A &amp; B</TITLE><BODY>one\n&#3;</BODY></TEXT>\n</REUTERS>\n\
+        <REUTERS NEWID=\"2\">\n<TEXT><BODY>two</BODY></TEXT>\n</REUTERS>\n";
+
+    #[test]
+    fn splits_at_reuters_tags() {
+        let b = TWO.as_bytes();
+        let (r, done) = split(b, false);
+        assert_eq!(r.len(), 2);
+        assert!(b[r[0].clone()].starts_with(b"<REUTERS NEWID=\"1\""));
+        assert!(b[r[0].clone()].ends_with(b"</REUTERS>"));
+        assert!(b[r[1].clone()].starts_with(b"<REUTERS NEWID=\"2\""));
+        assert_eq!(done, b.len() - 1, "a trailing new line could start nothing");
+        // Cut inside the second article: it waits for more data, unless at the end.
+        let cut = &b[..TWO.find("two").unwrap()];
+        let (r, done) = split(cut, false);
+        assert_eq!(r.len(), 1);
+        assert_eq!(done, TWO.find("<REUTERS NEWID=\"2\"").unwrap());
+        let (r, _) = split(cut, true);
+        assert_eq!(r.len(), 2);
+        // Cut inside the tag name itself.
+        let (r, done) = split(b"xx<REUT", false);
+        assert!(r.is_empty());
+        assert_eq!(done, 0);
+    }
+
+    #[test]
+    fn unterminated_articles_end_at_the_next_one() {
+        let s =
+            b"<REUTERS NEWID=\"1\"><BODY>a</BODY>\n<REUTERS NEWID=\"2\"><BODY>b</BODY></REUTERS>";
+        let (r, _) = split(s, true);
+        assert_eq!(r.len(), 2);
+        assert_eq!(extract(&s[r[0].clone()], None).unwrap().text, "a\n");
+        // <REUTERSX is not an article.
+        let (r, _) = split(b"<REUTERSX a><REUTERS>", true);
+        assert_eq!(r.len(), 1);
+    }
+
+    #[test]
+    fn extracts_id_title_and_body() {
+        let b = TWO.as_bytes();
+        let (r, _) = split(b, true);
+        let one = extract(&b[r[0].clone()], None).unwrap();
+        assert_eq!(one.id.as_deref(), Some("1"));
+        assert_eq!(one.text, "A & B\n\none\n");
+        let old = extract(&b[r[0].clone()], Some("oldid")).unwrap();
+        assert_eq!(old.id.as_deref(), Some("10"));
+        let two = extract(&b[r[1].clone()], Some("OLDID")).unwrap();
+        assert_eq!(two.id, None, "no such attribute");
+        assert_eq!(two.text, "two\n");
+    }
+
+    #[test]
+    fn no_body_and_malformed_tags() {
+        let brief = b"<REUTERS NEWID=\"3\"><TEXT TYPE=\"BRIEF\"><TITLE>T</TITLE></TEXT></REUTERS>";
+        assert_eq!(extract(brief, None).unwrap_err().0, SkipReason::NoBody);
+        assert_eq!(
+            extract(b"<REUTERS NEWID=\"3\" <BODY>x</BODY>", None)
+                .unwrap_err()
+                .0,
+            SkipReason::BadRecord
+        );
+        assert_eq!(
+            extract(b"<REUTERS", None).unwrap_err().0,
+            SkipReason::BadRecord
+        );
+        // A body never closed runs to the end of the text.
+        let open = b"<REUTERS NEWID=7><TEXT><BODY>runs on</TEXT></REUTERS>";
+        assert_eq!(extract(open, None).unwrap().text, "runs on\n");
+        // Latin-1 bytes and stray control characters.
+        let latin = b"<REUTERS NEWID=\"8\"><BODY>caf\xe9\x01 ok\x03</BODY></REUTERS>";
+        assert_eq!(extract(latin, None).unwrap().text, "caf\u{e9} ok\n");
+    }
+
+    #[test]
+    fn find_end_of_an_oversized_article() {
+        assert_eq!(find_end(b"aaa</REUTERS>bb"), Some(13));
+        assert_eq!(find_end(b"aaa\n<REUTERS NEWID=1>"), Some(4));
+        assert_eq!(find_end(b"aaaa"), None);
+    }
+}

@@ -1,0 +1,726 @@
+//! The saved index's file format, version 3 (doc/index-format.md describes it byte by
+//! byte). Little-endian throughout, explicit counts in a fixed header, fixed-size
+//! records, and an xxh3 checksum of everything before the last 8 bytes.
+//!
+//! Reading never trusts a count: the header's counts must add up to exactly the file's
+//! size (checked arithmetic) before anything is allocated, so a corrupt header cannot
+//! ask for a huge allocation, and every offset into the string table is checked.
+
+use crate::index::Params;
+use crate::minhash::sketch::{Signatures, SketchKind};
+use crate::shingle::ShingleSets;
+use crate::source::SkipReason;
+use crate::text::{TextOptions, Unit};
+use rayon::prelude::*;
+use std::borrow::Cow;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The first 8 bytes of every simtui index file.
+pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
+/// The format this simtui reads and writes.
+pub const VERSION: u32 = 3;
+
+const HEADER: u64 = 96;
+const FILE_RECORD: u64 = 56;
+const DOC_RECORD: u64 = 56;
+const TRAILER: u64 = 8;
+
+/// A file's size and modification time, as `stat` gives them: when they are unchanged
+/// the file is not read again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    /// Modification time: seconds since the Unix epoch (negative before it) and nanoseconds.
+    pub secs: i64,
+    pub nanos: u32,
+}
+
+/// A file of the corpus as the index saw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileRec {
+    /// Absolute (not canonicalised) path.
+    pub path: PathBuf,
+    /// `None`: the file changed while it was indexed; it is read again next time.
+    pub stamp: Option<Stamp>,
+    /// xxh3-64 of the file's bytes (`None` when not known).
+    pub hash: Option<u64>,
+    /// `None`: its documents are in the index; else why it is not a document.
+    pub status: Option<SkipReason>,
+    pub detail: String,
+    /// Number of documents it holds (0 when skipped).
+    pub docs: u32,
+}
+
+/// A document of the index, as saved. Documents are in corpus order, those of one file
+/// together, files in the order of the file table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DocRec {
+    pub id: String,
+    pub group: u32,
+    pub bytes: u64,
+    pub tokens: u64,
+    /// Where in its file the document is: [`Place::WHOLE`] for a document that is the
+    /// whole file, else a record of a JSON Lines or SGML file.
+    pub part: Place,
+}
+
+/// A record's place in its file: byte offset and length (in the decompressed data for
+/// a compressed file) and line number, from 1. Line 0 means the whole file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    pub offset: u64,
+    pub len: u64,
+    pub line: u64,
+}
+
+impl Place {
+    pub const WHOLE: Place = Place {
+        offset: 0,
+        len: 0,
+        line: 0,
+    };
+}
+
+/// A document to write (borrowing its id).
+pub struct DocOut<'a> {
+    pub id: &'a str,
+    pub group: u32,
+    pub bytes: u64,
+    pub tokens: u64,
+    pub part: Place,
+}
+
+/// An index file, decoded.
+#[derive(Clone, Debug)]
+pub struct Saved {
+    /// `num_perm` is the width of the saved signatures.
+    pub params: Params,
+    pub files: Vec<FileRec>,
+    pub docs: Vec<DocRec>,
+    /// Content hash of each group.
+    pub contents: Vec<u64>,
+    pub shingles: ShingleSets,
+    pub signatures: Signatures,
+}
+
+/// Why bytes are not a usable index file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormatError {
+    /// It does not start with [`MAGIC`].
+    NotIndex,
+    /// Another format version.
+    Version(u32),
+    /// Shorter than its header says (or than a header).
+    Truncated { expected: u64, actual: u64 },
+    /// The checksum does not match the contents.
+    Checksum,
+    /// The checksum matches but the contents are impossible.
+    Corrupt(String),
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const REBUILD: &str = "rebuild it with `simtui index`";
+        match self {
+            FormatError::NotIndex => write!(f, "not a simtui index file"),
+            FormatError::Version(v) => write!(
+                f,
+                "written by another version of simtui (index format {v}; this simtui reads format {VERSION}); {REBUILD}"
+            ),
+            FormatError::Truncated { expected, actual } => {
+                write!(f, "truncated: {actual} bytes of {expected}; {REBUILD}")
+            }
+            FormatError::Checksum => write!(f, "corrupt: its checksum does not match; {REBUILD}"),
+            FormatError::Corrupt(what) => write!(f, "corrupt: {what}; {REBUILD}"),
+        }
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+fn corrupt(what: impl Into<String>) -> FormatError {
+    FormatError::Corrupt(what.into())
+}
+
+fn pad8(n: u64) -> u64 {
+    n.div_ceil(8) * 8
+}
+
+#[cfg(unix)]
+fn path_bytes(p: &Path) -> Cow<'_, [u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    Cow::Borrowed(p.as_os_str().as_bytes())
+}
+
+#[cfg(not(unix))]
+fn path_bytes(p: &Path) -> Cow<'_, [u8]> {
+    match p.to_string_lossy() {
+        Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+        Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+    }
+}
+
+#[cfg(unix)]
+fn path_from(b: &[u8]) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(PathBuf::from(std::ffi::OsStr::from_bytes(b)))
+}
+
+#[cfg(not(unix))]
+fn path_from(b: &[u8]) -> Option<PathBuf> {
+    std::str::from_utf8(b).ok().map(PathBuf::from)
+}
+
+fn skip_code(s: Option<SkipReason>) -> u8 {
+    match s {
+        None => 0,
+        Some(r) => SkipReason::ALL.iter().position(|&x| x == r).unwrap_or(0) as u8 + 1,
+    }
+}
+
+/// The bytes of an index file.
+pub fn encode(
+    params: &Params,
+    files: &[FileRec],
+    docs: &[DocOut],
+    contents: &[u64],
+    shingles: &ShingleSets,
+    signatures: &Signatures,
+) -> Vec<u8> {
+    let groups = shingles.len();
+    debug_assert_eq!(contents.len(), groups);
+    let width = signatures.width();
+    debug_assert!(width == 0 || signatures.rows() == groups);
+    let sig_words = if width == 0 { 0 } else { groups * width };
+
+    // The string table: each file's path then its detail, then each document's id.
+    let mut strings = Vec::new();
+    let mut file_at = Vec::with_capacity(files.len());
+    for f in files {
+        file_at.push(strings.len() as u64);
+        let p = path_bytes(&f.path);
+        strings.extend_from_slice(&p);
+        strings.extend_from_slice(f.detail.as_bytes());
+    }
+    let mut doc_at = Vec::with_capacity(docs.len());
+    for d in docs {
+        doc_at.push(strings.len() as u64);
+        strings.extend_from_slice(d.id.as_bytes());
+    }
+
+    let size = HEADER
+        + pad8(strings.len() as u64)
+        + files.len() as u64 * FILE_RECORD
+        + docs.len() as u64 * DOC_RECORD
+        + groups as u64 * 8
+        + pad8(groups as u64 * 4)
+        + shingles.total() as u64 * 8
+        + pad8(sig_words as u64 * 4)
+        + TRAILER;
+    let mut out = Vec::with_capacity(size as usize);
+    let u32s = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
+    let u64s = |out: &mut Vec<u8>, v: u64| out.extend_from_slice(&v.to_le_bytes());
+    let pad = |out: &mut Vec<u8>| out.resize(pad8(out.len() as u64) as usize, 0);
+
+    out.extend_from_slice(&MAGIC);
+    u32s(&mut out, VERSION);
+    u32s(&mut out, HEADER as u32);
+    u64s(&mut out, size);
+    out.push((params.text.unit == Unit::Char) as u8);
+    out.push(params.text.keep_case as u8);
+    out.push(params.text.stopwords as u8);
+    out.push((params.sketch == SketchKind::Oph) as u8);
+    u32s(&mut out, params.k as u32);
+    u64s(&mut out, params.seed);
+    u32s(&mut out, width as u32);
+    u32s(&mut out, params.min_words.min(u32::MAX as u64) as u32);
+    u64s(&mut out, params.max_bytes);
+    for n in [
+        files.len(),
+        docs.len(),
+        groups,
+        shingles.total(),
+        strings.len(),
+    ] {
+        u64s(&mut out, n as u64);
+    }
+    debug_assert_eq!(out.len() as u64, HEADER);
+
+    out.extend_from_slice(&strings);
+    pad(&mut out);
+    for (f, &at) in files.iter().zip(&file_at) {
+        u64s(&mut out, at);
+        u32s(&mut out, path_bytes(&f.path).len() as u32);
+        u32s(&mut out, f.detail.len() as u32);
+        let st = f.stamp.unwrap_or(Stamp {
+            size: 0,
+            secs: 0,
+            nanos: 0,
+        });
+        u64s(&mut out, st.size);
+        out.extend_from_slice(&st.secs.to_le_bytes());
+        u32s(&mut out, st.nanos);
+        out.push(skip_code(f.status));
+        out.push(f.stamp.is_some() as u8 | (f.hash.is_some() as u8) << 1);
+        out.extend_from_slice(&[0, 0]);
+        u64s(&mut out, f.hash.unwrap_or(0));
+        u32s(&mut out, f.docs);
+        u32s(&mut out, 0);
+    }
+    for (d, &at) in docs.iter().zip(&doc_at) {
+        u64s(&mut out, at);
+        u32s(&mut out, d.id.len() as u32);
+        u32s(&mut out, d.group);
+        u64s(&mut out, d.bytes);
+        u64s(&mut out, d.tokens);
+        u64s(&mut out, d.part.offset);
+        u64s(&mut out, d.part.len);
+        u64s(&mut out, d.part.line);
+    }
+    for &c in contents {
+        u64s(&mut out, c);
+    }
+    for g in 0..groups {
+        u32s(&mut out, shingles.get(g).len() as u32);
+    }
+    pad(&mut out);
+    for g in 0..groups {
+        for &x in shingles.get(g) {
+            u64s(&mut out, x);
+        }
+    }
+    for &v in &signatures.data()[..sig_words] {
+        u32s(&mut out, v);
+    }
+    pad(&mut out);
+    let sum = xxh3_64(&out);
+    u64s(&mut out, sum);
+    debug_assert_eq!(out.len() as u64, size);
+    out
+}
+
+/// Recomputes the checksum of (possibly edited) index bytes, so tests can reach the
+/// checks behind it. Does nothing to bytes shorter than a trailer.
+pub fn reseal(bytes: &mut [u8]) {
+    let Some(end) = bytes.len().checked_sub(TRAILER as usize) else {
+        return;
+    };
+    let sum = xxh3_64(&bytes[..end]);
+    bytes[end..].copy_from_slice(&sum.to_le_bytes());
+}
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn le64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Reads the header only: magic, version, and the size the file should have.
+/// Bytes [`check_head`] needs: a header and a trailer, so a file shorter than that is
+/// known to be truncated.
+pub const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;
+
+/// The checks of an index file that need only its first [`HEAD_BYTES`] bytes (`bytes`,
+/// all of them if the file is shorter) and its length `n`: an index, of this version, not
+/// truncated. The explorer runs them before it takes the terminal and leaves the rest
+/// of [`decode`] (the checksum, the contents) to a background thread.
+pub fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
+    if bytes.len() < MAGIC.len() {
+        return if MAGIC.starts_with(bytes) {
+            Err(FormatError::Truncated {
+                expected: HEADER + TRAILER,
+                actual: n,
+            })
+        } else {
+            Err(FormatError::NotIndex)
+        };
+    }
+    if bytes[..8] != MAGIC {
+        return Err(FormatError::NotIndex);
+    }
+    if n < 12 {
+        return Err(FormatError::Truncated {
+            expected: HEADER + TRAILER,
+            actual: n,
+        });
+    }
+    let version = le32(bytes, 8);
+    if version != VERSION {
+        return Err(FormatError::Version(version));
+    }
+    if n < HEADER + TRAILER {
+        // The header's size field may already be readable: name it if so.
+        let expected = if n >= 24 {
+            le64(bytes, 16).max(HEADER + TRAILER)
+        } else {
+            HEADER + TRAILER
+        };
+        return Err(FormatError::Truncated {
+            expected,
+            actual: n,
+        });
+    }
+    let size = le64(bytes, 16);
+    if size > n {
+        return Err(FormatError::Truncated {
+            expected: size,
+            actual: n,
+        });
+    }
+    Ok(())
+}
+
+fn check_frame(bytes: &[u8]) -> Result<(), FormatError> {
+    let n = bytes.len() as u64;
+    check_head(&bytes[..bytes.len().min(HEAD_BYTES)], n)?;
+    let size = le64(bytes, 16);
+    let end = n - TRAILER;
+    if xxh3_64(&bytes[..end as usize]) != le64(bytes, end as usize) {
+        return Err(FormatError::Checksum);
+    }
+    if size < n {
+        return Err(corrupt(format!(
+            "{} bytes after the end its header gives",
+            n - size
+        )));
+    }
+    if le32(bytes, 12) as u64 != HEADER {
+        return Err(corrupt("a header size other than 96"));
+    }
+    Ok(())
+}
+
+/// Checked sums and products of the section sizes.
+fn total(parts: &[(u64, u64, bool)]) -> Option<u64> {
+    let mut sum = HEADER + TRAILER;
+    for &(count, size, padded) in parts {
+        let bytes = count.checked_mul(size)?;
+        let bytes = if padded {
+            bytes.checked_add(7)? / 8 * 8
+        } else {
+            bytes
+        };
+        sum = sum.checked_add(bytes)?;
+    }
+    Some(sum)
+}
+
+/// Decodes and validates an index file.
+pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
+    check_frame(bytes)?;
+    let h = &bytes[..HEADER as usize];
+    let flag = |at: usize, what: &str| match h[at] {
+        0 => Ok(false),
+        1 => Ok(true),
+        v => Err(corrupt(format!("{what} is {v}"))),
+    };
+    let unit = if flag(24, "the token unit")? {
+        Unit::Char
+    } else {
+        Unit::Word
+    };
+    let keep_case = flag(25, "keep-case")?;
+    let stopwords = flag(26, "stopwords")?;
+    let sketch = if flag(27, "the sketch kind")? {
+        SketchKind::Oph
+    } else {
+        SketchKind::MinHash
+    };
+    let k = le32(h, 28);
+    if k == 0 {
+        return Err(corrupt("k is 0"));
+    }
+    let seed = le64(h, 32);
+    let width = le32(h, 40) as u64;
+    let min_words = le32(h, 44) as u64;
+    let max_bytes = le64(h, 48);
+    let [files, docs, groups, shingles, strings] = [56, 64, 72, 80, 88].map(|at| le64(h, at));
+    let expected = total(&[
+        (strings, 1, true),
+        (files, FILE_RECORD, false),
+        (docs, DOC_RECORD, false),
+        (groups, 8, false),
+        (groups, 4, true),
+        (shingles, 8, false),
+        (
+            groups
+                .checked_mul(width)
+                .ok_or_else(|| corrupt("sizes overflow"))?,
+            4,
+            true,
+        ),
+    ])
+    .ok_or_else(|| corrupt("sizes overflow"))?;
+    if expected != bytes.len() as u64 {
+        return Err(corrupt(format!(
+            "its counts need {expected} bytes, the file has {}",
+            bytes.len()
+        )));
+    }
+    // Every count is now bounded by the file's size: the casts and slices below fit.
+    let (files, docs, groups, shingles, strings) = (
+        files as usize,
+        docs as usize,
+        groups as usize,
+        shingles as usize,
+        strings as usize,
+    );
+    if docs > u32::MAX as usize || groups > u32::MAX as usize {
+        return Err(corrupt("more than 2^32 documents"));
+    }
+    let mut at = HEADER as usize;
+    let mut section = |len: usize, padded: bool| {
+        let s = &bytes[at..at + len];
+        at += if padded { len.div_ceil(8) * 8 } else { len };
+        s
+    };
+    let table = section(strings, true);
+    let file_bytes = section(files * FILE_RECORD as usize, false);
+    let doc_bytes = section(docs * DOC_RECORD as usize, false);
+    let content_bytes = section(groups * 8, false);
+    let len_bytes = section(groups * 4, true);
+    let shingle_bytes = section(shingles * 8, false);
+    let sig_bytes = section(groups * width as usize * 4, true);
+
+    let string = |off: u64, len: u32, what: &str| -> Result<&[u8], FormatError> {
+        off.checked_add(len as u64)
+            .filter(|&end| end <= strings as u64)
+            .map(|end| &table[off as usize..end as usize])
+            .ok_or_else(|| corrupt(format!("{what} lies outside the string table")))
+    };
+
+    let mut file_recs = Vec::with_capacity(files);
+    let mut doc_sum = 0u64;
+    for r in file_bytes.chunks_exact(FILE_RECORD as usize) {
+        let (off, path_len, detail_len) = (le64(r, 0), le32(r, 8), le32(r, 12));
+        let both = path_len
+            .checked_add(detail_len)
+            .ok_or_else(|| corrupt("a file name is too long"))?;
+        let s = string(off, both, "a file name")?;
+        let (p, d) = s.split_at(path_len as usize);
+        let path = path_from(p).ok_or_else(|| corrupt("a file name is not UTF-8"))?;
+        let detail = String::from_utf8_lossy(d).into_owned();
+        let stamp = Stamp {
+            size: le64(r, 16),
+            secs: le64(r, 24) as i64,
+            nanos: le32(r, 32),
+        };
+        let status = match r[36] {
+            0 => None,
+            c if (c as usize) <= SkipReason::ALL.len() => Some(SkipReason::ALL[c as usize - 1]),
+            c => return Err(corrupt(format!("unknown file status {c}"))),
+        };
+        let flags = r[37];
+        if flags > 3 || r[38] != 0 || r[39] != 0 || le32(r, 52) != 0 {
+            return Err(corrupt("reserved bits of a file record are set"));
+        }
+        if stamp.nanos >= 1_000_000_000 {
+            return Err(corrupt("a modification time has over 10^9 nanoseconds"));
+        }
+        let n = le32(r, 48);
+        if status.is_some() && n != 0 {
+            return Err(corrupt("a skipped file has documents"));
+        }
+        doc_sum += n as u64;
+        file_recs.push(FileRec {
+            path,
+            stamp: (flags & 1 != 0).then_some(stamp),
+            hash: (flags & 2 != 0).then(|| le64(r, 40)),
+            status,
+            detail,
+            docs: n,
+        });
+    }
+    if doc_sum != docs as u64 {
+        return Err(corrupt(format!(
+            "the files hold {doc_sum} documents, the header says {docs}"
+        )));
+    }
+
+    let mut doc_recs = Vec::with_capacity(docs);
+    for r in doc_bytes.chunks_exact(DOC_RECORD as usize) {
+        let id = string(le64(r, 0), le32(r, 8), "a document id")?;
+        let id = std::str::from_utf8(id)
+            .map_err(|_| corrupt("a document id is not UTF-8"))?
+            .to_string();
+        let group = le32(r, 12);
+        if group as usize >= groups {
+            return Err(corrupt(format!(
+                "document {id:?} is in group {group} of {groups}"
+            )));
+        }
+        doc_recs.push(DocRec {
+            id,
+            group,
+            bytes: le64(r, 16),
+            tokens: le64(r, 24),
+            part: Place {
+                offset: le64(r, 32),
+                len: le64(r, 40),
+                line: le64(r, 48),
+            },
+        });
+    }
+
+    let contents: Vec<u64> = content_bytes.chunks_exact(8).map(|c| le64(c, 0)).collect();
+    let mut offsets = Vec::with_capacity(groups + 1);
+    offsets.push(0usize);
+    let mut sum = 0u64;
+    for c in len_bytes.chunks_exact(4) {
+        sum += le32(c, 0) as u64;
+        offsets.push(sum.min(usize::MAX as u64) as usize);
+    }
+    if sum != shingles as u64 {
+        return Err(corrupt(format!(
+            "the shingle sets hold {sum} shingles, the header says {shingles}"
+        )));
+    }
+    let data: Vec<u64> = shingle_bytes
+        .par_chunks_exact(8)
+        .map(|c| le64(c, 0))
+        .collect();
+    let sorted = offsets
+        .par_windows(2)
+        .all(|w| data[w[0]..w[1]].windows(2).all(|p| p[0] < p[1]));
+    if !sorted {
+        return Err(corrupt("a shingle set is not sorted"));
+    }
+    let shingle_sets =
+        ShingleSets::from_parts(offsets, data).ok_or_else(|| corrupt("shingle offsets"))?;
+    let sig_data: Vec<u32> = sig_bytes[..groups * width as usize * 4]
+        .par_chunks_exact(4)
+        .map(|c| le32(c, 0))
+        .collect();
+    let signatures =
+        Signatures::from_data(width as usize, sig_data).ok_or_else(|| corrupt("signatures"))?;
+    Ok(Saved {
+        params: Params {
+            text: TextOptions {
+                unit,
+                keep_case,
+                stopwords,
+            },
+            k: k as usize,
+            seed,
+            sketch,
+            num_perm: width as usize,
+            max_bytes,
+            min_words,
+        },
+        files: file_recs,
+        docs: doc_recs,
+        contents,
+        shingles: shingle_sets,
+        signatures,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        let mut sets = ShingleSets::new();
+        sets.push(&[1, 5, 9]);
+        sets.push(&[]);
+        let sigs = Signatures::from_data(2, vec![1, 2, u32::MAX, u32::MAX]).unwrap();
+        let files = vec![
+            FileRec {
+                path: PathBuf::from("/c/a.txt"),
+                stamp: Some(Stamp {
+                    size: 10,
+                    secs: -3,
+                    nanos: 7,
+                }),
+                hash: Some(42),
+                status: None,
+                detail: String::new(),
+                docs: 2,
+            },
+            FileRec {
+                path: PathBuf::from("/c/bin"),
+                stamp: None,
+                hash: None,
+                status: Some(SkipReason::Binary),
+                detail: "NUL byte".into(),
+                docs: 0,
+            },
+        ];
+        let docs = [
+            DocOut {
+                id: "a.txt",
+                group: 0,
+                bytes: 10,
+                tokens: 3,
+                part: Place::WHOLE,
+            },
+            DocOut {
+                id: "é",
+                group: 1,
+                bytes: 0,
+                tokens: 0,
+                part: Place {
+                    offset: 5,
+                    len: 9,
+                    line: 2,
+                },
+            },
+        ];
+        encode(&Params::default(), &files, &docs, &[7, 8], &sets, &sigs)
+    }
+
+    #[test]
+    fn encode_then_decode_gives_the_same_index() {
+        let bytes = sample();
+        let s = decode(&bytes).unwrap();
+        assert_eq!(
+            s.params,
+            Params {
+                num_perm: 2,
+                ..Params::default()
+            }
+        );
+        assert_eq!(s.files[0].stamp.unwrap().secs, -3);
+        assert_eq!(s.files[1].status, Some(SkipReason::Binary));
+        assert_eq!(s.files[1].detail, "NUL byte");
+        assert_eq!(s.docs[1].id, "é");
+        assert_eq!(s.contents, [7, 8]);
+        assert_eq!(s.shingles.get(0), &[1, 5, 9]);
+        assert!(s.shingles.get(1).is_empty());
+        assert_eq!(s.signatures.row(0), &[1, 2]);
+        assert_eq!(bytes.len() % 8, 0);
+    }
+
+    #[test]
+    fn huge_counts_are_rejected_before_any_allocation() {
+        for at in [56, 64, 72, 80, 88, 40] {
+            let mut b = sample();
+            b[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+            reseal(&mut b);
+            assert!(matches!(decode(&b), Err(FormatError::Corrupt(_))), "{at}");
+        }
+        let mut b = sample();
+        b[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        reseal(&mut b);
+        assert!(matches!(decode(&b), Err(FormatError::Truncated { .. })));
+    }
+
+    #[test]
+    fn unsorted_sets_and_bad_groups_are_corrupt() {
+        let good = sample();
+        let n = good.len();
+        // The shingle section sits before the 16 signature bytes and the checksum.
+        let shingles = n - 8 - 16 - 24;
+        let mut b = good.clone();
+        b[shingles..shingles + 8].copy_from_slice(&100u64.to_le_bytes());
+        reseal(&mut b);
+        assert_eq!(
+            decode(&b).unwrap_err(),
+            FormatError::Corrupt("a shingle set is not sorted".into())
+        );
+    }
+}
