@@ -5,8 +5,9 @@ use super::color::Paint;
 use super::output::{Format, with_stdout};
 use clap::Args;
 use simtui_engine::analysis::eval::{THRESHOLDS, Truth, bandings, mean_sd, score};
-use simtui_engine::analysis::exact::{ExactError, Limits, all_pairs};
+use simtui_engine::analysis::exact::{Limits, all_pairs};
 use simtui_engine::analysis::method::{Engine, Method};
+use simtui_engine::error::Error;
 use simtui_engine::index::Index;
 use simtui_engine::minhash::curve::{recommend, threshold};
 use simtui_engine::progress::{Progress, Stage};
@@ -227,7 +228,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
                     }
                     Truth::from_exact(&exact)
                 }
-                Err(ExactError::Cancelled) => return Err(interrupted("computing the exact pairs")),
+                Err(Error::Cancelled) => return Err(interrupted("computing the exact pairs")),
                 Err(e) => return Err(e.into()),
             }
         }

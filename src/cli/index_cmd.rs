@@ -6,10 +6,11 @@ use super::UsageError;
 use super::args::{IndexArgs, MethodArgs, PathArgs};
 use clap::Args;
 use simtui_engine::analysis::method::{Engine, Method};
+use simtui_engine::error::Error;
 use simtui_engine::progress::Progress;
 use simtui_engine::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::Corpus;
-use simtui_engine::store::{self, Mode, Opened, Request, StoreError};
+use simtui_engine::store::{self, Mode, Opened, Request};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -117,7 +118,7 @@ fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
 
 /// An index error as the exit code wants it: a usage or input error (2), or a
 /// cancellation.
-pub fn store_error(e: StoreError) -> anyhow::Error {
+pub fn store_error(e: Error) -> anyhow::Error {
     if e.is_usage() {
         UsageError(e.to_string()).into()
     } else {

@@ -6,7 +6,8 @@
 //! those pairs against the candidates of a banding gives the recall the S-curve only
 //! predicts. Everything here runs on worker threads.
 
-use simtui_engine::analysis::exact::{self, ExactError, Limits, pack};
+use simtui_engine::analysis::exact::{self, Limits, pack};
+use simtui_engine::error::Error;
 use simtui_engine::found::Found;
 use simtui_engine::index::Index;
 use simtui_engine::progress::{Cancelled, Progress};
@@ -39,8 +40,8 @@ pub fn all_pairs(
     }
     match exact::all_pairs(index, FLOOR, &LIMITS, progress) {
         Ok(all) => Ok(Ok(all)),
-        Err(ExactError::Cancelled) => Err(Cancelled),
-        Err(ExactError::TooLarge(why)) => Ok(Err(format!("too large: {why}"))),
+        Err(Error::TooLarge { why, .. }) => Ok(Err(format!("too large: {why}"))),
+        Err(_) => Err(Cancelled),
     }
 }
 

@@ -13,6 +13,7 @@ use simtui_engine::analysis::cluster::{self, Cluster, Keep};
 use simtui_engine::analysis::matrix::{self, Matrix, Measure};
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::analysis::query::{Answer, Probe, Searcher};
+use simtui_engine::error::Error;
 use simtui_engine::found::{Found, Pair};
 use simtui_engine::index::{Index, Params};
 use simtui_engine::minhash::reband::Rebander;
@@ -285,12 +286,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 params,
                 mode: simtui_engine::store::Mode::Open,
             };
-            let opened = simtui_engine::store::open(&req, progress).map_err(|e| match e {
-                simtui_engine::store::StoreError::Cancelled => JobError::Cancelled,
-                e @ (simtui_engine::store::StoreError::Format(..)
-                | simtui_engine::store::StoreError::Io(..)) => JobError::Usage(e.to_string()),
-                e => JobError::Failed(e.to_string()),
-            })?;
+            let opened = simtui_engine::store::open(&req, progress)?;
             crate::cli::diag::note(1, opened.report.summary(&req.file));
             if let Some(e) = &opened.report.write_error {
                 crate::cli::diag::note(
@@ -444,6 +440,17 @@ pub enum JobError {
 impl From<Cancelled> for JobError {
     fn from(_: Cancelled) -> Self {
         JobError::Cancelled
+    }
+}
+
+impl From<Error> for JobError {
+    /// A saved index that can't be read or used is the user's to fix.
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Cancelled => JobError::Cancelled,
+            Error::IndexFile { .. } | Error::Io { .. } => JobError::Usage(e.to_string()),
+            e => JobError::Failed(e.to_string()),
+        }
     }
 }
 

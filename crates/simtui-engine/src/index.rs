@@ -4,6 +4,7 @@
 //! shingled, sketched, banded and verified once: 10,000 copies of a file cost linear
 //! time and memory, and their pairs are only spelled out when the output asks for them.
 
+use crate::error::Result;
 use crate::found::{Found, Pair};
 use crate::minhash::band;
 use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
@@ -122,11 +123,7 @@ const CHUNK: usize = 2048;
 
 impl Index {
     /// Reads, shingles and sketches a corpus.
-    pub fn build(
-        corpus: Corpus,
-        params: &Params,
-        progress: &dyn Progress,
-    ) -> Result<Index, Cancelled> {
+    pub fn build(corpus: Corpus, params: &Params, progress: &dyn Progress) -> Result<Index> {
         Index::build_inner(corpus, params, None, progress).map(|(index, _)| index)
     }
 
@@ -139,7 +136,7 @@ impl Index {
         params: &Params,
         simhash: &SimHasher,
         progress: &dyn Progress,
-    ) -> Result<(Index, Fingerprints), Cancelled> {
+    ) -> Result<(Index, Fingerprints)> {
         let (index, fps) = Index::build_inner(corpus, params, Some(simhash), progress)?;
         Ok((index, fps.expect("fingerprints were asked for")))
     }
@@ -149,7 +146,7 @@ impl Index {
         params: &Params,
         simhash: Option<&SimHasher>,
         progress: &dyn Progress,
-    ) -> Result<(Index, Option<Fingerprints>), Cancelled> {
+    ) -> Result<(Index, Option<Fingerprints>)> {
         let mut fingerprints = simhash.map(|h| FingerprintBuilder::new(*h));
         let Corpus { entries, skipped } = corpus;
         let mut index = Index {
@@ -356,7 +353,7 @@ impl Index {
     }
 
     /// Computes more MinHash functions (for a larger b·r), keeping the ones computed.
-    pub fn ensure_perms(&mut self, n: usize, progress: &dyn Progress) -> Result<(), Cancelled> {
+    pub fn ensure_perms(&mut self, n: usize, progress: &dyn Progress) -> Result<()> {
         if n > self.signatures.width() {
             let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
             self.signatures
@@ -370,7 +367,7 @@ impl Index {
     /// it, without copying what does not change: the shingle sets are shared and the old
     /// signatures are only read. For the explorer, which keeps using this index while the
     /// copy is computed.
-    pub fn extended(&self, n: usize, progress: &dyn Progress) -> Result<Index, Cancelled> {
+    pub fn extended(&self, n: usize, progress: &dyn Progress) -> Result<Index> {
         let mut params = self.params.clone();
         let signatures = if n > self.signatures.width() {
             params.num_perm = n;
@@ -399,7 +396,7 @@ impl Index {
         seed: u64,
         sketch: SketchKind,
         progress: &dyn Progress,
-    ) -> Result<(), Cancelled> {
+    ) -> Result<()> {
         let sketcher = Sketcher::new(sketch, seed, self.signatures.width());
         self.signatures = Signatures::compute(&sketcher, &self.shingles, progress)?;
         self.params.seed = seed;
@@ -467,7 +464,7 @@ impl Index {
         rows: usize,
         threshold: f64,
         progress: &dyn Progress,
-    ) -> Result<Found, Cancelled> {
+    ) -> Result<Found> {
         let t = Instant::now();
         let items = self.nonempty_groups();
         let group_pairs = band::candidates(&self.signatures, &items, bands, rows, progress)?;
@@ -486,7 +483,7 @@ impl Index {
         group_pairs: &[(u32, u32)],
         threshold: f64,
         progress: &dyn Progress,
-    ) -> Result<Found, Cancelled> {
+    ) -> Result<Found> {
         let t = Instant::now();
         let similarities = self.similarities(group_pairs, progress)?;
         let mut found = self.spell_out(group_pairs, &similarities, threshold, None);
@@ -500,7 +497,7 @@ impl Index {
         &self,
         group_pairs: &[(u32, u32)],
         progress: &dyn Progress,
-    ) -> Result<Vec<(f64, f64)>, Cancelled> {
+    ) -> Result<Vec<(f64, f64)>> {
         // Small tasks, so that a few thousand pairs still spread over every core.
         const TASK: usize = 256;
         let total = group_pairs.len() as u64;

@@ -7,8 +7,41 @@
 //! cancellation and gives [`found`] pairs; [`analysis`] builds on an index (exact all
 //! pairs, evaluation, clusters, queries, matrices); [`store`] saves an index to a file.
 //! Nothing here touches the terminal.
+//!
+//! # Example
+//!
+//! Walk a folder, build the index (read, shingle, sketch), band it 16 × 8 and print the
+//! verified pairs with their exact Jaccard similarity:
+//!
+//! ```
+//! use simtui_engine::{Corpus, Index, Params, Silent, WalkOptions};
+//!
+//! # fn main() -> simtui_engine::Result<()> {
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let folder = dir.path();
+//! let text = "the quick brown fox jumps over the lazy dog while the cat sleeps on the mat";
+//! std::fs::write(folder.join("a.txt"), text).unwrap();
+//! std::fs::write(folder.join("b.txt"), text.replace("mat", "rug")).unwrap();
+//! std::fs::write(folder.join("c.txt"), "nothing in common with the others at all").unwrap();
+//!
+//! let corpus = Corpus::walk(&[folder.to_path_buf()], &WalkOptions::default())?;
+//! let index = Index::build(corpus, &Params::default(), &Silent)?;
+//! let found = index.find(16, 8, 0.5, &Silent)?;
+//! for pair in &found.pairs {
+//!     let (a, b) = (&index.docs[pair.a as usize], &index.docs[pair.b as usize]);
+//!     println!("{} {} J = {:.3}", a.id, b.id, pair.jaccard);
+//! }
+//! assert_eq!(found.pairs.len(), 1);
+//! assert_eq!(index.docs[found.pairs[0].a as usize].id, "a.txt");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Progress`] receives each stage's progress and can cancel the work ([`CancelFlag`]);
+//! [`Silent`] does neither.
 
 pub mod analysis;
+pub mod error;
 pub mod found;
 pub mod hash;
 pub mod index;
@@ -21,3 +54,16 @@ pub mod source;
 pub mod store;
 pub mod text;
 pub mod verify;
+
+pub use analysis::cluster::{Cluster, Keep};
+pub use analysis::method::{Engine, Method};
+pub use error::{Error, Result};
+pub use found::{Found, Pair};
+pub use index::{Doc, Index, Params};
+pub use minhash::curve::{probability, threshold};
+pub use minhash::sketch::SketchKind;
+pub use progress::{CancelFlag, Cancelled, Progress, Silent, Stage};
+pub use simhash::fingerprint::{SimHasher, Weight};
+pub use simhash::fingerprints::Fingerprints;
+pub use source::{Corpus, Entry, SkipReason, Skipped, Source, WalkOptions};
+pub use text::{TextOptions, Unit};

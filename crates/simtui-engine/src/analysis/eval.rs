@@ -173,7 +173,10 @@ pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
 
 /// Every (b, r) with b·r = n.
 pub fn bandings(n: usize) -> Vec<(usize, usize)> {
-    (1..=n).filter(|b| n.is_multiple_of(*b)).map(|b| (b, n / b)).collect()
+    (1..=n)
+        .filter(|b| n.is_multiple_of(*b))
+        .map(|b| (b, n / b))
+        .collect()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! costs Σ over shingles of (postings choose 2), not n². Works on the index's groups of
 //! identical documents; [`ExactPairs::doc_pairs`] counts what that means in documents.
 
+use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use rayon::prelude::*;
@@ -75,30 +76,13 @@ impl Default for Limits {
     }
 }
 
-/// Why the exhaustive pass did not finish.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ExactError {
-    Cancelled,
-    /// Over one of the [`Limits`]; says which.
-    TooLarge(String),
-}
-
-impl From<Cancelled> for ExactError {
-    fn from(_: Cancelled) -> Self {
-        ExactError::Cancelled
+/// Over a limit of an exhaustive pass.
+fn too_large(why: String) -> Error {
+    Error::TooLarge {
+        job: "an exhaustive pass",
+        why,
     }
 }
-
-impl std::fmt::Display for ExactError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ExactError::Cancelled => f.write_str("cancelled"),
-            ExactError::TooLarge(why) => write!(f, "too large for an exhaustive pass: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for ExactError {}
 
 /// Slices of the hash space the postings are built in, and the shift to a shingle's slice.
 const SLICES: u64 = 16;
@@ -111,7 +95,7 @@ pub fn all_pairs(
     floor: f64,
     limits: &Limits,
     progress: &dyn Progress,
-) -> Result<ExactPairs, ExactError> {
+) -> Result<ExactPairs> {
     assert!(
         floor > 0.0,
         "the floor must be above 0: every pair has J >= 0"
@@ -119,7 +103,7 @@ pub fn all_pairs(
     let sets = &index.shingles;
     let groups = sets.len();
     if sets.total() > limits.max_shingles {
-        return Err(ExactError::TooLarge(format!("{} shingles", sets.total())));
+        return Err(too_large(format!("{} shingles", sets.total())));
     }
     // Postings of the shingles that two contents or more share (the others pair
     // nothing: most shingles of a corpus are in one document only), each shingle's
@@ -155,9 +139,7 @@ pub fn all_pairs(
     starts.push(members.len());
     drop(occ);
     if work > limits.max_work {
-        return Err(ExactError::TooLarge(format!(
-            "{work} shared-shingle pairs to count"
-        )));
+        return Err(too_large(format!("{work} shared-shingle pairs to count")));
     }
 
     let kept = AtomicUsize::new(0);
@@ -218,7 +200,7 @@ pub fn all_pairs(
             }
         })?;
     if too_many.load(Ordering::Relaxed) {
-        return Err(ExactError::TooLarge(format!(
+        return Err(too_large(format!(
             "over {} pairs with J >= {floor}",
             limits.max_pairs
         )));
@@ -351,7 +333,7 @@ mod tests {
         };
         assert!(matches!(
             all_pairs(&idx, 0.01, &tight, &Silent),
-            Err(ExactError::TooLarge(_))
+            Err(Error::TooLarge { .. })
         ));
     }
 }

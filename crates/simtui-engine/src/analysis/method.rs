@@ -2,9 +2,10 @@
 //! banded by LSH, or SimHash fingerprints looked up in permuted block tables. Either way
 //! candidates are verified with the exact Jaccard of the shingle sets.
 
+use crate::error::Result;
 use crate::found::Found;
 use crate::index::{Index, Params};
-use crate::progress::{Cancelled, Progress};
+use crate::progress::Progress;
 use crate::simhash::fingerprint::SimHasher;
 use crate::simhash::fingerprints::Fingerprints;
 use crate::simhash::search;
@@ -51,7 +52,7 @@ impl Engine {
         params: &Params,
         method: Method,
         progress: &dyn Progress,
-    ) -> Result<Engine, Cancelled> {
+    ) -> Result<Engine> {
         match method {
             Method::MinHash { bands, rows } => {
                 let mut params = params.clone();
@@ -74,7 +75,7 @@ impl Engine {
     }
 
     /// The verified pairs with exact J ≥ `threshold`.
-    pub fn find(&self, threshold: f64, progress: &dyn Progress) -> Result<Found, Cancelled> {
+    pub fn find(&self, threshold: f64, progress: &dyn Progress) -> Result<Found> {
         match self.method {
             Method::MinHash { bands, rows } => self.index.find(bands, rows, threshold, progress),
             Method::SimHash { max_distance, .. } => search::find(
@@ -106,7 +107,7 @@ impl Engine {
 
     /// Recomputes the sketches with another seed: new MinHash signatures, or new
     /// fingerprints (from the text, read again).
-    pub fn reseed(&mut self, seed: u64, progress: &dyn Progress) -> Result<(), Cancelled> {
+    pub fn reseed(&mut self, seed: u64, progress: &dyn Progress) -> Result<()> {
         match &mut self.method {
             Method::MinHash { .. } => {
                 let sketch = self.index.params.sketch;

@@ -7,9 +7,10 @@
 //! Buckets are built by sorting (band key, item) pairs rather than with hash maps of
 //! vectors: one flat allocation per band, cache-friendly, and deterministic.
 
+use crate::error::Result;
 use crate::hash::mix64;
 use crate::minhash::sketch::Signatures;
-use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::progress::{Progress, Stage, check};
 use rayon::prelude::*;
 
 /// Odd constants weighting the values of a band (eight at a time) in [`band_key`].
@@ -77,7 +78,7 @@ pub fn candidates(
     bands: usize,
     rows: usize,
     progress: &dyn Progress,
-) -> Result<Vec<(u32, u32)>, Cancelled> {
+) -> Result<Vec<(u32, u32)>> {
     assert!(bands >= 1 && rows >= 1, "bands and rows must be at least 1");
     let which: Vec<usize> = (0..bands).collect();
     let mut buffers = BandBuffers::default();
@@ -95,7 +96,7 @@ pub fn band_pairs(
     which: &[usize],
     buffers: &mut BandBuffers,
     progress: &dyn Progress,
-) -> Result<Vec<Vec<u64>>, Cancelled> {
+) -> Result<Vec<Vec<u64>>> {
     assert!(rows >= 1, "rows must be at least 1");
     let needed = which.iter().map(|&b| (b + 1) * rows).max().unwrap_or(0);
     assert!(
@@ -156,7 +157,7 @@ fn band_keys(
     which: &[usize],
     keys: &mut Vec<u64>,
     progress: &dyn Progress,
-) -> Result<(), Cancelled> {
+) -> Result<()> {
     let n = items.len();
     // Every word is written below, so a buffer kept from an earlier call is not cleared.
     keys.truncate(which.len() * n);

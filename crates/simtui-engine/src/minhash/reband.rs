@@ -6,10 +6,11 @@
 //! than a frame; one more band (b + 1) costs a sixteenth of that, and most candidates of
 //! a nearby setting were verified already.
 
+use crate::error::Result;
 use crate::found::Found;
 use crate::index::Index;
 use crate::minhash::band;
-use crate::progress::{Cancelled, Progress};
+use crate::progress::Progress;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Instant;
@@ -52,7 +53,7 @@ impl Rebander {
         rows: usize,
         threshold: f64,
         progress: &dyn Progress,
-    ) -> Result<Found, Cancelled> {
+    ) -> Result<Found> {
         assert!(bands >= 1 && rows >= 1, "bands and rows must be at least 1");
         self.attach(index);
         let t = Instant::now();
@@ -117,7 +118,7 @@ impl Rebander {
         index: &Index,
         packed: &[u64],
         progress: &dyn Progress,
-    ) -> Result<Vec<(f64, f64)>, Cancelled> {
+    ) -> Result<Vec<(f64, f64)>> {
         // Both lists are sorted: one merge finds the pairs already verified.
         let mut known: Vec<Option<(f64, f64)>> = Vec::with_capacity(packed.len());
         let mut new = Vec::new();

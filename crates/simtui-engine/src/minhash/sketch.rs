@@ -13,7 +13,8 @@
 //! Signatures are u32 (the top half of the product), so a 128-permutation signature is
 //! 512 bytes and a collision of two different minima costs 2^-32 of bias.
 
-use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::error::Result;
+use crate::progress::{Progress, Stage, check};
 use crate::rng::Rng;
 use crate::shingle::ShingleSets;
 use rayon::prelude::*;
@@ -294,7 +295,7 @@ impl Signatures {
         sketcher: &Sketcher,
         sets: &ShingleSets,
         progress: &dyn Progress,
-    ) -> Result<Signatures, Cancelled> {
+    ) -> Result<Signatures> {
         let n = sketcher.width();
         let mut data = vec![0u32; n * sets.len()];
         fill_rows(sketcher, sets, 0, n, &mut data, progress)?;
@@ -309,7 +310,7 @@ impl Signatures {
         sketcher: &Sketcher,
         sets: &ShingleSets,
         progress: &dyn Progress,
-    ) -> Result<(), Cancelled> {
+    ) -> Result<()> {
         if sketcher.width() > self.n {
             *self = self.extended(sketcher, sets, progress)?;
         }
@@ -323,7 +324,7 @@ impl Signatures {
         sketcher: &Sketcher,
         sets: &ShingleSets,
         progress: &dyn Progress,
-    ) -> Result<Signatures, Cancelled> {
+    ) -> Result<Signatures> {
         let (old, new) = (self.n, sketcher.width());
         if new <= old {
             return Ok(self.clone());
@@ -387,7 +388,7 @@ fn fill_rows(
     width: usize,
     data: &mut [u32],
     progress: &dyn Progress,
-) -> Result<(), Cancelled> {
+) -> Result<()> {
     if width == 0 {
         return Ok(());
     }

@@ -14,6 +14,7 @@
 //! A pair that agrees on the keys of several tables is reported by the first one only
 //! (checked from the XOR of the two fingerprints), so no global deduplication is needed.
 
+use crate::error::Result;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use rayon::prelude::*;
 
@@ -115,7 +116,7 @@ impl BlockTables {
         fps: &[u128],
         items: &[u32],
         progress: &dyn Progress,
-    ) -> Result<Vec<(u32, u32)>, Cancelled> {
+    ) -> Result<Vec<(u32, u32)>> {
         let done = std::sync::atomic::AtomicU64::new(0);
         let per_table: Vec<Vec<u64>> = (0..self.tables())
             .into_par_iter()

@@ -5,6 +5,7 @@
 use super::blocks::BlockTables;
 use super::fingerprint::{Digest, SimHasher};
 use super::fingerprints::{FingerprintBuilder, Fingerprints};
+use crate::error::Result;
 use crate::found::Found;
 use crate::index::Index;
 use crate::progress::{Cancelled, Progress, Stage, check};
@@ -22,7 +23,7 @@ impl Fingerprints {
         index: &Index,
         hasher: SimHasher,
         progress: &dyn Progress,
-    ) -> Result<Fingerprints, Cancelled> {
+    ) -> Result<Fingerprints> {
         let groups: Vec<u32> = (0..index.shingles.len() as u32).collect();
         let params = &index.params;
         let digests: Vec<(Digest, bool)> = groups
@@ -76,7 +77,7 @@ pub fn find(
     max_distance: u32,
     threshold: f64,
     progress: &dyn Progress,
-) -> Result<Found, Cancelled> {
+) -> Result<Found> {
     assert_eq!(fps.len(), index.shingles.len(), "one fingerprint per group");
     let t = Instant::now();
     let items = index.nonempty_groups();

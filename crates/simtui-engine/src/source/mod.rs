@@ -21,4 +21,4 @@ pub use file::{decode, open_nonblocking, read_file};
 pub use record::Record;
 pub use skip::{SkipReason, Skipped};
 pub use stream::{Batches, Item, extract_item};
-pub use walk::{Corpus, MissingPath, WalkOptions};
+pub use walk::{Corpus, WalkOptions};

@@ -7,9 +7,9 @@
 use super::container::{Container, InputOptions};
 use super::entry::{Entry, Source};
 use super::skip::{SkipReason, Skipped};
+use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -48,29 +48,20 @@ pub struct Corpus {
     pub skipped: Vec<Skipped>,
 }
 
-/// A path given by the user that does not exist: the one fatal error of a walk.
-#[derive(Debug)]
-pub struct MissingPath(pub PathBuf, pub std::io::Error);
-
-impl fmt::Display for MissingPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.0.display(), self.1)
-    }
-}
-
-impl std::error::Error for MissingPath {}
-
 impl Corpus {
     /// Walks the given roots (folders or files). Each root must exist.
     ///
     /// A file is one document however many roots, hard links or followed symbolic links
     /// reach it: the other paths are skipped as [`SkipReason::SameFile`], so a file is
     /// never listed as its own duplicate.
-    pub fn walk(roots: &[PathBuf], opts: &WalkOptions) -> Result<Corpus, MissingPath> {
+    pub fn walk(roots: &[PathBuf], opts: &WalkOptions) -> Result<Corpus> {
         for root in roots {
             fs::metadata(root)
                 .or_else(|_| fs::symlink_metadata(root))
-                .map_err(|e| MissingPath(root.clone(), e))?;
+                .map_err(|source| Error::MissingPath {
+                    path: root.clone(),
+                    source,
+                })?;
         }
         let prefix_root = roots.len() > 1;
         let mut walk = Walk::default();

@@ -20,16 +20,16 @@
 
 pub mod format;
 
+use crate::error::{Error, Result};
 use crate::index::{Doc, Index, Params};
 use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
-use crate::progress::{Cancelled, Progress, Stage};
+use crate::progress::{Progress, Stage};
 use crate::shingle::ShingleSets;
 use crate::source::Part;
-use crate::source::{self, Corpus, MissingPath, Skipped, Source, WalkOptions};
+use crate::source::{self, Corpus, Skipped, Source, WalkOptions};
 use format::{DocOut, FileRec, FormatError, Place, Saved, Stamp};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::fmt;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -168,51 +168,6 @@ pub struct Opened {
     pub report: Report,
 }
 
-#[derive(Debug)]
-pub enum StoreError {
-    /// The index file cannot be used.
-    Format(PathBuf, FormatError),
-    /// The index file cannot be read or written.
-    Io(PathBuf, io::Error),
-    /// A path to index does not exist.
-    Missing(MissingPath),
-    /// Documents held in memory (the demo corpus) have no files to key an index by.
-    Memory,
-    Cancelled,
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::Format(p, FormatError::NotIndex) => write!(
-                f,
-                "index file {}: not a simtui index file (simtui does not overwrite it)",
-                p.display()
-            ),
-            StoreError::Format(p, e) => write!(f, "index file {}: {e}", p.display()),
-            StoreError::Io(p, e) => write!(f, "index file {}: {e}", p.display()),
-            StoreError::Missing(m) => write!(f, "{m}"),
-            StoreError::Memory => write!(f, "documents held in memory cannot be saved"),
-            StoreError::Cancelled => write!(f, "cancelled"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-impl From<Cancelled> for StoreError {
-    fn from(_: Cancelled) -> Self {
-        StoreError::Cancelled
-    }
-}
-
-impl StoreError {
-    /// Whether the user can fix it (a usage or input error, exit code 2).
-    pub fn is_usage(&self) -> bool {
-        !matches!(self, StoreError::Cancelled)
-    }
-}
-
 /// The index file to use by default for `roots`: `ROOT/.simtui-index` when the only
 /// root is a folder and that file exists.
 pub fn auto_file(roots: &[PathBuf]) -> Option<PathBuf> {
@@ -222,36 +177,51 @@ pub fn auto_file(roots: &[PathBuf]) -> Option<PathBuf> {
 }
 
 /// Reads and decodes an index file.
-pub fn load(file: &Path) -> Result<Saved, StoreError> {
-    let bytes = fs::read(file).map_err(|e| StoreError::Io(file.to_path_buf(), e))?;
-    format::decode(&bytes).map_err(|e| StoreError::Format(file.to_path_buf(), e))
+pub fn load(file: &Path) -> Result<Saved> {
+    let bytes = fs::read(file).map_err(|e| Error::Io {
+        path: file.to_path_buf(),
+        source: e,
+    })?;
+    format::decode(&bytes).map_err(|e| Error::IndexFile {
+        path: file.to_path_buf(),
+        problem: e,
+    })
 }
 
 /// Checks what is cheap to check of an index file (see [`format::check_head`]), without
 /// reading or decoding the rest.
-pub fn check(file: &Path) -> Result<(), StoreError> {
-    let io = |e| StoreError::Io(file.to_path_buf(), e);
+pub fn check(file: &Path) -> Result<()> {
+    let io = |e| Error::Io {
+        path: file.to_path_buf(),
+        source: e,
+    };
     let f = fs::File::open(file).map_err(io)?;
     let n = f.metadata().map_err(io)?.len();
     let mut head = Vec::with_capacity(format::HEAD_BYTES);
     f.take(format::HEAD_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(io)?;
-    format::check_head(&head, n).map_err(|e| StoreError::Format(file.to_path_buf(), e))
+    format::check_head(&head, n).map_err(|e| Error::IndexFile {
+        path: file.to_path_buf(),
+        problem: e,
+    })
 }
 
 /// Opens (or builds) the index of `req.roots` saved in `req.file`, re-indexing only
 /// what changed, and writes the file back when it changed.
-pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened, StoreError> {
-    let cwd = std::env::current_dir().map_err(|e| StoreError::Io(req.file.clone(), e))?;
+pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
+    let cwd = std::env::current_dir().map_err(|e| Error::Io {
+        path: req.file.clone(),
+        source: e,
+    })?;
     let file_abs = absolute(&cwd, &req.file);
-    let mut corpus = Corpus::walk(&req.roots, &req.walk).map_err(StoreError::Missing)?;
+    let mut corpus = Corpus::walk(&req.roots, &req.walk)?;
     // The index file (and its temporary twin) are never documents of the corpus.
     corpus.entries.retain(|e| {
         file_of(&e.source).is_none_or(|p| !is_index_file(&absolute(&cwd, p), &file_abs))
     });
     if corpus.entries.iter().any(|e| file_of(&e.source).is_none()) {
-        return Err(StoreError::Memory);
+        return Err(Error::InMemory);
     }
     progress.update(Stage::Read, 0, corpus.entries.len() as u64);
 
@@ -262,7 +232,12 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened, StoreError
             report.created = true;
             None
         }
-        Err(e) => return Err(StoreError::Io(req.file.clone(), e)),
+        Err(e) => {
+            return Err(Error::Io {
+                path: req.file.clone(),
+                source: e,
+            });
+        }
         Ok(bytes) => {
             report.file_bytes = bytes.len() as u64;
             match format::decode(&bytes) {
@@ -271,7 +246,12 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened, StoreError
                     report.rebuilt = Some(e.to_string());
                     None
                 }
-                Err(e) => return Err(StoreError::Format(req.file.clone(), e)),
+                Err(e) => {
+                    return Err(Error::IndexFile {
+                        path: req.file.clone(),
+                        problem: e,
+                    });
+                }
             }
         }
     };
@@ -309,7 +289,12 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened, StoreError
         match write_atomic(&req.file, &bytes) {
             Ok(()) => report.written = true,
             Err(e) if req.mode == Mode::Open => report.write_error = Some(e.to_string()),
-            Err(e) => return Err(StoreError::Io(req.file.clone(), e)),
+            Err(e) => {
+                return Err(Error::Io {
+                    path: req.file.clone(),
+                    source: e,
+                });
+            }
         }
     }
     // More functions than asked for: use the first `needed`, as a fresh run would.
@@ -511,7 +496,7 @@ fn update(
     cwd: &Path,
     report: &mut Report,
     progress: &dyn Progress,
-) -> Result<Update, StoreError> {
+) -> Result<Update> {
     let files = walk_files(corpus, cwd);
     let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
     let by_path: HashMap<&Path, usize> = saved

@@ -1,0 +1,101 @@
+//! The engine's one error type.
+//!
+//! Everything the engine can fail with: a cancellation asked for through
+//! [`Progress`](crate::progress::Progress), a path that does not exist, a saved index
+//! that cannot be read or used, a job over the limits set for it. A file that is not a
+//! document (binary, unreadable, ...) is not an error: the walk and the index skip it
+//! and say why ([`Skipped`](crate::source::Skipped)).
+
+use crate::progress::Cancelled;
+use crate::store::format::FormatError;
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+/// What the engine can fail with.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The work was cancelled through its [`Progress`](crate::progress::Progress).
+    Cancelled,
+    /// A path given to walk does not exist.
+    MissingPath {
+        /// The path as given.
+        path: PathBuf,
+        /// Why it could not be stat'ed.
+        source: io::Error,
+    },
+    /// A saved index file cannot be used: not an index, another version, damaged.
+    IndexFile {
+        /// The index file.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: FormatError,
+    },
+    /// A saved index file cannot be read or written.
+    Io {
+        /// The index file.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// Documents held in memory (the demo corpus) have no files to key a saved index by.
+    InMemory,
+    /// Over one of the limits set for a job.
+    TooLarge {
+        /// The job: "an exhaustive pass".
+        job: &'static str,
+        /// Which limit, and by how much.
+        why: String,
+    },
+}
+
+/// A result with the engine's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Whether the user can fix it (a bad path or index file, a limit): not a
+    /// cancellation.
+    pub fn is_usage(&self) -> bool {
+        !matches!(self, Error::Cancelled)
+    }
+}
+
+impl From<Cancelled> for Error {
+    fn from(_: Cancelled) -> Self {
+        Error::Cancelled
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Cancelled => f.write_str("cancelled"),
+            Error::MissingPath { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::IndexFile {
+                path,
+                problem: FormatError::NotIndex,
+            } => write!(
+                f,
+                "index file {}: not a simtui index file (simtui does not overwrite it)",
+                path.display()
+            ),
+            Error::IndexFile { path, problem } => {
+                write!(f, "index file {}: {problem}", path.display())
+            }
+            Error::Io { path, source } => write!(f, "index file {}: {source}", path.display()),
+            Error::InMemory => f.write_str("documents held in memory cannot be saved"),
+            Error::TooLarge { job, why } => write!(f, "too large for {job}: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::MissingPath { source, .. } | Error::Io { source, .. } => Some(source),
+            Error::IndexFile { problem, .. } => Some(problem),
+            _ => None,
+        }
+    }
+}
