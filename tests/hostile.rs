@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{first_line_then_close, ok, simtui};
+use common::{first_line_then_close, ok, simtui, unprivileged};
 use simtui_engine::index::{Index, Params};
 use simtui_engine::progress::Silent;
 use simtui_engine::source::{Corpus, SkipReason, WalkOptions, read_file};
@@ -66,32 +66,6 @@ fn an_empty_folder_gives_no_pairs_and_succeeds() {
     assert_eq!(ok(&["pairs", s(dir.path())]), "");
     let out = simtui(&["pairs", "--fail-empty", s(dir.path())]);
     assert_eq!(out.status.code(), Some(1));
-}
-
-/// How to run simtui where permissions bite: as we are when not root; as root, under
-/// `setpriv` as the user `nobody`. None when neither is possible (the test says so).
-fn unprivileged() -> Option<Command> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some(Command::new(BIN));
-    }
-    let probe = Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            BIN,
-            "--version",
-        ])
-        .output();
-    match probe {
-        Ok(o) if o.status.success() => {
-            let mut c = Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
-            Some(c)
-        }
-        _ => None,
-    }
 }
 
 #[cfg(unix)]
@@ -670,4 +644,39 @@ fn sigint_during_headless_indexing_stops_promptly() {
         "{:?}",
         out.status
     );
+}
+
+/// Issue 20, item 7: a run that finds nothing says why on stderr (and still succeeds).
+#[test]
+fn a_run_that_finds_nothing_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for i in 0..3 {
+        fs::write(d.join(format!("{i}.txt")), format!("{TEXT} {i}")).unwrap();
+    }
+    for (flags, why) in [
+        (
+            &["--max-bytes", "0"][..],
+            "too large 3 (over --max-bytes 0)",
+        ),
+        (&["--ext", ""][..], "no file matched --ext ''"),
+        (
+            &["--input-format", "sgml"][..],
+            "no SGML record in the file",
+        ),
+        (
+            &["--min-words", "100000"][..],
+            "too short 3 (under --min-words 100000)",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .args(["pairs", "--no-config", s(d)])
+            .args(flags)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{flags:?}: {err}");
+        assert!(out.stdout.is_empty());
+        assert!(err.contains(why), "{flags:?}: {err}");
+    }
 }

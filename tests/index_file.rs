@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Corpus, ok, simtui};
+use common::{Corpus, ok, simtui, unprivileged};
 use proptest::prelude::*;
 use simtui_engine::store::format::{self, FormatError};
 use std::fs;
@@ -96,6 +96,84 @@ fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
         err.contains("61 unchanged, 0 touched, 0 changed, 0 added, 0 deleted"),
         "{err}"
     );
+}
+
+/// Issue 20, item 3: a file that could not be read when the index was saved is read
+/// once it can be (a permission restored changes its status-change time, not its
+/// modification time): the results are those of a fresh run.
+#[cfg(unix)]
+#[test]
+fn a_file_unreadable_when_indexed_is_read_once_it_can_be() {
+    use std::os::unix::fs::PermissionsExt;
+    if unprivileged().is_none() {
+        println!("skipped: running as root and `setpriv` cannot drop to nobody");
+        return;
+    }
+    let mode = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    mode(dir.path(), 0o777);
+    let c = small_corpus(dir.path());
+    for e in walkdir::WalkDir::new(&c.root) {
+        let e = e.unwrap();
+        mode(e.path(), if e.file_type().is_dir() { 0o777 } else { 0o644 });
+    }
+    let idx = dir.path().join("c.idx");
+    let run = |args: &[&str]| {
+        let mut cmd = unprivileged().expect("checked above");
+        let out = cmd.arg("--no-config").args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let pairs = ["pairs", c.path(), "-t", "0.2", "--format", "jsonl"];
+    let fresh = run(&pairs).0;
+    // A document that pairs with another: unreadable when the index is saved.
+    let first: serde_json::Value = serde_json::from_str(fresh.lines().next().unwrap()).unwrap();
+    let locked = c.file(first["a"].as_str().unwrap());
+    mode(&locked, 0o000);
+    let (_, err) = run(&["index", c.path(), "-o", s(&idx), "-v"]);
+    assert!(err.contains("unreadable"), "{err}");
+    mode(&locked, 0o644);
+    let (saved, err) = run(&[&pairs[..], &["--index", s(&idx), "-v"]].concat());
+    assert_eq!(saved, fresh, "{err}");
+    assert!(err.contains("1 changed"), "{err}");
+}
+
+/// Issue 20, item 3: a file rewritten at the same size with its old modification time
+/// put back is read again (its status-change time moved): no stale shingles.
+#[test]
+fn a_same_size_rewrite_with_the_old_time_put_back_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let idx = dir.path().join("c.idx");
+    let before = outputs(c.path(), &[]);
+    ok(&["index", c.path(), "-o", s(&idx)]);
+    // A document that pairs with another, so that the change shows.
+    let first: serde_json::Value = serde_json::from_str(before[0].lines().next().unwrap()).unwrap();
+    let path = c.file(first["a"].as_str().unwrap());
+    let old = fs::metadata(&path).unwrap().modified().unwrap();
+    // The same length, other words: the text of another document, cut or padded.
+    let len = fs::metadata(&path).unwrap().len() as usize;
+    let mut other: String = "quite unrelated words ".repeat(len / 22 + 1);
+    other.truncate(len);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(&path, &other).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    assert_eq!(fs::metadata(&path).unwrap().len() as usize, len);
+    let fresh = outputs(c.path(), &[]);
+    assert_ne!(fresh, before, "the rewrite changes the results");
+    assert_eq!(fresh, outputs(c.path(), &["--index", s(&idx)]));
 }
 
 #[test]
@@ -214,13 +292,13 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
         assert_rejected(&corpus, &bad, &format!("flip at {i}"));
     }
     let mut other = good.clone();
-    other[8] = 2; // the format before the OPH sketch filled its bins in rounds
+    other[8] = 3; // the format before file records held the status-change time
     fs::write(&bad, &other).unwrap();
-    assert_rejected(&corpus, &bad, "version 2");
+    assert_rejected(&corpus, &bad, "version 3");
     let err = String::from_utf8_lossy(&simtui(&["pairs", &corpus, "--index", s(&bad)]).stderr)
         .to_string();
     assert!(
-        err.contains("another version of simtui (index format 2; this simtui reads format 3)"),
+        err.contains("another version of simtui (index format 3; this simtui reads format 4)"),
         "{err}"
     );
     fs::write(&bad, b"hello, not an index at all").unwrap();
@@ -393,4 +471,73 @@ fn json_lines_records_are_saved_and_updated_like_files() {
         err.contains("--min-words 0 (asked for 2)"),
         "rebuilt: {err}"
     );
+}
+
+/// Issue 20, item 7: a `simtui index` killed while it wrote leaves its temporary file
+/// (named after its process id); the next write removes it. One of a live process stays.
+#[test]
+fn temporary_files_of_dead_writers_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let idx = dir.path().join("c.idx");
+    // No process has an id above the kernel's largest (2^22).
+    let dead = dir.path().join(".c.idx.tmp.4194305");
+    let alive = dir
+        .path()
+        .join(format!(".c.idx.tmp.{}", std::process::id()));
+    fs::write(&dead, "half an index").unwrap();
+    fs::write(&alive, "being written").unwrap();
+    ok(&["index", c.path(), "-o", s(&idx)]);
+    assert!(idx.exists());
+    assert!(!dead.exists(), "the dead writer's file is removed");
+    assert!(alive.exists(), "a live writer's file is left alone");
+}
+
+/// Issue 20, item 7: a file that cannot even be stat'ed is kept as unreadable, and the
+/// index is not rewritten on every run because of it.
+#[cfg(unix)]
+#[test]
+fn a_file_that_cannot_be_stated_does_not_make_every_run_rewrite_the_index() {
+    use std::os::unix::fs::PermissionsExt;
+    if unprivileged().is_none() {
+        println!("skipped: running as root and `setpriv` cannot drop to nobody");
+        return;
+    }
+    let mode = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    mode(dir.path(), 0o777);
+    let c = small_corpus(dir.path());
+    for e in walkdir::WalkDir::new(&c.root) {
+        let e = e.unwrap();
+        mode(e.path(), if e.file_type().is_dir() { 0o777 } else { 0o644 });
+    }
+    // A folder that can be listed but not entered: its files can't be stat'ed.
+    let shut = c.root.join("shut");
+    fs::create_dir(&shut).unwrap();
+    fs::write(shut.join("inside.txt"), "words that cannot be read").unwrap();
+    mode(&shut, 0o644);
+    let idx = dir.path().join("c.idx");
+    let run = |args: &[&str]| {
+        let out = unprivileged()
+            .unwrap()
+            .arg("--no-config")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = run(&["index", c.path(), "-o", s(&idx), "-v"]);
+    mode(&shut, 0o755);
+    assert!(err.contains("inside.txt"), "{err}");
+    mode(&shut, 0o644);
+    let before = fs::read(&idx).unwrap();
+    let err = run(&["pairs", c.path(), "--index", s(&idx), "-v"]);
+    mode(&shut, 0o755);
+    assert!(!err.contains("written"), "rewritten: {err}");
+    assert_eq!(before, fs::read(&idx).unwrap());
 }

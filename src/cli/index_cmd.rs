@@ -7,9 +7,10 @@ use super::args::{IndexArgs, MethodArgs, PathArgs};
 use clap::Args;
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::error::Error;
+use simtui_engine::index::Index;
 use simtui_engine::progress::Progress;
 use simtui_engine::simhash::fingerprints::Fingerprints;
-use simtui_engine::source::Corpus;
+use simtui_engine::source::{Corpus, SkipReason};
 use simtui_engine::store::{self, Mode, Opened, Request};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -130,6 +131,69 @@ pub fn store_error(e: Error) -> anyhow::Error {
 /// found in the folder), else built from the corpus. Returns the walk time too (with a
 /// saved index: the time to open and update it). Skipped files are noted at `-v`.
 pub fn engine(
+    roots: &[PathBuf],
+    store_args: &StoreArgs,
+    index: &IndexArgs,
+    method_args: &MethodArgs,
+    progress: &dyn Progress,
+) -> anyhow::Result<(Engine, Duration)> {
+    let (engine, walk) = open_engine(roots, store_args, index, method_args, progress)?;
+    if let Some(why) = why_no_document(&engine.index, index) {
+        super::diag::note(0, why);
+    }
+    Ok((engine, walk))
+}
+
+/// Why a corpus has nothing to compare, when it has not: a run that finds nothing says
+/// what made it so (a filter, a limit, a format), not only an empty output.
+fn why_no_document(index: &Index, args: &IndexArgs) -> Option<String> {
+    let s = &index.stats;
+    if s.docs > s.empty {
+        return None;
+    }
+    if s.docs > 0 {
+        return Some(format!("simtui: no document has a word: {} empty", s.docs));
+    }
+    if index.skipped.is_empty() {
+        let filter = match &args.ext {
+            Some(exts) => {
+                let shown: Vec<&str> = exts
+                    .iter()
+                    .map(|e| if e.is_empty() { "''" } else { e.as_str() })
+                    .collect();
+                format!(" matched --ext {}", shown.join(","))
+            }
+            None => " was found".to_string(),
+        };
+        return Some(format!("simtui: no document: no file{filter}"));
+    }
+    let mut reasons: std::collections::BTreeMap<SkipReason, usize> = Default::default();
+    for skip in &index.skipped {
+        *reasons.entry(skip.reason).or_default() += 1;
+    }
+    let said: Vec<String> = reasons
+        .iter()
+        .map(|(&reason, n)| {
+            let hint = match reason {
+                SkipReason::TooLarge => format!(" (over --max-bytes {})", args.max_bytes),
+                SkipReason::TooShort => format!(" (under --min-words {})", args.min_words),
+                SkipReason::BadRecord | SkipReason::NoBody => {
+                    let first = index.skipped.iter().find(|s| s.reason == reason);
+                    first.map_or(String::new(), |s| format!(" ({})", s.detail))
+                }
+                _ => String::new(),
+            };
+            format!("{} {n}{hint}", reason.name())
+        })
+        .collect();
+    Some(format!(
+        "simtui: no document: every file or record was skipped: {} (-v lists them)",
+        said.join(", ")
+    ))
+}
+
+/// The engine of [`engine`], from a saved index or built.
+fn open_engine(
     roots: &[PathBuf],
     store_args: &StoreArgs,
     index: &IndexArgs,

@@ -177,3 +177,34 @@ pub fn components(edges: &[(String, String)]) -> BTreeSet<BTreeSet<String>> {
     }
     groups.into_values().collect()
 }
+
+/// How to run simtui where permissions bite: as we are when not root; as root, under
+/// `setpriv` as the user `nobody`. None when neither is possible (the test says so).
+pub fn unprivileged() -> Option<Command> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(Command::new(env!("CARGO_BIN_EXE_simtui")));
+    }
+    let probe = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_simtui"),
+            "--version",
+        ])
+        .output();
+    match probe {
+        Ok(o) if o.status.success() => {
+            let mut c = Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                env!("CARGO_BIN_EXE_simtui"),
+            ]);
+            Some(c)
+        }
+        _ => None,
+    }
+}

@@ -223,6 +223,17 @@ impl Batches {
                 let (more, b) = stream.next_items(&mut batch);
                 bytes += b;
                 if !more {
+                    if stream.records == 0 {
+                        // Nothing at all, not even a bad record: say so, rather than
+                        // have the file vanish from the counts (SGML read from plain
+                        // text, an empty JSON Lines file).
+                        let kind = stream.file.kind;
+                        batch.push(Item::Skip(Skipped {
+                            path: stream.file.path.clone(),
+                            reason: SkipReason::BadRecord,
+                            detail: format!("no {} record in the file", kind.name()),
+                        }));
+                    }
                     self.current = None;
                 }
                 continue;

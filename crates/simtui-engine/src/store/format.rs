@@ -1,4 +1,4 @@
-//! The saved index's file format, version 3 (doc/index-format.md describes it byte by
+//! The saved index's file format, version 4 (doc/index-format.md describes it byte by
 //! byte). Little-endian throughout, explicit counts in a fixed header, fixed-size
 //! records, and an xxh3 checksum of everything before the last 8 bytes.
 //!
@@ -20,21 +20,33 @@ use xxhash_rust::xxh3::xxh3_64;
 /// The first 8 bytes of every simtui index file.
 pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
 /// The format this simtui reads and writes.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 const HEADER: u64 = 96;
-const FILE_RECORD: u64 = 56;
+const FILE_RECORD: u64 = 80;
 const DOC_RECORD: u64 = 56;
 const TRAILER: u64 = 8;
 
-/// A file's size and modification time, as `stat` gives them: when they are unchanged
-/// the file is not read again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A file's size, modification and status-change times and inode number, as `stat`
+/// gives them: when they are all unchanged the file is not read again. The change time
+/// catches what the others miss: a permission restored (`chmod`), a file rewritten at
+/// the same size with its old modification time put back (`touch -d`); no program can
+/// set it back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stamp {
+    /// Size in bytes.
     pub size: u64,
     /// Modification time: seconds since the Unix epoch (negative before it) and nanoseconds.
     pub secs: i64,
+    /// Nanoseconds of the modification time (below 10⁹).
     pub nanos: u32,
+    /// Status-change time (`st_ctime`), seconds since the Unix epoch (0 where unknown).
+    pub ctime_secs: i64,
+    /// Nanoseconds of the status-change time (below 10⁹).
+    pub ctime_nanos: u32,
+    /// Inode number (0 where unknown): a file replaced by another (renamed over it) is
+    /// another file, whatever its times.
+    pub inode: u64,
 }
 
 /// A file of the corpus as the index saw it.
@@ -254,11 +266,7 @@ pub fn encode(
         u64s(&mut out, at);
         u32s(&mut out, path_bytes(&f.path).len() as u32);
         u32s(&mut out, f.detail.len() as u32);
-        let st = f.stamp.unwrap_or(Stamp {
-            size: 0,
-            secs: 0,
-            nanos: 0,
-        });
+        let st = f.stamp.unwrap_or_default();
         u64s(&mut out, st.size);
         out.extend_from_slice(&st.secs.to_le_bytes());
         u32s(&mut out, st.nanos);
@@ -267,7 +275,10 @@ pub fn encode(
         out.extend_from_slice(&[0, 0]);
         u64s(&mut out, f.hash.unwrap_or(0));
         u32s(&mut out, f.docs);
-        u32s(&mut out, 0);
+        u32s(&mut out, st.ctime_nanos);
+        out.extend_from_slice(&st.ctime_secs.to_le_bytes());
+        u64s(&mut out, st.inode);
+        u64s(&mut out, 0);
     }
     for (d, &at) in docs.iter().zip(&doc_at) {
         u64s(&mut out, at);
@@ -508,6 +519,9 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
             size: le64(r, 16),
             secs: le64(r, 24) as i64,
             nanos: le32(r, 32),
+            ctime_nanos: le32(r, 52),
+            ctime_secs: le64(r, 56) as i64,
+            inode: le64(r, 64),
         };
         let status = match r[36] {
             0 => None,
@@ -515,11 +529,11 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
             c => return Err(corrupt(format!("unknown file status {c}"))),
         };
         let flags = r[37];
-        if flags > 3 || r[38] != 0 || r[39] != 0 || le32(r, 52) != 0 {
+        if flags > 3 || r[38] != 0 || r[39] != 0 || le64(r, 72) != 0 {
             return Err(corrupt("reserved bits of a file record are set"));
         }
-        if stamp.nanos >= 1_000_000_000 {
-            return Err(corrupt("a modification time has over 10^9 nanoseconds"));
+        if stamp.nanos >= 1_000_000_000 || stamp.ctime_nanos >= 1_000_000_000 {
+            return Err(corrupt("a file time has over 10^9 nanoseconds"));
         }
         let n = le32(r, 48);
         if status.is_some() && n != 0 {
@@ -635,6 +649,9 @@ mod tests {
                     size: 10,
                     secs: -3,
                     nanos: 7,
+                    ctime_secs: 1_700_000_000,
+                    ctime_nanos: 999_999_999,
+                    inode: 1 << 40,
                 }),
                 hash: Some(42),
                 status: None,

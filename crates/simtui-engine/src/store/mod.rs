@@ -1,11 +1,12 @@
 //! Saved indexes: `simtui index` writes one, and the commands and the explorer open it
 //! again without reading unchanged files.
 //!
-//! The index is keyed by *source file* (absolute path, size, modification time, content
-//! hash): a file whose size and modification time are unchanged is not opened; one
-//! whose size is unchanged but time moved (a `touch`, a checkout) is read and hashed,
-//! and kept if its bytes are the same; any other file that changed has all its
-//! documents indexed again; files gone are dropped and new ones added. The result is
+//! The index is keyed by *source file* (absolute path, size, modification and
+//! status-change times, inode number, content hash): a file whose stamp is unchanged is
+//! not opened; one whose size is unchanged but whose stamp moved (a `touch`, a `chmod`,
+//! a checkout) is read and hashed, and kept if its bytes are the same; any other file
+//! that changed has all its documents indexed again; a file that could not be read is
+//! tried again on every run; files gone are dropped and new ones added. The result is
 //! the index a fresh run would build, document for document and group for group
 //! (tests/index_file.rs checks it), and the file is rewritten (atomically) when it
 //! differs from what was loaded.
@@ -26,7 +27,7 @@ use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
 use crate::progress::{Progress, Stage};
 use crate::shingle::ShingleSets;
 use crate::source::Part;
-use crate::source::{self, Corpus, Skipped, Source, WalkOptions};
+use crate::source::{self, Corpus, SkipReason, Skipped, Source, WalkOptions};
 use format::{DocOut, FileRec, FormatError, Place, Saved, Stamp};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -226,6 +227,9 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     progress.update(Stage::Read, 0, corpus.entries.len() as u64);
 
     let mut report = Report::default();
+    // The loaded file's length and checksum: an update that comes out the same is not
+    // written again.
+    let mut loaded_seal = None;
     let t = Instant::now();
     let saved = match fs::read(&req.file) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -240,6 +244,7 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
         }
         Ok(bytes) => {
             report.file_bytes = bytes.len() as u64;
+            loaded_seal = seal_of(&bytes);
             match format::decode(&bytes) {
                 Ok(s) => Some(s),
                 Err(e) if req.mode == Mode::Create && e != FormatError::NotIndex => {
@@ -282,6 +287,14 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
             update.dirty = true;
         }
         _ => {}
+    }
+    if update.dirty {
+        let bytes = encode(index, &update.files);
+        if seal_of(&bytes) == loaded_seal {
+            // Files re-read as they were (a file that still cannot be read or
+            // stat'ed): the same index, nothing to write.
+            update.dirty = false;
+        }
     }
     if update.dirty {
         let bytes = encode(index, &update.files);
@@ -382,6 +395,12 @@ fn absolute(cwd: &Path, p: &Path) -> PathBuf {
     }
 }
 
+/// An index file's length and checksum (its last 8 bytes, over everything before them).
+fn seal_of(bytes: &[u8]) -> Option<(usize, [u8; 8])> {
+    let tail = bytes.len().checked_sub(8)?;
+    Some((bytes.len(), bytes[tail..].try_into().ok()?))
+}
+
 fn temp_prefix(file: &Path) -> String {
     let name = file.file_name().unwrap_or_default().to_string_lossy();
     format!(".{name}.tmp.")
@@ -402,6 +421,7 @@ fn write_atomic(file: &Path, bytes: &[u8]) -> io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    remove_stale_temps(dir, file);
     let tmp = dir.join(format!("{}{}", temp_prefix(file), std::process::id()));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
@@ -415,15 +435,56 @@ fn write_atomic(file: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-/// A file's size and modification time, if it can be stat'ed.
+/// Removes the temporary files of `file` that processes no longer running left behind
+/// (a `simtui index` killed while it wrote): each is named after its writer's process id.
+fn remove_stale_temps(dir: &Path, file: &Path) {
+    let prefix = temp_prefix(file);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !process_alive(pid)
+        {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a process with this id runs (or may: where it can't be told, the file is
+/// left alone). Linux lists its processes in /proc.
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
+}
+
+/// A file's size, times and inode number, if it can be stat'ed.
 fn stamp(p: &Path) -> Option<Stamp> {
     let m = fs::metadata(p).ok()?;
-    let t = m.modified().ok()?;
-    let (secs, nanos) = match t.duration_since(UNIX_EPOCH) {
+    let (secs, nanos) = epoch_time(m.modified().ok()?);
+    let (ctime_secs, ctime_nanos, inode) = change_time_and_inode(&m);
+    Some(Stamp {
+        size: m.len(),
+        secs,
+        nanos,
+        ctime_secs,
+        ctime_nanos,
+        inode,
+    })
+}
+
+/// Seconds since the Unix epoch (floored, negative before it) and nanoseconds forward.
+fn epoch_time(t: std::time::SystemTime) -> (i64, u32) {
+    match t.duration_since(UNIX_EPOCH) {
         Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
         Err(e) => {
             let d = e.duration();
-            // Before the epoch: floor to whole seconds, nanoseconds forward.
             let (s, n) = (d.as_secs() as i64, d.subsec_nanos());
             if n == 0 {
                 (-s, 0)
@@ -431,12 +492,22 @@ fn stamp(p: &Path) -> Option<Stamp> {
                 (-s - 1, 1_000_000_000 - n)
             }
         }
-    };
-    Some(Stamp {
-        size: m.len(),
-        secs,
-        nanos,
-    })
+    }
+}
+
+#[cfg(unix)]
+fn change_time_and_inode(m: &fs::Metadata) -> (i64, u32, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (
+        m.ctime(),
+        m.ctime_nsec().clamp(0, 999_999_999) as u32,
+        m.ino(),
+    )
+}
+
+#[cfg(not(unix))]
+fn change_time_and_inode(_: &fs::Metadata) -> (i64, u32, u64) {
+    (0, 0, 0)
 }
 
 /// xxh3-64 of a regular file's bytes (at most `max_bytes` of them).
@@ -517,6 +588,14 @@ fn update(
                 return Plan::Read;
             };
             let rec = &saved.as_ref().expect("a saved index").files[i];
+            // A read that failed (permissions, a file swapped for a FIFO) may work now:
+            // such a file is tried again on every run, as a fresh run would.
+            if matches!(
+                rec.status,
+                Some(SkipReason::Unreadable | SkipReason::Special)
+            ) {
+                return Plan::Read;
+            }
             // Read another way (other fields, another format), the same bytes are
             // other documents.
             if rec.status.is_none()
