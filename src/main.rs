@@ -70,7 +70,16 @@ fn main() -> ExitCode {
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
         Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),
         Some(Command::Config(a)) => cli::config_cmd::run(a, &startup, cli::help::command::<Cli>()),
-        None => match cli::explorer::ExplorerSettings::resolve(&cli.explorer, &startup) {
+        None => match cli
+            .index
+            .check()
+            .map_err(anyhow::Error::from)
+            .and_then(|()| {
+                Ok(cli::explorer::ExplorerSettings::resolve(
+                    &cli.explorer,
+                    &startup,
+                )?)
+            }) {
             // `explorer` also holds the colour choice, log file, key bindings and
             // palette from the config file and flags, for the explorer to take.
             Ok(explorer) => tui::run(tui::ExploreOptions {

@@ -680,3 +680,27 @@ fn a_run_that_finds_nothing_says_why() {
         assert!(err.contains(why), "{flags:?}: {err}");
     }
 }
+
+/// Issue 20, item 5: settings that would ask for more memory than any machine has are a
+/// usage error before anything is read, not an abort.
+#[test]
+fn a_million_hash_functions_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), TEXT).unwrap();
+    let d = s(dir.path());
+    for args in [
+        &["pairs", d, "--bands", "4096", "--rows", "256"][..],
+        &["clusters", d, "-t", "0.5", "-b", "64", "-r", "65"],
+        &["index", d, "-o", "/dev/null", "-b", "4096", "-r", "2"],
+        &["eval", d, "--sweep", "--bandings", "16x8,4096x2"],
+        &["matrix", d, "-b", "2048", "-r", "4"],
+        // The explorer checks before it needs a terminal.
+        &[d, "--bands", "4096", "--rows", "256"],
+    ] {
+        let out = simtui(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("at most 4096"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

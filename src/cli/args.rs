@@ -1,5 +1,6 @@
 //! Flags shared by the explorer and the headless commands.
 
+use super::UsageError;
 use super::config::{Config, ConfigError, Problem};
 use clap::{Arg, Args, Command, ValueEnum};
 use simtui_engine::analysis::method::Method;
@@ -144,6 +145,12 @@ impl IndexArgs {
         }
     }
 
+    /// Checks what clap cannot check field by field: b·r hash functions at most
+    /// [`MAX_FUNCTIONS`].
+    pub fn check(&self) -> Result<(), UsageError> {
+        check_banding(self.bands as usize, self.rows as usize, "--bands × --rows")
+    }
+
     pub fn params(&self) -> Params {
         Params {
             text: TextOptions {
@@ -165,6 +172,22 @@ impl IndexArgs {
             min_words: self.min_words,
         }
     }
+}
+
+/// The most hash functions (b·r) any command computes: 4,096 × 4 bytes a content is
+/// 16 KB, already 16 GB for a million contents. Past it the curve is as steep as anyone
+/// needs; the limit keeps a typo (4096 × 256) from asking for a million functions.
+pub const MAX_FUNCTIONS: usize = 4096;
+
+/// A usage error when `bands × rows` is over [`MAX_FUNCTIONS`]; `what` names the flags.
+pub fn check_banding(bands: usize, rows: usize, what: &str) -> Result<(), UsageError> {
+    let n = bands.saturating_mul(rows);
+    if n > MAX_FUNCTIONS {
+        return Err(UsageError(format!(
+            "{what} = {bands} × {rows} = {n} hash functions; at most {MAX_FUNCTIONS} (fewer rows or bands give the same threshold: see `simtui curve --threshold T`)"
+        )));
+    }
+    Ok(())
 }
 
 /// Paths to index: at least one.

@@ -142,14 +142,15 @@ fn parse_banding(s: &str) -> Result<(usize, usize), super::UsageError> {
         r.trim().parse().map_err(|_| bad())?,
     );
     if b == 0 || r == 0 {
-        Err(bad())
-    } else {
-        Ok((b, r))
+        return Err(bad());
     }
+    super::args::check_banding(b, r, &format!("--bandings {s}"))?;
+    Ok((b, r))
 }
 
 pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
+    args.index.check()?;
     let method = args.method.method(&args.index)?;
     let simhash = matches!(method, Method::SimHash { .. });
     if simhash && (args.sweep || args.bandings.is_some()) {

@@ -68,6 +68,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
             }
         },
     };
+    args.index.check()?;
     let t = Instant::now();
     let progress = super::diag::StageLog::default();
     let opened = open(
@@ -137,6 +138,7 @@ pub fn engine(
     method_args: &MethodArgs,
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
+    index.check()?;
     let (engine, walk) = open_engine(roots, store_args, index, method_args, progress)?;
     if let Some(why) = why_no_document(&engine.index, index) {
         super::diag::note(0, why);

@@ -62,6 +62,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
     if (args.bits.is_some() || args.weight.is_some()) && args.measure != MeasureArg::Simhash {
         return Err(UsageError("--bits and --weight are for --measure simhash".into()).into());
     }
+    args.index.check()?;
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
         .map_err(|e| UsageError(e.to_string()))?;
     // Counted before anything is read.

@@ -45,6 +45,7 @@ pub mod error;
 pub mod found;
 pub mod hash;
 pub mod index;
+pub mod memory;
 pub mod minhash;
 pub mod progress;
 pub mod rng;

@@ -160,8 +160,10 @@ fn band_keys(
 ) -> Result<()> {
     let n = items.len();
     // Every word is written below, so a buffer kept from an earlier call is not cleared.
-    keys.truncate(which.len() * n);
-    keys.resize(which.len() * n, 0);
+    let words = which.len().checked_mul(n).unwrap_or(usize::MAX);
+    keys.truncate(words);
+    crate::memory::reserve(keys, words, "the band keys")?;
+    keys.resize(words, 0);
     // Each task gets, for its run of items, one output slice per band.
     let mut outputs: Vec<Vec<&mut [u64]>> = (0..n.div_ceil(KEY_CHUNK))
         .map(|_| Vec::with_capacity(which.len()))

@@ -297,7 +297,8 @@ impl Signatures {
         progress: &dyn Progress,
     ) -> Result<Signatures> {
         let n = sketcher.width();
-        let mut data = vec![0u32; n * sets.len()];
+        let cells = n.checked_mul(sets.len()).unwrap_or(usize::MAX);
+        let mut data = crate::memory::filled(cells, 0u32, "the signatures")?;
         fill_rows(sketcher, sets, 0, n, &mut data, progress)?;
         Ok(Signatures { n, data })
     }
@@ -332,9 +333,11 @@ impl Signatures {
         if sketcher.kind() == SketchKind::Oph || old == 0 {
             return Signatures::compute(sketcher, sets, progress);
         }
-        let mut extra = vec![0u32; (new - old) * sets.len()];
+        let cells = (new - old).checked_mul(sets.len()).unwrap_or(usize::MAX);
+        let mut extra = crate::memory::filled(cells, 0u32, "the signatures")?;
         fill_rows(sketcher, sets, old, new - old, &mut extra, progress)?;
-        let mut data = Vec::with_capacity(new * sets.len());
+        let mut data = Vec::new();
+        crate::memory::reserve(&mut data, new * sets.len(), "the signatures")?;
         for (row, more) in self
             .data
             .chunks_exact(old)

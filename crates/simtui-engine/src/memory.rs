@@ -1,0 +1,67 @@
+//! Memory for buffers whose size comes from the user's settings or the corpus (hash
+//! functions × documents, bands × documents): asked for before it is used, so that a
+//! setting too large for the machine is an error that says so, never an abort.
+
+use crate::error::{Error, Result};
+
+/// The machine's physical memory in bytes, where it can be read (Linux: /proc/meminfo).
+pub fn physical() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// A vector of `n` copies of `value`, or [`Error::TooLarge`] when it cannot be had: over
+/// the machine's physical memory, or refused by the allocator. `what` names the buffer
+/// for the message ("the signatures").
+pub(crate) fn filled<T: Clone>(n: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    reserve(&mut v, n, what)?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// Makes room for `n` elements in all (not more), or says why not as [`filled`] does.
+pub(crate) fn reserve<T>(v: &mut Vec<T>, n: usize, what: &'static str) -> Result<()> {
+    let bytes = (n as u64).checked_mul(std::mem::size_of::<T>() as u64);
+    let too_large = |why: String| Error::TooLarge { job: what, why };
+    match (bytes, physical()) {
+        (None, _) => return Err(too_large(format!("{n} elements"))),
+        (Some(b), Some(total)) if b > total => {
+            return Err(too_large(format!(
+                "{} needed, the machine has {}",
+                human(b),
+                human(total)
+            )));
+        }
+        _ => {}
+    }
+    v.try_reserve_exact(n.saturating_sub(v.len()))
+        .map_err(|e| too_large(format!("{}: {e}", human(bytes.unwrap_or(u64::MAX)))))
+}
+
+/// Bytes in GB or MB, for messages.
+pub(crate) fn human(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GB", bytes as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_buffer_larger_than_the_machine_is_an_error_not_an_abort() {
+        let err = filled(usize::MAX / 4, 0u32, "the signatures").unwrap_err();
+        assert!(matches!(err, Error::TooLarge { .. }), "{err}");
+        assert!(
+            err.to_string().starts_with("too large for the signatures"),
+            "{err}"
+        );
+        assert_eq!(filled(3, 7u8, "x").unwrap(), vec![7, 7, 7]);
+    }
+}
