@@ -160,7 +160,7 @@ fn band_keys(
 ) -> Result<()> {
     let n = items.len();
     // Every word is written below, so a buffer kept from an earlier call is not cleared.
-    let words = which.len().checked_mul(n).unwrap_or(usize::MAX);
+    let words = which.len().saturating_mul(n);
     keys.truncate(words);
     crate::memory::reserve(keys, words, "the band keys")?;
     keys.resize(words, 0);

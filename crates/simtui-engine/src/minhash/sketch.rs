@@ -297,7 +297,7 @@ impl Signatures {
         progress: &dyn Progress,
     ) -> Result<Signatures> {
         let n = sketcher.width();
-        let cells = n.checked_mul(sets.len()).unwrap_or(usize::MAX);
+        let cells = n.saturating_mul(sets.len());
         let mut data = crate::memory::filled(cells, 0u32, "the signatures")?;
         fill_rows(sketcher, sets, 0, n, &mut data, progress)?;
         Ok(Signatures { n, data })
@@ -333,7 +333,7 @@ impl Signatures {
         if sketcher.kind() == SketchKind::Oph || old == 0 {
             return Signatures::compute(sketcher, sets, progress);
         }
-        let cells = (new - old).checked_mul(sets.len()).unwrap_or(usize::MAX);
+        let cells = (new - old).saturating_mul(sets.len());
         let mut extra = crate::memory::filled(cells, 0u32, "the signatures")?;
         fill_rows(sketcher, sets, old, new - old, &mut extra, progress)?;
         let mut data = Vec::new();
