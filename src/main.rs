@@ -70,29 +70,24 @@ fn main() -> ExitCode {
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
         Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),
         Some(Command::Config(a)) => cli::config_cmd::run(a, &startup, cli::help::command::<Cli>()),
-        None => match cli
-            .index
-            .check()
-            .map_err(anyhow::Error::from)
-            .and_then(|()| {
-                Ok(cli::explorer::ExplorerSettings::resolve(
-                    &cli.explorer,
-                    &startup,
-                )?)
-            }) {
-            // `explorer` also holds the colour choice, log file, key bindings and
-            // palette from the config file and flags, for the explorer to take.
-            Ok(explorer) => tui::run(tui::ExploreOptions {
-                roots: cli.paths.clone(),
-                walk: cli.index.walk_options(),
-                params: cli.index.params(),
-                bands: cli.index.bands as usize,
-                rows: cli.index.rows as usize,
-                index_file: cli.store.file(&cli.paths),
-                settings: explorer,
-            }),
-            Err(e) => Err(e.into()),
-        },
+        None => explore(&cli, &startup),
     };
     cli::exit_code(result)
+}
+
+/// The explorer, once the flags it shares with the commands are checked.
+fn explore(cli: &Cli, startup: &cli::startup::Startup) -> anyhow::Result<()> {
+    cli.index.check()?;
+    // `explorer` also holds the colour choice, log file, key bindings and palette from
+    // the config file and flags, for the explorer to take.
+    let explorer = cli::explorer::ExplorerSettings::resolve(&cli.explorer, startup)?;
+    tui::run(tui::ExploreOptions {
+        roots: cli.paths.clone(),
+        walk: cli.index.walk_options(),
+        params: cli.index.params(),
+        bands: cli.index.bands as usize,
+        rows: cli.index.rows as usize,
+        index_file: cli.store.file(&cli.paths),
+        settings: explorer,
+    })
 }
