@@ -704,3 +704,137 @@ fn a_million_hash_functions_is_a_usage_error() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// A text of `n` words from a small vocabulary, the same for every call with this seed.
+fn long_text(n: usize, seed: u64) -> Vec<String> {
+    let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        "juliet", "kilo", "lima", "mike", "november", "oscar", "papa",
+    ];
+    (0..n as u64)
+        .map(|i| {
+            let h = simtui_engine::hash::mix64(i ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            format!("{}{}", words[(h >> 60) as usize], (h >> 40) % 97)
+        })
+        .collect()
+}
+
+/// Issue 20, item 2: many copies of one page. Identical copies are one content: their
+/// pairs are written as a stream, never held; `--max-pairs` stops the output with a note
+/// and exit 1; clusters and `--dupes` take one pass over the contents.
+#[test]
+fn many_identical_copies_stream_and_cluster_by_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let page = long_text(120, 1).join(" ");
+    for i in 0..600 {
+        fs::write(d.join(format!("copy{i:04}.txt")), &page).unwrap();
+    }
+    for i in 0..50 {
+        fs::write(
+            d.join(format!("other{i:02}.txt")),
+            long_text(120, 100 + i).join(" "),
+        )
+        .unwrap();
+    }
+    let out = simtui(&["pairs", "--no-config", s(d), "-t", "0.8", "--format", "csv"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 600 * 599 / 2);
+    // In order: by ids within J = 1.
+    assert_eq!(rows[0], "copy0000.txt,copy0001.txt,1,1");
+    assert_eq!(rows[598], "copy0000.txt,copy0599.txt,1,1");
+    assert_eq!(rows[599], "copy0001.txt,copy0002.txt,1,1");
+    assert_eq!(*rows.last().unwrap(), "copy0598.txt,copy0599.txt,1,1");
+
+    let out = simtui(&[
+        "pairs",
+        "--no-config",
+        s(d),
+        "--max-pairs",
+        "1000",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1000);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("stopped after 1000 of 179700 pairs (--max-pairs 1000)"),
+        "{err}"
+    );
+
+    let out = simtui(&["clusters", "--no-config", s(d), "-t", "0.8", "--dupes"]);
+    assert!(out.status.success());
+    let dupes = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(dupes.lines().count(), 599, "all copies but the one kept");
+    assert!(!dupes.contains("other"));
+}
+
+/// Issue 20, item 2: many near-identical copies (one word added to each) fall into one
+/// bucket in every band. `pairs` says so on stderr and still lists every pair (expanded
+/// once, not once per band); `--max-bucket` leaves the bucket out and says so; clusters
+/// link its members by their similarity to a representative.
+#[test]
+fn many_near_identical_copies_are_reported_capped_and_clustered() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base = long_text(300, 2);
+    let n = 1300;
+    for i in 0..n {
+        let text = format!("{} added{i}", base.join(" "));
+        fs::write(d.join(format!("near{i:04}.txt")), text).unwrap();
+    }
+    let out = simtui(&["pairs", "--no-config", s(d), "-t", "0.9", "--format", "csv"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("a bucket of"), "{err}");
+    assert!(
+        err.contains("--max-bucket N leaves such buckets out"),
+        "{err}"
+    );
+    let all = String::from_utf8(out.stdout).unwrap().lines().count() - 1;
+    assert!(all >= n * (n - 1) / 2 * 9 / 10, "{all}");
+
+    let out = simtui(&[
+        "pairs",
+        "--no-config",
+        s(d),
+        "-t",
+        "0.9",
+        "--max-bucket",
+        "500",
+        "--format",
+        "csv",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("left out of the candidates (over --max-bucket 500)"),
+        "{err}"
+    );
+    let capped = String::from_utf8(out.stdout).unwrap().lines().count() - 1;
+    assert!(capped < all / 2, "{capped} of {all}");
+
+    let out = simtui(&[
+        "clusters",
+        "--no-config",
+        s(d),
+        "-t",
+        "0.9",
+        "--format",
+        "jsonl",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let first: serde_json::Value = serde_json::from_str(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["size"], n, "one cluster of every copy");
+}

@@ -6,7 +6,7 @@ use super::args::{IndexArgs, MethodArgs, PathArgs};
 use super::color::Paint;
 use super::output::{Format, csv_field, with_stdout};
 use clap::{Args, ValueEnum};
-use simtui_engine::analysis::cluster::{Cluster, Keep, clusters};
+use simtui_engine::analysis::cluster::{Cluster, Keep, clusters_of};
 use simtui_engine::index::Index;
 use simtui_engine::source::Source;
 use std::io::{self, Write};
@@ -58,6 +58,14 @@ pub struct ClustersArgs {
     /// Exit with status 1 when there is no cluster (no near-duplicates)
     #[arg(long)]
     pub fail_empty: bool,
+    /// Link a bucket of over N contents (1000) via a representative
+    ///
+    /// Each member within the threshold of the bucket's first content joins its cluster,
+    /// then the first of those left is compared with the rest, for at most 16 rounds:
+    /// linear in the bucket's size where its pairs grow as its square (many near-identical
+    /// copies of one page).
+    #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
+    pub max_bucket: u64,
 }
 
 pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
@@ -71,7 +79,7 @@ pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
         &args.method,
         &progress,
     )?;
-    let found = engine.find(args.threshold, &progress)?;
+    let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
     let keep = match args.keep {
         KeepArg::Longest => Keep::Longest,
         KeepArg::Shortest => Keep::Shortest,
@@ -80,7 +88,7 @@ pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
         KeepArg::First => Keep::First,
     };
     let index = &engine.index;
-    let found = clusters(index, &found.pairs, keep);
+    let found = clusters_of(index, &search, keep);
     if args.dupes {
         let end = if args.null { b'\0' } else { b'\n' };
         with_stdout(|out| write_dupes(out, index, &found, end))?;
@@ -135,13 +143,17 @@ pub fn write_clusters(
     match format {
         Format::Jsonl | Format::Auto => {
             for (i, c) in found.iter().enumerate() {
-                let obj = serde_json::json!({
+                let mut obj = serde_json::json!({
                     "cluster": i + 1,
                     "size": c.members.len(),
                     "representative": id(c.representative),
                     "mean_jaccard": c.mean_jaccard,
                     "members": c.members.iter().map(|&d| id(d)).collect::<Vec<_>>(),
                 });
+                if c.mean_sampled {
+                    // Estimated from a sample of the members' pairs (too many contents).
+                    obj["mean_sampled"] = true.into();
+                }
                 writeln!(out, "{obj}")?;
             }
         }
@@ -168,9 +180,10 @@ pub fn write_clusters(
             for (i, c) in found.iter().enumerate() {
                 writeln!(
                     out,
-                    "{} {} documents, mean J {}",
+                    "{} {} documents, mean J {}{}",
                     paint.bold(&format!("cluster {}:", i + 1)),
                     c.members.len(),
+                    if c.mean_sampled { "≈" } else { "" },
                     paint.similarity(c.mean_jaccard, &format!("{:.4}", c.mean_jaccard))
                 )?;
                 for &d in &c.members {

@@ -93,34 +93,39 @@ pub fn write_pairs(
     second: Second,
 ) -> io::Result<()> {
     let id = |i: u32| index.docs[i as usize].id.as_str();
+    let width_a = pairs.iter().map(|p| id(p.a).chars().count()).max();
+    let mut next = pairs.iter().copied().map(Ok);
+    write_pair_stream(
+        out,
+        index,
+        &mut || next.next().transpose(),
+        width_a.unwrap_or(1),
+        None,
+        format,
+        second,
+    )
+    .map(|_| ())
+}
+
+/// Writes the pairs `next` gives, in the given (resolved) format, stopping after `limit`
+/// pairs when given; returns how many were written. `width_a` is the table's width of
+/// the `a` column (the longest `a` id): known before the first pair, so nothing is held.
+pub fn write_pair_stream(
+    out: &mut dyn Write,
+    index: &Index,
+    next: &mut dyn FnMut() -> io::Result<Option<Pair>>,
+    width_a: usize,
+    limit: Option<u64>,
+    format: Format,
+    second: Second,
+) -> io::Result<u64> {
+    let id = |i: u32| index.docs[i as usize].id.as_str();
     let name = second.name();
+    let wa = width_a.max(1);
+    let paint = Paint::stdout();
     match format {
-        Format::Jsonl | Format::Auto => {
-            for p in pairs {
-                let mut obj = serde_json::Map::new();
-                obj.insert("a".into(), id(p.a).into());
-                obj.insert("b".into(), id(p.b).into());
-                obj.insert("jaccard".into(), p.jaccard.into());
-                obj.insert(name.into(), second.json(p));
-                writeln!(out, "{}", serde_json::Value::Object(obj))?;
-            }
-        }
-        Format::Csv => {
-            writeln!(out, "a,b,jaccard,{name}")?;
-            for p in pairs {
-                let (a, b) = (csv_field(id(p.a)), csv_field(id(p.b)));
-                writeln!(out, "{a},{b},{},{}", p.jaccard, second.plain(p))?;
-            }
-        }
+        Format::Csv => writeln!(out, "a,b,jaccard,{name}")?,
         Format::Table => {
-            // Only the table is coloured: the other formats are for programs.
-            let paint = Paint::stdout();
-            let wa = pairs
-                .iter()
-                .map(|p| id(p.a).chars().count())
-                .max()
-                .unwrap_or(1)
-                .max(1);
             let header = format!(
                 "{:>6}  {:>7}  {name:>w$}  {:<wa$}  b",
                 "rank",
@@ -129,29 +134,51 @@ pub fn write_pairs(
                 w = name.len()
             );
             writeln!(out, "{}", paint.bold(&header))?;
-            for (i, p) in pairs.iter().enumerate() {
-                // Padded before painting, so escape codes don't count as width.
+        }
+        Format::Jsonl | Format::Auto => {}
+    }
+    let mut written = 0u64;
+    while limit.is_none_or(|l| written < l) {
+        let Some(p) = next()? else { break };
+        written += 1;
+        match format {
+            Format::Jsonl | Format::Auto => {
+                let mut obj = serde_json::Map::new();
+                obj.insert("a".into(), id(p.a).into());
+                obj.insert("b".into(), id(p.b).into());
+                obj.insert("jaccard".into(), p.jaccard.into());
+                obj.insert(name.into(), second.json(&p));
+                writeln!(out, "{}", serde_json::Value::Object(obj))?;
+            }
+            Format::Csv => {
+                let (a, b) = (csv_field(id(p.a)), csv_field(id(p.b)));
+                writeln!(out, "{a},{b},{},{}", p.jaccard, second.plain(&p))?;
+            }
+            Format::Table => {
+                // Only the table is coloured: the other formats are for programs. Padded
+                // before painting, so escape codes don't count as width.
                 let jaccard = paint.similarity(p.jaccard, &format!("{:>7.4}", p.jaccard));
                 writeln!(
                     out,
                     "{:>6}  {jaccard}  {}  {:<wa$}  {}",
-                    i + 1,
-                    second.cell(p),
+                    written,
+                    second.cell(&p),
                     id(p.a),
                     id(p.b)
                 )?;
             }
         }
     }
-    Ok(())
+    Ok(written)
 }
 
-/// Runs `f` with a buffered stdout; a closed pipe (`| head`) ends the output quietly.
-pub fn with_stdout(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+/// Runs `f` with a buffered stdout; a closed pipe (`| head`) ends the output quietly
+/// (with `T`'s default as the result).
+pub fn with_stdout<T: Default>(f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    match f(&mut out).and_then(|_| out.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+    match f(&mut out).and_then(|t| out.flush().map(|()| t)) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(T::default()),
         r => r,
     }
 }

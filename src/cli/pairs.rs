@@ -1,9 +1,10 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
-use super::output::{Format, Second, with_stdout, write_pairs};
+use super::output::{Format, Second, with_stdout, write_pair_stream};
 use clap::Args;
-use simtui_engine::found::Found;
+use simtui_engine::doc_pairs::DocPairs;
+use simtui_engine::found::{Found, Search};
 use simtui_engine::index::Index;
 use simtui_engine::progress::Stage;
 use std::time::{Duration, Instant};
@@ -34,6 +35,15 @@ pub struct PairsArgs {
     /// Exit with status 1 when no pair is output
     #[arg(long)]
     pub fail_empty: bool,
+    /// Write at most N pairs (with more: stop, say so, exit status 1)
+    #[arg(long, value_name = "N")]
+    pub max_pairs: Option<u64>,
+    /// Leave out buckets of more than N contents (reported on stderr)
+    ///
+    /// A band's bucket of N contents holds N(N-1)/2 candidate pairs: many near-identical
+    /// copies of one page. Buckets of 1,000 contents or more are reported either way.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..))]
+    pub max_bucket: Option<u64>,
     // -v (skipped files on stderr) is the global --verbose: see cli::diag.
 }
 
@@ -50,31 +60,163 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
         &progress,
     )?;
     let index = &engine.index;
-    let found = engine.find(args.threshold, &progress)?;
+    let max_bucket = args.max_bucket.map(|n| n as usize);
+    let search = engine.search(args.threshold, max_bucket, &progress)?;
+    report_huge_buckets(index, &search, max_bucket);
     let format = args.format.resolve();
-    if engine.fingerprints.is_some() {
-        with_stdout(|out| {
-            write_pairs(
-                out,
-                &engine.index,
-                &found.pairs,
-                format,
-                Second::Hamming(&engine),
-            )
-        })?;
+    let second = if engine.fingerprints.is_some() {
+        Second::Hamming(&engine)
     } else {
-        with_stdout(|out| write_pairs(out, index, &found.pairs, format, Second::Estimate))?;
-    }
-    if args.stats {
-        eprint!(
-            "{}",
-            stats_report(index, &found, args.threshold, walk_time, start.elapsed())
+        Second::Estimate
+    };
+    let mut stream = DocPairs::new(index, &search, SORT_BUDGET, None, &progress)?;
+    let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();
+    let candidates = search.candidates + stream.huge_candidates();
+    let width_a = match format {
+        Format::Table => a_width(index, &search, stream.id_rank()),
+        _ => 0,
+    };
+    let mut next = || {
+        stream
+            .next_pair()
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    };
+    let written = with_stdout(|out| {
+        write_pair_stream(
+            out,
+            index,
+            &mut next,
+            width_a,
+            args.max_pairs,
+            format,
+            second,
+        )
+    })?;
+    let spilled = stream.spilled_bytes();
+    if spilled > 0 {
+        super::diag::note(
+            1,
+            format_args!("sorting the pairs used {spilled} bytes of temporary files"),
         );
     }
-    if args.fail_empty && found.pairs.is_empty() {
+    if args.stats {
+        let found = Found {
+            pairs: Vec::new(),
+            candidates,
+            group_candidates: search.group_candidates,
+            huge: Vec::new(),
+            band_time: search.band_time,
+            verify_time: search.verify_time,
+        };
+        eprint!(
+            "{}",
+            stats_report(
+                index,
+                &found,
+                total,
+                args.threshold,
+                walk_time,
+                start.elapsed()
+            )
+        );
+    }
+    if let Some(max) = args.max_pairs
+        && total > written
+        && written == max
+    {
+        anyhow::bail!("stopped after {max} of {total} pairs (--max-pairs {max})");
+    }
+    if args.fail_empty && total == 0 {
         return Err(super::NoResult(format!("no pair with J >= {}", args.threshold)).into());
     }
     Ok(())
+}
+
+/// Memory for sorting the pairs before they are written; past it they are sorted in
+/// temporary files (22 million pairs a run).
+const SORT_BUDGET: usize = 512 << 20;
+
+/// The width of the table's `a` column: the longest id of a document that comes first
+/// in some pair (the earlier id of the two), found from the contents without spelling
+/// out the pairs.
+fn a_width(index: &Index, search: &Search, rank: &[u32]) -> usize {
+    let len = |d: u32| index.docs[d as usize].id.chars().count();
+    let mut width = 0;
+    // Every member of a content of several documents but its last (by id) comes first.
+    for g in 0..index.shingles.len() as u32 {
+        if index.pairs_within(g) > 0 {
+            let members = index.members(g);
+            let last = members.iter().max_by_key(|&&d| rank[d as usize]);
+            for &d in members {
+                if Some(&d) != last {
+                    width = width.max(len(d));
+                }
+            }
+        }
+    }
+    // Members of a huge bucket may come first in pairs taken from it (an upper bound:
+    // the width only pads the column).
+    for b in search.huge.iter().filter(|b| !b.capped) {
+        let docs = b.groups.iter().flat_map(|&g| index.members(g));
+        let last = docs.clone().max_by_key(|&&d| rank[d as usize]);
+        for d in docs {
+            if Some(d) != last {
+                width = width.max(len(*d));
+            }
+        }
+    }
+    // In a pair of contents, a member comes first when the other content has a later id.
+    let latest = |g: u32| index.members(g).iter().map(|&d| rank[d as usize]).max();
+    for p in &search.group_pairs {
+        for (g, other) in [(p.ga, p.gb), (p.gb, p.ga)] {
+            let Some(late) = latest(other) else { continue };
+            for &d in index.members(g) {
+                if rank[d as usize] < late {
+                    width = width.max(len(d));
+                }
+            }
+        }
+    }
+    width
+}
+
+/// Says on stderr which bands found buckets of many contents: the pairs they hold grow
+/// as the square of their size, and `--max-bucket` leaves them out. One line a bucket,
+/// whatever the number of bands that found it.
+fn report_huge_buckets(index: &Index, search: &Search, max_bucket: Option<usize>) {
+    let mut seen: Vec<(&[u32], Vec<usize>, bool)> = Vec::new();
+    for b in &search.huge {
+        match seen.iter_mut().find(|s| s.0 == b.groups.as_slice()) {
+            Some(s) => s.1.push(b.band),
+            None => seen.push((&b.groups, vec![b.band], b.capped)),
+        }
+    }
+    for (groups, bands, capped) in seen {
+        let docs: u64 = groups.iter().map(|&g| index.members(g).len() as u64).sum();
+        let n = groups.len() as u64;
+        let example = &index.docs[index.members(groups[0])[0] as usize].id;
+        let bands = match bands.as_slice() {
+            [b] => format!("band {b}"),
+            all => format!("{} bands", all.len()),
+        };
+        if !capped {
+            super::diag::note(
+                0,
+                format_args!(
+                    "simtui: {bands}: a bucket of {n} contents ({docs} documents, e.g. {example}): {} candidate pairs; --max-bucket N leaves such buckets out",
+                    n * (n - 1) / 2
+                ),
+            );
+        } else {
+            super::diag::note(
+                0,
+                format_args!(
+                    "simtui: {bands}: a bucket of {n} contents ({docs} documents, e.g. {example}) left out of the candidates (over --max-bucket {})",
+                    max_bucket.unwrap_or(0)
+                ),
+            );
+        }
+    }
 }
 
 fn secs(d: Duration) -> String {
@@ -85,6 +227,7 @@ fn secs(d: Duration) -> String {
 pub fn stats_report(
     index: &Index,
     found: &Found,
+    pairs: u64,
     threshold: f64,
     walk: Duration,
     total: Duration,
@@ -137,10 +280,7 @@ pub fn stats_report(
             found.candidates, found.group_candidates
         ),
     );
-    line(
-        "pairs",
-        format!("{} with J >= {threshold}", found.pairs.len()),
-    );
+    line("pairs", format!("{pairs} with J >= {threshold}"));
     let t = &s.times;
     line(
         "time",

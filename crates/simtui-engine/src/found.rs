@@ -1,7 +1,49 @@
-//! What a search finds: verified pairs of documents. Shared by every way of finding
-//! candidates (MinHash banding, SimHash tables) and everything that reads their result.
+//! What a search finds: verified pairs of contents ([`Search`]), and the pairs of
+//! documents they stand for ([`Found`]). Shared by every way of finding candidates
+//! (MinHash banding, SimHash tables) and everything that reads their result.
 
+pub use crate::minhash::band::Bucket;
 use std::time::Duration;
+
+/// A verified pair of distinct contents (groups of identical documents).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroupPair {
+    /// The smaller group index.
+    pub ga: u32,
+    /// The larger group index.
+    pub gb: u32,
+    /// Exact Jaccard similarity of the two contents' shingle sets.
+    pub jaccard: f64,
+    /// The sketch's estimate of it (0 for SimHash, which has none).
+    pub estimate: f64,
+}
+
+/// What banding and verifying find, by content: the kept pairs of distinct contents.
+/// Each stands for |A|·|B| document pairs, and each content of several identical
+/// documents for all the pairs among them (J = 1); [`Index::spell`](crate::index::Index::spell)
+/// and [`Index::doc_pairs`](crate::index::Index::doc_pairs) spell them out.
+#[derive(Clone, Debug, Default)]
+pub struct Search {
+    /// Verified pairs of contents with exact J ≥ `threshold`, in candidate order.
+    pub group_pairs: Vec<GroupPair>,
+    /// The threshold they were kept at.
+    pub threshold: f64,
+    /// Candidate document pairs (before the threshold), identical documents included.
+    pub candidates: u64,
+    /// Candidate pairs of distinct contents, as banding produced them.
+    pub group_candidates: usize,
+    /// Buckets of many contents, not expanded while banding (see
+    /// [`HugeOwners`](crate::minhash::band::HugeOwners)): those over the `max_bucket`
+    /// asked for are left out of the candidates, the others' pairs are candidates taken
+    /// one at a time when the pairs are spelled out.
+    pub huge: Vec<Bucket>,
+    /// The banding (bands, rows) the huge buckets come from; None for SimHash.
+    pub banding: Option<(usize, usize)>,
+    /// Time spent banding (or in the SimHash tables).
+    pub band_time: Duration,
+    /// Time spent verifying candidates.
+    pub verify_time: Duration,
+}
 
 /// A verified pair of documents (indices into [`Index::docs`](crate::index::Index::docs), `a`'s id < `b`'s id).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,6 +65,10 @@ pub struct Found {
     pub candidates: u64,
     /// Candidate pairs of distinct contents, as banding produced them.
     pub group_candidates: usize,
+    /// Buckets of many contents (see [`Search::huge`]).
+    pub huge: Vec<Bucket>,
+    /// Time spent banding (or in the SimHash tables).
     pub band_time: Duration,
+    /// Time spent verifying candidates.
     pub verify_time: Duration,
 }

@@ -5,7 +5,7 @@
 //! time and memory, and their pairs are only spelled out when the output asks for them.
 
 use crate::error::Result;
-use crate::found::{Found, Pair};
+use crate::found::{Found, GroupPair, Pair, Search};
 use crate::minhash::band;
 use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
 use crate::progress::{Cancelled, Progress, Stage, check};
@@ -457,7 +457,8 @@ impl Index {
     }
 
     /// Bands the signatures (`bands` × `rows`, which must fit the functions computed),
-    /// verifies every candidate, and keeps the pairs with exact J ≥ `threshold`.
+    /// verifies every candidate, and keeps the pairs with exact J ≥ `threshold`, spelled
+    /// out as document pairs ([`Index::search`] without spelling them out).
     pub fn find(
         &self,
         bands: usize,
@@ -465,13 +466,34 @@ impl Index {
         threshold: f64,
         progress: &dyn Progress,
     ) -> Result<Found> {
+        let search = self.search(bands, rows, threshold, None, progress)?;
+        self.spell(search, None)
+    }
+
+    /// Bands the signatures, verifies every candidate pair of contents and keeps those
+    /// with exact J ≥ `threshold`, by content: nothing is spelled out per document, so
+    /// 20,000 copies of one text cost one content, not 200 million pairs. Buckets of more
+    /// than `max_bucket` contents are not expanded into candidates (they are listed in
+    /// [`Search::huge`], with every bucket of [`HUGE_BUCKET`](band::HUGE_BUCKET)
+    /// contents or more).
+    pub fn search(
+        &self,
+        bands: usize,
+        rows: usize,
+        threshold: f64,
+        max_bucket: Option<usize>,
+        progress: &dyn Progress,
+    ) -> Result<Search> {
         let t = Instant::now();
         let items = self.nonempty_groups();
-        let group_pairs = band::candidates(&self.signatures, &items, bands, rows, progress)?;
+        let (group_pairs, huge) =
+            band::candidates_capped(&self.signatures, &items, bands, rows, max_bucket, progress)?;
         let band_time = t.elapsed();
-        let mut found = self.verify(&group_pairs, threshold, progress)?;
-        found.band_time = band_time;
-        Ok(found)
+        let mut search = self.verify_groups(&group_pairs, threshold, progress)?;
+        search.huge = huge;
+        search.banding = Some((bands, rows));
+        search.band_time = band_time;
+        Ok(search)
     }
 
     /// Verifies candidate pairs of groups (distinct, non-empty contents, as any candidate
@@ -484,11 +506,69 @@ impl Index {
         threshold: f64,
         progress: &dyn Progress,
     ) -> Result<Found> {
+        let search = self.verify_groups(group_pairs, threshold, progress)?;
+        self.spell(search, None)
+    }
+
+    /// Verifies candidate pairs of groups and keeps those with J ≥ `threshold`, by
+    /// content (see [`Index::verify`]). Candidates are verified in parallel chunks and only
+    /// the kept pairs are held. `band_time` is left at zero for the caller.
+    pub fn verify_groups(
+        &self,
+        group_pairs: &[(u32, u32)],
+        threshold: f64,
+        progress: &dyn Progress,
+    ) -> Result<Search> {
         let t = Instant::now();
-        let similarities = self.similarities(group_pairs, progress)?;
-        let mut found = self.spell_out(group_pairs, &similarities, threshold, None);
-        found.verify_time = t.elapsed();
-        Ok(found)
+        // Small tasks, so that a few thousand pairs still spread over every core.
+        const TASK: usize = 256;
+        let total = group_pairs.len() as u64;
+        let done = AtomicU64::new(0);
+        let kept: Vec<GroupPair> = group_pairs
+            .par_chunks(TASK)
+            .map(|chunk| {
+                check(progress)?;
+                let out: Vec<GroupPair> = chunk
+                    .iter()
+                    .filter_map(|&(ga, gb)| {
+                        let jaccard = self.group_jaccard(ga, gb);
+                        (jaccard >= threshold).then(|| GroupPair {
+                            ga,
+                            gb,
+                            jaccard,
+                            estimate: self.group_estimate(ga, gb),
+                        })
+                    })
+                    .collect();
+                let d = done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                progress.update(Stage::Verify, d + chunk.len() as u64, total);
+                Ok(out)
+            })
+            .collect::<Result<Vec<_>, Cancelled>>()?
+            .concat();
+        Ok(Search {
+            candidates: self.candidate_count(group_pairs),
+            group_candidates: group_pairs.len(),
+            group_pairs: kept,
+            threshold,
+            huge: Vec::new(),
+            banding: None,
+            band_time: Duration::ZERO,
+            verify_time: t.elapsed(),
+        })
+    }
+
+    /// Candidate document pairs for these candidate pairs of groups, with every pair of
+    /// identical documents.
+    pub(crate) fn candidate_count(&self, group_pairs: &[(u32, u32)]) -> u64 {
+        let across: u64 = group_pairs
+            .iter()
+            .map(|&(ga, gb)| (self.members(ga).len() * self.members(gb).len()) as u64)
+            .sum();
+        let within: u64 = (0..self.shingles.len() as u32)
+            .map(|g| self.pairs_within(g))
+            .sum();
+        across + within
     }
 
     /// The exact Jaccard similarity and the sketch's estimate of each pair of groups, in
@@ -501,7 +581,7 @@ impl Index {
         // Small tasks, so that a few thousand pairs still spread over every core.
         const TASK: usize = 256;
         let total = group_pairs.len() as u64;
-        let done = std::sync::atomic::AtomicU64::new(0);
+        let done = AtomicU64::new(0);
         Ok(group_pairs
             .par_chunks(TASK)
             .map(|chunk| {
@@ -510,7 +590,7 @@ impl Index {
                     .iter()
                     .map(|&(ga, gb)| (self.group_jaccard(ga, gb), self.group_estimate(ga, gb)))
                     .collect();
-                let d = done.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                let d = done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
                 progress.update(Stage::Verify, d + chunk.len() as u64, total);
                 Ok(out)
             })
@@ -518,26 +598,104 @@ impl Index {
             .concat())
     }
 
-    /// The document pairs of the group pairs whose J (`similarities[i].0` for
-    /// `group_pairs[i]`) is at least `threshold`, with every pair of identical documents,
-    /// sorted by J descending then ids. `id_order`, each document's rank among the ids
-    /// sorted (from [`Index::id_order`]), makes the sort cheaper when given.
-    pub fn spell_out(
+    /// Verifies the candidates the huge buckets of a search stand for (the pairs each
+    /// owns, see [`band::HugeOwners`]), a block of a bucket's rows at a time in parallel,
+    /// and hands each row's pairs with J ≥ the search's threshold to `sink`, with the
+    /// number of candidate document pairs it verified. Nothing is held beyond a block.
+    pub fn verify_huge(
         &self,
-        group_pairs: &[(u32, u32)],
-        similarities: &[(f64, f64)],
-        threshold: f64,
-        id_order: Option<&[u32]>,
-    ) -> Found {
+        search: &Search,
+        progress: &dyn Progress,
+        mut sink: impl FnMut(Vec<GroupPair>, u64) -> Result<()>,
+    ) -> Result<()> {
+        let Some((bands, rows)) = search.banding else {
+            return Ok(());
+        };
+        if search.huge.iter().all(|b| b.capped) {
+            return Ok(());
+        }
+        let owners = band::HugeOwners::new(&self.signatures, bands, rows, &search.huge);
+        const BLOCK: usize = 64;
+        let size = |g: u32| self.members(g).len() as u64;
+        for bucket in search.huge.iter().filter(|b| !b.capped) {
+            for start in (0..bucket.groups.len()).step_by(BLOCK) {
+                check(progress)?;
+                let end = (start + BLOCK).min(bucket.groups.len());
+                let rows: Vec<(Vec<GroupPair>, u64)> = (start..end)
+                    .into_par_iter()
+                    .map(|i| {
+                        let x = bucket.groups[i];
+                        let (mut kept, mut candidates) = (Vec::new(), 0);
+                        for y in owners.row(bucket, i) {
+                            candidates += size(x) * size(y);
+                            let jaccard = self.group_jaccard(x, y);
+                            if jaccard >= search.threshold {
+                                kept.push(GroupPair {
+                                    ga: x,
+                                    gb: y,
+                                    jaccard,
+                                    estimate: self.group_estimate(x, y),
+                                });
+                            }
+                        }
+                        (kept, candidates)
+                    })
+                    .collect();
+                for (kept, candidates) in rows {
+                    sink(kept, candidates)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The document pairs of a search, in memory: every pair of identical documents and
+    /// of each kept pair of contents (those of huge buckets too), sorted by J descending
+    /// then ids. `id_order`, each
+    /// document's rank among the ids sorted (from [`Index::id_order`]), makes the sort
+    /// cheaper when given. [`Error::TooLarge`](crate::Error::TooLarge) when they would not
+    /// fit in memory: [`Index::doc_pairs`] streams them instead.
+    pub fn spell(&self, mut search: Search, id_order: Option<&[u32]>) -> Result<Found> {
+        // The huge buckets' pairs join the others; at most every pair of each bucket.
+        let most: u64 = search
+            .huge
+            .iter()
+            .filter(|b| !b.capped)
+            .map(|b| (b.groups.len() as u64).pow(2) / 2)
+            .sum();
+        let mut huge: Vec<GroupPair> = Vec::new();
+        crate::memory::reserve(
+            &mut huge,
+            usize::try_from(most).unwrap_or(usize::MAX).min(1 << 20),
+            "the pairs of huge buckets",
+        )?;
+        if (most as u128) * std::mem::size_of::<GroupPair>() as u128
+            > crate::memory::physical().unwrap_or(u64::MAX) as u128
+        {
+            return Err(crate::Error::TooLarge {
+                job: "the pairs in memory",
+                why: format!("buckets of up to {most} pairs; a maximum bucket size caps them"),
+            });
+        }
+        let mut extra = 0;
+        self.verify_huge(&search, &crate::progress::Silent, |kept, candidates| {
+            huge.extend(kept);
+            extra += candidates;
+            Ok(())
+        })?;
+        search.group_pairs.extend(huge);
+        search.candidates += extra;
+        let count = self.pair_count(&search.group_pairs);
+        let mut pairs = Vec::new();
+        crate::memory::reserve(
+            &mut pairs,
+            usize::try_from(count).unwrap_or(usize::MAX),
+            "the document pairs",
+        )?;
         let before = |a: u32, b: u32| match id_order {
             Some(rank) => rank[a as usize] <= rank[b as usize],
             None => self.docs[a as usize].id <= self.docs[b as usize].id,
         };
-        let mut candidates = 0u64;
-        for &(ga, gb) in group_pairs {
-            candidates += (self.members(ga).len() * self.members(gb).len()) as u64;
-        }
-        let mut pairs = Vec::new();
         let mut push = |a: u32, b: u32, jaccard: f64, estimate: f64| {
             let (a, b) = if before(a, b) { (a, b) } else { (b, a) };
             pairs.push(Pair {
@@ -553,20 +711,16 @@ impl Index {
             if m.len() < 2 || self.shingles.get(g as usize).is_empty() {
                 continue;
             }
-            candidates += (m.len() * (m.len() - 1) / 2) as u64;
             for (i, &a) in m.iter().enumerate() {
                 for &b in &m[i + 1..] {
                     push(a, b, 1.0, 1.0);
                 }
             }
         }
-        for (&(ga, gb), &(j, e)) in group_pairs.iter().zip(similarities) {
-            if j < threshold {
-                continue;
-            }
-            for &a in self.members(ga) {
-                for &b in self.members(gb) {
-                    push(a, b, j, e);
+        for p in &search.group_pairs {
+            for &a in self.members(p.ga) {
+                for &b in self.members(p.gb) {
+                    push(a, b, p.jaccard, p.estimate);
                 }
             }
         }
@@ -579,16 +733,30 @@ impl Index {
             }),
             None => self.sort_pairs(&mut pairs),
         }
-        Found {
+        Ok(Found {
             pairs,
-            candidates,
-            group_candidates: group_pairs.len(),
-            band_time: Duration::ZERO,
-            verify_time: Duration::ZERO,
-        }
+            candidates: search.candidates,
+            group_candidates: search.group_candidates,
+            huge: search.huge,
+            band_time: search.band_time,
+            verify_time: search.verify_time,
+        })
     }
 
-    /// Each document's rank among the ids in sorted order, for [`Index::spell_out`].
+    /// Document pairs that kept pairs of contents stand for, with every pair of
+    /// identical documents.
+    pub fn pair_count(&self, group_pairs: &[GroupPair]) -> u64 {
+        let across: u64 = group_pairs
+            .iter()
+            .map(|p| (self.members(p.ga).len() * self.members(p.gb).len()) as u64)
+            .sum();
+        let within: u64 = (0..self.shingles.len() as u32)
+            .map(|g| self.pairs_within(g))
+            .sum();
+        across + within
+    }
+
+    /// Each document's rank among the ids in sorted order, for [`Index::spell`].
     pub fn id_order(&self) -> Vec<u32> {
         let mut by_id: Vec<u32> = (0..self.docs.len() as u32).collect();
         by_id

@@ -41,6 +41,7 @@
 //! [`Silent`] does neither.
 
 pub mod analysis;
+pub mod doc_pairs;
 pub mod error;
 pub mod found;
 pub mod hash;
@@ -52,6 +53,7 @@ pub mod rng;
 pub mod shingle;
 pub mod simhash;
 pub mod source;
+pub mod spill;
 pub mod store;
 pub mod text;
 pub mod verify;

@@ -3,7 +3,7 @@
 //! candidates are verified with the exact Jaccard of the shingle sets.
 
 use crate::error::Result;
-use crate::found::Found;
+use crate::found::{Found, Search};
 use crate::index::{Index, Params};
 use crate::progress::Progress;
 use crate::simhash::fingerprint::SimHasher;
@@ -79,6 +79,29 @@ impl Engine {
         match self.method {
             Method::MinHash { bands, rows } => self.index.find(bands, rows, threshold, progress),
             Method::SimHash { max_distance, .. } => search::find(
+                &self.index,
+                self.fingerprints(),
+                max_distance,
+                threshold,
+                progress,
+            ),
+        }
+    }
+
+    /// The verified pairs of contents with exact J ≥ `threshold`, not spelled out as
+    /// document pairs (see [`Index::search`]); MinHash buckets of more than `max_bucket`
+    /// contents are left out of the candidates.
+    pub fn search(
+        &self,
+        threshold: f64,
+        max_bucket: Option<usize>,
+        progress: &dyn Progress,
+    ) -> Result<Search> {
+        match self.method {
+            Method::MinHash { bands, rows } => self
+                .index
+                .search(bands, rows, threshold, max_bucket, progress),
+            Method::SimHash { max_distance, .. } => search::search(
                 &self.index,
                 self.fingerprints(),
                 max_distance,

@@ -64,6 +64,127 @@ const FREE: u64 = u64::MAX;
 /// Items per parallel task when computing keys.
 const KEY_CHUNK: usize = 4096;
 
+/// A bucket of at least this many contents is not expanded into pairs while banding: it
+/// is kept as a [`Bucket`], and whoever needs its pairs takes them one at a time
+/// ([`owned_pairs`]), never all at once. Its pairs grow as the square of its size:
+/// 10,000 near-identical copies of a page make one bucket of 50 million pairs in each band.
+pub const HUGE_BUCKET: usize = 1000;
+
+/// A bucket of one band with [`HUGE_BUCKET`] contents or more, or more than the
+/// `max_bucket` asked for: its pairs are not among the band's candidates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bucket {
+    /// The band it is a bucket of.
+    pub band: usize,
+    /// Its contents (group indices), ascending.
+    pub groups: Vec<u32>,
+    /// Over the `max_bucket` asked for: left out of the candidates altogether (else
+    /// huge, and its pairs are candidates taken one at a time).
+    pub capped: bool,
+}
+
+/// One band's banding: its candidate pairs, packed as `smaller << 32 | larger` and sorted,
+/// and its huge buckets.
+#[derive(Clone, Debug, Default)]
+pub struct BandOut {
+    /// Candidate pairs of the band's small buckets, packed and sorted.
+    pub pairs: Vec<u64>,
+    /// Its huge buckets, not expanded.
+    pub huge: Vec<Bucket>,
+}
+
+/// How a band's buckets are treated: the band, and the largest bucket to expand.
+struct Expand {
+    band: usize,
+    /// Buckets of more contents than this are left out (the user's `max_bucket`).
+    max_bucket: usize,
+}
+
+impl Expand {
+    /// Appends a bucket's pairs to `out`, or records it in `huge`. `items` are distinct
+    /// and ascending.
+    fn bucket(&self, items: &[u32], out: &mut Vec<u64>, huge: &mut Vec<Bucket>) {
+        if items.len() >= HUGE_BUCKET || items.len() > self.max_bucket {
+            huge.push(Bucket {
+                band: self.band,
+                groups: items.to_vec(),
+                capped: items.len() > self.max_bucket,
+            });
+            return;
+        }
+        for (i, &x) in items.iter().enumerate() {
+            for &y in &items[i + 1..] {
+                out.push(((x as u64) << 32) | y as u64);
+            }
+        }
+    }
+}
+
+/// Which pairs of the huge buckets of a banding (`bands` × `rows`, as
+/// [`candidates_capped`] listed them) are candidates still to take: a pair is *owned* by
+/// the first huge bucket its contents share, unless a small bucket of some band holds it
+/// (then it is among the band's candidates already). Capped buckets own nothing. Taken a
+/// row at a time ([`HugeOwners::row`]), the pairs of a bucket never need to be held.
+pub struct HugeOwners<'a> {
+    sigs: &'a Signatures,
+    bands: usize,
+    rows: usize,
+    /// For each content in a huge bucket: the bands where it is in one, and whether that
+    /// bucket is capped, by band.
+    state: std::collections::HashMap<u32, Vec<(usize, bool)>>,
+}
+
+impl<'a> HugeOwners<'a> {
+    /// The owners of `huge`'s pairs.
+    pub fn new(sigs: &'a Signatures, bands: usize, rows: usize, huge: &[Bucket]) -> Self {
+        let mut state: std::collections::HashMap<u32, Vec<(usize, bool)>> = Default::default();
+        for b in huge {
+            for &g in &b.groups {
+                state.entry(g).or_default().push((b.band, b.capped));
+            }
+        }
+        for v in state.values_mut() {
+            v.sort_unstable();
+        }
+        HugeOwners {
+            sigs,
+            bands,
+            rows,
+            state,
+        }
+    }
+
+    /// The contents after the `i`th of `bucket` whose pair with it `bucket` owns.
+    pub fn row<'b>(&'b self, bucket: &'b Bucket, i: usize) -> impl Iterator<Item = u32> + 'b {
+        let x = bucket.groups[i];
+        let skip = bucket.capped;
+        bucket.groups[i + 1..]
+            .iter()
+            .copied()
+            .filter(move |&y| !skip && self.owns(x, y, bucket.band))
+    }
+
+    fn owns(&self, x: u32, y: u32, band: usize) -> bool {
+        let (sx, sy) = (self.sigs.row(x as usize), self.sigs.row(y as usize));
+        let at = |b: usize| {
+            self.state
+                .get(&x)
+                .and_then(|v| v.binary_search_by_key(&b, |s| s.0).ok().map(|i| v[i].1))
+        };
+        (0..self.bands).all(|b| {
+            let r = b * self.rows..(b + 1) * self.rows;
+            if b == band || sx[r.clone()] != sy[r] {
+                return true;
+            }
+            // They share band b: a small bucket holds the pair; an earlier huge one owns it.
+            match at(b) {
+                None => false,
+                Some(capped) => capped || b > band,
+            }
+        })
+    }
+}
+
 /// Whether item indices fit beside a key in one word (under 16 million items).
 fn narrow(sigs: &Signatures) -> bool {
     (sigs.rows() as u64) < ITEM_MASK
@@ -79,24 +200,55 @@ pub fn candidates(
     rows: usize,
     progress: &dyn Progress,
 ) -> Result<Vec<(u32, u32)>> {
+    Ok(candidates_capped(sigs, items, bands, rows, None, progress)?.0)
+}
+
+/// Candidate pairs of contents, (smaller, larger) and sorted, with the huge buckets
+/// whose pairs are not among them.
+pub type Candidates = (Vec<(u32, u32)>, Vec<Bucket>);
+
+/// [`candidates`], with buckets of more than `max_bucket` contents left out of the
+/// candidates; returns the huge buckets too ([`HUGE_BUCKET`] contents or more, expanded
+/// or not), as each band found them.
+pub fn candidates_capped(
+    sigs: &Signatures,
+    items: &[u32],
+    bands: usize,
+    rows: usize,
+    max_bucket: Option<usize>,
+    progress: &dyn Progress,
+) -> Result<Candidates> {
     assert!(bands >= 1 && rows >= 1, "bands and rows must be at least 1");
     let which: Vec<usize> = (0..bands).collect();
     let mut buffers = BandBuffers::default();
-    let per_band = band_pairs(sigs, items, rows, &which, &mut buffers, progress)?;
-    Ok(unpack(&union(&per_band)))
+    let per_band = band_pairs(
+        sigs,
+        items,
+        rows,
+        &which,
+        max_bucket,
+        &mut buffers,
+        progress,
+    )?;
+    let lists: Vec<&[u64]> = per_band.iter().map(|b| b.pairs.as_slice()).collect();
+    let pairs = unpack(&union(&lists)?);
+    let huge = per_band.into_iter().flat_map(|b| b.huge).collect();
+    Ok((pairs, huge))
 }
 
 /// For each band in `which` (bands of `rows` rows), the pairs of items that agree on all
-/// of its rows, packed as `smaller << 32 | larger` and sorted. The building block of
+/// of its rows, packed as `smaller << 32 | larger` and sorted, and its huge buckets
+/// (those over `max_bucket` items are not expanded). The building block of
 /// [`candidates`], public so that re-banding can keep the bands it has already seen.
 pub fn band_pairs(
     sigs: &Signatures,
     items: &[u32],
     rows: usize,
     which: &[usize],
+    max_bucket: Option<usize>,
     buffers: &mut BandBuffers,
     progress: &dyn Progress,
-) -> Result<Vec<Vec<u64>>> {
+) -> Result<Vec<BandOut>> {
     assert!(rows >= 1, "rows must be at least 1");
     let needed = which.iter().map(|&b| (b + 1) * rows).max().unwrap_or(0);
     assert!(
@@ -106,8 +258,12 @@ pub fn band_pairs(
         sigs.width()
     );
     if items.is_empty() {
-        return Ok(vec![Vec::new(); which.len()]);
+        return Ok(vec![BandOut::default(); which.len()]);
     }
+    let expand = |band| Expand {
+        band,
+        max_bucket: max_bucket.unwrap_or(usize::MAX),
+    };
     if !narrow(sigs) {
         return which
             .iter()
@@ -115,7 +271,7 @@ pub fn band_pairs(
             .map(|(done, &band)| {
                 check(progress)?;
                 progress.update(Stage::Band, done as u64, which.len() as u64);
-                Ok(wide_band_pairs(sigs, items, rows, band))
+                Ok(wide_band_pairs(sigs, rows, items, &expand(band)))
             })
             .collect();
     }
@@ -125,7 +281,8 @@ pub fn band_pairs(
     buffers
         .keys
         .par_chunks(items.len())
-        .map(|keyed| {
+        .zip(which)
+        .map(|(keyed, &band)| {
             check(progress)?;
             // One scratch per thread at a time, taken from and returned to the pool, so
             // it stays warm in the cache from one band to the next.
@@ -135,13 +292,13 @@ pub fn band_pairs(
                 .ok()
                 .flatten()
                 .unwrap_or_default();
-            let pairs = bucket_pairs(keyed, &mut scratch);
+            let out = bucket_pairs(keyed, &expand(band), &mut scratch);
             if let Ok(mut p) = pool.lock() {
                 p.push(scratch);
             }
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress.update(Stage::Band, d, which.len() as u64);
-            Ok(pairs)
+            Ok(out)
         })
         .collect()
 }
@@ -195,7 +352,7 @@ fn band_keys(
 /// each part an open-addressing table finds the words whose key is already taken, in one
 /// pass (much faster than sorting every word). Only those words are sorted afterwards, to
 /// list each bucket's members. `scratch` is reused between bands.
-fn bucket_pairs(keyed: &[u64], scratch: &mut Scratch) -> Vec<u64> {
+fn bucket_pairs(keyed: &[u64], expand: &Expand, scratch: &mut Scratch) -> BandOut {
     let parts = 1usize << PART_BITS;
     let part_of = |word: u64| (word >> (64 - PART_BITS)) as usize;
     let mut start = vec![0usize; parts + 1];
@@ -221,12 +378,15 @@ fn bucket_pairs(keyed: &[u64], scratch: &mut Scratch) -> Vec<u64> {
     }
     shared.sort_unstable();
     shared.dedup();
-    let mut pairs = Vec::new();
+    let mut out = BandOut::default();
+    let mut items = Vec::new();
     for bucket in shared.chunk_by(|x, y| x & !ITEM_MASK == y & !ITEM_MASK) {
-        push_bucket_pairs(bucket, |x| x & ITEM_MASK, &mut pairs);
+        items.clear();
+        items.extend(bucket.iter().map(|&w| (w & ITEM_MASK) as u32));
+        expand.bucket(&items, &mut out.pairs, &mut out.huge);
     }
-    pairs.sort_unstable();
-    pairs
+    out.pairs.sort_unstable();
+    out
 }
 
 /// Bits of the key that choose a part in [`bucket_pairs`].
@@ -279,14 +439,16 @@ fn shared_keys(part: &[u64], table: &mut Vec<u64>, shared: &mut Vec<u64>) {
 }
 
 /// Every pair in any of the lists, once, sorted.
-pub fn union(lists: &[impl AsRef<[u64]>]) -> Vec<u64> {
-    let mut all: Vec<u64> = Vec::with_capacity(lists.iter().map(|l| l.as_ref().len()).sum());
+pub fn union(lists: &[impl AsRef<[u64]>]) -> Result<Vec<u64>> {
+    let total = lists.iter().map(|l| l.as_ref().len()).sum();
+    let mut all: Vec<u64> = Vec::new();
+    crate::memory::reserve(&mut all, total, "the candidate pairs")?;
     for list in lists {
         all.extend_from_slice(list.as_ref());
     }
     all.par_sort_unstable();
     all.dedup();
-    all
+    Ok(all)
 }
 
 /// Packed pairs as (smaller, larger).
@@ -297,35 +459,29 @@ pub fn unpack(packed: &[u64]) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Appends every pair of a bucket's items as packed (smaller << 32 | larger) words; the
-/// items are distinct and ascending within a bucket.
-fn push_bucket_pairs<T>(bucket: &[T], item: impl Fn(&T) -> u64, out: &mut Vec<u64>) {
-    for (i, x) in bucket.iter().enumerate() {
-        for y in &bucket[i + 1..] {
-            out.push((item(x) << 32) | item(y));
-        }
-    }
-}
-
 /// One band's pairs for item indices too large to fit beside a key in one word (over 16
 /// million): sorts (key, item) pairs instead.
-fn wide_band_pairs(sigs: &Signatures, items: &[u32], rows: usize, band: usize) -> Vec<u64> {
+fn wide_band_pairs(sigs: &Signatures, rows: usize, items: &[u32], expand: &Expand) -> BandOut {
+    let band = expand.band;
     let mut keyed: Vec<(u64, u32)> = items
         .par_iter()
         .map(|&i| {
-            (
-                band_key(&sigs.row(i as usize)[band * rows..(band + 1) * rows], band),
-                i,
-            )
+            let row = sigs.row(i as usize);
+            (band_key(&row[band * rows..(band + 1) * rows], band), i)
         })
         .collect();
     keyed.par_sort_unstable();
-    let mut pairs = Vec::new();
+    let mut out = BandOut::default();
+    let mut members = Vec::new();
     for bucket in keyed.chunk_by(|x, y| x.0 == y.0) {
-        push_bucket_pairs(bucket, |x| x.1 as u64, &mut pairs);
+        if bucket.len() > 1 {
+            members.clear();
+            members.extend(bucket.iter().map(|x| x.1));
+            expand.bucket(&members, &mut out.pairs, &mut out.huge);
+        }
     }
-    pairs.par_sort_unstable();
-    pairs
+    out.pairs.par_sort_unstable();
+    out
 }
 
 #[cfg(test)]
@@ -369,11 +525,18 @@ mod tests {
         let items: Vec<u32> = (0..300).collect();
         let narrow = candidates(&sigs, &items, 16, 4, &Silent).unwrap();
         let per_band: Vec<Vec<u64>> = (0..16)
-            .map(|band| wide_band_pairs(&sigs, &items, 4, band))
+            .map(|band| wide_band_pairs(&sigs, 4, &items, &uncapped(band)).pairs)
             .collect();
-        let wide = unpack(&union(&per_band));
+        let wide = unpack(&union(&per_band).unwrap());
         assert!(narrow.len() >= 250, "{}", narrow.len());
         assert_eq!(narrow, wide);
+    }
+
+    fn uncapped(band: usize) -> Expand {
+        Expand {
+            band,
+            max_bucket: usize::MAX,
+        }
     }
 
     /// The reference: sort every word, list each run of equal keys.
@@ -382,7 +545,11 @@ mod tests {
         sorted.sort_unstable();
         let mut pairs = Vec::new();
         for bucket in sorted.chunk_by(|x, y| x & !ITEM_MASK == y & !ITEM_MASK) {
-            push_bucket_pairs(bucket, |x| x & ITEM_MASK, &mut pairs);
+            for (i, x) in bucket.iter().enumerate() {
+                for y in &bucket[i + 1..] {
+                    pairs.push(((x & ITEM_MASK) << 32) | (y & ITEM_MASK));
+                }
+            }
         }
         pairs.sort_unstable();
         pairs
@@ -401,8 +568,8 @@ mod tests {
                     (key & !ITEM_MASK) | i
                 })
                 .collect();
-            let found = bucket_pairs(&keyed, &mut scratch);
-            assert_eq!(found, sorted_bucket_pairs(&keyed), "{distinct} keys");
+            let found = bucket_pairs(&keyed, &uncapped(0), &mut scratch);
+            assert_eq!(found.pairs, sorted_bucket_pairs(&keyed), "{distinct} keys");
         }
     }
 
@@ -416,5 +583,89 @@ mod tests {
             Signatures::compute(&Sketcher::new(SketchKind::Oph, 1, 64), &sets, &Silent).unwrap();
         let c = candidates(&sigs, &[0, 1, 2, 3], 16, 4, &Silent).unwrap();
         assert_eq!(c.len(), 6);
+    }
+
+    /// Many contents whose signatures agree everywhere: one bucket in every band.
+    fn alike(n: usize) -> (Signatures, Vec<u32>) {
+        let mut sets = ShingleSets::new();
+        for _ in 0..n {
+            sets.push(&[7, 8, 9, 10]);
+        }
+        let sigs =
+            Signatures::compute(&Sketcher::new(SketchKind::Oph, 1, 32), &sets, &Silent).unwrap();
+        (sigs, (0..n as u32).collect())
+    }
+
+    /// Every pair the huge buckets own.
+    fn owned(sigs: &Signatures, bands: usize, rows: usize, huge: &[Bucket]) -> Vec<(u32, u32)> {
+        let owners = HugeOwners::new(sigs, bands, rows, huge);
+        let mut all = Vec::new();
+        for b in huge {
+            for i in 0..b.groups.len() {
+                all.extend(owners.row(b, i).map(|y| (b.groups[i], y)));
+            }
+        }
+        all.sort_unstable();
+        all
+    }
+
+    #[test]
+    fn a_huge_bucket_is_kept_whole_and_its_pairs_taken_once() {
+        let (sigs, items) = alike(HUGE_BUCKET + 10);
+        let n = items.len();
+        let (pairs, huge) = candidates_capped(&sigs, &items, 8, 4, None, &Silent).unwrap();
+        assert!(pairs.is_empty(), "not among the band's candidates");
+        assert_eq!(huge.len(), 8, "one huge bucket per band");
+        assert!(huge.iter().all(|b| !b.capped && b.groups.len() == n));
+        let all = owned(&sigs, 8, 4, &huge);
+        assert_eq!(
+            all.len(),
+            n * (n - 1) / 2,
+            "each pair once, by the first band"
+        );
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn pairs_a_small_bucket_holds_are_not_taken_again_from_a_huge_one() {
+        // One row a band. Band 0: every content alike (a huge bucket); band 1: contents
+        // 0 and 1 alike (a small bucket); band 2: every content alike again. The pair
+        // (0, 1) is a candidate of band 1's small bucket and must not come again from
+        // the huge ones; every other pair comes once, from band 0's.
+        let n = 1100u32;
+        let data: Vec<u32> = (0..n).flat_map(|i| [7, 100 + i.max(1), 9]).collect();
+        let sigs = Signatures::from_data(3, data).unwrap();
+        let items: Vec<u32> = (0..n).collect();
+        let (pairs, huge) = candidates_capped(&sigs, &items, 3, 1, None, &Silent).unwrap();
+        assert_eq!(pairs, vec![(0, 1)]);
+        assert_eq!(huge.len(), 2);
+        let taken = owned(&sigs, 3, 1, &huge);
+        assert!(!taken.contains(&(0, 1)));
+        assert_eq!(
+            taken.len() + 1,
+            (n * (n - 1) / 2) as usize,
+            "every other pair once"
+        );
+        // Both huge buckets over the cap: only the small bucket's pair is a candidate.
+        let (pairs, huge) = candidates_capped(&sigs, &items, 3, 1, Some(1099), &Silent).unwrap();
+        assert_eq!(pairs, vec![(0, 1)]);
+        assert!(huge.iter().all(|b| b.capped));
+        assert!(owned(&sigs, 3, 1, &huge).is_empty());
+    }
+
+    #[test]
+    fn buckets_over_the_cap_are_reported_not_expanded() {
+        let (sigs, items) = alike(300);
+        let (pairs, huge) = candidates_capped(&sigs, &items, 4, 4, Some(100), &Silent).unwrap();
+        assert!(pairs.is_empty());
+        assert_eq!(huge.len(), 4);
+        assert!(huge.iter().all(|b| b.capped && b.groups == items));
+        assert!(
+            owned(&sigs, 4, 4, &huge).is_empty(),
+            "capped buckets own nothing"
+        );
+        let (pairs, huge) = candidates_capped(&sigs, &items, 4, 4, Some(300), &Silent).unwrap();
+        assert_eq!(pairs.len(), 300 * 299 / 2);
+        assert!(huge.is_empty(), "300 contents is not huge");
     }
 }

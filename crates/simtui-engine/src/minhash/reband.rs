@@ -7,13 +7,13 @@
 //! a nearby setting were verified already.
 
 use crate::error::Result;
-use crate::found::Found;
+use crate::found::{Found, GroupPair, Search};
 use crate::index::Index;
 use crate::minhash::band;
 use crate::progress::Progress;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Bands' pairs kept at most (8 bytes each); past it the cache starts again.
 const MAX_BAND_PAIRS: usize = 8 << 20;
@@ -31,17 +31,28 @@ pub struct Rebander {
     items: Vec<u32>,
     /// Each document's rank by id, for sorting the pairs.
     id_order: Vec<u32>,
-    /// (rows, band) → that band's pairs, packed and sorted.
-    bands: HashMap<(usize, usize), Vec<u64>>,
+    /// (rows, band) → that band's pairs (packed and sorted) and huge buckets.
+    bands: HashMap<(usize, usize), band::BandOut>,
     band_pairs: usize,
     /// Verified pairs of groups, packed and sorted, with (J, estimate).
     verified: Vec<(u64, f64, f64)>,
     buffers: band::BandBuffers,
+    /// Buckets of more contents than this are not expanded (see [`Index::search`]).
+    max_bucket: Option<usize>,
 }
 
 impl Rebander {
     pub fn new() -> Rebander {
         Rebander::default()
+    }
+
+    /// A re-bander that leaves buckets of more than `max_bucket` contents out of the
+    /// candidates (listed in [`Found::huge`]).
+    pub fn with_max_bucket(max_bucket: Option<usize>) -> Rebander {
+        Rebander {
+            max_bucket,
+            ..Rebander::default()
+        }
     }
 
     /// The same as [`Index::find`] (`bands` × `rows`, pairs with J ≥ `threshold`), reusing
@@ -65,22 +76,42 @@ impl Rebander {
             &self.items,
             rows,
             &missing,
+            self.max_bucket,
             &mut self.buffers,
             progress,
         )?;
         self.remember_bands(rows, &missing, computed);
-        let lists: Vec<&[u64]> = (0..bands)
-            .map(|band| self.bands[&(rows, band)].as_slice())
-            .collect();
-        let packed = band::union(&lists);
+        let outs: Vec<&band::BandOut> = (0..bands).map(|b| &self.bands[&(rows, b)]).collect();
+        let lists: Vec<&[u64]> = outs.iter().map(|o| o.pairs.as_slice()).collect();
+        let huge: Vec<band::Bucket> = outs.iter().flat_map(|o| o.huge.iter().cloned()).collect();
+        let packed = band::union(&lists)?;
         let band_time = t.elapsed();
 
         let t = Instant::now();
         let similarities = self.similarities(index, &packed, progress)?;
         let group_pairs = band::unpack(&packed);
-        let mut found =
-            index.spell_out(&group_pairs, &similarities, threshold, Some(&self.id_order));
-        found.band_time = band_time;
+        let kept = group_pairs
+            .iter()
+            .zip(&similarities)
+            .filter(|(_, s)| s.0 >= threshold)
+            .map(|(&(ga, gb), &(jaccard, estimate))| GroupPair {
+                ga,
+                gb,
+                jaccard,
+                estimate,
+            })
+            .collect();
+        let search = Search {
+            group_pairs: kept,
+            threshold,
+            candidates: index.candidate_count(&group_pairs),
+            group_candidates: group_pairs.len(),
+            huge,
+            banding: Some((bands, rows)),
+            band_time,
+            verify_time: Duration::ZERO,
+        };
+        let mut found = index.spell(search, Some(&self.id_order))?;
         found.verify_time = t.elapsed();
         Ok(found)
     }
@@ -99,8 +130,8 @@ impl Rebander {
         };
     }
 
-    fn remember_bands(&mut self, rows: usize, which: &[usize], computed: Vec<Vec<u64>>) {
-        let added: usize = computed.iter().map(Vec::len).sum();
+    fn remember_bands(&mut self, rows: usize, which: &[usize], computed: Vec<band::BandOut>) {
+        let added: usize = computed.iter().map(|o| o.pairs.len()).sum();
         if self.band_pairs + added > MAX_BAND_PAIRS {
             self.bands.clear();
             self.band_pairs = 0;

@@ -6,7 +6,7 @@ use super::blocks::BlockTables;
 use super::fingerprint::{Digest, SimHasher};
 use super::fingerprints::{FingerprintBuilder, Fingerprints};
 use crate::error::Result;
-use crate::found::Found;
+use crate::found::{Found, Search};
 use crate::index::Index;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::source::{Entry, read_text};
@@ -78,6 +78,19 @@ pub fn find(
     threshold: f64,
     progress: &dyn Progress,
 ) -> Result<Found> {
+    let search = search(index, fps, max_distance, threshold, progress)?;
+    index.spell(search, None)
+}
+
+/// [`find`] by content, without spelling out document pairs (see
+/// [`Index::search`](crate::index::Index::search)).
+pub fn search(
+    index: &Index,
+    fps: &Fingerprints,
+    max_distance: u32,
+    threshold: f64,
+    progress: &dyn Progress,
+) -> Result<Search> {
     assert_eq!(fps.len(), index.shingles.len(), "one fingerprint per group");
     let t = Instant::now();
     let items = index.nonempty_groups();
@@ -85,9 +98,9 @@ pub fn find(
     let group_pairs = tables.pairs(fps.as_slice(), &items, progress)?;
     let band_time = t.elapsed();
     progress.update(Stage::Band, 1, 1);
-    let mut found = index.verify(&group_pairs, threshold, progress)?;
-    found.band_time = band_time;
-    Ok(found)
+    let mut search = index.verify_groups(&group_pairs, threshold, progress)?;
+    search.band_time = band_time;
+    Ok(search)
 }
 
 #[cfg(test)]
