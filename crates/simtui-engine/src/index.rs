@@ -84,13 +84,13 @@ pub struct Stats {
 
 /// Wall time spent in each stage.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct StageTimes(pub [Duration; 5]);
+pub struct StageTimes(pub(crate) [Duration; 5]);
 
 impl StageTimes {
     pub fn get(&self, s: Stage) -> Duration {
         self.0[s as usize]
     }
-    pub fn add(&mut self, s: Stage, d: Duration) {
+    pub(crate) fn add(&mut self, s: Stage, d: Duration) {
         self.0[s as usize] += d;
     }
 }
@@ -110,7 +110,7 @@ pub struct Index {
     pub signatures: Signatures,
     /// Content hash of each group's normalised token stream (what makes documents
     /// identical): a saved index merges old and new documents by it.
-    pub contents: Vec<u64>,
+    pub(crate) contents: Vec<u64>,
     /// Documents of each group: `members[member_start[g]..member_start[g + 1]]`.
     members: Vec<u32>,
     member_start: Vec<u32>,
@@ -391,7 +391,7 @@ impl Index {
     }
 
     /// Recomputes every signature with another seed or sketch (the shingles are kept).
-    pub fn resketch(
+    pub(crate) fn resketch(
         &mut self,
         seed: u64,
         sketch: SketchKind,
@@ -421,12 +421,12 @@ impl Index {
 
     /// Exact Jaccard and estimate of two groups (contents); a non-empty group is
     /// identical to itself.
-    pub fn group_similarity(&self, ga: u32, gb: u32) -> (f64, f64) {
+    pub(crate) fn group_similarity(&self, ga: u32, gb: u32) -> (f64, f64) {
         (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
     }
 
     /// The groups that can pair with anything: empty documents are similar to nothing.
-    pub fn nonempty_groups(&self) -> Vec<u32> {
+    pub(crate) fn nonempty_groups(&self) -> Vec<u32> {
         (0..self.shingles.len() as u32)
             .filter(|&g| !self.shingles.get(g as usize).is_empty())
             .collect()
@@ -493,7 +493,7 @@ impl Index {
 
     /// The exact Jaccard similarity and the sketch's estimate of each pair of groups, in
     /// parallel.
-    pub fn similarities(
+    pub(crate) fn similarities(
         &self,
         group_pairs: &[(u32, u32)],
         progress: &dyn Progress,
@@ -522,7 +522,7 @@ impl Index {
     /// `group_pairs[i]`) is at least `threshold`, with every pair of identical documents,
     /// sorted by J descending then ids. `id_order`, each document's rank among the ids
     /// sorted (from [`Index::id_order`]), makes the sort cheaper when given.
-    pub fn spell_out(
+    pub(crate) fn spell_out(
         &self,
         group_pairs: &[(u32, u32)],
         similarities: &[(f64, f64)],
@@ -589,7 +589,7 @@ impl Index {
     }
 
     /// Each document's rank among the ids in sorted order, for [`Index::spell_out`].
-    pub fn id_order(&self) -> Vec<u32> {
+    pub(crate) fn id_order(&self) -> Vec<u32> {
         let mut by_id: Vec<u32> = (0..self.docs.len() as u32).collect();
         by_id
             .par_sort_unstable_by(|&x, &y| self.docs[x as usize].id.cmp(&self.docs[y as usize].id));
@@ -601,7 +601,7 @@ impl Index {
     }
 
     /// Sorts pairs by exact J descending, then by ids.
-    pub fn sort_pairs(&self, pairs: &mut [Pair]) {
+    pub(crate) fn sort_pairs(&self, pairs: &mut [Pair]) {
         pairs.par_sort_unstable_by(|x, y| {
             y.jaccard
                 .total_cmp(&x.jaccard)

@@ -48,7 +48,7 @@ impl ShingleSets {
 
     /// Sets from their parts (a saved index): set `i` is `data[offsets[i]..offsets[i+1]]`.
     /// `None` unless the offsets start at 0, never decrease and end at `data.len()`.
-    pub fn from_parts(offsets: Vec<usize>, data: Vec<u64>) -> Option<Self> {
+    pub(crate) fn from_parts(offsets: Vec<usize>, data: Vec<u64>) -> Option<Self> {
         let valid = offsets.first() == Some(&0)
             && offsets.last() == Some(&data.len())
             && offsets.windows(2).all(|w| w[0] <= w[1]);
@@ -56,11 +56,11 @@ impl ShingleSets {
     }
 
     /// Room for `total` shingles in all.
-    pub fn reserve_total(&mut self, total: usize) {
+    pub(crate) fn reserve_total(&mut self, total: usize) {
         self.data.reserve(total.saturating_sub(self.data.len()));
     }
 
-    pub fn shrink_to_fit(&mut self) {
+    pub(crate) fn shrink_to_fit(&mut self) {
         self.data.shrink_to_fit();
         self.offsets.shrink_to_fit();
     }

@@ -11,7 +11,7 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 }
 
 /// |A ∩ B| for sorted, deduplicated slices.
-pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
+pub(crate) fn intersection_size(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i], b[j]);

@@ -122,7 +122,7 @@ pub fn clusters(index: &Index, pairs: &[Pair], keep: Keep) -> Vec<Cluster> {
 }
 
 /// The member to keep. Ties go to the first in corpus order.
-pub fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
+pub(crate) fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
     let doc = |d: u32| &index.docs[d as usize];
     let first = *members.iter().min().expect("a cluster has members");
     let best_by = |key: &dyn Fn(u32) -> (u64, u64)| {
@@ -162,7 +162,7 @@ fn mtime(source: &Source) -> Option<SystemTime> {
 /// The mean exact Jaccard over all pairs of members. Computed per content: the members
 /// of one group are identical (J = 1), and each pair of groups is compared once and
 /// weighted by how many document pairs it stands for.
-pub fn mean_jaccard(index: &Index, members: &[u32]) -> f64 {
+pub(crate) fn mean_jaccard(index: &Index, members: &[u32]) -> f64 {
     let m = members.len() as u64;
     if m < 2 {
         return 1.0;

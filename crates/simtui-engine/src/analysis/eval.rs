@@ -18,10 +18,10 @@ pub const THRESHOLDS: [f64; 5] = [0.5, 0.6, 0.7, 0.8, 0.9];
 #[derive(Clone, Debug, Default)]
 pub struct Truth {
     /// (content a, content b, J), a ≠ b.
-    pub pairs: Vec<(u32, u32, f64)>,
+    pub(crate) pairs: Vec<(u32, u32, f64)>,
     /// Whether pairs of identical documents count (brute force: yes; a planted-pairs
     /// file lists its own).
-    pub include_identical: bool,
+    pub(crate) include_identical: bool,
 }
 
 impl Truth {

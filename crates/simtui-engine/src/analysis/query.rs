@@ -19,11 +19,11 @@ use rayon::prelude::*;
 pub struct Probe {
     pub shingles: Vec<u64>,
     /// MinHash signature, as wide as the index's (empty when it has none).
-    pub signature: Vec<u32>,
+    pub(crate) signature: Vec<u32>,
     /// SimHash fingerprint (SimHash engines only).
-    pub fingerprint: Option<u128>,
+    pub(crate) fingerprint: Option<u128>,
     /// The corpus document queried, which is not its own neighbour.
-    pub doc: Option<u32>,
+    pub(crate) doc: Option<u32>,
 }
 
 impl Probe {

@@ -30,7 +30,7 @@ const WEIGHTS: [u64; 8] = [
 /// unlike a fold of mixes), then the sum is mixed once. Public so that lookups of a single
 /// signature (queries) bucket exactly as [`candidates`] does.
 #[inline]
-pub fn band_key(values: &[u32], band: usize) -> u64 {
+pub(crate) fn band_key(values: &[u32], band: usize) -> u64 {
     key_from(values, band_seed(band))
 }
 
@@ -89,7 +89,7 @@ pub fn candidates(
 /// For each band in `which` (bands of `rows` rows), the pairs of items that agree on all
 /// of its rows, packed as `smaller << 32 | larger` and sorted. The building block of
 /// [`candidates`], public so that re-banding can keep the bands it has already seen.
-pub fn band_pairs(
+pub(crate) fn band_pairs(
     sigs: &Signatures,
     items: &[u32],
     rows: usize,
@@ -234,7 +234,7 @@ const PART_BITS: u32 = 8;
 /// costs a page fault per 4 KiB on first touch, about 3 ms for the keys of 100,000 items
 /// in 16 bands on the machine this was measured on, a tenth of a re-band.
 #[derive(Default)]
-pub struct BandBuffers {
+pub(crate) struct BandBuffers {
     keys: Vec<u64>,
     scratch: std::sync::Mutex<Vec<Scratch>>,
 }
@@ -277,7 +277,7 @@ fn shared_keys(part: &[u64], table: &mut Vec<u64>, shared: &mut Vec<u64>) {
 }
 
 /// Every pair in any of the lists, once, sorted.
-pub fn union(lists: &[impl AsRef<[u64]>]) -> Vec<u64> {
+pub(crate) fn union(lists: &[impl AsRef<[u64]>]) -> Vec<u64> {
     let mut all: Vec<u64> = Vec::with_capacity(lists.iter().map(|l| l.as_ref().len()).sum());
     for list in lists {
         all.extend_from_slice(list.as_ref());
@@ -288,7 +288,7 @@ pub fn union(lists: &[impl AsRef<[u64]>]) -> Vec<u64> {
 }
 
 /// Packed pairs as (smaller, larger).
-pub fn unpack(packed: &[u64]) -> Vec<(u32, u32)> {
+pub(crate) fn unpack(packed: &[u64]) -> Vec<(u32, u32)> {
     packed
         .iter()
         .map(|&p| ((p >> 32) as u32, p as u32))

@@ -26,13 +26,13 @@ fn integrate(f: impl Fn(f64) -> f64, lo: f64, hi: f64, n: usize) -> f64 {
 
 /// The area under the curve below the threshold t: how much of the dissimilar range
 /// becomes candidates (false positives).
-pub fn false_positive_area(t: f64, b: usize, r: usize) -> f64 {
+pub(crate) fn false_positive_area(t: f64, b: usize, r: usize) -> f64 {
     integrate(|s| probability(s, b, r), 0.0, t, 200)
 }
 
 /// The area above the curve from t to 1: how much of the similar range is missed
 /// (false negatives).
-pub fn false_negative_area(t: f64, b: usize, r: usize) -> f64 {
+pub(crate) fn false_negative_area(t: f64, b: usize, r: usize) -> f64 {
     integrate(|s| 1.0 - probability(s, b, r), t, 1.0, 200)
 }
 

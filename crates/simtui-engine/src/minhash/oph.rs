@@ -36,7 +36,7 @@ const ROUNDS: u64 = 8;
 /// made missing a band more likely (measured on 50,000 generated documents, 16×8, 40
 /// seeds: recall at J >= 0.8 0.99567 with copies, 0.99634 with rounds, 0.99501 for
 /// classic MinHash; candidates 7,339 against 7,344).
-pub fn sketch(seed: u64, shingles: &[u64], out: &mut [u32]) {
+pub(crate) fn sketch(seed: u64, shingles: &[u64], out: &mut [u32]) {
     let n = out.len();
     out.fill(EMPTY);
     if shingles.is_empty() || n == 0 {

@@ -187,7 +187,7 @@ fn sketch_body(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
 }
 
 /// The portable loop (SSE2 on x86-64, NEON on aarch64).
-pub fn sketch_portable(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
+pub(crate) fn sketch_portable(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
     sketch_body(shingles, a, b, out)
 }
 
@@ -305,7 +305,7 @@ impl Signatures {
     /// Grows every row to `sketcher.width()` functions. MinHash computes only the new
     /// functions; an OPH signature of another width is a different sketch, so it is
     /// computed anew.
-    pub fn extend(
+    pub(crate) fn extend(
         &mut self,
         sketcher: &Sketcher,
         sets: &ShingleSets,
@@ -319,7 +319,7 @@ impl Signatures {
 
     /// [`Signatures::extend`] into new signatures, leaving these as they are (a copy if
     /// `sketcher` has no more functions).
-    pub fn extended(
+    pub(crate) fn extended(
         &self,
         sketcher: &Sketcher,
         sets: &ShingleSets,
@@ -348,7 +348,7 @@ impl Signatures {
 
     /// Signatures from a row-major matrix of rows of `n` (a saved index). `None` unless
     /// the data is whole rows (no data when `n` is 0).
-    pub fn from_data(n: usize, data: Vec<u32>) -> Option<Self> {
+    pub(crate) fn from_data(n: usize, data: Vec<u32>) -> Option<Self> {
         let whole = if n == 0 {
             data.is_empty()
         } else {

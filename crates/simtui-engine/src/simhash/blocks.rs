@@ -164,13 +164,13 @@ impl BlockTables {
 /// Block tables kept for lookups: the items within `max_distance` of any fingerprint
 /// (a query), by binary search in each table.
 #[derive(Clone, Debug)]
-pub struct BlockIndex {
+pub(crate) struct BlockIndex {
     layout: BlockTables,
     sorted: Vec<Vec<(u128, u32)>>,
 }
 
 impl BlockIndex {
-    pub fn new(layout: BlockTables, fps: &[u128], items: &[u32]) -> BlockIndex {
+    pub(crate) fn new(layout: BlockTables, fps: &[u128], items: &[u32]) -> BlockIndex {
         let sorted = (0..layout.tables())
             .into_par_iter()
             .map(|t| layout.table(fps, items, t))
@@ -178,13 +178,9 @@ impl BlockIndex {
         BlockIndex { layout, sorted }
     }
 
-    pub fn layout(&self) -> &BlockTables {
-        &self.layout
-    }
-
     /// The items whose fingerprints (in `fps`, as given to [`BlockIndex::new`]) are at
     /// most `max_distance` from `fp`, sorted.
-    pub fn near(&self, fp: u128, fps: &[u128]) -> Vec<u32> {
+    pub(crate) fn near(&self, fp: u128, fps: &[u128]) -> Vec<u32> {
         let mut out = Vec::new();
         for (t, table) in self.sorted.iter().enumerate() {
             let key = fp & self.layout.masks[t];

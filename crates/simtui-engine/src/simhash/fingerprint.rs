@@ -75,7 +75,7 @@ pub struct SimHasher {
 /// fingerprint itself with term-frequency weights, or its bag of (token, count) for
 /// inverse document frequencies, which need every document first.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Digest {
+pub(crate) enum Digest {
     Fingerprint(u128),
     Bag(Vec<(u64, u32)>),
 }
@@ -151,13 +151,13 @@ impl SimHasher {
     }
 
     /// The same hasher with another seed.
-    pub fn reseeded(&self, seed: u64) -> SimHasher {
+    pub(crate) fn reseeded(&self, seed: u64) -> SimHasher {
         SimHasher::new(self.bits, seed, self.weight)
     }
 
     /// A document's digest, from its token stream (as [`crate::text::Tokenizer`] gives
     /// it).
-    pub fn digest(&self, tokens: &[u64]) -> Digest {
+    pub(crate) fn digest(&self, tokens: &[u64]) -> Digest {
         match self.weight {
             Weight::Tf => Digest::Fingerprint(self.fingerprint(tokens, None)),
             Weight::Idf => Digest::Bag(bag(tokens)),
@@ -184,7 +184,7 @@ impl SimHasher {
     }
 
     /// The idf-weighted fingerprint of a bag of (token, count).
-    pub fn of_bag(&self, bag: &[(u64, u32)], idf: &Idf) -> u128 {
+    pub(crate) fn of_bag(&self, bag: &[(u64, u32)], idf: &Idf) -> u128 {
         let weighted: Vec<(u64, f64)> = bag
             .iter()
             .map(|&(t, c)| (t, c as f64 * idf.weight(t)))

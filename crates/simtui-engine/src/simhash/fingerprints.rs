@@ -21,31 +21,27 @@ pub struct Fingerprints {
 
 /// Collects the groups' digests in group order, then makes the fingerprints.
 #[derive(Debug)]
-pub struct FingerprintBuilder {
+pub(crate) struct FingerprintBuilder {
     hasher: SimHasher,
     digests: Vec<Digest>,
 }
 
 impl FingerprintBuilder {
-    pub fn new(hasher: SimHasher) -> FingerprintBuilder {
+    pub(crate) fn new(hasher: SimHasher) -> FingerprintBuilder {
         FingerprintBuilder {
             hasher,
             digests: Vec::new(),
         }
     }
 
-    pub fn hasher(&self) -> &SimHasher {
-        &self.hasher
-    }
-
     /// The next group's digest.
-    pub fn push(&mut self, d: Digest) {
+    pub(crate) fn push(&mut self, d: Digest) {
         self.digests.push(d);
     }
 
     /// The fingerprints: computed already with term-frequency weights; with idf weights,
     /// from the document frequencies of all the bags, then each bag in parallel.
-    pub fn finish(self) -> Fingerprints {
+    pub(crate) fn finish(self) -> Fingerprints {
         let hasher = self.hasher;
         let (data, idf) = match hasher.weight() {
             Weight::Tf => {
@@ -115,7 +111,7 @@ impl Fingerprints {
 
     /// The fingerprint of a text from outside the corpus (its token stream), on the
     /// corpus's scale: with idf weights, the corpus's document frequencies.
-    pub fn of_tokens(&self, tokens: &[u64]) -> u128 {
+    pub(crate) fn of_tokens(&self, tokens: &[u64]) -> u128 {
         self.hasher.fingerprint(tokens, self.idf.as_deref())
     }
 }

@@ -66,7 +66,7 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, Str
 const BINARY_HEAD: usize = 8192;
 
 /// Opens a file for reading; on Unix with O_NONBLOCK, so a FIFO never blocks the caller.
-pub fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

@@ -15,10 +15,10 @@ pub mod skip;
 pub mod stream;
 pub mod walk;
 
-pub use container::{Container, InputFormat, InputOptions, Kind, Part, read_part};
+pub(crate) use container::read_part;
+pub use container::{Container, InputFormat, InputOptions, Part};
 pub use entry::{Entry, Source, read_text};
-pub use file::{decode, open_nonblocking, read_file};
-pub use record::Record;
+pub use file::{decode, read_file};
 pub use skip::{SkipReason, Skipped};
-pub use stream::{Batches, Item, extract_item};
+pub(crate) use stream::{Batches, Item, extract_item};
 pub use walk::{Corpus, WalkOptions};

@@ -32,7 +32,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// Every reason, in the order of the saved index's status codes (append only).
-    pub const ALL: [SkipReason; 10] = [
+    pub(crate) const ALL: [SkipReason; 10] = [
         SkipReason::Binary,
         SkipReason::TooLarge,
         SkipReason::Special,

@@ -86,15 +86,6 @@ impl Corpus {
         }
     }
 
-    /// Skip counts, by reason.
-    pub fn skip_counts(&self) -> Vec<(SkipReason, usize)> {
-        SkipReason::ALL
-            .iter()
-            .map(|&r| (r, self.skipped.iter().filter(|s| s.reason == r).count()))
-            .filter(|&(_, n)| n > 0)
-            .collect()
-    }
-
     fn skip(&mut self, path: &Path, reason: SkipReason, detail: impl Into<String>) {
         self.skipped.push(Skipped {
             path: path.to_path_buf(),

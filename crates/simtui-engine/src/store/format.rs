@@ -30,27 +30,27 @@ const TRAILER: u64 = 8;
 /// A file's size and modification time, as `stat` gives them: when they are unchanged
 /// the file is not read again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stamp {
-    pub size: u64,
+pub(crate) struct Stamp {
+    pub(crate) size: u64,
     /// Modification time: seconds since the Unix epoch (negative before it) and nanoseconds.
-    pub secs: i64,
-    pub nanos: u32,
+    pub(crate) secs: i64,
+    pub(crate) nanos: u32,
 }
 
 /// A file of the corpus as the index saw it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FileRec {
+pub(crate) struct FileRec {
     /// Absolute (not canonicalised) path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// `None`: the file changed while it was indexed; it is read again next time.
-    pub stamp: Option<Stamp>,
+    pub(crate) stamp: Option<Stamp>,
     /// xxh3-64 of the file's bytes (`None` when not known).
-    pub hash: Option<u64>,
+    pub(crate) hash: Option<u64>,
     /// `None`: its documents are in the index; else why it is not a document.
-    pub status: Option<SkipReason>,
-    pub detail: String,
+    pub(crate) status: Option<SkipReason>,
+    pub(crate) detail: String,
     /// Number of documents it holds (0 when skipped).
-    pub docs: u32,
+    pub(crate) docs: u32,
 }
 
 /// A document of the index, as saved. Documents are in corpus order, those of one file
@@ -63,20 +63,20 @@ pub struct DocRec {
     pub tokens: u64,
     /// Where in its file the document is: [`Place::WHOLE`] for a document that is the
     /// whole file, else a record of a JSON Lines or SGML file.
-    pub part: Place,
+    pub(crate) part: Place,
 }
 
 /// A record's place in its file: byte offset and length (in the decompressed data for
 /// a compressed file) and line number, from 1. Line 0 means the whole file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Place {
-    pub offset: u64,
-    pub len: u64,
-    pub line: u64,
+pub(crate) struct Place {
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
+    pub(crate) line: u64,
 }
 
 impl Place {
-    pub const WHOLE: Place = Place {
+    pub(crate) const WHOLE: Place = Place {
         offset: 0,
         len: 0,
         line: 0,
@@ -84,12 +84,12 @@ impl Place {
 }
 
 /// A document to write (borrowing its id).
-pub struct DocOut<'a> {
-    pub id: &'a str,
-    pub group: u32,
-    pub bytes: u64,
-    pub tokens: u64,
-    pub part: Place,
+pub(crate) struct DocOut<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) group: u32,
+    pub(crate) bytes: u64,
+    pub(crate) tokens: u64,
+    pub(crate) part: Place,
 }
 
 /// An index file, decoded.
@@ -97,7 +97,7 @@ pub struct DocOut<'a> {
 pub struct Saved {
     /// `num_perm` is the width of the saved signatures.
     pub params: Params,
-    pub files: Vec<FileRec>,
+    pub(crate) files: Vec<FileRec>,
     pub docs: Vec<DocRec>,
     /// Content hash of each group.
     pub contents: Vec<u64>,
@@ -181,7 +181,7 @@ fn skip_code(s: Option<SkipReason>) -> u8 {
 }
 
 /// The bytes of an index file.
-pub fn encode(
+pub(crate) fn encode(
     params: &Params,
     files: &[FileRec],
     docs: &[DocOut],
@@ -322,13 +322,13 @@ fn le64(b: &[u8], at: usize) -> u64 {
 /// Reads the header only: magic, version, and the size the file should have.
 /// Bytes [`check_head`] needs: a header and a trailer, so a file shorter than that is
 /// known to be truncated.
-pub const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;
+pub(crate) const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;
 
 /// The checks of an index file that need only its first [`HEAD_BYTES`] bytes (`bytes`,
 /// all of them if the file is shorter) and its length `n`: an index, of this version, not
 /// truncated. The explorer runs them before it takes the terminal and leaves the rest
 /// of [`decode`] (the checksum, the contents) to a background thread.
-pub fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
+pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
     if bytes.len() < MAGIC.len() {
         return if MAGIC.starts_with(bytes) {
             Err(FormatError::Truncated {

@@ -40,7 +40,7 @@ pub const AUTO_NAME: &str = ".simtui-index";
 
 /// The file a document's text comes from, if any: the file itself, or the JSON Lines or
 /// SGML file a record is part of.
-pub fn file_of(source: &Source) -> Option<&Path> {
+pub(crate) fn file_of(source: &Source) -> Option<&Path> {
     match source {
         Source::File(p) => Some(p),
         Source::Container(c) => Some(&c.path),
@@ -50,7 +50,7 @@ pub fn file_of(source: &Source) -> Option<&Path> {
 }
 
 /// Where in its file a document is, as saved.
-pub fn part_of(source: &Source) -> Place {
+pub(crate) fn part_of(source: &Source) -> Place {
     match source {
         Source::Part(p) => Place {
             offset: p.offset,
@@ -63,7 +63,7 @@ pub fn part_of(source: &Source) -> Place {
 
 /// The source of a saved document: its file, or a record of the file the walk found
 /// now (`entry`, a container, gives the reading options).
-pub fn source_of(path: &Path, part: Place, entry: &Source) -> Source {
+pub(crate) fn source_of(path: &Path, part: Place, entry: &Source) -> Source {
     match entry {
         Source::Container(c) if part.line > 0 => Source::Part(Part {
             file: c.clone(),
@@ -319,7 +319,7 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
 
 /// The parameters of a saved index that differ from those asked for, in words; the
 /// number of hash functions never counts (more are computed, or fewer used).
-pub fn differences(saved: &Params, wanted: &Params) -> Option<String> {
+pub(crate) fn differences(saved: &Params, wanted: &Params) -> Option<String> {
     let mut d = Vec::new();
     if saved.k != wanted.k {
         d.push(format!("k = {} (asked for {})", saved.k, wanted.k));
