@@ -24,18 +24,22 @@ use std::time::{Duration, Instant};
 /// What an index is built with.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
+    /// How text becomes tokens: words or characters, case, stop words.
     pub text: TextOptions,
-    /// Tokens per shingle.
+    /// Tokens per shingle, at least 1 (default 5).
     pub k: usize,
-    /// Seed of the MinHash functions.
+    /// Seed of the MinHash functions (or of OPH's hashing): another seed, another sketch.
     pub seed: u64,
     /// Classic MinHash or one-permutation hashing.
     pub sketch: SketchKind,
-    /// Number of MinHash functions to compute (at least bands × rows).
+    /// Number of MinHash functions to compute, the signatures' width (at least bands ×
+    /// rows to band them; 0 computes none, for SimHash alone). Default 128.
     pub num_perm: usize,
-    /// Files (and records of files of many documents) larger than this are skipped.
+    /// Files (and records of files of many documents) larger than this many bytes are
+    /// skipped. Default 32 MiB.
     pub max_bytes: u64,
-    /// Documents with fewer words than this are skipped (counted as too short).
+    /// Documents with fewer words than this are skipped (counted as too short); 0, the
+    /// default, keeps every document.
     pub min_words: u64,
 }
 
@@ -56,21 +60,32 @@ impl Default for Params {
 /// A document of the index.
 #[derive(Clone, Debug)]
 pub struct Doc {
+    /// Its name: the path under the root it was found in (with '/'), or for a record of a
+    /// file of many documents the id the record gives (`FILE:LINE` if none). A record
+    /// whose id another document has too is renamed `ID@FILE:LINE`, so that the ids of
+    /// files and records are unique.
     pub id: String,
+    /// Where its text can be read again (the index keeps no text).
     pub source: Source,
     /// Size of its text in bytes (as decoded).
     pub bytes: u64,
+    /// Number of tokens of its normalised text (stop words dropped, if they are); 0 for an
+    /// empty document, which is similar to nothing.
     pub tokens: u64,
     /// Its group of identical documents (an index into the shingle sets and signatures).
     pub group: u32,
 }
 
-/// Counters and stage times of a build and a search.
+/// Counters and stage times of a build.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
+    /// Documents indexed (the skipped ones are not counted).
     pub docs: usize,
+    /// Total size of their texts, in bytes as decoded.
     pub bytes: u64,
+    /// Total number of tokens.
     pub tokens: u64,
+    /// Total number of shingles of the distinct contents (each group counted once).
     pub shingles: u64,
     /// Documents with no tokens.
     pub empty: usize,
@@ -79,6 +94,8 @@ pub struct Stats {
     /// Documents whose id, given by their record, another document has too: they are
     /// named `ID@FILE:LINE` instead.
     pub renamed: usize,
+    /// Wall time of the read, shingle and sketch stages (banding and verifying are timed
+    /// in each [`Found`]). For an index opened from a file: of what was indexed anew.
     pub times: StageTimes,
 }
 
@@ -87,6 +104,7 @@ pub struct Stats {
 pub struct StageTimes(pub(crate) [Duration; 5]);
 
 impl StageTimes {
+    /// The time spent in stage `s`.
     pub fn get(&self, s: Stage) -> Duration {
         self.0[s as usize]
     }
@@ -99,14 +117,18 @@ impl StageTimes {
 /// which are shared (see [`Index::extended`]).
 #[derive(Clone)]
 pub struct Index {
+    /// What it was built with; `num_perm` is the signatures' width.
     pub params: Params,
+    /// The documents in corpus order. A document is known by its position here (a
+    /// [`Pair`]'s `a` and `b`, [`Index::members`], ...).
     pub docs: Vec<Doc>,
+    /// What the walk and the build left out, and why.
     pub skipped: Vec<Skipped>,
     /// Shingle sets of the groups. Shared: an index with more hash functions (and the
     /// explorer's previous index, still on screen meanwhile) holds the same sets, the
     /// largest part of an index, instead of a copy.
     pub shingles: Arc<ShingleSets>,
-    /// Signatures of the groups.
+    /// Signatures of the groups, row `g` for group `g`.
     pub signatures: Signatures,
     /// Content hash of each group's normalised token stream (what makes documents
     /// identical): a saved index merges old and new documents by it.
@@ -114,6 +136,7 @@ pub struct Index {
     /// Documents of each group: `members[member_start[g]..member_start[g + 1]]`.
     members: Vec<u32>,
     member_start: Vec<u32>,
+    /// Counters and stage times of the build.
     pub stats: Stats,
 }
 
@@ -122,7 +145,8 @@ pub struct Index {
 const CHUNK: usize = 2048;
 
 impl Index {
-    /// Reads, shingles and sketches a corpus.
+    /// Reads, shingles and sketches a corpus. Documents that cannot be read are skipped
+    /// (see [`Index::skipped`]), not errors: fails only when cancelled.
     pub fn build(corpus: Corpus, params: &Params, progress: &dyn Progress) -> Result<Index> {
         Index::build_inner(corpus, params, None, progress).map(|(index, _)| index)
     }
@@ -352,7 +376,9 @@ impl Index {
         self.signatures.width()
     }
 
-    /// Computes more MinHash functions (for a larger b·r), keeping the ones computed.
+    /// Computes more MinHash functions (for a larger b·r), keeping the ones computed;
+    /// nothing when there are `n` already. An OPH signature of another width is another
+    /// sketch: it is computed anew. Fails only when cancelled.
     pub fn ensure_perms(&mut self, n: usize, progress: &dyn Progress) -> Result<()> {
         if n > self.signatures.width() {
             let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
@@ -404,7 +430,8 @@ impl Index {
         Ok(())
     }
 
-    /// Number of pairs of documents within group `g` (identical documents).
+    /// Number of pairs of documents within group `g` (identical documents); 0 for the
+    /// group of empty documents, which pair with nothing.
     pub fn pairs_within(&self, g: u32) -> u64 {
         if self.shingles.get(g as usize).is_empty() {
             return 0;
@@ -413,7 +440,9 @@ impl Index {
         m * m.saturating_sub(1) / 2
     }
 
-    /// Exact Jaccard and estimate of two documents.
+    /// (exact Jaccard, MinHash estimate) of documents `a` and `b` (positions in
+    /// [`Index::docs`]). Identical documents have (1, 1), unless they are empty: an empty
+    /// document is similar to nothing, itself included.
     pub fn similarity(&self, a: u32, b: u32) -> (f64, f64) {
         let (ga, gb) = (self.docs[a as usize].group, self.docs[b as usize].group);
         (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
@@ -457,7 +486,11 @@ impl Index {
     }
 
     /// Bands the signatures (`bands` × `rows`, which must fit the functions computed),
-    /// verifies every candidate, and keeps the pairs with exact J ≥ `threshold`.
+    /// verifies every candidate, and keeps the pairs with exact J ≥ `threshold`. Fails
+    /// only when cancelled.
+    ///
+    /// # Panics
+    /// If `bands` or `rows` is 0, or `bands × rows` exceeds [`Index::num_perm`].
     pub fn find(
         &self,
         bands: usize,

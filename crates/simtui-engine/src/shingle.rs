@@ -39,6 +39,7 @@ pub struct ShingleSets {
 }
 
 impl ShingleSets {
+    /// No sets yet.
     pub fn new() -> Self {
         ShingleSets {
             offsets: vec![0],
@@ -65,19 +66,24 @@ impl ShingleSets {
         self.offsets.shrink_to_fit();
     }
 
+    /// Appends `set` as set number `len()`. It should be sorted and deduplicated, as
+    /// [`shingle_set`] makes it (Jaccard similarities assume it; nothing checks).
     pub fn push(&mut self, set: &[u64]) {
         self.data.extend_from_slice(set);
         self.offsets.push(self.data.len());
     }
 
+    /// Number of sets.
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
     }
 
+    /// Whether there are no sets.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Set `i`: its shingle hashes, ascending. Panics if `i >= len()`.
     pub fn get(&self, i: usize) -> &[u64] {
         &self.data[self.offsets[i]..self.offsets[i + 1]]
     }
@@ -87,6 +93,7 @@ impl ShingleSets {
         self.data.len()
     }
 
+    /// Heap memory held, in bytes (allocated capacity, not just what is used).
     pub fn heap_bytes(&self) -> usize {
         self.offsets.capacity() * 8 + self.data.capacity() * 8
     }

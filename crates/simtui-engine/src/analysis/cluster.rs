@@ -30,7 +30,7 @@ pub enum Keep {
 /// A cluster of two or more documents.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
-    /// Document indices, by id.
+    /// The documents (positions in the index's `docs`), sorted by id.
     pub members: Vec<u32>,
     /// The member chosen by [`Keep`].
     pub representative: u32,

@@ -27,8 +27,8 @@ const WEIGHTS: [u64; 8] = [
 
 /// The key of one band of a signature: a 64-bit hash of its r values. The values are
 /// weighted by independent odd constants and summed (no dependency chain between them,
-/// unlike a fold of mixes), then the sum is mixed once. Public so that lookups of a single
-/// signature (queries) bucket exactly as [`candidates`] does.
+/// unlike a fold of mixes), then the sum is mixed once. Shared with the lookups of a
+/// single signature (queries), which must bucket exactly as [`candidates`] does.
 #[inline]
 pub(crate) fn band_key(values: &[u32], band: usize) -> u64 {
     key_from(values, band_seed(band))
@@ -71,7 +71,10 @@ fn narrow(sigs: &Signatures) -> bool {
 
 /// The candidate pairs among `items` (row indices into `sigs`) for `bands` × `rows`, each
 /// pair once, as (smaller, larger) row indices, sorted. Uses the first `bands * rows`
-/// functions of each signature, which must exist.
+/// functions of each signature, which must exist. Fails only when cancelled.
+///
+/// # Panics
+/// If `bands` or `rows` is 0, or the signatures have fewer than `bands * rows` functions.
 pub fn candidates(
     sigs: &Signatures,
     items: &[u32],
@@ -88,7 +91,8 @@ pub fn candidates(
 
 /// For each band in `which` (bands of `rows` rows), the pairs of items that agree on all
 /// of its rows, packed as `smaller << 32 | larger` and sorted. The building block of
-/// [`candidates`], public so that re-banding can keep the bands it has already seen.
+/// [`candidates`], shared with re-banding ([`super::reband`]), which keeps the bands it has
+/// already seen.
 pub(crate) fn band_pairs(
     sigs: &Signatures,
     items: &[u32],

@@ -39,14 +39,24 @@ pub(crate) fn false_negative_area(t: f64, b: usize, r: usize) -> f64 {
 /// A recommended banding.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Banding {
+    /// Number of bands b.
     pub bands: usize,
+    /// Rows per band r.
     pub rows: usize,
+    /// Area under the S-curve from 0 to the threshold: how much of the dissimilar range
+    /// becomes candidates (false positives), in [0, t].
     pub false_positive: f64,
+    /// Area above the S-curve from the threshold to 1: how much of the similar range is
+    /// missed (false negatives), in [0, 1 − t].
     pub false_negative: f64,
 }
 
 /// The (b, r) with b·r ≤ `perms` that minimises
-/// `fp_weight` · FP area + `fn_weight` · FN area at threshold `t`.
+/// `fp_weight` · FP area + `fn_weight` · FN area at threshold `t`. Tries every pair, about
+/// `perms` · ln(`perms`) of them.
+///
+/// # Panics
+/// If `perms` is 0.
 pub fn recommend(t: f64, perms: usize, fp_weight: f64, fn_weight: f64) -> Banding {
     let mut best: Option<(f64, Banding)> = None;
     for b in 1..=perms {

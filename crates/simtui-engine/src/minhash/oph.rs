@@ -5,7 +5,7 @@
 //! Classic MinHash evaluates N hash functions per shingle. One-permutation hashing hashes
 //! each shingle once: the hash picks one of N bins and the bin keeps its minimum, so a
 //! signature costs about one hash per shingle whatever N is. Bins that no shingle reached
-//! are filled by further rounds of hashing (see [`sketch`]), and the few still empty after
+//! are filled by further rounds of hashing, and the few still empty after
 //! those by *optimal densification*: empty bin i probes bins along a sequence that
 //! depends only on (seed, i, attempt), and copies the first non-empty one it finds.
 //! Because every document follows the same rounds and sequences, two documents agree on a

@@ -40,6 +40,7 @@ pub struct Rebander {
 }
 
 impl Rebander {
+    /// An empty cache, tied to no index yet.
     pub fn new() -> Rebander {
         Rebander::default()
     }

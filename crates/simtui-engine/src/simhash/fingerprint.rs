@@ -14,7 +14,8 @@
 //! apart instead of 32 (dropping stop words helps in English, `--stopwords`).
 //! [`Weight::Idf`] multiplies by the inverse document frequency over the corpus, which
 //! takes those words out and puts unrelated documents at bits/2; it needs the whole
-//! corpus before any fingerprint, hence the two-step [`Digest`].
+//! corpus before any fingerprint, hence two steps: each document's bag of tokens while
+//! the corpus is read, then the fingerprints from the bags and their [`Idf`].
 
 use crate::hash::mix64;
 use std::collections::HashMap;
@@ -34,6 +35,7 @@ pub enum Weight {
 }
 
 impl Weight {
+    /// `"tf"` or `"idf"`, as the command line names the weighting.
     pub fn name(self) -> &'static str {
         match self {
             Weight::Tf => "tf",
@@ -122,6 +124,11 @@ pub fn bag(tokens: &[u64]) -> Vec<(u64, u32)> {
 }
 
 impl SimHasher {
+    /// A hasher of `bits`-bit fingerprints with `weight`ed votes, its token → bits hash
+    /// derived from `seed`.
+    ///
+    /// # Panics
+    /// If `bits` is not one of [`WIDTHS`].
     pub fn new(bits: u32, seed: u64, weight: Weight) -> SimHasher {
         assert!(
             WIDTHS.contains(&bits),
@@ -138,14 +145,17 @@ impl SimHasher {
         }
     }
 
+    /// Width of the fingerprints: 64 or 128.
     pub fn bits(&self) -> u32 {
         self.bits
     }
 
+    /// The seed of the token → bits hash.
     pub fn seed(&self) -> u64 {
         self.seed
     }
 
+    /// How tokens' votes are weighted.
     pub fn weight(&self) -> Weight {
         self.weight
     }
@@ -167,6 +177,9 @@ impl SimHasher {
     /// The fingerprint of a token stream. `idf` is required with [`Weight::Idf`] and
     /// ignored otherwise. A 64-bit fingerprint is in the low bits. An empty stream has
     /// fingerprint 0.
+    ///
+    /// # Panics
+    /// With [`Weight::Idf`] and no `idf`.
     pub fn fingerprint(&self, tokens: &[u64], idf: Option<&Idf>) -> u128 {
         match self.weight {
             Weight::Tf => {

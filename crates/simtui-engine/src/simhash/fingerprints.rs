@@ -1,5 +1,6 @@
 //! The SimHash fingerprints of a corpus, one per group (distinct content) like its
-//! signatures. The index collects them while it reads ([`FingerprintBuilder`]);
+//! signatures. The index collects them while it reads
+//! ([`Index::build_with_simhash`](crate::index::Index::build_with_simhash));
 //! [`super::search`] computes them afterwards and finds pairs with them.
 
 use super::fingerprint::{Digest, Idf, SimHasher, Weight, hamming};
@@ -15,7 +16,8 @@ pub struct Fingerprints {
     /// from outside it (queries) on the same scale.
     idf: Option<Arc<Idf>>,
     /// Groups whose text could not be read again, or had changed, when the fingerprints
-    /// were computed from an existing index ([`Fingerprints::from_index`]).
+    /// were computed from an existing index ([`Fingerprints::from_index`]); 0 when they
+    /// were computed with the index.
     pub stale: usize,
 }
 
@@ -79,27 +81,33 @@ impl FingerprintBuilder {
 }
 
 impl Fingerprints {
+    /// The hasher they were computed with.
     pub fn hasher(&self) -> &SimHasher {
         &self.hasher
     }
 
+    /// Width of the fingerprints: 64 or 128.
     pub fn bits(&self) -> u32 {
         self.hasher.bits()
     }
 
+    /// Number of fingerprints, one per group.
     pub fn len(&self) -> usize {
         self.data.len()
     }
 
+    /// Whether there are none (an empty corpus).
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
     }
 
-    /// The fingerprint of group `g`.
+    /// The fingerprint of group `g` (a 64-bit one in the low bits). Panics if `g` is out
+    /// of range.
     pub fn get(&self, g: u32) -> u128 {
         self.data[g as usize]
     }
 
+    /// Every fingerprint, element `g` for group `g`.
     pub fn as_slice(&self) -> &[u128] {
         &self.data
     }

@@ -2,8 +2,8 @@
 //!
 //! The walk marks such a file as a [`Container`] (by its extension, or as
 //! `--input-format` says); [`Index::build`](crate::index::Index::build) streams it in
-//! blocks ([`Stream`](super::stream::Stream)), splits the blocks into records and extracts the records' texts in
-//! parallel. A document found this way is a [`Part`]: its file and the byte range of its
+//! blocks ([`stream`](super::stream)), splits the blocks into records and extracts the
+//! records' texts in parallel. A document found this way is a [`Part`]: its file and the byte range of its
 //! record (in the decompressed stream), so its text can be read again later (the
 //! explorer's diff view) without being kept in memory. An uncompressed record is read
 //! back by seeking to it; a compressed one by decompressing the file up to it.
@@ -35,6 +35,7 @@ pub enum InputFormat {
 /// How documents are found in files: the input format and the fields to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputOptions {
+    /// Which files hold many documents, and in which format.
     pub format: InputFormat,
     /// The JSON Lines field holding the text.
     pub text_field: String,

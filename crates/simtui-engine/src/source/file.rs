@@ -8,6 +8,8 @@ use std::path::Path;
 
 /// Opens a file for reading without ever blocking on a FIFO or device, and reads at most
 /// `max_bytes` (a file that grew past it since the walk is skipped, not truncated).
+/// Fails with why it is not a document (special, too large, binary, unreadable) and a
+/// detail for messages. See [`decode`] for how bytes become text.
 pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, String)> {
     let unreadable = |e: std::io::Error| (SkipReason::Unreadable, e.to_string());
     let file = open_nonblocking(path).map_err(unreadable)?;

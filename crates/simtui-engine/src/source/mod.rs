@@ -1,7 +1,7 @@
 //! Stage 1, *read*: the documents of a corpus and their texts.
 //!
 //! [`walk`] finds the files under the paths given (each file once, however it is
-//! reached); [`file`] reads one file as text; a file of many documents (JSON Lines, SGML)
+//! reached); [`file`](mod@file) reads one file as text; a file of many documents (JSON Lines, SGML)
 //! is a [`Container`] that [`stream`] splits into records, each a [`Part`] that can be
 //! read again later by its place. [`skip`] holds why a path or record is not a document.
 

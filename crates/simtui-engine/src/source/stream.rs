@@ -1,7 +1,7 @@
 //! Reading a corpus in batches: plain files as they are, container files streamed in
 //! blocks and split into records, so that memory holds a few blocks at a time however
 //! large a file is. Batches are made in order on one thread; their texts are read and
-//! extracted in parallel ([`extract_items`]).
+//! extracted in parallel (`extract_item`, called by the index build).
 
 use super::container::{Container, Opened, Part};
 use super::entry::{Entry, Source, read_text};

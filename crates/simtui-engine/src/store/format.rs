@@ -54,12 +54,17 @@ pub(crate) struct FileRec {
 }
 
 /// A document of the index, as saved. Documents are in corpus order, those of one file
-/// together, files in the order of the file table.
+/// together.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocRec {
+    /// Its id, as [`Doc::id`](crate::index::Doc::id).
     pub id: String,
+    /// Its group (distinct content): an index into `contents`, `shingles` and the rows
+    /// of `signatures` of the [`Saved`] file.
     pub group: u32,
+    /// Size of its text in bytes, as decoded.
     pub bytes: u64,
+    /// Number of tokens of its text.
     pub tokens: u64,
     /// Where in its file the document is: [`Place::WHOLE`] for a document that is the
     /// whole file, else a record of a JSON Lines or SGML file.
@@ -95,13 +100,16 @@ pub(crate) struct DocOut<'a> {
 /// An index file, decoded.
 #[derive(Clone, Debug)]
 pub struct Saved {
-    /// `num_perm` is the width of the saved signatures.
+    /// What the index was built with; `num_perm` is the width of the saved signatures.
     pub params: Params,
     pub(crate) files: Vec<FileRec>,
+    /// The documents, in corpus order.
     pub docs: Vec<DocRec>,
     /// Content hash of each group.
     pub contents: Vec<u64>,
+    /// Shingle sets of the groups, set `g` for group `g`.
     pub shingles: ShingleSets,
+    /// Signatures of the groups, row `g` for group `g`.
     pub signatures: Signatures,
 }
 
@@ -113,7 +121,12 @@ pub enum FormatError {
     /// Another format version.
     Version(u32),
     /// Shorter than its header says (or than a header).
-    Truncated { expected: u64, actual: u64 },
+    Truncated {
+        /// The size it should have, in bytes.
+        expected: u64,
+        /// The size it has.
+        actual: u64,
+    },
     /// The checksum does not match the contents.
     Checksum,
     /// The checksum matches but the contents are impossible.
@@ -319,7 +332,6 @@ fn le64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// Reads the header only: magic, version, and the size the file should have.
 /// Bytes [`check_head`] needs: a header and a trailer, so a file shorter than that is
 /// known to be truncated.
 pub(crate) const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;
