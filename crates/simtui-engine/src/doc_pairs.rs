@@ -230,7 +230,7 @@ mod tests {
         }
         let index = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
         let search = index.search(32, 4, 0.0, None, &Silent).unwrap();
-        let want = index.spell(search.clone(), None).unwrap().pairs;
+        let want = index.spell(search.clone()).unwrap().pairs;
         assert!(want.len() > 300, "{}", want.len());
         for budget in [0, 1 << 30] {
             let mut stream = DocPairs::new(&index, &search, budget, None, &Silent).unwrap();
@@ -268,7 +268,7 @@ mod tests {
             stream.huge_pairs() + index.pair_count(&search.group_pairs),
             got.len() as u64
         );
-        assert_eq!(got, index.spell(search, None).unwrap().pairs);
+        assert_eq!(got, index.spell(search).unwrap().pairs);
         // Every pair is within J ≥ 0.9 of the others: all of them, each once.
         assert_eq!(got.len(), 1100 * 1099 / 2);
         let mut ids: Vec<(u32, u32)> = got.iter().map(|p| (p.a, p.b)).collect();

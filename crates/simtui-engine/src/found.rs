@@ -21,7 +21,7 @@ pub struct GroupPair {
 /// What banding and verifying find, by content: the kept pairs of distinct contents.
 /// Each stands for |A|·|B| document pairs, and each content of several identical
 /// documents for all the pairs among them (J = 1); [`Index::spell`](crate::index::Index::spell)
-/// and [`Index::doc_pairs`](crate::index::Index::doc_pairs) spell them out.
+/// and [`DocPairs`](crate::doc_pairs::DocPairs) spell them out.
 #[derive(Clone, Debug, Default)]
 pub struct Search {
     /// Verified pairs of contents with exact J ≥ `threshold`, in candidate order.
@@ -48,11 +48,14 @@ pub struct Search {
 /// A verified pair of documents (indices into [`Index::docs`](crate::index::Index::docs), `a`'s id < `b`'s id).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair {
+    /// The document whose id sorts first.
     pub a: u32,
+    /// The other document.
     pub b: u32,
-    /// Exact Jaccard similarity of the shingle sets.
+    /// Exact Jaccard similarity of the shingle sets, in [0, 1]; 1 for identical documents.
     pub jaccard: f64,
-    /// MinHash estimate of it.
+    /// MinHash estimate of it: the fraction of signature positions that agree (1 for
+    /// identical documents, 0 when the index has no signatures, as with SimHash alone).
     pub estimate: f64,
 }
 
@@ -67,8 +70,8 @@ pub struct Found {
     pub group_candidates: usize,
     /// Buckets of many contents (see [`Search::huge`]).
     pub huge: Vec<Bucket>,
-    /// Time spent banding (or in the SimHash tables).
+    /// Time spent finding the candidates (LSH banding, or SimHash block tables).
     pub band_time: Duration,
-    /// Time spent verifying candidates.
+    /// Time spent verifying the candidates and listing the document pairs.
     pub verify_time: Duration,
 }

@@ -19,7 +19,7 @@ pub fn mix64(mut x: u64) -> u64 {
 }
 
 /// Hash of one token's bytes (already normalised).
-pub fn token_hash(bytes: &[u8]) -> u64 {
+pub(crate) fn token_hash(bytes: &[u8]) -> u64 {
     let mut h = token_start(bytes.len());
     if bytes.is_empty() {
         return token_round(h, 0);
@@ -35,13 +35,13 @@ pub fn token_hash(bytes: &[u8]) -> u64 {
 /// The state of the token hash before the first 8 bytes of a token of `len` bytes: the
 /// length is folded in so that tokens differing only in trailing zero bytes differ.
 #[inline(always)]
-pub fn token_start(len: usize) -> u64 {
+pub(crate) fn token_start(len: usize) -> u64 {
     TOKEN_SEED ^ (len as u64).wrapping_mul(SHINGLE_MUL)
 }
 
 /// One step of the token hash: the next 8 bytes (little-endian, zero-padded).
 #[inline(always)]
-pub fn token_round(h: u64, word: u64) -> u64 {
+pub(crate) fn token_round(h: u64, word: u64) -> u64 {
     mix64(h ^ word)
 }
 
@@ -53,7 +53,7 @@ const SHINGLE_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 /// a full-avalanche finaliser is enough; the length is folded in so that runs of
 /// different lengths (short documents) do not collide by construction.
 #[inline]
-pub fn combine(tokens: &[u64]) -> u64 {
+pub(crate) fn combine(tokens: &[u64]) -> u64 {
     let mut h = tokens.len() as u64;
     for &t in tokens {
         h = h.wrapping_mul(SHINGLE_MUL).wrapping_add(t);
@@ -69,7 +69,7 @@ pub fn combine(tokens: &[u64]) -> u64 {
 /// insertion sort rather than a loop over the buckets: the buckets outnumber the values,
 /// and a branch on each bucket's size mispredicted about half the time. A bucket that is
 /// not tiny after all (many equal keys) makes the buckets be sorted one by one instead.
-pub fn sort_by_hash<T: Copy + Ord + Default>(v: &mut Vec<T>, key: impl Fn(&T) -> u64) {
+pub(crate) fn sort_by_hash<T: Copy + Ord + Default>(v: &mut Vec<T>, key: impl Fn(&T) -> u64) {
     let n = v.len();
     if n < 64 {
         v.sort_unstable();

@@ -24,18 +24,22 @@ use std::time::{Duration, Instant};
 /// What an index is built with.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
+    /// How text becomes tokens: words or characters, case, stop words.
     pub text: TextOptions,
-    /// Tokens per shingle.
+    /// Tokens per shingle, at least 1 (default 5).
     pub k: usize,
-    /// Seed of the MinHash functions.
+    /// Seed of the MinHash functions (or of OPH's hashing): another seed, another sketch.
     pub seed: u64,
     /// Classic MinHash or one-permutation hashing.
     pub sketch: SketchKind,
-    /// Number of MinHash functions to compute (at least bands × rows).
+    /// Number of MinHash functions to compute, the signatures' width (at least bands ×
+    /// rows to band them; 0 computes none, for SimHash alone). Default 128.
     pub num_perm: usize,
-    /// Files (and records of files of many documents) larger than this are skipped.
+    /// Files (and records of files of many documents) larger than this many bytes are
+    /// skipped. Default 32 MiB.
     pub max_bytes: u64,
-    /// Documents with fewer words than this are skipped (counted as too short).
+    /// Documents with fewer words than this are skipped (counted as too short); 0, the
+    /// default, keeps every document.
     pub min_words: u64,
 }
 
@@ -56,21 +60,32 @@ impl Default for Params {
 /// A document of the index.
 #[derive(Clone, Debug)]
 pub struct Doc {
+    /// Its name: the path under the root it was found in (with '/'), or for a record of a
+    /// file of many documents the id the record gives (`FILE:LINE` if none). A record
+    /// whose id another document has too is renamed `ID@FILE:LINE`, so that the ids of
+    /// files and records are unique.
     pub id: String,
+    /// Where its text can be read again (the index keeps no text).
     pub source: Source,
     /// Size of its text in bytes (as decoded).
     pub bytes: u64,
+    /// Number of tokens of its normalised text (stop words dropped, if they are); 0 for an
+    /// empty document, which is similar to nothing.
     pub tokens: u64,
     /// Its group of identical documents (an index into the shingle sets and signatures).
     pub group: u32,
 }
 
-/// Counters and stage times of a build and a search.
+/// Counters and stage times of a build.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
+    /// Documents indexed (the skipped ones are not counted).
     pub docs: usize,
+    /// Total size of their texts, in bytes as decoded.
     pub bytes: u64,
+    /// Total number of tokens.
     pub tokens: u64,
+    /// Total number of shingles of the distinct contents (each group counted once).
     pub shingles: u64,
     /// Documents with no tokens.
     pub empty: usize,
@@ -79,18 +94,21 @@ pub struct Stats {
     /// Documents whose id, given by their record, another document has too: they are
     /// named `ID@FILE:LINE` instead.
     pub renamed: usize,
+    /// Wall time of the read, shingle and sketch stages (banding and verifying are timed
+    /// in each [`Found`]). For an index opened from a file: of what was indexed anew.
     pub times: StageTimes,
 }
 
 /// Wall time spent in each stage.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct StageTimes(pub [Duration; 5]);
+pub struct StageTimes(pub(crate) [Duration; 5]);
 
 impl StageTimes {
+    /// The time spent in stage `s`.
     pub fn get(&self, s: Stage) -> Duration {
         self.0[s as usize]
     }
-    pub fn add(&mut self, s: Stage, d: Duration) {
+    pub(crate) fn add(&mut self, s: Stage, d: Duration) {
         self.0[s as usize] += d;
     }
 }
@@ -99,21 +117,26 @@ impl StageTimes {
 /// which are shared (see [`Index::extended`]).
 #[derive(Clone)]
 pub struct Index {
+    /// What it was built with; `num_perm` is the signatures' width.
     pub params: Params,
+    /// The documents in corpus order. A document is known by its position here (a
+    /// [`Pair`]'s `a` and `b`, [`Index::members`], ...).
     pub docs: Vec<Doc>,
+    /// What the walk and the build left out, and why.
     pub skipped: Vec<Skipped>,
     /// Shingle sets of the groups. Shared: an index with more hash functions (and the
     /// explorer's previous index, still on screen meanwhile) holds the same sets, the
     /// largest part of an index, instead of a copy.
     pub shingles: Arc<ShingleSets>,
-    /// Signatures of the groups.
+    /// Signatures of the groups, row `g` for group `g`.
     pub signatures: Signatures,
     /// Content hash of each group's normalised token stream (what makes documents
     /// identical): a saved index merges old and new documents by it.
-    pub contents: Vec<u64>,
+    pub(crate) contents: Vec<u64>,
     /// Documents of each group: `members[member_start[g]..member_start[g + 1]]`.
     members: Vec<u32>,
     member_start: Vec<u32>,
+    /// Counters and stage times of the build.
     pub stats: Stats,
 }
 
@@ -122,7 +145,8 @@ pub struct Index {
 const CHUNK: usize = 2048;
 
 impl Index {
-    /// Reads, shingles and sketches a corpus.
+    /// Reads, shingles and sketches a corpus. Documents that cannot be read are skipped
+    /// (see [`Index::skipped`]), not errors: fails only when cancelled.
     pub fn build(corpus: Corpus, params: &Params, progress: &dyn Progress) -> Result<Index> {
         Index::build_inner(corpus, params, None, progress).map(|(index, _)| index)
     }
@@ -352,7 +376,9 @@ impl Index {
         self.signatures.width()
     }
 
-    /// Computes more MinHash functions (for a larger b·r), keeping the ones computed.
+    /// Computes more MinHash functions (for a larger b·r), keeping the ones computed;
+    /// nothing when there are `n` already. An OPH signature of another width is another
+    /// sketch: it is computed anew. Fails only when cancelled.
     pub fn ensure_perms(&mut self, n: usize, progress: &dyn Progress) -> Result<()> {
         if n > self.signatures.width() {
             let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
@@ -391,7 +417,7 @@ impl Index {
     }
 
     /// Recomputes every signature with another seed or sketch (the shingles are kept).
-    pub fn resketch(
+    pub(crate) fn resketch(
         &mut self,
         seed: u64,
         sketch: SketchKind,
@@ -404,7 +430,8 @@ impl Index {
         Ok(())
     }
 
-    /// Number of pairs of documents within group `g` (identical documents).
+    /// Number of pairs of documents within group `g` (identical documents); 0 for the
+    /// group of empty documents, which pair with nothing.
     pub fn pairs_within(&self, g: u32) -> u64 {
         if self.shingles.get(g as usize).is_empty() {
             return 0;
@@ -413,7 +440,9 @@ impl Index {
         m * m.saturating_sub(1) / 2
     }
 
-    /// Exact Jaccard and estimate of two documents.
+    /// (exact Jaccard, MinHash estimate) of documents `a` and `b` (positions in
+    /// [`Index::docs`]). Identical documents have (1, 1), unless they are empty: an empty
+    /// document is similar to nothing, itself included.
     pub fn similarity(&self, a: u32, b: u32) -> (f64, f64) {
         let (ga, gb) = (self.docs[a as usize].group, self.docs[b as usize].group);
         (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
@@ -421,12 +450,12 @@ impl Index {
 
     /// Exact Jaccard and estimate of two groups (contents); a non-empty group is
     /// identical to itself.
-    pub fn group_similarity(&self, ga: u32, gb: u32) -> (f64, f64) {
+    pub(crate) fn group_similarity(&self, ga: u32, gb: u32) -> (f64, f64) {
         (self.group_jaccard(ga, gb), self.group_estimate(ga, gb))
     }
 
     /// The groups that can pair with anything: empty documents are similar to nothing.
-    pub fn nonempty_groups(&self) -> Vec<u32> {
+    pub(crate) fn nonempty_groups(&self) -> Vec<u32> {
         (0..self.shingles.len() as u32)
             .filter(|&g| !self.shingles.get(g as usize).is_empty())
             .collect()
@@ -459,6 +488,9 @@ impl Index {
     /// Bands the signatures (`bands` × `rows`, which must fit the functions computed),
     /// verifies every candidate, and keeps the pairs with exact J ≥ `threshold`, spelled
     /// out as document pairs ([`Index::search`] without spelling them out).
+    ///
+    /// # Panics
+    /// If `bands` or `rows` is 0, or `bands × rows` exceeds [`Index::num_perm`].
     pub fn find(
         &self,
         bands: usize,
@@ -467,7 +499,7 @@ impl Index {
         progress: &dyn Progress,
     ) -> Result<Found> {
         let search = self.search(bands, rows, threshold, None, progress)?;
-        self.spell(search, None)
+        self.spell(search)
     }
 
     /// Bands the signatures, verifies every candidate pair of contents and keeps those
@@ -507,7 +539,7 @@ impl Index {
         progress: &dyn Progress,
     ) -> Result<Found> {
         let search = self.verify_groups(group_pairs, threshold, progress)?;
-        self.spell(search, None)
+        self.spell(search)
     }
 
     /// Verifies candidate pairs of groups and keeps those with J ≥ `threshold`, by
@@ -573,7 +605,7 @@ impl Index {
 
     /// The exact Jaccard similarity and the sketch's estimate of each pair of groups, in
     /// parallel.
-    pub fn similarities(
+    pub(crate) fn similarities(
         &self,
         group_pairs: &[(u32, u32)],
         progress: &dyn Progress,
@@ -651,11 +683,19 @@ impl Index {
 
     /// The document pairs of a search, in memory: every pair of identical documents and
     /// of each kept pair of contents (those of huge buckets too), sorted by J descending
-    /// then ids. `id_order`, each
-    /// document's rank among the ids sorted (from [`Index::id_order`]), makes the sort
-    /// cheaper when given. [`Error::TooLarge`](crate::Error::TooLarge) when they would not
-    /// fit in memory: [`Index::doc_pairs`] streams them instead.
-    pub fn spell(&self, mut search: Search, id_order: Option<&[u32]>) -> Result<Found> {
+    /// then ids. [`Error::TooLarge`](crate::Error::TooLarge) when they would not fit in
+    /// memory: [`DocPairs`](crate::doc_pairs::DocPairs) streams them instead.
+    pub fn spell(&self, search: Search) -> Result<Found> {
+        self.spell_ranked(search, None)
+    }
+
+    /// [`Index::spell`], with each document's rank among the ids sorted (from
+    /// [`Index::id_order`]) when known, which makes the sort cheaper.
+    pub(crate) fn spell_ranked(
+        &self,
+        mut search: Search,
+        id_order: Option<&[u32]>,
+    ) -> Result<Found> {
         // The huge buckets' pairs join the others; at most every pair of each bucket.
         let most: u64 = search
             .huge
@@ -756,8 +796,8 @@ impl Index {
         across + within
     }
 
-    /// Each document's rank among the ids in sorted order, for [`Index::spell`].
-    pub fn id_order(&self) -> Vec<u32> {
+    /// Each document's rank among the ids in sorted order, for [`Index::spell_ranked`].
+    pub(crate) fn id_order(&self) -> Vec<u32> {
         let mut by_id: Vec<u32> = (0..self.docs.len() as u32).collect();
         by_id
             .par_sort_unstable_by(|&x, &y| self.docs[x as usize].id.cmp(&self.docs[y as usize].id));
@@ -769,7 +809,7 @@ impl Index {
     }
 
     /// Sorts pairs by exact J descending, then by ids.
-    pub fn sort_pairs(&self, pairs: &mut [Pair]) {
+    pub(crate) fn sort_pairs(&self, pairs: &mut [Pair]) {
         pairs.par_sort_unstable_by(|x, y| {
             y.jaccard
                 .total_cmp(&x.jaccard)

@@ -40,6 +40,8 @@
 //! [`Progress`] receives each stage's progress and can cancel the work ([`CancelFlag`]);
 //! [`Silent`] does neither.
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod doc_pairs;
 pub mod error;

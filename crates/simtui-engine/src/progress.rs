@@ -5,14 +5,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The stages of the pipeline, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Stage {
+    /// Reading the documents' texts; counted in files and records (the records of a file
+    /// of many documents are estimated from how much of it has been read).
     Read,
+    /// Tokenising and shingling the texts, done along with reading and counted the same.
     Shingle,
+    /// Computing signatures; counted in distinct contents (groups).
     Sketch,
+    /// Finding candidate pairs; counted in LSH bands (SimHash: block tables).
     Band,
+    /// Exact Jaccard of the candidates; counted in candidate pairs of contents (the
+    /// exhaustive pass: in contents).
     Verify,
 }
 
 impl Stage {
+    /// Every stage, in pipeline order: `Stage::ALL[s as usize] == s`.
     pub const ALL: [Stage; 5] = [
         Stage::Read,
         Stage::Shingle,
@@ -21,6 +29,7 @@ impl Stage {
         Stage::Verify,
     ];
 
+    /// The stage's name in lowercase, as progress and timings print it.
     pub fn name(self) -> &'static str {
         match self {
             Stage::Read => "read",
@@ -53,6 +62,9 @@ impl Progress for Silent {}
 pub struct CancelFlag(AtomicBool);
 
 impl CancelFlag {
+    /// Asks the work to stop: from now on it reports [`Progress::is_cancelled`] (the
+    /// flag is never cleared), and the engine returns [`Error::Cancelled`](crate::Error::Cancelled)
+    /// at its next check.
     pub fn cancel(&self) {
         self.0.store(true, Ordering::Relaxed);
     }

@@ -11,6 +11,7 @@ pub struct Rng {
 }
 
 impl Rng {
+    /// A generator seeded with `seed`: the same seed gives the same stream everywhere.
     pub fn new(seed: u64) -> Self {
         Rng { state: seed }
     }
@@ -22,6 +23,7 @@ impl Rng {
         ))
     }
 
+    /// The next 64 uniformly distributed bits.
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         crate::hash::mix64(self.state)

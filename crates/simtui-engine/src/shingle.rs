@@ -39,6 +39,7 @@ pub struct ShingleSets {
 }
 
 impl ShingleSets {
+    /// No sets yet.
     pub fn new() -> Self {
         ShingleSets {
             offsets: vec![0],
@@ -48,7 +49,7 @@ impl ShingleSets {
 
     /// Sets from their parts (a saved index): set `i` is `data[offsets[i]..offsets[i+1]]`.
     /// `None` unless the offsets start at 0, never decrease and end at `data.len()`.
-    pub fn from_parts(offsets: Vec<usize>, data: Vec<u64>) -> Option<Self> {
+    pub(crate) fn from_parts(offsets: Vec<usize>, data: Vec<u64>) -> Option<Self> {
         let valid = offsets.first() == Some(&0)
             && offsets.last() == Some(&data.len())
             && offsets.windows(2).all(|w| w[0] <= w[1]);
@@ -56,28 +57,33 @@ impl ShingleSets {
     }
 
     /// Room for `total` shingles in all.
-    pub fn reserve_total(&mut self, total: usize) {
+    pub(crate) fn reserve_total(&mut self, total: usize) {
         self.data.reserve(total.saturating_sub(self.data.len()));
     }
 
-    pub fn shrink_to_fit(&mut self) {
+    pub(crate) fn shrink_to_fit(&mut self) {
         self.data.shrink_to_fit();
         self.offsets.shrink_to_fit();
     }
 
+    /// Appends `set` as set number `len()`. It should be sorted and deduplicated, as
+    /// [`shingle_set`] makes it (Jaccard similarities assume it; nothing checks).
     pub fn push(&mut self, set: &[u64]) {
         self.data.extend_from_slice(set);
         self.offsets.push(self.data.len());
     }
 
+    /// Number of sets.
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
     }
 
+    /// Whether there are no sets.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Set `i`: its shingle hashes, ascending. Panics if `i >= len()`.
     pub fn get(&self, i: usize) -> &[u64] {
         &self.data[self.offsets[i]..self.offsets[i + 1]]
     }
@@ -87,6 +93,7 @@ impl ShingleSets {
         self.data.len()
     }
 
+    /// Heap memory held, in bytes (allocated capacity, not just what is used).
     pub fn heap_bytes(&self) -> usize {
         self.offsets.capacity() * 8 + self.data.capacity() * 8
     }

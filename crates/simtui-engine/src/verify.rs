@@ -11,7 +11,7 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 }
 
 /// |A ∩ B| for sorted, deduplicated slices.
-pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
+pub(crate) fn intersection_size(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i], b[j]);
@@ -23,7 +23,8 @@ pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
     n
 }
 
-/// The MinHash estimate of Jaccard similarity: the fraction of signature positions that agree.
+/// The MinHash estimate of Jaccard similarity: the fraction of signature positions that
+/// agree, in [0, 1]. The signatures must have the same width; empty ones give 0.
 pub fn estimate(a: &[u32], b: &[u32]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
     if a.is_empty() {

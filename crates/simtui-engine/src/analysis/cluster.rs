@@ -30,7 +30,7 @@ pub enum Keep {
 /// A cluster of two or more documents.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
-    /// Document indices, by id.
+    /// The documents (positions in the index's `docs`), sorted by id.
     pub members: Vec<u32>,
     /// The member chosen by [`Keep`].
     pub representative: u32,
@@ -201,7 +201,7 @@ fn finish(index: &Index, mut by_root: Vec<(u32, u32)>, keep: Keep) -> Vec<Cluste
 }
 
 /// The member to keep. Ties go to the first in corpus order.
-pub fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
+pub(crate) fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
     let doc = |d: u32| &index.docs[d as usize];
     let first = *members.iter().min().expect("a cluster has members");
     let best_by = |key: &dyn Fn(u32) -> (u64, u64)| {
@@ -274,7 +274,7 @@ pub fn mean_similarity(index: &Index, members: &[u32]) -> (f64, bool) {
 /// The mean exact Jaccard over all pairs of members. Computed per content: the members
 /// of one group are identical (J = 1), and each pair of groups is compared once and
 /// weighted by how many document pairs it stands for.
-pub fn mean_jaccard(index: &Index, members: &[u32]) -> f64 {
+pub(crate) fn mean_jaccard(index: &Index, members: &[u32]) -> f64 {
     let m = members.len() as u64;
     if m < 2 {
         return 1.0;
@@ -400,7 +400,7 @@ mod tests {
             let search = index.search(32, 4, threshold, None, &Silent).unwrap();
             let by_pairs = clusters(
                 &index,
-                &index.spell(search.clone(), None).unwrap().pairs,
+                &index.spell(search.clone()).unwrap().pairs,
                 Keep::Longest,
             );
             assert!(!by_pairs.is_empty());

@@ -18,14 +18,15 @@ pub const THRESHOLDS: [f64; 5] = [0.5, 0.6, 0.7, 0.8, 0.9];
 #[derive(Clone, Debug, Default)]
 pub struct Truth {
     /// (content a, content b, J), a ≠ b.
-    pub pairs: Vec<(u32, u32, f64)>,
+    pub(crate) pairs: Vec<(u32, u32, f64)>,
     /// Whether pairs of identical documents count (brute force: yes; a planted-pairs
     /// file lists its own).
-    pub include_identical: bool,
+    pub(crate) include_identical: bool,
 }
 
 impl Truth {
-    /// Every pair sharing a shingle, from the exhaustive pass.
+    /// The pairs the exhaustive pass kept (J at or above its floor), and every pair of
+    /// identical documents.
     pub fn from_exact(exact: &ExactPairs) -> Truth {
         Truth {
             pairs: exact.pairs.iter().map(|p| (p.a, p.b, p.jaccard)).collect(),
@@ -70,22 +71,25 @@ impl Truth {
 /// One threshold's scores.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Score {
+    /// The similarity threshold J these scores are at.
     pub threshold: f64,
-    /// True pairs with J ≥ threshold.
+    /// True pairs with J ≥ threshold, in document pairs.
     pub truth: u64,
     /// Of those, found by LSH.
     pub found: u64,
     /// Candidate pairs (all, whatever their J).
     pub candidates: u64,
-    /// found / truth.
+    /// found / truth (NaN when there is no true pair).
     pub recall: f64,
-    /// found / candidates.
+    /// found / candidates (NaN when there is no candidate).
     pub precision: f64,
-    /// Mean P(J) over the true pairs: the recall the S-curve predicts.
+    /// Mean P(J) over the true pairs: the recall the S-curve predicts (NaN as recall).
     pub predicted: f64,
 }
 
-/// Scores one banding's candidates against the truth at each threshold.
+/// Scores one banding's candidates against the truth at each threshold. `found` must
+/// list every candidate, that is come from a search at threshold 0, with `bands` ×
+/// `rows` (which give the S-curve's prediction).
 pub fn score(
     index: &Index,
     truth: &Truth,
@@ -159,7 +163,7 @@ pub fn score(
         .collect()
 }
 
-/// Mean and (sample) standard deviation.
+/// Mean and (sample) standard deviation: (x, 0) for one value x; the mean of none is NaN.
 pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let mean = xs.iter().sum::<f64>() / n;

@@ -5,7 +5,7 @@
 //! from shingles to contents are counted: for each content a, the contents after it in
 //! the postings of its shingles are counted in a scratch array (intersection sizes), which
 //! costs Σ over shingles of (postings choose 2), not n². Works on the index's groups of
-//! identical documents; [`ExactPairs::doc_pairs`] counts what that means in documents.
+//! identical documents; [`eval`](crate::analysis::eval) counts what that means in documents.
 
 use crate::error::{Error, Result};
 use crate::index::Index;
@@ -16,9 +16,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 /// Histogram bins over J ∈ [0, 1].
 pub const BINS: usize = 50;
 
+/// Numbers of pairs by similarity: bin `i` counts J in [i/BINS, (i + 1)/BINS), the last
+/// bin J = 1 too (see [`bin`]).
 pub type Hist = [u64; BINS];
 
-/// The histogram bin of a similarity.
+/// The histogram bin of a similarity J ∈ [0, 1]: ⌊J · BINS⌋, J = 1 in the last bin.
 pub fn bin(j: f64) -> usize {
     ((j * BINS as f64) as usize).min(BINS - 1)
 }
@@ -26,8 +28,11 @@ pub fn bin(j: f64) -> usize {
 /// Two contents (groups of the index), `a < b`, and their exact Jaccard similarity.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GroupPair {
+    /// The first content: a group of the index, as [`Doc::group`](crate::index::Doc::group) numbers them.
     pub a: u32,
+    /// The second content, `b > a`.
     pub b: u32,
+    /// Exact Jaccard similarity of their shingle sets, in (0, 1].
     pub jaccard: f64,
 }
 
@@ -42,7 +47,7 @@ pub fn pack(a: u32, b: u32) -> u64 {
 pub struct ExactPairs {
     /// The pairs with J ≥ the floor asked for, by J descending then (a, b).
     pub pairs: Vec<GroupPair>,
-    /// All of them (whatever their J), by J.
+    /// Histogram of all of them, kept or not, by J.
     pub hist: Hist,
     /// How many pairs share at least one shingle.
     pub total: u64,
@@ -89,7 +94,11 @@ const SLICES: u64 = 16;
 const SLICE_SHIFT: u32 = 60;
 
 /// Computes every pair of distinct contents sharing a shingle, keeping those with
-/// J ≥ `floor` (floor > 0). Reports `Stage::Verify` progress over contents.
+/// J ≥ `floor` (floor > 0). Reports `Stage::Verify` progress over contents. Fails with
+/// [`Error::TooLarge`] past one of the `limits`, or when cancelled.
+///
+/// # Panics
+/// If `floor` is not above 0.
 pub fn all_pairs(
     index: &Index,
     floor: f64,

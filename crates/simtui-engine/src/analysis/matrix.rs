@@ -15,18 +15,23 @@ pub enum Measure {
     Hamming,
 }
 
-/// A symmetric n × n matrix over the documents of an index, in index order.
+/// A symmetric n × n matrix over documents of an index: row and column `i` are the `i`th
+/// document (in index order, or as given to [`compute_docs`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matrix {
+    /// Number of rows and of columns.
     pub n: usize,
     values: Vec<f64>,
 }
 
 impl Matrix {
+    /// The value of documents `i` and `j`, equal to `get(j, i)`. Panics unless both are
+    /// below `n`.
     pub fn get(&self, i: usize, j: usize) -> f64 {
         self.values[i * self.n + j]
     }
 
+    /// Row `i`: the `n` values of document `i` with every document.
     pub fn row(&self, i: usize) -> &[f64] {
         &self.values[i * self.n..(i + 1) * self.n]
     }

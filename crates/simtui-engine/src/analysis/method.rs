@@ -16,15 +16,25 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
     /// MinHash signatures, `bands` × `rows` LSH banding.
-    MinHash { bands: usize, rows: usize },
+    MinHash {
+        /// Number of bands b, at least 1: more bands, more candidates.
+        bands: usize,
+        /// Hash functions per band r, at least 1: more rows, fewer candidates. The first
+        /// b·r functions of each signature are used.
+        rows: usize,
+    },
     /// SimHash fingerprints; candidates are at most `max_distance` bits apart.
     SimHash {
+        /// How the fingerprints are computed (bits, seed, weights).
         hasher: SimHasher,
+        /// The largest Hamming distance of a candidate pair, in bits; below half the
+        /// fingerprint's bits (see [`default_max_distance`](crate::simhash::fingerprint::default_max_distance)).
         max_distance: u32,
     },
 }
 
 impl Method {
+    /// `"minhash"` or `"simhash"`, as the command line names the method.
     pub fn name(&self) -> &'static str {
         match self {
             Method::MinHash { .. } => "minhash",
@@ -36,10 +46,13 @@ impl Method {
 /// An index and what its method needs beyond it.
 #[derive(Clone)]
 pub struct Engine {
-    /// Shared, so the explorer can query the index it already holds without a copy.
+    /// The index searched. Shared, so the explorer can query the index it already holds
+    /// without a copy.
     pub index: Arc<Index>,
+    /// How candidates are found. For SimHash its hasher is the one `fingerprints` were
+    /// computed with.
     pub method: Method,
-    /// The groups' fingerprints (SimHash only).
+    /// The groups' fingerprints, one per group of `index`: `Some` exactly for SimHash.
     pub fingerprints: Option<Fingerprints>,
 }
 
@@ -74,7 +87,8 @@ impl Engine {
         }
     }
 
-    /// The verified pairs with exact J ≥ `threshold`.
+    /// The verified pairs with exact J ≥ `threshold`, by J descending then ids, with
+    /// every pair of identical documents. Fails only when cancelled.
     pub fn find(&self, threshold: f64, progress: &dyn Progress) -> Result<Found> {
         match self.method {
             Method::MinHash { bands, rows } => self.index.find(bands, rows, threshold, progress),

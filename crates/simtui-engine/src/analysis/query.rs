@@ -17,13 +17,15 @@ use rayon::prelude::*;
 /// What a query is compared with: its shingle set and its sketch.
 #[derive(Clone, Debug)]
 pub struct Probe {
+    /// Its shingle set, sorted and deduplicated: empty for an empty text, which has no
+    /// neighbours.
     pub shingles: Vec<u64>,
     /// MinHash signature, as wide as the index's (empty when it has none).
-    pub signature: Vec<u32>,
+    pub(crate) signature: Vec<u32>,
     /// SimHash fingerprint (SimHash engines only).
-    pub fingerprint: Option<u128>,
+    pub(crate) fingerprint: Option<u128>,
     /// The corpus document queried, which is not its own neighbour.
-    pub doc: Option<u32>,
+    pub(crate) doc: Option<u32>,
 }
 
 impl Probe {
@@ -40,6 +42,8 @@ impl Probe {
     }
 
     /// A text from outside the corpus, read with the index's text options, k and sketch.
+    /// `tok` must tokenise with the index's options (`Tokenizer::new(&index.params.text)`):
+    /// it is passed in to be reused across queries, and nothing checks it.
     pub fn of_text(engine: &Engine, tok: &mut Tokenizer, text: &str) -> Probe {
         let index = &engine.index;
         let mut tokens = Vec::new();
@@ -63,7 +67,9 @@ impl Probe {
 /// One neighbour of a query.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Neighbour {
+    /// The document: its position in the index's [`docs`](crate::index::Index::docs).
     pub doc: u32,
+    /// Exact Jaccard similarity with the query, in [0, 1].
     pub jaccard: f64,
     /// MinHash estimate (0 when the index has no signatures).
     pub estimate: f64,
@@ -76,6 +82,7 @@ pub struct Neighbour {
 /// The neighbours of one query, best first.
 #[derive(Clone, Debug, Default)]
 pub struct Answer {
+    /// At most the number asked for, by exact J descending, then by id.
     pub neighbours: Vec<Neighbour>,
     /// Candidate documents (LSH or block-table), before the cut to the top N.
     pub candidates: usize,
@@ -100,6 +107,10 @@ pub struct Searcher<'a> {
 
 impl<'a> Searcher<'a> {
     /// Buckets every non-empty group once, for any number of queries.
+    ///
+    /// # Panics
+    /// If a MinHash engine's bands × rows exceed its signatures' width, or a SimHash
+    /// engine has no fingerprints (neither happens to an engine from [`Engine::build`]).
     pub fn new(engine: &'a Engine) -> Searcher<'a> {
         let index = &engine.index;
         let items = index.nonempty_groups();
@@ -146,7 +157,7 @@ impl<'a> Searcher<'a> {
                 let mut out = Vec::new();
                 for (band, table) in tables.iter().enumerate().take(*bands) {
                     // Whole keys must match. The corpus's own banding compares only their
-                    // top 40 bits (lsh.rs packs the item below), so it may also pair keys that
+                    // top 40 bits (band.rs packs the item below), so it may also pair keys that
                     // differ below those: about n·2^-40 false candidates per band, which
                     // verification would have rejected anyway.
                     let key = band_key(&probe.signature[band * rows..(band + 1) * rows], band);

@@ -27,10 +27,10 @@ const WEIGHTS: [u64; 8] = [
 
 /// The key of one band of a signature: a 64-bit hash of its r values. The values are
 /// weighted by independent odd constants and summed (no dependency chain between them,
-/// unlike a fold of mixes), then the sum is mixed once. Public so that lookups of a single
-/// signature (queries) bucket exactly as [`candidates`] does.
+/// unlike a fold of mixes), then the sum is mixed once. Shared with the lookups of a
+/// single signature (queries), which must bucket exactly as [`candidates`] does.
 #[inline]
-pub fn band_key(values: &[u32], band: usize) -> u64 {
+pub(crate) fn band_key(values: &[u32], band: usize) -> u64 {
     key_from(values, band_seed(band))
 }
 
@@ -66,7 +66,7 @@ const KEY_CHUNK: usize = 4096;
 
 /// A bucket of at least this many contents is not expanded into pairs while banding: it
 /// is kept as a [`Bucket`], and whoever needs its pairs takes them one at a time
-/// ([`owned_pairs`]), never all at once. Its pairs grow as the square of its size:
+/// ([`HugeOwners`]), never all at once. Its pairs grow as the square of its size:
 /// 10,000 near-identical copies of a page make one bucket of 50 million pairs in each band.
 pub const HUGE_BUCKET: usize = 1000;
 
@@ -192,7 +192,10 @@ fn narrow(sigs: &Signatures) -> bool {
 
 /// The candidate pairs among `items` (row indices into `sigs`) for `bands` × `rows`, each
 /// pair once, as (smaller, larger) row indices, sorted. Uses the first `bands * rows`
-/// functions of each signature, which must exist.
+/// functions of each signature, which must exist. Fails only when cancelled.
+///
+/// # Panics
+/// If `bands` or `rows` is 0, or the signatures have fewer than `bands * rows` functions.
 pub fn candidates(
     sigs: &Signatures,
     items: &[u32],
@@ -238,9 +241,9 @@ pub fn candidates_capped(
 
 /// For each band in `which` (bands of `rows` rows), the pairs of items that agree on all
 /// of its rows, packed as `smaller << 32 | larger` and sorted, and its huge buckets
-/// (those over `max_bucket` items are not expanded). The building block of
-/// [`candidates`], public so that re-banding can keep the bands it has already seen.
-pub fn band_pairs(
+/// (those over `max_bucket` items are left out). The building block of [`candidates`],
+/// shared with re-banding ([`super::reband`]), which keeps the bands it has already seen.
+pub(crate) fn band_pairs(
     sigs: &Signatures,
     items: &[u32],
     rows: usize,
@@ -396,7 +399,7 @@ const PART_BITS: u32 = 8;
 /// costs a page fault per 4 KiB on first touch, about 3 ms for the keys of 100,000 items
 /// in 16 bands on the machine this was measured on, a tenth of a re-band.
 #[derive(Default)]
-pub struct BandBuffers {
+pub(crate) struct BandBuffers {
     keys: Vec<u64>,
     scratch: std::sync::Mutex<Vec<Scratch>>,
 }
@@ -439,7 +442,7 @@ fn shared_keys(part: &[u64], table: &mut Vec<u64>, shared: &mut Vec<u64>) {
 }
 
 /// Every pair in any of the lists, once, sorted.
-pub fn union(lists: &[impl AsRef<[u64]>]) -> Result<Vec<u64>> {
+pub(crate) fn union(lists: &[impl AsRef<[u64]>]) -> Result<Vec<u64>> {
     let total = lists.iter().map(|l| l.as_ref().len()).sum();
     let mut all: Vec<u64> = Vec::new();
     crate::memory::reserve(&mut all, total, "the candidate pairs")?;
@@ -452,7 +455,7 @@ pub fn union(lists: &[impl AsRef<[u64]>]) -> Result<Vec<u64>> {
 }
 
 /// Packed pairs as (smaller, larger).
-pub fn unpack(packed: &[u64]) -> Vec<(u32, u32)> {
+pub(crate) fn unpack(packed: &[u64]) -> Vec<(u32, u32)> {
     packed
         .iter()
         .map(|&p| ((p >> 32) as u32, p as u32))

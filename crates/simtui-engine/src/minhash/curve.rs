@@ -26,27 +26,37 @@ fn integrate(f: impl Fn(f64) -> f64, lo: f64, hi: f64, n: usize) -> f64 {
 
 /// The area under the curve below the threshold t: how much of the dissimilar range
 /// becomes candidates (false positives).
-pub fn false_positive_area(t: f64, b: usize, r: usize) -> f64 {
+pub(crate) fn false_positive_area(t: f64, b: usize, r: usize) -> f64 {
     integrate(|s| probability(s, b, r), 0.0, t, 200)
 }
 
 /// The area above the curve from t to 1: how much of the similar range is missed
 /// (false negatives).
-pub fn false_negative_area(t: f64, b: usize, r: usize) -> f64 {
+pub(crate) fn false_negative_area(t: f64, b: usize, r: usize) -> f64 {
     integrate(|s| 1.0 - probability(s, b, r), t, 1.0, 200)
 }
 
 /// A recommended banding.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Banding {
+    /// Number of bands b.
     pub bands: usize,
+    /// Rows per band r.
     pub rows: usize,
+    /// Area under the S-curve from 0 to the threshold: how much of the dissimilar range
+    /// becomes candidates (false positives), in [0, t].
     pub false_positive: f64,
+    /// Area above the S-curve from the threshold to 1: how much of the similar range is
+    /// missed (false negatives), in [0, 1 − t].
     pub false_negative: f64,
 }
 
 /// The (b, r) with b·r ≤ `perms` that minimises
-/// `fp_weight` · FP area + `fn_weight` · FN area at threshold `t`.
+/// `fp_weight` · FP area + `fn_weight` · FN area at threshold `t`. Tries every pair, about
+/// `perms` · ln(`perms`) of them.
+///
+/// # Panics
+/// If `perms` is 0.
 pub fn recommend(t: f64, perms: usize, fp_weight: f64, fn_weight: f64) -> Banding {
     let mut best: Option<(f64, Banding)> = None;
     for b in 1..=perms {

@@ -5,7 +5,7 @@
 //! Classic MinHash evaluates N hash functions per shingle. One-permutation hashing hashes
 //! each shingle once: the hash picks one of N bins and the bin keeps its minimum, so a
 //! signature costs about one hash per shingle whatever N is. Bins that no shingle reached
-//! are filled by further rounds of hashing (see [`sketch`]), and the few still empty after
+//! are filled by further rounds of hashing, and the few still empty after
 //! those by *optimal densification*: empty bin i probes bins along a sequence that
 //! depends only on (seed, i, attempt), and copies the first non-empty one it finds.
 //! Because every document follows the same rounds and sequences, two documents agree on a
@@ -36,7 +36,7 @@ const ROUNDS: u64 = 8;
 /// made missing a band more likely (measured on 50,000 generated documents, 16×8, 40
 /// seeds: recall at J >= 0.8 0.99567 with copies, 0.99634 with rounds, 0.99501 for
 /// classic MinHash; candidates 7,339 against 7,344).
-pub fn sketch(seed: u64, shingles: &[u64], out: &mut [u32]) {
+pub(crate) fn sketch(seed: u64, shingles: &[u64], out: &mut [u32]) {
     let n = out.len();
     out.fill(EMPTY);
     if shingles.is_empty() || n == 0 {

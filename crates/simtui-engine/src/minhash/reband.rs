@@ -42,6 +42,7 @@ pub struct Rebander {
 }
 
 impl Rebander {
+    /// An empty cache, tied to no index yet.
     pub fn new() -> Rebander {
         Rebander::default()
     }
@@ -111,7 +112,7 @@ impl Rebander {
             band_time,
             verify_time: Duration::ZERO,
         };
-        let mut found = index.spell(search, Some(&self.id_order))?;
+        let mut found = index.spell_ranked(search, Some(&self.id_order))?;
         found.verify_time = t.elapsed();
         Ok(found)
     }

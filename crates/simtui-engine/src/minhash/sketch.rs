@@ -29,6 +29,7 @@ pub struct MinHasher {
 }
 
 impl MinHasher {
+    /// The first `n` hash functions of `seed`.
     pub fn new(seed: u64, n: usize) -> Self {
         let (a, b) = (0..n)
             .map(|i| {
@@ -39,20 +40,23 @@ impl MinHasher {
         MinHasher { seed, a, b }
     }
 
+    /// The seed the functions derive from.
     pub fn seed(&self) -> u64 {
         self.seed
     }
 
+    /// Number of hash functions.
     pub fn len(&self) -> usize {
         self.a.len()
     }
 
+    /// Whether there are no hash functions.
     pub fn is_empty(&self) -> bool {
         self.a.is_empty()
     }
 
-    /// Writes the signature of a shingle set over functions `from..from + out.len()`.
-    /// An empty set's signature is all `u32::MAX`.
+    /// Writes the signature of a shingle set over functions `from..from + out.len()`,
+    /// which must exist (it panics otherwise). An empty set's signature is all `u32::MAX`.
     pub fn sketch_range(&self, shingles: &[u64], from: usize, out: &mut [u32]) {
         let to = from + out.len();
         let (a, b) = (&self.a[from..to], &self.b[from..to]);
@@ -89,6 +93,7 @@ pub enum SketchKind {
 }
 
 impl SketchKind {
+    /// `"minhash"` or `"oph"`, as `--sketch` names it.
     pub fn name(self) -> &'static str {
         match self {
             SketchKind::MinHash => "minhash",
@@ -107,6 +112,8 @@ pub struct Sketcher {
 }
 
 impl Sketcher {
+    /// Signatures of `n` values (MinHash functions, or OPH bins) of the sketch `kind`,
+    /// with hash functions derived from `seed`.
     pub fn new(kind: SketchKind, seed: u64, n: usize) -> Self {
         let minhash = MinHasher::new(seed, if kind == SketchKind::MinHash { n } else { 0 });
         Sketcher {
@@ -117,10 +124,12 @@ impl Sketcher {
         }
     }
 
+    /// The sketch computed.
     pub fn kind(&self) -> SketchKind {
         self.kind
     }
 
+    /// Number of values in each signature.
     pub fn width(&self) -> usize {
         self.n
     }
@@ -187,7 +196,7 @@ fn sketch_body(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
 }
 
 /// The portable loop (SSE2 on x86-64, NEON on aarch64).
-pub fn sketch_portable(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
+pub(crate) fn sketch_portable(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
     sketch_body(shingles, a, b, out)
 }
 
@@ -291,6 +300,7 @@ pub struct Signatures {
 
 impl Signatures {
     /// Computes the signatures of every set in parallel, reporting `Stage::Sketch` progress.
+    /// Fails only when cancelled.
     pub fn compute(
         sketcher: &Sketcher,
         sets: &ShingleSets,
@@ -306,7 +316,7 @@ impl Signatures {
     /// Grows every row to `sketcher.width()` functions. MinHash computes only the new
     /// functions; an OPH signature of another width is a different sketch, so it is
     /// computed anew.
-    pub fn extend(
+    pub(crate) fn extend(
         &mut self,
         sketcher: &Sketcher,
         sets: &ShingleSets,
@@ -320,7 +330,7 @@ impl Signatures {
 
     /// [`Signatures::extend`] into new signatures, leaving these as they are (a copy if
     /// `sketcher` has no more functions).
-    pub fn extended(
+    pub(crate) fn extended(
         &self,
         sketcher: &Sketcher,
         sets: &ShingleSets,
@@ -351,7 +361,7 @@ impl Signatures {
 
     /// Signatures from a row-major matrix of rows of `n` (a saved index). `None` unless
     /// the data is whole rows (no data when `n` is 0).
-    pub fn from_data(n: usize, data: Vec<u32>) -> Option<Self> {
+    pub(crate) fn from_data(n: usize, data: Vec<u32>) -> Option<Self> {
         let whole = if n == 0 {
             data.is_empty()
         } else {
@@ -370,14 +380,18 @@ impl Signatures {
         self.n
     }
 
+    /// Number of rows, one per shingle set; 0 when the width is 0, however many sets.
     pub fn rows(&self) -> usize {
         self.data.len().checked_div(self.n).unwrap_or(0)
     }
 
+    /// Row `i`, the signature of set `i`: [`width`](Signatures::width) values (none when
+    /// the width is 0). Panics if `i` is out of range.
     pub fn row(&self, i: usize) -> &[u32] {
         &self.data[i * self.n..(i + 1) * self.n]
     }
 
+    /// Heap memory held, in bytes.
     pub fn heap_bytes(&self) -> usize {
         self.data.capacity() * 4
     }

@@ -36,6 +36,10 @@ pub struct BlockTables {
 impl BlockTables {
     /// Tables for `n` fingerprints of `bits` bits and pairs at most `max_distance` apart,
     /// with the number of blocks that minimises the estimated work.
+    ///
+    /// # Panics
+    /// If `bits` is not 64 or 128, or `max_distance` is not below `bits / 2` (no better
+    /// than chance).
     pub fn new(bits: u32, max_distance: u32, n: usize) -> BlockTables {
         check_args(bits, max_distance);
         let d = max_distance;
@@ -60,6 +64,9 @@ impl BlockTables {
     }
 
     /// Tables for an explicit number of blocks (`max_distance` < `blocks` ≤ 64).
+    ///
+    /// # Panics
+    /// As [`BlockTables::new`], and if `blocks` is out of that range.
     pub fn with_blocks(bits: u32, max_distance: u32, blocks: u32) -> BlockTables {
         check_args(bits, max_distance);
         assert!(
@@ -91,14 +98,18 @@ impl BlockTables {
         }
     }
 
+    /// Number of blocks the fingerprint's bits are cut into.
     pub fn blocks(&self) -> u32 {
         self.blocks
     }
 
+    /// Number of tables: C(blocks, max_distance), one per choice of blocks left out of
+    /// the key.
     pub fn tables(&self) -> usize {
         self.masks.len()
     }
 
+    /// The largest Hamming distance of a pair, in bits.
     pub fn max_distance(&self) -> u32 {
         self.max_distance
     }
@@ -109,8 +120,9 @@ impl BlockTables {
         diff & self.masks[t] == 0 && self.masks[..t].iter().all(|m| diff & m != 0)
     }
 
-    /// Every pair of `items` (indices into `fps`) whose fingerprints are at most
-    /// `max_distance` apart, as (smaller, larger), each once, sorted.
+    /// Every pair of `items` (distinct indices into `fps`) whose fingerprints are at most
+    /// `max_distance` apart, as (smaller, larger), each once, sorted. Reports
+    /// `Stage::Band` progress in tables; fails only when cancelled.
     pub fn pairs(
         &self,
         fps: &[u128],
@@ -164,13 +176,13 @@ impl BlockTables {
 /// Block tables kept for lookups: the items within `max_distance` of any fingerprint
 /// (a query), by binary search in each table.
 #[derive(Clone, Debug)]
-pub struct BlockIndex {
+pub(crate) struct BlockIndex {
     layout: BlockTables,
     sorted: Vec<Vec<(u128, u32)>>,
 }
 
 impl BlockIndex {
-    pub fn new(layout: BlockTables, fps: &[u128], items: &[u32]) -> BlockIndex {
+    pub(crate) fn new(layout: BlockTables, fps: &[u128], items: &[u32]) -> BlockIndex {
         let sorted = (0..layout.tables())
             .into_par_iter()
             .map(|t| layout.table(fps, items, t))
@@ -178,13 +190,9 @@ impl BlockIndex {
         BlockIndex { layout, sorted }
     }
 
-    pub fn layout(&self) -> &BlockTables {
-        &self.layout
-    }
-
     /// The items whose fingerprints (in `fps`, as given to [`BlockIndex::new`]) are at
     /// most `max_distance` from `fp`, sorted.
-    pub fn near(&self, fp: u128, fps: &[u128]) -> Vec<u32> {
+    pub(crate) fn near(&self, fp: u128, fps: &[u128]) -> Vec<u32> {
         let mut out = Vec::new();
         for (t, table) in self.sorted.iter().enumerate() {
             let key = fp & self.layout.masks[t];

@@ -14,7 +14,8 @@
 //! apart instead of 32 (dropping stop words helps in English, `--stopwords`).
 //! [`Weight::Idf`] multiplies by the inverse document frequency over the corpus, which
 //! takes those words out and puts unrelated documents at bits/2; it needs the whole
-//! corpus before any fingerprint, hence the two-step [`Digest`].
+//! corpus before any fingerprint, hence two steps: each document's bag of tokens while
+//! the corpus is read, then the fingerprints from the bags and their [`Idf`].
 
 use crate::hash::mix64;
 use std::collections::HashMap;
@@ -34,6 +35,7 @@ pub enum Weight {
 }
 
 impl Weight {
+    /// `"tf"` or `"idf"`, as the command line names the weighting.
     pub fn name(self) -> &'static str {
         match self {
             Weight::Tf => "tf",
@@ -75,7 +77,7 @@ pub struct SimHasher {
 /// fingerprint itself with term-frequency weights, or its bag of (token, count) for
 /// inverse document frequencies, which need every document first.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Digest {
+pub(crate) enum Digest {
     Fingerprint(u128),
     Bag(Vec<(u64, u32)>),
 }
@@ -122,6 +124,11 @@ pub fn bag(tokens: &[u64]) -> Vec<(u64, u32)> {
 }
 
 impl SimHasher {
+    /// A hasher of `bits`-bit fingerprints with `weight`ed votes, its token → bits hash
+    /// derived from `seed`.
+    ///
+    /// # Panics
+    /// If `bits` is not one of [`WIDTHS`].
     pub fn new(bits: u32, seed: u64, weight: Weight) -> SimHasher {
         assert!(
             WIDTHS.contains(&bits),
@@ -138,26 +145,29 @@ impl SimHasher {
         }
     }
 
+    /// Width of the fingerprints: 64 or 128.
     pub fn bits(&self) -> u32 {
         self.bits
     }
 
+    /// The seed of the token → bits hash.
     pub fn seed(&self) -> u64 {
         self.seed
     }
 
+    /// How tokens' votes are weighted.
     pub fn weight(&self) -> Weight {
         self.weight
     }
 
     /// The same hasher with another seed.
-    pub fn reseeded(&self, seed: u64) -> SimHasher {
+    pub(crate) fn reseeded(&self, seed: u64) -> SimHasher {
         SimHasher::new(self.bits, seed, self.weight)
     }
 
     /// A document's digest, from its token stream (as [`crate::text::Tokenizer`] gives
     /// it).
-    pub fn digest(&self, tokens: &[u64]) -> Digest {
+    pub(crate) fn digest(&self, tokens: &[u64]) -> Digest {
         match self.weight {
             Weight::Tf => Digest::Fingerprint(self.fingerprint(tokens, None)),
             Weight::Idf => Digest::Bag(bag(tokens)),
@@ -167,6 +177,9 @@ impl SimHasher {
     /// The fingerprint of a token stream. `idf` is required with [`Weight::Idf`] and
     /// ignored otherwise. A 64-bit fingerprint is in the low bits. An empty stream has
     /// fingerprint 0.
+    ///
+    /// # Panics
+    /// With [`Weight::Idf`] and no `idf`.
     pub fn fingerprint(&self, tokens: &[u64], idf: Option<&Idf>) -> u128 {
         match self.weight {
             Weight::Tf => {
@@ -184,7 +197,7 @@ impl SimHasher {
     }
 
     /// The idf-weighted fingerprint of a bag of (token, count).
-    pub fn of_bag(&self, bag: &[(u64, u32)], idf: &Idf) -> u128 {
+    pub(crate) fn of_bag(&self, bag: &[(u64, u32)], idf: &Idf) -> u128 {
         let weighted: Vec<(u64, f64)> = bag
             .iter()
             .map(|&(t, c)| (t, c as f64 * idf.weight(t)))

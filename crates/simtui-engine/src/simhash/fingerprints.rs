@@ -1,5 +1,6 @@
 //! The SimHash fingerprints of a corpus, one per group (distinct content) like its
-//! signatures. The index collects them while it reads ([`FingerprintBuilder`]);
+//! signatures. The index collects them while it reads
+//! ([`Index::build_with_simhash`](crate::index::Index::build_with_simhash));
 //! [`super::search`] computes them afterwards and finds pairs with them.
 
 use super::fingerprint::{Digest, Idf, SimHasher, Weight, hamming};
@@ -15,37 +16,34 @@ pub struct Fingerprints {
     /// from outside it (queries) on the same scale.
     idf: Option<Arc<Idf>>,
     /// Groups whose text could not be read again, or had changed, when the fingerprints
-    /// were computed from an existing index ([`Fingerprints::from_index`]).
+    /// were computed from an existing index ([`Fingerprints::from_index`]); 0 when they
+    /// were computed with the index.
     pub stale: usize,
 }
 
 /// Collects the groups' digests in group order, then makes the fingerprints.
 #[derive(Debug)]
-pub struct FingerprintBuilder {
+pub(crate) struct FingerprintBuilder {
     hasher: SimHasher,
     digests: Vec<Digest>,
 }
 
 impl FingerprintBuilder {
-    pub fn new(hasher: SimHasher) -> FingerprintBuilder {
+    pub(crate) fn new(hasher: SimHasher) -> FingerprintBuilder {
         FingerprintBuilder {
             hasher,
             digests: Vec::new(),
         }
     }
 
-    pub fn hasher(&self) -> &SimHasher {
-        &self.hasher
-    }
-
     /// The next group's digest.
-    pub fn push(&mut self, d: Digest) {
+    pub(crate) fn push(&mut self, d: Digest) {
         self.digests.push(d);
     }
 
     /// The fingerprints: computed already with term-frequency weights; with idf weights,
     /// from the document frequencies of all the bags, then each bag in parallel.
-    pub fn finish(self) -> Fingerprints {
+    pub(crate) fn finish(self) -> Fingerprints {
         let hasher = self.hasher;
         let (data, idf) = match hasher.weight() {
             Weight::Tf => {
@@ -83,27 +81,33 @@ impl FingerprintBuilder {
 }
 
 impl Fingerprints {
+    /// The hasher they were computed with.
     pub fn hasher(&self) -> &SimHasher {
         &self.hasher
     }
 
+    /// Width of the fingerprints: 64 or 128.
     pub fn bits(&self) -> u32 {
         self.hasher.bits()
     }
 
+    /// Number of fingerprints, one per group.
     pub fn len(&self) -> usize {
         self.data.len()
     }
 
+    /// Whether there are none (an empty corpus).
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
     }
 
-    /// The fingerprint of group `g`.
+    /// The fingerprint of group `g` (a 64-bit one in the low bits). Panics if `g` is out
+    /// of range.
     pub fn get(&self, g: u32) -> u128 {
         self.data[g as usize]
     }
 
+    /// Every fingerprint, element `g` for group `g`.
     pub fn as_slice(&self) -> &[u128] {
         &self.data
     }
@@ -115,7 +119,7 @@ impl Fingerprints {
 
     /// The fingerprint of a text from outside the corpus (its token stream), on the
     /// corpus's scale: with idf weights, the corpus's document frequencies.
-    pub fn of_tokens(&self, tokens: &[u64]) -> u128 {
+    pub(crate) fn of_tokens(&self, tokens: &[u64]) -> u128 {
         self.hasher.fingerprint(tokens, self.idf.as_deref())
     }
 }

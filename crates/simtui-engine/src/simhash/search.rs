@@ -70,7 +70,11 @@ impl Fingerprints {
 /// Every pair of documents whose fingerprints are within `max_distance` bits (found with
 /// permuted block tables, not by comparing all pairs), verified with exact Jaccard and
 /// kept when J ≥ `threshold`; pairs of identical documents are included, as with MinHash.
-/// `band_time` is the time spent in the block tables.
+/// `band_time` is the time spent in the block tables. Fails only when cancelled.
+///
+/// # Panics
+/// If `fps` has not one fingerprint per group of `index`, or `max_distance` is not below
+/// half the fingerprints' bits.
 pub fn find(
     index: &Index,
     fps: &Fingerprints,
@@ -79,7 +83,7 @@ pub fn find(
     progress: &dyn Progress,
 ) -> Result<Found> {
     let search = search(index, fps, max_distance, threshold, progress)?;
-    index.spell(search, None)
+    index.spell(search)
 }
 
 /// [`find`] by content, without spelling out document pairs (see

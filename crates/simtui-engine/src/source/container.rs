@@ -2,8 +2,8 @@
 //!
 //! The walk marks such a file as a [`Container`] (by its extension, or as
 //! `--input-format` says); [`Index::build`](crate::index::Index::build) streams it in
-//! blocks ([`Stream`](super::stream::Stream)), splits the blocks into records and extracts the records' texts in
-//! parallel. A document found this way is a [`Part`]: its file and the byte range of its
+//! blocks ([`stream`](super::stream)), splits the blocks into records and extracts the
+//! records' texts in parallel. A document found this way is a [`Part`]: its file and the byte range of its
 //! record (in the decompressed stream), so its text can be read again later (the
 //! explorer's diff view) without being kept in memory. An uncompressed record is read
 //! back by seeking to it; a compressed one by decompressing the file up to it.
@@ -35,6 +35,7 @@ pub enum InputFormat {
 /// How documents are found in files: the input format and the fields to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputOptions {
+    /// Which files hold many documents, and in which format.
     pub format: InputFormat,
     /// The JSON Lines field holding the text.
     pub text_field: String,
@@ -55,13 +56,13 @@ impl Default for InputOptions {
 
 /// A format of files that hold many documents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub(crate) enum Kind {
     Jsonl,
     Sgml,
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Jsonl => "JSON Lines",
             Kind::Sgml => "SGML",
@@ -71,7 +72,7 @@ impl Kind {
 
 impl InputOptions {
     /// What a file holds, judged by its name: None for one plain-text document.
-    pub fn kind_of(&self, path: &Path) -> Option<Kind> {
+    pub(crate) fn kind_of(&self, path: &Path) -> Option<Kind> {
         match self.format {
             InputFormat::Text => None,
             InputFormat::Jsonl => Some(Kind::Jsonl),
@@ -96,16 +97,16 @@ impl InputOptions {
 /// A file of many documents, found by the walk.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Container {
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The file's id (its path relative to the root): records are named `ID:LINE`.
-    pub id: String,
-    pub kind: Kind,
-    pub text_field: String,
-    pub id_field: Option<String>,
+    pub(crate) id: String,
+    pub(crate) kind: Kind,
+    pub(crate) text_field: String,
+    pub(crate) id_field: Option<String>,
 }
 
 impl Container {
-    pub fn new(path: PathBuf, id: String, kind: Kind, opts: &InputOptions) -> Container {
+    pub(crate) fn new(path: PathBuf, id: String, kind: Kind, opts: &InputOptions) -> Container {
         Container {
             path,
             id,
@@ -116,12 +117,12 @@ impl Container {
     }
 
     /// A record's id when it names none itself.
-    pub fn line_id(&self, line: u64) -> String {
+    pub(crate) fn line_id(&self, line: u64) -> String {
         format!("{}:{line}", self.id)
     }
 
     /// The id and text of a record.
-    pub fn extract(&self, raw: &[u8]) -> Result<Record, (SkipReason, String)> {
+    pub(crate) fn extract(&self, raw: &[u8]) -> Result<Record, (SkipReason, String)> {
         match self.kind {
             Kind::Jsonl => jsonl::extract(raw, &self.text_field, self.id_field.as_deref()),
             Kind::Sgml => sgml::extract(raw, self.id_field.as_deref()),
@@ -154,10 +155,10 @@ impl Container {
 /// file, and the line it starts on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Part {
-    pub file: Arc<Container>,
-    pub offset: u64,
-    pub len: u64,
-    pub line: u64,
+    pub(crate) file: Arc<Container>,
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
+    pub(crate) line: u64,
 }
 
 impl Part {
@@ -171,7 +172,7 @@ impl Part {
 
 /// How a file is compressed, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compression {
+pub(crate) enum Compression {
     None,
     Gzip,
     Zstd,
@@ -244,13 +245,13 @@ impl<R: BufRead> Read for ZstdFrames<R> {
 }
 
 /// An open container file: its decompressed bytes, and progress through it.
-pub struct Opened {
-    pub reader: Box<dyn Read + Send>,
-    pub compression: Compression,
+pub(crate) struct Opened {
+    pub(crate) reader: Box<dyn Read + Send>,
+    pub(crate) compression: Compression,
     /// Bytes of the file on disk.
-    pub size: u64,
+    pub(crate) size: u64,
     /// Bytes of the file on disk read so far.
-    pub consumed: Arc<AtomicU64>,
+    pub(crate) consumed: Arc<AtomicU64>,
 }
 
 fn unreadable(e: io::Error) -> (SkipReason, String) {
@@ -259,7 +260,7 @@ fn unreadable(e: io::Error) -> (SkipReason, String) {
 
 /// Opens a container file for reading, decompressing gzip and zstd (told by their first
 /// bytes, whatever the name).
-pub fn open(path: &Path) -> Result<Opened, (SkipReason, String)> {
+pub(crate) fn open(path: &Path) -> Result<Opened, (SkipReason, String)> {
     let file = open_nonblocking(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
@@ -290,7 +291,7 @@ pub fn open(path: &Path) -> Result<Opened, (SkipReason, String)> {
 /// Reads a part's record again and extracts its text (for the diff view, SimHash
 /// fingerprints of a loaded index, ...). A file changed since it was indexed gives
 /// whatever is at the record's place now, or an error.
-pub fn read_part(part: &Part, max_bytes: u64) -> Result<String, (SkipReason, String)> {
+pub(crate) fn read_part(part: &Part, max_bytes: u64) -> Result<String, (SkipReason, String)> {
     if part.len > max_bytes {
         return Err((SkipReason::TooLarge, format!("{} bytes", part.len)));
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 /// Where a document's text comes from.
 #[derive(Clone, Debug)]
 pub enum Source {
+    /// A plain-text file, one document.
     File(PathBuf),
     /// Text held in memory (the built-in demo corpus, tests).
     Memory(Arc<str>),
@@ -34,8 +35,12 @@ impl Source {
 /// A document found in the corpus, not read yet.
 #[derive(Clone, Debug)]
 pub struct Entry {
-    /// The path relative to the root it was found under, with '/' separators.
+    /// Its name: the path relative to the root it was found under, with '/' separators
+    /// (the root in front when there are several); for a record of a file of many
+    /// documents, the id the record gives or `FILE:LINE`; for a text in memory, the id
+    /// given.
     pub id: String,
+    /// Where its text comes from.
     pub source: Source,
     /// Size in bytes: known for texts in memory, 0 for files until they are read.
     pub bytes: u64,
@@ -54,7 +59,9 @@ impl Entry {
     }
 }
 
-/// Reads an entry's text. Fails with the reason it is not a document.
+/// Reads an entry's text (at most `max_bytes` of it). Fails with the reason it is not a
+/// document and a detail for messages: binary, larger than `max_bytes`, unreadable, ...;
+/// a [`Source::Container`] is not one document either.
 pub fn read_text(entry: &Entry, max_bytes: u64) -> Result<Arc<str>, (SkipReason, String)> {
     match &entry.source {
         Source::Memory(text) => Ok(text.clone()),

@@ -8,6 +8,8 @@ use std::path::Path;
 
 /// Opens a file for reading without ever blocking on a FIFO or device, and reads at most
 /// `max_bytes` (a file that grew past it since the walk is skipped, not truncated).
+/// Fails with why it is not a document (special, too large, binary, unreadable) and a
+/// detail for messages. See [`decode`] for how bytes become text.
 pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, String)> {
     let unreadable = |e: std::io::Error| (SkipReason::Unreadable, e.to_string());
     let file = open_nonblocking(path).map_err(unreadable)?;
@@ -66,7 +68,7 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, Str
 const BINARY_HEAD: usize = 8192;
 
 /// Opens a file for reading; on Unix with O_NONBLOCK, so a FIFO never blocks the caller.
-pub fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

@@ -11,7 +11,7 @@ use std::fmt;
 
 /// Splits `buf` into lines (without their '\n'): the ranges of the complete ones and how
 /// many bytes are done with. At the end of the file the last line needs no '\n'.
-pub fn split(buf: &[u8], eof: bool) -> (Vec<std::ops::Range<usize>>, usize) {
+pub(crate) fn split(buf: &[u8], eof: bool) -> (Vec<std::ops::Range<usize>>, usize) {
     let mut out = Vec::new();
     let mut pos = 0;
     while let Some(n) = buf[pos..].iter().position(|&b| b == b'\n') {
@@ -26,12 +26,12 @@ pub fn split(buf: &[u8], eof: bool) -> (Vec<std::ops::Range<usize>>, usize) {
 }
 
 /// Where a line too long to keep ends, in data that follows its start.
-pub fn find_end(buf: &[u8]) -> Option<usize> {
+pub(crate) fn find_end(buf: &[u8]) -> Option<usize> {
     buf.iter().position(|&b| b == b'\n').map(|n| n + 1)
 }
 
 /// Whether a line holds nothing but white space (such lines are passed over silently).
-pub fn is_blank(line: &[u8]) -> bool {
+pub(crate) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
@@ -133,7 +133,7 @@ impl<'de> Visitor<'de> for AnyField {
 /// `id_field`, when asked for and present). A line that is not a JSON object, or whose
 /// text field is missing or not a string, is a bad record. Bytes that are not UTF-8
 /// are replaced, as in plain-text files.
-pub fn extract(
+pub(crate) fn extract(
     line: &[u8],
     text_field: &str,
     id_field: Option<&str>,

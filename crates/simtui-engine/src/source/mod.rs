@@ -1,7 +1,7 @@
 //! Stage 1, *read*: the documents of a corpus and their texts.
 //!
 //! [`walk`] finds the files under the paths given (each file once, however it is
-//! reached); [`file`] reads one file as text; a file of many documents (JSON Lines, SGML)
+//! reached); [`file`](mod@file) reads one file as text; a file of many documents (JSON Lines, SGML)
 //! is a [`Container`] that [`stream`] splits into records, each a [`Part`] that can be
 //! read again later by its place. [`skip`] holds why a path or record is not a document.
 
@@ -15,10 +15,10 @@ pub mod skip;
 pub mod stream;
 pub mod walk;
 
-pub use container::{Container, InputFormat, InputOptions, Kind, Part, read_part};
+pub(crate) use container::read_part;
+pub use container::{Container, InputFormat, InputOptions, Part};
 pub use entry::{Entry, Source, read_text};
-pub use file::{decode, open_nonblocking, read_file};
-pub use record::Record;
+pub use file::{decode, read_file};
 pub use skip::{SkipReason, Skipped};
-pub use stream::{Batches, Item, extract_item};
+pub(crate) use stream::{Batches, Item, extract_item};
 pub use walk::{Corpus, WalkOptions};

@@ -2,8 +2,8 @@
 
 /// A document extracted from a record.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Record {
+pub(crate) struct Record {
     /// The id the record gives itself, if any.
-    pub id: Option<String>,
-    pub text: String,
+    pub(crate) id: Option<String>,
+    pub(crate) text: String,
 }

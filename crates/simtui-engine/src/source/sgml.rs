@@ -43,7 +43,7 @@ fn find_open(buf: &[u8], mut from: usize) -> Option<usize> {
 /// done with (articles and the text between them). At the end of the file (`eof`) an
 /// unterminated article runs to the end; before it, an article whose end is not in `buf`
 /// yet is left for the next call, unless another article starts after it.
-pub fn split(buf: &[u8], eof: bool) -> (Vec<Range<usize>>, usize) {
+pub(crate) fn split(buf: &[u8], eof: bool) -> (Vec<Range<usize>>, usize) {
     let mut out = Vec::new();
     let mut pos = 0;
     loop {
@@ -72,7 +72,7 @@ pub fn split(buf: &[u8], eof: bool) -> (Vec<Range<usize>>, usize) {
 
 /// Where an article too large to keep ends, in data that follows its start: after its
 /// `</REUTERS>`, or at the next `<REUTERS`.
-pub fn find_end(buf: &[u8]) -> Option<usize> {
+pub(crate) fn find_end(buf: &[u8]) -> Option<usize> {
     let close = find_ci(buf, CLOSE, 0).map(|c| c + CLOSE.len());
     let next = find_open(buf, 0).filter(|&n| n + OPEN.len() < buf.len());
     match (close, next) {
@@ -91,7 +91,7 @@ fn to_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 
 /// The attributes of an opening tag's inside (`NEWID="5" LEWISSPLIT=TRAIN`), names
 /// upper-cased; values may be double-, single- or not quoted.
-pub fn attributes(tag: &str) -> Vec<(String, String)> {
+pub(crate) fn attributes(tag: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let b = tag.as_bytes();
     let mut i = 0;
@@ -166,7 +166,7 @@ fn element<'a>(s: &'a str, name: &str, ends: &[&str]) -> Option<&'a str> {
 
 /// Decodes character references (`&#3;`, `&#x41;`) and the usual named entities (`&lt;`
 /// `&gt;` `&amp;` `&quot;` `&apos;` `&nbsp;`); anything else is left as it is.
-pub fn decode_entities(s: &str) -> String {
+pub(crate) fn decode_entities(s: &str) -> String {
     if !s.contains('&') {
         return s.to_string();
     }
@@ -219,7 +219,7 @@ fn clean(s: &str) -> String {
 }
 
 /// An article's id (the `id_field` attribute, `NEWID` by default) and text.
-pub fn extract(raw: &[u8], id_field: Option<&str>) -> Result<Record, (SkipReason, String)> {
+pub(crate) fn extract(raw: &[u8], id_field: Option<&str>) -> Result<Record, (SkipReason, String)> {
     let s = to_text(raw);
     let bad = |m: &str| Err((SkipReason::BadRecord, m.to_string()));
     let Some(tag_end) = s.find('>') else {

@@ -32,7 +32,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// Every reason, in the order of the saved index's status codes (append only).
-    pub const ALL: [SkipReason; 10] = [
+    pub(crate) const ALL: [SkipReason; 10] = [
         SkipReason::Binary,
         SkipReason::TooLarge,
         SkipReason::Special,
@@ -45,6 +45,7 @@ impl SkipReason {
         SkipReason::SameFile,
     ];
 
+    /// A few lowercase words for messages and summaries ("binary", "too large", ...).
     pub fn name(self) -> &'static str {
         match self {
             SkipReason::Binary => "binary",
@@ -66,7 +67,9 @@ impl SkipReason {
 pub struct Skipped {
     /// The file; `FILE:LINE` for a record of a file of many documents.
     pub path: PathBuf,
+    /// Why it is not a document.
     pub reason: SkipReason,
+    /// More about it for messages (an error, a size, the path it duplicates); may be empty.
     pub detail: String,
 }
 

@@ -1,7 +1,7 @@
 //! Reading a corpus in batches: plain files as they are, container files streamed in
 //! blocks and split into records, so that memory holds a few blocks at a time however
 //! large a file is. Batches are made in order on one thread; their texts are read and
-//! extracted in parallel ([`extract_items`]).
+//! extracted in parallel (`extract_item`, called by the index build).
 
 use super::container::{Container, Opened, Part};
 use super::entry::{Entry, Source, read_text};
@@ -19,7 +19,7 @@ const BATCH_BYTES: usize = 16 << 20;
 const TAIL: usize = 16;
 
 /// One unit of work of a batch.
-pub enum Item {
+pub(crate) enum Item {
     /// A whole file (or text in memory): one document.
     Whole(Entry),
     /// A record of a container, to extract.
@@ -33,7 +33,7 @@ pub enum Item {
 }
 
 /// A container file being read.
-pub struct Stream {
+pub(crate) struct Stream {
     file: Arc<Container>,
     opened: Opened,
     max_bytes: u64,
@@ -49,7 +49,10 @@ pub struct Stream {
 }
 
 impl Stream {
-    pub fn open(file: Arc<Container>, max_bytes: u64) -> Result<Stream, (SkipReason, String)> {
+    pub(crate) fn open(
+        file: Arc<Container>,
+        max_bytes: u64,
+    ) -> Result<Stream, (SkipReason, String)> {
         let opened = super::container::open(&file.path)?;
         Ok(Stream {
             file,
@@ -197,7 +200,7 @@ impl Stream {
 }
 
 /// A corpus's entries, read in batches.
-pub struct Batches {
+pub(crate) struct Batches {
     entries: std::vec::IntoIter<Entry>,
     current: Option<Stream>,
     max_bytes: u64,
@@ -205,7 +208,7 @@ pub struct Batches {
 }
 
 impl Batches {
-    pub fn new(entries: Vec<Entry>, max_bytes: u64) -> Batches {
+    pub(crate) fn new(entries: Vec<Entry>, max_bytes: u64) -> Batches {
         Batches {
             entries: entries.into_iter(),
             current: None,
@@ -215,7 +218,7 @@ impl Batches {
     }
 
     /// The next batch of about `max_items` items, in corpus order; None at the end.
-    pub fn next_batch(&mut self, max_items: usize) -> Option<Vec<Item>> {
+    pub(crate) fn next_batch(&mut self, max_items: usize) -> Option<Vec<Item>> {
         let mut batch = Vec::new();
         let mut bytes = 0;
         while batch.len() < max_items && bytes < BATCH_BYTES {
@@ -258,13 +261,13 @@ impl Batches {
     }
 
     /// Items handed out so far.
-    pub fn done(&self) -> u64 {
+    pub(crate) fn done(&self) -> u64 {
         self.done
     }
 
     /// Items in all, as far as can be told: a container counts as one until it is being
     /// read, and then as its records so far scaled by how much of the file is left.
-    pub fn total_estimate(&self) -> u64 {
+    pub(crate) fn total_estimate(&self) -> u64 {
         self.done
             + self.entries.len() as u64
             + self.current.as_ref().map_or(0, Stream::remaining_estimate)
@@ -273,7 +276,7 @@ impl Batches {
 
 /// Reads and extracts the text of one item of a batch (called in parallel by the index
 /// build, which shingles the text on the same thread while it is still in cache).
-pub fn extract_item(item: Item, max_bytes: u64) -> Result<(Entry, Arc<str>), Skipped> {
+pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<(Entry, Arc<str>), Skipped> {
     match item {
         Item::Whole(entry) => match read_text(&entry, max_bytes) {
             Ok(text) => Ok((entry, text)),

@@ -21,7 +21,9 @@ pub struct WalkOptions {
     pub hidden: bool,
     /// Follow symbolic links (loops are detected and skipped).
     pub follow: bool,
-    /// Files larger than this are skipped without being read.
+    /// Not used by the walk, which never stats a file for its size: the limit that skips
+    /// large files is [`Params::max_bytes`](crate::index::Params::max_bytes), checked
+    /// when a file is opened to be read.
     pub max_bytes: u64,
     /// Only files with one of these extensions (lowercase, without the dot).
     pub extensions: Option<Vec<String>>,
@@ -44,12 +46,16 @@ impl Default for WalkOptions {
 /// The documents of a corpus, in a deterministic order, and what was skipped.
 #[derive(Clone, Debug, Default)]
 pub struct Corpus {
+    /// The documents found, in walk order: sorted by path under each root, the roots in
+    /// the order given. A file of many documents is one entry until the index reads it.
     pub entries: Vec<Entry>,
+    /// The paths that are not documents, and why.
     pub skipped: Vec<Skipped>,
 }
 
 impl Corpus {
-    /// Walks the given roots (folders or files). Each root must exist.
+    /// Walks the given roots (folders or files). Each root must exist: fails with
+    /// [`Error::MissingPath`] otherwise; anything found below them is never an error.
     ///
     /// A file is one document however many roots, hard links or followed symbolic links
     /// reach it: the other paths are skipped as [`SkipReason::SameFile`], so a file is
@@ -71,7 +77,8 @@ impl Corpus {
         Ok(walk.into_corpus())
     }
 
-    /// A corpus of texts held in memory, as (id, text) pairs.
+    /// A corpus of texts held in memory, as (id, text) pairs, in that order. The ids are
+    /// taken as given: nothing makes them unique.
     pub fn from_texts(texts: impl IntoIterator<Item = (String, String)>) -> Corpus {
         Corpus {
             entries: texts
@@ -84,15 +91,6 @@ impl Corpus {
                 .collect(),
             skipped: Vec::new(),
         }
-    }
-
-    /// Skip counts, by reason.
-    pub fn skip_counts(&self) -> Vec<(SkipReason, usize)> {
-        SkipReason::ALL
-            .iter()
-            .map(|&r| (r, self.skipped.iter().filter(|s| s.reason == r).count()))
-            .filter(|&(_, n)| n > 0)
-            .collect()
     }
 
     fn skip(&mut self, path: &Path, reason: SkipReason, detail: impl Into<String>) {

@@ -33,7 +33,7 @@ const TRAILER: u64 = 8;
 /// the same size with its old modification time put back (`touch -d`); no program can
 /// set it back.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     /// Size in bytes.
     pub size: u64,
     /// Modification time: seconds since the Unix epoch (negative before it) and nanoseconds.
@@ -51,44 +51,49 @@ pub struct Stamp {
 
 /// A file of the corpus as the index saw it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FileRec {
+pub(crate) struct FileRec {
     /// Absolute (not canonicalised) path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// `None`: the file changed while it was indexed; it is read again next time.
-    pub stamp: Option<Stamp>,
+    pub(crate) stamp: Option<Stamp>,
     /// xxh3-64 of the file's bytes (`None` when not known).
-    pub hash: Option<u64>,
+    pub(crate) hash: Option<u64>,
     /// `None`: its documents are in the index; else why it is not a document.
-    pub status: Option<SkipReason>,
-    pub detail: String,
+    pub(crate) status: Option<SkipReason>,
+    pub(crate) detail: String,
     /// Number of documents it holds (0 when skipped).
-    pub docs: u32,
+    pub(crate) docs: u32,
 }
 
 /// A document of the index, as saved. Documents are in corpus order, those of one file
-/// together, files in the order of the file table.
+/// together.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocRec {
+    /// Its id, as [`Doc::id`](crate::index::Doc::id).
     pub id: String,
+    /// Its group (distinct content): an index into `contents`, `shingles` and the rows
+    /// of `signatures` of the [`Saved`] file.
     pub group: u32,
+    /// Size of its text in bytes, as decoded.
     pub bytes: u64,
+    /// Number of tokens of its text.
     pub tokens: u64,
     /// Where in its file the document is: [`Place::WHOLE`] for a document that is the
     /// whole file, else a record of a JSON Lines or SGML file.
-    pub part: Place,
+    pub(crate) part: Place,
 }
 
 /// A record's place in its file: byte offset and length (in the decompressed data for
 /// a compressed file) and line number, from 1. Line 0 means the whole file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Place {
-    pub offset: u64,
-    pub len: u64,
-    pub line: u64,
+pub(crate) struct Place {
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
+    pub(crate) line: u64,
 }
 
 impl Place {
-    pub const WHOLE: Place = Place {
+    pub(crate) const WHOLE: Place = Place {
         offset: 0,
         len: 0,
         line: 0,
@@ -96,24 +101,27 @@ impl Place {
 }
 
 /// A document to write (borrowing its id).
-pub struct DocOut<'a> {
-    pub id: &'a str,
-    pub group: u32,
-    pub bytes: u64,
-    pub tokens: u64,
-    pub part: Place,
+pub(crate) struct DocOut<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) group: u32,
+    pub(crate) bytes: u64,
+    pub(crate) tokens: u64,
+    pub(crate) part: Place,
 }
 
 /// An index file, decoded.
 #[derive(Clone, Debug)]
 pub struct Saved {
-    /// `num_perm` is the width of the saved signatures.
+    /// What the index was built with; `num_perm` is the width of the saved signatures.
     pub params: Params,
-    pub files: Vec<FileRec>,
+    pub(crate) files: Vec<FileRec>,
+    /// The documents, in corpus order.
     pub docs: Vec<DocRec>,
     /// Content hash of each group.
     pub contents: Vec<u64>,
+    /// Shingle sets of the groups, set `g` for group `g`.
     pub shingles: ShingleSets,
+    /// Signatures of the groups, row `g` for group `g`.
     pub signatures: Signatures,
 }
 
@@ -125,7 +133,12 @@ pub enum FormatError {
     /// Another format version.
     Version(u32),
     /// Shorter than its header says (or than a header).
-    Truncated { expected: u64, actual: u64 },
+    Truncated {
+        /// The size it should have, in bytes.
+        expected: u64,
+        /// The size it has.
+        actual: u64,
+    },
     /// The checksum does not match the contents.
     Checksum,
     /// The checksum matches but the contents are impossible.
@@ -193,7 +206,7 @@ fn skip_code(s: Option<SkipReason>) -> u8 {
 }
 
 /// The bytes of an index file.
-pub fn encode(
+pub(crate) fn encode(
     params: &Params,
     files: &[FileRec],
     docs: &[DocOut],
@@ -330,16 +343,15 @@ fn le64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// Reads the header only: magic, version, and the size the file should have.
 /// Bytes [`check_head`] needs: a header and a trailer, so a file shorter than that is
 /// known to be truncated.
-pub const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;
+pub(crate) const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;
 
 /// The checks of an index file that need only its first [`HEAD_BYTES`] bytes (`bytes`,
 /// all of them if the file is shorter) and its length `n`: an index, of this version, not
 /// truncated. The explorer runs them before it takes the terminal and leaves the rest
 /// of [`decode`] (the checksum, the contents) to a background thread.
-pub fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
+pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
     if bytes.len() < MAGIC.len() {
         return if MAGIC.starts_with(bytes) {
             Err(FormatError::Truncated {

@@ -15,9 +15,8 @@
 //! with the exact Jaccard similarity without reading any document.
 //!
 //! Records of JSON Lines and SGML files are saved with their place in the file (byte
-//! range and line) and the file with how it was read ([`reading_of`]): a file read
-//! another way is indexed again. [`file_of`], [`part_of`] and [`source_of`] map
-//! documents' sources to and from what is saved.
+//! range and line) and the file with how it was read (format, text and id fields): a
+//! file read another way is indexed again.
 
 pub mod format;
 
@@ -41,7 +40,7 @@ pub const AUTO_NAME: &str = ".simtui-index";
 
 /// The file a document's text comes from, if any: the file itself, or the JSON Lines or
 /// SGML file a record is part of.
-pub fn file_of(source: &Source) -> Option<&Path> {
+pub(crate) fn file_of(source: &Source) -> Option<&Path> {
     match source {
         Source::File(p) => Some(p),
         Source::Container(c) => Some(&c.path),
@@ -51,7 +50,7 @@ pub fn file_of(source: &Source) -> Option<&Path> {
 }
 
 /// Where in its file a document is, as saved.
-pub fn part_of(source: &Source) -> Place {
+pub(crate) fn part_of(source: &Source) -> Place {
     match source {
         Source::Part(p) => Place {
             offset: p.offset,
@@ -64,7 +63,7 @@ pub fn part_of(source: &Source) -> Place {
 
 /// The source of a saved document: its file, or a record of the file the walk found
 /// now (`entry`, a container, gives the reading options).
-pub fn source_of(path: &Path, part: Place, entry: &Source) -> Source {
+pub(crate) fn source_of(path: &Path, part: Place, entry: &Source) -> Source {
     match entry {
         Source::Container(c) if part.line > 0 => Source::Part(Part {
             file: c.clone(),
@@ -104,11 +103,15 @@ pub enum Mode {
 /// What to open and how.
 #[derive(Clone, Debug)]
 pub struct Request {
+    /// The index file: read when it exists, (re)written when the index changed.
     pub file: PathBuf,
+    /// The folders and files to index, as for [`Corpus::walk`].
     pub roots: Vec<PathBuf>,
+    /// How to walk them.
     pub walk: WalkOptions,
     /// The parameters wanted; `num_perm` is the number of hash functions needed.
     pub params: Params,
+    /// What to do with an index file that exists but cannot be used.
     pub mode: Mode,
 }
 
@@ -121,6 +124,7 @@ pub struct Report {
     pub touched: usize,
     /// Files indexed again.
     pub changed: usize,
+    /// Files new to the index (indexed now).
     pub added: usize,
     /// Files in the index but no longer in the corpus.
     pub deleted: usize,
@@ -132,8 +136,10 @@ pub struct Report {
     pub written: bool,
     /// Writing it failed (only in [`Mode::Open`]: the results are still good).
     pub write_error: Option<String>,
-    /// Reading and decoding the index file.
+    /// Time spent reading and decoding the index file.
     pub load_time: Duration,
+    /// Size of the index file in bytes: of the one read, or, when the index changed, of
+    /// the new one (even if writing it failed).
     pub file_bytes: u64,
 }
 
@@ -164,8 +170,11 @@ impl Report {
 
 /// An index opened (and brought up to date), and the corpus walked for it.
 pub struct Opened {
+    /// The index, up to date with the files, with the hash functions asked for.
     pub index: Index,
+    /// What the walk found (the index file itself left out).
     pub corpus: Corpus,
+    /// What opening did.
     pub report: Report,
 }
 
@@ -177,7 +186,8 @@ pub fn auto_file(roots: &[PathBuf]) -> Option<PathBuf> {
     (root.is_dir() && file.is_file()).then_some(file)
 }
 
-/// Reads and decodes an index file.
+/// Reads and decodes an index file: [`Error::Io`] if it cannot be read,
+/// [`Error::IndexFile`] if it is not a valid index of this version.
 pub fn load(file: &Path) -> Result<Saved> {
     let bytes = fs::read(file).map_err(|e| Error::Io {
         path: file.to_path_buf(),
@@ -189,8 +199,9 @@ pub fn load(file: &Path) -> Result<Saved> {
     })
 }
 
-/// Checks what is cheap to check of an index file (see [`format::check_head`]), without
-/// reading or decoding the rest.
+/// Checks what is cheap to check of an index file, from its first bytes and its size:
+/// that it is an index, of this format version, and not truncated. The rest (the
+/// checksum, the contents) is left to [`load`].
 pub fn check(file: &Path) -> Result<()> {
     let io = |e| Error::Io {
         path: file.to_path_buf(),
@@ -210,6 +221,10 @@ pub fn check(file: &Path) -> Result<()> {
 
 /// Opens (or builds) the index of `req.roots` saved in `req.file`, re-indexing only
 /// what changed, and writes the file back when it changed.
+///
+/// Fails when a root does not exist, when the file cannot be read, when it cannot be used ([`Mode::Open`]; [`Mode::Create`]
+/// rebuilds it unless it is not an index at all), when writing it fails in
+/// [`Mode::Create`], or when cancelled.
 pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     let cwd = std::env::current_dir().map_err(|e| Error::Io {
         path: req.file.clone(),
@@ -332,7 +347,7 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
 
 /// The parameters of a saved index that differ from those asked for, in words; the
 /// number of hash functions never counts (more are computed, or fewer used).
-pub fn differences(saved: &Params, wanted: &Params) -> Option<String> {
+pub(crate) fn differences(saved: &Params, wanted: &Params) -> Option<String> {
     let mut d = Vec::new();
     if saved.k != wanted.k {
         d.push(format!("k = {} (asked for {})", saved.k, wanted.k));

@@ -26,6 +26,7 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// `"word"` or `"char"`, as `--unit` names it.
     pub fn name(self) -> &'static str {
         match self {
             Unit::Word => "word",
@@ -37,6 +38,7 @@ impl Unit {
 /// How text becomes tokens.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TextOptions {
+    /// What a token is: a word or a character.
     pub unit: Unit,
     /// Keep letter case (default: lowercase everything).
     pub keep_case: bool,
@@ -52,6 +54,7 @@ pub struct Tokenizer {
 }
 
 impl Tokenizer {
+    /// A tokenizer for `opts`.
     pub fn new(opts: &TextOptions) -> Self {
         let mut stop: Vec<u64> = if opts.stopwords && opts.unit == Unit::Word {
             stopwords::ENGLISH
@@ -68,6 +71,7 @@ impl Tokenizer {
         }
     }
 
+    /// The options it tokenises with.
     pub fn options(&self) -> &TextOptions {
         &self.opts
     }

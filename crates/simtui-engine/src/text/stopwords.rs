@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 const SOURCE: &str = include_str!("../../assets/stopwords-en.txt");
 
 /// The English stop words, in the file's (sorted) order.
-pub static ENGLISH: LazyLock<Vec<&'static str>> = LazyLock::new(|| parse(SOURCE));
+pub(crate) static ENGLISH: LazyLock<Vec<&'static str>> = LazyLock::new(|| parse(SOURCE));
 
 fn parse(text: &'static str) -> Vec<&'static str> {
     text.lines()
