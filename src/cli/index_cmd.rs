@@ -2,14 +2,15 @@
 //! search one (pairs, query, clusters, the explorer). doc/index-format.md describes the
 //! file; `simtui::store` opens and updates it.
 
-use super::UsageError;
 use super::args::{IndexArgs, MethodArgs, PathArgs};
+use crate::output::error::UsageError;
+use crate::output::error::store_error;
 use clap::Args;
 use simtui::corpus::Corpus;
 use simtui::fingerprints::Fingerprints;
 use simtui::method::{Engine, Method};
 use simtui::progress::Progress;
-use simtui::store::{self, Mode, Opened, Request, StoreError};
+use simtui::store::{self, Mode, Opened, Request};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -67,7 +68,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         },
     };
     let t = Instant::now();
-    let progress = super::diag::StageLog::default();
+    let progress = crate::output::diag::StageLog::default();
     let opened = open(
         Request {
             file: file.clone(),
@@ -108,21 +109,11 @@ fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
     if let Some(e) = &r.write_error {
         eprintln!("simtui: index {}: not updated: {e}", req.file.display());
     }
-    super::diag::note(1, r.summary(&req.file));
+    crate::output::diag::note(1, r.summary(&req.file));
     for s in &opened.index.skipped {
-        super::diag::note(1, format_args!("skipped {s}"));
+        crate::output::diag::note(1, format_args!("skipped {s}"));
     }
     Ok(opened)
-}
-
-/// An index error as the exit code wants it: a usage or input error (2), or a
-/// cancellation.
-pub fn store_error(e: StoreError) -> anyhow::Error {
-    if e.is_usage() {
-        UsageError(e.to_string()).into()
-    } else {
-        anyhow::Error::new(e)
-    }
 }
 
 /// The engine for a command: from the saved index when there is one (`--index`, or
@@ -143,7 +134,7 @@ pub fn engine(
         let walk = t.elapsed();
         let engine = Engine::build(corpus, &method_args.params(index), method, progress)?;
         for s in &engine.index.skipped {
-            super::diag::note(1, format_args!("skipped {s}"));
+            crate::output::diag::note(1, format_args!("skipped {s}"));
         }
         return Ok((engine, walk));
     };

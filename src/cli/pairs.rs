@@ -1,7 +1,8 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
-use super::output::{Format, Second, with_stdout, write_pairs};
+use crate::output::format::{Format, with_stdout};
+use crate::output::pairs::{Second, write_pairs};
 use clap::Args;
 use simtui::index::{Found, Index};
 use simtui::progress::Stage;
@@ -33,14 +34,14 @@ pub struct PairsArgs {
     /// Exit with status 1 when no pair is output
     #[arg(long)]
     pub fail_empty: bool,
-    // -v (skipped files on stderr) is the global --verbose: see cli::diag.
+    // -v (skipped files on stderr) is the global --verbose: see output::diag.
 }
 
 pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     let start = Instant::now();
     // -vv: when each stage finishes.
-    let progress = super::diag::StageLog::default();
+    let progress = crate::output::diag::StageLog::default();
     let (engine, walk_time) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
@@ -71,7 +72,11 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
         );
     }
     if args.fail_empty && found.pairs.is_empty() {
-        return Err(super::NoResult(format!("no pair with J >= {}", args.threshold)).into());
+        return Err(crate::output::error::NoResult(format!(
+            "no pair with J >= {}",
+            args.threshold
+        ))
+        .into());
     }
     Ok(())
 }

@@ -5,12 +5,12 @@
 use super::diff::{self, DiffModel};
 use super::keys::{Action, Context};
 use super::layout;
+use super::options::Settings;
 use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::theme::Theme;
 use super::worker::{DiffDoc, Job, Kind, Msg, Output, Work};
-use crate::cli::diag::Log;
-use crate::cli::explorer::ExplorerSettings;
+use crate::output::diag::Log;
 use simtui::corpus::{Corpus, WalkOptions};
 use simtui::fingerprints::Fingerprints;
 use simtui::index::{Found, Index, Pair, Params};
@@ -344,7 +344,7 @@ impl App {
 
     /// Takes what the explorer's settings say beyond the theme and the keys (which
     /// `tui::run` installs): mouse, log, and the tuning panel's starting similarity.
-    pub fn configure(&mut self, settings: &ExplorerSettings) {
+    pub fn configure(&mut self, settings: &Settings) {
         self.mouse = settings.mouse;
         self.log = settings.log.clone();
         self.verbose = settings.verbose;

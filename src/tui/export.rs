@@ -9,8 +9,9 @@
 use super::app::App;
 use super::keys::Action;
 use super::views::View;
-use crate::cli::clusters::{KeepArg, write_clusters};
-use crate::cli::output::{Format, Second, write_pairs};
+use crate::output::clusters::{KeepArg, write_clusters};
+use crate::output::format::Format;
+use crate::output::pairs::{Second, write_pairs};
 use simtui::cluster::Cluster;
 use simtui::index::{Index, Pair};
 use std::io::Write;

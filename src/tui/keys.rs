@@ -7,7 +7,7 @@
 //! the user's keys. The tables in force are per thread (the UI thread; each test its
 //! own), so rendering can keep asking for them by view alone.
 
-use crate::cli::keyspec::KeyStroke;
+use crate::output::keyspec::KeyStroke;
 use ratatui::crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
 };
@@ -361,7 +361,7 @@ const DEFAULT_HELP: &[Binding] = &[
     b(&[DOWN, k('j')], "", Action::Down, "", "", false),
 ];
 
-/// The action names of `[explorer.keys]` (`cli::config::ACTIONS`): the variants in
+/// The action names of `[explorer.keys]` (`output::keyspec::ACTIONS`): the variants in
 /// snake_case, less text entry, the wheel and resizing.
 pub const NAMES: &[(&str, Action)] = &[
     ("quit", Action::Quit),

@@ -19,6 +19,7 @@ mod keys;
 mod layout;
 mod list_view;
 mod neighbours;
+mod options;
 mod pairs;
 mod progress;
 mod recall;
@@ -39,30 +40,14 @@ mod tests;
 #[cfg(test)]
 mod views_tests;
 
+use crate::output::error::{Interrupted, UsageError, store_error};
 use anyhow::{Context as _, bail};
 use app::{App, Cmd};
-use simtui::corpus::WalkOptions;
-use simtui::index::Params;
+pub use options::{ExploreOptions, Settings};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use worker::{Msg, Workers};
-
-/// Everything the explorer needs from the command line and the config file.
-#[derive(Clone)]
-pub struct ExploreOptions {
-    /// Folders and files to explore; empty means the built-in demo corpus.
-    pub roots: Vec<PathBuf>,
-    pub walk: WalkOptions,
-    pub params: Params,
-    pub bands: usize,
-    pub rows: usize,
-    /// A saved index to open (and update) instead of reading every file.
-    pub index_file: Option<PathBuf>,
-    /// Colour, mouse, log, colours, keys and the starting similarity, resolved from the
-    /// flags and the config file.
-    pub settings: crate::cli::explorer::ExplorerSettings,
-}
 
 /// How often the screen refreshes while work runs (rates, ETAs). Idle, it waits.
 const TICK: Duration = Duration::from_millis(200);
@@ -72,7 +57,7 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     for root in &opts.roots {
         std::fs::metadata(root)
             .or_else(|_| std::fs::symlink_metadata(root))
-            .map_err(|e| crate::cli::UsageError(format!("{}: {e}", root.display())))?;
+            .map_err(|e| UsageError(format!("{}: {e}", root.display())))?;
     }
     let store = store_job(opts.index_file.as_deref(), &opts.roots)?;
     check_terminal(&opts)?;
@@ -80,7 +65,13 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     let settings = &opts.settings;
     // The views and the key handling run on this thread: install the user's colours
     // and keys for it.
-    theme::install_colors(&settings.colors);
+    theme::install_colors(
+        &settings
+            .colors
+            .iter()
+            .map(|(role, c)| (*role, c.0))
+            .collect(),
+    );
     keys::install(&settings.keys);
     let mut app = App::new(
         opts.roots.clone(),
@@ -132,13 +123,10 @@ fn store_job(
         return Ok(None);
     };
     if roots.is_empty() {
-        return Err(crate::cli::UsageError(
-            "--index needs the PATH of the corpus it indexes".into(),
-        )
-        .into());
+        return Err(UsageError("--index needs the PATH of the corpus it indexes".into()).into());
     }
     if file.exists() {
-        simtui::store::check(file).map_err(crate::cli::index_cmd::store_error)?;
+        simtui::store::check(file).map_err(store_error)?;
     }
     Ok(Some(worker::StoreJob {
         file: file.to_path_buf(),
@@ -220,7 +208,7 @@ fn event_loop(
         }
         if let Some(e) = app.fatal.take() {
             if app.fatal_usage {
-                return Err(crate::cli::UsageError(e).into());
+                return Err(UsageError(e).into());
             }
             bail!(e);
         }
@@ -253,13 +241,13 @@ fn event_loop(
         };
         app.now = Instant::now();
         if matches!(msg, Msg::Signal) {
-            return Err(crate::cli::Interrupted.into());
+            return Err(Interrupted.into());
         }
         let mut changed = app.handle(msg);
         // Apply everything already queued, then draw once.
         for _ in 0..1000 {
             match rx.try_recv() {
-                Ok(Msg::Signal) => return Err(crate::cli::Interrupted.into()),
+                Ok(Msg::Signal) => return Err(Interrupted.into()),
                 Ok(m) => changed |= app.handle(m),
                 Err(_) => break,
             }

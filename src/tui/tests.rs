@@ -3,12 +3,12 @@
 
 use super::app::{AllState, App, Cmd, Sort};
 use super::keys::{Action, Context};
+use super::options::Settings;
 use super::theme::Theme;
 use super::worker::{self, JobError, Msg, Reporter, Work};
 use super::{diff, render};
-use crate::cli::diag::Log;
-use crate::cli::explorer::ExplorerSettings;
-use crate::cli::keyspec::KeyStroke;
+use crate::output::diag::Log;
+use crate::output::keyspec::KeyStroke;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -855,7 +855,8 @@ fn footer(app: &App) -> String {
 
 #[test]
 fn config_names_match_actions_and_theme_roles() {
-    use crate::cli::config::{ACTIONS, COLOR_ROLES};
+    use crate::output::colorspec::COLOR_ROLES;
+    use crate::output::keyspec::ACTIONS;
     // Every action the config file accepts is an Action, and the other way round.
     for name in ACTIONS {
         let found = super::keys::NAMES.iter().find(|(n, _)| n == name);
@@ -1002,7 +1003,7 @@ fn the_log_records_start_stages_requests_errors_and_the_threshold_starts_s() {
     let dir = corpus_dir();
     let log_path = dir.path().join("explorer.log");
     let mut app = new_app(dir.path(), (100, 30));
-    app.configure(&ExplorerSettings {
+    app.configure(&Settings {
         color: false,
         mouse: false,
         log: Some(Arc::new(Log::open(&log_path).unwrap())),
@@ -1170,7 +1171,11 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
         let e = super::store_job(Some(&file), std::slice::from_ref(&root))
             .err()
             .expect("refused");
-        assert!(e.downcast_ref::<crate::cli::UsageError>().is_some(), "{e}");
+        assert!(
+            e.downcast_ref::<crate::output::error::UsageError>()
+                .is_some(),
+            "{e}"
+        );
         assert!(e.to_string().contains(why), "{e}");
     }
     assert!(

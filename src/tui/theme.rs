@@ -23,7 +23,7 @@ thread_local! {
 
 /// Installs `[explorer.colors]` (role → colour) for this thread's rendering, replacing
 /// any installed before. Names are roles of [`Theme::role`] (the config parser checks
-/// them against `cli::config::COLOR_ROLES`, which a test keeps equal).
+/// them against `output::colorspec::COLOR_ROLES`, which a test keeps equal).
 pub fn install_colors(colors: &BTreeMap<&'static str, Color>) {
     OVERRIDES.with(|o| {
         *o.borrow_mut() = colors.clone();
@@ -42,7 +42,7 @@ impl Theme {
         Theme { color: false }
     }
 
-    /// A role's style by name (`cli::config::COLOR_ROLES`).
+    /// A role's style by name (`output::colorspec::COLOR_ROLES`).
     #[cfg(test)]
     pub fn role(&self, name: &str) -> Option<Style> {
         Some(match name {

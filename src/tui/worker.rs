@@ -290,9 +290,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 }
                 e => JobError::Failed(e.to_string()),
             })?;
-            crate::cli::diag::note(1, opened.report.summary(&req.file));
+            crate::output::diag::note(1, opened.report.summary(&req.file));
             if let Some(e) = &opened.report.write_error {
-                crate::cli::diag::note(
+                crate::output::diag::note(
                     0,
                     format_args!("index {}: not updated: {e}", req.file.display()),
                 );

@@ -7,7 +7,7 @@
 //! Notes made before the destination is chosen (while the command line is parsed) are
 //! held, then written or dropped when [`to_stderr`], [`to_log`] or [`discard`] is called.
 
-use super::UsageError;
+use super::error::UsageError;
 use simtui::progress::{Progress, Stage};
 use std::fs::File;
 use std::io::Write;

@@ -1,44 +1,10 @@
-//! Writing results: a table on a terminal, JSON Lines when piped, or CSV.
+//! Pairs as `simtui pairs` prints them and the explorer exports them.
 
 use super::color::Paint;
-use clap::ValueEnum;
+use super::format::{Format, csv_field};
 use simtui::index::{Index, Pair};
 use simtui::method::Engine;
-use std::io::{self, IsTerminal, Write};
-
-// No doc comments on the variants: clap would print them as a long "Possible values"
-// block in --help; the flags' help says what the values mean.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    // A table on a terminal, JSON Lines otherwise.
-    Auto,
-    // An aligned, human-readable table (coloured as --color says).
-    Table,
-    // One JSON object per line.
-    Jsonl,
-    // Comma-separated values with a header row.
-    Csv,
-}
-
-impl Format {
-    /// Resolves `Auto` by whether stdout is a terminal.
-    pub fn resolve(self) -> Format {
-        match self {
-            Format::Auto if io::stdout().is_terminal() => Format::Table,
-            Format::Auto => Format::Jsonl,
-            f => f,
-        }
-    }
-}
-
-/// A CSV field, quoted when it must be.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+use std::io::{self, Write};
 
 /// The column after `jaccard`: the MinHash estimate, or for SimHash the Hamming distance
 /// of the two fingerprints (SimHash computes no MinHash signatures).
@@ -143,26 +109,4 @@ pub fn write_pairs(
         }
     }
     Ok(())
-}
-
-/// Runs `f` with a buffered stdout; a closed pipe (`| head`) ends the output quietly.
-pub fn with_stdout(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    match f(&mut out).and_then(|_| out.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        r => r,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_quoting() {
-        assert_eq!(csv_field("a.txt"), "a.txt");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-    }
 }

@@ -1,5 +1,6 @@
 //! Key names in the config file (`"q"`, `"G"`, `"ctrl-c"`, `"shift-tab"`, `"pgdn"`,
-//! `"f5"`) and the crossterm keys they stand for.
+//! `"f5"`) and the crossterm keys they stand for, and the names of the actions they bind
+//! (`[explorer.keys]`). Shared by the config parser and the explorer's key tables.
 //!
 //! The keys follow the explorer's matching rule: a character carries Shift in itself
 //! (`"G"`, not `"shift-g"`, though both are accepted and mean the same), and only Ctrl
@@ -8,6 +9,45 @@
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use std::fmt;
 use std::str::FromStr;
+
+/// The explorer's actions that take keys (`[explorer.keys]`): its `Action` variants in
+/// snake_case, less text entry, the wheel and resizing.
+pub const ACTIONS: &[&str] = &[
+    "quit",
+    "toggle_help",
+    "up",
+    "down",
+    "left",
+    "right",
+    "page_up",
+    "page_down",
+    "top",
+    "bottom",
+    "open",
+    "back",
+    "next_pair",
+    "prev_pair",
+    "next_change",
+    "prev_change",
+    "start_filter",
+    "cycle_sort",
+    "toggle_tuning",
+    "bands_up",
+    "bands_down",
+    "rows_up",
+    "rows_down",
+    "shingle_up",
+    "shingle_down",
+    "toggle_unit",
+    "sim_up",
+    "sim_down",
+    "neighbours",
+    "neighbours_other",
+    "clusters",
+    "heatmap",
+    "export",
+    "switch_method",
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyStroke {
