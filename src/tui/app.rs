@@ -4,11 +4,11 @@
 
 use super::diff::{self, DiffModel};
 use super::keys::{Action, Context};
-use super::layout;
 use super::options::Settings;
 use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
-use super::theme::Theme;
+use super::widgets::layout;
+use super::widgets::theme::Theme;
 use super::worker::{DiffDoc, Job, Kind, Msg, Output, Work};
 use crate::output::diag::Log;
 use simtui::corpus::{Corpus, WalkOptions};
@@ -1230,7 +1230,7 @@ impl App {
                 } else {
                     self.all = Some(AllState::Unavailable(format!(
                         "over {} documents",
-                        super::fmt::count(recall::MAX_DOCS as u64)
+                        super::widgets::fmt::count(recall::MAX_DOCS as u64)
                     )));
                 }
                 self.request_band();

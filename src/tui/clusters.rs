@@ -2,9 +2,9 @@
 //! (one cluster, its representative first).
 
 use super::app::App;
-use super::fmt;
-use super::list_view::{self, ListView};
 use super::views::{ClustersView, MembersView};
+use super::widgets::fmt;
+use super::widgets::list_table::{self, ListTable};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -51,7 +51,7 @@ pub fn render(app: &App, v: &ClustersView, frame: &mut Frame, area: Rect) {
             v.threshold()
         )
     };
-    let view = ListView {
+    let view = ListTable {
         title: Line::from(title),
         header: format!(
             " {:>rank_w$}  {:>6}  {:>6}  representative (kept: the longest)",
@@ -59,10 +59,11 @@ pub fn render(app: &App, v: &ClustersView, frame: &mut Frame, area: Rect) {
         ),
         empty,
         len: clusters.len(),
-        cursor: v.cursor,
+        selected: v.cursor.selected,
+        offset: v.cursor.offset,
         row: &row,
     };
-    list_view::render(t, frame, area, &view);
+    list_table::render(t, frame, area, &view);
 }
 
 pub fn render_members(app: &App, v: &MembersView, frame: &mut Frame, area: Rect) {
@@ -95,7 +96,7 @@ pub fn render_members(app: &App, v: &MembersView, frame: &mut Frame, area: Rect)
             fmt::shorten_middle(id(d), id_w)
         )
     };
-    let view = ListView {
+    let view = ListTable {
         title,
         header: format!(
             " {:<4}  {:>5}  {:>5}  {:>8}  document (J with the kept one)",
@@ -103,8 +104,9 @@ pub fn render_members(app: &App, v: &MembersView, frame: &mut Frame, area: Rect)
         ),
         empty: String::new(),
         len: v.order.len(),
-        cursor: v.cursor,
+        selected: v.cursor.selected,
+        offset: v.cursor.offset,
         row: &row,
     };
-    list_view::render(t, frame, area, &view);
+    list_table::render(t, frame, area, &view);
 }

@@ -10,7 +10,7 @@
 //! form a block, and the shorter side of a block gets blank rows. Identical passages
 //! therefore sit on the same rows, line for line.
 
-use super::wrap::{self, Seg, push_seg};
+use super::widgets::wrap::{self, Seg, push_seg};
 use similar::{Algorithm, ChangeTag, DiffTag, TextDiff};
 use std::time::{Duration, Instant};
 

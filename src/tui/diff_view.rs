@@ -3,7 +3,7 @@
 use super::app::{App, DiffState, DocInfo};
 use super::diff::SideRow;
 use super::views::View;
-use super::{fmt, layout};
+use super::widgets::{fmt, layout};
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};

@@ -3,10 +3,10 @@
 //! is proptest's: 256 by default, `PROPTEST_CASES=100000` for a long run (doc/hostile.md).
 
 use super::diff::{self, DiffModel};
-use super::fmt::{grapheme_width, is_unsafe};
 use super::keys::Action;
 use super::tests::{draw, loaded, pump};
-use super::wrap::{self, MIN_WIDTH, Seg};
+use super::widgets::fmt::{grapheme_width, is_unsafe};
+use super::widgets::wrap::{self, MIN_WIDTH, Seg};
 use proptest::prelude::*;
 use std::sync::Arc;
 use std::time::Duration;

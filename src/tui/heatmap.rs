@@ -2,8 +2,8 @@
 //! cell per pair, with the value under the cursor spelled out.
 
 use super::app::App;
-use super::fmt;
 use super::views::HeatmapView;
+use super::widgets::fmt;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

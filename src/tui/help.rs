@@ -60,7 +60,7 @@ pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
     )));
     // Wrapped here rather than by the Paragraph, so the line count (and the scrolling that
     // depends on it) is that of the lines shown.
-    let body = super::layout::screen(super::layout::area(app.size)).body;
+    let body = super::widgets::layout::screen(super::widgets::layout::area(app.size)).body;
     let width = area(body, out.len()).width.saturating_sub(2) as usize;
     out.into_iter().flat_map(|l| wrap(l, width)).collect()
 }
@@ -109,7 +109,7 @@ fn area(body: Rect, lines: usize) -> Rect {
 /// How far the help can scroll (lines hidden below the box).
 pub fn max_scroll(app: &App) -> usize {
     let n = lines(app, app.view_context()).len();
-    let body = super::layout::screen(super::layout::area(app.size)).body;
+    let body = super::widgets::layout::screen(super::widgets::layout::area(app.size)).body;
     n.saturating_sub(area(body, n).height.saturating_sub(2) as usize)
 }
 

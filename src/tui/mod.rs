@@ -12,12 +12,9 @@ mod clusters;
 mod diff;
 mod diff_view;
 mod export;
-mod fmt;
 mod heatmap;
 mod help;
 mod keys;
-mod layout;
-mod list_view;
 mod neighbours;
 mod options;
 mod pairs;
@@ -25,11 +22,10 @@ mod progress;
 mod recall;
 mod render;
 mod terminal;
-mod theme;
 mod tuning;
 mod views;
+mod widgets;
 mod worker;
-mod wrap;
 
 #[cfg(test)]
 mod fuzz_tests;
@@ -47,6 +43,7 @@ pub use options::{ExploreOptions, Settings};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+use widgets::theme;
 use worker::{Msg, Workers};
 
 /// How often the screen refreshes while work runs (rates, ETAs). Idle, it waits.

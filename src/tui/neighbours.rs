@@ -1,9 +1,9 @@
 //! The neighbours view: the documents most similar to one, by exact Jaccard.
 
 use super::app::App;
-use super::fmt;
-use super::list_view::{self, ListView};
 use super::views::NeighboursView;
+use super::widgets::fmt;
+use super::widgets::list_table::{self, ListTable};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -52,7 +52,7 @@ pub fn render(app: &App, v: &NeighboursView, frame: &mut Frame, area: Rect) {
             fmt::shorten_middle(id(n.doc), id_w)
         )
     };
-    let view = ListView {
+    let view = ListTable {
         title: Line::from(title),
         header: format!(
             " {:>rank_w$}  {:>5}  {:>5}  {:<4}  document",
@@ -60,8 +60,9 @@ pub fn render(app: &App, v: &NeighboursView, frame: &mut Frame, area: Rect) {
         ),
         empty,
         len: neighbours.len(),
-        cursor: v.cursor,
+        selected: v.cursor.selected,
+        offset: v.cursor.offset,
         row: &row,
     };
-    list_view::render(t, frame, area, &view);
+    list_table::render(t, frame, area, &view);
 }

@@ -1,7 +1,8 @@
 //! The pairs list: rank, exact J, MinHash estimate, and both ids, one pair per row.
 
 use super::app::App;
-use super::{fmt, layout, tuning};
+use super::tuning;
+use super::widgets::{fmt, layout};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -1,7 +1,7 @@
 //! Progress of the pipeline: per-stage counts, rates and ETAs, and the loading screen.
 
 use super::app::App;
-use super::fmt;
+use super::widgets::fmt;
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};

@@ -7,8 +7,9 @@
 
 use super::app::App;
 use super::keys::Action;
-use super::theme::Theme;
-use super::{layout, render};
+use super::render;
+use super::widgets::layout;
+use super::widgets::theme::Theme;
 // Jobs run on this thread, as in the tests, so frames depend on the corpus alone.
 use super::tests::pump;
 use ratatui::Terminal;

@@ -4,7 +4,7 @@
 use super::app::{AllState, App, Cmd, Sort};
 use super::keys::{Action, Context};
 use super::options::Settings;
-use super::theme::Theme;
+use super::widgets::theme::Theme;
 use super::worker::{self, JobError, Msg, Reporter, Work};
 use super::{diff, render};
 use crate::output::diag::Log;
@@ -304,7 +304,7 @@ fn changed_words_are_marked_without_colour() {
         .expect("a non-identical pair has a change");
     app.diff.as_mut().unwrap().scroll = first;
     let buf = draw(&app);
-    let y0 = 1 + super::layout::DIFF_HEADER;
+    let y0 = 1 + super::widgets::layout::DIFF_HEADER;
     let marked = (y0..buf.area.height - 1)
         .flat_map(|y| (0..buf.area.width).map(move |x| (x, y)))
         .any(|p| buf[p].modifier.contains(Modifier::REVERSED));
@@ -588,9 +588,9 @@ fn navigation_keys_stay_in_bounds_and_keep_the_selection_visible() {
     assert_eq!(app.list.selected, 0);
     app.update(Action::Bottom);
     assert_eq!(app.list.selected, n - 1);
-    let page = super::layout::list_rows(
-        super::layout::pairs(
-            super::layout::screen(super::layout::area(app.size)).body,
+    let page = super::widgets::layout::list_rows(
+        super::widgets::layout::pairs(
+            super::widgets::layout::screen(super::widgets::layout::area(app.size)).body,
             false,
             false,
         )
@@ -796,7 +796,7 @@ fn every_view_draws_at_every_size_without_panicking() {
             }
             pump(&mut app);
             let s = screen(&app);
-            if w >= super::layout::MIN_W && h >= super::layout::MIN_H {
+            if w >= super::widgets::layout::MIN_W && h >= super::widgets::layout::MIN_H {
                 assert!(!s.contains("too small"), "{w}x{h}:\n{s}");
             } else {
                 assert!(w < 20 || s.contains("too small"), "{w}x{h}:\n{s}");
@@ -829,7 +829,7 @@ impl Installed {
             .map(|(a, ks)| (*a, ks.iter().map(|k| k.parse().unwrap()).collect()))
             .collect();
         super::keys::install(&keys);
-        super::theme::install_colors(&colors.iter().copied().collect());
+        super::widgets::theme::install_colors(&colors.iter().copied().collect());
         Installed
     }
 }
@@ -837,7 +837,7 @@ impl Installed {
 impl Drop for Installed {
     fn drop(&mut self) {
         super::keys::install(&BTreeMap::new());
-        super::theme::install_colors(&BTreeMap::new());
+        super::widgets::theme::install_colors(&BTreeMap::new());
     }
 }
 

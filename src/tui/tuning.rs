@@ -2,8 +2,8 @@
 //! really does, and a chart of both.
 
 use super::app::{AllState, App};
-use super::fmt;
 use super::recall::{self, BINS};
+use super::widgets::fmt;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

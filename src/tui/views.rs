@@ -7,7 +7,7 @@
 
 use super::app::App;
 use super::keys::{Action, Context};
-use super::layout;
+use super::widgets::layout;
 use super::worker::{Kind, Output, Work};
 use simtui::cluster::Cluster;
 use simtui::index::{Index, Pair};

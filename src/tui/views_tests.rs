@@ -333,7 +333,7 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
 
 #[test]
 fn every_view_draws_at_the_smallest_and_a_large_size() {
-    use super::layout::{MIN_H, MIN_W};
+    use super::widgets::layout::{MIN_H, MIN_W};
     for size in [(MIN_W, MIN_H), (61, 16), (220, 60)] {
         let (_dir, mut app) = loaded(size);
         let mut seen = Vec::new();

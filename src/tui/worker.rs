@@ -418,7 +418,11 @@ fn read(doc: &DiffDoc, max_bytes: u64) -> Result<Arc<str>, String> {
         } else {
             format!(" ({detail})")
         };
-        format!("{}: {}{detail}", super::fmt::clean(&doc.id), reason.name())
+        format!(
+            "{}: {}{detail}",
+            super::widgets::fmt::clean(&doc.id),
+            reason.name()
+        )
     })
 }
 
