@@ -1,48 +1,21 @@
 //! The explorer's state and how it changes. `App::update` applies a user's action and
 //! `App::handle` a worker's message; neither draws nor blocks. Work to be done on other
-//! threads is queued as commands in `outbox`, which the event loop (or a test) carries out.
+//! threads is queued as commands (`Jobs`), which the event loop (or a test) carries out.
 
 use super::diff::{self, DiffModel};
+use super::jobs::{Cmd, Jobs};
 use super::keys::{Action, Context};
+use super::log::Logger;
 use super::options::Settings;
-use super::progress::Board;
-use super::recall::{self, AllPairs, FoundGroups, Recall};
+use super::session::Session;
 use super::widgets::layout;
 use super::widgets::theme::Theme;
-use super::worker::{DiffDoc, Job, Kind, Msg, Output, Work};
-use crate::output::diag::Log;
-use simtui::corpus::{Corpus, WalkOptions};
-use simtui::fingerprints::Fingerprints;
-use simtui::index::{Found, Index, Pair, Params};
-use simtui::progress::Stage;
-use simtui::simhash::{SimHasher, Weight, default_max_distance};
-use simtui::text::Unit;
-use std::collections::{HashMap, HashSet};
+use super::worker::{DiffDoc, Kind, Msg, Output, StoreJob, Work};
+use simtui::corpus::WalkOptions;
+use simtui::index::{Index, Pair, Params};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Limits of the tuning keys.
-pub const MAX_BANDS: usize = 1024;
-pub const MAX_ROWS: usize = 64;
-pub const MAX_K: usize = 64;
-/// b·r above this needs as many hash functions per content: refuse, unless started so.
-pub const MAX_PERMS: usize = 2048;
-/// Signatures grow by at least this many functions at a time (fewer rehashes while
-/// someone holds a key down).
-const PERM_STEP: usize = 32;
-/// The k a unit starts at when `u` first switches to it. Five words and nine characters
-/// are the usual choices (Leskovec, Rajaraman and Ullman, *Mining of Massive Datasets*,
-/// 3.2.3): both make shingles rare enough that sharing one means sharing text. Keeping the
-/// word k for characters would match nearly everything (5 characters are under one word).
-pub const WORD_K: usize = 5;
-pub const CHAR_K: usize = 9;
-
-/// Something for the event loop to do.
-pub enum Cmd {
-    Spawn(Box<Job>),
-    Cancel(Kind),
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sort {
@@ -66,42 +39,6 @@ impl Sort {
             Sort::Path => Sort::Jaccard,
         }
     }
-}
-
-/// SimHash in the explorer: 64-bit fingerprints with idf weights (the headless default),
-/// candidates at most `max_distance` bits apart.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SimHashSetting {
-    pub hasher: SimHasher,
-    pub max_distance: u32,
-}
-
-impl SimHashSetting {
-    pub fn new(seed: u64) -> SimHashSetting {
-        let (bits, weight) = (64, Weight::Idf);
-        SimHashSetting {
-            hasher: SimHasher::new(bits, seed, weight),
-            max_distance: default_max_distance(bits, weight),
-        }
-    }
-}
-
-/// SimHash results: the setting and the fingerprints the candidates came from.
-pub type SimHashUsed = (SimHashSetting, Arc<Fingerprints>);
-
-/// The pairs of one banding, with the index they refer to.
-pub struct Results {
-    pub index: Arc<Index>,
-    /// Candidates from SimHash instead of LSH banding.
-    pub simhash: Option<SimHashUsed>,
-    pub found: Arc<Found>,
-    pub groups: Arc<FoundGroups>,
-    pub bands: usize,
-    pub rows: usize,
-    /// Generation of the index (bumped by each build; extending keeps it).
-    pub generation: u64,
-    /// Id of the band job (recall results are matched to it).
-    pub id: u64,
 }
 
 pub struct ListState {
@@ -131,20 +68,6 @@ impl TuningState {
     }
 }
 
-/// The exact all-pairs similarity, when the corpus is small enough.
-pub enum AllState {
-    Computing {
-        generation: u64,
-        done: u64,
-        total: u64,
-    },
-    Ready {
-        generation: u64,
-        all: Arc<AllPairs>,
-    },
-    Unavailable(String),
-}
-
 /// What the diff view shows about one document.
 #[derive(Clone, Debug)]
 pub struct DocInfo {
@@ -165,61 +88,14 @@ pub struct DiffState {
     pub scroll: usize,
 }
 
-/// Counts of jobs started, so tests can tell re-banding from re-hashing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Jobs that compute MinHash signatures (builds and extensions).
-    pub sketch_jobs: usize,
-    pub band_jobs: usize,
-    pub index_jobs: usize,
-}
-
 pub struct App {
     pub theme: Theme,
     pub mouse: bool,
     pub size: (u16, u16),
-    /// The clock the views read (set by the event loop): rendering stays a pure function.
-    pub now: Instant,
-    /// What is being explored ("the demo corpus", or the paths).
-    pub label: String,
-    pub(super) roots: Vec<PathBuf>,
-    walk: WalkOptions,
-    /// The wanted parameters (k, text options) and banding.
-    pub params: Params,
-    /// The k of the unit not in use, taken back when `u` switches to it (so switching
-    /// there and back returns to the same k).
-    pub other_k: usize,
-    pub bands: usize,
-    pub rows: usize,
-    max_perms: usize,
-    pub corpus: Option<Arc<Corpus>>,
-    /// The newest index, which banding uses.
-    pub index: Option<Arc<Index>>,
-    pub generation: u64,
-    /// The pairs on screen.
-    pub results: Option<Results>,
-    /// The index a running band job works on, its generation and method.
-    banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
-    /// Bands and verified pairs remembered between band jobs (b and r keys).
-    rebander: Arc<std::sync::Mutex<simtui::reband::Rebander>>,
-    /// SimHash wanted instead of LSH (`m` switches).
-    pub simhash: Option<SimHashSetting>,
-    /// Fingerprints of the index of a generation, for SimHash.
-    fingerprints: Option<(u64, Arc<Fingerprints>)>,
-    /// The generation a running fingerprint job is for.
-    fingerprinting: u64,
-    /// Hash functions being computed, and for which generation.
-    pub extending_to: Option<usize>,
-    extend_generation: u64,
-    pub all: Option<AllState>,
-    /// Recall of the results (by band job id).
-    pub recall: Option<(u64, Recall)>,
-    /// The band job id a running recall job is for.
-    recall_for: u64,
-    pub progress: Board,
-    jobs: HashMap<Kind, u64>,
-    next_id: u64,
-    pub outbox: Vec<Cmd>,
+    /// What is explored and what the engine made of it.
+    session: Session,
+    jobs: Jobs,
+    log: Logger,
     pub list: ListState,
     pub tuning: TuningState,
     pub diff: Option<DiffState>,
@@ -236,18 +112,6 @@ pub struct App {
     pub fatal: Option<String>,
     /// The fatal error is one the user can fix (exit code 2).
     pub fatal_usage: bool,
-    pub counters: Counters,
-    /// Time the first index took.
-    pub indexed_in: Option<std::time::Duration>,
-    /// `--log FILE`: what happens, for the user to read later (never the terminal).
-    pub log: Option<Arc<Log>>,
-    /// `-v` count: at 2 (`-vv`) the log also says when each job starts.
-    pub verbose: u8,
-    /// When each job started, and the stages already logged as finished (with a log).
-    started: HashMap<u64, Instant>,
-    stages_logged: HashSet<(u64, Stage)>,
-    /// The saved index the first load opens, if any.
-    pub store: Option<super::worker::StoreJob>,
 }
 
 impl App {
@@ -260,57 +124,14 @@ impl App {
         theme: Theme,
         size: (u16, u16),
     ) -> App {
-        let now = Instant::now();
-        let label = if roots.is_empty() {
-            format!(
-                "demo corpus ({} generated documents)",
-                super::worker::DEMO_DOCS
-            )
-        } else {
-            roots
-                .iter()
-                .map(|r| r.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let bands = bands.max(1);
-        let rows = rows.max(1);
-        let mut params = params;
-        params.num_perm = params.num_perm.max(bands * rows);
+        let log = Logger::default();
         App {
             theme,
             mouse: false,
             size,
-            now,
-            label,
-            roots,
-            walk,
-            max_perms: MAX_PERMS.max(bands * rows),
-            other_k: match params.text.unit {
-                Unit::Word => CHAR_K,
-                Unit::Char => WORD_K,
-            },
-            params,
-            bands,
-            rows,
-            corpus: None,
-            index: None,
-            generation: 0,
-            results: None,
-            banding: None,
-            rebander: Default::default(),
-            simhash: None,
-            fingerprints: None,
-            fingerprinting: 0,
-            extending_to: None,
-            extend_generation: 0,
-            all: None,
-            recall: None,
-            recall_for: 0,
-            progress: Board::new(now),
-            jobs: HashMap::new(),
-            next_id: 1,
-            outbox: Vec::new(),
+            session: Session::new(roots, walk, params, bands, rows, log.clone()),
+            jobs: Jobs::new(log.clone()),
+            log,
             list: ListState {
                 selected: 0,
                 offset: 0,
@@ -332,13 +153,6 @@ impl App {
             quit: false,
             fatal: None,
             fatal_usage: false,
-            counters: Counters::default(),
-            indexed_in: None,
-            log: None,
-            verbose: 0,
-            started: HashMap::new(),
-            stages_logged: HashSet::new(),
-            store: None,
         }
     }
 
@@ -346,8 +160,9 @@ impl App {
     /// `tui::run` installs): mouse, log, and the tuning panel's starting similarity.
     pub fn configure(&mut self, settings: &Settings) {
         self.mouse = settings.mouse;
-        self.log = settings.log.clone();
-        self.verbose = settings.verbose;
+        self.log = Logger::new(settings.log.clone(), settings.verbose);
+        self.session.set_log(self.log.clone());
+        self.jobs.set_log(self.log.clone());
         if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
             self.tuning.s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
         }
@@ -355,23 +170,22 @@ impl App {
 
     /// Writes a line to the log, if there is one.
     pub fn log(&self, line: &str) {
-        if let Some(log) = &self.log {
-            log.write(line);
-        }
+        self.log.write(line);
     }
 
     /// The log's first lines: what is explored, and with what.
     pub fn log_start(&self) {
-        if self.log.is_none() {
+        if !self.log.is_on() {
             return;
         }
-        self.log(&format!("explorer: {}", self.label));
-        let p = &self.params;
+        self.log(&format!("explorer: {}", self.session.label()));
+        let p = self.session.params();
+        let (bands, rows) = self.session.banding();
         self.log(&format!(
             "params: k={} bands={} rows={} hash functions={} seed={} sketch={:?} threshold s={:.2}",
             p.k,
-            self.bands,
-            self.rows,
+            bands,
+            rows,
             p.num_perm,
             p.seed,
             p.sketch,
@@ -379,64 +193,56 @@ impl App {
         ));
     }
 
-    /// Seconds since job `id` started, for the log.
-    fn took(&self, id: u64) -> f64 {
-        self.started
-            .get(&id)
-            .map_or(0.0, |t| t.elapsed().as_secs_f64())
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
-    pub fn is_demo(&self) -> bool {
-        self.roots.is_empty()
+    #[cfg(test)]
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// The clock the views read (set by the event loop): rendering stays a pure function.
+    pub fn set_now(&mut self, now: Instant) {
+        self.session.set_now(now);
+    }
+
+    /// The saved index the first load opens.
+    pub fn set_store(&mut self, store: Option<StoreJob>) {
+        self.session.set_store(store);
     }
 
     /// Queues the first job: walk (or generate) and index.
     pub fn start(&mut self) {
-        self.progress = Board::new(self.now);
-        self.progress.walking = Some(self.now);
-        self.progress.reset(&Stage::ALL, self.now);
-        self.counters.index_jobs += 1;
-        self.counters.sketch_jobs += 1;
-        self.spawn(Work::Load {
-            roots: self.roots.clone(),
-            walk: self.walk.clone(),
-            params: self.params.clone(),
-            store: self.store.clone(),
-        });
-    }
-
-    pub(super) fn spawn(&mut self, work: Work) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.jobs.insert(work.kind(), id);
-        if self.log.is_some() {
-            if self.verbose >= 2 {
-                self.log(&format!("{:?} job {id} started", work.kind()));
-            }
-            self.started.insert(id, Instant::now());
-        }
-        self.outbox.push(Cmd::Spawn(Box::new(Job { id, work })));
-        id
-    }
-
-    pub(super) fn cancel(&mut self, kind: Kind) {
-        if self.jobs.remove(&kind).is_some() {
-            self.outbox.push(Cmd::Cancel(kind));
-        }
-    }
-
-    /// The job is running (and not superseded by another of its kind).
-    pub(super) fn job_running(&self, id: u64) -> bool {
-        self.jobs.values().any(|&j| j == id)
-    }
-
-    pub fn running(&self, kind: Kind) -> bool {
-        self.jobs.contains_key(&kind)
+        self.session.start(&mut self.jobs);
     }
 
     /// Some job is running (the event loop then ticks to animate progress).
     pub fn busy(&self) -> bool {
-        !self.jobs.is_empty()
+        self.jobs.busy()
+    }
+
+    /// One line about background work after the first load (for the title bar), if any.
+    pub fn summary(&self) -> Option<String> {
+        self.session.summary(&self.jobs)
+    }
+
+    /// Drains the queued commands.
+    pub fn take_outbox(&mut self) -> Vec<Cmd> {
+        self.jobs.take_outbox()
+    }
+
+    pub(super) fn jobs(&self) -> &Jobs {
+        &self.jobs
+    }
+
+    pub(super) fn jobs_mut(&mut self) -> &mut Jobs {
+        &mut self.jobs
+    }
+
+    #[cfg(test)]
+    pub fn outbox(&self) -> &[Cmd] {
+        self.jobs.outbox()
     }
 
     /// The key table in force.
@@ -456,7 +262,7 @@ impl App {
             Context::Prompt
         } else if let Some(view) = self.stack.last() {
             view.context()
-        } else if self.results.is_none() {
+        } else if self.session.results().is_none() {
             Context::Loading
         } else if self.list.editing {
             Context::Filter
@@ -465,28 +271,6 @@ impl App {
         } else {
             Context::List
         }
-    }
-
-    /// The results are for other parameters than the wanted ones: anything that changes
-    /// the shingles (k, and the text options: unit, case, stop words).
-    pub fn stale(&self) -> bool {
-        self.results.as_ref().is_some_and(|r| {
-            r.index.params.k != self.params.k || r.index.params.text != self.params.text
-        })
-    }
-
-    /// What a re-index is for, as the STALE marker and the progress line say it:
-    /// "k=9 char".
-    pub fn shingling(&self) -> String {
-        format!("k={} {}", self.params.k, self.params.text.unit.name())
-    }
-
-    pub fn rebanding(&self) -> bool {
-        self.results.as_ref().is_some_and(|r| {
-            let method = r.simhash.as_ref().map(|s| s.0);
-            method != self.simhash
-                || (method.is_none() && (r.bands, r.rows) != (self.bands, self.rows))
-        })
     }
 
     // ---------------------------------------------------------------------------------
@@ -499,9 +283,7 @@ impl App {
         match action {
             Action::Quit => {
                 self.quit = true;
-                for kind in self.jobs.keys().copied().collect::<Vec<_>>() {
-                    self.cancel(kind);
-                }
+                self.jobs.cancel_all();
                 return;
             }
             Action::ToggleHelp => {
@@ -610,7 +392,7 @@ impl App {
             Action::Bottom => self.select(isize::MAX / 2),
             Action::Open => self.open_diff(),
             Action::Neighbours | Action::NeighboursOther => {
-                if let (Some(p), Some(r)) = (self.selected_pair(), &self.results) {
+                if let (Some(p), Some(r)) = (self.selected_pair(), self.session.results()) {
                     let doc = if action == Action::Neighbours {
                         p.a
                     } else {
@@ -621,13 +403,13 @@ impl App {
             }
             Action::Clusters => self.open_clusters(),
             Action::Export => self.start_export(),
-            Action::SwitchMethod => self.switch_method(),
+            Action::SwitchMethod => self.status = Some(self.session.switch_method(&mut self.jobs)),
             Action::ToggleTuning
             | Action::BandsUp
             | Action::BandsDown
             | Action::RowsUp
             | Action::RowsDown
-                if self.simhash.is_some() =>
+                if self.session.simhash().is_some() =>
             {
                 self.status = Some("b, r and the S-curve are MinHash's: m switches back".into());
             }
@@ -646,13 +428,32 @@ impl App {
                 self.tuning.prev = None;
                 self.keep_selection_visible();
             }
-            Action::BandsUp => self.set_banding(self.bands + 1, self.rows),
-            Action::BandsDown => self.set_banding(self.bands.saturating_sub(1), self.rows),
-            Action::RowsUp => self.set_banding(self.bands, self.rows + 1),
-            Action::RowsDown => self.set_banding(self.bands, self.rows.saturating_sub(1)),
-            Action::ShingleUp => self.set_k(self.params.k + 1),
-            Action::ShingleDown => self.set_k(self.params.k.saturating_sub(1)),
-            Action::ToggleUnit => self.toggle_unit(),
+            Action::BandsUp | Action::BandsDown | Action::RowsUp | Action::RowsDown => {
+                let (b, r) = self.session.banding();
+                let (b, r) = match action {
+                    Action::BandsUp => (b + 1, r),
+                    Action::BandsDown => (b.saturating_sub(1), r),
+                    Action::RowsUp => (b, r + 1),
+                    _ => (b, r.saturating_sub(1)),
+                };
+                self.set_banding(b, r);
+            }
+            Action::ShingleUp | Action::ShingleDown => {
+                let k = self.session.params().k;
+                let k = if action == Action::ShingleUp {
+                    k + 1
+                } else {
+                    k.saturating_sub(1)
+                };
+                if let Err(why) = self.session.set_k(k, &mut self.jobs) {
+                    self.status = Some(why);
+                }
+            }
+            Action::ToggleUnit => {
+                if let Some(said) = self.session.toggle_unit(&mut self.jobs) {
+                    self.status = Some(said);
+                }
+            }
             Action::SimUp => self.tuning.s_pct = (self.tuning.s_pct + 5).min(100),
             Action::SimDown => self.tuning.s_pct = self.tuning.s_pct.saturating_sub(5),
             _ => {}
@@ -663,177 +464,19 @@ impl App {
     // Tuning
 
     fn set_banding(&mut self, bands: usize, rows: usize) {
-        if bands < 1 || rows < 1 {
-            self.status = Some("b and r are at least 1".into());
-            return;
-        }
-        if bands > MAX_BANDS || rows > MAX_ROWS || bands * rows > self.max_perms {
-            self.status = Some(format!(
-                "limit: b ≤ {MAX_BANDS}, r ≤ {MAX_ROWS}, b·r ≤ {}",
-                self.max_perms
-            ));
-            return;
-        }
-        // Keep the first curve of this round of tuning as "before".
-        if self.tuning.prev.is_none() {
-            self.tuning.prev = Some((self.bands, self.rows));
-        }
-        self.bands = bands;
-        self.rows = rows;
-        self.log(&format!("re-band requested: bands={bands} rows={rows}"));
-        self.request_band();
-    }
-
-    fn set_k(&mut self, k: usize) {
-        if !(1..=MAX_K).contains(&k) {
-            self.status = Some(format!("k is between 1 and {MAX_K}"));
-            return;
-        }
-        self.reindex(k, self.params.text.unit);
-    }
-
-    /// `u`: word ↔ character shingles, each with its own k.
-    fn toggle_unit(&mut self) {
-        let unit = match self.params.text.unit {
-            Unit::Word => Unit::Char,
-            Unit::Char => Unit::Word,
-        };
-        let k = self.other_k;
-        let was = self.params.k;
-        if self.reindex(k, unit) {
-            self.other_k = was;
-            self.status = Some(format!("{} shingles, k={k}", unit.name()));
-        }
-    }
-
-    /// Re-indexes the corpus with new shingles in the background. False before the first
-    /// load has finished (there is no corpus to re-index yet).
-    fn reindex(&mut self, k: usize, unit: Unit) -> bool {
-        let Some(corpus) = self.corpus.clone() else {
-            return false;
-        };
-        self.params.k = k;
-        self.params.text.unit = unit;
-        self.log(&format!("re-index requested: k={k} unit={}", unit.name()));
-        self.params.num_perm = (self.bands * self.rows)
-            .max(self.index.as_ref().map_or(0, |i| i.num_perm()))
-            .next_multiple_of(PERM_STEP);
-        // The old results stay on screen (marked stale) until the new index is banded.
-        self.cancel(Kind::Extend);
-        self.extending_to = None;
-        self.cancel(Kind::AllPairs);
-        self.progress.reset(&Stage::ALL, self.now);
-        self.counters.index_jobs += 1;
-        self.counters.sketch_jobs += 1;
-        self.spawn(Work::Reindex {
-            corpus,
-            params: self.params.clone(),
-        });
-        true
-    }
-
-    /// Bands the newest index with the wanted (b, r), computing more hash functions
-    /// first if b·r needs them. Banding reuses the stored signatures: nothing is re-hashed.
-    fn request_band(&mut self) {
-        let Some(index) = self.index.clone() else {
-            return;
-        };
-        let need = self.bands * self.rows;
-        if need > index.num_perm() {
-            if self.extending_to.is_some_and(|p| p >= need) {
-                return; // the running extension covers it
+        let before = self.session.banding();
+        match self.session.set_banding(bands, rows, &mut self.jobs) {
+            // Keep the first curve of this round of tuning as "before".
+            Ok(()) => {
+                self.tuning.prev.get_or_insert(before);
             }
-            let perms = need.next_multiple_of(PERM_STEP);
-            self.log(&format!(
-                "computing more hash functions: {} -> {perms}",
-                index.num_perm()
-            ));
-            self.extending_to = Some(perms);
-            self.extend_generation = self.generation;
-            self.cancel(Kind::Band);
-            self.banding = None;
-            self.progress.reset(&[Stage::Sketch], self.now);
-            self.counters.sketch_jobs += 1;
-            self.spawn(Work::Extend { index, perms });
-            return;
+            Err(why) => self.status = Some(why),
         }
-        let simhash = match self.simhash {
-            None => None,
-            Some(setting) => match &self.fingerprints {
-                Some((generation, fps))
-                    if *generation == self.generation && *fps.hasher() == setting.hasher =>
-                {
-                    Some((setting, fps.clone()))
-                }
-                _ => {
-                    // Fingerprints first (the texts are read again), then the search.
-                    self.cancel(Kind::Band);
-                    self.banding = None;
-                    self.progress.reset(&[Stage::Sketch], self.now);
-                    self.fingerprints = None;
-                    self.fingerprinting = self.generation;
-                    self.spawn(Work::Fingerprints {
-                        index,
-                        hasher: setting.hasher,
-                    });
-                    return;
-                }
-            },
-        };
-        self.progress.reset(&[Stage::Band, Stage::Verify], self.now);
-        self.banding = Some((index.clone(), self.generation, simhash.clone()));
-        self.counters.band_jobs += 1;
-        self.spawn(Work::Band {
-            index,
-            rebander: self.rebander.clone(),
-            bands: self.bands,
-            rows: self.rows,
-            simhash: simhash.map(|(s, fps)| (fps, s.max_distance)),
-        });
-    }
-
-    /// `m`: MinHash LSH ↔ SimHash.
-    fn switch_method(&mut self) {
-        self.simhash = match self.simhash {
-            Some(_) => None,
-            None => Some(SimHashSetting::new(self.params.seed)),
-        };
-        self.status = Some(match &self.simhash {
-            Some(s) => format!(
-                "SimHash: {} bits, {} weights, candidates ≤ {} bits apart",
-                s.hasher.bits(),
-                s.hasher.weight().name(),
-                s.max_distance
-            ),
-            None => format!("MinHash LSH: b={} r={}", self.bands, self.rows),
-        });
-        self.request_band();
-    }
-
-    fn maybe_start_recall(&mut self) {
-        let (Some(r), Some(AllState::Ready { generation, all })) = (&self.results, &self.all)
-        else {
-            return;
-        };
-        if r.generation != *generation || self.recall.as_ref().is_some_and(|(id, _)| *id == r.id) {
-            return;
-        }
-        let work = Work::Recall {
-            all: all.clone(),
-            found: r.groups.clone(),
-        };
-        self.recall_for = r.id;
-        self.spawn(work);
     }
 
     /// Real recall at the chosen s: (found, total), when known for the results on screen.
     pub fn real_recall(&self) -> Option<(usize, usize)> {
-        let r = self.results.as_ref()?;
-        let (id, rec) = self.recall.as_ref()?;
-        let Some(AllState::Ready { generation, all }) = &self.all else {
-            return None;
-        };
-        (*id == r.id && *generation == r.generation).then(|| rec.at(all, self.tuning.s()))
+        self.session.real_recall(self.tuning.s())
     }
 
     // ---------------------------------------------------------------------------------
@@ -849,13 +492,20 @@ impl App {
     /// The ids of the selected pair: they survive a new banding or index, where the
     /// positions and document numbers do not.
     fn selected_ids(&self) -> Option<(String, String)> {
-        let p = self.selected_pair()?;
-        let docs = &self.results.as_ref()?.index.docs;
+        self.selected_ids_in(self.session.results()?)
+    }
+
+    /// The ids of the pair selected in results `r` (those on screen, or those just
+    /// replaced).
+    fn selected_ids_in(&self, r: &super::session::Results) -> Option<(String, String)> {
+        let i = *self.list.visible.get(self.list.selected)?;
+        let p = r.found.pairs.get(i as usize)?;
+        let docs = &r.index.docs;
         Some((docs[p.a as usize].id.clone(), docs[p.b as usize].id.clone()))
     }
 
     fn refresh_keeping(&mut self, keep: Option<(String, String)>) {
-        let Some(r) = &self.results else {
+        let Some(r) = self.session.results() else {
             self.list.visible.clear();
             return;
         };
@@ -917,7 +567,7 @@ impl App {
     }
 
     pub fn selected_pair(&self) -> Option<Pair> {
-        let r = self.results.as_ref()?;
+        let r = self.session.results()?;
         let i = *self.list.visible.get(self.list.selected)?;
         r.found.pairs.get(i as usize).copied()
     }
@@ -926,7 +576,7 @@ impl App {
     // The diff
 
     fn open_diff(&mut self) {
-        let (Some(pair), Some(r)) = (self.selected_pair(), &self.results) else {
+        let (Some(pair), Some(r)) = (self.selected_pair(), self.session.results()) else {
             return;
         };
         self.open_diff_of(r.index.clone(), pair);
@@ -956,7 +606,7 @@ impl App {
             b: dd(pair.b),
             max_bytes: index.params.max_bytes,
         };
-        let job = self.spawn(work);
+        let job = self.jobs.spawn(work);
         self.diff = Some(DiffState {
             pair,
             a: info(pair.a),
@@ -1048,7 +698,7 @@ impl App {
             }
             Action::Back => {
                 self.diff = None;
-                self.cancel(Kind::Diff);
+                self.jobs.cancel(Kind::Diff);
             }
             _ => {}
         }
@@ -1057,14 +707,10 @@ impl App {
     // ---------------------------------------------------------------------------------
     // Messages from workers
 
-    fn kind_of(&self, id: u64) -> Option<Kind> {
-        self.jobs.iter().find(|(_, j)| **j == id).map(|(k, _)| *k)
-    }
-
     /// Applies a message. Returns false when nothing changed (an unbound key, a mouse
     /// move), so the event loop can skip a redraw.
     pub fn handle(&mut self, msg: Msg) -> bool {
-        if self.log.is_none() {
+        if !self.log.is_on() {
             return self.handle_msg(msg);
         }
         let status = self.status.clone();
@@ -1093,52 +739,47 @@ impl App {
                 stage,
                 done,
                 total,
-            } => match self.kind_of(id) {
-                Some(Kind::AllPairs) => {
-                    if let Some(AllState::Computing {
-                        done: d, total: t, ..
-                    }) = &mut self.all
-                    {
-                        *d = done;
-                        *t = total;
-                    }
+            } => {
+                let Some(kind) = self.jobs.current_kind(id) else {
+                    return true;
+                };
+                if matches!(
+                    kind,
+                    Kind::Index | Kind::Extend | Kind::Fingerprints | Kind::Band
+                ) && self.log.is_on()
+                    && done >= total
+                    && self.jobs.first_end_of(id, stage)
+                {
+                    self.log(&format!(
+                        "{} done: {total} in {:.3} s",
+                        stage.name(),
+                        self.jobs.took(id)
+                    ));
                 }
-                Some(Kind::Index | Kind::Extend | Kind::Fingerprints | Kind::Band) => {
-                    if self.log.is_some() && done >= total && self.stages_logged.insert((id, stage))
-                    {
-                        self.log(&format!(
-                            "{} done: {total} in {:.3} s",
-                            stage.name(),
-                            self.took(id)
-                        ));
-                    }
-                    self.progress.update(stage, done, total, self.now)
-                }
-                _ => {}
-            },
+                self.session.report(kind, stage, done, total);
+            }
             Msg::Done { id, out } => {
-                let Some(kind) = self.kind_of(id) else {
-                    return false;
-                }; // superseded
-                self.jobs.remove(&kind);
-                self.log_done(id, &out);
-                self.started.remove(&id);
+                if self.jobs.current_kind(id).is_none() {
+                    return false; // superseded
+                }
+                let took = self.jobs.took(id);
+                self.jobs.end(id);
+                if self.log.is_on() {
+                    self.log(&out.log_line(took));
+                }
                 self.done(id, *out);
             }
-            Msg::Cancelled { id } => {
-                self.started.remove(&id);
-                if let Some(kind) = self.kind_of(id) {
-                    self.jobs.remove(&kind);
-                }
-            }
+            Msg::Cancelled { id } => self.jobs.end(id),
             Msg::Failed { id, error, usage } => {
-                let Some(kind) = self.kind_of(id) else {
+                let Some(kind) = self.jobs.current_kind(id) else {
                     return false;
                 };
-                self.jobs.remove(&kind);
-                self.log(&format!("{kind:?} job failed after {:.3} s", self.took(id)));
-                self.started.remove(&id);
-                if kind == Kind::Index && self.results.is_none() {
+                self.log(&format!(
+                    "{kind:?} job failed after {:.3} s",
+                    self.jobs.took(id)
+                ));
+                self.jobs.end(id);
+                if kind == Kind::Index && self.session.results().is_none() {
                     self.fatal = Some(error);
                     self.fatal_usage = usage;
                 } else {
@@ -1152,145 +793,8 @@ impl App {
         true
     }
 
-    /// A line for the log about a finished job: what it found, and how long it took.
-    fn log_done(&self, id: u64, out: &Output) {
-        if self.log.is_none() {
-            return;
-        }
-        let t = self.took(id);
-        let line = match out {
-            Output::Indexed { index, took, .. } => format!(
-                "indexed {} documents ({} skipped), k={}, {} hash functions in {:.3} s",
-                index.docs.len(),
-                index.skipped.len(),
-                index.params.k,
-                index.num_perm(),
-                took.as_secs_f64()
-            ),
-            Output::Extended(index) => {
-                format!("{} hash functions computed in {t:.3} s", index.num_perm())
-            }
-            Output::Fingerprinted(fps) => format!(
-                "{} SimHash fingerprints in {t:.3} s ({} stale)",
-                fps.len(),
-                fps.stale
-            ),
-            Output::Banded {
-                bands, rows, found, ..
-            } => format!(
-                "banded b={bands} r={rows}: {} pairs from {} candidates in {t:.3} s",
-                found.pairs.len(),
-                found.candidates
-            ),
-            Output::AllPairs(Ok(_)) => format!("exact all-pairs similarity in {t:.3} s"),
-            Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
-            Output::Recall(_) => format!("recall measured in {t:.3} s"),
-            Output::Neighbours(a) => format!(
-                "{} neighbours from {} candidates in {t:.3} s",
-                a.neighbours.len(),
-                a.candidates
-            ),
-            Output::Clusters(c) => format!("{} clusters in {t:.3} s", c.len()),
-            Output::Heatmap(m) => format!("{0}×{0} heatmap in {t:.3} s", m.n),
-            Output::Diff(res) => match &res.model {
-                Ok(_) => format!("diff in {t:.3} s"),
-                Err(e) => format!("diff failed: {e}"),
-            },
-        };
-        self.log(&line);
-    }
-
     fn done(&mut self, id: u64, out: Output) {
         match out {
-            Output::Indexed {
-                index,
-                corpus,
-                took,
-            } => {
-                if std::env::var("SIMTUI_DEBUG_PANIC").is_ok_and(|v| v == "ui") {
-                    panic!("SIMTUI_DEBUG_PANIC=ui: a deliberate panic to test the crash path");
-                }
-                if let Some(c) = corpus {
-                    self.corpus = Some(c);
-                }
-                self.indexed_in.get_or_insert(took);
-                self.generation += 1;
-                let index = Arc::new(index);
-                self.index = Some(index.clone());
-                self.extending_to = None;
-                self.all = None;
-                self.recall = None;
-                if index.docs.len() <= recall::MAX_DOCS {
-                    self.all = Some(AllState::Computing {
-                        generation: self.generation,
-                        done: 0,
-                        total: 0,
-                    });
-                    self.spawn(Work::AllPairs { index });
-                } else {
-                    self.all = Some(AllState::Unavailable(format!(
-                        "over {} documents",
-                        super::widgets::fmt::count(recall::MAX_DOCS as u64)
-                    )));
-                }
-                self.request_band();
-            }
-            Output::Fingerprinted(fps) => {
-                if self.fingerprinting == self.generation {
-                    self.fingerprints = Some((self.generation, Arc::new(fps)));
-                    self.request_band();
-                }
-            }
-            Output::Extended(index) => {
-                self.extending_to = None;
-                if self.extend_generation == self.generation {
-                    self.index = Some(Arc::new(index));
-                    self.request_band();
-                }
-            }
-            Output::Banded {
-                bands,
-                rows,
-                found,
-                groups,
-            } => {
-                let Some((index, generation, simhash)) = self.banding.take() else {
-                    return;
-                };
-                let keep = self.selected_ids();
-                self.results = Some(Results {
-                    index,
-                    simhash,
-                    found: Arc::new(found),
-                    groups: Arc::new(groups),
-                    bands,
-                    rows,
-                    generation,
-                    id,
-                });
-                let t = std::time::Instant::now();
-                self.refresh_keeping(keep);
-                self.log(&format!(
-                    "list refreshed in {:.1} ms",
-                    t.elapsed().as_secs_f64() * 1e3
-                ));
-                self.maybe_start_recall();
-            }
-            Output::AllPairs(res) => {
-                let generation = match &self.all {
-                    Some(AllState::Computing { generation, .. }) => *generation,
-                    _ => return,
-                };
-                self.all = Some(match res {
-                    Ok(all) => AllState::Ready {
-                        generation,
-                        all: Arc::new(all),
-                    },
-                    Err(why) => AllState::Unavailable(why),
-                });
-                self.maybe_start_recall();
-            }
-            Output::Recall(rec) => self.recall = Some((self.recall_for, rec)),
             out @ (Output::Neighbours(_) | Output::Clusters(_) | Output::Heatmap(_)) => {
                 self.view_done(id, out);
             }
@@ -1308,11 +812,23 @@ impl App {
                 }
                 d.scroll = 0;
             }
+            out => {
+                if let Some(replaced) = self.session.done(id, out, &mut self.jobs) {
+                    self.show_new_results(replaced.old);
+                }
+            }
         }
     }
 
-    /// Drains the queued commands.
-    pub fn take_outbox(&mut self) -> Vec<Cmd> {
-        std::mem::take(&mut self.outbox)
+    /// New pairs are on screen: the list refreshes, keeping the selected pair selected.
+    fn show_new_results(&mut self, old: Option<super::session::Results>) {
+        let keep = old.and_then(|old| self.selected_ids_in(&old));
+        let t = std::time::Instant::now();
+        self.refresh_keeping(keep);
+        self.log(&format!(
+            "list refreshed in {:.1} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        ));
+        self.session.start_recall(&mut self.jobs);
     }
 }

@@ -107,7 +107,9 @@ impl App {
             },
             Some(_) => return,
             None => {
-                let Some(r) = &self.results else { return };
+                let Some(r) = self.session().results() else {
+                    return;
+                };
                 let pairs = self
                     .list
                     .visible
@@ -145,6 +147,7 @@ impl App {
     }
 
     fn finish_export(&mut self) {
+        let roots = self.session().roots().to_vec();
         let Some(p) = self.prompt.as_mut() else {
             return;
         };
@@ -154,7 +157,7 @@ impl App {
         };
         let path = PathBuf::from(&name);
         let confirmed = p.confirm.as_ref().is_some_and(|(n, _)| *n == name);
-        if !confirmed && let Some(why) = caution(&path, &self.roots) {
+        if !confirmed && let Some(why) = caution(&path, &roots) {
             p.confirm = Some((name.clone(), why));
             return;
         }

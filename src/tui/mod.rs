@@ -14,13 +14,16 @@ mod diff_view;
 mod export;
 mod heatmap;
 mod help;
+mod jobs;
 mod keys;
+mod log;
 mod neighbours;
 mod options;
 mod pairs;
 mod progress;
 mod recall;
 mod render;
+mod session;
 mod terminal;
 mod tuning;
 mod views;
@@ -38,7 +41,8 @@ mod views_tests;
 
 use crate::output::error::{Interrupted, UsageError, store_error};
 use anyhow::{Context as _, bail};
-use app::{App, Cmd};
+use app::App;
+use jobs::Cmd;
 pub use options::{ExploreOptions, Settings};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -80,7 +84,7 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
         size,
     );
     app.configure(settings);
-    app.store = store;
+    app.set_store(store);
     app.log_start();
     app.start();
 
@@ -217,7 +221,7 @@ fn event_loop(
             let Some(_drawing) = terminal::drawing() else {
                 return Err(panic_exit());
             };
-            app.now = Instant::now();
+            app.set_now(Instant::now());
             session.terminal.draw(|f| render::render(app, f))?;
             dirty = false;
         }
@@ -236,7 +240,7 @@ fn event_loop(
         } else {
             rx.recv().context("the workers' channel closed")?
         };
-        app.now = Instant::now();
+        app.set_now(Instant::now());
         if matches!(msg, Msg::Signal) {
             return Err(Interrupted.into());
         }

@@ -22,7 +22,8 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
 /// The list's title: counts, banding, sort, and whether the results are stale.
 fn title(app: &App) -> Line<'static> {
     let t = &app.theme;
-    let Some(r) = &app.results else {
+    let session = app.session();
+    let Some(r) = session.results() else {
         return Line::default();
     };
     let mut spans = vec![
@@ -53,18 +54,21 @@ fn title(app: &App) -> Line<'static> {
     ];
     // What is under way goes right after the counts, so a narrow title cuts the details,
     // not the warning.
-    if app.stale() {
+    if session.stale() {
         spans.insert(
             1,
             Span::styled(
-                format!(" · STALE (re-indexing {})", app.shingling()),
+                format!(" · STALE (re-indexing {})", session.shingling()),
                 t.warn(),
             ),
         );
-    } else if app.rebanding() {
-        let what = match &app.simhash {
+    } else if session.rebanding() {
+        let what = match session.simhash() {
             Some(_) => "SimHash".to_string(),
-            None => format!("b={} r={}", app.bands, app.rows),
+            None => {
+                let (b, r) = session.banding();
+                format!("b={b} r={r}")
+            }
         };
         spans.insert(1, Span::styled(format!(" · banding {what}…"), t.warn()));
     }
@@ -82,7 +86,7 @@ fn columns(app: &App, width: usize) -> Columns {
     let rank = fmt::count(app.list.visible.len().max(1) as u64)
         .len()
         .max(1);
-    let hamming = app.results.as_ref().is_some_and(|r| r.simhash.is_some());
+    let hamming = app.session().results().is_some_and(|r| r.simhash.is_some());
     // rank, J, estimate (and Hamming): "  " separators; ids share the rest.
     let fixed = 1 + rank + 2 + 5 + 2 + 5 + 2 + 2 + if hamming { 5 } else { 0 };
     Columns {
@@ -94,7 +98,9 @@ fn columns(app: &App, width: usize) -> Columns {
 
 fn list(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let Some(r) = &app.results else { return };
+    let Some(r) = app.session().results() else {
+        return;
+    };
     let w = area.width as usize;
     let c = columns(app, w);
     let mut lines = vec![title(app)];

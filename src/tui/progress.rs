@@ -128,20 +128,23 @@ fn bar(done: u64, total: u64, width: usize) -> (String, String) {
 /// One stage as a line: name, bar, counts, rate, ETA or time taken.
 pub fn stage_line(app: &App, stage: Stage, width: usize) -> Line<'static> {
     let t = &app.theme;
-    let s = app.progress.get(stage);
+    let s = app.session().progress().get(stage);
     let name = format!("{:<8}", stage.name());
     if s.started.is_none() {
         // A stage reports when its first chunk is done: until then it is running if the
         // stages before it are finished.
-        let before_done = Stage::ALL
-            .iter()
-            .take_while(|&&x| x != stage)
-            .all(|&x| !app.progress.get(x).wanted || app.progress.get(x).finished());
-        let what = match (s.wanted, before_done, app.progress.last_report()) {
-            (true, true, Some(since)) if app.progress.walking.is_none() => {
+        let before_done = Stage::ALL.iter().take_while(|&&x| x != stage).all(|&x| {
+            !app.session().progress().get(x).wanted || app.session().progress().get(x).finished()
+        });
+        let what = match (
+            s.wanted,
+            before_done,
+            app.session().progress().last_report(),
+        ) {
+            (true, true, Some(since)) if app.session().progress().walking.is_none() => {
                 format!(
                     "running… {}",
-                    fmt::duration(app.now.saturating_duration_since(since))
+                    fmt::duration(app.session().now().saturating_duration_since(since))
                 )
             }
             (true, _, _) => "waiting".to_string(),
@@ -166,8 +169,10 @@ pub fn stage_line(app: &App, stage: Stage, width: usize) -> Line<'static> {
             .unwrap_or_default();
         format!("✓ {}", fmt::duration(took))
     } else {
-        let r = rate(s, app.now).map(fmt::rate).unwrap_or_default();
-        let e = eta(s, app.now)
+        let r = rate(s, app.session().now())
+            .map(fmt::rate)
+            .unwrap_or_default();
+        let e = eta(s, app.session().now())
             .map(|d| format!("ETA {}", fmt::duration(d)))
             .unwrap_or_default();
         format!("{r:>8} {e}")
@@ -190,10 +195,10 @@ pub fn stage_line(app: &App, stage: Stage, width: usize) -> Line<'static> {
 /// The first load is past the walk and still reading the saved index: nothing has been
 /// read, shingled or banded yet.
 fn opening_store(app: &App) -> bool {
-    app.progress.get(Stage::Read).done == 0
+    app.session().progress().get(Stage::Read).done == 0
         && Stage::ALL[1..]
             .iter()
-            .all(|&s| app.progress.get(s).started.is_none())
+            .all(|&s| app.session().progress().get(s).started.is_none())
 }
 
 /// The loading screen: a box with every stage, drawn until the first pairs are found.
@@ -209,15 +214,15 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
     };
     let inner_w = w.saturating_sub(4) as usize;
     let mut lines = Vec::new();
-    let head = match app.progress.walking {
-        Some(_) if app.is_demo() => "generating the demo corpus…".to_string(),
+    let head = match app.session().progress().walking {
+        Some(_) if app.session().is_demo() => "generating the demo corpus…".to_string(),
         Some(_) => "walking the folders…".to_string(),
         None => {
             let docs = format!(
                 "{} documents",
-                fmt::count(app.progress.get(Stage::Read).total)
+                fmt::count(app.session().progress().get(Stage::Read).total)
             );
-            match &app.store {
+            match app.session().store() {
                 // The worker reads and decodes the saved index before any stage moves:
                 // say so, or the screen looks stuck at "read 0".
                 Some(store) if opening_store(app) => format!(
@@ -237,7 +242,10 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
         lines.push(stage_line(app, stage, inner_w));
     }
     lines.push(Line::default());
-    let elapsed = app.now.duration_since(app.progress.started);
+    let elapsed = app
+        .session()
+        .now()
+        .duration_since(app.session().progress().started);
     lines.push(Line::from(vec![
         Span::styled(format!("elapsed {}", fmt::duration(elapsed)), t.dim()),
         Span::raw("   "),
@@ -249,7 +257,7 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
         .title(Span::styled(
             format!(
                 " Indexing {} ",
-                fmt::shorten_middle(&app.label, inner_w.saturating_sub(12))
+                fmt::shorten_middle(app.session().label(), inner_w.saturating_sub(12))
             ),
             t.title(),
         ))
@@ -264,45 +272,6 @@ pub fn render(app: &App, frame: &mut Frame, body: Rect) {
             vertical: 0,
         }),
     );
-}
-
-/// One line about background work after the first load (for the title bar), if any.
-pub fn summary(app: &App) -> Option<String> {
-    use super::worker::Kind;
-    let pct = |stage: Stage| {
-        let s = app.progress.get(stage);
-        (s.done * 100).checked_div(s.total).unwrap_or(0).min(100)
-    };
-    // The first stage of the job not finished yet (read and shingle alternate by chunk,
-    // so "the latest started" would flicker between them).
-    let active = |stages: &[Stage]| {
-        stages
-            .iter()
-            .copied()
-            .find(|&s| !app.progress.get(s).finished())
-            .unwrap_or(stages[stages.len() - 1])
-    };
-    if app.running(Kind::Index) && app.results.is_some() {
-        let s = active(&[Stage::Read, Stage::Shingle, Stage::Sketch]);
-        return Some(format!(
-            "re-indexing {}: {} {}%",
-            app.shingling(),
-            s.name(),
-            pct(s)
-        ));
-    }
-    if app.running(Kind::Extend) {
-        return Some(format!(
-            "hashing up to {} functions: {}%",
-            app.extending_to.unwrap_or(0),
-            pct(Stage::Sketch)
-        ));
-    }
-    if app.running(Kind::Band) && app.results.is_some() {
-        let s = active(&[Stage::Band, Stage::Verify]);
-        return Some(format!("re-banding: {} {}%", s.name(), pct(s)));
-    }
-    None
 }
 
 #[cfg(test)]

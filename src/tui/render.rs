@@ -25,7 +25,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         (false, Some(View::Clusters(v))) => clusters::render(app, v, frame, s.body),
         (false, Some(View::Members(v))) => clusters::render_members(app, v, frame, s.body),
         (false, Some(View::Heatmap(v))) => heatmap::render(app, v, frame, s.body),
-        (false, None) if app.results.is_none() => progress::render(app, frame, s.body),
+        (false, None) if app.session().results().is_none() => progress::render(app, frame, s.body),
         (false, None) => pairs::render(app, frame, s.body),
     }
     if let Some(p) = &app.prompt {
@@ -94,8 +94,8 @@ fn too_small(app: &App, frame: &mut Frame, area: Rect) {
 fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let docs = app
-        .index
-        .as_ref()
+        .session()
+        .index()
         .map(|i| {
             let skipped = if i.skipped.is_empty() {
                 String::new()
@@ -107,7 +107,7 @@ fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
         .unwrap_or_default();
     let (right, right_style) = if let Some(msg) = &app.status {
         (fmt::clean(msg), t.warn())
-    } else if let Some(s) = progress::summary(app) {
+    } else if let Some(s) = app.summary() {
         (format!("⟳ {s}"), t.dim())
     } else {
         (String::new(), t.dim())
@@ -116,7 +116,7 @@ fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
     let left_w = (area.width as usize).saturating_sub(right_w + 1);
     let name = " simtui ";
     let label = fmt::shorten_middle(
-        &app.label,
+        app.session().label(),
         left_w.saturating_sub(name.len() + docs.len() + 1),
     );
     let left = Line::from(vec![

@@ -35,7 +35,10 @@ fn demo_app() -> App {
     );
     app.start();
     pump(&mut app);
-    assert!(app.results.is_some() && !app.busy(), "indexing finished");
+    assert!(
+        app.session().results().is_some() && !app.busy(),
+        "indexing finished"
+    );
     assert!(app.status.is_none(), "{:?}", app.status);
     app
 }
@@ -56,7 +59,7 @@ fn write(name: &str, svg: &str) {
 
 /// Position in the list of the first pair with exact J at most `j`.
 fn first_pair_below(app: &App, j: f64) -> usize {
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     app.list
         .visible
         .iter()
@@ -83,7 +86,7 @@ fn page(app: &App) -> usize {
 /// pairs below J = 1 (the top of the demo's list is all exact copies), with the
 /// selection three rows below the top of the screen.
 fn show_the_first_near_duplicates(app: &mut App) {
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     let first = app
         .list
         .visible

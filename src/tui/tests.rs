@@ -1,9 +1,11 @@
 //! State and render tests of the explorer: actions in, state and screen text out. Jobs
 //! run synchronously on the test thread (the same `worker::execute` the threads run).
 
-use super::app::{AllState, App, Cmd, Sort};
+use super::app::{App, Sort};
+use super::jobs::Cmd;
 use super::keys::{Action, Context};
 use super::options::Settings;
+use super::session::AllState;
 use super::widgets::theme::Theme;
 use super::worker::{self, JobError, Msg, Reporter, Work};
 use super::{diff, render};
@@ -93,7 +95,10 @@ pub(super) fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
     let mut app = new_app(dir.path(), size);
     app.start();
     pump(&mut app);
-    assert!(app.results.is_some(), "the first load produces results");
+    assert!(
+        app.session().results().is_some(),
+        "the first load produces results"
+    );
     assert!(
         !app.list.visible.is_empty(),
         "the corpus has near-duplicates"
@@ -123,7 +128,7 @@ pub(super) fn screen(app: &App) -> String {
 }
 
 fn ids(app: &App, pos: usize) -> (String, String) {
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     let p = r.found.pairs[app.list.visible[pos] as usize];
     (
         r.index.docs[p.a as usize].id.clone(),
@@ -162,7 +167,7 @@ fn loading_view_shows_every_stage_with_counts() {
 fn pairs_view_shows_counts_ranks_and_both_ids() {
     let (_d, app) = loaded((100, 30));
     let s = screen(&app);
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     let title = format!(
         "Pairs {} of {}",
         app.list.visible.len(),
@@ -289,7 +294,7 @@ fn changed_words_are_marked_without_colour() {
         .list
         .visible
         .iter()
-        .position(|&i| app.results.as_ref().unwrap().found.pairs[i as usize].jaccard < 1.0)
+        .position(|&i| app.session().results().unwrap().found.pairs[i as usize].jaccard < 1.0)
         .unwrap();
     for _ in 0..pos {
         app.update(Action::Down);
@@ -381,8 +386,8 @@ fn long_ids_are_shortened_in_the_middle() {
 #[test]
 fn a_session_of_actions_rebands_without_rehashing() {
     let (_d, mut app) = loaded((100, 30));
-    assert_eq!(app.counters.sketch_jobs, 1);
-    assert_eq!(app.index.as_ref().unwrap().num_perm(), 128);
+    assert_eq!(app.session().counters().sketch_jobs, 1);
+    assert_eq!(app.session().index().unwrap().num_perm(), 128);
 
     // down, Enter: the diff of the second pair.
     app.update(Action::Down);
@@ -401,15 +406,19 @@ fn a_session_of_actions_rebands_without_rehashing() {
     app.update(Action::Bottom);
     let chosen = ids(&app, app.list.selected);
     app.update(Action::RowsDown);
-    assert_eq!((app.bands, app.rows), (16, 7));
-    assert!(app.rebanding());
+    assert_eq!(app.session().banding(), (16, 7));
+    assert!(app.session().rebanding());
     pump(&mut app);
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     assert_eq!((r.bands, r.rows), (16, 7));
     assert_eq!(ids(&app, app.list.selected), chosen);
-    assert_eq!(app.counters.sketch_jobs, 1, "re-banding must not re-hash");
     assert_eq!(
-        app.index.as_ref().unwrap().num_perm(),
+        app.session().counters().sketch_jobs,
+        1,
+        "re-banding must not re-hash"
+    );
+    assert_eq!(
+        app.session().index().unwrap().num_perm(),
         128,
         "signatures unchanged"
     );
@@ -424,42 +433,45 @@ fn a_session_of_actions_rebands_without_rehashing() {
     app.update(Action::BandsUp);
     app.update(Action::BandsUp);
     pump(&mut app);
-    assert_eq!(app.counters.sketch_jobs, 2);
-    assert_eq!(app.index.as_ref().unwrap().num_perm(), 160);
-    let r = app.results.as_ref().unwrap();
+    assert_eq!(app.session().counters().sketch_jobs, 2);
+    assert_eq!(app.session().index().unwrap().num_perm(), 160);
+    let r = app.session().results().unwrap();
     assert_eq!((r.bands, r.rows), (19, 7));
     // Back down: fits again, no hashing.
     app.update(Action::BandsDown);
     pump(&mut app);
-    assert_eq!(app.counters.sketch_jobs, 2);
-    assert_eq!(app.index.as_ref().unwrap().num_perm(), 160);
-    let bands_before_k = app.counters.band_jobs;
+    assert_eq!(app.session().counters().sketch_jobs, 2);
+    assert_eq!(app.session().index().unwrap().num_perm(), 160);
+    let bands_before_k = app.session().counters().band_jobs;
 
     // k+: a background re-index; the old results stay, marked stale.
-    let old_pairs = app.results.as_ref().unwrap().found.pairs.len();
+    let old_pairs = app.session().results().unwrap().found.pairs.len();
     app.update(Action::ToggleTuning);
     app.update(Action::ShingleUp);
-    assert_eq!(app.params.k, 6);
-    assert!(app.stale());
-    assert_eq!(app.results.as_ref().unwrap().found.pairs.len(), old_pairs);
+    assert_eq!(app.session().params().k, 6);
+    assert!(app.session().stale());
+    assert_eq!(
+        app.session().results().unwrap().found.pairs.len(),
+        old_pairs
+    );
     assert!(screen(&app).contains("STALE"));
-    let busy = super::progress::summary(&app).unwrap();
+    let busy = app.summary().unwrap();
     assert!(busy.starts_with("re-indexing k=6 word: read"), "{busy}");
     assert!(screen(&app).contains(&busy));
     pump(&mut app);
-    assert!(!app.stale());
-    assert_eq!(app.results.as_ref().unwrap().index.params.k, 6);
-    assert_eq!(app.counters.index_jobs, 2);
-    assert_eq!(app.counters.band_jobs, bands_before_k + 1);
+    assert!(!app.session().stale());
+    assert_eq!(app.session().results().unwrap().index.params.k, 6);
+    assert_eq!(app.session().counters().index_jobs, 2);
+    assert_eq!(app.session().counters().band_jobs, bands_before_k + 1);
 
     // u: character shingles, re-indexed in the background like a k change, at the
     // character k (the word k 6 is kept for the way back).
-    let word_pairs = app.results.as_ref().unwrap().found.pairs.clone();
+    let word_pairs = app.session().results().unwrap().found.pairs.clone();
     app.update(Action::ToggleUnit);
-    assert_eq!(app.params.text.unit, Unit::Char);
-    assert_eq!(app.params.k, super::app::CHAR_K);
-    assert!(app.stale());
-    let reindex = app.outbox.iter().find_map(|c| match c {
+    assert_eq!(app.session().params().text.unit, Unit::Char);
+    assert_eq!(app.session().params().k, super::session::CHAR_K);
+    assert!(app.session().stale());
+    let reindex = app.outbox().iter().find_map(|c| match c {
         Cmd::Spawn(job) => match &job.work {
             Work::Reindex { params, .. } => Some(params.clone()),
             _ => None,
@@ -468,16 +480,16 @@ fn a_session_of_actions_rebands_without_rehashing() {
     });
     let reindex = reindex.expect("a re-index job");
     assert_eq!(reindex.text.unit, Unit::Char);
-    assert_eq!(reindex.k, super::app::CHAR_K);
-    assert_eq!(app.results.as_ref().unwrap().found.pairs, word_pairs);
+    assert_eq!(reindex.k, super::session::CHAR_K);
+    assert_eq!(app.session().results().unwrap().found.pairs, word_pairs);
     let s = screen(&app);
     assert!(s.contains("STALE (re-indexing k=9 char)"), "{s}");
     pump(&mut app);
-    assert!(!app.stale());
-    let index = app.results.as_ref().unwrap().index.clone();
+    assert!(!app.session().stale());
+    let index = app.session().results().unwrap().index.clone();
     assert_eq!(index.params.text.unit, Unit::Char);
-    assert_eq!(index.params.k, super::app::CHAR_K);
-    assert_eq!(app.counters.index_jobs, 3);
+    assert_eq!(index.params.k, super::session::CHAR_K);
+    assert_eq!(app.session().counters().index_jobs, 3);
     // The shingles are those of characters: a document's set is that of its graphemes.
     let doc = &index.docs[0];
     let text = simtui::corpus::read_text(
@@ -492,7 +504,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     let mut tokens = Vec::new();
     simtui::text::Tokenizer::new(&index.params.text).token_hashes(&text, &mut tokens);
     let mut set = Vec::new();
-    simtui::shingle::shingle_set(&tokens, super::app::CHAR_K, &mut set);
+    simtui::shingle::shingle_set(&tokens, super::session::CHAR_K, &mut set);
     assert_eq!(index.shingles.get(doc.group as usize), &set[..]);
     assert!(
         doc.tokens > 2 * text.split_whitespace().count() as u64,
@@ -500,15 +512,18 @@ fn a_session_of_actions_rebands_without_rehashing() {
     );
     // u again: back to words at k=6.
     app.update(Action::ToggleUnit);
-    assert_eq!((app.params.text.unit, app.params.k), (Unit::Word, 6));
-    assert!(app.stale());
+    assert_eq!(
+        (app.session().params().text.unit, app.session().params().k),
+        (Unit::Word, 6)
+    );
+    assert!(app.session().stale());
     pump(&mut app);
-    assert!(!app.stale());
-    assert_eq!(app.results.as_ref().unwrap().found.pairs, word_pairs);
+    assert!(!app.session().stale());
+    assert_eq!(app.session().results().unwrap().found.pairs, word_pairs);
     // The unit alone makes results stale (k is not all stale() compares).
-    app.params.text.unit = Unit::Char;
-    assert!(app.stale());
-    app.params.text.unit = Unit::Word;
+    app.session_mut().params_mut().text.unit = Unit::Char;
+    assert!(app.session().stale());
+    app.session_mut().params_mut().text.unit = Unit::Word;
 
     // filter: typed live, kept with Enter.
     app.update(Action::ToggleTuning);
@@ -532,7 +547,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     assert!(app.list.filter.is_empty());
     assert_eq!(
         app.list.visible.len(),
-        app.results.as_ref().unwrap().found.pairs.len()
+        app.session().results().unwrap().found.pairs.len()
     );
 }
 
@@ -563,7 +578,7 @@ fn sort_cycles_and_keeps_the_selected_pair() {
     app.update(Action::CycleSort);
     assert_eq!(app.list.sort, Sort::Estimate);
     assert_eq!(ids(&app, app.list.selected), chosen);
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     let est: Vec<f64> = app
         .list
         .visible
@@ -652,7 +667,7 @@ fn diff_rewraps_on_resize() {
 #[test]
 fn real_recall_is_measured_from_all_pairs() {
     let (_d, mut app) = loaded((100, 30));
-    let Some(AllState::Ready { all, .. }) = &app.all else {
+    let Some(AllState::Ready { all, .. }) = app.session().all() else {
         panic!("all pairs computed")
     };
     let all = all.clone();
@@ -670,7 +685,7 @@ fn real_recall_is_measured_from_all_pairs() {
         app.update(Action::BandsUp);
     }
     pump(&mut app);
-    assert_eq!((app.bands, app.rows), (128, 1));
+    assert_eq!(app.session().banding(), (128, 1));
     assert_eq!(app.real_recall(), Some((total, total)));
 
     // One band of 64 rows: only near-identical contents collide.
@@ -681,7 +696,7 @@ fn real_recall_is_measured_from_all_pairs() {
         app.update(Action::RowsUp);
     }
     pump(&mut app);
-    assert_eq!((app.bands, app.rows), (1, 64));
+    assert_eq!(app.session().banding(), (1, 64));
     let (strict, t2) = app.real_recall().unwrap();
     assert_eq!(t2, total);
     assert!(strict < total, "{strict} of {total}");
@@ -712,8 +727,10 @@ fn quit_cancels_running_work() {
 fn a_crashed_worker_is_fatal_and_stale_results_are_ignored() {
     let (_d, mut app) = loaded((100, 30));
     // A result for a job nobody waits for changes nothing.
-    let before = app.results.as_ref().unwrap().id;
-    assert!(!app.handle(Msg::Cancelled { id: 9999 }) || app.results.as_ref().unwrap().id == before);
+    let before = app.session().results().unwrap().id;
+    assert!(
+        !app.handle(Msg::Cancelled { id: 9999 }) || app.session().results().unwrap().id == before
+    );
     app.handle(Msg::Crashed {
         what: "band job".into(),
         message: "boom".into(),
@@ -727,13 +744,13 @@ fn limits_are_reported_not_applied() {
     for _ in 0..10 {
         app.update(Action::RowsDown);
     }
-    assert_eq!(app.rows, 1);
+    assert_eq!(app.session().banding().1, 1);
     assert!(app.status.as_deref().unwrap().contains("at least 1"));
     app.update(Action::ToggleTuning);
     for _ in 0..10 {
         app.update(Action::ShingleDown);
     }
-    assert_eq!(app.params.k, 1);
+    assert_eq!(app.session().params().k, 1);
 }
 
 #[test]
@@ -927,11 +944,11 @@ fn a_remapped_key_drives_the_action_and_shows_in_the_footer_and_help() {
     app.update(Action::ToggleTuning);
     let f = footer(&app);
     assert!(f.contains("b/N bands±"), "{f}");
-    let bands = app.bands;
+    let bands = app.session().banding().0;
     press(&mut app, KeyCode::Char('N'));
-    assert_eq!(app.bands, bands - 1);
+    assert_eq!(app.session().banding().0, bands - 1);
     press(&mut app, KeyCode::Char('B'));
-    assert_eq!(app.bands, bands - 1, "B is no longer bound");
+    assert_eq!(app.session().banding().0, bands - 1, "B is no longer bound");
 }
 
 #[test]
@@ -1133,10 +1150,10 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
     let file = dir.path().join("c.idx");
     // A saved index, written by a first load.
     let mut app = new_app(dir.path(), (100, 30));
-    app.store = super::store_job(Some(&file), std::slice::from_ref(&root)).unwrap();
+    app.set_store(super::store_job(Some(&file), std::slice::from_ref(&root)).unwrap());
     app.start();
     pump(&mut app);
-    assert!(app.results.is_some() && file.is_file());
+    assert!(app.session().results().is_some() && file.is_file());
     // Its body damaged (the checksum no longer matches): only decoding notices. What runs
     // before the terminal is entered only checks the header, and decodes nothing.
     let good = std::fs::read(&file).unwrap();
@@ -1150,11 +1167,13 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
         .unwrap();
     // The loading view is drawn and says what it waits for.
     let mut app = new_app(dir.path(), (100, 30));
-    app.store = Some(job);
+    app.set_store(Some(job));
     app.start();
     assert!(screen(&app).contains("walking the folders"));
-    app.progress
-        .update(simtui::progress::Stage::Read, 0, 60, app.now);
+    let now = app.session().now();
+    app.session_mut()
+        .progress_mut()
+        .update(simtui::progress::Stage::Read, 0, 60, now);
     let s = screen(&app);
     assert!(s.contains("opening the saved index"), "{s}");
     // Then the worker finds the damage: a usage error, as it was up front.
@@ -1277,7 +1296,8 @@ fn without_colour_the_curve_before_tuning_is_drawn_in_dots() {
 fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
     // At 80x24 the panel beside the chart is narrow; "over 20,000 documents" was cut.
     let (_d, mut app) = loaded((80, 24));
-    app.all = Some(AllState::Unavailable("over 20,000 documents".into()));
+    app.session_mut()
+        .set_all(Some(AllState::Unavailable("over 20,000 documents".into())));
     app.update(Action::ToggleTuning);
     let s = screen(&app);
     assert!(s.contains("documents"), "{s}");
@@ -1290,7 +1310,7 @@ fn the_stale_marker_shows_whole_beside_the_tuning_panel() {
     let (_d, mut app) = loaded((160, 40));
     app.update(Action::ToggleTuning);
     app.update(Action::ShingleUp);
-    assert!(app.stale());
+    assert!(app.session().stale());
     let s = screen(&app);
     assert!(s.contains("STALE (re-indexing k=6 word)"), "{s}");
 }

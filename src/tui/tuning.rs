@@ -1,8 +1,9 @@
 //! The tuning panel: the LSH parameters, what the S-curve predicts, what the corpus
 //! really does, and a chart of both.
 
-use super::app::{AllState, App};
+use super::app::App;
 use super::recall::{self, BINS};
+use super::session::AllState;
 use super::widgets::fmt;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -56,15 +57,17 @@ fn kv(app: &App, key: &str, value: String, keys: &str) -> Line<'static> {
 /// The parameters, the prediction, and the measured recall.
 pub fn params_lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let (b, r) = (app.bands, app.rows);
+    let session = app.session();
+    let (b, r) = session.banding();
     let s = app.tuning.s();
-    let hashed = app.index.as_ref().map_or(0, |i| i.num_perm());
-    let sketch = app.params.sketch.name();
+    let hashed = session.index().map_or(0, |i| i.num_perm());
+    let params = session.params();
+    let sketch = params.sketch.name();
     let mut lines = vec![
         kv(
             app,
             "k = ",
-            format!("{} ({})", app.params.k, app.params.text.unit.name()),
+            format!("{} ({})", params.k, params.text.unit.name()),
             "k/K u",
         ),
         kv(app, "b = ", b.to_string(), "b/B"),
@@ -92,7 +95,7 @@ pub fn params_lines(app: &App) -> Vec<Line<'static>> {
 
 fn real_lines(app: &App, s: f64) -> Vec<Line<'static>> {
     let t = &app.theme;
-    match &app.all {
+    match app.session().all() {
         None => vec![],
         Some(AllState::Computing { done, total, .. }) => {
             let pct = if *total == 0 { 0 } else { done * 100 / total };
@@ -162,12 +165,12 @@ fn curve(b: usize, r: usize) -> Vec<(f64, f64)> {
 /// The histogram of pairs the banding keeps, and of pairs it misses (when all pairs
 /// are known).
 fn histograms(app: &App) -> ([u64; BINS], [u64; BINS]) {
-    let Some(r) = &app.results else {
+    let Some(r) = app.session().results() else {
         return ([0; BINS], [0; BINS]);
     };
     let kept = r.groups.hist;
     let mut missed = [0u64; BINS];
-    if let Some(AllState::Ready { generation, all }) = &app.all
+    if let Some(AllState::Ready { generation, all }) = app.session().all()
         && *generation == r.generation
     {
         for i in 0..BINS {
@@ -179,7 +182,7 @@ fn histograms(app: &App) -> ([u64; BINS], [u64; BINS]) {
 
 fn chart(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let (b, r) = (app.bands, app.rows);
+    let (b, r) = app.session().banding();
     let (kept, missed) = histograms(app);
     let max = kept.iter().chain(&missed).copied().max().unwrap_or(0);
     let kept_bars = bars(&kept, max);

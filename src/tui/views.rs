@@ -143,12 +143,12 @@ pub fn page(size: (u16, u16)) -> usize {
 impl App {
     /// The nearest neighbours of a document of an index, in a new view on top.
     pub(super) fn open_neighbours(&mut self, index: Arc<Index>, doc: u32) {
-        let (bands, rows) = (self.bands, self.rows);
+        let (bands, rows) = self.session().banding();
         if bands * rows > index.signatures.width() {
             self.status = Some("more hash functions are being computed; try again".into());
             return;
         }
-        let job = self.spawn(Work::Neighbours {
+        let job = self.jobs_mut().spawn(Work::Neighbours {
             index: index.clone(),
             bands,
             rows,
@@ -168,7 +168,9 @@ impl App {
 
     /// The clusters of the listed pairs (the filter applies) at the tuning panel's s.
     pub(super) fn open_clusters(&mut self) {
-        let Some(r) = &self.results else { return };
+        let Some(r) = self.session().results() else {
+            return;
+        };
         let index = r.index.clone();
         let listed: Vec<Pair> = self
             .list
@@ -202,7 +204,7 @@ impl App {
             .collect();
         let index = v.index.clone();
         let linked = pairs.len();
-        let job = self.spawn(Work::Clusters { index, pairs });
+        let job = self.jobs_mut().spawn(Work::Clusters { index, pairs });
         if let Some(View::Clusters(v)) = self.stack.last_mut() {
             (v.linked, v.clusters, v.job) = (linked, None, job);
         }
@@ -234,7 +236,7 @@ impl App {
 
     fn open_heatmap(&mut self, index: Arc<Index>, members: &[u32]) {
         let docs: Vec<u32> = members.iter().take(MAX_HEATMAP).copied().collect();
-        let job = self.spawn(Work::Heatmap {
+        let job = self.jobs_mut().spawn(Work::Heatmap {
             index: index.clone(),
             docs: docs.clone(),
         });
@@ -390,9 +392,9 @@ impl App {
         // Its job, if still running, is of no use to anyone now.
         if let Some(view) = self.stack.pop()
             && let Some((kind, job)) = view.waiting_job()
-            && self.job_running(job)
+            && self.jobs().is_current(job)
         {
-            self.cancel(kind);
+            self.jobs_mut().cancel(kind);
         }
         self.resume_top();
     }
@@ -403,7 +405,7 @@ impl App {
         let Some((_, job)) = self.stack.last().and_then(View::waiting_job) else {
             return;
         };
-        if self.job_running(job) {
+        if self.jobs().is_current(job) {
             return;
         }
         let work = match self.stack.last() {
@@ -420,7 +422,7 @@ impl App {
             },
             _ => return self.recluster_top(),
         };
-        let job = self.spawn(work);
+        let job = self.jobs_mut().spawn(work);
         match self.stack.last_mut() {
             Some(View::Neighbours(v)) => v.job = job,
             Some(View::Heatmap(v)) => v.job = job,

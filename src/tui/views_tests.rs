@@ -44,7 +44,7 @@ fn cursor_moves_clamp_and_keep_the_selection_on_screen() {
 fn neighbours_are_every_similar_document_by_exact_jaccard() {
     let (_dir, mut app) = loaded((120, 36));
     let pair = app.selected_pair().unwrap();
-    let index = app.results.as_ref().unwrap().index.clone();
+    let index = app.session().results().unwrap().index.clone();
     app.update(Action::Neighbours);
     assert_eq!(app.context(), Context::Neighbours);
     assert!(screen(&app).contains("searching"), "{}", screen(&app));
@@ -99,7 +99,7 @@ fn a_view_below_whose_job_was_replaced_starts_it_again() {
     let (_dir, mut app) = loaded((120, 36));
     app.update(Action::Neighbours);
     // Before the first answer arrives, another document's neighbours open on top.
-    let index = app.results.as_ref().unwrap().index.clone();
+    let index = app.session().results().unwrap().index.clone();
     let other = app.selected_pair().unwrap().b;
     app.open_neighbours(index, other);
     // One neighbours job runs at a time: the first view's job was replaced.
@@ -233,7 +233,7 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), app.list.visible.len());
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     let p0 = r.found.pairs[app.list.visible[0] as usize];
     assert_eq!(lines[0]["a"], r.index.docs[p0.a as usize].id.as_str());
     assert_eq!(lines[0]["jaccard"], p0.jaccard);
@@ -287,11 +287,11 @@ fn clusters_export_as_json_lines() {
 #[test]
 fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     let (_dir, mut app) = loaded((120, 36));
-    let minhash: Vec<Pair> = app.results.as_ref().unwrap().found.pairs.clone();
+    let minhash: Vec<Pair> = app.session().results().unwrap().found.pairs.clone();
     app.update(Action::SwitchMethod);
-    assert!(app.rebanding());
+    assert!(app.session().rebanding());
     pump(&mut app);
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     let (setting, fps) = r.simhash.as_ref().expect("SimHash results");
     assert_eq!(setting.hasher.bits(), 64);
     // The same candidates and verification the headless `pairs --method simhash` uses.
@@ -325,7 +325,7 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     // And back.
     app.update(Action::SwitchMethod);
     pump(&mut app);
-    let r = app.results.as_ref().unwrap();
+    let r = app.session().results().unwrap();
     assert!(r.simhash.is_none());
     assert_eq!(r.found.pairs, minhash);
     assert!(!screen(&app).contains(" ham "));

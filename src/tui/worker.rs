@@ -175,6 +175,53 @@ pub enum Output {
     Heatmap(Matrix),
 }
 
+impl Output {
+    /// A line for the log about a finished job: what it found, and how long it took
+    /// (`secs`, since it was asked for).
+    pub fn log_line(&self, secs: f64) -> String {
+        let t = secs;
+        match self {
+            Output::Indexed { index, took, .. } => format!(
+                "indexed {} documents ({} skipped), k={}, {} hash functions in {:.3} s",
+                index.docs.len(),
+                index.skipped.len(),
+                index.params.k,
+                index.num_perm(),
+                took.as_secs_f64()
+            ),
+            Output::Extended(index) => {
+                format!("{} hash functions computed in {t:.3} s", index.num_perm())
+            }
+            Output::Fingerprinted(fps) => format!(
+                "{} SimHash fingerprints in {t:.3} s ({} stale)",
+                fps.len(),
+                fps.stale
+            ),
+            Output::Banded {
+                bands, rows, found, ..
+            } => format!(
+                "banded b={bands} r={rows}: {} pairs from {} candidates in {t:.3} s",
+                found.pairs.len(),
+                found.candidates
+            ),
+            Output::AllPairs(Ok(_)) => format!("exact all-pairs similarity in {t:.3} s"),
+            Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
+            Output::Recall(_) => format!("recall measured in {t:.3} s"),
+            Output::Neighbours(a) => format!(
+                "{} neighbours from {} candidates in {t:.3} s",
+                a.neighbours.len(),
+                a.candidates
+            ),
+            Output::Clusters(c) => format!("{} clusters in {t:.3} s", c.len()),
+            Output::Heatmap(m) => format!("{0}×{0} heatmap in {t:.3} s", m.n),
+            Output::Diff(res) => match &res.model {
+                Ok(_) => format!("diff in {t:.3} s"),
+                Err(e) => format!("diff failed: {e}"),
+            },
+        }
+    }
+}
+
 /// What reaches the UI thread.
 pub enum Msg {
     Input(ratatui::crossterm::event::Event),
