@@ -1,117 +1,51 @@
-//! The explorer's state and how it changes. `App::update` applies a user's action and
-//! `App::handle` a worker's message; neither draws nor blocks. Work to be done on other
-//! threads is queued as commands (`Jobs`), which the event loop (or a test) carries out.
+//! The App: the session, the jobs, and the views on a stack above the pairs list. It
+//! routes the user's actions to the view on top (`update`) and the workers' messages to
+//! the session or to the view that waits for them (`handle`), and carries out what the
+//! views ask (open a view, close one, step the view below a diff). Neither draws nor
+//! blocks: jobs are queued as commands, which the event loop (or a test) carries out.
 
-use super::diff::{self, DiffModel};
+use super::chrome;
 use super::jobs::{Cmd, Jobs};
-use super::keys::{Action, Context};
+use super::keys::{self, Action, Context};
 use super::log::Logger;
 use super::options::Settings;
-use super::session::Session;
+use super::session::{Replaced, Session};
+use super::views::help::HelpView;
+use super::views::list::ListView;
+use super::views::view::{Command, Cx, Ui, View};
 use super::widgets::layout;
 use super::widgets::theme::Theme;
-use super::worker::{DiffDoc, Kind, Msg, Output, StoreJob, Work};
+use super::worker::{Kind, Msg, Output, Reply, StoreJob};
+use ratatui::Frame;
 use simtui::corpus::WalkOptions;
-use simtui::index::{Index, Pair, Params};
+use simtui::index::Params;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sort {
-    Jaccard,
-    Estimate,
-    Path,
-}
-
-impl Sort {
-    pub fn name(self) -> &'static str {
-        match self {
-            Sort::Jaccard => "exact J",
-            Sort::Estimate => "estimate",
-            Sort::Path => "path",
-        }
-    }
-    fn next(self) -> Sort {
-        match self {
-            Sort::Jaccard => Sort::Estimate,
-            Sort::Estimate => Sort::Path,
-            Sort::Path => Sort::Jaccard,
-        }
-    }
-}
-
-pub struct ListState {
-    /// Position in `visible`.
-    pub selected: usize,
-    /// First visible row.
-    pub offset: usize,
-    pub filter: String,
-    /// Typing a filter.
-    pub editing: bool,
-    pub sort: Sort,
-    /// Indices into `results.found.pairs`, filtered and sorted.
-    pub visible: Vec<u32>,
-}
-
-pub struct TuningState {
-    pub open: bool,
-    /// The similarity s (in hundredths, so steps stay exact) where recall is shown.
-    pub s_pct: u32,
-    /// The banding before the last change, drawn dimmed.
-    pub prev: Option<(usize, usize)>,
-}
-
-impl TuningState {
-    pub fn s(&self) -> f64 {
-        self.s_pct as f64 / 100.0
-    }
-}
-
-/// What the diff view shows about one document.
+/// An error that ends the explorer.
 #[derive(Clone, Debug)]
-pub struct DocInfo {
-    pub id: String,
-    pub bytes: u64,
-    pub tokens: u64,
-    pub shingles: usize,
-}
-
-pub struct DiffState {
-    pub pair: Pair,
-    pub a: DocInfo,
-    pub b: DocInfo,
-    /// The diff job being waited for.
-    pub job: u64,
-    pub model: Option<Result<Arc<DiffModel>, String>>,
-    pub layout: diff::Layout,
-    pub scroll: usize,
+pub struct Fatal {
+    pub message: String,
+    /// The user can fix it (exit code 2).
+    pub usage: bool,
 }
 
 pub struct App {
-    pub theme: Theme,
-    pub mouse: bool,
-    pub size: (u16, u16),
+    theme: Theme,
+    mouse: bool,
+    size: (u16, u16),
     /// What is explored and what the engine made of it.
     session: Session,
     jobs: Jobs,
     log: Logger,
-    pub list: ListState,
-    pub tuning: TuningState,
-    pub diff: Option<DiffState>,
-    /// Views opened from the list (neighbours, clusters, members, heatmap), the top shown.
-    pub stack: Vec<super::views::View>,
-    /// The export file name being typed.
-    pub prompt: Option<super::export::Prompt>,
-    /// Help overlay open, with its scroll.
-    pub help: Option<usize>,
+    /// The first view, always there.
+    list: ListView,
+    /// Views opened above the list (the diff, neighbours, clusters, ...), the top shown.
+    stack: Vec<Box<dyn View>>,
     /// A short message for the user (a limit reached, an error), until the next key.
-    pub status: Option<String>,
-    pub quit: bool,
-    /// A fatal error: the event loop ends with it.
-    pub fatal: Option<String>,
-    /// The fatal error is one the user can fix (exit code 2).
-    pub fatal_usage: bool,
+    status: Option<String>,
+    quit: bool,
+    fatal: Option<Fatal>,
 }
 
 impl App {
@@ -132,27 +66,11 @@ impl App {
             session: Session::new(roots, walk, params, bands, rows, log.clone()),
             jobs: Jobs::new(log.clone()),
             log,
-            list: ListState {
-                selected: 0,
-                offset: 0,
-                filter: String::new(),
-                editing: false,
-                sort: Sort::Jaccard,
-                visible: Vec::new(),
-            },
-            tuning: TuningState {
-                open: false,
-                s_pct: 80,
-                prev: None,
-            },
-            diff: None,
+            list: ListView::new(80),
             stack: Vec::new(),
-            prompt: None,
-            help: None,
             status: None,
             quit: false,
             fatal: None,
-            fatal_usage: false,
         }
     }
 
@@ -164,7 +82,8 @@ impl App {
         self.session.set_log(self.log.clone());
         self.jobs.set_log(self.log.clone());
         if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
-            self.tuning.s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
+            let s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
+            self.list.tuning_mut().set_s_pct(s_pct);
         }
     }
 
@@ -189,17 +108,8 @@ impl App {
             p.num_perm,
             p.seed,
             p.sketch,
-            self.tuning.s()
+            self.list.tuning().s()
         ));
-    }
-
-    pub fn session(&self) -> &Session {
-        &self.session
-    }
-
-    #[cfg(test)]
-    pub fn session_mut(&mut self) -> &mut Session {
-        &mut self.session
     }
 
     /// The clock the views read (set by the event loop): rendering stays a pure function.
@@ -222,9 +132,14 @@ impl App {
         self.jobs.busy()
     }
 
-    /// One line about background work after the first load (for the title bar), if any.
-    pub fn summary(&self) -> Option<String> {
-        self.session.summary(&self.jobs)
+    /// The user quit.
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// The error that ends the explorer, if one came.
+    pub fn take_fatal(&mut self) -> Option<Fatal> {
+        self.fatal.take()
     }
 
     /// Drains the queued commands.
@@ -232,45 +147,29 @@ impl App {
         self.jobs.take_outbox()
     }
 
-    pub(super) fn jobs(&self) -> &Jobs {
-        &self.jobs
-    }
-
-    pub(super) fn jobs_mut(&mut self) -> &mut Jobs {
-        &mut self.jobs
-    }
-
-    #[cfg(test)]
-    pub fn outbox(&self) -> &[Cmd] {
-        self.jobs.outbox()
-    }
-
-    /// The key table in force.
+    /// The key table in force: the top view's.
     pub fn context(&self) -> Context {
-        if self.help.is_some() {
-            Context::Help
-        } else {
-            self.view_context()
-        }
+        self.top().keys(&self.session)
     }
 
-    /// The view's key table, under the help overlay if it is open.
-    pub fn view_context(&self) -> Context {
-        if self.diff.is_some() {
-            Context::Diff
-        } else if self.prompt.is_some() {
-            Context::Prompt
-        } else if let Some(view) = self.stack.last() {
-            view.context()
-        } else if self.session.results().is_none() {
-            Context::Loading
-        } else if self.list.editing {
-            Context::Filter
-        } else if self.tuning.open {
-            Context::Tuning
-        } else {
-            Context::List
-        }
+    /// Real recall at the tuning panel's s: (found, total), when known for the results
+    /// on screen.
+    #[cfg(test)]
+    pub fn real_recall(&self) -> Option<(usize, usize)> {
+        self.session.real_recall(self.list.tuning().s())
+    }
+
+    fn top(&self) -> &dyn View {
+        self.stack
+            .last()
+            .map_or(&self.list as &dyn View, |v| v.as_ref())
+    }
+
+    /// The list, then the views above it, bottom up.
+    fn views(&self) -> Vec<&dyn View> {
+        let mut views: Vec<&dyn View> = vec![&self.list];
+        views.extend(self.stack.iter().map(|v| v.as_ref()));
+        views
     }
 
     // ---------------------------------------------------------------------------------
@@ -284,423 +183,138 @@ impl App {
             Action::Quit => {
                 self.quit = true;
                 self.jobs.cancel_all();
-                return;
             }
-            Action::ToggleHelp => {
-                self.help = if self.help.is_some() { None } else { Some(0) };
-                return;
-            }
+            Action::ToggleHelp if self.top().as_any().is::<HelpView>() => self.close_top(),
+            Action::ToggleHelp => self.stack.push(Box::new(HelpView::default())),
             Action::Resize(w, h) => {
                 self.size = (w, h);
-                self.keep_selection_visible();
-                self.relayout_diff();
-                return;
+                self.resized();
             }
-            _ => {}
+            _ => self.update_top(action),
         }
-        match self.context() {
-            Context::Help => self.update_help(action),
-            Context::Diff => self.update_diff(action),
-            Context::Loading => {}
-            Context::Filter => self.update_filter(action),
-            Context::List | Context::Tuning => self.update_list(action),
-            Context::Prompt => self.update_prompt(action),
-            Context::Neighbours | Context::Clusters | Context::Members | Context::Heatmap => {
-                self.update_view(action)
+    }
+
+    /// Sends an action to the view on top, then carries out what it asked.
+    fn update_top(&mut self, action: Action) {
+        let below = self
+            .stack
+            .len()
+            .checked_sub(2)
+            .map_or(&self.list as &dyn View, |i| self.stack[i].as_ref());
+        let below = (!self.stack.is_empty()).then(|| below.keys(&self.session));
+        let mut cx = Cx::new(
+            &mut self.session,
+            &mut self.jobs,
+            &self.log,
+            &mut self.status,
+            self.size,
+            self.mouse,
+            below,
+        );
+        match self.stack.last_mut() {
+            Some(top) => top.update(action, &mut cx),
+            None => self.list.update(action, &mut cx),
+        }
+        let commands = cx.into_commands();
+        self.carry_out(commands, self.stack.len());
+    }
+
+    /// Every view hears of a new terminal size, the list first.
+    fn resized(&mut self) {
+        let mut cx = Cx::new(
+            &mut self.session,
+            &mut self.jobs,
+            &self.log,
+            &mut self.status,
+            self.size,
+            self.mouse,
+            None,
+        );
+        self.list.resized(&mut cx);
+        for view in &mut self.stack {
+            view.resized(&mut cx);
+        }
+    }
+
+    /// Carries out the commands of the view at `depth` (0 the list, 1 the first view
+    /// above it, ...).
+    fn carry_out(&mut self, commands: Vec<Command>, depth: usize) {
+        for command in commands {
+            match command {
+                Command::Push(view) => self.stack.push(view),
+                Command::Close => self.close(depth),
+                Command::StepPair(step) => self.step_pair(step),
             }
         }
     }
 
-    fn update_help(&mut self, action: Action) {
-        let max = super::help::max_scroll(self);
-        let Some(scroll) = self.help.as_mut() else {
+    fn close_top(&mut self) {
+        self.close(self.stack.len());
+    }
+
+    /// Closes the view at `depth` (never the list). Its job, if still running, is of
+    /// no use to anyone now; the view it uncovers may have lost its own job to it.
+    fn close(&mut self, depth: usize) {
+        if depth == 0 || depth > self.stack.len() {
             return;
-        };
-        match action {
-            Action::Back => self.help = None,
-            Action::Up | Action::WheelUp => *scroll = scroll.saturating_sub(1),
-            Action::Down | Action::WheelDown => *scroll = (*scroll + 1).min(max),
-            _ => {}
         }
-    }
-
-    fn update_filter(&mut self, action: Action) {
-        match action {
-            Action::FilterChar(c) => {
-                self.list.filter.push(c);
-                self.refresh_visible();
-            }
-            Action::FilterBackspace => {
-                self.list.filter.pop();
-                self.refresh_visible();
-            }
-            Action::FilterKeep => self.list.editing = false,
-            Action::FilterClear => {
-                self.list.editing = false;
-                self.list.filter.clear();
-                self.refresh_visible();
-            }
-            Action::Up | Action::Down => self.update_list(action),
-            _ => {}
-        }
-    }
-
-    fn page(&self) -> usize {
-        let s = layout::screen(layout::area(self.size));
-        let p = layout::pairs(s.body, self.tuning.open, self.filter_shown());
-        layout::list_rows(p.list).max(1)
-    }
-
-    pub fn filter_shown(&self) -> bool {
-        self.list.editing || !self.list.filter.is_empty()
-    }
-
-    fn select(&mut self, to: isize) {
-        let n = self.list.visible.len();
-        self.list.selected = if n == 0 {
-            0
-        } else {
-            to.clamp(0, n as isize - 1) as usize
-        };
-        self.keep_selection_visible();
-    }
-
-    fn keep_selection_visible(&mut self) {
-        let rows = self.page();
-        let l = &mut self.list;
-        if l.selected < l.offset {
-            l.offset = l.selected;
-        } else if l.selected >= l.offset + rows {
-            l.offset = l.selected + 1 - rows;
-        }
-        // No empty space below the last pair when the list could fill the page.
-        let max_offset = l.visible.len().saturating_sub(rows);
-        l.offset = l.offset.min(max_offset);
-    }
-
-    fn update_list(&mut self, action: Action) {
-        let sel = self.list.selected as isize;
-        let page = self.page() as isize;
-        match action {
-            Action::Up => self.select(sel - 1),
-            Action::Down => self.select(sel + 1),
-            Action::WheelUp => self.select(sel - 3),
-            Action::WheelDown => self.select(sel + 3),
-            Action::PageUp => self.select(sel - page),
-            Action::PageDown => self.select(sel + page),
-            Action::Top => self.select(0),
-            Action::Bottom => self.select(isize::MAX / 2),
-            Action::Open => self.open_diff(),
-            Action::Neighbours | Action::NeighboursOther => {
-                if let (Some(p), Some(r)) = (self.selected_pair(), self.session.results()) {
-                    let doc = if action == Action::Neighbours {
-                        p.a
-                    } else {
-                        p.b
-                    };
-                    self.open_neighbours(r.index.clone(), doc);
-                }
-            }
-            Action::Clusters => self.open_clusters(),
-            Action::Export => self.start_export(),
-            Action::SwitchMethod => self.status = Some(self.session.switch_method(&mut self.jobs)),
-            Action::ToggleTuning
-            | Action::BandsUp
-            | Action::BandsDown
-            | Action::RowsUp
-            | Action::RowsDown
-                if self.session.simhash().is_some() =>
-            {
-                self.status = Some("b, r and the S-curve are MinHash's: m switches back".into());
-            }
-            Action::StartFilter => self.list.editing = true,
-            Action::Back if !self.list.filter.is_empty() => {
-                self.list.filter.clear();
-                self.refresh_visible();
-            }
-            Action::CycleSort => {
-                self.list.sort = self.list.sort.next();
-                self.refresh_visible();
-            }
-            Action::ToggleTuning => {
-                self.tuning.open = !self.tuning.open;
-                // The dimmed "before" curve compares with where this round of tuning began.
-                self.tuning.prev = None;
-                self.keep_selection_visible();
-            }
-            Action::BandsUp | Action::BandsDown | Action::RowsUp | Action::RowsDown => {
-                let (b, r) = self.session.banding();
-                let (b, r) = match action {
-                    Action::BandsUp => (b + 1, r),
-                    Action::BandsDown => (b.saturating_sub(1), r),
-                    Action::RowsUp => (b, r + 1),
-                    _ => (b, r.saturating_sub(1)),
-                };
-                self.set_banding(b, r);
-            }
-            Action::ShingleUp | Action::ShingleDown => {
-                let k = self.session.params().k;
-                let k = if action == Action::ShingleUp {
-                    k + 1
-                } else {
-                    k.saturating_sub(1)
-                };
-                if let Err(why) = self.session.set_k(k, &mut self.jobs) {
-                    self.status = Some(why);
-                }
-            }
-            Action::ToggleUnit => {
-                if let Some(said) = self.session.toggle_unit(&mut self.jobs) {
-                    self.status = Some(said);
-                }
-            }
-            Action::SimUp => self.tuning.s_pct = (self.tuning.s_pct + 5).min(100),
-            Action::SimDown => self.tuning.s_pct = self.tuning.s_pct.saturating_sub(5),
-            _ => {}
-        }
-    }
-
-    // ---------------------------------------------------------------------------------
-    // Tuning
-
-    fn set_banding(&mut self, bands: usize, rows: usize) {
-        let before = self.session.banding();
-        match self.session.set_banding(bands, rows, &mut self.jobs) {
-            // Keep the first curve of this round of tuning as "before".
-            Ok(()) => {
-                self.tuning.prev.get_or_insert(before);
-            }
-            Err(why) => self.status = Some(why),
-        }
-    }
-
-    /// Real recall at the chosen s: (found, total), when known for the results on screen.
-    pub fn real_recall(&self) -> Option<(usize, usize)> {
-        self.session.real_recall(self.tuning.s())
-    }
-
-    // ---------------------------------------------------------------------------------
-    // The list
-
-    /// Recomputes the visible pairs (filter, sort), keeping the selected pair selected
-    /// when it is still there.
-    pub fn refresh_visible(&mut self) {
-        let keep = self.selected_ids();
-        self.refresh_keeping(keep);
-    }
-
-    /// The ids of the selected pair: they survive a new banding or index, where the
-    /// positions and document numbers do not.
-    fn selected_ids(&self) -> Option<(String, String)> {
-        self.selected_ids_in(self.session.results()?)
-    }
-
-    /// The ids of the pair selected in results `r` (those on screen, or those just
-    /// replaced).
-    fn selected_ids_in(&self, r: &super::session::Results) -> Option<(String, String)> {
-        let i = *self.list.visible.get(self.list.selected)?;
-        let p = r.found.pairs.get(i as usize)?;
-        let docs = &r.index.docs;
-        Some((docs[p.a as usize].id.clone(), docs[p.b as usize].id.clone()))
-    }
-
-    fn refresh_keeping(&mut self, keep: Option<(String, String)>) {
-        let Some(r) = self.session.results() else {
-            self.list.visible.clear();
-            return;
-        };
-        let (index, pairs) = (&r.index, &r.found.pairs);
-        let f = &self.list.filter;
-        let mut visible: Vec<u32> = if f.is_empty() {
-            (0..pairs.len() as u32).collect()
-        } else {
-            // Smart case: a filter with capitals is case-sensitive.
-            let sensitive = f.chars().any(char::is_uppercase);
-            let needle = if sensitive {
-                f.clone()
-            } else {
-                f.to_lowercase()
-            };
-            let hit: Vec<bool> = index
-                .docs
-                .iter()
-                .map(|d| {
-                    if sensitive {
-                        d.id.contains(&needle)
-                    } else {
-                        d.id.to_lowercase().contains(&needle)
-                    }
-                })
-                .collect();
-            (0..pairs.len() as u32)
-                .filter(|&i| {
-                    let p = &pairs[i as usize];
-                    hit[p.a as usize] || hit[p.b as usize]
-                })
-                .collect()
-        };
-        use rayon::slice::ParallelSliceMut;
-        match self.list.sort {
-            Sort::Jaccard => {} // the engine's order: J descending, then ids
-            Sort::Estimate => visible.par_sort_by(|&x, &y| {
-                pairs[y as usize]
-                    .estimate
-                    .total_cmp(&pairs[x as usize].estimate)
-            }),
-            Sort::Path => visible.par_sort_by(|&x, &y| {
-                let (p, q) = (&pairs[x as usize], &pairs[y as usize]);
-                let id = |d: u32| index.docs[d as usize].id.as_str();
-                id(p.a).cmp(id(q.a)).then_with(|| id(p.b).cmp(id(q.b)))
-            }),
-        }
-        self.list.visible = visible;
-        if let Some((a, b)) = keep
-            && let Some(pos) = self.list.visible.iter().position(|&i| {
-                let p = &pairs[i as usize];
-                index.docs[p.a as usize].id == a && index.docs[p.b as usize].id == b
-            })
+        let view = self.stack.remove(depth - 1);
+        if let Some((kind, job)) = view.waiting()
+            && self.jobs.is_current(job)
         {
-            self.list.selected = pos;
+            self.jobs.cancel(kind);
         }
-        let sel = self.list.selected as isize;
-        self.select(sel);
+        if depth > self.stack.len() {
+            self.resume_top();
+        }
     }
 
-    pub fn selected_pair(&self) -> Option<Pair> {
-        let r = self.session.results()?;
-        let i = *self.list.visible.get(self.list.selected)?;
-        r.found.pairs.get(i as usize).copied()
-    }
-
-    // ---------------------------------------------------------------------------------
-    // The diff
-
-    fn open_diff(&mut self) {
-        let (Some(pair), Some(r)) = (self.selected_pair(), self.session.results()) else {
+    /// The view now on top may have lost its job to one above it (one job per kind runs
+    /// at a time): start it again.
+    fn resume_top(&mut self) {
+        let Some(top) = self.stack.last_mut() else {
             return;
         };
-        self.open_diff_of(r.index.clone(), pair);
-    }
-
-    /// Opens the diff of a pair of documents of an index (the list's, or a view's).
-    pub(super) fn open_diff_of(&mut self, index: Arc<Index>, pair: Pair) {
-        let info = |d: u32| {
-            let doc = &index.docs[d as usize];
-            DocInfo {
-                id: doc.id.clone(),
-                bytes: doc.bytes,
-                tokens: doc.tokens,
-                shingles: index.shingles.get(doc.group as usize).len(),
-            }
+        let Some((_, job)) = top.waiting() else {
+            return;
         };
-        let dd = |d: u32| {
-            let doc = &index.docs[d as usize];
-            DiffDoc {
-                id: doc.id.clone(),
-                source: doc.source.clone(),
-                bytes: doc.bytes,
-            }
-        };
-        let work = Work::Diff {
-            a: dd(pair.a),
-            b: dd(pair.b),
-            max_bytes: index.params.max_bytes,
-        };
-        let job = self.jobs.spawn(work);
-        self.diff = Some(DiffState {
-            pair,
-            a: info(pair.a),
-            b: info(pair.b),
-            job,
-            model: None,
-            layout: diff::Layout::default(),
-            scroll: 0,
-        });
-    }
-
-    /// Width of one diff column (gutter included) for the terminal size.
-    pub fn diff_column(&self) -> usize {
-        let s = layout::screen(layout::area(self.size));
-        layout::diff(s.body).left.width as usize
-    }
-
-    fn diff_page(&self) -> usize {
-        let s = layout::screen(layout::area(self.size));
-        (layout::diff(s.body).left.height as usize).max(1)
-    }
-
-    fn relayout_diff(&mut self) {
-        let col = self.diff_column();
-        let Some(d) = self.diff.as_mut() else { return };
-        if let Some(Ok(model)) = &d.model
-            && d.layout.column != col
-        {
-            // Keep the top row's line in view across a re-wrap.
-            let top_line = d
-                .layout
-                .rows
-                .get(d.scroll)
-                .and_then(|r| r.left.as_ref().and_then(|s| s.line));
-            d.layout = diff::layout(model, col);
-            d.scroll = top_line
-                .and_then(|l| {
-                    d.layout
-                        .rows
-                        .iter()
-                        .position(|r| r.left.as_ref().is_some_and(|s| s.line == Some(l)))
-                })
-                .unwrap_or(0);
+        if self.jobs.is_current(job) {
+            return;
         }
-        let page = self.diff_page();
-        if let Some(d) = self.diff.as_mut() {
-            d.scroll = d.scroll.min(d.layout.rows.len().saturating_sub(page));
-        }
+        let mut cx = Cx::new(
+            &mut self.session,
+            &mut self.jobs,
+            &self.log,
+            &mut self.status,
+            self.size,
+            self.mouse,
+            None,
+        );
+        top.restart(&mut cx);
     }
 
-    fn update_diff(&mut self, action: Action) {
-        let page = self.diff_page();
-        let Some(d) = self.diff.as_mut() else { return };
-        let max = d.layout.rows.len().saturating_sub(page);
-        let scroll_to =
-            |d: &mut DiffState, to: isize| d.scroll = to.clamp(0, max as isize) as usize;
-        let s = d.scroll as isize;
-        match action {
-            Action::Up => scroll_to(d, s - 1),
-            Action::Down => scroll_to(d, s + 1),
-            Action::WheelUp => scroll_to(d, s - 3),
-            Action::WheelDown => scroll_to(d, s + 3),
-            Action::PageUp => scroll_to(d, s - page as isize + 1),
-            Action::PageDown => scroll_to(d, s + page as isize - 1),
-            Action::Top => scroll_to(d, 0),
-            Action::Bottom => scroll_to(d, max as isize),
-            Action::NextChange => {
-                if let Some(&r) = d.layout.changes.iter().find(|&&r| r > d.scroll) {
-                    scroll_to(d, r as isize);
-                }
-            }
-            Action::PrevChange => {
-                if let Some(&r) = d.layout.changes.iter().rev().find(|&&r| r < d.scroll) {
-                    scroll_to(d, r as isize);
-                }
-            }
-            Action::NextPair | Action::PrevPair => {
-                let step = if action == Action::NextPair { 1 } else { -1 };
-                if self.step_view_pair(step) {
-                    return;
-                }
-                let to = self.list.selected as isize + step;
-                if to < 0 || to as usize >= self.list.visible.len() {
-                    self.status = Some(if step > 0 { "last pair" } else { "first pair" }.into());
-                    return;
-                }
-                self.select(to);
-                self.open_diff();
-            }
-            Action::Back => {
-                self.diff = None;
-                self.jobs.cancel(Kind::Diff);
-            }
-            _ => {}
+    /// n/p in the diff on top: the view below steps to the next or previous pair; if it
+    /// moved, the diff closes and the view opens the new pair's.
+    fn step_pair(&mut self, step: isize) {
+        let Some(depth) = self.stack.len().checked_sub(1) else {
+            return;
+        };
+        let mut cx = Cx::new(
+            &mut self.session,
+            &mut self.jobs,
+            &self.log,
+            &mut self.status,
+            self.size,
+            self.mouse,
+            None,
+        );
+        let moved = match depth.checked_sub(1) {
+            Some(i) => self.stack[i].step(step, &mut cx),
+            None => self.list.step(step, &mut cx),
+        };
+        if moved {
+            self.close_top();
+            self.update_top(Action::Open);
         }
     }
 
@@ -716,7 +330,7 @@ impl App {
         let status = self.status.clone();
         let changed = self.handle_msg(msg);
         if let Some(e) = &self.fatal {
-            self.log(&format!("error: {e}"));
+            self.log(&format!("error: {}", e.message));
         } else if self.status != status
             && let Some(s) = &self.status
         {
@@ -727,11 +341,11 @@ impl App {
 
     fn handle_msg(&mut self, msg: Msg) -> bool {
         match msg {
-            Msg::Input(ev) => match super::keys::map_event(self.context(), &ev, self.mouse) {
+            Msg::Input(ev) => match keys::map_event(self.context(), &ev, self.mouse) {
                 Some(a) => self.update(a),
                 None => return false,
             },
-            Msg::InputFailed(e) => self.fatal = Some(format!("cannot read the terminal: {e}")),
+            Msg::InputFailed(e) => self.fail(format!("cannot read the terminal: {e}"), false),
             // The event loop acts on a signal before the app sees it.
             Msg::Signal => return false,
             Msg::Progress {
@@ -764,8 +378,8 @@ impl App {
                 }
                 let took = self.jobs.took(id);
                 self.jobs.end(id);
-                if self.log.is_on() {
-                    self.log(&out.log_line(took));
+                if let Some(line) = out.log_line(took).filter(|_| self.log.is_on()) {
+                    self.log(&line);
                 }
                 self.done(id, *out);
             }
@@ -780,55 +394,195 @@ impl App {
                 ));
                 self.jobs.end(id);
                 if kind == Kind::Index && self.session.results().is_none() {
-                    self.fatal = Some(error);
-                    self.fatal_usage = usage;
+                    self.fail(error, usage);
                 } else {
                     self.status = Some(error);
                 }
             }
             Msg::Crashed { what, message } => {
-                self.fatal = Some(format!("internal error: the {what} panicked: {message}"));
+                self.fail(
+                    format!("internal error: the {what} panicked: {message}"),
+                    false,
+                );
             }
         }
         true
     }
 
+    fn fail(&mut self, message: String, usage: bool) {
+        self.fatal = Some(Fatal { message, usage });
+    }
+
     fn done(&mut self, id: u64, out: Output) {
         match out {
-            out @ (Output::Neighbours(_) | Output::Clusters(_) | Output::Heatmap(_)) => {
-                self.view_done(id, out);
-            }
-            Output::Diff(res) => {
-                let col = self.diff_column();
-                let Some(d) = self.diff.as_mut().filter(|d| d.job == id) else {
-                    return;
-                };
-                match res.model {
-                    Ok(model) => {
-                        d.layout = diff::layout(&model, col);
-                        d.model = Some(Ok(Arc::new(model)));
-                    }
-                    Err(e) => d.model = Some(Err(e)),
-                }
-                d.scroll = 0;
-            }
+            Output::Task(reply) => self.view_done(id, reply),
             out => {
                 if let Some(replaced) = self.session.done(id, out, &mut self.jobs) {
-                    self.show_new_results(replaced.old);
+                    self.show_new_results(replaced);
                 }
             }
         }
     }
 
+    /// A view's job replied: to the view waiting for it, if it is still open.
+    fn view_done(&mut self, id: u64, reply: Reply) {
+        let Some(i) = self
+            .stack
+            .iter()
+            .rposition(|v| v.waiting().is_some_and(|(_, job)| job == id))
+        else {
+            return;
+        };
+        let mut cx = Cx::new(
+            &mut self.session,
+            &mut self.jobs,
+            &self.log,
+            &mut self.status,
+            self.size,
+            self.mouse,
+            None,
+        );
+        self.stack[i].done(reply, &mut cx);
+        let commands = cx.into_commands();
+        self.carry_out(commands, i + 1);
+    }
+
     /// New pairs are on screen: the list refreshes, keeping the selected pair selected.
-    fn show_new_results(&mut self, old: Option<super::session::Results>) {
-        let keep = old.and_then(|old| self.selected_ids_in(&old));
-        let t = std::time::Instant::now();
-        self.refresh_keeping(keep);
+    fn show_new_results(&mut self, replaced: Replaced) {
+        let t = Instant::now();
+        self.list
+            .results_replaced(replaced.old.as_ref(), &self.session, self.size);
         self.log(&format!(
             "list refreshed in {:.1} ms",
             t.elapsed().as_secs_f64() * 1e3
         ));
         self.session.start_recall(&mut self.jobs);
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Drawing
+
+    /// Draws the frame: the title bar, the top view (over the views below it if it is an
+    /// overlay), the footer. Pure: reads the App only.
+    pub fn render(&self, frame: &mut Frame) {
+        let area = frame.area();
+        let t = &self.theme;
+        if layout::too_small(area) {
+            chrome::too_small(t, frame, area);
+            return;
+        }
+        let s = layout::screen(area);
+        let busy = self.session.summary(&self.jobs);
+        chrome::title_bar(
+            t,
+            &self.session,
+            self.status.as_deref(),
+            busy,
+            frame,
+            s.title,
+        );
+        let views = self.views();
+        // The highest view that is no overlay, then every overlay above it.
+        let first = views.iter().rposition(|v| !v.is_overlay()).unwrap_or(0);
+        for (i, view) in views.iter().enumerate().skip(first) {
+            let ui = Ui {
+                theme: self.theme,
+                size: self.size,
+                mouse: self.mouse,
+                session: &self.session,
+                below: i.checked_sub(1).map(|b| views[b]),
+            };
+            view.render(&ui, frame, s.body);
+        }
+        chrome::footer(t, self.context(), frame, s.footer);
+    }
+
+    // ---------------------------------------------------------------------------------
+    // For the tests: what they look at, and states awkward to reach by keys.
+
+    #[cfg(test)]
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    #[cfg(test)]
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    #[cfg(test)]
+    pub fn list(&self) -> &ListView {
+        &self.list
+    }
+
+    #[cfg(test)]
+    pub fn list_mut(&mut self) -> &mut ListView {
+        &mut self.list
+    }
+
+    /// The view on top, if it is a `T`.
+    #[cfg(test)]
+    pub fn top_as<T: View>(&self) -> Option<&T> {
+        self.top().as_any().downcast_ref()
+    }
+
+    #[cfg(test)]
+    pub fn top_as_mut<T: View>(&mut self) -> Option<&mut T> {
+        self.stack.last_mut()?.as_any_mut().downcast_mut()
+    }
+
+    /// Views open above the list.
+    #[cfg(test)]
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Runs `f` as a view's update would run, and carries out what it asked (for views
+    /// the keys cannot reach in the state a test needs).
+    #[cfg(test)]
+    pub fn with_cx(&mut self, f: impl FnOnce(&mut Cx)) {
+        let mut cx = Cx::new(
+            &mut self.session,
+            &mut self.jobs,
+            &self.log,
+            &mut self.status,
+            self.size,
+            self.mouse,
+            None,
+        );
+        f(&mut cx);
+        let commands = cx.into_commands();
+        self.carry_out(commands, self.stack.len());
+    }
+
+    /// The title bar's line about work under way.
+    #[cfg(test)]
+    pub fn summary(&self) -> Option<String> {
+        self.session.summary(&self.jobs)
+    }
+
+    #[cfg(test)]
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    #[cfg(test)]
+    pub fn fatal(&self) -> Option<&Fatal> {
+        self.fatal.as_ref()
+    }
+
+    #[cfg(test)]
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+
+    #[cfg(test)]
+    pub fn set_theme(&mut self, theme: Theme) {
+        self.theme = theme;
+    }
+
+    #[cfg(test)]
+    pub fn outbox(&self) -> &[Cmd] {
+        self.jobs.outbox()
     }
 }

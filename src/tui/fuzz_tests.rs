@@ -2,13 +2,13 @@
 //! wrapping and drawing of arbitrary texts at arbitrary widths (issue 5). The case count
 //! is proptest's: 256 by default, `PROPTEST_CASES=100000` for a long run (doc/hostile.md).
 
-use super::diff::{self, DiffModel};
+use super::diff_model::{self as diff, DiffModel};
 use super::keys::Action;
 use super::tests::{draw, loaded, pump};
+use super::views::diff::DiffView;
 use super::widgets::fmt::{grapheme_width, is_unsafe};
 use super::widgets::wrap::{self, MIN_WIDTH, Seg};
 use proptest::prelude::*;
-use std::sync::Arc;
 use std::time::Duration;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -134,9 +134,9 @@ proptest! {
         pump(&mut app);
         let model: DiffModel = diff::build(&left, &right, Duration::from_secs(2));
         {
-            let d = app.diff.as_mut().expect("the diff view is open");
-            d.layout = diff::layout(&model, app_column(d.layout.column));
-            d.model = Some(Ok(Arc::new(model)));
+            let d = app.top_as_mut::<DiffView>().expect("the diff view is open");
+            let column = app_column(d.layout().column);
+            d.set_model(model, column);
         }
         for (w, h) in sizes {
             app.update(Action::Resize(w, h));

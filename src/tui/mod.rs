@@ -1,31 +1,25 @@
 //! The explorer: `simtui PATH` (or `simtui` for a demo corpus).
 //!
-//! Layout of this module: `app` holds all state and changes it (`update` for the
-//! user's actions, `handle` for workers' messages); `keys` maps keys to actions from one
-//! table per view; `worker` runs the engine on threads; `render` and the view files
-//! (`progress`, `pairs`, `tuning`, `diff_view`, `help`) draw the state as pure
-//! functions; `diff` and `wrap` align and wrap text; `recall` measures real recall;
-//! `terminal` enters and restores the terminal. This file runs the event loop.
+//! Layout of this module: `app` routes the user's actions to the view on top and the
+//! workers' messages to the session or the view waiting for them; `views/` holds one
+//! file per view (state, key table, update, render); `session` is what is explored and
+//! what the engine made of it, `jobs` the jobs asked for, `worker` runs them on threads;
+//! `keys` maps keys to actions; `chrome` draws the title bar and the footer, `widgets/`
+//! the pieces the views share; `diff_model` aligns two texts, `recall` measures real
+//! recall, `progress` counts the stages; `terminal` enters and restores the terminal.
+//! This file runs the event loop.
 
 mod app;
-mod clusters;
-mod diff;
-mod diff_view;
-mod export;
-mod heatmap;
-mod help;
+mod chrome;
+mod diff_model;
 mod jobs;
 mod keys;
 mod log;
-mod neighbours;
 mod options;
-mod pairs;
 mod progress;
 mod recall;
-mod render;
 mod session;
 mod terminal;
-mod tuning;
 mod views;
 mod widgets;
 mod worker;
@@ -207,13 +201,13 @@ fn event_loop(
                 Cmd::Cancel(kind) => workers.cancel(kind),
             }
         }
-        if let Some(e) = app.fatal.take() {
-            if app.fatal_usage {
-                return Err(UsageError(e).into());
+        if let Some(e) = app.take_fatal() {
+            if e.usage {
+                return Err(UsageError(e.message).into());
             }
-            bail!(e);
+            bail!(e.message);
         }
-        if app.quit {
+        if app.quitting() {
             return Ok(());
         }
         if dirty {
@@ -222,7 +216,7 @@ fn event_loop(
                 return Err(panic_exit());
             };
             app.set_now(Instant::now());
-            session.terminal.draw(|f| render::render(app, f))?;
+            session.terminal.draw(|f| app.render(f))?;
             dirty = false;
         }
         if terminal::panicked() {

@@ -7,7 +7,7 @@
 
 use super::app::App;
 use super::keys::Action;
-use super::render;
+use super::views::diff::DiffView;
 use super::widgets::layout;
 use super::widgets::theme::Theme;
 // Jobs run on this thread, as in the tests, so frames depend on the corpus alone.
@@ -39,13 +39,13 @@ fn demo_app() -> App {
         app.session().results().is_some() && !app.busy(),
         "indexing finished"
     );
-    assert!(app.status.is_none(), "{:?}", app.status);
+    assert!(app.status().is_none(), "{:?}", app.status());
     app
 }
 
 fn svg(app: &App) -> String {
-    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-    term.draw(|f| render::render(app, f)).unwrap();
+    let mut term = Terminal::new(TestBackend::new(app.size().0, app.size().1)).unwrap();
+    term.draw(|f| app.render(f)).unwrap();
     to_svg(term.backend().buffer())
 }
 
@@ -60,8 +60,8 @@ fn write(name: &str, svg: &str) {
 /// Position in the list of the first pair with exact J at most `j`.
 fn first_pair_below(app: &App, j: f64) -> usize {
     let r = app.session().results().unwrap();
-    app.list
-        .visible
+    app.list()
+        .visible()
         .iter()
         .position(|&i| r.found.pairs[i as usize].jaccard <= j)
         .expect("the demo corpus has pairs that differ")
@@ -69,16 +69,16 @@ fn first_pair_below(app: &App, j: f64) -> usize {
 
 /// The open diff changes 3 to 20 words on each side, on at least 4 rows.
 fn scattered_edits(app: &App) -> bool {
-    let d = app.diff.as_ref().unwrap();
-    let Some(Ok(m)) = &d.model else {
+    let d = app.top_as::<DiffView>().unwrap();
+    let Some(Ok(m)) = &d.model() else {
         panic!("the diff is not ready")
     };
-    m.changed_words.iter().all(|w| (3..=20).contains(w)) && d.layout.changes.len() >= 4
+    m.changed_words.iter().all(|w| (3..=20).contains(w)) && d.layout().changes.len() >= 4
 }
 
 /// Rows of the pairs list on screen.
 fn page(app: &App) -> usize {
-    let body = layout::screen(layout::area(app.size)).body;
+    let body = layout::screen(layout::area(app.size())).body;
     layout::list_rows(layout::pairs(body, false, false).list)
 }
 
@@ -88,8 +88,8 @@ fn page(app: &App) -> usize {
 fn show_the_first_near_duplicates(app: &mut App) {
     let r = app.session().results().unwrap();
     let first = app
-        .list
-        .visible
+        .list()
+        .visible()
         .iter()
         .position(|&i| r.found.pairs[i as usize].jaccard < 1.0)
         .unwrap_or(0);
@@ -101,7 +101,10 @@ fn show_the_first_near_duplicates(app: &mut App) {
     for _ in 0..page - 4 {
         app.update(Action::Up);
     }
-    assert_eq!((app.list.offset, app.list.selected), (top, top + 3));
+    assert_eq!(
+        (app.list().cursor().offset, app.list().cursor().selected),
+        (top, top + 3)
+    );
 }
 
 #[test]
@@ -132,14 +135,18 @@ fn write_screenshots() {
     while !scattered_edits(&app) {
         app.update(Action::NextPair);
         pump(&mut app);
-        let j = app.diff.as_ref().unwrap().pair.jaccard;
+        let j = app.top_as::<DiffView>().unwrap().pair().jaccard;
         assert!(j >= 0.6, "no pair in 0.6..=0.9 with scattered word edits");
     }
-    let d = app.diff.as_ref().unwrap();
-    let rows = layout::diff(layout::screen(layout::area(app.size)).body)
+    let d = app.top_as::<DiffView>().unwrap();
+    let rows = layout::diff(layout::screen(layout::area(app.size())).body)
         .left
         .height;
-    if d.layout.changes.first().is_none_or(|&c| c >= rows as usize) {
+    if d.layout()
+        .changes
+        .first()
+        .is_none_or(|&c| c >= rows as usize)
+    {
         app.update(Action::NextChange);
     }
     write("diff.svg", &svg(&app));

@@ -1,14 +1,17 @@
 //! State and render tests of the explorer: actions in, state and screen text out. Jobs
 //! run synchronously on the test thread (the same `worker::execute` the threads run).
 
-use super::app::{App, Sort};
+use super::app::App;
+use super::diff_model as diff;
 use super::jobs::Cmd;
 use super::keys::{Action, Context};
 use super::options::Settings;
 use super::session::AllState;
+use super::views::diff::DiffView;
+use super::views::help::HelpView;
+use super::views::list::Sort;
 use super::widgets::theme::Theme;
 use super::worker::{self, JobError, Msg, Reporter, Work};
-use super::{diff, render};
 use crate::output::diag::Log;
 use crate::output::keyspec::KeyStroke;
 use ratatui::Terminal;
@@ -100,15 +103,15 @@ pub(super) fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
         "the first load produces results"
     );
     assert!(
-        !app.list.visible.is_empty(),
+        !app.list().visible().is_empty(),
         "the corpus has near-duplicates"
     );
     (dir, app)
 }
 
 pub(super) fn draw(app: &App) -> Buffer {
-    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-    term.draw(|f| render::render(app, f)).unwrap();
+    let mut term = Terminal::new(TestBackend::new(app.size().0, app.size().1)).unwrap();
+    term.draw(|f| app.render(f)).unwrap();
     term.backend().buffer().clone()
 }
 
@@ -127,9 +130,16 @@ pub(super) fn screen(app: &App) -> String {
     text(&draw(app))
 }
 
+/// Closes the help if it is open, as Esc does.
+fn close_help(app: &mut App) {
+    if app.top_as::<HelpView>().is_some() {
+        app.update(Action::Back);
+    }
+}
+
 fn ids(app: &App, pos: usize) -> (String, String) {
     let r = app.session().results().unwrap();
-    let p = r.found.pairs[app.list.visible[pos] as usize];
+    let p = r.found.pairs[app.list().visible()[pos] as usize];
     (
         r.index.docs[p.a as usize].id.clone(),
         r.index.docs[p.b as usize].id.clone(),
@@ -170,7 +180,7 @@ fn pairs_view_shows_counts_ranks_and_both_ids() {
     let r = app.session().results().unwrap();
     let title = format!(
         "Pairs {} of {}",
-        app.list.visible.len(),
+        app.list().visible().len(),
         r.found.pairs.len()
     );
     assert!(s.contains(&title), "{s}");
@@ -186,8 +196,8 @@ fn pairs_view_shows_counts_ranks_and_both_ids() {
     assert!(s.lines().last().unwrap().contains("Enter diff"), "{s}");
     // Sorted by exact J, descending.
     let js: Vec<f64> = app
-        .list
-        .visible
+        .list()
+        .visible()
         .iter()
         .map(|&i| r.found.pairs[i as usize].jaccard)
         .collect();
@@ -200,7 +210,7 @@ fn selection_is_visible_without_colour() {
     app.update(Action::Down);
     let buf = draw(&app);
     // Row of the selected pair: title row + header row + its position.
-    let y = 1 + 2 + app.list.selected as u16;
+    let y = 1 + 2 + app.list().cursor().selected as u16;
     for x in 0..buf.area.width {
         assert!(
             buf[(x, y)].modifier.contains(Modifier::REVERSED),
@@ -291,8 +301,8 @@ fn changed_words_are_marked_without_colour() {
     let (_d, mut app) = loaded((100, 30));
     // A pair that is not identical.
     let pos = app
-        .list
-        .visible
+        .list()
+        .visible()
         .iter()
         .position(|&i| app.session().results().unwrap().found.pairs[i as usize].jaccard < 1.0)
         .unwrap();
@@ -301,13 +311,13 @@ fn changed_words_are_marked_without_colour() {
     }
     app.update(Action::Open);
     pump(&mut app);
-    let d = app.diff.as_ref().unwrap();
+    let d = app.top_as::<DiffView>().unwrap();
     let first = *d
-        .layout
+        .layout()
         .changes
         .first()
         .expect("a non-identical pair has a change");
-    app.diff.as_mut().unwrap().scroll = first;
+    app.top_as_mut::<DiffView>().unwrap().set_scroll(first);
     let buf = draw(&app);
     let y0 = 1 + super::widgets::layout::DIFF_HEADER;
     let marked = (y0..buf.area.height - 1)
@@ -328,18 +338,19 @@ fn help_overlay_lists_the_views_key_table() {
         assert!(s.contains(help), "{help} missing:\n{s}");
     }
     app.update(Action::Back);
-    assert!(app.help.is_none());
+    assert!(app.top_as::<HelpView>().is_none());
     // Scrolling stops at the end.
     app.update(Action::Resize(80, 20));
     app.update(Action::ToggleHelp);
     for _ in 0..500 {
         app.update(Action::Down);
     }
-    let max = super::help::max_scroll(&app);
+    let max = super::views::help::max_scroll(app.size(), false, Context::List);
     assert!(max > 0);
-    assert_eq!(app.help, Some(max));
+    let help_scroll = |app: &App| app.top_as::<HelpView>().map(|h| h.scroll());
+    assert_eq!(help_scroll(&app), Some(max));
     app.update(Action::Up);
-    assert_eq!(app.help, Some(max - 1));
+    assert_eq!(help_scroll(&app), Some(max - 1));
     app.update(Action::ToggleHelp);
     // In the diff view the help is the diff's.
     app.update(Action::Open);
@@ -391,27 +402,27 @@ fn a_session_of_actions_rebands_without_rehashing() {
 
     // down, Enter: the diff of the second pair.
     app.update(Action::Down);
-    assert_eq!(app.list.selected, 1);
+    assert_eq!(app.list().cursor().selected, 1);
     let second = ids(&app, 1);
     app.update(Action::Open);
     pump(&mut app);
-    let d = app.diff.as_ref().unwrap();
-    assert_eq!((d.a.id.clone(), d.b.id.clone()), second);
-    assert!(matches!(d.model, Some(Ok(_))));
+    let d = app.top_as::<DiffView>().unwrap();
+    assert_eq!((d.docs().0.id.clone(), d.docs().1.id.clone()), second);
+    assert!(matches!(d.model(), Some(Ok(_))));
     app.update(Action::Back);
-    assert!(app.diff.is_none());
+    assert!(app.top_as::<DiffView>().is_none());
 
     // r−: 16 × 7 fits the 128 stored functions: re-banded, nothing re-hashed. The
     // selected pair stays selected (more pairs are found, so its rank may change).
     app.update(Action::Bottom);
-    let chosen = ids(&app, app.list.selected);
+    let chosen = ids(&app, app.list().cursor().selected);
     app.update(Action::RowsDown);
     assert_eq!(app.session().banding(), (16, 7));
     assert!(app.session().rebanding());
     pump(&mut app);
     let r = app.session().results().unwrap();
     assert_eq!((r.bands, r.rows), (16, 7));
-    assert_eq!(ids(&app, app.list.selected), chosen);
+    assert_eq!(ids(&app, app.list().cursor().selected), chosen);
     assert_eq!(
         app.session().counters().sketch_jobs,
         1,
@@ -423,7 +434,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
         "signatures unchanged"
     );
     assert_eq!(
-        app.tuning.prev,
+        app.list().tuning().prev(),
         Some((16, 8)),
         "the curve before tuning is kept, dimmed"
     );
@@ -532,8 +543,8 @@ fn a_session_of_actions_rebands_without_rehashing() {
     for c in "d000/doc00000".chars() {
         app.update(Action::FilterChar(c));
     }
-    assert!(!app.list.visible.is_empty());
-    for pos in 0..app.list.visible.len() {
+    assert!(!app.list().visible().is_empty());
+    for pos in 0..app.list().visible().len() {
         let (a, b) = ids(&app, pos);
         assert!(
             a.contains("d000/doc00000") || b.contains("d000/doc00000"),
@@ -542,11 +553,11 @@ fn a_session_of_actions_rebands_without_rehashing() {
     }
     app.update(Action::FilterKeep);
     assert_eq!(app.context(), Context::List);
-    assert_eq!(app.list.filter, "d000/doc00000");
+    assert_eq!(app.list().filter().text(), "d000/doc00000");
     app.update(Action::Back);
-    assert!(app.list.filter.is_empty());
+    assert!(app.list().filter().text().is_empty());
     assert_eq!(
-        app.list.visible.len(),
+        app.list().visible().len(),
         app.session().results().unwrap().found.pairs.len()
     );
 }
@@ -554,18 +565,18 @@ fn a_session_of_actions_rebands_without_rehashing() {
 #[test]
 fn filter_escape_clears_and_q_is_text_while_typing() {
     let (_d, mut app) = loaded((100, 30));
-    let all = app.list.visible.len();
+    let all = app.list().visible().len();
     app.update(Action::StartFilter);
     let ev = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
         ratatui::crossterm::event::KeyCode::Char('q'),
         ratatui::crossterm::event::KeyModifiers::NONE,
     ));
     app.handle(Msg::Input(ev));
-    assert!(!app.quit);
-    assert_eq!(app.list.filter, "q");
+    assert!(!app.quitting());
+    assert_eq!(app.list().filter().text(), "q");
     app.update(Action::FilterClear);
-    assert_eq!(app.list.filter, "");
-    assert_eq!(app.list.visible.len(), all);
+    assert_eq!(app.list().filter().text(), "");
+    assert_eq!(app.list().visible().len(), all);
     assert_eq!(app.context(), Context::List);
 }
 
@@ -574,54 +585,62 @@ fn sort_cycles_and_keeps_the_selected_pair() {
     let (_d, mut app) = loaded((100, 30));
     app.update(Action::Down);
     app.update(Action::Down);
-    let chosen = ids(&app, app.list.selected);
+    let chosen = ids(&app, app.list().cursor().selected);
     app.update(Action::CycleSort);
-    assert_eq!(app.list.sort, Sort::Estimate);
-    assert_eq!(ids(&app, app.list.selected), chosen);
+    assert_eq!(app.list().sort(), Sort::Estimate);
+    assert_eq!(ids(&app, app.list().cursor().selected), chosen);
     let r = app.session().results().unwrap();
     let est: Vec<f64> = app
-        .list
-        .visible
+        .list()
+        .visible()
         .iter()
         .map(|&i| r.found.pairs[i as usize].estimate)
         .collect();
     assert!(est.windows(2).all(|w| w[0] >= w[1]));
     app.update(Action::CycleSort);
-    assert_eq!(app.list.sort, Sort::Path);
-    let names: Vec<(String, String)> = (0..app.list.visible.len()).map(|p| ids(&app, p)).collect();
+    assert_eq!(app.list().sort(), Sort::Path);
+    let names: Vec<(String, String)> = (0..app.list().visible().len())
+        .map(|p| ids(&app, p))
+        .collect();
     assert!(names.windows(2).all(|w| w[0] <= w[1]));
     assert!(screen(&app).contains("by path"));
     app.update(Action::CycleSort);
-    assert_eq!(app.list.sort, Sort::Jaccard);
+    assert_eq!(app.list().sort(), Sort::Jaccard);
 }
 
 #[test]
 fn navigation_keys_stay_in_bounds_and_keep_the_selection_visible() {
     let (_d, mut app) = loaded((100, 16));
-    let n = app.list.visible.len();
+    let n = app.list().visible().len();
     app.update(Action::Up);
-    assert_eq!(app.list.selected, 0);
+    assert_eq!(app.list().cursor().selected, 0);
     app.update(Action::Bottom);
-    assert_eq!(app.list.selected, n - 1);
+    assert_eq!(app.list().cursor().selected, n - 1);
     let page = super::widgets::layout::list_rows(
         super::widgets::layout::pairs(
-            super::widgets::layout::screen(super::widgets::layout::area(app.size)).body,
+            super::widgets::layout::screen(super::widgets::layout::area(app.size())).body,
             false,
             false,
         )
         .list,
     );
-    assert!(app.list.offset + page > app.list.selected && app.list.offset <= app.list.selected);
+    assert!(
+        app.list().cursor().offset + page > app.list().cursor().selected
+            && app.list().cursor().offset <= app.list().cursor().selected
+    );
     app.update(Action::Down);
-    assert_eq!(app.list.selected, n - 1);
+    assert_eq!(app.list().cursor().selected, n - 1);
     app.update(Action::Top);
-    assert_eq!((app.list.selected, app.list.offset), (0, 0));
+    assert_eq!(
+        (app.list().cursor().selected, app.list().cursor().offset),
+        (0, 0)
+    );
     app.update(Action::PageDown);
-    assert_eq!(app.list.selected, page.min(n - 1));
+    assert_eq!(app.list().cursor().selected, page.min(n - 1));
     app.update(Action::WheelDown);
-    assert_eq!(app.list.selected, (page + 3).min(n - 1));
+    assert_eq!(app.list().cursor().selected, (page + 3).min(n - 1));
     // The selected row is on screen.
-    let (a, _) = ids(&app, app.list.selected);
+    let (a, _) = ids(&app, app.list().cursor().selected);
     assert!(screen(&app).contains(&a));
 }
 
@@ -632,21 +651,21 @@ fn next_and_previous_pair_in_the_diff() {
     pump(&mut app);
     app.update(Action::NextPair);
     pump(&mut app);
-    assert_eq!(app.list.selected, 1);
-    let d = app.diff.as_ref().unwrap();
-    assert_eq!((d.a.id.clone(), d.b.id.clone()), ids(&app, 1));
-    assert!(matches!(d.model, Some(Ok(_))));
+    assert_eq!(app.list().cursor().selected, 1);
+    let d = app.top_as::<DiffView>().unwrap();
+    assert_eq!((d.docs().0.id.clone(), d.docs().1.id.clone()), ids(&app, 1));
+    assert!(matches!(d.model(), Some(Ok(_))));
     app.update(Action::PrevPair);
     app.update(Action::PrevPair); // already first: stays, says so
     pump(&mut app);
-    assert_eq!(app.list.selected, 0);
-    assert_eq!(app.status.as_deref(), Some("first pair"));
+    assert_eq!(app.list().cursor().selected, 0);
+    assert_eq!(app.status(), Some("first pair"));
     // Scrolling is clamped to the rows.
     for _ in 0..10_000 {
         app.update(Action::Down);
     }
-    let d = app.diff.as_ref().unwrap();
-    assert!(d.scroll < d.layout.rows.len().max(1));
+    let d = app.top_as::<DiffView>().unwrap();
+    assert!(d.scroll() < d.layout().rows.len().max(1));
 }
 
 #[test]
@@ -654,12 +673,15 @@ fn diff_rewraps_on_resize() {
     let (_d, mut app) = loaded((100, 30));
     app.update(Action::Open);
     pump(&mut app);
-    let wide = app.diff.as_ref().unwrap().layout.rows.len();
+    let wide = app.top_as::<DiffView>().unwrap().layout().rows.len();
     app.update(Action::Resize(60, 30));
-    let d = app.diff.as_ref().unwrap();
-    assert_eq!(d.layout.column, app.diff_column());
+    let d = app.top_as::<DiffView>().unwrap();
+    assert_eq!(
+        d.layout().column,
+        super::views::diff::column_width(app.size())
+    );
     assert!(
-        d.layout.rows.len() > wide,
+        d.layout().rows.len() > wide,
         "narrower columns wrap into more rows"
     );
 }
@@ -672,7 +694,7 @@ fn real_recall_is_measured_from_all_pairs() {
     };
     let all = all.clone();
     assert!(all.total > 0);
-    app.tuning.s_pct = 50;
+    app.list_mut().tuning_mut().set_s_pct(50);
     let (found, total) = app.real_recall().expect("recall matched to the results");
     assert!(found <= total && total > 0);
     assert_eq!(total, all.at_least(0.5));
@@ -714,7 +736,7 @@ fn quit_cancels_running_work() {
     app.start();
     let _ = app.take_outbox();
     app.update(Action::Quit);
-    assert!(app.quit);
+    assert!(app.quitting());
     assert!(
         app.take_outbox()
             .iter()
@@ -735,7 +757,7 @@ fn a_crashed_worker_is_fatal_and_stale_results_are_ignored() {
         what: "band job".into(),
         message: "boom".into(),
     });
-    assert!(app.fatal.as_deref().unwrap().contains("boom"));
+    assert!(app.fatal().unwrap().message.contains("boom"));
 }
 
 #[test]
@@ -745,7 +767,7 @@ fn limits_are_reported_not_applied() {
         app.update(Action::RowsDown);
     }
     assert_eq!(app.session().banding().1, 1);
-    assert!(app.status.as_deref().unwrap().contains("at least 1"));
+    assert!(app.status().unwrap().contains("at least 1"));
     app.update(Action::ToggleTuning);
     for _ in 0..10 {
         app.update(Action::ShingleDown);
@@ -760,7 +782,10 @@ fn missing_file_in_the_diff_is_an_error_message_not_a_crash() {
     std::fs::remove_file(dir.path().join("c").join(&a)).unwrap();
     app.update(Action::Open);
     pump(&mut app);
-    assert!(matches!(app.diff.as_ref().unwrap().model, Some(Err(_))));
+    assert!(matches!(
+        app.top_as::<DiffView>().unwrap().model(),
+        Some(Err(_))
+    ));
     assert!(screen(&app).contains("unreadable"), "{}", screen(&app));
 }
 
@@ -819,15 +844,15 @@ fn every_view_draws_at_every_size_without_panicking() {
                 assert!(w < 20 || s.contains("too small"), "{w}x{h}:\n{s}");
             }
             // Back to the plain list for the next round.
-            app.help = None;
+            close_help(&mut app);
             app.update(Action::Resize(100, 30));
-            if app.diff.is_some() {
+            if app.top_as::<DiffView>().is_some() {
                 app.update(Action::Back);
             }
-            if app.list.editing {
+            if app.list().filter().is_editing() {
                 app.update(Action::FilterClear);
             }
-            app.tuning.open = false;
+            app.list_mut().tuning_mut().close();
         }
     }
 }
@@ -917,12 +942,12 @@ fn config_names_match_actions_and_theme_roles() {
 fn a_remapped_key_drives_the_action_and_shows_in_the_footer_and_help() {
     let (_d, mut app) = loaded((120, 40));
     let _i = Installed::new(&[("cycle_sort", &["o"]), ("bands_down", &["N"])], &[]);
-    assert_eq!(app.list.sort, Sort::Jaccard);
+    assert_eq!(app.list().sort(), Sort::Jaccard);
     // The default key no longer sorts; the user's key does.
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(app.list.sort, Sort::Jaccard);
+    assert_eq!(app.list().sort(), Sort::Jaccard);
     press(&mut app, KeyCode::Char('o'));
-    assert_eq!(app.list.sort, Sort::Estimate);
+    assert_eq!(app.list().sort(), Sort::Estimate);
     let f = footer(&app);
     assert!(f.contains(" o sort "), "{f}");
     assert!(!f.contains(" s sort "), "{f}");
@@ -954,7 +979,7 @@ fn a_remapped_key_drives_the_action_and_shows_in_the_footer_and_help() {
 #[test]
 fn a_colour_override_changes_the_rendered_style_of_its_role() {
     let (_d, mut app) = loaded((100, 30));
-    app.theme = Theme::new(true);
+    app.set_theme(Theme::new(true));
     let marker = Color::Rgb(10, 200, 30);
     let has = |buf: &Buffer, c: Color| buf.content.iter().any(|cell| cell.fg == c);
     let before = draw(&app);
@@ -981,9 +1006,9 @@ fn without_colour_nothing_has_a_foreground_colour_even_with_overrides() {
     let (_d, mut app) = loaded((100, 30));
     let _i = Installed::new(&[], &[("key", Color::Red), ("dim", Color::Blue)]);
     // With colour the views do use foreground colours (so the check below can fail)...
-    app.theme = Theme::new(true);
+    app.set_theme(Theme::new(true));
     assert!(draw(&app).content.iter().any(|c| c.fg != Color::Reset));
-    app.theme = Theme::new(false);
+    app.set_theme(Theme::new(false));
     let views: [&[Action]; 4] = [
         &[],
         &[Action::ToggleTuning],
@@ -1007,11 +1032,11 @@ fn without_colour_nothing_has_a_foreground_colour_even_with_overrides() {
             "{view:?}: {coloured:?}\n{}",
             text(&buf)
         );
-        app.help = None;
-        if app.diff.is_some() {
+        close_help(&mut app);
+        if app.top_as::<DiffView>().is_some() {
             app.update(Action::Back);
         }
-        app.tuning.open = false;
+        app.list_mut().tuning_mut().close();
     }
 }
 
@@ -1029,7 +1054,7 @@ fn the_log_records_start_stages_requests_errors_and_the_threshold_starts_s() {
         keys: BTreeMap::new(),
         threshold: Some(0.72),
     });
-    assert_eq!(app.tuning.s_pct, 72);
+    assert_eq!(app.list().tuning().s_pct(), 72);
     app.log_start();
     app.start();
     pump(&mut app);
@@ -1095,7 +1120,7 @@ fn diff_view_shows_records_of_a_json_lines_file_by_id() {
     app.start();
     pump(&mut app);
     assert!(
-        !app.list.visible.is_empty(),
+        !app.list().visible().is_empty(),
         "the records have near-duplicates"
     );
     app.update(Action::Open);
@@ -1178,9 +1203,9 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
     assert!(s.contains("opening the saved index"), "{s}");
     // Then the worker finds the damage: a usage error, as it was up front.
     pump(&mut app);
-    let e = app.fatal.clone().expect("fatal");
+    let e = app.fatal().cloned().expect("fatal").message;
     assert!(e.contains("checksum"), "{e}");
-    assert!(app.fatal_usage);
+    assert!(app.fatal().unwrap().usage);
     // What the header shows is still refused before the terminal (exit code 2).
     for (bytes, why) in [
         (&b"hello, not an index at all"[..], "not a simtui index"),
@@ -1286,7 +1311,7 @@ fn without_colour_the_curve_before_tuning_is_drawn_in_dots() {
     assert!(!screen(&app).contains('•'), "no previous curve yet");
     press(&mut app, KeyCode::Char('R'));
     pump(&mut app);
-    assert_eq!(app.tuning.prev, Some((16, 8)));
+    assert_eq!(app.list().tuning().prev(), Some((16, 8)));
     let s = screen(&app);
     assert!(s.contains('•'), "the previous curve, in dots:\n{s}");
     assert!(s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)));
@@ -1344,11 +1369,12 @@ fn the_diff_says_when_a_side_is_truncated_or_the_diff_approximate() {
         "{s}"
     );
     // As the worker reports a file over the cap and a diff over its time limit.
-    let d = app.diff.as_mut().unwrap();
-    let mut m = (**d.model.as_ref().unwrap().as_ref().unwrap()).clone();
+    let d = app.top_as_mut::<DiffView>().unwrap();
+    let mut m = (**d.model().unwrap().as_ref().unwrap()).clone();
     m.truncated = [true, false];
     m.approximate = true;
-    d.model = Some(Ok(std::sync::Arc::new(m)));
+    let column = d.layout().column;
+    d.set_model(m, column);
     let s = screen(&app);
     assert_eq!(s.matches("TRUNCATED to 256 KB").count(), 1, "{s}");
     assert!(s.contains("approximate diff (time limit)"), "{s}");

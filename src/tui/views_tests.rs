@@ -1,15 +1,22 @@
 //! Tests of the views opened from the list (neighbours, clusters, members, heatmap) and
 //! of exporting: actions in, state, engine truth and screen text out.
 
+use super::app::App;
 use super::keys::{Action, Context};
 use super::tests::{draw, loaded, pump, screen};
-use super::views::{Cursor, View};
+use super::views::clusters::ClustersView;
+use super::views::diff::DiffView;
+use super::views::export::ExportView;
+use super::views::heatmap::HeatmapView;
+use super::views::members::MembersView;
+use super::views::neighbours::NeighboursView;
+use super::views::view::{Cursor, View};
 use ratatui::style::Modifier;
 use simtui::cluster::{Keep, clusters};
 use simtui::index::Pair;
 
 /// e, a file name typed, Enter.
-fn export_to(app: &mut super::app::App, name: &str) {
+fn export_to(app: &mut App, name: &str) {
     app.update(Action::Export);
     assert_eq!(app.context(), Context::Prompt);
     for c in name.chars() {
@@ -18,8 +25,9 @@ fn export_to(app: &mut super::app::App, name: &str) {
     app.update(Action::FilterKeep);
 }
 
-fn top(app: &super::app::App) -> &View {
-    app.stack.last().expect("a view is open")
+/// The view on top, which must be a `T`.
+fn top<T: View>(app: &App) -> &T {
+    app.top_as::<T>().expect("the view on top")
 }
 
 #[test]
@@ -43,17 +51,15 @@ fn cursor_moves_clamp_and_keep_the_selection_on_screen() {
 #[test]
 fn neighbours_are_every_similar_document_by_exact_jaccard() {
     let (_dir, mut app) = loaded((120, 36));
-    let pair = app.selected_pair().unwrap();
+    let pair = app.list().selected_pair(app.session()).unwrap();
     let index = app.session().results().unwrap().index.clone();
     app.update(Action::Neighbours);
     assert_eq!(app.context(), Context::Neighbours);
     assert!(screen(&app).contains("searching"), "{}", screen(&app));
     pump(&mut app);
-    let View::Neighbours(v) = top(&app) else {
-        panic!("the neighbours view is on top")
-    };
-    assert_eq!(v.doc, pair.a);
-    let answer = v.answer.as_ref().expect("answered");
+    let v = top::<NeighboursView>(&app);
+    assert_eq!(v.doc(), pair.a);
+    let answer = v.answer().expect("answered");
     // 60 documents: fewer than the 100 asked for, so the scan fills up with every
     // document that shares a shingle; compare with brute force.
     let mut truth: Vec<(u32, f64)> = (0..index.docs.len() as u32)
@@ -77,18 +83,18 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     // Enter: the document and its best neighbour side by side; Esc comes back.
     app.update(Action::Open);
     assert_eq!(app.context(), Context::Diff);
-    let d = app.diff.as_ref().unwrap();
-    assert_eq!((d.pair.a, d.pair.b), (pair.a, got[0].0));
+    let d = app.top_as::<DiffView>().unwrap();
+    assert_eq!((d.pair().a, d.pair().b), (pair.a, got[0].0));
     assert!(screen(&app).contains("neighbour 1 of"), "{}", screen(&app));
     // n in the diff steps to the next neighbour.
     app.update(Action::NextPair);
-    assert_eq!(app.diff.as_ref().unwrap().pair.b, got[1].0);
+    assert_eq!(app.top_as::<DiffView>().unwrap().pair().b, got[1].0);
     app.update(Action::Back);
     assert_eq!(app.context(), Context::Neighbours);
     // The neighbours of a neighbour stack on top; Esc twice is back at the list.
     app.update(Action::Neighbours);
     pump(&mut app);
-    assert_eq!(app.stack.len(), 2);
+    assert_eq!(app.depth(), 2);
     app.update(Action::Back);
     app.update(Action::Back);
     assert_eq!(app.context(), Context::List);
@@ -100,15 +106,19 @@ fn a_view_below_whose_job_was_replaced_starts_it_again() {
     app.update(Action::Neighbours);
     // Before the first answer arrives, another document's neighbours open on top.
     let index = app.session().results().unwrap().index.clone();
-    let other = app.selected_pair().unwrap().b;
-    app.open_neighbours(index, other);
+    let other = app.list().selected_pair(app.session()).unwrap().b;
+    app.with_cx(|cx| {
+        let view = NeighboursView::open(index, other, cx).expect("the banding fits");
+        cx.push(view);
+    });
     // One neighbours job runs at a time: the first view's job was replaced.
     app.update(Action::Back);
     pump(&mut app);
-    let View::Neighbours(v) = top(&app) else {
-        panic!()
-    };
-    assert!(v.answer.is_some(), "the view below was answered after all");
+    let v = top::<NeighboursView>(&app);
+    assert!(
+        v.answer().is_some(),
+        "the view below was answered after all"
+    );
 }
 
 #[test]
@@ -117,20 +127,18 @@ fn clusters_join_the_listed_pairs_at_the_threshold() {
     app.update(Action::Clusters);
     assert_eq!(app.context(), Context::Clusters);
     pump(&mut app);
-    let check = |app: &super::app::App| {
-        let View::Clusters(v) = top(app) else {
-            panic!()
-        };
+    let check = |app: &App| {
+        let v = top::<ClustersView>(app);
         let t = v.threshold();
         let pairs: Vec<Pair> = v
-            .listed
+            .listed()
             .iter()
             .filter(|p| p.jaccard >= t)
             .copied()
             .collect();
-        let want = clusters(&v.index, &pairs, Keep::Longest);
-        assert_eq!(v.clusters.as_deref().unwrap(), &want[..]);
-        v.clusters.as_ref().unwrap().len()
+        let want = clusters(v.index(), &pairs, Keep::Longest);
+        assert_eq!(v.clusters().unwrap(), &want[..]);
+        v.clusters().unwrap().len()
     };
     let at_80 = check(&app);
     assert!(at_80 > 0, "the corpus has clusters at 0.8");
@@ -139,32 +147,28 @@ fn clusters_join_the_listed_pairs_at_the_threshold() {
     // ← lowers the threshold: clusters merge or appear, never vanish into nothing.
     app.update(Action::SimDown);
     pump(&mut app);
-    let View::Clusters(v) = top(&app) else {
-        panic!()
-    };
-    assert_eq!(v.threshold_pct, 75);
+    let v = top::<ClustersView>(&app);
+    assert_eq!(v.threshold_pct(), 75);
     check(&app);
     assert!(screen(&app).contains("J ≥ 0.75"));
 
     // Enter: the members, the kept one first, then by J with it.
     app.update(Action::Open);
     assert_eq!(app.context(), Context::Members);
-    let View::Members(m) = top(&app) else {
-        panic!()
-    };
-    assert_eq!(m.order[0], m.cluster.representative);
-    assert!(m.sims.windows(2).skip(1).all(|w| w[0].0 >= w[1].0));
-    let second = m.order[1];
-    let rep = m.cluster.representative;
+    let m = top::<MembersView>(&app);
+    assert_eq!(m.order()[0], m.cluster().representative);
+    assert!(m.sims().windows(2).skip(1).all(|w| w[0].0 >= w[1].0));
+    let second = m.order()[1];
+    let rep = m.cluster().representative;
     assert!(screen(&app).contains("kept"), "{}", screen(&app));
     // Enter on the representative explains; on a member, the diff with the kept one.
     app.update(Action::Open);
-    assert!(app.diff.is_none());
-    assert!(app.status.as_deref().unwrap().contains("representative"));
+    assert!(app.top_as::<DiffView>().is_none());
+    assert!(app.status().unwrap().contains("representative"));
     app.update(Action::Down);
     app.update(Action::Open);
-    let d = app.diff.as_ref().unwrap();
-    assert_eq!((d.pair.a, d.pair.b), (rep, second));
+    let d = app.top_as::<DiffView>().unwrap();
+    assert_eq!((d.pair().a, d.pair().b), (rep, second));
     app.update(Action::Back);
     app.update(Action::Back);
     assert_eq!(app.context(), Context::Clusters);
@@ -180,20 +184,18 @@ fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
     app.update(Action::Heatmap);
     assert_eq!(app.context(), Context::Heatmap);
     pump(&mut app);
-    let View::Heatmap(v) = top(&app) else {
-        panic!()
-    };
-    let m = v.matrix.as_ref().unwrap();
-    assert_eq!(m.n, v.docs.len());
+    let v = top::<HeatmapView>(&app);
+    let m = v.matrix().unwrap();
+    assert_eq!(m.n, v.docs().len());
     for i in 0..m.n {
         assert_eq!(m.get(i, i), 1.0);
         for j in 0..m.n {
             assert_eq!(m.get(i, j), m.get(j, i));
-            let (a, b) = (v.docs[i], v.docs[j]);
-            assert_eq!(m.get(i, j), v.index.similarity(a, b).0);
+            let (a, b) = (v.docs()[i], v.docs()[j]);
+            assert_eq!(m.get(i, j), v.index().similarity(a, b).0);
         }
     }
-    assert_eq!(v.at, (1, 0), "the cursor starts off the diagonal");
+    assert_eq!(v.at(), (1, 0), "the cursor starts off the diagonal");
     let s = screen(&app);
     assert!(s.contains("Heatmap of"), "{s}");
     assert!(s.contains(&format!("J = {:.3}", m.get(1, 0))), "{s}");
@@ -207,10 +209,8 @@ fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
     assert!(reversed >= 1, "the cursor cell is reversed");
     app.update(Action::Right);
     app.update(Action::Up);
-    let View::Heatmap(v) = top(&app) else {
-        panic!()
-    };
-    assert_eq!(v.at, (0, 1));
+    let v = top::<HeatmapView>(&app);
+    assert_eq!(v.at(), (0, 1));
     app.update(Action::Open);
     assert_eq!(app.context(), Context::Diff);
 }
@@ -226,32 +226,32 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
         app.update(Action::FilterChar(c));
     }
     app.update(Action::FilterKeep);
-    assert!(app.prompt.is_none(), "{:?}", app.status);
+    assert!(app.top_as::<ExportView>().is_none(), "{:?}", app.status());
     let text = std::fs::read_to_string(&out).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), app.list.visible.len());
+    assert_eq!(lines.len(), app.list().visible().len());
     let r = app.session().results().unwrap();
-    let p0 = r.found.pairs[app.list.visible[0] as usize];
+    let p0 = r.found.pairs[app.list().visible()[0] as usize];
     assert_eq!(lines[0]["a"], r.index.docs[p0.a as usize].id.as_str());
     assert_eq!(lines[0]["jaccard"], p0.jaccard);
     assert!(lines[0]["estimate"].is_f64());
 
     // An existing file needs Enter twice; a CSV by its name.
     export_to(&mut app, out.to_str().unwrap());
-    let p = app.prompt.as_ref().expect("still asking");
-    assert!(p.confirm.as_ref().unwrap().1.contains("exists"));
+    let p = app.top_as::<ExportView>().expect("still asking");
+    assert!(p.confirm().unwrap().1.contains("exists"));
     assert!(screen(&app).contains("exists"));
     app.update(Action::FilterClear);
-    assert!(app.prompt.is_none());
+    assert!(app.top_as::<ExportView>().is_none());
 
     // Inside the corpus: asked first, nothing written until confirmed.
     let inside = dir.path().join("c").join("pairs.csv");
     export_to(&mut app, inside.to_str().unwrap());
     assert!(!inside.exists(), "nothing written into the corpus unasked");
-    assert!(app.prompt.as_ref().unwrap().confirm.is_some());
+    assert!(app.top_as::<ExportView>().unwrap().confirm().is_some());
     app.update(Action::FilterKeep);
     let csv = std::fs::read_to_string(&inside).unwrap();
     assert!(csv.starts_with("a,b,jaccard,estimate\n"), "{csv}");
@@ -259,8 +259,8 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
 
     // A folder that does not exist: an error on the status line, the explorer goes on.
     export_to(&mut app, "/no/such/simtui/dir/x.csv");
-    assert!(app.status.as_deref().unwrap().contains("cannot write"));
-    assert!(app.fatal.is_none() && !app.quit);
+    assert!(app.status().unwrap().contains("cannot write"));
+    assert!(app.fatal().is_none() && !app.quitting());
     assert_eq!(app.context(), Context::Prompt, "the name can be corrected");
     app.update(Action::FilterClear);
     assert_eq!(app.context(), Context::List);
@@ -273,10 +273,8 @@ fn clusters_export_as_json_lines() {
     pump(&mut app);
     let out = dir.path().join("clusters.jsonl");
     export_to(&mut app, out.to_str().unwrap());
-    let View::Clusters(v) = top(&app) else {
-        panic!()
-    };
-    let n = v.clusters.as_ref().unwrap().len();
+    let v = top::<ClustersView>(&app);
+    let n = v.clusters().unwrap().len();
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(text.lines().count(), n);
     let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
@@ -308,7 +306,7 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     assert!(s.contains("SimHash 64 idf ≤10"), "{s}");
     assert!(s.contains(" ham "), "{s}");
     // The first listed pair's distance is on its row.
-    let p = r.found.pairs[app.list.visible[0] as usize];
+    let p = r.found.pairs[app.list().visible()[0] as usize];
     let d = fps.distance(
         r.index.docs[p.a as usize].group,
         r.index.docs[p.b as usize].group,
@@ -320,8 +318,8 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     assert!(row.contains(&format!(" {d:>3} ")), "{row}");
     // b, r and the tuning panel are MinHash's.
     app.update(Action::ToggleTuning);
-    assert!(!app.tuning.open);
-    assert!(app.status.as_deref().unwrap().contains("MinHash"));
+    assert!(!app.list().tuning().is_open());
+    assert!(app.status().unwrap().contains("MinHash"));
     // And back.
     app.update(Action::SwitchMethod);
     pump(&mut app);
@@ -337,7 +335,7 @@ fn every_view_draws_at_the_smallest_and_a_large_size() {
     for size in [(MIN_W, MIN_H), (61, 16), (220, 60)] {
         let (_dir, mut app) = loaded(size);
         let mut seen = Vec::new();
-        let look = |app: &super::app::App, seen: &mut Vec<Context>| {
+        let look = |app: &App, seen: &mut Vec<Context>| {
             let s = screen(app);
             assert!(!s.contains("Terminal too small"), "{size:?}\n{s}");
             seen.push(app.context());

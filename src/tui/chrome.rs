@@ -1,71 +1,18 @@
-//! The frame: title bar, the current view, footer, overlays. Pure: reads the App only.
+//! The frame around the views: the title bar, the footer with the keys of the view on
+//! top, and the message for a terminal too small to draw in. Pure functions of what they
+//! are given.
 
-use super::app::App;
-use super::export::Prompt;
-use super::keys;
-use super::views::View;
+use super::keys::{self, Context};
+use super::session::Session;
+use super::widgets::theme::Theme;
 use super::widgets::{fmt, layout};
-use super::{clusters, diff_view, heatmap, help, neighbours, pairs, progress};
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn render(app: &App, frame: &mut Frame) {
-    let area = frame.area();
-    if layout::too_small(area) {
-        too_small(app, frame, area);
-        return;
-    }
-    let s = layout::screen(area);
-    title_bar(app, frame, s.title);
-    match (app.diff.is_some(), app.stack.last()) {
-        (true, _) => diff_view::render(app, frame, s.body),
-        (false, Some(View::Neighbours(v))) => neighbours::render(app, v, frame, s.body),
-        (false, Some(View::Clusters(v))) => clusters::render(app, v, frame, s.body),
-        (false, Some(View::Members(v))) => clusters::render_members(app, v, frame, s.body),
-        (false, Some(View::Heatmap(v))) => heatmap::render(app, v, frame, s.body),
-        (false, None) if app.session().results().is_none() => progress::render(app, frame, s.body),
-        (false, None) => pairs::render(app, frame, s.body),
-    }
-    if let Some(p) = &app.prompt {
-        export_line(app, p, frame, s.body);
-    }
-    footer(app, frame, s.footer);
-    if app.help.is_some() {
-        help::render(app, frame, s.body);
-    }
-}
-
-/// The export prompt, on the body's last line.
-fn export_line(app: &App, p: &Prompt, frame: &mut Frame, body: Rect) {
-    let t = &app.theme;
-    let mut spans = vec![
-        Span::styled(" Export to: ", t.key()),
-        Span::raw(fmt::clean(&p.text)),
-        Span::styled("▏", t.key()),
-    ];
-    if p.text.is_empty() {
-        spans.push(Span::styled(format!("{} ", p.default), t.dim()));
-    }
-    match &p.confirm {
-        Some((_, why)) => spans.push(Span::styled(format!("  {why}"), t.warn())),
-        None => spans.push(Span::styled(
-            "  .jsonl: JSON Lines, else CSV · Enter writes · Esc cancels",
-            t.dim(),
-        )),
-    }
-    let area = Rect {
-        y: body.bottom().saturating_sub(1),
-        height: 1.min(body.height),
-        ..body
-    };
-    frame.render_widget(ratatui::widgets::Clear, area);
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-fn too_small(app: &App, frame: &mut Frame, area: Rect) {
-    let t = &app.theme;
+/// The message shown instead of a squeezed layout.
+pub fn too_small(t: &Theme, frame: &mut Frame, area: Rect) {
     let lines = vec![
         Line::from(Span::styled("Terminal too small", t.warn())),
         Line::from(format!(
@@ -91,10 +38,17 @@ fn too_small(app: &App, frame: &mut Frame, area: Rect) {
     );
 }
 
-fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
-    let t = &app.theme;
-    let docs = app
-        .session()
+/// The title bar: what is explored, and on the right the status line, or else what
+/// work is under way (`busy`).
+pub fn title_bar(
+    t: &Theme,
+    session: &Session,
+    status: Option<&str>,
+    busy: Option<String>,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let docs = session
         .index()
         .map(|i| {
             let skipped = if i.skipped.is_empty() {
@@ -105,9 +59,9 @@ fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
             format!(" · {} docs{skipped}", fmt::count(i.docs.len() as u64))
         })
         .unwrap_or_default();
-    let (right, right_style) = if let Some(msg) = &app.status {
+    let (right, right_style) = if let Some(msg) = status {
         (fmt::clean(msg), t.warn())
-    } else if let Some(s) = app.summary() {
+    } else if let Some(s) = busy {
         (format!("⟳ {s}"), t.dim())
     } else {
         (String::new(), t.dim())
@@ -116,7 +70,7 @@ fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
     let left_w = (area.width as usize).saturating_sub(right_w + 1);
     let name = " simtui ";
     let label = fmt::shorten_middle(
-        app.session().label(),
+        session.label(),
         left_w.saturating_sub(name.len() + docs.len() + 1),
     );
     let left = Line::from(vec![
@@ -147,11 +101,10 @@ fn title_bar(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
-/// The keys of the current view, from the same table as the help.
-fn footer(app: &App, frame: &mut Frame, area: Rect) {
-    let t = &app.theme;
+/// The keys of the view on top (`ctx`), from the same table as the help.
+pub fn footer(t: &Theme, ctx: Context, frame: &mut Frame, area: Rect) {
     let width = |(label, name): &(&str, &str)| fmt::width(label) + 1 + fmt::width(name) + 2;
-    let (local, global) = keys::footer_parts(app.context());
+    let (local, global) = keys::footer_parts(ctx);
     // The view's keys fill what the global ones (help, quit) leave, so a new user always
     // sees how to get help and leave, however narrow the terminal.
     let mut room = (area.width as usize).saturating_sub(global.iter().map(width).sum());

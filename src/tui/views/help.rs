@@ -1,17 +1,60 @@
-//! The help overlay, generated from the key tables (the same ones that drive the keys
-//! and the footer).
+//! The help overlay: the keys of the view below it, generated from the key tables (the
+//! same ones that drive the keys and the footer), then the keys that work everywhere.
 
-use super::app::App;
-use super::keys::{self, Action, Context};
+use super::loading;
+use super::view::{Cx, Ui, View};
+use crate::tui::keys::{self, Action, Context};
+use crate::tui::session::Session;
+use crate::tui::widgets::layout;
+use crate::tui::widgets::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
-/// The help's lines for a view.
-pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
-    let t = &app.theme;
+pub const KEYS: Context = Context::Help;
+
+/// The help, scrolled down `scroll` lines.
+#[derive(Default)]
+pub struct HelpView {
+    scroll: usize,
+}
+
+impl HelpView {
+    #[cfg(test)]
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+}
+
+impl View for HelpView {
+    fn keys(&self, _: &Session) -> Context {
+        KEYS
+    }
+
+    fn is_overlay(&self) -> bool {
+        true
+    }
+
+    fn update(&mut self, action: Action, cx: &mut Cx) {
+        let max = max_scroll(cx.size, cx.mouse, cx.below.unwrap_or(loading::KEYS));
+        match action {
+            Action::Back => cx.close(),
+            Action::Up | Action::WheelUp => self.scroll = self.scroll.saturating_sub(1),
+            Action::Down | Action::WheelDown => self.scroll = (self.scroll + 1).min(max),
+            _ => {}
+        }
+    }
+
+    fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
+        let ctx = ui.below.map_or(loading::KEYS, |v| v.keys(ui.session));
+        render(self.scroll, ctx, ui, frame, body);
+    }
+}
+
+/// The help's lines for a view's key table, wrapped for a screen of `size`.
+fn lines(t: &Theme, size: (u16, u16), mouse: bool, ctx: Context) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let section =
         |title: &str, rows: Vec<(&'static str, &'static str)>, out: &mut Vec<Line<'static>>| {
@@ -44,7 +87,7 @@ pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
     }
     let global: Vec<_> = keys::GLOBAL.iter().map(|b| (b.label, b.help)).collect();
     section("Everywhere", global, &mut out);
-    if app.mouse {
+    if mouse {
         out.push(Line::from(Span::styled(
             "  The mouse wheel scrolls (start with --no-mouse to select text).",
             t.dim(),
@@ -60,7 +103,7 @@ pub fn lines(app: &App, ctx: Context) -> Vec<Line<'static>> {
     )));
     // Wrapped here rather than by the Paragraph, so the line count (and the scrolling that
     // depends on it) is that of the lines shown.
-    let body = super::widgets::layout::screen(super::widgets::layout::area(app.size)).body;
+    let body = layout::screen(layout::area(size)).body;
     let width = area(body, out.len()).width.saturating_sub(2) as usize;
     out.into_iter().flat_map(|l| wrap(l, width)).collect()
 }
@@ -106,20 +149,21 @@ fn area(body: Rect, lines: usize) -> Rect {
     }
 }
 
-/// How far the help can scroll (lines hidden below the box).
-pub fn max_scroll(app: &App) -> usize {
-    let n = lines(app, app.view_context()).len();
-    let body = super::widgets::layout::screen(super::widgets::layout::area(app.size)).body;
+/// How far the help of a key table can scroll on a screen of `size` (lines hidden below
+/// the box).
+pub fn max_scroll(size: (u16, u16), mouse: bool, ctx: Context) -> usize {
+    // Styles change no line's length: any theme counts the same.
+    let n = lines(&Theme::new(false), size, mouse, ctx).len();
+    let body = layout::screen(layout::area(size)).body;
     n.saturating_sub(area(body, n).height.saturating_sub(2) as usize)
 }
 
-pub fn render(app: &App, frame: &mut Frame, body: Rect) {
-    let t = &app.theme;
-    let ctx = app.view_context();
-    let lines = lines(app, ctx);
+fn render(scroll: usize, ctx: Context, ui: &Ui, frame: &mut Frame, body: Rect) {
+    let t = &ui.theme;
+    let lines = lines(t, ui.size, ui.mouse, ctx);
     let area = area(body, lines.len());
-    let max_scroll = max_scroll(app);
-    let scroll = app.help.unwrap_or(0).min(max_scroll);
+    let max_scroll = max_scroll(ui.size, ui.mouse, ctx);
+    let scroll = scroll.min(max_scroll);
     let more = if scroll < max_scroll {
         " ↓ more "
     } else {

@@ -1,5 +1,5 @@
 //! The side-by-side diff, as data: aligning two texts and laying them out in rows.
-//! Drawing is in `diff_view.rs`; everything here is pure and unit-tested.
+//! Drawing is in `views/diff.rs`; everything here is pure and unit-tested.
 //!
 //! Lines are diffed first (patience: unique lines anchor the alignment); runs of
 //! changed lines are then cut into tokens (words, runs of spaces, single punctuation
