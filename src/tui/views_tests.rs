@@ -15,7 +15,7 @@ use ratatui::style::Modifier;
 use simtui::cluster::{Keep, clusters};
 use simtui::index::Pair;
 
-/// e, a file name typed, Enter.
+/// e, a file name typed, Enter; then the write job, if one was started, runs.
 fn export_to(app: &mut App, name: &str) {
     app.update(Action::Export);
     assert_eq!(app.context(), Context::Prompt);
@@ -23,6 +23,7 @@ fn export_to(app: &mut App, name: &str) {
         app.update(Action::FilterChar(c));
     }
     app.update(Action::FilterKeep);
+    pump(app);
 }
 
 /// The view on top, which must be a `T`.
@@ -226,7 +227,16 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
         app.update(Action::FilterChar(c));
     }
     app.update(Action::FilterKeep);
+    // A job writes the file: nothing is written during the update, the prompt says so.
+    assert!(!out.exists());
+    assert!(screen(&app).contains("writing"), "{}", screen(&app));
+    pump(&mut app);
     assert!(app.top_as::<ExportView>().is_none(), "{:?}", app.status());
+    assert!(
+        app.status().unwrap().starts_with("wrote "),
+        "{:?}",
+        app.status()
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
@@ -253,6 +263,7 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     assert!(!inside.exists(), "nothing written into the corpus unasked");
     assert!(app.top_as::<ExportView>().unwrap().confirm().is_some());
     app.update(Action::FilterKeep);
+    pump(&mut app);
     let csv = std::fs::read_to_string(&inside).unwrap();
     assert!(csv.starts_with("a,b,jaccard,estimate\n"), "{csv}");
     std::fs::remove_file(&inside).unwrap();
@@ -264,6 +275,51 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     assert_eq!(app.context(), Context::Prompt, "the name can be corrected");
     app.update(Action::FilterClear);
     assert_eq!(app.context(), Context::List);
+}
+
+#[test]
+fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
+    use super::jobs::Cmd;
+    use super::worker::{self, JobError, Kind, Work};
+    use simtui::progress::{Progress, Stage};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Says "cancelled" from its second question on: after the job has begun.
+    struct CancelledOnceBegun(AtomicBool);
+    impl Progress for CancelledOnceBegun {
+        fn update(&self, _: Stage, _: u64, _: u64) {}
+        fn is_cancelled(&self) -> bool {
+            self.0.swap(true, Ordering::Relaxed)
+        }
+    }
+
+    let (dir, mut app) = loaded((120, 36));
+    let out = dir.path().join("cancelled.csv");
+    app.update(Action::Export);
+    for c in out.to_str().unwrap().chars() {
+        app.update(Action::FilterChar(c));
+    }
+    app.update(Action::FilterKeep);
+    let mut jobs = app.take_outbox();
+    let Some(Cmd::Spawn(job)) = jobs.pop() else {
+        panic!("Enter starts a job")
+    };
+    assert!(matches!(job.work, Work::Task(_)));
+    // Keys wait for the write, but Esc: it cancels the job and closes the prompt.
+    app.update(Action::FilterChar('x'));
+    assert_eq!(app.context(), Context::Prompt);
+    app.update(Action::FilterClear);
+    assert_eq!(app.context(), Context::List);
+    assert!(
+        app.outbox()
+            .iter()
+            .any(|c| matches!(c, Cmd::Cancel(Kind::Task("Export"))))
+    );
+    // The job, cancelled once it has created the file, removes it.
+    let progress = CancelledOnceBegun(AtomicBool::new(false));
+    let result = worker::execute(job.work, &progress);
+    assert!(matches!(result, Err(JobError::Cancelled)));
+    assert!(!out.exists(), "the partial file is removed");
 }
 
 #[test]

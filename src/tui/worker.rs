@@ -93,6 +93,14 @@ impl Reply {
         }
     }
 
+    /// A result the log does not mention.
+    pub fn quiet(value: impl Any + Send) -> Reply {
+        Reply {
+            value: Box::new(value),
+            log: None,
+        }
+    }
+
     /// The result, if it is a `T` (what the view's task returns).
     pub fn take<T: Any>(self) -> Option<T> {
         self.value.downcast().ok().map(|b| *b)

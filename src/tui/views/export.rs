@@ -4,8 +4,9 @@
 //! view it exports.
 //!
 //! simtui never writes into the corpus unless asked: a name inside one of the explored
-//! folders, or one that already exists, needs Enter a second time. A file that cannot
-//! be written is an error on the status line; the explorer goes on.
+//! folders, or one that already exists, needs Enter a second time. The file is written
+//! by a job, which Esc cancels (the partial file is removed). A file that cannot be
+//! written is an error on the status line; the explorer goes on.
 
 use super::view::{Cx, Ui, View};
 use crate::output::clusters::{KeepArg, write_clusters};
@@ -14,19 +15,25 @@ use crate::output::pairs::{Second, write_pairs};
 use crate::tui::keys::{Action, Context};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
+use crate::tui::worker::{JobError, Kind, Reply, Task, Work};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use simtui::cluster::Cluster;
 use simtui::index::{Index, Pair};
-use std::io::Write;
+use simtui::progress::Progress;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub const KEYS: Context = Context::Prompt;
 
+/// The export's job kind: one file is written at a time.
+const TASK: &str = "Export";
+
 /// What is exported.
+#[derive(Clone)]
 pub enum Rows {
     Pairs(Arc<Index>, Arc<[Pair]>),
     Clusters(Arc<Index>, Arc<Vec<Cluster>>),
@@ -55,6 +62,8 @@ pub struct ExportView {
     rows: Rows,
     /// The warning the user has been shown for this name (Enter again goes ahead).
     confirm: Option<(String, String)>,
+    /// The file being written, and by which job.
+    writing: Option<(String, u64)>,
 }
 
 /// The format a file name asks for.
@@ -69,10 +78,14 @@ pub fn format_of(path: &Path) -> Format {
     }
 }
 
-/// Writes the rows; the number written.
-pub fn write(path: &Path, rows: &Rows) -> std::io::Result<usize> {
+/// Writes the rows; the number written. Stops with an error at the next write once
+/// `progress` says the job is cancelled.
+pub fn write(path: &Path, rows: &Rows, progress: &dyn Progress) -> io::Result<usize> {
     let file = std::fs::File::create(path)?;
-    let mut out = std::io::BufWriter::new(file);
+    let mut out = io::BufWriter::new(Cancellable {
+        inner: file,
+        progress,
+    });
     let format = format_of(path);
     match rows {
         Rows::Pairs(index, pairs) => write_pairs(&mut out, index, pairs, format, Second::Estimate)?,
@@ -82,6 +95,43 @@ pub fn write(path: &Path, rows: &Rows) -> std::io::Result<usize> {
     }
     out.flush()?;
     Ok(rows.len())
+}
+
+/// A writer that fails once its job is cancelled, so that a long export stops at the
+/// next buffer it writes.
+struct Cancellable<'a, W> {
+    inner: W,
+    progress: &'a dyn Progress,
+}
+
+impl<W: Write> Write for Cancellable<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.progress.is_cancelled() {
+            return Err(io::Error::other("cancelled"));
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The export's job: writes `rows` to `path` and replies with the number written, or
+/// why it could not. Cancelled once it has begun, it removes what it wrote.
+fn write_task(path: PathBuf, rows: Rows) -> Task {
+    Task {
+        name: TASK,
+        run: Box::new(move |progress| {
+            simtui::progress::check(progress)?;
+            let written = write(&path, &rows, progress);
+            if written.is_err() && progress.is_cancelled() {
+                let _ = std::fs::remove_file(&path);
+                return Err(JobError::Cancelled);
+            }
+            Ok(Reply::quiet(written.map_err(|e| e.to_string())))
+        }),
+    }
 }
 
 /// Why a name needs confirming, if it does: it exists, or it is inside the corpus.
@@ -109,6 +159,7 @@ impl ExportView {
             default: format!("simtui-{}.csv", rows.noun()),
             rows,
             confirm: None,
+            writing: None,
         }
     }
 
@@ -129,19 +180,10 @@ impl ExportView {
             self.confirm = Some((name, why));
             return;
         }
-        match write(&path, &self.rows) {
-            Ok(n) => {
-                let msg = format!("wrote {n} {} to {name}", self.rows.noun());
-                cx.log.write(&msg);
-                cx.say(msg);
-                cx.close();
-            }
-            Err(e) => {
-                // The prompt stays open with the name, to correct it.
-                self.confirm = None;
-                cx.say(format!("cannot write {name}: {e}"));
-            }
-        }
+        let job = cx
+            .jobs
+            .spawn(Work::Task(write_task(path, self.rows.clone())));
+        self.writing = Some((name, job));
     }
 }
 
@@ -155,6 +197,13 @@ impl View for ExportView {
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
+        if self.writing.is_some() {
+            // Esc cancels the write (closing cancels the job); the rest waits for it.
+            if action == Action::FilterClear {
+                cx.close();
+            }
+            return;
+        }
         match action {
             Action::FilterChar(c) => {
                 self.text.push(c);
@@ -170,6 +219,31 @@ impl View for ExportView {
         }
     }
 
+    fn waiting(&self) -> Option<(Kind, u64)> {
+        let (_, job) = self.writing.as_ref()?;
+        Some((Kind::Task(TASK), *job))
+    }
+
+    fn done(&mut self, reply: Reply, cx: &mut Cx) {
+        let Some((name, _)) = self.writing.take() else {
+            return;
+        };
+        match reply.take::<Result<usize, String>>() {
+            Some(Ok(n)) => {
+                let msg = format!("wrote {n} {} to {name}", self.rows.noun());
+                cx.log.write(&msg);
+                cx.say(msg);
+                cx.close();
+            }
+            Some(Err(e)) => {
+                // The prompt stays open with the name, to correct it.
+                self.confirm = None;
+                cx.say(format!("cannot write {name}: {e}"));
+            }
+            None => {}
+        }
+    }
+
     /// The prompt, on the body's last line.
     fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
         let t = &ui.theme;
@@ -181,9 +255,13 @@ impl View for ExportView {
         if self.text.is_empty() {
             spans.push(Span::styled(format!("{} ", self.default), t.dim()));
         }
-        match &self.confirm {
-            Some((_, why)) => spans.push(Span::styled(format!("  {why}"), t.warn())),
-            None => spans.push(Span::styled(
+        match (&self.writing, &self.confirm) {
+            (Some((name, _)), _) => spans.push(Span::styled(
+                format!("  writing {}… · Esc cancels", fmt::clean(name)),
+                t.dim(),
+            )),
+            (None, Some((_, why))) => spans.push(Span::styled(format!("  {why}"), t.warn())),
+            (None, None) => spans.push(Span::styled(
                 "  .jsonl: JSON Lines, else CSV · Enter writes · Esc cancels",
                 t.dim(),
             )),
