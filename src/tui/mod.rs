@@ -67,7 +67,7 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
             .map(|(role, c)| (*role, c.0))
             .collect(),
     );
-    keys::install(&settings.keys);
+    keys::install(&settings.keys, views::KEY_TABLES);
     let mut app = App::new(
         opts.roots.clone(),
         opts.walk.clone(),

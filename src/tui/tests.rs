@@ -4,9 +4,10 @@
 use super::app::App;
 use super::diff_model as diff;
 use super::jobs::Cmd;
-use super::keys::{Action, Context};
+use super::keys::Action;
 use super::options::Settings;
 use super::session::AllState;
+use super::views;
 use super::views::diff::DiffView;
 use super::views::help::HelpView;
 use super::views::list::Sort;
@@ -170,7 +171,7 @@ fn loading_view_shows_every_stage_with_counts() {
     let s = screen(&app);
     assert!(s.contains("1,000 / 2,000"), "{s}");
     assert!(!s.contains("walking the folders"), "{s}");
-    assert_eq!(app.context(), Context::Loading);
+    assert_eq!(app.context(), &views::loading::KEYS);
 }
 
 #[test]
@@ -234,7 +235,7 @@ fn selection_is_visible_without_colour() {
 fn tuning_view_shows_parameters_curve_and_real_recall() {
     let (_d, mut app) = loaded((100, 30));
     app.update(Action::ToggleTuning);
-    assert_eq!(app.context(), Context::Tuning);
+    assert_eq!(app.context(), &views::tuning::KEYS);
     let s = screen(&app);
     for want in [
         "Tuning",
@@ -276,7 +277,7 @@ fn tuning_panel_is_readable_at_80_by_24() {
 fn diff_view_shows_header_and_aligned_columns() {
     let (_d, mut app) = loaded((100, 30));
     app.update(Action::Open);
-    assert_eq!(app.context(), Context::Diff);
+    assert_eq!(app.context(), &views::diff::KEYS);
     assert!(screen(&app).contains("reading and diffing"));
     pump(&mut app);
     let s = screen(&app);
@@ -330,10 +331,10 @@ fn changed_words_are_marked_without_colour() {
 fn help_overlay_lists_the_views_key_table() {
     let (_d, mut app) = loaded((100, 40));
     app.update(Action::ToggleHelp);
-    assert_eq!(app.context(), Context::Help);
+    assert_eq!(app.context(), &views::help::KEYS);
     let s = screen(&app);
     assert!(s.contains("Help · Pairs"), "{s}");
-    for (label, help) in super::keys::help(Context::List) {
+    for (label, help) in super::keys::help(&views::list::KEYS) {
         assert!(s.contains(label), "{label} missing:\n{s}");
         assert!(s.contains(help), "{help} missing:\n{s}");
     }
@@ -345,7 +346,7 @@ fn help_overlay_lists_the_views_key_table() {
     for _ in 0..500 {
         app.update(Action::Down);
     }
-    let max = super::views::help::max_scroll(app.size(), false, Context::List);
+    let max = super::views::help::max_scroll(app.size(), false, &views::list::KEYS);
     assert!(max > 0);
     let help_scroll = |app: &App| app.top_as::<HelpView>().map(|h| h.scroll());
     assert_eq!(help_scroll(&app), Some(max));
@@ -539,7 +540,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     // filter: typed live, kept with Enter.
     app.update(Action::ToggleTuning);
     app.update(Action::StartFilter);
-    assert_eq!(app.context(), Context::Filter);
+    assert_eq!(app.context(), &views::filter::KEYS);
     for c in "d000/doc00000".chars() {
         app.update(Action::FilterChar(c));
     }
@@ -552,7 +553,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
         );
     }
     app.update(Action::FilterKeep);
-    assert_eq!(app.context(), Context::List);
+    assert_eq!(app.context(), &views::list::KEYS);
     assert_eq!(app.list().filter().text(), "d000/doc00000");
     app.update(Action::Back);
     assert!(app.list().filter().text().is_empty());
@@ -577,7 +578,7 @@ fn filter_escape_clears_and_q_is_text_while_typing() {
     app.update(Action::FilterClear);
     assert_eq!(app.list().filter().text(), "");
     assert_eq!(app.list().visible().len(), all);
-    assert_eq!(app.context(), Context::List);
+    assert_eq!(app.context(), &views::list::KEYS);
 }
 
 #[test]
@@ -870,7 +871,7 @@ impl Installed {
             .iter()
             .map(|(a, ks)| (*a, ks.iter().map(|k| k.parse().unwrap()).collect()))
             .collect();
-        super::keys::install(&keys);
+        super::keys::install(&keys, views::KEY_TABLES);
         super::widgets::theme::install_colors(&colors.iter().copied().collect());
         Installed
     }
@@ -878,7 +879,7 @@ impl Installed {
 
 impl Drop for Installed {
     fn drop(&mut self) {
-        super::keys::install(&BTreeMap::new());
+        super::keys::install(&BTreeMap::new(), views::KEY_TABLES);
         super::widgets::theme::install_colors(&BTreeMap::new());
     }
 }
@@ -912,11 +913,9 @@ fn config_names_match_actions_and_theme_roles() {
         );
     }
     // Every action bound in a default table can be rebound, but text entry.
-    for ctx in Context::ALL.into_iter().filter(|c| !c.is_text_entry()) {
-        for b in super::keys::table(ctx)
-            .iter()
-            .chain(super::keys::GLOBAL.iter())
-        {
+    let global = super::keys::bindings(&super::keys::GLOBAL);
+    for &ctx in views::KEY_TABLES.iter().filter(|c| !c.text_entry) {
+        for b in super::keys::bindings(ctx).iter().chain(global) {
             assert!(b.action.name().is_some(), "{ctx:?}: {:?}", b.action);
         }
     }

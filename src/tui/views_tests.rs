@@ -4,6 +4,7 @@
 use super::app::App;
 use super::keys::{Action, Context};
 use super::tests::{draw, loaded, pump, screen};
+use super::views;
 use super::views::clusters::ClustersView;
 use super::views::diff::DiffView;
 use super::views::export::ExportView;
@@ -18,7 +19,7 @@ use simtui::index::Pair;
 /// e, a file name typed, Enter; then the write job, if one was started, runs.
 fn export_to(app: &mut App, name: &str) {
     app.update(Action::Export);
-    assert_eq!(app.context(), Context::Prompt);
+    assert_eq!(app.context(), &views::export::KEYS);
     for c in name.chars() {
         app.update(Action::FilterChar(c));
     }
@@ -55,7 +56,7 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     let pair = app.list().selected_pair(app.session()).unwrap();
     let index = app.session().results().unwrap().index.clone();
     app.update(Action::Neighbours);
-    assert_eq!(app.context(), Context::Neighbours);
+    assert_eq!(app.context(), &views::neighbours::KEYS);
     assert!(screen(&app).contains("searching"), "{}", screen(&app));
     pump(&mut app);
     let v = top::<NeighboursView>(&app);
@@ -83,7 +84,7 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
 
     // Enter: the document and its best neighbour side by side; Esc comes back.
     app.update(Action::Open);
-    assert_eq!(app.context(), Context::Diff);
+    assert_eq!(app.context(), &views::diff::KEYS);
     let d = app.top_as::<DiffView>().unwrap();
     assert_eq!((d.pair().a, d.pair().b), (pair.a, got[0].0));
     assert!(screen(&app).contains("neighbour 1 of"), "{}", screen(&app));
@@ -91,14 +92,14 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     app.update(Action::NextPair);
     assert_eq!(app.top_as::<DiffView>().unwrap().pair().b, got[1].0);
     app.update(Action::Back);
-    assert_eq!(app.context(), Context::Neighbours);
+    assert_eq!(app.context(), &views::neighbours::KEYS);
     // The neighbours of a neighbour stack on top; Esc twice is back at the list.
     app.update(Action::Neighbours);
     pump(&mut app);
     assert_eq!(app.depth(), 2);
     app.update(Action::Back);
     app.update(Action::Back);
-    assert_eq!(app.context(), Context::List);
+    assert_eq!(app.context(), &views::list::KEYS);
 }
 
 #[test]
@@ -126,7 +127,7 @@ fn a_view_below_whose_job_was_replaced_starts_it_again() {
 fn clusters_join_the_listed_pairs_at_the_threshold() {
     let (_dir, mut app) = loaded((120, 36));
     app.update(Action::Clusters);
-    assert_eq!(app.context(), Context::Clusters);
+    assert_eq!(app.context(), &views::clusters::KEYS);
     pump(&mut app);
     let check = |app: &App| {
         let v = top::<ClustersView>(app);
@@ -155,7 +156,7 @@ fn clusters_join_the_listed_pairs_at_the_threshold() {
 
     // Enter: the members, the kept one first, then by J with it.
     app.update(Action::Open);
-    assert_eq!(app.context(), Context::Members);
+    assert_eq!(app.context(), &views::members::KEYS);
     let m = top::<MembersView>(&app);
     assert_eq!(m.order()[0], m.cluster().representative);
     assert!(m.sims().windows(2).skip(1).all(|w| w[0].0 >= w[1].0));
@@ -172,9 +173,9 @@ fn clusters_join_the_listed_pairs_at_the_threshold() {
     assert_eq!((d.pair().a, d.pair().b), (rep, second));
     app.update(Action::Back);
     app.update(Action::Back);
-    assert_eq!(app.context(), Context::Clusters);
+    assert_eq!(app.context(), &views::clusters::KEYS);
     app.update(Action::Back);
-    assert_eq!(app.context(), Context::List);
+    assert_eq!(app.context(), &views::list::KEYS);
 }
 
 #[test]
@@ -183,7 +184,7 @@ fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
     app.update(Action::Clusters);
     pump(&mut app);
     app.update(Action::Heatmap);
-    assert_eq!(app.context(), Context::Heatmap);
+    assert_eq!(app.context(), &views::heatmap::KEYS);
     pump(&mut app);
     let v = top::<HeatmapView>(&app);
     let m = v.matrix().unwrap();
@@ -213,7 +214,7 @@ fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
     let v = top::<HeatmapView>(&app);
     assert_eq!(v.at(), (0, 1));
     app.update(Action::Open);
-    assert_eq!(app.context(), Context::Diff);
+    assert_eq!(app.context(), &views::diff::KEYS);
 }
 
 #[test]
@@ -221,7 +222,7 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     let (dir, mut app) = loaded((120, 36));
     let out = dir.path().join("out.jsonl");
     app.update(Action::Export);
-    assert_eq!(app.context(), Context::Prompt);
+    assert_eq!(app.context(), &views::export::KEYS);
     assert!(screen(&app).contains("Export to:"));
     for c in out.to_str().unwrap().chars() {
         app.update(Action::FilterChar(c));
@@ -272,9 +273,13 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     export_to(&mut app, "/no/such/simtui/dir/x.csv");
     assert!(app.status().unwrap().contains("cannot write"));
     assert!(app.fatal().is_none() && !app.quitting());
-    assert_eq!(app.context(), Context::Prompt, "the name can be corrected");
+    assert_eq!(
+        app.context(),
+        &views::export::KEYS,
+        "the name can be corrected"
+    );
     app.update(Action::FilterClear);
-    assert_eq!(app.context(), Context::List);
+    assert_eq!(app.context(), &views::list::KEYS);
 }
 
 #[test]
@@ -307,9 +312,9 @@ fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
     assert!(matches!(job.work, Work::Task(_)));
     // Keys wait for the write, but Esc: it cancels the job and closes the prompt.
     app.update(Action::FilterChar('x'));
-    assert_eq!(app.context(), Context::Prompt);
+    assert_eq!(app.context(), &views::export::KEYS);
     app.update(Action::FilterClear);
-    assert_eq!(app.context(), Context::List);
+    assert_eq!(app.context(), &views::list::KEYS);
     assert!(
         app.outbox()
             .iter()
@@ -415,11 +420,11 @@ fn every_view_draws_at_the_smallest_and_a_large_size() {
         assert_eq!(
             seen,
             [
-                Context::Neighbours,
-                Context::Clusters,
-                Context::Members,
-                Context::Heatmap,
-                Context::Prompt
+                &views::neighbours::KEYS,
+                &views::clusters::KEYS,
+                &views::members::KEYS,
+                &views::heatmap::KEYS,
+                &views::export::KEYS
             ]
         );
     }

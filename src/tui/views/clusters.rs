@@ -7,19 +7,37 @@ use super::export::{ExportView, Rows};
 use super::heatmap::HeatmapView;
 use super::members::MembersView;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::tui::keys::{Action, Context};
+use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::list_table::{self, ListTable};
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui::cluster::{self, Cluster, Keep};
 use simtui::index::{Index, Pair};
 use std::sync::Arc;
 
-pub const KEYS: Context = Context::Clusters;
+/// The clusters view's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Clusters",
+    text_entry: false,
+    defaults: &{
+        let m = list_moves!("cluster");
+        [
+            m[0], m[1], m[2], m[3], m[4], m[5],
+            b(&[ENTER], "Enter", Action::Open, "members", "the cluster's members, its representative first", true),
+            b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair of members", true),
+            b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "threshold±", "the clusters' threshold on exact J (±0.05)", true),
+            b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
+            b(&[k('e')], "e", Action::Export, "export", "write the clusters to a CSV or JSON Lines file", true),
+            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the pair list", true),
+        ]
+    },
+};
 
 /// The clusters' job kind: one joining runs at a time.
 const TASK: &str = "Clusters";
@@ -103,7 +121,7 @@ impl ClustersView {
 
 impl View for ClustersView {
     fn keys(&self, _: &Session) -> Context {
-        KEYS
+        &KEYS
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {

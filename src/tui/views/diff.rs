@@ -5,11 +5,12 @@
 
 use super::view::{Cx, Ui, View};
 use crate::tui::diff_model::{self, DiffModel, Layout, SideRow};
-use crate::tui::keys::{Action, Context};
+use crate::tui::keys::{Action, Context, DOWN, END, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::{fmt, layout};
 use crate::tui::worker::{Kind, Reply, Task};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -17,7 +18,25 @@ use simtui::corpus::Entry;
 use simtui::index::{Index, Pair};
 use std::sync::Arc;
 
-pub const KEYS: Context = Context::Diff;
+/// The diff's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Diff",
+    text_entry: false,
+    defaults: &[
+        b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll both sides together (j/k too)", true),
+        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+        b(&[PGUP], "PgUp", Action::PageUp, "", "one page up", false),
+        b(&[PGDN, code(KeyCode::Char(' '))], "PgDn/Space", Action::PageDown, "", "one page down", false),
+        b(&[k('g'), HOME], "g/Home", Action::Top, "", "top", false),
+        b(&[k('G'), END], "G/End", Action::Bottom, "", "bottom", false),
+        b(&[k(']')], "]/[", Action::NextChange, "change", "jump to the next / previous difference", true),
+        b(&[k('[')], "", Action::PrevChange, "", "", false),
+        b(&[k('n')], "n/p", Action::NextPair, "pair", "next / previous pair, in list order", true),
+        b(&[k('p')], "", Action::PrevPair, "", "", false),
+        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the pair list", true),
+    ],
+};
 
 /// The diff's job kind: one diff is read at a time.
 const TASK: &str = "Diff";
@@ -173,7 +192,7 @@ impl DiffView {
 
 impl View for DiffView {
     fn keys(&self, _: &Session) -> Context {
-        KEYS
+        &KEYS
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {

@@ -12,11 +12,12 @@ use super::view::{Cx, Ui, View};
 use crate::output::clusters::{KeepArg, write_clusters};
 use crate::output::format::Format;
 use crate::output::pairs::{Second, write_pairs};
-use crate::tui::keys::{Action, Context};
+use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::worker::{JobError, Kind, Reply, Task, Work};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
@@ -27,7 +28,17 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub const KEYS: Context = Context::Prompt;
+/// The prompt's keys: characters are the file name.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Export",
+    text_entry: true,
+    defaults: &[
+        b(&[ENTER], "Enter", Action::FilterKeep, "write", "write the file (.jsonl/.ndjson: JSON Lines, else CSV)", true),
+        b(&[ESC], "Esc", Action::FilterClear, "cancel", "cancel the export", true),
+        b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
+    ],
+};
 
 /// The export's job kind: one file is written at a time.
 const TASK: &str = "Export";
@@ -189,7 +200,7 @@ impl ExportView {
 
 impl View for ExportView {
     fn keys(&self, _: &Session) -> Context {
-        KEYS
+        &KEYS
     }
 
     fn is_overlay(&self) -> bool {

@@ -3,14 +3,27 @@
 //! with a key table of its own while it is typed.
 
 use super::view::Ui;
-use crate::tui::keys::{Action, Context};
+use crate::tui::keys::{Action, DOWN, ENTER, ESC, KeyTable, UP, b, code};
 use crate::tui::widgets::fmt;
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub const KEYS: Context = Context::Filter;
+/// The keys while the filter is typed: characters are the filter.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Filter",
+    text_entry: true,
+    defaults: &[
+        b(&[ENTER], "Enter", Action::FilterKeep, "keep", "keep the filter and go back to the list", true),
+        b(&[ESC], "Esc", Action::FilterClear, "clear", "clear the filter", true),
+        b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
+        b(&[UP], "↑", Action::Up, "up", "select the previous pair", false),
+        b(&[DOWN], "↓", Action::Down, "down", "select the next pair", false),
+    ],
+};
 
 #[derive(Default)]
 pub struct Filter {

@@ -4,11 +4,12 @@
 
 use super::diff::DiffView;
 use super::view::{Cx, Ui, View};
-use crate::tui::keys::{Action, Context};
+use crate::tui::keys::{Action, Context, DOWN, ENTER, ESC, KeyTable, UP, b, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -16,7 +17,20 @@ use simtui::index::{Index, Pair};
 use simtui::matrix::{self, Matrix, Measure};
 use std::sync::Arc;
 
-pub const KEYS: Context = Context::Heatmap;
+/// The heatmap's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Heatmap",
+    text_entry: false,
+    defaults: &[
+        b(&[UP, k('k')], "←↑↓→", Action::Up, "move", "move the cursor (h/j/k/l too)", true),
+        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+        b(&[code(KeyCode::Left), k('h')], "", Action::Left, "", "", false),
+        b(&[code(KeyCode::Right), k('l')], "", Action::Right, "", "", false),
+        b(&[ENTER], "Enter", Action::Open, "diff", "the pair under the cursor side by side", true),
+        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the clusters", true),
+    ],
+};
 
 /// The heatmap shows at most this many members of a cluster.
 pub const MAX_HEATMAP: usize = 64;
@@ -89,7 +103,7 @@ impl HeatmapView {
 
 impl View for HeatmapView {
     fn keys(&self, _: &Session) -> Context {
-        KEYS
+        &KEYS
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {

@@ -1,9 +1,9 @@
 //! The help overlay: the keys of the view below it, generated from the key tables (the
 //! same ones that drive the keys and the footer), then the keys that work everywhere.
 
-use super::loading;
+use super::{list, loading, tuning};
 use super::view::{Cx, Ui, View};
-use crate::tui::keys::{self, Action, Context};
+use crate::tui::keys::{Action, Context, DOWN, ESC, KeyTable, UP, b, k, self};
 use crate::tui::session::Session;
 use crate::tui::widgets::layout;
 use crate::tui::widgets::theme::Theme;
@@ -13,7 +13,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
-pub const KEYS: Context = Context::Help;
+/// The help's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Help",
+    text_entry: false,
+    defaults: &[
+        b(&[ESC, k('?')], "Esc/?", Action::Back, "close", "close the help", true),
+        b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll the help", false),
+        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+    ],
+};
 
 /// The help, scrolled down `scroll` lines.
 #[derive(Default)]
@@ -30,7 +40,7 @@ impl HelpView {
 
 impl View for HelpView {
     fn keys(&self, _: &Session) -> Context {
-        KEYS
+        &KEYS
     }
 
     fn is_overlay(&self) -> bool {
@@ -38,7 +48,7 @@ impl View for HelpView {
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
-        let max = max_scroll(cx.size, cx.mouse, cx.below.unwrap_or(loading::KEYS));
+        let max = max_scroll(cx.size, cx.mouse, cx.below.unwrap_or(&loading::KEYS));
         match action {
             Action::Back => cx.close(),
             Action::Up | Action::WheelUp => self.scroll = self.scroll.saturating_sub(1),
@@ -48,7 +58,7 @@ impl View for HelpView {
     }
 
     fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
-        let ctx = ui.below.map_or(loading::KEYS, |v| v.keys(ui.session));
+        let ctx = ui.below.map_or(&loading::KEYS, |v| v.keys(ui.session));
         render(self.scroll, ctx, ui, frame, body);
     }
 }
@@ -70,10 +80,10 @@ fn lines(t: &Theme, size: (u16, u16), mouse: bool, ctx: Context) -> Vec<Line<'st
             }
             out.push(Line::default());
         };
-    section(ctx.name(), keys::help(ctx), &mut out);
-    if ctx == Context::List {
+    section(ctx.name, keys::help(ctx), &mut out);
+    if ctx == &list::KEYS {
         // The tuning panel's letters, so they can be found before opening it.
-        let tuning = keys::help_where(Context::Tuning, |a| {
+        let tuning = keys::help_where(&tuning::KEYS, |a| {
             matches!(
                 a,
                 Action::BandsUp
@@ -85,7 +95,7 @@ fn lines(t: &Theme, size: (u16, u16), mouse: bool, ctx: Context) -> Vec<Line<'st
         });
         section("Tuning panel (t)", tuning, &mut out);
     }
-    let global: Vec<_> = keys::GLOBAL.iter().map(|b| (b.label, b.help)).collect();
+    let global: Vec<_> = keys::bindings(&keys::GLOBAL).iter().map(|b| (b.label, b.help)).collect();
     section("Everywhere", global, &mut out);
     if mouse {
         out.push(Line::from(Span::styled(
@@ -171,7 +181,7 @@ fn render(scroll: usize, ctx: Context, ui: &Ui, frame: &mut Frame, body: Rect) {
     };
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(Span::styled(format!(" Help · {} ", ctx.name()), t.title()))
+        .title(Span::styled(format!(" Help · {} ", ctx.name), t.title()))
         .title_bottom(Line::from(vec![
             Span::styled(more, t.dim()),
             Span::styled(" Esc", t.key()),

@@ -11,7 +11,7 @@ use super::loading;
 use super::neighbours::NeighboursView;
 use super::tuning::{self, Tuning};
 use super::view::{Cursor, Cx, Ui, View};
-use crate::tui::keys::{Action, Context};
+use crate::tui::keys::{Action, Context, DOWN, END, ENTER, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, k};
 use crate::tui::session::{Results, Session};
 use crate::tui::widgets::{fmt, layout};
 use ratatui::Frame;
@@ -21,7 +21,34 @@ use ratatui::widgets::Paragraph;
 use simtui::index::Pair;
 use std::sync::Arc;
 
-pub const KEYS: Context = Context::List;
+/// The list's keys (with the tuning panel closed).
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Pairs",
+    text_entry: false,
+    defaults: &[
+        b(&[UP, k('k')], "↑/k", Action::Up, "up", "select the previous pair", false),
+        b(&[DOWN, k('j')], "↓/j", Action::Down, "down", "select the next pair", true),
+        b(&[PGUP], "PgUp", Action::PageUp, "page up", "one page up", false),
+        b(&[PGDN], "PgDn", Action::PageDown, "page down", "one page down", false),
+        b(&[k('g'), HOME], "g/Home", Action::Top, "top", "first pair", false),
+        b(&[k('G'), END], "G/End", Action::Bottom, "bottom", "last pair", false),
+        b(&[ENTER], "Enter", Action::Open, "diff", "open the pair side by side", true),
+        b(&[k('/')], "/", Action::StartFilter, "filter", "filter by path substring (capitals: case-sensitive)", true),
+        b(&[k('s')], "s", Action::CycleSort, "sort", "sort by exact J, estimate, or path", true),
+        b(&[k('t')], "t", Action::ToggleTuning, "tune", "open the tuning panel (b, r, k, S-curve, recall)", true),
+        b(&[k('b')], "b/B", Action::BandsUp, "bands", "bands b +1 / −1 (re-bands at once)", false),
+        b(&[k('B')], "", Action::BandsDown, "", "", false),
+        b(&[k('r')], "r/R", Action::RowsUp, "rows", "rows per band r +1 / −1", false),
+        b(&[k('R')], "", Action::RowsDown, "", "", false),
+        b(&[k('n')], "n/N", Action::Neighbours, "neighbours", "nearest neighbours of the left / right document", true),
+        b(&[k('N')], "", Action::NeighboursOther, "", "", false),
+        b(&[k('c')], "c", Action::Clusters, "clusters", "clusters of the listed pairs (union-find at a threshold)", true),
+        b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
+        b(&[k('m')], "m", Action::SwitchMethod, "method", "switch candidates between MinHash LSH and SimHash (Hamming column)", false),
+        b(&[ESC], "Esc", Action::Back, "clear filter", "clear the filter", false),
+    ],
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sort {
@@ -263,13 +290,13 @@ fn selected_ids(list: &ListView, r: &Results) -> Option<(String, String)> {
 impl View for ListView {
     fn keys(&self, session: &Session) -> Context {
         if session.results().is_none() {
-            loading::KEYS
+            &loading::KEYS
         } else if self.filter.is_editing() {
-            filter::KEYS
+            &filter::KEYS
         } else if self.tuning.is_open() {
-            tuning::KEYS
+            &tuning::KEYS
         } else {
-            KEYS
+            &KEYS
         }
     }
 

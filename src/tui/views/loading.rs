@@ -4,7 +4,7 @@
 //! work everywhere).
 
 use super::view::Ui;
-use crate::tui::keys::Context;
+use crate::tui::keys::KeyTable;
 use crate::tui::progress::{Board, eta, rate};
 use crate::tui::widgets::fmt;
 use ratatui::Frame;
@@ -13,7 +13,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use simtui::progress::Stage;
 
-pub const KEYS: Context = Context::Loading;
+/// The loading view's keys: none of its own (help and quit work everywhere).
+pub static KEYS: KeyTable = KeyTable {
+    name: "Indexing",
+    text_entry: false,
+    defaults: &[],
+};
 
 fn unit(stage: Stage) -> &'static str {
     match stage {

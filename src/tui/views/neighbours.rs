@@ -4,12 +4,13 @@
 
 use super::diff::DiffView;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::tui::keys::{Action, Context};
+use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::list_table::{self, ListTable};
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui::index::{Index, Pair};
@@ -17,7 +18,21 @@ use simtui::method::{Engine, Method};
 use simtui::query::{Answer, Probe, Searcher};
 use std::sync::Arc;
 
-pub const KEYS: Context = Context::Neighbours;
+/// The neighbours view's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Neighbours",
+    text_entry: false,
+    defaults: &{
+        let m = list_moves!("neighbour");
+        [
+            m[0], m[1], m[2], m[3], m[4], m[5],
+            b(&[ENTER], "Enter", Action::Open, "diff", "the document and the neighbour side by side", true),
+            b(&[k('n')], "n", Action::Neighbours, "their neighbours", "the neighbours of the selected neighbour", true),
+            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to where you came from", true),
+        ]
+    },
+};
 
 /// Neighbours asked for at a time (LSH candidates first, then a scan fills up).
 pub const TOP_NEIGHBOURS: usize = 100;
@@ -102,7 +117,7 @@ impl NeighboursView {
 
 impl View for NeighboursView {
     fn keys(&self, _: &Session) -> Context {
-        KEYS
+        &KEYS
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {

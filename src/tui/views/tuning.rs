@@ -4,19 +4,47 @@
 //! arrows still move in the list.
 
 use super::view::{Cx, Ui};
-use crate::tui::keys::{Action, Context};
+use crate::tui::keys::{Action, DOWN, END, ENTER, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
 use crate::tui::recall::{self, BINS};
 use crate::tui::session::{AllState, Session};
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::s_curve::{self, SCurve};
 use crate::tui::widgets::theme::Theme;
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use simtui::curve::{probability, threshold};
 
-pub const KEYS: Context = Context::Tuning;
+/// The keys while the tuning panel is open: its letters tune, the arrows still
+/// move in the list.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Tuning",
+    text_entry: false,
+    defaults: &[
+        b(&[k('b')], "b/B", Action::BandsUp, "bands±", "bands b +1 / −1: re-bands the stored signatures at once", true),
+        b(&[k('B')], "", Action::BandsDown, "", "", false),
+        b(&[k('r')], "r/R", Action::RowsUp, "rows±", "rows per band r +1 / −1 (hashes more if b·r needs it)", true),
+        b(&[k('R')], "", Action::RowsDown, "", "", false),
+        b(&[k('k')], "k/K", Action::ShingleUp, "k±", "shingle size k +1 / −1: re-indexes in the background", true),
+        b(&[k('K')], "", Action::ShingleDown, "", "", false),
+        b(&[k('u')], "u", Action::ToggleUnit, "unit", "shingle unit word ↔ char: re-indexes in the background; each unit keeps its own k (char starts at 9, word at 5)", true),
+        b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "s±", "move the similarity s where recall is shown (±0.05)", true),
+        b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
+        b(&[UP], "↑/↓", Action::Up, "", "move in the pair list", false),
+        b(&[DOWN], "", Action::Down, "", "", false),
+        b(&[PGUP], "PgUp", Action::PageUp, "", "one page up", false),
+        b(&[PGDN], "PgDn", Action::PageDown, "", "one page down", false),
+        b(&[k('g'), HOME], "g/Home", Action::Top, "", "first pair", false),
+        b(&[k('G'), END], "G/End", Action::Bottom, "", "last pair", false),
+        b(&[ENTER], "Enter", Action::Open, "diff", "open the selected pair side by side", false),
+        b(&[k('s')], "s", Action::CycleSort, "sort", "cycle the sort", false),
+        b(&[k('/')], "/", Action::StartFilter, "filter", "filter by path substring", false),
+        b(&[k('t'), ESC], "t/Esc", Action::ToggleTuning, "close", "close the tuning panel", true),
+    ],
+};
 
 pub struct Tuning {
     open: bool,
