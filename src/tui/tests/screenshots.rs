@@ -5,13 +5,13 @@
 //! cargo test --bin simtui write_screenshots -- --ignored
 //! ```
 
-use super::app::App;
-use super::keys::Action;
-use super::views::diff::DiffView;
-use super::widgets::layout;
-use super::widgets::theme::Theme;
+use crate::tui::app::App;
+use crate::tui::keys::Action;
+use crate::tui::views::diff::DiffView;
+use crate::tui::widgets::layout;
+use crate::tui::widgets::theme::Theme;
 // Jobs run on this thread, as in the tests, so frames depend on the corpus alone.
-use super::tests::pump;
+use super::pump;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use simtui::corpus::WalkOptions;

@@ -1,17 +1,17 @@
 //! Tests of the views opened from the list (neighbours, clusters, members, heatmap) and
 //! of exporting: actions in, state, engine truth and screen text out.
 
-use super::app::App;
-use super::keys::{Action, Context};
-use super::tests::{draw, loaded, pump, screen};
-use super::views;
-use super::views::clusters::ClustersView;
-use super::views::diff::DiffView;
-use super::views::export::ExportView;
-use super::views::heatmap::HeatmapView;
-use super::views::members::MembersView;
-use super::views::neighbours::NeighboursView;
-use super::views::view::{Cursor, View};
+use super::{draw, loaded, pump, screen};
+use crate::tui::app::App;
+use crate::tui::keys::{Action, Context};
+use crate::tui::views;
+use crate::tui::views::clusters::ClustersView;
+use crate::tui::views::diff::DiffView;
+use crate::tui::views::export::ExportView;
+use crate::tui::views::heatmap::HeatmapView;
+use crate::tui::views::members::MembersView;
+use crate::tui::views::neighbours::NeighboursView;
+use crate::tui::views::view::{Cursor, View};
 use ratatui::style::Modifier;
 use simtui::cluster::{Keep, clusters};
 use simtui::index::Pair;
@@ -284,8 +284,8 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
 
 #[test]
 fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
-    use super::jobs::Cmd;
-    use super::worker::{self, JobError, Kind, Work};
+    use crate::tui::jobs::Cmd;
+    use crate::tui::worker::{self, JobError, Kind, Work};
     use simtui::progress::{Progress, Stage};
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -392,7 +392,7 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
 
 #[test]
 fn every_view_draws_at_the_smallest_and_a_large_size() {
-    use super::widgets::layout::{MIN_H, MIN_W};
+    use crate::tui::widgets::layout::{MIN_H, MIN_W};
     for size in [(MIN_W, MIN_H), (61, 16), (220, 60)] {
         let (_dir, mut app) = loaded(size);
         let mut seen = Vec::new();

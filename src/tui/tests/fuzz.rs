@@ -2,12 +2,12 @@
 //! wrapping and drawing of arbitrary texts at arbitrary widths (issue 5). The case count
 //! is proptest's: 256 by default, `PROPTEST_CASES=100000` for a long run (doc/hostile.md).
 
-use super::diff_model::{self as diff, DiffModel};
-use super::keys::Action;
-use super::tests::{draw, loaded, pump};
-use super::views::diff::DiffView;
-use super::widgets::fmt::{grapheme_width, is_unsafe};
-use super::widgets::wrap::{self, MIN_WIDTH, Seg};
+use super::{draw, loaded, pump};
+use crate::tui::diff_model::{self as diff, DiffModel};
+use crate::tui::keys::Action;
+use crate::tui::views::diff::DiffView;
+use crate::tui::widgets::fmt::{grapheme_width, is_unsafe};
+use crate::tui::widgets::wrap::{self, MIN_WIDTH, Seg};
 use proptest::prelude::*;
 use std::time::Duration;
 use unicode_segmentation::UnicodeSegmentation;
