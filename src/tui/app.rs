@@ -22,6 +22,22 @@ use simtui::index::Params;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// A [`Cx`] over the App's fields but its views, for a view's method (a macro, as a
+/// method would borrow the whole App, the view included).
+macro_rules! cx {
+    ($app:ident, $below:expr) => {
+        Cx::new(
+            &mut $app.session,
+            &mut $app.jobs,
+            &$app.log,
+            &mut $app.status,
+            $app.size,
+            $app.mouse,
+            $below,
+        )
+    };
+}
+
 /// An error that ends the explorer.
 #[derive(Clone, Debug)]
 pub struct Fatal {
@@ -159,17 +175,21 @@ impl App {
         self.session.real_recall(self.list.tuning().s())
     }
 
+    /// The view at `depth`: 0 the list, 1 the first view above it, and so on.
+    fn at(&self, depth: usize) -> &dyn View {
+        match depth {
+            0 => &self.list,
+            d => self.stack[d - 1].as_ref(),
+        }
+    }
+
     fn top(&self) -> &dyn View {
-        self.stack
-            .last()
-            .map_or(&self.list as &dyn View, |v| v.as_ref())
+        self.at(self.stack.len())
     }
 
     /// The list, then the views above it, bottom up.
     fn views(&self) -> Vec<&dyn View> {
-        let mut views: Vec<&dyn View> = vec![&self.list];
-        views.extend(self.stack.iter().map(|v| v.as_ref()));
-        views
+        (0..=self.stack.len()).map(|d| self.at(d)).collect()
     }
 
     // ---------------------------------------------------------------------------------
@@ -196,21 +216,9 @@ impl App {
 
     /// Sends an action to the view on top, then carries out what it asked.
     fn update_top(&mut self, action: Action) {
-        let below = self
-            .stack
-            .len()
-            .checked_sub(2)
-            .map_or(&self.list as &dyn View, |i| self.stack[i].as_ref());
-        let below = (!self.stack.is_empty()).then(|| below.keys(&self.session));
-        let mut cx = Cx::new(
-            &mut self.session,
-            &mut self.jobs,
-            &self.log,
-            &mut self.status,
-            self.size,
-            self.mouse,
-            below,
-        );
+        // The key table under the top view: what a help on top documents.
+        let below = (self.stack.len().checked_sub(1)).map(|d| self.at(d).keys(&self.session));
+        let mut cx = cx!(self, below);
         match self.stack.last_mut() {
             Some(top) => top.update(action, &mut cx),
             None => self.list.update(action, &mut cx),
@@ -221,15 +229,7 @@ impl App {
 
     /// Every view hears of a new terminal size, the list first.
     fn resized(&mut self) {
-        let mut cx = Cx::new(
-            &mut self.session,
-            &mut self.jobs,
-            &self.log,
-            &mut self.status,
-            self.size,
-            self.mouse,
-            None,
-        );
+        let mut cx = cx!(self, None);
         self.list.resized(&mut cx);
         for view in &mut self.stack {
             view.resized(&mut cx);
@@ -281,36 +281,21 @@ impl App {
         if self.jobs.is_current(job) {
             return;
         }
-        let mut cx = Cx::new(
-            &mut self.session,
-            &mut self.jobs,
-            &self.log,
-            &mut self.status,
-            self.size,
-            self.mouse,
-            None,
-        );
+        let mut cx = cx!(self, None);
         top.restart(&mut cx);
     }
 
     /// n/p in the diff on top: the view below steps to the next or previous pair; if it
     /// moved, the diff closes and the view opens the new pair's.
     fn step_pair(&mut self, step: isize) {
-        let Some(depth) = self.stack.len().checked_sub(1) else {
+        // The diff is on top; the view it was opened from is below it.
+        let Some(below) = self.stack.len().checked_sub(1) else {
             return;
         };
-        let mut cx = Cx::new(
-            &mut self.session,
-            &mut self.jobs,
-            &self.log,
-            &mut self.status,
-            self.size,
-            self.mouse,
-            None,
-        );
-        let moved = match depth.checked_sub(1) {
-            Some(i) => self.stack[i].step(step, &mut cx),
-            None => self.list.step(step, &mut cx),
+        let mut cx = cx!(self, None);
+        let moved = match below {
+            0 => self.list.step(step, &mut cx),
+            d => self.stack[d - 1].step(step, &mut cx),
         };
         if moved {
             self.close_top();
@@ -433,15 +418,7 @@ impl App {
         else {
             return;
         };
-        let mut cx = Cx::new(
-            &mut self.session,
-            &mut self.jobs,
-            &self.log,
-            &mut self.status,
-            self.size,
-            self.mouse,
-            None,
-        );
+        let mut cx = cx!(self, None);
         self.stack[i].done(reply, &mut cx);
         let commands = cx.into_commands();
         self.carry_out(commands, i + 1);
@@ -541,15 +518,7 @@ impl App {
     /// the keys cannot reach in the state a test needs).
     #[cfg(test)]
     pub fn with_cx(&mut self, f: impl FnOnce(&mut Cx)) {
-        let mut cx = Cx::new(
-            &mut self.session,
-            &mut self.jobs,
-            &self.log,
-            &mut self.status,
-            self.size,
-            self.mouse,
-            None,
-        );
+        let mut cx = cx!(self, None);
         f(&mut cx);
         let commands = cx.into_commands();
         self.carry_out(commands, self.stack.len());

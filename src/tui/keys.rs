@@ -16,7 +16,8 @@ use ratatui::crossterm::event::{
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-/// Everything the user can ask for. `App::update` is the only consumer.
+/// Everything the user can ask for: `App::update` takes the global ones (quit, help,
+/// resize) and hands the rest to the view on top.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Quit,

@@ -1,4 +1,4 @@
-//! Where things go on screen. Both rendering and `App::update` (page sizes, wrapping
+//! Where things go on screen. Both rendering and the views' updates (page sizes, wrapping
 //! width) use these functions, so scrolling always agrees with what is drawn.
 
 use ratatui::layout::Rect;
