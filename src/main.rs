@@ -1,6 +1,7 @@
 //! The `simtui` binary: the explorer and the headless commands over the engine.
 
 mod cli;
+mod output;
 mod tui;
 
 use clap::{Parser, Subcommand};
@@ -70,24 +71,7 @@ fn main() -> ExitCode {
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
         Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),
         Some(Command::Config(a)) => cli::config_cmd::run(a, &startup, cli::help::command::<Cli>()),
-        None => explore(&cli, &startup),
+        None => cli::explorer::run(&cli.paths, &cli.index, &cli.store, &cli.explorer, &startup),
     };
     cli::exit_code(result)
-}
-
-/// The explorer, once the flags it shares with the commands are checked.
-fn explore(cli: &Cli, startup: &cli::startup::Startup) -> anyhow::Result<()> {
-    cli.index.check()?;
-    // `explorer` also holds the colour choice, log file, key bindings and palette from
-    // the config file and flags, for the explorer to take.
-    let explorer = cli::explorer::ExplorerSettings::resolve(&cli.explorer, startup)?;
-    tui::run(tui::ExploreOptions {
-        roots: cli.paths.clone(),
-        walk: cli.index.walk_options(),
-        params: cli.index.params(),
-        bands: cli.index.bands as usize,
-        rows: cli.index.rows as usize,
-        index_file: cli.store.file(&cli.paths),
-        settings: explorer,
-    })
 }

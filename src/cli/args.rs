@@ -355,11 +355,11 @@ pub fn bits_parser() -> impl clap::builder::TypedValueParser<Value = u32> {
 impl MethodArgs {
     /// The engine's method, checked: SimHash flags only with `--method simhash`, and a
     /// distance below half the bits (beyond it any two fingerprints are as close by chance).
-    pub fn method(&self, index: &IndexArgs) -> Result<Method, super::UsageError> {
+    pub fn method(&self, index: &IndexArgs) -> Result<Method, crate::output::error::UsageError> {
         match self.method {
             MethodArg::Minhash => {
                 if self.bits.is_some() || self.weight.is_some() || self.max_distance.is_some() {
-                    return Err(super::UsageError(
+                    return Err(crate::output::error::UsageError(
                         "--bits, --weight and --max-distance are for --method simhash".into(),
                     ));
                 }
@@ -375,7 +375,7 @@ impl MethodArgs {
                     .max_distance
                     .unwrap_or(default_max_distance(bits, weight));
                 if max_distance >= bits / 2 {
-                    return Err(super::UsageError(format!(
+                    return Err(crate::output::error::UsageError(format!(
                         "--max-distance must be below {} for {bits}-bit fingerprints, got {max_distance}",
                         bits / 2
                     )));

@@ -3,22 +3,13 @@
 //! line, for a delete or move step of the user's own: simtui never changes a file.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
-use super::color::Paint;
-use super::output::{Format, csv_field, with_stdout};
-use clap::{Args, ValueEnum};
+use crate::output::clusters::{KeepArg, write_clusters};
+use crate::output::format::{Format, with_stdout};
+use clap::Args;
 use simtui_engine::analysis::cluster::{Cluster, Keep, clusters_of};
 use simtui_engine::index::Index;
 use simtui_engine::source::Source;
 use std::io::{self, Write};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum KeepArg {
-    Longest,
-    Shortest,
-    Oldest,
-    Newest,
-    First,
-}
 
 #[derive(Args, Debug)]
 pub struct ClustersArgs {
@@ -71,7 +62,7 @@ pub struct ClustersArgs {
 pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     // -vv: when each stage finishes.
-    let progress = super::diag::StageLog::default();
+    let progress = crate::output::diag::StageLog::default();
     let (engine, _) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
@@ -97,7 +88,11 @@ pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
         with_stdout(|out| write_clusters(out, index, &found, args.keep, format))?;
     }
     if args.fail_empty && found.is_empty() {
-        return Err(super::NoResult(format!("no cluster with J >= {}", args.threshold)).into());
+        return Err(crate::output::error::NoResult(format!(
+            "no cluster with J >= {}",
+            args.threshold
+        ))
+        .into());
     }
     Ok(())
 }
@@ -130,78 +125,4 @@ fn write_path(out: &mut dyn Write, path: &std::path::Path) -> io::Result<()> {
 #[cfg(not(unix))]
 fn write_path(out: &mut dyn Write, path: &std::path::Path) -> io::Result<()> {
     out.write_all(path.to_string_lossy().as_bytes())
-}
-
-pub fn write_clusters(
-    out: &mut dyn Write,
-    index: &Index,
-    found: &[Cluster],
-    keep: KeepArg,
-    format: Format,
-) -> io::Result<()> {
-    let id = |d: u32| index.docs[d as usize].id.as_str();
-    match format {
-        Format::Jsonl | Format::Auto => {
-            for (i, c) in found.iter().enumerate() {
-                let mut obj = serde_json::json!({
-                    "cluster": i + 1,
-                    "size": c.members.len(),
-                    "representative": id(c.representative),
-                    "mean_jaccard": c.mean_jaccard,
-                    "members": c.members.iter().map(|&d| id(d)).collect::<Vec<_>>(),
-                });
-                if c.mean_sampled {
-                    // Estimated from a sample of the members' pairs (too many contents).
-                    obj["mean_sampled"] = true.into();
-                }
-                writeln!(out, "{obj}")?;
-            }
-        }
-        Format::Csv => {
-            writeln!(out, "cluster,size,mean_jaccard,doc,representative")?;
-            for (i, c) in found.iter().enumerate() {
-                for &d in &c.members {
-                    writeln!(
-                        out,
-                        "{},{},{},{},{}",
-                        i + 1,
-                        c.members.len(),
-                        c.mean_jaccard,
-                        csv_field(id(d)),
-                        d == c.representative
-                    )?;
-                }
-            }
-        }
-        Format::Table => {
-            // Coloured as `pairs`' table: each cluster's title bold, its mean J by value.
-            let paint = Paint::stdout();
-            let keep = keep.to_possible_value().unwrap();
-            for (i, c) in found.iter().enumerate() {
-                writeln!(
-                    out,
-                    "{} {} documents, mean J {}{}",
-                    paint.bold(&format!("cluster {}:", i + 1)),
-                    c.members.len(),
-                    if c.mean_sampled { "≈" } else { "" },
-                    paint.similarity(c.mean_jaccard, &format!("{:.4}", c.mean_jaccard))
-                )?;
-                for &d in &c.members {
-                    if d == c.representative {
-                        writeln!(out, "  * {}  (kept: {})", id(d), keep.get_name())?;
-                    } else {
-                        writeln!(out, "    {}", id(d))?;
-                    }
-                }
-            }
-            let members: usize = found.iter().map(|c| c.members.len()).sum();
-            writeln!(
-                out,
-                "{} clusters, {members} documents, {} duplicates (* kept)",
-                found.len(),
-                members - found.len()
-            )?;
-        }
-    }
-    Ok(())
 }

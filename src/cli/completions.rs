@@ -1,6 +1,6 @@
 //! `simtui completions SHELL`: a completion script on stdout (clap_complete).
 
-use super::output::with_stdout;
+use crate::output::format::with_stdout;
 use clap::{Args, Command};
 use clap_complete::Shell;
 

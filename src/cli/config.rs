@@ -6,9 +6,9 @@
 //! the file accepts exactly what the command line does. Every problem names the file,
 //! the line and the key; all of them are reported at once.
 
-use super::color::ColorChoice;
-use super::keyspec::KeyStroke;
-use ratatui::style::Color;
+use crate::output::color::ColorChoice;
+use crate::output::colorspec::{COLOR_ROLES, ColorSpec};
+use crate::output::keyspec::{ACTIONS, KeyStroke};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt;
@@ -17,63 +17,6 @@ use toml_edit::{Document, Item, TableLike, Value};
 
 /// The commented default file, printed by `simtui config --default`.
 pub const DEFAULT_FILE: &str = include_str!("default_config.toml");
-
-/// The explorer's colour roles (`[explorer.colors]`), after the explorer's theme.
-pub const COLOR_ROLES: &[&str] = &[
-    "title",
-    "key",
-    "warn",
-    "error",
-    "dim",
-    "removed",
-    "added",
-    "curve",
-    "prev_curve",
-    "threshold",
-    "sim_marker",
-    "kept",
-    "missed",
-    "bar_done",
-];
-
-/// The explorer's actions that take keys (`[explorer.keys]`): its `Action` variants in
-/// snake_case, less text entry, the wheel and resizing.
-pub const ACTIONS: &[&str] = &[
-    "quit",
-    "toggle_help",
-    "up",
-    "down",
-    "left",
-    "right",
-    "page_up",
-    "page_down",
-    "top",
-    "bottom",
-    "open",
-    "back",
-    "next_pair",
-    "prev_pair",
-    "next_change",
-    "prev_change",
-    "start_filter",
-    "cycle_sort",
-    "toggle_tuning",
-    "bands_up",
-    "bands_down",
-    "rows_up",
-    "rows_down",
-    "shingle_up",
-    "shingle_down",
-    "toggle_unit",
-    "sim_up",
-    "sim_down",
-    "neighbours",
-    "neighbours_other",
-    "clusters",
-    "heatmap",
-    "export",
-    "switch_method",
-];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -111,7 +54,7 @@ pub struct Config {
     pub color: Option<ColorChoice>,
     pub mouse: Option<bool>,
     /// Role (one of [`COLOR_ROLES`]) → colour.
-    pub colors: BTreeMap<&'static str, Color>,
+    pub colors: BTreeMap<&'static str, ColorSpec>,
     /// Action (one of [`ACTIONS`]) → the keys that replace its defaults (maybe none).
     pub keys: BTreeMap<&'static str, Vec<KeyStroke>>,
 }
@@ -449,7 +392,7 @@ impl<'t> Walk<'t> {
         let Some(role) = COLOR_ROLES.iter().find(|r| **r == name) else {
             return self.unknown(line, key, COLOR_ROLES);
         };
-        match item.as_str().map(|s| s.parse::<Color>()) {
+        match item.as_str().map(|s| s.parse::<ColorSpec>()) {
             Some(Ok(c)) => {
                 self.config.colors.insert(role, c);
             }

@@ -1,10 +1,12 @@
 //! `simtui config --default | --path | --check`: the config file's template, where it
 //! is, and whether it is right.
 
+use super::args;
 use super::config::{self, DEFAULT_FILE};
-use super::output::with_stdout;
 use super::startup::Startup;
-use super::{NoResult, UsageError, args, diag};
+use crate::output::diag;
+use crate::output::error::{NoResult, UsageError};
+use crate::output::format::with_stdout;
 use clap::{Args, Command};
 
 #[derive(Args, Debug)]

@@ -1,6 +1,6 @@
 //! `simtui curve`: the S-curve of a banding, or the banding to use for a threshold.
 
-use super::color::Paint;
+use crate::output::color::Paint;
 use clap::Args;
 use simtui_engine::minhash::curve::{probability, recommend, threshold};
 
@@ -30,7 +30,7 @@ pub struct CurveArgs {
 }
 
 pub fn run(args: &CurveArgs) -> anyhow::Result<()> {
-    let usage = |m: String| -> anyhow::Error { super::UsageError(m).into() };
+    let usage = |m: String| -> anyhow::Error { crate::output::error::UsageError(m).into() };
     if args.bands == 0 || args.rows == 0 || args.perms == 0 || args.steps == 0 {
         return Err(usage(
             "--bands, --rows, --perms and --steps must be at least 1".into(),

@@ -1,8 +1,8 @@
 //! `simtui eval`: how much LSH finds, against the exact truth or a planted-pairs file.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
-use super::color::Paint;
-use super::output::{Format, with_stdout};
+use crate::output::color::Paint;
+use crate::output::format::{Format, with_stdout};
 use clap::Args;
 use simtui_engine::analysis::eval::{THRESHOLDS, Truth, bandings, mean_sd, score};
 use simtui_engine::analysis::exact::{Limits, all_pairs};
@@ -101,8 +101,9 @@ fn write_truth(
     path: &std::path::Path,
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
-    let file = std::fs::File::create(path)
-        .map_err(|e| super::UsageError(format!("cannot write {}: {e}", path.display())))?;
+    let file = std::fs::File::create(path).map_err(|e| {
+        crate::output::error::UsageError(format!("cannot write {}: {e}", path.display()))
+    })?;
     let mut out = std::io::BufWriter::new(file);
     let id = |d: u32| index.docs[d as usize].id.as_str();
     let mut line = |a: u32, b: u32, j: f64| -> std::io::Result<()> {
@@ -134,8 +135,10 @@ fn write_truth(
     Ok(())
 }
 
-fn parse_banding(s: &str) -> Result<(usize, usize), super::UsageError> {
-    let bad = || super::UsageError(format!("--bandings wants BxR pairs like 16x8, got {s:?}"));
+fn parse_banding(s: &str) -> Result<(usize, usize), crate::output::error::UsageError> {
+    let bad = || {
+        crate::output::error::UsageError(format!("--bandings wants BxR pairs like 16x8, got {s:?}"))
+    };
     let (b, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
     let (b, r): (usize, usize) = (
         b.trim().parse().map_err(|_| bad())?,
@@ -154,7 +157,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let method = args.method.method(&args.index)?;
     let simhash = matches!(method, Method::SimHash { .. });
     if simhash && (args.sweep || args.bandings.is_some()) {
-        return Err(super::UsageError(
+        return Err(crate::output::error::UsageError(
             "--sweep and --bandings try MinHash bandings; they do not apply to --method simhash"
                 .into(),
         )
@@ -198,7 +201,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
 
     let start = Instant::now();
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
-        .map_err(|e| super::UsageError(e.to_string()))?;
+        .map_err(|e| crate::output::error::UsageError(e.to_string()))?;
     let mut engine =
         Engine::build(corpus, &params, method, &*tracker).map_err(|_| interrupted("indexing"))?;
     let built = start.elapsed();
@@ -207,8 +210,8 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let truth = match &args.truth {
         Some(path) => {
-            let planted =
-                simtui_gen::read_truth(path).map_err(|e| super::UsageError(format!("{e:#}")))?;
+            let planted = simtui_gen::read_truth(path)
+                .map_err(|e| crate::output::error::UsageError(format!("{e:#}")))?;
             let (truth, missing) =
                 Truth::from_ids(index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
             if !missing.is_empty() {

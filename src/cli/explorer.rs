@@ -1,14 +1,16 @@
-//! The explorer's flags, and what it takes from the config file and the global flags,
-//! resolved in one struct for `tui::run` to use.
+//! The explorer's command (`simtui [PATH]...`): its flags, and what it takes from the
+//! config file and the global flags, resolved into the settings `tui::run` takes. The one
+//! command that imports `tui`.
 
-use super::config::ACTIONS;
-use super::diag::{self, Log};
-use super::keyspec::KeyStroke;
+use super::args::IndexArgs;
+use super::index_cmd::StoreArgs;
 use super::startup::Startup;
-use super::{UsageError, config::COLOR_ROLES};
+use crate::output::colorspec::COLOR_ROLES;
+use crate::output::diag::{self, Log};
+use crate::output::error::UsageError;
+use crate::output::keyspec::ACTIONS;
+use crate::tui::{ExploreOptions, Settings};
 use clap::Args;
-use ratatui::style::Color;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -28,55 +30,54 @@ pub struct ExplorerArgs {
     pub log: Option<PathBuf>,
 }
 
-/// Everything the explorer takes beyond `ExploreOptions`' engine settings.
-#[derive(Clone)]
-pub struct ExplorerSettings {
-    /// Use colour: `--color` / `[output] color` resolved with NO_COLOR and the terminal.
-    pub color: bool,
-    /// Capture the mouse: `--no-mouse` / `--mouse`, else `[explorer] mouse`, else on.
-    pub mouse: bool,
-    /// `--log FILE`, opened: write diagnostics here, never to the terminal.
-    pub log: Option<Arc<Log>>,
-    /// `-v` count: how much to log.
-    pub verbose: u8,
-    /// `[explorer.colors]`: role (one of [`COLOR_ROLES`]) → colour, over the theme's.
-    pub colors: BTreeMap<&'static str, Color>,
-    /// `[explorer.keys]`: action (one of [`ACTIONS`], the `Action` variant in
-    /// snake_case) → the keys that replace its default keys in every view.
-    pub keys: BTreeMap<&'static str, Vec<KeyStroke>>,
-    /// `[index] threshold`: a starting similarity for the tuning panel, if set.
-    pub threshold: Option<f64>,
+/// Starts the explorer on `paths` (none: the demo corpus).
+pub fn run(
+    paths: &[PathBuf],
+    index: &IndexArgs,
+    store: &StoreArgs,
+    args: &ExplorerArgs,
+    startup: &Startup,
+) -> anyhow::Result<()> {
+    index.check()?;
+    let settings = settings(args, startup)?;
+    crate::tui::run(ExploreOptions {
+        roots: paths.to_vec(),
+        walk: index.walk_options(),
+        params: index.params(),
+        bands: index.bands as usize,
+        rows: index.rows as usize,
+        index_file: store.file(paths),
+        settings,
+    })
 }
 
-impl ExplorerSettings {
-    /// Resolves the settings and opens the log. Errors (an unwritable log) come before
-    /// the terminal is touched, as usage errors.
-    pub fn resolve(args: &ExplorerArgs, startup: &Startup) -> Result<Self, UsageError> {
-        let config = &startup.config;
-        let mouse = if args.no_mouse {
-            false
-        } else {
-            args.mouse || config.mouse.unwrap_or(true)
-        };
-        let log = match &args.log {
-            Some(path) => Some(Arc::new(Log::open(path)?)),
-            None => None,
-        };
-        match &log {
-            Some(log) => diag::to_log(log.clone()),
-            None => diag::discard(),
-        }
-        // Checked by the config parser already; asserted so the lists stay the contract.
-        debug_assert!(config.colors.keys().all(|r| COLOR_ROLES.contains(r)));
-        debug_assert!(config.keys.keys().all(|a| ACTIONS.contains(a)));
-        Ok(ExplorerSettings {
-            color: startup.color.for_stdout(),
-            mouse,
-            log,
-            verbose: startup.verbose,
-            colors: config.colors.clone(),
-            keys: config.keys.clone(),
-            threshold: config.threshold(),
-        })
+/// Resolves the settings and opens the log. Errors (an unwritable log) come before the
+/// terminal is touched, as usage errors.
+fn settings(args: &ExplorerArgs, startup: &Startup) -> Result<Settings, UsageError> {
+    let config = &startup.config;
+    let mouse = if args.no_mouse {
+        false
+    } else {
+        args.mouse || config.mouse.unwrap_or(true)
+    };
+    let log = match &args.log {
+        Some(path) => Some(Arc::new(Log::open(path)?)),
+        None => None,
+    };
+    match &log {
+        Some(log) => diag::to_log(log.clone()),
+        None => diag::discard(),
     }
+    // Checked by the config parser already; asserted so the lists stay the contract.
+    debug_assert!(config.colors.keys().all(|r| COLOR_ROLES.contains(r)));
+    debug_assert!(config.keys.keys().all(|a| ACTIONS.contains(a)));
+    Ok(Settings {
+        color: startup.color.for_stdout(),
+        mouse,
+        log,
+        verbose: startup.verbose,
+        colors: config.colors.clone(),
+        keys: config.keys.clone(),
+        threshold: config.threshold(),
+    })
 }

@@ -1,6 +1,6 @@
 //! `simtui gen`: writes a synthetic corpus with planted near-duplicates and its truth file.
 
-use super::UsageError;
+use crate::output::error::UsageError;
 use anyhow::Result;
 use simtui_gen::GenOptions;
 use std::ffi::OsString;

@@ -2,11 +2,11 @@
 //! search one (pairs, query, clusters, the explorer). doc/index-format.md describes the
 //! file; `simtui_engine::store` opens and updates it.
 
-use super::UsageError;
 use super::args::{IndexArgs, MethodArgs, PathArgs};
+use crate::output::error::UsageError;
+use crate::output::error::store_error;
 use clap::Args;
 use simtui_engine::analysis::method::{Engine, Method};
-use simtui_engine::error::Error;
 use simtui_engine::index::Index;
 use simtui_engine::progress::Progress;
 use simtui_engine::simhash::fingerprints::Fingerprints;
@@ -70,7 +70,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
     };
     args.index.check()?;
     let t = Instant::now();
-    let progress = super::diag::StageLog::default();
+    let progress = crate::output::diag::StageLog::default();
     let opened = open(
         Request {
             file: file.clone(),
@@ -111,21 +111,11 @@ fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
     if let Some(e) = &r.write_error {
         eprintln!("simtui: index {}: not updated: {e}", req.file.display());
     }
-    super::diag::note(1, r.summary(&req.file));
+    crate::output::diag::note(1, r.summary(&req.file));
     for s in &opened.index.skipped {
-        super::diag::note(1, format_args!("skipped {s}"));
+        crate::output::diag::note(1, format_args!("skipped {s}"));
     }
     Ok(opened)
-}
-
-/// An index error as the exit code wants it: a usage or input error (2), or a
-/// cancellation.
-pub fn store_error(e: Error) -> anyhow::Error {
-    if e.is_usage() {
-        UsageError(e.to_string()).into()
-    } else {
-        anyhow::Error::new(e)
-    }
 }
 
 /// The engine for a command: from the saved index when there is one (`--index`, or
@@ -141,7 +131,7 @@ pub fn engine(
     index.check()?;
     let (engine, walk) = open_engine(roots, store_args, index, method_args, progress)?;
     if let Some(why) = why_no_document(&engine.index, index) {
-        super::diag::note(0, why);
+        crate::output::diag::note(0, why);
     }
     Ok((engine, walk))
 }
@@ -210,7 +200,7 @@ fn open_engine(
         let walk = t.elapsed();
         let engine = Engine::build(corpus, &method_args.params(index), method, progress)?;
         for s in &engine.index.skipped {
-            super::diag::note(1, format_args!("skipped {s}"));
+            crate::output::diag::note(1, format_args!("skipped {s}"));
         }
         return Ok((engine, walk));
     };

@@ -3,8 +3,9 @@
 //! environment come from `cli::help`, as in `--help`, but as roff sections of their own
 //! (clap_mangen would fill the after-help text into one paragraph).
 
-use super::output::with_stdout;
-use super::{UsageError, help};
+use super::help;
+use crate::output::error::UsageError;
+use crate::output::format::with_stdout;
 use clap::{Args, Command};
 use clap_mangen::Man;
 use std::io::{self, Write};

@@ -1,9 +1,9 @@
 //! `simtui matrix`: every pair of a handful of documents compared, as a table or CSV.
 
-use super::UsageError;
 use super::args::{IndexArgs, PathArgs, WeightArg, bits_parser};
-use super::color::Paint;
-use super::output::{csv_field, with_stdout};
+use crate::output::color::Paint;
+use crate::output::error::UsageError;
+use crate::output::format::{csv_field, with_stdout};
 use clap::{Args, ValueEnum};
 use simtui_engine::analysis::matrix::{Matrix, Measure, compute};
 use simtui_engine::index::Index;
@@ -75,7 +75,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
     }
     let mut params = args.index.params();
     // -vv: when each stage finishes.
-    let progress = super::diag::StageLog::default();
+    let progress = crate::output::diag::StageLog::default();
     let (index, fps) = match args.measure {
         MeasureArg::Simhash => {
             params.num_perm = 0;
@@ -91,7 +91,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         MeasureArg::Estimate => (Index::build(corpus, &params, &progress)?, None),
     };
     for s in &index.skipped {
-        super::diag::note(1, format_args!("skipped {s}"));
+        crate::output::diag::note(1, format_args!("skipped {s}"));
     }
     let measure = match args.measure {
         MeasureArg::Jaccard => Measure::Jaccard,

@@ -1,4 +1,6 @@
-//! The headless commands: each parses its flags and drives the engine.
+//! The commands: each parses its flags and drives the engine; `explorer` starts the
+//! explorer (`tui`). What the commands share with the explorer (the writers, the errors,
+//! diagnostics, key names) is in `output`.
 
 pub mod curve;
 pub mod eval;
@@ -6,24 +8,23 @@ pub mod eval;
 pub mod args;
 #[path = "gen.rs"]
 pub mod generate;
-pub mod output;
 pub mod pairs;
 // Issue 4: queries, clusters, the similarity matrix.
 pub mod clusters;
 pub mod matrix;
 pub mod query;
-// Conventions shared by every command: help, config file, colour, diagnostics.
-pub mod color;
+// Conventions shared by every command: help, config file, colour.
 pub mod completions;
 pub mod config;
 pub mod config_cmd;
-pub mod diag;
 pub mod explorer;
 pub mod help;
 pub mod index_cmd;
-pub mod keyspec;
 pub mod man;
 pub mod startup;
+
+use crate::output::diag;
+use crate::output::error::{Interrupted, NoResult, UsageError};
 
 /// Checks that a similarity flag (`--threshold`) lies in [0, 1].
 pub fn check_similarity(flag: &str, value: f64) -> Result<(), UsageError> {
@@ -35,45 +36,6 @@ pub fn check_similarity(flag: &str, value: f64) -> Result<(), UsageError> {
         )))
     }
 }
-
-/// An error in what the user asked for (a bad flag value, a missing path): exit code 2.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-/// Nothing found where something was required (`--fail-empty` of `pairs`, `query` and
-/// `clusters`, with no pair, neighbour or cluster):
-/// exit code 1, quietly (the reason with `-v`), as `grep` finding no line.
-#[derive(Debug)]
-pub struct NoResult(pub String);
-
-impl std::fmt::Display for NoResult {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for NoResult {}
-
-/// The explorer was stopped by SIGINT, SIGTERM or SIGHUP: exit code 130, as a shell
-/// reports a command interrupted by Ctrl-C.
-#[derive(Debug)]
-pub struct Interrupted;
-
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("interrupted by a signal")
-    }
-}
-
-impl std::error::Error for Interrupted {}
 
 /// The exit code of a command's result, after saying on stderr what went wrong:
 /// 0 success, 1 no result or a failed run, 2 a usage or input error.

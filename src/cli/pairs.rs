@@ -1,7 +1,8 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
-use super::output::{Format, Second, with_stdout, write_pair_stream};
+use crate::output::format::{Format, with_stdout};
+use crate::output::pairs::{Second, write_pair_stream};
 use clap::Args;
 use simtui_engine::doc_pairs::DocPairs;
 use simtui_engine::found::{Found, Search};
@@ -44,14 +45,14 @@ pub struct PairsArgs {
     /// copies of one page. Buckets of 1,000 contents or more are reported either way.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: Option<u64>,
-    // -v (skipped files on stderr) is the global --verbose: see cli::diag.
+    // -v (skipped files on stderr) is the global --verbose: see output::diag.
 }
 
 pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     let start = Instant::now();
     // -vv: when each stage finishes.
-    let progress = super::diag::StageLog::default();
+    let progress = crate::output::diag::StageLog::default();
     let (engine, walk_time) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
@@ -94,7 +95,7 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
     })?;
     let spilled = stream.spilled_bytes();
     if spilled > 0 {
-        super::diag::note(
+        crate::output::diag::note(
             1,
             format_args!("sorting the pairs used {spilled} bytes of temporary files"),
         );
@@ -127,7 +128,11 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
         anyhow::bail!("stopped after {max} of {total} pairs (--max-pairs {max})");
     }
     if args.fail_empty && total == 0 {
-        return Err(super::NoResult(format!("no pair with J >= {}", args.threshold)).into());
+        return Err(crate::output::error::NoResult(format!(
+            "no pair with J >= {}",
+            args.threshold
+        ))
+        .into());
     }
     Ok(())
 }
@@ -200,7 +205,7 @@ fn report_huge_buckets(index: &Index, search: &Search, max_bucket: Option<usize>
             all => format!("{} bands", all.len()),
         };
         if !capped {
-            super::diag::note(
+            crate::output::diag::note(
                 0,
                 format_args!(
                     "simtui: {bands}: a bucket of {n} contents ({docs} documents, e.g. {example}): {} candidate pairs; --max-bucket N leaves such buckets out",
@@ -208,7 +213,7 @@ fn report_huge_buckets(index: &Index, search: &Search, max_bucket: Option<usize>
                 ),
             );
         } else {
-            super::diag::note(
+            crate::output::diag::note(
                 0,
                 format_args!(
                     "simtui: {bands}: a bucket of {n} contents ({docs} documents, e.g. {example}) left out of the candidates (over --max-bucket {})",

@@ -1,9 +1,9 @@
 //! `simtui query`: the nearest neighbours of documents of a corpus, or of files outside it.
 
-use super::UsageError;
 use super::args::{IndexArgs, MethodArgs};
-use super::color::Paint;
-use super::output::{Format, csv_field, with_stdout};
+use crate::output::color::Paint;
+use crate::output::error::UsageError;
+use crate::output::format::{Format, csv_field, with_stdout};
 use clap::Args;
 use rayon::prelude::*;
 use simtui_engine::analysis::method::Engine;
@@ -68,7 +68,7 @@ const BATCH: usize = 256;
 
 pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     // -vv: when each stage finishes.
-    let progress = super::diag::StageLog::default();
+    let progress = crate::output::diag::StageLog::default();
     let (engine, _) = super::index_cmd::engine(
         std::slice::from_ref(&args.corpus),
         &args.store,
@@ -140,7 +140,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
             [q] => q.label.clone(),
             qs => format!("any of {} queries", qs.len()),
         };
-        return Err(super::NoResult(format!("no neighbour for {what}")).into());
+        return Err(crate::output::error::NoResult(format!("no neighbour for {what}")).into());
     }
     Ok(())
 }
@@ -177,12 +177,12 @@ fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> 
         let found =
             Corpus::walk(std::slice::from_ref(q), &walk).map_err(|e| UsageError(e.to_string()))?;
         for s in &found.skipped {
-            super::diag::note(1, format_args!("skipped query {s}"));
+            crate::output::diag::note(1, format_args!("skipped query {s}"));
         }
         let by_path = by_path.get_or_insert_with(|| corpus_paths(engine));
         for entry in found.entries {
             let Source::File(path) = &entry.source else {
-                super::diag::note(
+                crate::output::diag::note(
                     0,
                     format_args!(
                         "{}: holds many documents: query by their ids instead",
@@ -246,7 +246,7 @@ fn note_shortfall(label: &str, a: &Answer, top: usize, exhaustive: bool, one: bo
     if one {
         eprintln!("simtui query: {label}: {msg}");
     } else {
-        super::diag::note(1, format_args!("simtui query: {label}: {msg}"));
+        crate::output::diag::note(1, format_args!("simtui query: {label}: {msg}"));
     }
     true
 }

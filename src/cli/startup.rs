@@ -8,9 +8,11 @@
 //! flag defaults, again with them installed as clap defaults. The second parse cannot
 //! fail where the first passed, since the defaults were checked with the flags' parsers.
 
-use super::color::{self, ColorChoice};
+use super::args;
 use super::config::{self, Config, Location, Origin};
-use super::{UsageError, args, diag};
+use crate::output::color::{self, ColorChoice};
+use crate::output::diag;
+use crate::output::error::UsageError;
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};

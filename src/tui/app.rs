@@ -1,254 +1,67 @@
-//! The explorer's state and how it changes. `App::update` applies a user's action and
-//! `App::handle` a worker's message; neither draws nor blocks. Work to be done on other
-//! threads is queued as commands in `outbox`, which the event loop (or a test) carries out.
+//! The App: the session, the jobs, and the views on a stack above the pairs list. It
+//! routes the user's actions to the view on top (`update`) and the workers' messages to
+//! the session or to the view that waits for them (`handle`), and carries out what the
+//! views ask (open a view, close one, step the view below a diff). Neither draws nor
+//! blocks: jobs are queued as commands, which the event loop (or a test) carries out.
 
-use super::diff::{self, DiffModel};
-use super::keys::{Action, Context};
-use super::layout;
-use super::progress::Board;
-use super::recall::{self, AllPairs, FoundGroups, Recall};
-use super::theme::Theme;
-use super::worker::{DiffDoc, Job, Kind, Msg, Output, Work};
-use crate::cli::diag::Log;
-use crate::cli::explorer::ExplorerSettings;
-use simtui_engine::found::{Found, Pair};
-use simtui_engine::index::{Index, Params};
-use simtui_engine::progress::Stage;
-use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
-use simtui_engine::simhash::fingerprints::Fingerprints;
-use simtui_engine::source::{Corpus, WalkOptions};
-use simtui_engine::text::Unit;
-use std::collections::{HashMap, HashSet};
+use super::chrome;
+use super::jobs::{Cmd, Jobs};
+use super::keys::{self, Action, Context};
+use super::log::Logger;
+use super::options::Settings;
+use super::session::{Replaced, Session};
+use super::views::help::HelpView;
+use super::views::list::ListView;
+use super::views::view::{Command, Cx, Ui, View};
+use super::widgets::layout;
+use super::widgets::theme::Theme;
+use super::worker::{Kind, Msg, Output, Reply, StoreJob};
+use ratatui::Frame;
+use simtui_engine::index::Params;
+use simtui_engine::source::WalkOptions;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
-/// Limits of the tuning keys.
-pub const MAX_BANDS: usize = 1024;
-pub const MAX_ROWS: usize = 64;
-pub const MAX_K: usize = 64;
-/// b·r above this needs as many hash functions per content: refuse, unless started so.
-pub const MAX_PERMS: usize = 2048;
-/// Signatures grow by at least this many functions at a time (fewer rehashes while
-/// someone holds a key down).
-const PERM_STEP: usize = 32;
-/// The k a unit starts at when `u` first switches to it. Five words and nine characters
-/// are the usual choices (Leskovec, Rajaraman and Ullman, *Mining of Massive Datasets*,
-/// 3.2.3): both make shingles rare enough that sharing one means sharing text. Keeping the
-/// word k for characters would match nearly everything (5 characters are under one word).
-pub const WORD_K: usize = 5;
-pub const CHAR_K: usize = 9;
-
-/// Something for the event loop to do.
-pub enum Cmd {
-    Spawn(Box<Job>),
-    Cancel(Kind),
+/// A [`Cx`] over the App's fields but its views, for a view's method (a macro, as a
+/// method would borrow the whole App, the view included).
+macro_rules! cx {
+    ($app:ident, $below:expr) => {
+        Cx::new(
+            &mut $app.session,
+            &mut $app.jobs,
+            &$app.log,
+            &mut $app.status,
+            $app.size,
+            $app.mouse,
+            $below,
+        )
+    };
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sort {
-    Jaccard,
-    Estimate,
-    Path,
-}
-
-impl Sort {
-    pub fn name(self) -> &'static str {
-        match self {
-            Sort::Jaccard => "exact J",
-            Sort::Estimate => "estimate",
-            Sort::Path => "path",
-        }
-    }
-    fn next(self) -> Sort {
-        match self {
-            Sort::Jaccard => Sort::Estimate,
-            Sort::Estimate => Sort::Path,
-            Sort::Path => Sort::Jaccard,
-        }
-    }
-}
-
-/// SimHash in the explorer: 64-bit fingerprints with idf weights (the headless default),
-/// candidates at most `max_distance` bits apart.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SimHashSetting {
-    pub hasher: SimHasher,
-    pub max_distance: u32,
-}
-
-impl SimHashSetting {
-    pub fn new(seed: u64) -> SimHashSetting {
-        let (bits, weight) = (64, Weight::Idf);
-        SimHashSetting {
-            hasher: SimHasher::new(bits, seed, weight),
-            max_distance: default_max_distance(bits, weight),
-        }
-    }
-}
-
-/// SimHash results: the setting and the fingerprints the candidates came from.
-pub type SimHashUsed = (SimHashSetting, Arc<Fingerprints>);
-
-/// The pairs of one banding, with the index they refer to.
-pub struct Results {
-    pub index: Arc<Index>,
-    /// Candidates from SimHash instead of LSH banding.
-    pub simhash: Option<SimHashUsed>,
-    pub found: Arc<Found>,
-    pub groups: Arc<FoundGroups>,
-    pub bands: usize,
-    pub rows: usize,
-    /// Generation of the index (bumped by each build; extending keeps it).
-    pub generation: u64,
-    /// Id of the band job (recall results are matched to it).
-    pub id: u64,
-}
-
-pub struct ListState {
-    /// Position in `visible`.
-    pub selected: usize,
-    /// First visible row.
-    pub offset: usize,
-    pub filter: String,
-    /// Typing a filter.
-    pub editing: bool,
-    pub sort: Sort,
-    /// Indices into `results.found.pairs`, filtered and sorted.
-    pub visible: Vec<u32>,
-}
-
-pub struct TuningState {
-    pub open: bool,
-    /// The similarity s (in hundredths, so steps stay exact) where recall is shown.
-    pub s_pct: u32,
-    /// The banding before the last change, drawn dimmed.
-    pub prev: Option<(usize, usize)>,
-}
-
-impl TuningState {
-    pub fn s(&self) -> f64 {
-        self.s_pct as f64 / 100.0
-    }
-}
-
-/// The exact all-pairs similarity, when the corpus is small enough.
-pub enum AllState {
-    Computing {
-        generation: u64,
-        done: u64,
-        total: u64,
-    },
-    Ready {
-        generation: u64,
-        all: Arc<AllPairs>,
-    },
-    Unavailable(String),
-}
-
-/// What the diff view shows about one document.
+/// An error that ends the explorer.
 #[derive(Clone, Debug)]
-pub struct DocInfo {
-    pub id: String,
-    pub bytes: u64,
-    pub tokens: u64,
-    pub shingles: usize,
-}
-
-pub struct DiffState {
-    pub pair: Pair,
-    pub a: DocInfo,
-    pub b: DocInfo,
-    /// The diff job being waited for.
-    pub job: u64,
-    pub model: Option<Result<Arc<DiffModel>, String>>,
-    pub layout: diff::Layout,
-    pub scroll: usize,
-}
-
-/// Counts of jobs started, so tests can tell re-banding from re-hashing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Jobs that compute MinHash signatures (builds and extensions).
-    pub sketch_jobs: usize,
-    pub band_jobs: usize,
-    pub index_jobs: usize,
+pub struct Fatal {
+    pub message: String,
+    /// The user can fix it (exit code 2).
+    pub usage: bool,
 }
 
 pub struct App {
-    pub theme: Theme,
-    pub mouse: bool,
-    pub size: (u16, u16),
-    /// The clock the views read (set by the event loop): rendering stays a pure function.
-    pub now: Instant,
-    /// What is being explored ("the demo corpus", or the paths).
-    pub label: String,
-    pub(super) roots: Vec<PathBuf>,
-    walk: WalkOptions,
-    /// The wanted parameters (k, text options) and banding.
-    pub params: Params,
-    /// The k of the unit not in use, taken back when `u` switches to it (so switching
-    /// there and back returns to the same k).
-    pub other_k: usize,
-    pub bands: usize,
-    pub rows: usize,
-    max_perms: usize,
-    pub corpus: Option<Arc<Corpus>>,
-    /// The newest index, which banding uses.
-    pub index: Option<Arc<Index>>,
-    pub generation: u64,
-    /// The pairs on screen.
-    pub results: Option<Results>,
-    /// The index a running band job works on, its generation and method.
-    banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
-    /// Bands and verified pairs remembered between band jobs (b and r keys).
-    rebander: Arc<std::sync::Mutex<simtui_engine::minhash::reband::Rebander>>,
-    /// SimHash wanted instead of LSH (`m` switches).
-    pub simhash: Option<SimHashSetting>,
-    /// Fingerprints of the index of a generation, for SimHash.
-    fingerprints: Option<(u64, Arc<Fingerprints>)>,
-    /// The generation a running fingerprint job is for.
-    fingerprinting: u64,
-    /// Hash functions being computed, and for which generation.
-    pub extending_to: Option<usize>,
-    extend_generation: u64,
-    pub all: Option<AllState>,
-    /// Recall of the results (by band job id).
-    pub recall: Option<(u64, Recall)>,
-    /// The band job id a running recall job is for.
-    recall_for: u64,
-    pub progress: Board,
-    jobs: HashMap<Kind, u64>,
-    next_id: u64,
-    pub outbox: Vec<Cmd>,
-    pub list: ListState,
-    pub tuning: TuningState,
-    pub diff: Option<DiffState>,
-    /// Views opened from the list (neighbours, clusters, members, heatmap), the top shown.
-    pub stack: Vec<super::views::View>,
-    /// The export file name being typed.
-    pub prompt: Option<super::export::Prompt>,
-    /// Help overlay open, with its scroll.
-    pub help: Option<usize>,
+    theme: Theme,
+    mouse: bool,
+    size: (u16, u16),
+    /// What is explored and what the engine made of it.
+    session: Session,
+    jobs: Jobs,
+    log: Logger,
+    /// The first view, always there.
+    list: ListView,
+    /// Views opened above the list (the diff, neighbours, clusters, ...), the top shown.
+    stack: Vec<Box<dyn View>>,
     /// A short message for the user (a limit reached, an error), until the next key.
-    pub status: Option<String>,
-    pub quit: bool,
-    /// A fatal error: the event loop ends with it.
-    pub fatal: Option<String>,
-    /// The fatal error is one the user can fix (exit code 2).
-    pub fatal_usage: bool,
-    pub counters: Counters,
-    /// Time the first index took.
-    pub indexed_in: Option<std::time::Duration>,
-    /// `--log FILE`: what happens, for the user to read later (never the terminal).
-    pub log: Option<Arc<Log>>,
-    /// `-v` count: at 2 (`-vv`) the log also says when each job starts.
-    pub verbose: u8,
-    /// When each job started, and the stages already logged as finished (with a log).
-    started: HashMap<u64, Instant>,
-    stages_logged: HashSet<(u64, Stage)>,
-    /// The saved index the first load opens, if any.
-    pub store: Option<super::worker::StoreJob>,
+    status: Option<String>,
+    quit: bool,
+    fatal: Option<Fatal>,
 }
 
 impl App {
@@ -261,233 +74,122 @@ impl App {
         theme: Theme,
         size: (u16, u16),
     ) -> App {
-        let now = Instant::now();
-        let label = if roots.is_empty() {
-            format!(
-                "demo corpus ({} generated documents)",
-                super::worker::DEMO_DOCS
-            )
-        } else {
-            roots
-                .iter()
-                .map(|r| r.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let bands = bands.max(1);
-        let rows = rows.max(1);
-        let mut params = params;
-        params.num_perm = params.num_perm.max(bands * rows);
+        let log = Logger::default();
         App {
             theme,
             mouse: false,
             size,
-            now,
-            label,
-            roots,
-            walk,
-            max_perms: MAX_PERMS.max(bands * rows),
-            other_k: match params.text.unit {
-                Unit::Word => CHAR_K,
-                Unit::Char => WORD_K,
-            },
-            params,
-            bands,
-            rows,
-            corpus: None,
-            index: None,
-            generation: 0,
-            results: None,
-            banding: None,
-            rebander: Default::default(),
-            simhash: None,
-            fingerprints: None,
-            fingerprinting: 0,
-            extending_to: None,
-            extend_generation: 0,
-            all: None,
-            recall: None,
-            recall_for: 0,
-            progress: Board::new(now),
-            jobs: HashMap::new(),
-            next_id: 1,
-            outbox: Vec::new(),
-            list: ListState {
-                selected: 0,
-                offset: 0,
-                filter: String::new(),
-                editing: false,
-                sort: Sort::Jaccard,
-                visible: Vec::new(),
-            },
-            tuning: TuningState {
-                open: false,
-                s_pct: 80,
-                prev: None,
-            },
-            diff: None,
+            session: Session::new(roots, walk, params, bands, rows, log.clone()),
+            jobs: Jobs::new(log.clone()),
+            log,
+            list: ListView::new(80),
             stack: Vec::new(),
-            prompt: None,
-            help: None,
             status: None,
             quit: false,
             fatal: None,
-            fatal_usage: false,
-            counters: Counters::default(),
-            indexed_in: None,
-            log: None,
-            verbose: 0,
-            started: HashMap::new(),
-            stages_logged: HashSet::new(),
-            store: None,
         }
     }
 
     /// Takes what the explorer's settings say beyond the theme and the keys (which
     /// `tui::run` installs): mouse, log, and the tuning panel's starting similarity.
-    pub fn configure(&mut self, settings: &ExplorerSettings) {
+    pub fn configure(&mut self, settings: &Settings) {
         self.mouse = settings.mouse;
-        self.log = settings.log.clone();
-        self.verbose = settings.verbose;
+        self.log = Logger::new(settings.log.clone(), settings.verbose);
+        self.session.set_log(self.log.clone());
+        self.jobs.set_log(self.log.clone());
         if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
-            self.tuning.s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
+            let s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
+            self.list.tuning_mut().set_s_pct(s_pct);
         }
     }
 
     /// Writes a line to the log, if there is one.
     pub fn log(&self, line: &str) {
-        if let Some(log) = &self.log {
-            log.write(line);
-        }
+        self.log.write(line);
     }
 
     /// The log's first lines: what is explored, and with what.
     pub fn log_start(&self) {
-        if self.log.is_none() {
+        if !self.log.is_on() {
             return;
         }
-        self.log(&format!("explorer: {}", self.label));
-        let p = &self.params;
+        self.log(&format!("explorer: {}", self.session.label()));
+        let p = self.session.params();
+        let (bands, rows) = self.session.banding();
         self.log(&format!(
             "params: k={} bands={} rows={} hash functions={} seed={} sketch={:?} threshold s={:.2}",
             p.k,
-            self.bands,
-            self.rows,
+            bands,
+            rows,
             p.num_perm,
             p.seed,
             p.sketch,
-            self.tuning.s()
+            self.list.tuning().s()
         ));
     }
 
-    /// Seconds since job `id` started, for the log.
-    fn took(&self, id: u64) -> f64 {
-        self.started
-            .get(&id)
-            .map_or(0.0, |t| t.elapsed().as_secs_f64())
+    /// The clock the views read (set by the event loop): rendering stays a pure function.
+    pub fn set_now(&mut self, now: Instant) {
+        self.session.set_now(now);
     }
 
-    pub fn is_demo(&self) -> bool {
-        self.roots.is_empty()
+    /// The saved index the first load opens.
+    pub fn set_store(&mut self, store: Option<StoreJob>) {
+        self.session.set_store(store);
     }
 
     /// Queues the first job: walk (or generate) and index.
     pub fn start(&mut self) {
-        self.progress = Board::new(self.now);
-        self.progress.walking = Some(self.now);
-        self.progress.reset(&Stage::ALL, self.now);
-        self.counters.index_jobs += 1;
-        self.counters.sketch_jobs += 1;
-        self.spawn(Work::Load {
-            roots: self.roots.clone(),
-            walk: self.walk.clone(),
-            params: self.params.clone(),
-            store: self.store.clone(),
-        });
-    }
-
-    pub(super) fn spawn(&mut self, work: Work) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.jobs.insert(work.kind(), id);
-        if self.log.is_some() {
-            if self.verbose >= 2 {
-                self.log(&format!("{:?} job {id} started", work.kind()));
-            }
-            self.started.insert(id, Instant::now());
-        }
-        self.outbox.push(Cmd::Spawn(Box::new(Job { id, work })));
-        id
-    }
-
-    pub(super) fn cancel(&mut self, kind: Kind) {
-        if self.jobs.remove(&kind).is_some() {
-            self.outbox.push(Cmd::Cancel(kind));
-        }
-    }
-
-    /// The job is running (and not superseded by another of its kind).
-    pub(super) fn job_running(&self, id: u64) -> bool {
-        self.jobs.values().any(|&j| j == id)
-    }
-
-    pub fn running(&self, kind: Kind) -> bool {
-        self.jobs.contains_key(&kind)
+        self.session.start(&mut self.jobs);
     }
 
     /// Some job is running (the event loop then ticks to animate progress).
     pub fn busy(&self) -> bool {
-        !self.jobs.is_empty()
+        self.jobs.busy()
     }
 
-    /// The key table in force.
+    /// The user quit.
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// The error that ends the explorer, if one came.
+    pub fn take_fatal(&mut self) -> Option<Fatal> {
+        self.fatal.take()
+    }
+
+    /// Drains the queued commands.
+    pub fn take_outbox(&mut self) -> Vec<Cmd> {
+        self.jobs.take_outbox()
+    }
+
+    /// The key table in force: the top view's.
     pub fn context(&self) -> Context {
-        if self.help.is_some() {
-            Context::Help
-        } else {
-            self.view_context()
+        self.top().keys(&self.session)
+    }
+
+    /// Real recall at the tuning panel's s: (found, total), when known for the results
+    /// on screen.
+    #[cfg(test)]
+    pub fn real_recall(&self) -> Option<(usize, usize)> {
+        self.session.real_recall(self.list.tuning().s())
+    }
+
+    /// The view at `depth`: 0 the list, 1 the first view above it, and so on.
+    fn at(&self, depth: usize) -> &dyn View {
+        match depth {
+            0 => &self.list,
+            d => self.stack[d - 1].as_ref(),
         }
     }
 
-    /// The view's key table, under the help overlay if it is open.
-    pub fn view_context(&self) -> Context {
-        if self.diff.is_some() {
-            Context::Diff
-        } else if self.prompt.is_some() {
-            Context::Prompt
-        } else if let Some(view) = self.stack.last() {
-            view.context()
-        } else if self.results.is_none() {
-            Context::Loading
-        } else if self.list.editing {
-            Context::Filter
-        } else if self.tuning.open {
-            Context::Tuning
-        } else {
-            Context::List
-        }
+    fn top(&self) -> &dyn View {
+        self.at(self.stack.len())
     }
 
-    /// The results are for other parameters than the wanted ones: anything that changes
-    /// the shingles (k, and the text options: unit, case, stop words).
-    pub fn stale(&self) -> bool {
-        self.results.as_ref().is_some_and(|r| {
-            r.index.params.k != self.params.k || r.index.params.text != self.params.text
-        })
-    }
-
-    /// What a re-index is for, as the STALE marker and the progress line say it:
-    /// "k=9 char".
-    pub fn shingling(&self) -> String {
-        format!("k={} {}", self.params.k, self.params.text.unit.name())
-    }
-
-    pub fn rebanding(&self) -> bool {
-        self.results.as_ref().is_some_and(|r| {
-            let method = r.simhash.as_ref().map(|s| s.0);
-            method != self.simhash
-                || (method.is_none() && (r.bands, r.rows) != (self.bands, self.rows))
-        })
+    /// The list, then the views above it, bottom up.
+    fn views(&self) -> Vec<&dyn View> {
+        (0..=self.stack.len()).map(|d| self.at(d)).collect()
     }
 
     // ---------------------------------------------------------------------------------
@@ -500,578 +202,120 @@ impl App {
         match action {
             Action::Quit => {
                 self.quit = true;
-                for kind in self.jobs.keys().copied().collect::<Vec<_>>() {
-                    self.cancel(kind);
-                }
-                return;
+                self.jobs.cancel_all();
             }
-            Action::ToggleHelp => {
-                self.help = if self.help.is_some() { None } else { Some(0) };
-                return;
-            }
+            Action::ToggleHelp if self.top().as_any().is::<HelpView>() => self.close_top(),
+            Action::ToggleHelp => self.stack.push(Box::new(HelpView::default())),
             Action::Resize(w, h) => {
                 self.size = (w, h);
-                self.keep_selection_visible();
-                self.relayout_diff();
-                return;
+                self.resized();
             }
-            _ => {}
-        }
-        match self.context() {
-            Context::Help => self.update_help(action),
-            Context::Diff => self.update_diff(action),
-            Context::Loading => {}
-            Context::Filter => self.update_filter(action),
-            Context::List | Context::Tuning => self.update_list(action),
-            Context::Prompt => self.update_prompt(action),
-            Context::Neighbours | Context::Clusters | Context::Members | Context::Heatmap => {
-                self.update_view(action)
-            }
+            _ => self.update_top(action),
         }
     }
 
-    fn update_help(&mut self, action: Action) {
-        let max = super::help::max_scroll(self);
-        let Some(scroll) = self.help.as_mut() else {
-            return;
-        };
-        match action {
-            Action::Back => self.help = None,
-            Action::Up | Action::WheelUp => *scroll = scroll.saturating_sub(1),
-            Action::Down | Action::WheelDown => *scroll = (*scroll + 1).min(max),
-            _ => {}
+    /// Sends an action to the view on top, then carries out what it asked.
+    fn update_top(&mut self, action: Action) {
+        // The key table under the top view: what a help on top documents.
+        let below = (self.stack.len().checked_sub(1)).map(|d| self.at(d).keys(&self.session));
+        let mut cx = cx!(self, below);
+        match self.stack.last_mut() {
+            Some(top) => top.update(action, &mut cx),
+            None => self.list.update(action, &mut cx),
+        }
+        let commands = cx.into_commands();
+        self.carry_out(commands, self.stack.len());
+    }
+
+    /// Every view hears of a new terminal size, the list first.
+    fn resized(&mut self) {
+        let mut cx = cx!(self, None);
+        self.list.resized(&mut cx);
+        for view in &mut self.stack {
+            view.resized(&mut cx);
         }
     }
 
-    fn update_filter(&mut self, action: Action) {
-        match action {
-            Action::FilterChar(c) => {
-                self.list.filter.push(c);
-                self.refresh_visible();
+    /// Carries out the commands of the view at `depth` (0 the list, 1 the first view
+    /// above it, ...).
+    fn carry_out(&mut self, commands: Vec<Command>, depth: usize) {
+        for command in commands {
+            match command {
+                Command::Push(view) => self.stack.push(view),
+                Command::Close => self.close(depth),
+                Command::StepPair(step) => self.step_pair(step),
             }
-            Action::FilterBackspace => {
-                self.list.filter.pop();
-                self.refresh_visible();
-            }
-            Action::FilterKeep => self.list.editing = false,
-            Action::FilterClear => {
-                self.list.editing = false;
-                self.list.filter.clear();
-                self.refresh_visible();
-            }
-            Action::Up | Action::Down => self.update_list(action),
-            _ => {}
         }
     }
 
-    fn page(&self) -> usize {
-        let s = layout::screen(layout::area(self.size));
-        let p = layout::pairs(s.body, self.tuning.open, self.filter_shown());
-        layout::list_rows(p.list).max(1)
+    fn close_top(&mut self) {
+        self.close(self.stack.len());
     }
 
-    pub fn filter_shown(&self) -> bool {
-        self.list.editing || !self.list.filter.is_empty()
-    }
-
-    fn select(&mut self, to: isize) {
-        let n = self.list.visible.len();
-        self.list.selected = if n == 0 {
-            0
-        } else {
-            to.clamp(0, n as isize - 1) as usize
-        };
-        self.keep_selection_visible();
-    }
-
-    fn keep_selection_visible(&mut self) {
-        let rows = self.page();
-        let l = &mut self.list;
-        if l.selected < l.offset {
-            l.offset = l.selected;
-        } else if l.selected >= l.offset + rows {
-            l.offset = l.selected + 1 - rows;
-        }
-        // No empty space below the last pair when the list could fill the page.
-        let max_offset = l.visible.len().saturating_sub(rows);
-        l.offset = l.offset.min(max_offset);
-    }
-
-    fn update_list(&mut self, action: Action) {
-        let sel = self.list.selected as isize;
-        let page = self.page() as isize;
-        match action {
-            Action::Up => self.select(sel - 1),
-            Action::Down => self.select(sel + 1),
-            Action::WheelUp => self.select(sel - 3),
-            Action::WheelDown => self.select(sel + 3),
-            Action::PageUp => self.select(sel - page),
-            Action::PageDown => self.select(sel + page),
-            Action::Top => self.select(0),
-            Action::Bottom => self.select(isize::MAX / 2),
-            Action::Open => self.open_diff(),
-            Action::Neighbours | Action::NeighboursOther => {
-                if let (Some(p), Some(r)) = (self.selected_pair(), &self.results) {
-                    let doc = if action == Action::Neighbours {
-                        p.a
-                    } else {
-                        p.b
-                    };
-                    self.open_neighbours(r.index.clone(), doc);
-                }
-            }
-            Action::Clusters => self.open_clusters(),
-            Action::Export => self.start_export(),
-            Action::SwitchMethod => self.switch_method(),
-            Action::ToggleTuning
-            | Action::BandsUp
-            | Action::BandsDown
-            | Action::RowsUp
-            | Action::RowsDown
-                if self.simhash.is_some() =>
-            {
-                self.status = Some("b, r and the S-curve are MinHash's: m switches back".into());
-            }
-            Action::StartFilter => self.list.editing = true,
-            Action::Back if !self.list.filter.is_empty() => {
-                self.list.filter.clear();
-                self.refresh_visible();
-            }
-            Action::CycleSort => {
-                self.list.sort = self.list.sort.next();
-                self.refresh_visible();
-            }
-            Action::ToggleTuning => {
-                self.tuning.open = !self.tuning.open;
-                // The dimmed "before" curve compares with where this round of tuning began.
-                self.tuning.prev = None;
-                self.keep_selection_visible();
-            }
-            Action::BandsUp => self.set_banding(self.bands + 1, self.rows),
-            Action::BandsDown => self.set_banding(self.bands.saturating_sub(1), self.rows),
-            Action::RowsUp => self.set_banding(self.bands, self.rows + 1),
-            Action::RowsDown => self.set_banding(self.bands, self.rows.saturating_sub(1)),
-            Action::ShingleUp => self.set_k(self.params.k + 1),
-            Action::ShingleDown => self.set_k(self.params.k.saturating_sub(1)),
-            Action::ToggleUnit => self.toggle_unit(),
-            Action::SimUp => self.tuning.s_pct = (self.tuning.s_pct + 5).min(100),
-            Action::SimDown => self.tuning.s_pct = self.tuning.s_pct.saturating_sub(5),
-            _ => {}
-        }
-    }
-
-    // ---------------------------------------------------------------------------------
-    // Tuning
-
-    fn set_banding(&mut self, bands: usize, rows: usize) {
-        if bands < 1 || rows < 1 {
-            self.status = Some("b and r are at least 1".into());
+    /// Closes the view at `depth` (never the list). Its job, if still running, is of
+    /// no use to anyone now; the view it uncovers may have lost its own job to it.
+    fn close(&mut self, depth: usize) {
+        if depth == 0 || depth > self.stack.len() {
             return;
         }
-        if bands > MAX_BANDS || rows > MAX_ROWS || bands * rows > self.max_perms {
-            self.status = Some(format!(
-                "limit: b ≤ {MAX_BANDS}, r ≤ {MAX_ROWS}, b·r ≤ {}",
-                self.max_perms
-            ));
-            return;
-        }
-        // Keep the first curve of this round of tuning as "before".
-        if self.tuning.prev.is_none() {
-            self.tuning.prev = Some((self.bands, self.rows));
-        }
-        self.bands = bands;
-        self.rows = rows;
-        self.log(&format!("re-band requested: bands={bands} rows={rows}"));
-        self.request_band();
-    }
-
-    fn set_k(&mut self, k: usize) {
-        if !(1..=MAX_K).contains(&k) {
-            self.status = Some(format!("k is between 1 and {MAX_K}"));
-            return;
-        }
-        self.reindex(k, self.params.text.unit);
-    }
-
-    /// `u`: word ↔ character shingles, each with its own k.
-    fn toggle_unit(&mut self) {
-        let unit = match self.params.text.unit {
-            Unit::Word => Unit::Char,
-            Unit::Char => Unit::Word,
-        };
-        let k = self.other_k;
-        let was = self.params.k;
-        if self.reindex(k, unit) {
-            self.other_k = was;
-            self.status = Some(format!("{} shingles, k={k}", unit.name()));
-        }
-    }
-
-    /// Re-indexes the corpus with new shingles in the background. False before the first
-    /// load has finished (there is no corpus to re-index yet).
-    fn reindex(&mut self, k: usize, unit: Unit) -> bool {
-        let Some(corpus) = self.corpus.clone() else {
-            return false;
-        };
-        self.params.k = k;
-        self.params.text.unit = unit;
-        self.log(&format!("re-index requested: k={k} unit={}", unit.name()));
-        self.params.num_perm = (self.bands * self.rows)
-            .max(self.index.as_ref().map_or(0, |i| i.num_perm()))
-            .next_multiple_of(PERM_STEP);
-        // The old results stay on screen (marked stale) until the new index is banded.
-        self.cancel(Kind::Extend);
-        self.extending_to = None;
-        self.cancel(Kind::AllPairs);
-        self.progress.reset(&Stage::ALL, self.now);
-        self.counters.index_jobs += 1;
-        self.counters.sketch_jobs += 1;
-        self.spawn(Work::Reindex {
-            corpus,
-            params: self.params.clone(),
-        });
-        true
-    }
-
-    /// Bands the newest index with the wanted (b, r), computing more hash functions
-    /// first if b·r needs them. Banding reuses the stored signatures: nothing is re-hashed.
-    fn request_band(&mut self) {
-        let Some(index) = self.index.clone() else {
-            return;
-        };
-        let need = self.bands * self.rows;
-        if need > index.num_perm() {
-            if self.extending_to.is_some_and(|p| p >= need) {
-                return; // the running extension covers it
-            }
-            let perms = need.next_multiple_of(PERM_STEP);
-            self.log(&format!(
-                "computing more hash functions: {} -> {perms}",
-                index.num_perm()
-            ));
-            self.extending_to = Some(perms);
-            self.extend_generation = self.generation;
-            self.cancel(Kind::Band);
-            self.banding = None;
-            self.progress.reset(&[Stage::Sketch], self.now);
-            self.counters.sketch_jobs += 1;
-            self.spawn(Work::Extend { index, perms });
-            return;
-        }
-        let simhash = match self.simhash {
-            None => None,
-            Some(setting) => match &self.fingerprints {
-                Some((generation, fps))
-                    if *generation == self.generation && *fps.hasher() == setting.hasher =>
-                {
-                    Some((setting, fps.clone()))
-                }
-                _ => {
-                    // Fingerprints first (the texts are read again), then the search.
-                    self.cancel(Kind::Band);
-                    self.banding = None;
-                    self.progress.reset(&[Stage::Sketch], self.now);
-                    self.fingerprints = None;
-                    self.fingerprinting = self.generation;
-                    self.spawn(Work::Fingerprints {
-                        index,
-                        hasher: setting.hasher,
-                    });
-                    return;
-                }
-            },
-        };
-        self.progress.reset(&[Stage::Band, Stage::Verify], self.now);
-        self.banding = Some((index.clone(), self.generation, simhash.clone()));
-        self.counters.band_jobs += 1;
-        self.spawn(Work::Band {
-            index,
-            rebander: self.rebander.clone(),
-            bands: self.bands,
-            rows: self.rows,
-            simhash: simhash.map(|(s, fps)| (fps, s.max_distance)),
-        });
-    }
-
-    /// `m`: MinHash LSH ↔ SimHash.
-    fn switch_method(&mut self) {
-        self.simhash = match self.simhash {
-            Some(_) => None,
-            None => Some(SimHashSetting::new(self.params.seed)),
-        };
-        self.status = Some(match &self.simhash {
-            Some(s) => format!(
-                "SimHash: {} bits, {} weights, candidates ≤ {} bits apart",
-                s.hasher.bits(),
-                s.hasher.weight().name(),
-                s.max_distance
-            ),
-            None => format!("MinHash LSH: b={} r={}", self.bands, self.rows),
-        });
-        self.request_band();
-    }
-
-    fn maybe_start_recall(&mut self) {
-        let (Some(r), Some(AllState::Ready { generation, all })) = (&self.results, &self.all)
-        else {
-            return;
-        };
-        if r.generation != *generation || self.recall.as_ref().is_some_and(|(id, _)| *id == r.id) {
-            return;
-        }
-        let work = Work::Recall {
-            all: all.clone(),
-            found: r.groups.clone(),
-        };
-        self.recall_for = r.id;
-        self.spawn(work);
-    }
-
-    /// Real recall at the chosen s: (found, total), when known for the results on screen.
-    pub fn real_recall(&self) -> Option<(usize, usize)> {
-        let r = self.results.as_ref()?;
-        let (id, rec) = self.recall.as_ref()?;
-        let Some(AllState::Ready { generation, all }) = &self.all else {
-            return None;
-        };
-        (*id == r.id && *generation == r.generation).then(|| rec.at(all, self.tuning.s()))
-    }
-
-    // ---------------------------------------------------------------------------------
-    // The list
-
-    /// Recomputes the visible pairs (filter, sort), keeping the selected pair selected
-    /// when it is still there.
-    pub fn refresh_visible(&mut self) {
-        let keep = self.selected_ids();
-        self.refresh_keeping(keep);
-    }
-
-    /// The ids of the selected pair: they survive a new banding or index, where the
-    /// positions and document numbers do not.
-    fn selected_ids(&self) -> Option<(String, String)> {
-        let p = self.selected_pair()?;
-        let docs = &self.results.as_ref()?.index.docs;
-        Some((docs[p.a as usize].id.clone(), docs[p.b as usize].id.clone()))
-    }
-
-    fn refresh_keeping(&mut self, keep: Option<(String, String)>) {
-        let Some(r) = &self.results else {
-            self.list.visible.clear();
-            return;
-        };
-        let (index, pairs) = (&r.index, &r.found.pairs);
-        let f = &self.list.filter;
-        let mut visible: Vec<u32> = if f.is_empty() {
-            (0..pairs.len() as u32).collect()
-        } else {
-            // Smart case: a filter with capitals is case-sensitive.
-            let sensitive = f.chars().any(char::is_uppercase);
-            let needle = if sensitive {
-                f.clone()
-            } else {
-                f.to_lowercase()
-            };
-            let hit: Vec<bool> = index
-                .docs
-                .iter()
-                .map(|d| {
-                    if sensitive {
-                        d.id.contains(&needle)
-                    } else {
-                        d.id.to_lowercase().contains(&needle)
-                    }
-                })
-                .collect();
-            (0..pairs.len() as u32)
-                .filter(|&i| {
-                    let p = &pairs[i as usize];
-                    hit[p.a as usize] || hit[p.b as usize]
-                })
-                .collect()
-        };
-        use rayon::slice::ParallelSliceMut;
-        match self.list.sort {
-            Sort::Jaccard => {} // the engine's order: J descending, then ids
-            Sort::Estimate => visible.par_sort_by(|&x, &y| {
-                pairs[y as usize]
-                    .estimate
-                    .total_cmp(&pairs[x as usize].estimate)
-            }),
-            Sort::Path => visible.par_sort_by(|&x, &y| {
-                let (p, q) = (&pairs[x as usize], &pairs[y as usize]);
-                let id = |d: u32| index.docs[d as usize].id.as_str();
-                id(p.a).cmp(id(q.a)).then_with(|| id(p.b).cmp(id(q.b)))
-            }),
-        }
-        self.list.visible = visible;
-        if let Some((a, b)) = keep
-            && let Some(pos) = self.list.visible.iter().position(|&i| {
-                let p = &pairs[i as usize];
-                index.docs[p.a as usize].id == a && index.docs[p.b as usize].id == b
-            })
+        let view = self.stack.remove(depth - 1);
+        if let Some((kind, job)) = view.waiting()
+            && self.jobs.is_current(job)
         {
-            self.list.selected = pos;
+            self.jobs.cancel(kind);
         }
-        let sel = self.list.selected as isize;
-        self.select(sel);
+        if depth > self.stack.len() {
+            self.resume_top();
+        }
     }
 
-    pub fn selected_pair(&self) -> Option<Pair> {
-        let r = self.results.as_ref()?;
-        let i = *self.list.visible.get(self.list.selected)?;
-        r.found.pairs.get(i as usize).copied()
-    }
-
-    // ---------------------------------------------------------------------------------
-    // The diff
-
-    fn open_diff(&mut self) {
-        let (Some(pair), Some(r)) = (self.selected_pair(), &self.results) else {
+    /// The view now on top may have lost its job to one above it (one job per kind runs
+    /// at a time): start it again.
+    fn resume_top(&mut self) {
+        let Some(top) = self.stack.last_mut() else {
             return;
         };
-        self.open_diff_of(r.index.clone(), pair);
-    }
-
-    /// Opens the diff of a pair of documents of an index (the list's, or a view's).
-    pub(super) fn open_diff_of(&mut self, index: Arc<Index>, pair: Pair) {
-        let info = |d: u32| {
-            let doc = &index.docs[d as usize];
-            DocInfo {
-                id: doc.id.clone(),
-                bytes: doc.bytes,
-                tokens: doc.tokens,
-                shingles: index.shingles.get(doc.group as usize).len(),
-            }
+        let Some((_, job)) = top.waiting() else {
+            return;
         };
-        let dd = |d: u32| {
-            let doc = &index.docs[d as usize];
-            DiffDoc {
-                id: doc.id.clone(),
-                source: doc.source.clone(),
-                bytes: doc.bytes,
-            }
-        };
-        let work = Work::Diff {
-            a: dd(pair.a),
-            b: dd(pair.b),
-            max_bytes: index.params.max_bytes,
-        };
-        let job = self.spawn(work);
-        self.diff = Some(DiffState {
-            pair,
-            a: info(pair.a),
-            b: info(pair.b),
-            job,
-            model: None,
-            layout: diff::Layout::default(),
-            scroll: 0,
-        });
-    }
-
-    /// Width of one diff column (gutter included) for the terminal size.
-    pub fn diff_column(&self) -> usize {
-        let s = layout::screen(layout::area(self.size));
-        layout::diff(s.body).left.width as usize
-    }
-
-    fn diff_page(&self) -> usize {
-        let s = layout::screen(layout::area(self.size));
-        (layout::diff(s.body).left.height as usize).max(1)
-    }
-
-    fn relayout_diff(&mut self) {
-        let col = self.diff_column();
-        let Some(d) = self.diff.as_mut() else { return };
-        if let Some(Ok(model)) = &d.model
-            && d.layout.column != col
-        {
-            // Keep the top row's line in view across a re-wrap.
-            let top_line = d
-                .layout
-                .rows
-                .get(d.scroll)
-                .and_then(|r| r.left.as_ref().and_then(|s| s.line));
-            d.layout = diff::layout(model, col);
-            d.scroll = top_line
-                .and_then(|l| {
-                    d.layout
-                        .rows
-                        .iter()
-                        .position(|r| r.left.as_ref().is_some_and(|s| s.line == Some(l)))
-                })
-                .unwrap_or(0);
+        if self.jobs.is_current(job) {
+            return;
         }
-        let page = self.diff_page();
-        if let Some(d) = self.diff.as_mut() {
-            d.scroll = d.scroll.min(d.layout.rows.len().saturating_sub(page));
-        }
+        let mut cx = cx!(self, None);
+        top.restart(&mut cx);
     }
 
-    fn update_diff(&mut self, action: Action) {
-        let page = self.diff_page();
-        let Some(d) = self.diff.as_mut() else { return };
-        let max = d.layout.rows.len().saturating_sub(page);
-        let scroll_to =
-            |d: &mut DiffState, to: isize| d.scroll = to.clamp(0, max as isize) as usize;
-        let s = d.scroll as isize;
-        match action {
-            Action::Up => scroll_to(d, s - 1),
-            Action::Down => scroll_to(d, s + 1),
-            Action::WheelUp => scroll_to(d, s - 3),
-            Action::WheelDown => scroll_to(d, s + 3),
-            Action::PageUp => scroll_to(d, s - page as isize + 1),
-            Action::PageDown => scroll_to(d, s + page as isize - 1),
-            Action::Top => scroll_to(d, 0),
-            Action::Bottom => scroll_to(d, max as isize),
-            Action::NextChange => {
-                if let Some(&r) = d.layout.changes.iter().find(|&&r| r > d.scroll) {
-                    scroll_to(d, r as isize);
-                }
-            }
-            Action::PrevChange => {
-                if let Some(&r) = d.layout.changes.iter().rev().find(|&&r| r < d.scroll) {
-                    scroll_to(d, r as isize);
-                }
-            }
-            Action::NextPair | Action::PrevPair => {
-                let step = if action == Action::NextPair { 1 } else { -1 };
-                if self.step_view_pair(step) {
-                    return;
-                }
-                let to = self.list.selected as isize + step;
-                if to < 0 || to as usize >= self.list.visible.len() {
-                    self.status = Some(if step > 0 { "last pair" } else { "first pair" }.into());
-                    return;
-                }
-                self.select(to);
-                self.open_diff();
-            }
-            Action::Back => {
-                self.diff = None;
-                self.cancel(Kind::Diff);
-            }
-            _ => {}
+    /// n/p in the diff on top: the view below steps to the next or previous pair; if it
+    /// moved, the diff closes and the view opens the new pair's.
+    fn step_pair(&mut self, step: isize) {
+        // The diff is on top; the view it was opened from is below it.
+        let Some(below) = self.stack.len().checked_sub(1) else {
+            return;
+        };
+        let mut cx = cx!(self, None);
+        let moved = match below {
+            0 => self.list.step(step, &mut cx),
+            d => self.stack[d - 1].step(step, &mut cx),
+        };
+        if moved {
+            self.close_top();
+            self.update_top(Action::Open);
         }
     }
 
     // ---------------------------------------------------------------------------------
     // Messages from workers
 
-    fn kind_of(&self, id: u64) -> Option<Kind> {
-        self.jobs.iter().find(|(_, j)| **j == id).map(|(k, _)| *k)
-    }
-
     /// Applies a message. Returns false when nothing changed (an unbound key, a mouse
     /// move), so the event loop can skip a redraw.
     pub fn handle(&mut self, msg: Msg) -> bool {
-        if self.log.is_none() {
+        if !self.log.is_on() {
             return self.handle_msg(msg);
         }
         let status = self.status.clone();
         let changed = self.handle_msg(msg);
         if let Some(e) = &self.fatal {
-            self.log(&format!("error: {e}"));
+            self.log(&format!("error: {}", e.message));
         } else if self.status != status
             && let Some(s) = &self.status
         {
@@ -1082,11 +326,11 @@ impl App {
 
     fn handle_msg(&mut self, msg: Msg) -> bool {
         match msg {
-            Msg::Input(ev) => match super::keys::map_event(self.context(), &ev, self.mouse) {
+            Msg::Input(ev) => match keys::map_event(self.context(), &ev, self.mouse) {
                 Some(a) => self.update(a),
                 None => return false,
             },
-            Msg::InputFailed(e) => self.fatal = Some(format!("cannot read the terminal: {e}")),
+            Msg::InputFailed(e) => self.fail(format!("cannot read the terminal: {e}"), false),
             // The event loop acts on a signal before the app sees it.
             Msg::Signal => return false,
             Msg::Progress {
@@ -1094,226 +338,220 @@ impl App {
                 stage,
                 done,
                 total,
-            } => match self.kind_of(id) {
-                Some(Kind::AllPairs) => {
-                    if let Some(AllState::Computing {
-                        done: d, total: t, ..
-                    }) = &mut self.all
-                    {
-                        *d = done;
-                        *t = total;
-                    }
+            } => {
+                let Some(kind) = self.jobs.current_kind(id) else {
+                    return true;
+                };
+                if matches!(
+                    kind,
+                    Kind::Index | Kind::Extend | Kind::Fingerprints | Kind::Band
+                ) && self.log.is_on()
+                    && done >= total
+                    && self.jobs.first_end_of(id, stage)
+                {
+                    self.log(&format!(
+                        "{} done: {total} in {:.3} s",
+                        stage.name(),
+                        self.jobs.took(id)
+                    ));
                 }
-                Some(Kind::Index | Kind::Extend | Kind::Fingerprints | Kind::Band) => {
-                    if self.log.is_some() && done >= total && self.stages_logged.insert((id, stage))
-                    {
-                        self.log(&format!(
-                            "{} done: {total} in {:.3} s",
-                            stage.name(),
-                            self.took(id)
-                        ));
-                    }
-                    self.progress.update(stage, done, total, self.now)
-                }
-                _ => {}
-            },
+                self.session.report(kind, stage, done, total);
+            }
             Msg::Done { id, out } => {
-                let Some(kind) = self.kind_of(id) else {
-                    return false;
-                }; // superseded
-                self.jobs.remove(&kind);
-                self.log_done(id, &out);
-                self.started.remove(&id);
+                if self.jobs.current_kind(id).is_none() {
+                    return false; // superseded
+                }
+                let took = self.jobs.took(id);
+                self.jobs.end(id);
+                if let Some(line) = out.log_line(took).filter(|_| self.log.is_on()) {
+                    self.log(&line);
+                }
                 self.done(id, *out);
             }
-            Msg::Cancelled { id } => {
-                self.started.remove(&id);
-                if let Some(kind) = self.kind_of(id) {
-                    self.jobs.remove(&kind);
-                }
-            }
+            Msg::Cancelled { id } => self.jobs.end(id),
             Msg::Failed { id, error, usage } => {
-                let Some(kind) = self.kind_of(id) else {
+                let Some(kind) = self.jobs.current_kind(id) else {
                     return false;
                 };
-                self.jobs.remove(&kind);
-                self.log(&format!("{kind:?} job failed after {:.3} s", self.took(id)));
-                self.started.remove(&id);
-                if kind == Kind::Index && self.results.is_none() {
-                    self.fatal = Some(error);
-                    self.fatal_usage = usage;
+                self.log(&format!(
+                    "{kind:?} job failed after {:.3} s",
+                    self.jobs.took(id)
+                ));
+                self.jobs.end(id);
+                if kind == Kind::Index && self.session.results().is_none() {
+                    self.fail(error, usage);
                 } else {
                     self.status = Some(error);
                 }
             }
             Msg::Crashed { what, message } => {
-                self.fatal = Some(format!("internal error: the {what} panicked: {message}"));
+                self.fail(
+                    format!("internal error: the {what} panicked: {message}"),
+                    false,
+                );
             }
         }
         true
     }
 
-    /// A line for the log about a finished job: what it found, and how long it took.
-    fn log_done(&self, id: u64, out: &Output) {
-        if self.log.is_none() {
-            return;
-        }
-        let t = self.took(id);
-        let line = match out {
-            Output::Indexed { index, took, .. } => format!(
-                "indexed {} documents ({} skipped), k={}, {} hash functions in {:.3} s",
-                index.docs.len(),
-                index.skipped.len(),
-                index.params.k,
-                index.num_perm(),
-                took.as_secs_f64()
-            ),
-            Output::Extended(index) => {
-                format!("{} hash functions computed in {t:.3} s", index.num_perm())
-            }
-            Output::Fingerprinted(fps) => format!(
-                "{} SimHash fingerprints in {t:.3} s ({} stale)",
-                fps.len(),
-                fps.stale
-            ),
-            Output::Banded {
-                bands, rows, found, ..
-            } => format!(
-                "banded b={bands} r={rows}: {} pairs from {} candidates in {t:.3} s",
-                found.pairs.len(),
-                found.candidates
-            ),
-            Output::AllPairs(Ok(_)) => format!("exact all-pairs similarity in {t:.3} s"),
-            Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
-            Output::Recall(_) => format!("recall measured in {t:.3} s"),
-            Output::Neighbours(a) => format!(
-                "{} neighbours from {} candidates in {t:.3} s",
-                a.neighbours.len(),
-                a.candidates
-            ),
-            Output::Clusters(c) => format!("{} clusters in {t:.3} s", c.len()),
-            Output::Heatmap(m) => format!("{0}×{0} heatmap in {t:.3} s", m.n),
-            Output::Diff(res) => match &res.model {
-                Ok(_) => format!("diff in {t:.3} s"),
-                Err(e) => format!("diff failed: {e}"),
-            },
-        };
-        self.log(&line);
+    fn fail(&mut self, message: String, usage: bool) {
+        self.fatal = Some(Fatal { message, usage });
     }
 
     fn done(&mut self, id: u64, out: Output) {
         match out {
-            Output::Indexed {
-                index,
-                corpus,
-                took,
-            } => {
-                if std::env::var("SIMTUI_DEBUG_PANIC").is_ok_and(|v| v == "ui") {
-                    panic!("SIMTUI_DEBUG_PANIC=ui: a deliberate panic to test the crash path");
+            Output::Task(reply) => self.view_done(id, reply),
+            out => {
+                if let Some(replaced) = self.session.done(id, out, &mut self.jobs) {
+                    self.show_new_results(replaced);
                 }
-                if let Some(c) = corpus {
-                    self.corpus = Some(c);
-                }
-                self.indexed_in.get_or_insert(took);
-                self.generation += 1;
-                let index = Arc::new(index);
-                self.index = Some(index.clone());
-                self.extending_to = None;
-                self.all = None;
-                self.recall = None;
-                if index.docs.len() <= recall::MAX_DOCS {
-                    self.all = Some(AllState::Computing {
-                        generation: self.generation,
-                        done: 0,
-                        total: 0,
-                    });
-                    self.spawn(Work::AllPairs { index });
-                } else {
-                    self.all = Some(AllState::Unavailable(format!(
-                        "over {} documents",
-                        super::fmt::count(recall::MAX_DOCS as u64)
-                    )));
-                }
-                self.request_band();
-            }
-            Output::Fingerprinted(fps) => {
-                if self.fingerprinting == self.generation {
-                    self.fingerprints = Some((self.generation, Arc::new(fps)));
-                    self.request_band();
-                }
-            }
-            Output::Extended(index) => {
-                self.extending_to = None;
-                if self.extend_generation == self.generation {
-                    self.index = Some(Arc::new(index));
-                    self.request_band();
-                }
-            }
-            Output::Banded {
-                bands,
-                rows,
-                found,
-                groups,
-            } => {
-                let Some((index, generation, simhash)) = self.banding.take() else {
-                    return;
-                };
-                let keep = self.selected_ids();
-                self.results = Some(Results {
-                    index,
-                    simhash,
-                    found: Arc::new(found),
-                    groups: Arc::new(groups),
-                    bands,
-                    rows,
-                    generation,
-                    id,
-                });
-                let t = std::time::Instant::now();
-                self.refresh_keeping(keep);
-                self.log(&format!(
-                    "list refreshed in {:.1} ms",
-                    t.elapsed().as_secs_f64() * 1e3
-                ));
-                self.maybe_start_recall();
-            }
-            Output::AllPairs(res) => {
-                let generation = match &self.all {
-                    Some(AllState::Computing { generation, .. }) => *generation,
-                    _ => return,
-                };
-                self.all = Some(match res {
-                    Ok(all) => AllState::Ready {
-                        generation,
-                        all: Arc::new(all),
-                    },
-                    Err(why) => AllState::Unavailable(why),
-                });
-                self.maybe_start_recall();
-            }
-            Output::Recall(rec) => self.recall = Some((self.recall_for, rec)),
-            out @ (Output::Neighbours(_) | Output::Clusters(_) | Output::Heatmap(_)) => {
-                self.view_done(id, out);
-            }
-            Output::Diff(res) => {
-                let col = self.diff_column();
-                let Some(d) = self.diff.as_mut().filter(|d| d.job == id) else {
-                    return;
-                };
-                match res.model {
-                    Ok(model) => {
-                        d.layout = diff::layout(&model, col);
-                        d.model = Some(Ok(Arc::new(model)));
-                    }
-                    Err(e) => d.model = Some(Err(e)),
-                }
-                d.scroll = 0;
             }
         }
     }
 
-    /// Drains the queued commands.
-    pub fn take_outbox(&mut self) -> Vec<Cmd> {
-        std::mem::take(&mut self.outbox)
+    /// A view's job replied: to the view waiting for it, if it is still open.
+    fn view_done(&mut self, id: u64, reply: Reply) {
+        let Some(i) = self
+            .stack
+            .iter()
+            .rposition(|v| v.waiting().is_some_and(|(_, job)| job == id))
+        else {
+            return;
+        };
+        let mut cx = cx!(self, None);
+        self.stack[i].done(reply, &mut cx);
+        let commands = cx.into_commands();
+        self.carry_out(commands, i + 1);
+    }
+
+    /// New pairs are on screen: the list refreshes, keeping the selected pair selected.
+    fn show_new_results(&mut self, replaced: Replaced) {
+        let t = Instant::now();
+        self.list
+            .results_replaced(replaced.old.as_ref(), &self.session, self.size);
+        self.log(&format!(
+            "list refreshed in {:.1} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        ));
+        self.session.start_recall(&mut self.jobs);
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Drawing
+
+    /// Draws the frame: the title bar, the top view (over the views below it if it is an
+    /// overlay), the footer. Pure: reads the App only.
+    pub fn render(&self, frame: &mut Frame) {
+        let area = frame.area();
+        let t = &self.theme;
+        if layout::too_small(area) {
+            chrome::too_small(t, frame, area);
+            return;
+        }
+        let s = layout::screen(area);
+        let busy = self.session.summary(&self.jobs);
+        chrome::title_bar(
+            t,
+            &self.session,
+            self.status.as_deref(),
+            busy,
+            frame,
+            s.title,
+        );
+        let views = self.views();
+        // The highest view that is no overlay, then every overlay above it.
+        let first = views.iter().rposition(|v| !v.is_overlay()).unwrap_or(0);
+        for (i, view) in views.iter().enumerate().skip(first) {
+            let ui = Ui {
+                theme: self.theme,
+                size: self.size,
+                mouse: self.mouse,
+                session: &self.session,
+                below: i.checked_sub(1).map(|b| views[b]),
+            };
+            view.render(&ui, frame, s.body);
+        }
+        chrome::footer(t, self.context(), frame, s.footer);
+    }
+
+    // ---------------------------------------------------------------------------------
+    // For the tests: what they look at, and states awkward to reach by keys.
+
+    #[cfg(test)]
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    #[cfg(test)]
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    #[cfg(test)]
+    pub fn list(&self) -> &ListView {
+        &self.list
+    }
+
+    #[cfg(test)]
+    pub fn list_mut(&mut self) -> &mut ListView {
+        &mut self.list
+    }
+
+    /// The view on top, if it is a `T`.
+    #[cfg(test)]
+    pub fn top_as<T: View>(&self) -> Option<&T> {
+        self.top().as_any().downcast_ref()
+    }
+
+    #[cfg(test)]
+    pub fn top_as_mut<T: View>(&mut self) -> Option<&mut T> {
+        self.stack.last_mut()?.as_any_mut().downcast_mut()
+    }
+
+    /// Views open above the list.
+    #[cfg(test)]
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Runs `f` as a view's update would run, and carries out what it asked (for views
+    /// the keys cannot reach in the state a test needs).
+    #[cfg(test)]
+    pub fn with_cx(&mut self, f: impl FnOnce(&mut Cx)) {
+        let mut cx = cx!(self, None);
+        f(&mut cx);
+        let commands = cx.into_commands();
+        self.carry_out(commands, self.stack.len());
+    }
+
+    /// The title bar's line about work under way.
+    #[cfg(test)]
+    pub fn summary(&self) -> Option<String> {
+        self.session.summary(&self.jobs)
+    }
+
+    #[cfg(test)]
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    #[cfg(test)]
+    pub fn fatal(&self) -> Option<&Fatal> {
+        self.fatal.as_ref()
+    }
+
+    #[cfg(test)]
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+
+    #[cfg(test)]
+    pub fn set_theme(&mut self, theme: Theme) {
+        self.theme = theme;
+    }
+
+    #[cfg(test)]
+    pub fn outbox(&self) -> &[Cmd] {
+        self.jobs.outbox()
     }
 }

@@ -1,269 +1,32 @@
 //! The explorer: `simtui PATH` (or `simtui` for a demo corpus).
 //!
-//! Layout of this module: `app` holds all state and changes it (`update` for the
-//! user's actions, `handle` for workers' messages); `keys` maps keys to actions from one
-//! table per view; `worker` runs the engine on threads; `render` and the view files
-//! (`progress`, `pairs`, `tuning`, `diff_view`, `help`) draw the state as pure
-//! functions; `diff` and `wrap` align and wrap text; `recall` measures real recall;
-//! `terminal` enters and restores the terminal. This file runs the event loop.
+//! Layout of this module: `app` routes the user's actions to the view on top and the
+//! workers' messages to the session or the view waiting for them; `views/` holds one
+//! file per view (state, key table, update, render); `session` is what is explored and
+//! what the engine made of it, `jobs` the jobs asked for, `worker` runs them on threads;
+//! `keys` maps keys to actions; `chrome` draws the title bar and the footer, `widgets/`
+//! the pieces the views share; `diff_model` aligns two texts, `recall` measures real
+//! recall, `progress` counts the stages; `terminal` enters and restores the terminal;
+//! `event_loop` starts the explorer and runs its loop: input, ticks, workers' messages.
 
 mod app;
-mod clusters;
-mod diff;
-mod diff_view;
-mod export;
-mod fmt;
-mod heatmap;
-mod help;
+mod chrome;
+mod diff_model;
+mod event_loop;
+mod jobs;
 mod keys;
-mod layout;
-mod list_view;
-mod neighbours;
-mod pairs;
+mod log;
+mod options;
 mod progress;
 mod recall;
-mod render;
+mod session;
 mod terminal;
-mod theme;
-mod tuning;
 mod views;
+mod widgets;
 mod worker;
-mod wrap;
 
-#[cfg(test)]
-mod fuzz_tests;
-#[cfg(test)]
-mod screenshot;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod views_tests;
 
-use anyhow::{Context as _, bail};
-use app::{App, Cmd};
-use simtui_engine::index::Params;
-use simtui_engine::source::WalkOptions;
-use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
-use worker::{Msg, Workers};
-
-/// Everything the explorer needs from the command line and the config file.
-#[derive(Clone)]
-pub struct ExploreOptions {
-    /// Folders and files to explore; empty means the built-in demo corpus.
-    pub roots: Vec<PathBuf>,
-    pub walk: WalkOptions,
-    pub params: Params,
-    pub bands: usize,
-    pub rows: usize,
-    /// A saved index to open (and update) instead of reading every file.
-    pub index_file: Option<PathBuf>,
-    /// Colour, mouse, log, colours, keys and the starting similarity, resolved from the
-    /// flags and the config file.
-    pub settings: crate::cli::explorer::ExplorerSettings,
-}
-
-/// How often the screen refreshes while work runs (rates, ETAs). Idle, it waits.
-const TICK: Duration = Duration::from_millis(200);
-
-pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
-    // Errors the user can fix come before the terminal is touched.
-    for root in &opts.roots {
-        std::fs::metadata(root)
-            .or_else(|_| std::fs::symlink_metadata(root))
-            .map_err(|e| crate::cli::UsageError(format!("{}: {e}", root.display())))?;
-    }
-    let store = store_job(opts.index_file.as_deref(), &opts.roots)?;
-    check_terminal(&opts)?;
-    let size = ratatui::crossterm::terminal::size().context("cannot read the terminal size")?;
-    let settings = &opts.settings;
-    // The views and the key handling run on this thread: install the user's colours
-    // and keys for it.
-    theme::install_colors(&settings.colors);
-    keys::install(&settings.keys);
-    let mut app = App::new(
-        opts.roots.clone(),
-        opts.walk.clone(),
-        opts.params.clone(),
-        opts.bands,
-        opts.rows,
-        theme::Theme::new(settings.color),
-        size,
-    );
-    app.configure(settings);
-    app.store = store;
-    app.log_start();
-    app.start();
-
-    let (tx, rx) = mpsc::channel();
-    // Without a handler, SIGTERM (or SIGINT/SIGHUP sent with `kill`) ended the process at
-    // once and left the terminal raw, on the alternate screen, mouse captured (issue 5).
-    // The handler only wakes the event loop, which returns an error; the session's Drop
-    // restores the terminal. A second handler cannot be set: then signals keep their
-    // default action, as before.
-    let signal_tx = tx.clone();
-    let _ = ctrlc::set_handler(move || {
-        let _ = signal_tx.send(Msg::Signal);
-    });
-    let mut workers = Workers::new(tx.clone());
-    let mut session =
-        terminal::Session::enter(settings.mouse).context("cannot set up the terminal")?;
-    spawn_input(tx)?;
-    let result = event_loop(&mut session, &mut app, &rx, &mut workers);
-    workers.cancel_all();
-    drop(session);
-    match &result {
-        Ok(()) => app.log("quit"),
-        Err(e) => app.log(&format!("quit with an error: {e:#}")),
-    }
-    result
-}
-
-/// The saved index for the first load. Only its header is checked here, where a bad
-/// file is still a usage error before the terminal is touched: decoding takes long on a
-/// large index (about 0.5 s at 100,000 documents), and the first frame must not wait
-/// for it. The Load worker decodes it, with the loading view on screen.
-fn store_job(
-    index_file: Option<&std::path::Path>,
-    roots: &[PathBuf],
-) -> anyhow::Result<Option<worker::StoreJob>> {
-    let Some(file) = index_file else {
-        return Ok(None);
-    };
-    if roots.is_empty() {
-        return Err(crate::cli::UsageError(
-            "--index needs the PATH of the corpus it indexes".into(),
-        )
-        .into());
-    }
-    if file.exists() {
-        simtui_engine::store::check(file).map_err(crate::cli::index_cmd::store_error)?;
-    }
-    Ok(Some(worker::StoreJob {
-        file: file.to_path_buf(),
-    }))
-}
-
-fn check_terminal(opts: &ExploreOptions) -> anyhow::Result<()> {
-    use std::io::IsTerminal;
-    let which = match (
-        std::io::stdin().is_terminal(),
-        std::io::stdout().is_terminal(),
-    ) {
-        (true, true) => return Ok(()),
-        (false, false) => "standard input and output are not terminals",
-        (false, true) => "standard input is not a terminal",
-        (true, false) => "standard output is not a terminal",
-    };
-    let paths = if opts.roots.is_empty() {
-        "PATH".to_string()
-    } else {
-        opts.roots
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    bail!(
-        "the explorer needs a terminal, but {which}; for scripts and pipes use `simtui pairs {paths}`"
-    )
-}
-
-/// Reads terminal events on their own thread, so the event loop can wait on one channel
-/// for keys and worker messages alike (and use no CPU while idle).
-fn spawn_input(tx: mpsc::Sender<Msg>) -> anyhow::Result<()> {
-    std::thread::Builder::new()
-        .name("simtui-input".into())
-        .spawn(move || {
-            loop {
-                match ratatui::crossterm::event::read() {
-                    Ok(ev) => {
-                        if tx.send(Msg::Input(ev)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = tx.send(Msg::InputFailed(e.to_string()));
-                        return;
-                    }
-                }
-            }
-        })
-        .context("cannot start the input thread")?;
-    Ok(())
-}
-
-/// The error that ends the explorer after a thread panicked, once the panic hooks under
-/// way have printed their reports.
-fn panic_exit() -> anyhow::Error {
-    terminal::wait_for_reports();
-    let report = terminal::panic_report().unwrap_or_else(|| "see above".into());
-    anyhow::anyhow!("a thread panicked: {report}")
-}
-
-fn event_loop(
-    session: &mut terminal::Session,
-    app: &mut App,
-    rx: &Receiver<Msg>,
-    workers: &mut Workers,
-) -> anyhow::Result<()> {
-    let mut dirty = true;
-    loop {
-        for cmd in app.take_outbox() {
-            match cmd {
-                Cmd::Spawn(job) => workers
-                    .spawn(*job)
-                    .context("cannot start a worker thread")?,
-                Cmd::Cancel(kind) => workers.cancel(kind),
-            }
-        }
-        if let Some(e) = app.fatal.take() {
-            if app.fatal_usage {
-                return Err(crate::cli::UsageError(e).into());
-            }
-            bail!(e);
-        }
-        if app.quit {
-            return Ok(());
-        }
-        if dirty {
-            // No frame while a panicking thread restores the terminal, nor after.
-            let Some(_drawing) = terminal::drawing() else {
-                return Err(panic_exit());
-            };
-            app.now = Instant::now();
-            session.terminal.draw(|f| render::render(app, f))?;
-            dirty = false;
-        }
-        if terminal::panicked() {
-            return Err(panic_exit());
-        }
-        let msg = if app.busy() {
-            match rx.recv_timeout(TICK) {
-                Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => {
-                    dirty = true; // rates and ETAs move on
-                    continue;
-                }
-                Err(RecvTimeoutError::Disconnected) => bail!("the workers' channel closed"),
-            }
-        } else {
-            rx.recv().context("the workers' channel closed")?
-        };
-        app.now = Instant::now();
-        if matches!(msg, Msg::Signal) {
-            return Err(crate::cli::Interrupted.into());
-        }
-        let mut changed = app.handle(msg);
-        // Apply everything already queued, then draw once.
-        for _ in 0..1000 {
-            match rx.try_recv() {
-                Ok(Msg::Signal) => return Err(crate::cli::Interrupted.into()),
-                Ok(m) => changed |= app.handle(m),
-                Err(_) => break,
-            }
-        }
-        dirty |= changed;
-    }
-}
+pub use event_loop::run;
+pub use options::{ExploreOptions, Settings};

@@ -35,7 +35,7 @@ pub fn all_pairs(
     if index.docs.len() > MAX_DOCS {
         return Ok(Err(format!(
             "over {} documents",
-            super::fmt::count(MAX_DOCS as u64)
+            super::widgets::fmt::count(MAX_DOCS as u64)
         )));
     }
     match exact::all_pairs(index, FLOOR, &LIMITS, progress) {

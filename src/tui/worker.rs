@@ -1,29 +1,27 @@
 //! Background work: every slow step (walking, indexing, hashing more functions,
-//! banding, all-pairs similarity, diffs) runs on its own thread and reports back over
-//! one channel, so the UI thread never blocks on the engine.
+//! banding, all-pairs similarity, and the views' own jobs: diffs, neighbours, clusters,
+//! heatmaps, exports) runs on its own thread and reports back over one channel, so the
+//! UI thread never blocks on the engine or the disk.
 //!
 //! Each job has a kind; starting a job cancels the running job of the same kind (its
 //! result would be stale anyway), and the UI ignores results of jobs it no longer
 //! waits for. A panic in a job is caught and reported as [`Msg::Crashed`], which ends
 //! the explorer with the terminal restored and a non-zero exit.
 
-use super::diff::{self, DiffModel};
 use super::recall::{self, AllPairs, FoundGroups, Recall};
-use simtui_engine::analysis::cluster::{self, Cluster, Keep};
-use simtui_engine::analysis::matrix::{self, Matrix, Measure};
-use simtui_engine::analysis::method::{Engine, Method};
-use simtui_engine::analysis::query::{Answer, Probe, Searcher};
 use simtui_engine::error::Error;
-use simtui_engine::found::{Found, Pair};
+use simtui_engine::found::Found;
 use simtui_engine::index::{Index, Params};
 use simtui_engine::minhash::reband::Rebander;
 use simtui_engine::progress::{Cancelled, Progress, Stage};
 use simtui_engine::simhash::fingerprint::SimHasher;
 use simtui_engine::simhash::fingerprints::Fingerprints;
 use simtui_engine::simhash::search;
-use simtui_engine::source::{Corpus, Entry, Source, WalkOptions};
+use simtui_engine::source::{Corpus, WalkOptions};
 use simtui_gen::{GenOptions, generate};
+use std::any::Any;
 use std::collections::HashMap;
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -33,7 +31,7 @@ use std::time::{Duration, Instant};
 /// Documents of the built-in demo corpus.
 pub const DEMO_DOCS: usize = 2000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// Walking and indexing (the first load, or a rebuild for a new k).
     Index,
@@ -44,18 +42,72 @@ pub enum Kind {
     Band,
     AllPairs,
     Recall,
-    Diff,
-    Neighbours,
-    Clusters,
-    Heatmap,
+    /// A view's own job, by the name its view gives it ("Diff", "Heatmap").
+    Task(&'static str),
 }
 
-/// A document to show in the diff.
-#[derive(Clone, Debug)]
-pub struct DiffDoc {
-    pub id: String,
-    pub source: Source,
-    pub bytes: u64,
+impl fmt::Debug for Kind {
+    /// The name the log and the threads go by ("Band job 3 started", `simtui-band`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::Index => "Index",
+            Kind::Extend => "Extend",
+            Kind::Fingerprints => "Fingerprints",
+            Kind::Band => "Band",
+            Kind::AllPairs => "AllPairs",
+            Kind::Recall => "Recall",
+            Kind::Task(name) => name,
+        })
+    }
+}
+
+/// What a view's job runs, on a worker thread.
+pub type TaskFn = Box<dyn FnOnce(&dyn Progress) -> Result<Reply, JobError> + Send>;
+
+/// A view's own job: the view that asks for it says what to run (in its own file), and
+/// reads the reply. The engine's jobs are [`Work`]'s other variants.
+pub struct Task {
+    /// The kind's name: one task of a name runs at a time.
+    pub name: &'static str,
+    pub run: TaskFn,
+}
+
+/// What a view's job sends back to the view.
+pub struct Reply {
+    value: Box<dyn Any + Send>,
+    /// The log's line about it: a summary that " in N s" follows, or a whole line.
+    log: Option<(String, bool)>,
+}
+
+impl Reply {
+    /// A result whose log line is `summary`, then the time the job took.
+    pub fn timed(value: impl Any + Send, summary: String) -> Reply {
+        Reply {
+            value: Box::new(value),
+            log: Some((summary, true)),
+        }
+    }
+
+    /// A result whose log line is `line` as it is.
+    pub fn said(value: impl Any + Send, line: String) -> Reply {
+        Reply {
+            value: Box::new(value),
+            log: Some((line, false)),
+        }
+    }
+
+    /// A result the log does not mention.
+    pub fn quiet(value: impl Any + Send) -> Reply {
+        Reply {
+            value: Box::new(value),
+            log: None,
+        }
+    }
+
+    /// The result, if it is a `T` (what the view's task returns).
+    pub fn take<T: Any>(self) -> Option<T> {
+        self.value.downcast().ok().map(|b| *b)
+    }
 }
 
 /// A saved index for the first load. Only its header was checked before the terminal
@@ -103,29 +155,7 @@ pub enum Work {
         all: Arc<AllPairs>,
         found: Arc<FoundGroups>,
     },
-    Diff {
-        a: DiffDoc,
-        b: DiffDoc,
-        max_bytes: u64,
-    },
-    /// The `top` nearest neighbours of a document, LSH candidates filled up from a scan.
-    Neighbours {
-        index: Arc<Index>,
-        bands: usize,
-        rows: usize,
-        doc: u32,
-        top: usize,
-    },
-    /// Union-find over pairs already cut at a threshold.
-    Clusters {
-        index: Arc<Index>,
-        pairs: Vec<Pair>,
-    },
-    /// Exact Jaccard between every two of some documents.
-    Heatmap {
-        index: Arc<Index>,
-        docs: Vec<u32>,
-    },
+    Task(Task),
 }
 
 impl Work {
@@ -137,10 +167,7 @@ impl Work {
             Work::Fingerprints { .. } => Kind::Fingerprints,
             Work::AllPairs { .. } => Kind::AllPairs,
             Work::Recall { .. } => Kind::Recall,
-            Work::Diff { .. } => Kind::Diff,
-            Work::Neighbours { .. } => Kind::Neighbours,
-            Work::Clusters { .. } => Kind::Clusters,
-            Work::Heatmap { .. } => Kind::Heatmap,
+            Work::Task(task) => Kind::Task(task.name),
         }
     }
 }
@@ -148,11 +175,6 @@ impl Work {
 pub struct Job {
     pub id: u64,
     pub work: Work,
-}
-
-/// A finished diff: the model, or why it could not be made.
-pub struct DiffResult {
-    pub model: Result<DiffModel, String>,
 }
 
 pub enum Output {
@@ -172,10 +194,48 @@ pub enum Output {
     },
     AllPairs(Result<AllPairs, String>),
     Recall(Recall),
-    Diff(DiffResult),
-    Neighbours(Answer),
-    Clusters(Vec<Cluster>),
-    Heatmap(Matrix),
+    Task(Reply),
+}
+
+impl Output {
+    /// A line for the log about a finished job: what it found, and how long it took
+    /// (`secs`, since it was asked for); none for a job the log does not mention.
+    pub fn log_line(&self, secs: f64) -> Option<String> {
+        let t = secs;
+        Some(match self {
+            Output::Indexed { index, took, .. } => format!(
+                "indexed {} documents ({} skipped), k={}, {} hash functions in {:.3} s",
+                index.docs.len(),
+                index.skipped.len(),
+                index.params.k,
+                index.num_perm(),
+                took.as_secs_f64()
+            ),
+            Output::Extended(index) => {
+                format!("{} hash functions computed in {t:.3} s", index.num_perm())
+            }
+            Output::Fingerprinted(fps) => format!(
+                "{} SimHash fingerprints in {t:.3} s ({} stale)",
+                fps.len(),
+                fps.stale
+            ),
+            Output::Banded {
+                bands, rows, found, ..
+            } => format!(
+                "banded b={bands} r={rows}: {} pairs from {} candidates in {t:.3} s",
+                found.pairs.len(),
+                found.candidates
+            ),
+            Output::AllPairs(Ok(_)) => format!("exact all-pairs similarity in {t:.3} s"),
+            Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
+            Output::Recall(_) => format!("recall measured in {t:.3} s"),
+            Output::Task(reply) => match &reply.log {
+                Some((summary, true)) => format!("{summary} in {t:.3} s"),
+                Some((line, false)) => line.clone(),
+                None => return None,
+            },
+        })
+    }
 }
 
 /// What reaches the UI thread.
@@ -287,9 +347,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 mode: simtui_engine::store::Mode::Open,
             };
             let opened = simtui_engine::store::open(&req, progress)?;
-            crate::cli::diag::note(1, opened.report.summary(&req.file));
+            crate::output::diag::note(1, opened.report.summary(&req.file));
             if let Some(e) = &opened.report.write_error {
-                crate::cli::diag::note(
+                crate::output::diag::note(
                     0,
                     format_args!("index {}: not updated: {e}", req.file.display()),
                 );
@@ -375,60 +435,11 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             Output::AllPairs(all?)
         }
         Work::Recall { all, found } => Output::Recall(Recall::new(&all, &found)),
-        Work::Diff { a, b, max_bytes } => Output::Diff(DiffResult {
-            model: diff_docs(&a, &b, max_bytes),
-        }),
-        Work::Neighbours {
-            index,
-            bands,
-            rows,
-            doc,
-            top,
-        } => {
-            let engine = Engine {
-                index,
-                method: Method::MinHash { bands, rows },
-                fingerprints: None,
-            };
-            simtui_engine::progress::check(progress)?;
-            let probe = Probe::of_doc(&engine, doc);
-            Output::Neighbours(Searcher::new(&engine).neighbours(&probe, top, true))
-        }
-        Work::Clusters { index, pairs } => {
-            Output::Clusters(cluster::clusters(&index, &pairs, Keep::Longest))
-        }
-        Work::Heatmap { index, docs } => {
-            Output::Heatmap(matrix::compute_docs(&index, &docs, Measure::Jaccard, None))
-        }
+        Work::Task(task) => Output::Task((task.run)(progress)?),
     })
 }
 
-fn read(doc: &DiffDoc, max_bytes: u64) -> Result<Arc<str>, String> {
-    let entry = Entry {
-        id: doc.id.clone(),
-        source: doc.source.clone(),
-        bytes: doc.bytes,
-    };
-    simtui_engine::source::read_text(&entry, max_bytes).map_err(|(reason, detail)| {
-        let detail = if detail.is_empty() {
-            String::new()
-        } else {
-            format!(" ({detail})")
-        };
-        format!("{}: {}{detail}", super::fmt::clean(&doc.id), reason.name())
-    })
-}
-
-fn diff_docs(a: &DiffDoc, b: &DiffDoc, max_bytes: u64) -> Result<DiffModel, String> {
-    let ta = read(a, max_bytes)?;
-    let tb = read(b, max_bytes)?;
-    let (la, ca) = diff::truncate(&ta, diff::CAP);
-    let (lb, cb) = diff::truncate(&tb, diff::CAP);
-    let mut model = diff::build(la, lb, diff::TIMEOUT);
-    model.truncated = [ca, cb];
-    Ok(model)
-}
-
+/// Why a job ended without a result.
 #[derive(Debug)]
 pub enum JobError {
     Cancelled,

@@ -1,4 +1,6 @@
 use super::*;
+// The explorer's colour type, to check what the names mean.
+use ratatui::style::Color;
 
 fn problems(text: &str) -> Vec<Problem> {
     parse(text).expect_err("a bad file")
@@ -29,8 +31,8 @@ down = ["j", "ctrl-n"]
     assert_eq!(c.threshold(), Some(1.0));
     assert_eq!(c.color, Some(ColorChoice::Never));
     assert_eq!(c.mouse, Some(false));
-    assert_eq!(c.colors["title"], Color::Rgb(0xff, 0x88, 0x00));
-    assert_eq!(c.colors["dim"], Color::DarkGray);
+    assert_eq!(c.colors["title"], ColorSpec(Color::Rgb(0xff, 0x88, 0x00)));
+    assert_eq!(c.colors["dim"], ColorSpec(Color::DarkGray));
     assert_eq!(c.keys["quit"], vec!["x".parse().unwrap()]);
     assert_eq!(c.keys["down"].len(), 2);
 }

@@ -1,0 +1,52 @@
+//! The errors that decide the exit code, shared by the commands and the explorer.
+
+use simtui_engine::error::Error;
+
+/// An error in what the user asked for (a bad flag value, a missing path): exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Nothing found where something was required (`--fail-empty` of `pairs`, `query` and
+/// `clusters`, with no pair, neighbour or cluster):
+/// exit code 1, quietly (the reason with `-v`), as `grep` finding no line.
+#[derive(Debug)]
+pub struct NoResult(pub String);
+
+impl std::fmt::Display for NoResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoResult {}
+
+/// The explorer was stopped by SIGINT, SIGTERM or SIGHUP: exit code 130, as a shell
+/// reports a command interrupted by Ctrl-C.
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted by a signal")
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// An index error as the exit code wants it: a usage or input error (2), or a
+/// cancellation.
+pub fn store_error(e: Error) -> anyhow::Error {
+    if e.is_usage() {
+        UsageError(e.to_string()).into()
+    } else {
+        anyhow::Error::new(e)
+    }
+}

@@ -1,0 +1,13 @@
+//! What the commands (`cli`) and the explorer (`tui`) share: the writers of pairs and
+//! clusters, colour on stdout, the errors that decide the exit code, diagnostics and the
+//! explorer's log, and the config file's names of keys and colours. Nothing here knows
+//! a command or a view.
+
+pub mod clusters;
+pub mod color;
+pub mod colorspec;
+pub mod diag;
+pub mod error;
+pub mod format;
+pub mod keyspec;
+pub mod pairs;

@@ -1,0 +1,564 @@
+//! The side-by-side diff, as data: aligning two texts and laying them out in rows.
+//! Drawing is in `views/diff.rs`; everything here is pure and unit-tested.
+//!
+//! Lines are diffed first (patience: unique lines anchor the alignment); runs of
+//! changed lines are then cut into tokens (words, runs of spaces, single punctuation
+//! marks, and each newline on its own) and diffed token by token, so a paragraph
+//! reflowed or re-indented still matches word for word. The two sides are re-synchronised
+//! whenever both are at the start of a line (after a newline they share, or after
+//! whole lines that only one side has): between two such points, each side's lines
+//! form a block, and the shorter side of a block gets blank rows. Identical passages
+//! therefore sit on the same rows, line for line.
+
+use super::widgets::wrap::{self, Seg, push_seg};
+use similar::{Algorithm, ChangeTag, DiffTag, TextDiff};
+use std::time::{Duration, Instant};
+
+/// Text beyond this many bytes per side is not diffed (and the view says so).
+pub const CAP: usize = 256 * 1024;
+/// Longest time spent diffing before settling for an approximate diff.
+pub const TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Lines of one side, each a list of segments.
+pub type Lines = Vec<Vec<Seg>>;
+
+/// Lines of both sides between two shared newlines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Block {
+    pub left: Lines,
+    pub right: Lines,
+    /// Some word differs (white space alone does not count).
+    pub changed: bool,
+}
+
+/// The aligned diff of two texts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiffModel {
+    pub blocks: Vec<Block>,
+    /// Lines per side.
+    pub lines: [usize; 2],
+    /// Tokens only on the left / only on the right (white space not counted).
+    pub changed_words: [usize; 2],
+    /// A side was longer than [`CAP`] and was cut.
+    pub truncated: [bool; 2],
+    /// The diff hit its time limit and is not minimal.
+    pub approximate: bool,
+}
+
+/// Cuts `text` to at most `cap` bytes, at a line end when there is one in the last
+/// quarter, else at a character boundary.
+pub fn truncate(text: &str, cap: usize) -> (&str, bool) {
+    if text.len() <= cap {
+        return (text, false);
+    }
+    let mut end = cap;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if let Some(nl) = text[..end].rfind('\n').filter(|&nl| nl >= cap * 3 / 4) {
+        end = nl + 1;
+    }
+    (&text[..end], true)
+}
+
+/// Words (letters, digits, '_'), runs of horizontal white space, newlines one by one,
+/// and every other character alone.
+pub fn tokenize(s: &str) -> Vec<&str> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Class {
+        Word,
+        Space,
+        Other,
+    }
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' {
+            Class::Word
+        } else if c.is_whitespace() && c != '\n' {
+            Class::Space
+        } else {
+            Class::Other
+        }
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev: Option<Class> = None;
+    for (i, c) in s.char_indices() {
+        let cl = class(c);
+        let joins = matches!(prev, Some(p) if p == cl && cl != Class::Other);
+        if !joins && i > start {
+            out.push(&s[start..i]);
+            start = i;
+        }
+        prev = Some(cl);
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+fn is_space(t: &str) -> bool {
+    t.chars().all(char::is_whitespace)
+}
+
+/// One side being built: finished lines of the current block and the open line.
+#[derive(Default)]
+struct Side {
+    lines: Lines,
+    line: Vec<Seg>,
+    /// Display column of the open line (for tab stops).
+    col: usize,
+    /// Whether the open line has started (so a final line without a newline counts).
+    open: bool,
+    count: usize,
+}
+
+impl Side {
+    fn push(&mut self, token: &str, changed: bool) {
+        let mut text = String::new();
+        wrap::sanitize(token, &mut self.col, &mut text);
+        push_seg(&mut self.line, &text, changed);
+        self.open = true;
+    }
+
+    fn newline(&mut self) {
+        let mut line = std::mem::take(&mut self.line);
+        join_changed_spaces(&mut line);
+        self.lines.push(line);
+        self.col = 0;
+        self.open = false;
+        self.count += 1;
+    }
+
+    fn finish(&mut self) {
+        if self.open {
+            self.newline();
+        }
+    }
+}
+
+/// White space between two changed segments of a line is part of the changed passage:
+/// highlight it too, so "two new words" reads as one change.
+fn join_changed_spaces(line: &mut Vec<Seg>) {
+    for i in 1..line.len().saturating_sub(1) {
+        if !line[i].changed && is_space(&line[i].text) && line[i - 1].changed && line[i + 1].changed
+        {
+            line[i].changed = true;
+        }
+    }
+    // Merge neighbours with the same highlight.
+    let mut merged: Vec<Seg> = Vec::with_capacity(line.len());
+    for s in line.drain(..) {
+        push_seg(&mut merged, &s.text, s.changed);
+    }
+    *line = merged;
+}
+
+/// The changes between two texts, token by token: lines first (patience diff, so
+/// unique lines anchor the alignment as in `git diff`), then tokens within each run of
+/// changed lines (so reflowed or reworded lines still match word for word). Returns
+/// whether the time limit cut the work short.
+fn changes<'a>(
+    left: &'a str,
+    right: &'a str,
+    timeout: Duration,
+) -> (Vec<(ChangeTag, &'a str)>, bool) {
+    let deadline = Instant::now() + timeout;
+    let ll: Vec<&str> = left.split_inclusive('\n').collect();
+    let rl: Vec<&str> = right.split_inclusive('\n').collect();
+    let starts = |lines: &[&str]| {
+        let mut v = Vec::with_capacity(lines.len() + 1);
+        let mut at = 0;
+        v.push(0);
+        for l in lines {
+            at += l.len();
+            v.push(at);
+        }
+        v
+    };
+    let (ls, rs) = (starts(&ll), starts(&rl));
+    // Lines are compared with white space collapsed (re-indented lines still anchor),
+    // and blank lines never match: they are everywhere, and anchoring on them would
+    // split a reflowed paragraph from its counterpart.
+    let keys = |lines: &[&str], side: char| -> Vec<String> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                if words.is_empty() {
+                    format!("\0{side}{i}")
+                } else {
+                    words.join(" ")
+                }
+            })
+            .collect()
+    };
+    let (lk, rk) = (keys(&ll, 'l'), keys(&rl, 'r'));
+    let lk: Vec<&str> = lk.iter().map(String::as_str).collect();
+    let rk: Vec<&str> = rk.iter().map(String::as_str).collect();
+    let lines = TextDiff::configure()
+        .algorithm(Algorithm::Patience)
+        .deadline(deadline)
+        .diff_slices(&lk, &rk);
+    let mut out = Vec::new();
+    let mut region: Option<(usize, usize, usize, usize)> = None;
+    let flush = |region: &mut Option<(usize, usize, usize, usize)>,
+                 out: &mut Vec<(ChangeTag, &'a str)>| {
+        let Some((o0, o1, n0, n1)) = region.take() else {
+            return;
+        };
+        let (a, b) = (&left[ls[o0]..ls[o1]], &right[rs[n0]..rs[n1]]);
+        let (at, bt) = (tokenize(a), tokenize(b));
+        let words = TextDiff::configure()
+            .algorithm(Algorithm::Myers)
+            .deadline(deadline)
+            .diff_slices(&at, &bt);
+        // Changes by index, so the tokens keep borrowing the texts (not the diff).
+        for op in words.ops() {
+            let (tag, o, n) = op.as_tag_tuple();
+            if tag == DiffTag::Equal {
+                out.extend(at[o].iter().map(|&t| (ChangeTag::Equal, t)));
+            } else {
+                out.extend(at[o].iter().map(|&t| (ChangeTag::Delete, t)));
+                out.extend(bt[n].iter().map(|&t| (ChangeTag::Insert, t)));
+            }
+        }
+    };
+    for op in lines.ops() {
+        let (o, n) = (op.old_range(), op.new_range());
+        if let similar::DiffOp::Equal { .. } = op {
+            flush(&mut region, &mut out);
+            for (i, j) in o.zip(n) {
+                if ll[i] == rl[j] {
+                    out.extend(tokenize(ll[i]).into_iter().map(|t| (ChangeTag::Equal, t)));
+                } else {
+                    // The same words, spaced differently: diffed on their own.
+                    flush(&mut Some((i, i + 1, j, j + 1)), &mut out);
+                }
+            }
+        } else {
+            region = Some(match region {
+                Some((o0, _, n0, _)) => (o0, o.end, n0, n.end),
+                None => (o.start, o.end, n.start, n.end),
+            });
+        }
+    }
+    flush(&mut region, &mut out);
+    (out, Instant::now() >= deadline)
+}
+
+/// Diffs two texts (already truncated) into aligned blocks.
+pub fn build(left: &str, right: &str, timeout: Duration) -> DiffModel {
+    let left = left.replace("\r\n", "\n");
+    let right = right.replace("\r\n", "\n");
+    let (changes, approximate) = changes(&left, &right, timeout);
+    let mut model = DiffModel {
+        approximate,
+        ..Default::default()
+    };
+    let (mut l, mut r) = (Side::default(), Side::default());
+    let mut changed = false;
+    let close = |l: &mut Side, r: &mut Side, changed: &mut bool, blocks: &mut Vec<Block>| {
+        if !l.lines.is_empty() || !r.lines.is_empty() {
+            blocks.push(Block {
+                left: std::mem::take(&mut l.lines),
+                right: std::mem::take(&mut r.lines),
+                changed: *changed,
+            });
+        }
+        *changed = false;
+    };
+    for (tag, tok) in changes {
+        match tag {
+            ChangeTag::Equal if tok == "\n" => {
+                // A newline both texts share: both sides start a line here, in step.
+                l.newline();
+                r.newline();
+                close(&mut l, &mut r, &mut changed, &mut model.blocks);
+            }
+            ChangeTag::Equal => {
+                l.push(tok, false);
+                r.push(tok, false);
+            }
+            tag => {
+                let left = tag == ChangeTag::Delete;
+                let side = if left { &mut l } else { &mut r };
+                if tok == "\n" {
+                    side.newline();
+                    // Whole lines only on one side: if the other side is at a line
+                    // start too, the two are back in step.
+                    if !l.open && !r.open {
+                        close(&mut l, &mut r, &mut changed, &mut model.blocks);
+                    }
+                } else if is_space(tok) {
+                    side.push(tok, false);
+                } else {
+                    side.push(tok, true);
+                    model.changed_words[usize::from(!left)] += 1;
+                    changed = true;
+                }
+            }
+        }
+    }
+    l.finish();
+    r.finish();
+    close(&mut l, &mut r, &mut changed, &mut model.blocks);
+    model.lines = [l.count, r.count];
+    model
+}
+
+/// One side of a drawn row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SideRow {
+    /// The line number, on the first row of a line (continuation rows have none).
+    pub line: Option<usize>,
+    pub segs: Vec<Seg>,
+}
+
+/// A drawn row: each side is a piece of a line, or blank (`None`) where the other side
+/// has more rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub left: Option<SideRow>,
+    pub right: Option<SideRow>,
+    pub changed: bool,
+}
+
+/// The diff laid out for a column width.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Layout {
+    pub rows: Vec<Row>,
+    /// First row of each changed block (for jumping between differences).
+    pub changes: Vec<usize>,
+    /// Columns of the line-number gutter (number and a space).
+    pub gutter: usize,
+    /// Columns of text per side.
+    pub text_width: usize,
+    /// The column width this layout was made for.
+    pub column: usize,
+}
+
+/// Digits needed for the largest line number.
+fn digits(n: usize) -> usize {
+    n.max(1).ilog10() as usize + 1
+}
+
+/// Lays the model out in rows for columns of `column` display cells each (gutter
+/// included).
+pub fn layout(model: &DiffModel, column: usize) -> Layout {
+    let gutter = digits(model.lines[0].max(model.lines[1])) + 1;
+    // Drop the gutter rather than the text when columns are very narrow.
+    let gutter = if column >= gutter + 12 { gutter } else { 0 };
+    let text_width = column.saturating_sub(gutter).max(wrap::MIN_WIDTH);
+    let mut out = Layout {
+        gutter,
+        text_width,
+        column,
+        ..Default::default()
+    };
+    let (mut ln, mut rn) = (0usize, 0usize);
+    let side_rows = |lines: &Lines, n: &mut usize| -> Vec<SideRow> {
+        let mut rows = Vec::new();
+        for line in lines {
+            *n += 1;
+            for (i, segs) in wrap::wrap(line, text_width).into_iter().enumerate() {
+                rows.push(SideRow {
+                    line: (i == 0).then_some(*n),
+                    segs,
+                });
+            }
+        }
+        rows
+    };
+    for block in &model.blocks {
+        let left = side_rows(&block.left, &mut ln);
+        let right = side_rows(&block.right, &mut rn);
+        if block.changed {
+            out.changes.push(out.rows.len());
+        }
+        let n = left.len().max(right.len());
+        let mut left = left.into_iter();
+        let mut right = right.into_iter();
+        for _ in 0..n {
+            out.rows.push(Row {
+                left: left.next(),
+                right: right.next(),
+                changed: block.changed,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(row: &Option<SideRow>) -> String {
+        row.as_ref()
+            .map(|r| r.segs.iter().map(|s| s.text.as_str()).collect())
+            .unwrap_or_else(|| "<blank>".into())
+    }
+
+    fn changed(row: &Option<SideRow>) -> Vec<String> {
+        row.as_ref()
+            .map(|r| {
+                r.segs
+                    .iter()
+                    .filter(|s| s.changed)
+                    .map(|s| s.text.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    const T: Duration = Duration::from_secs(5);
+
+    #[test]
+    fn tokens_split_words_spaces_newlines_and_marks() {
+        assert_eq!(
+            tokenize("a  b,\n\nc"),
+            ["a", "  ", "b", ",", "\n", "\n", "c"]
+        );
+        assert_eq!(tokenize("héllo wörld"), ["héllo", " ", "wörld"]);
+        assert_eq!(tokenize("").len(), 0);
+    }
+
+    #[test]
+    fn equal_lines_share_rows_and_inserted_lines_get_blanks() {
+        let a = "one\ntwo\nthree\nfour\n";
+        let b = "one\ntwo\nNEW LINE\nthree\nfour\n";
+        let m = build(a, b, T);
+        assert_eq!(m.lines, [4, 5]);
+        let lay = layout(&m, 40);
+        let rows: Vec<(String, String)> = lay
+            .rows
+            .iter()
+            .map(|r| (text(&r.left), text(&r.right)))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("one".into(), "one".into()),
+                ("two".into(), "two".into()),
+                ("<blank>".into(), "NEW LINE".into()),
+                ("three".into(), "three".into()),
+                ("four".into(), "four".into()),
+            ]
+        );
+        assert_eq!(lay.changes, [2]);
+        assert_eq!(changed(&lay.rows[2].right), ["NEW LINE"]);
+        // Line numbers count each side's own lines.
+        assert_eq!(lay.rows[3].left.as_ref().unwrap().line, Some(3));
+        assert_eq!(lay.rows[3].right.as_ref().unwrap().line, Some(4));
+    }
+
+    #[test]
+    fn changed_words_are_highlighted_on_their_side_only() {
+        let m = build("the quick brown fox\n", "the slow brown fox\n", T);
+        let lay = layout(&m, 40);
+        assert_eq!(lay.rows.len(), 1);
+        assert_eq!(changed(&lay.rows[0].left), ["quick"]);
+        assert_eq!(changed(&lay.rows[0].right), ["slow"]);
+        assert_eq!(m.changed_words, [1, 1]);
+        // Adjacent changed words read as one passage.
+        let m = build("a b c d\n", "a x y d\n", T);
+        assert_eq!(changed(&layout(&m, 40).rows[0].right), ["x y"]);
+    }
+
+    #[test]
+    fn reflowed_text_is_not_a_change_and_resyncs() {
+        let a = "Permission is hereby granted, free of charge, to any person\nobtaining a copy.\n\nTHE END\n";
+        let b = "Permission is hereby granted,\nfree of charge, to any person obtaining a copy.\n\nTHE END\n";
+        let m = build(a, b, T);
+        assert_eq!(m.changed_words, [0, 0]);
+        let lay = layout(&m, 80);
+        assert!(lay.changes.is_empty());
+        // The paragraph is one block of 2 rows; the shared blank line and THE END
+        // are back in step.
+        let last = lay.rows.last().unwrap();
+        assert_eq!(
+            (text(&last.left), text(&last.right)),
+            ("THE END".into(), "THE END".into())
+        );
+        assert_eq!(lay.rows.len(), 4);
+    }
+
+    #[test]
+    fn blank_lines_do_not_split_a_paragraph_from_its_counterpart() {
+        // B breaks one paragraph in two; matching the blank lines would pair the wrong
+        // halves and report every word of the second half as changed.
+        let a =
+            "Title\n\n3. Grant. Subject to the terms.\n\n4. Redistribution. You may copy.\n\nEnd\n";
+        let b = "Title\n\n3. Grant.\n\nSubject to the terms.\n\n4. Redistribution.\n\nYou may copy.\n\nEnd\n";
+        let m = build(a, b, T);
+        assert_eq!(m.changed_words, [0, 0]);
+        let lay = layout(&m, 80);
+        let last = lay.rows.last().unwrap();
+        assert_eq!(
+            (text(&last.left), text(&last.right)),
+            ("End".into(), "End".into())
+        );
+    }
+
+    #[test]
+    fn reindented_lines_still_anchor() {
+        let a = "alpha one\nbeta two\ngamma three\n";
+        let b = "    alpha one\n    beta two\nNEW\n    gamma three\n";
+        let m = build(a, b, T);
+        assert_eq!(m.changed_words, [0, 1]);
+        let lay = layout(&m, 40);
+        let rows: Vec<(String, String)> = lay
+            .rows
+            .iter()
+            .map(|r| (text(&r.left), text(&r.right)))
+            .collect();
+        assert_eq!(rows[1], ("beta two".into(), "    beta two".into()));
+        assert_eq!(rows[2], ("<blank>".into(), "NEW".into()));
+        assert_eq!(rows[3], ("gamma three".into(), "    gamma three".into()));
+    }
+
+    #[test]
+    fn wrapped_lines_pad_the_shorter_side() {
+        let long = "word ".repeat(20);
+        let a = format!("{long}\nend\n");
+        let b = "short\nend\n";
+        let lay = layout(&build(&a, b, T), 24);
+        let end = lay
+            .rows
+            .iter()
+            .position(|r| text(&r.left) == "end")
+            .unwrap();
+        assert_eq!(text(&lay.rows[end].right), "end");
+        assert!(end > 1);
+        assert!(lay.rows[1..end].iter().all(|r| r.right.is_none()));
+        for r in &lay.rows {
+            for side in [&r.left, &r.right].into_iter().flatten() {
+                assert!(wrap::row_width(&side.segs) <= lay.text_width);
+            }
+        }
+    }
+
+    #[test]
+    fn missing_final_newline_and_crlf_and_tabs() {
+        let m = build("a\r\nb", "a\nb\n", T);
+        let lay = layout(&m, 20);
+        assert_eq!(lay.rows.len(), 2);
+        assert!(lay.changes.is_empty());
+        let m = build("x\ty\n", "x\ty\n", T);
+        assert_eq!(text(&layout(&m, 20).rows[0].left), "x   y");
+    }
+
+    #[test]
+    fn truncation_prefers_line_ends() {
+        let s = "abc\n".repeat(100);
+        let (t, cut) = truncate(&s, 201);
+        assert!(cut);
+        assert!(t.ends_with('\n'));
+        assert!(t.len() <= 201);
+        let (t, cut) = truncate("日本語", 4);
+        assert_eq!((t, cut), ("日", true));
+        assert_eq!(truncate("abc", 10), ("abc", false));
+    }
+}

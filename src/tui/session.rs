@@ -1,0 +1,667 @@
+//! What is explored and what the engine made of it: the corpus, the newest index, the
+//! pairs on screen and the parameters wanted for the next ones (k, b, r, the method), the
+//! exact all-pairs similarity and real recall, and the progress of the work under way.
+//!
+//! Every view reads it; only its own methods change it, each queueing the jobs it needs
+//! (re-band, re-index, hash more functions) and applying their results (`done`).
+
+use super::jobs::Jobs;
+use super::log::Logger;
+use super::progress::Board;
+use super::recall::{self, AllPairs, FoundGroups, Recall};
+use super::widgets::fmt;
+use super::worker::{Kind, Output, StoreJob, Work};
+use simtui_engine::found::Found;
+use simtui_engine::index::{Index, Params};
+use simtui_engine::progress::Stage;
+use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
+use simtui_engine::simhash::fingerprints::Fingerprints;
+use simtui_engine::source::{Corpus, WalkOptions};
+use simtui_engine::text::Unit;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Limits of the tuning keys.
+pub const MAX_BANDS: usize = 1024;
+pub const MAX_ROWS: usize = 64;
+pub const MAX_K: usize = 64;
+/// b·r above this needs as many hash functions per content: refuse, unless started so.
+pub const MAX_PERMS: usize = 2048;
+/// Signatures grow by at least this many functions at a time (fewer rehashes while
+/// someone holds a key down).
+const PERM_STEP: usize = 32;
+/// The k a unit starts at when `u` first switches to it. Five words and nine characters
+/// are the usual choices (Leskovec, Rajaraman and Ullman, *Mining of Massive Datasets*,
+/// 3.2.3): both make shingles rare enough that sharing one means sharing text. Keeping the
+/// word k for characters would match nearly everything (5 characters are under one word).
+pub const WORD_K: usize = 5;
+pub const CHAR_K: usize = 9;
+
+/// SimHash in the explorer: 64-bit fingerprints with idf weights (the headless default),
+/// candidates at most `max_distance` bits apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimHashSetting {
+    pub hasher: SimHasher,
+    pub max_distance: u32,
+}
+
+impl SimHashSetting {
+    pub fn new(seed: u64) -> SimHashSetting {
+        let (bits, weight) = (64, Weight::Idf);
+        SimHashSetting {
+            hasher: SimHasher::new(bits, seed, weight),
+            max_distance: default_max_distance(bits, weight),
+        }
+    }
+}
+
+/// SimHash results: the setting and the fingerprints the candidates came from.
+pub type SimHashUsed = (SimHashSetting, Arc<Fingerprints>);
+
+/// The pairs of one banding, with the index they refer to.
+pub struct Results {
+    pub index: Arc<Index>,
+    /// Candidates from SimHash instead of LSH banding.
+    pub simhash: Option<SimHashUsed>,
+    pub found: Arc<Found>,
+    pub groups: Arc<FoundGroups>,
+    pub bands: usize,
+    pub rows: usize,
+    /// Generation of the index (bumped by each build; extending keeps it).
+    pub generation: u64,
+    /// Id of the band job (recall results are matched to it).
+    pub id: u64,
+}
+
+/// The exact all-pairs similarity, when the corpus is small enough.
+pub enum AllState {
+    Computing {
+        generation: u64,
+        done: u64,
+        total: u64,
+    },
+    Ready {
+        generation: u64,
+        all: Arc<AllPairs>,
+    },
+    Unavailable(String),
+}
+
+/// Counts of jobs started, so tests can tell re-banding from re-hashing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Jobs that compute MinHash signatures (builds and extensions).
+    pub sketch_jobs: usize,
+    pub band_jobs: usize,
+    pub index_jobs: usize,
+}
+
+/// New pairs replaced those on screen (`old`, none the first time).
+pub struct Replaced {
+    pub old: Option<Results>,
+}
+
+pub struct Session {
+    /// What is being explored ("the demo corpus", or the paths).
+    label: String,
+    roots: Vec<PathBuf>,
+    walk: WalkOptions,
+    /// The saved index the first load opens, if any.
+    store: Option<StoreJob>,
+    /// The wanted parameters (k, text options) and banding.
+    params: Params,
+    /// The k of the unit not in use, taken back when `u` switches to it (so switching
+    /// there and back returns to the same k).
+    other_k: usize,
+    bands: usize,
+    rows: usize,
+    max_perms: usize,
+    corpus: Option<Arc<Corpus>>,
+    /// The newest index, which banding uses.
+    index: Option<Arc<Index>>,
+    generation: u64,
+    /// The pairs on screen.
+    results: Option<Results>,
+    /// The index a running band job works on, its generation and method.
+    banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
+    /// Bands and verified pairs remembered between band jobs (b and r keys).
+    rebander: Arc<Mutex<simtui_engine::minhash::reband::Rebander>>,
+    /// SimHash wanted instead of LSH (`m` switches).
+    simhash: Option<SimHashSetting>,
+    /// Fingerprints of the index of a generation, for SimHash.
+    fingerprints: Option<(u64, Arc<Fingerprints>)>,
+    /// The generation a running fingerprint job is for.
+    fingerprinting: u64,
+    /// Hash functions being computed, and for which generation.
+    extending_to: Option<usize>,
+    extend_generation: u64,
+    all: Option<AllState>,
+    /// Recall of the results (by band job id).
+    recall: Option<(u64, Recall)>,
+    /// The band job id a running recall job is for.
+    recall_for: u64,
+    progress: Board,
+    counters: Counters,
+    /// The clock (set by the event loop): progress and the views read it, so that
+    /// rendering stays a pure function.
+    now: Instant,
+    log: Logger,
+}
+
+impl Session {
+    pub fn new(
+        roots: Vec<PathBuf>,
+        walk: WalkOptions,
+        params: Params,
+        bands: usize,
+        rows: usize,
+        log: Logger,
+    ) -> Session {
+        let now = Instant::now();
+        let label = if roots.is_empty() {
+            format!(
+                "demo corpus ({} generated documents)",
+                super::worker::DEMO_DOCS
+            )
+        } else {
+            roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let bands = bands.max(1);
+        let rows = rows.max(1);
+        let mut params = params;
+        params.num_perm = params.num_perm.max(bands * rows);
+        Session {
+            label,
+            roots,
+            walk,
+            store: None,
+            max_perms: MAX_PERMS.max(bands * rows),
+            other_k: match params.text.unit {
+                Unit::Word => CHAR_K,
+                Unit::Char => WORD_K,
+            },
+            params,
+            bands,
+            rows,
+            corpus: None,
+            index: None,
+            generation: 0,
+            results: None,
+            banding: None,
+            rebander: Default::default(),
+            simhash: None,
+            fingerprints: None,
+            fingerprinting: 0,
+            extending_to: None,
+            extend_generation: 0,
+            all: None,
+            recall: None,
+            recall_for: 0,
+            progress: Board::new(now),
+            counters: Counters::default(),
+            now,
+            log,
+        }
+    }
+
+    // ---------------------------------------------------------------------------------
+    // What the views read
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    pub fn is_demo(&self) -> bool {
+        self.roots.is_empty()
+    }
+
+    pub fn store(&self) -> Option<&StoreJob> {
+        self.store.as_ref()
+    }
+
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// The wanted parameters (the results may be for others: [`Session::stale`]).
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The wanted banding (b, r).
+    pub fn banding(&self) -> (usize, usize) {
+        (self.bands, self.rows)
+    }
+
+    /// SimHash wanted instead of LSH banding.
+    pub fn simhash(&self) -> Option<&SimHashSetting> {
+        self.simhash.as_ref()
+    }
+
+    pub fn index(&self) -> Option<&Arc<Index>> {
+        self.index.as_ref()
+    }
+
+    pub fn results(&self) -> Option<&Results> {
+        self.results.as_ref()
+    }
+
+    pub fn all(&self) -> Option<&AllState> {
+        self.all.as_ref()
+    }
+
+    pub fn progress(&self) -> &Board {
+        &self.progress
+    }
+
+    #[cfg(test)]
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    /// The results are for other parameters than the wanted ones: anything that changes
+    /// the shingles (k, and the text options: unit, case, stop words).
+    pub fn stale(&self) -> bool {
+        self.results.as_ref().is_some_and(|r| {
+            r.index.params.k != self.params.k || r.index.params.text != self.params.text
+        })
+    }
+
+    /// What a re-index is for, as the STALE marker and the progress line say it:
+    /// "k=9 char".
+    pub fn shingling(&self) -> String {
+        format!("k={} {}", self.params.k, self.params.text.unit.name())
+    }
+
+    pub fn rebanding(&self) -> bool {
+        self.results.as_ref().is_some_and(|r| {
+            let method = r.simhash.as_ref().map(|s| s.0);
+            method != self.simhash
+                || (method.is_none() && (r.bands, r.rows) != (self.bands, self.rows))
+        })
+    }
+
+    /// Real recall at similarity `s`: (found, total), when known for the results on
+    /// screen.
+    pub fn real_recall(&self, s: f64) -> Option<(usize, usize)> {
+        let r = self.results.as_ref()?;
+        let (id, rec) = self.recall.as_ref()?;
+        let Some(AllState::Ready { generation, all }) = &self.all else {
+            return None;
+        };
+        (*id == r.id && *generation == r.generation).then(|| rec.at(all, s))
+    }
+
+    /// One line about background work after the first load (for the title bar), if any.
+    pub fn summary(&self, jobs: &Jobs) -> Option<String> {
+        let pct = |stage: Stage| {
+            let s = self.progress.get(stage);
+            (s.done * 100).checked_div(s.total).unwrap_or(0).min(100)
+        };
+        // The first stage of the job not finished yet (read and shingle alternate by
+        // chunk, so "the latest started" would flicker between them).
+        let active = |stages: &[Stage]| {
+            stages
+                .iter()
+                .copied()
+                .find(|&s| !self.progress.get(s).finished())
+                .unwrap_or(stages[stages.len() - 1])
+        };
+        if jobs.running(Kind::Index) && self.results.is_some() {
+            let s = active(&[Stage::Read, Stage::Shingle, Stage::Sketch]);
+            return Some(format!(
+                "re-indexing {}: {} {}%",
+                self.shingling(),
+                s.name(),
+                pct(s)
+            ));
+        }
+        if jobs.running(Kind::Extend) {
+            return Some(format!(
+                "hashing up to {} functions: {}%",
+                self.extending_to.unwrap_or(0),
+                pct(Stage::Sketch)
+            ));
+        }
+        if jobs.running(Kind::Band) && self.results.is_some() {
+            let s = active(&[Stage::Band, Stage::Verify]);
+            return Some(format!("re-banding: {} {}%", s.name(), pct(s)));
+        }
+        None
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Changes
+
+    pub fn set_log(&mut self, log: Logger) {
+        self.log = log;
+    }
+
+    pub fn set_now(&mut self, now: Instant) {
+        self.now = now;
+    }
+
+    pub fn set_store(&mut self, store: Option<StoreJob>) {
+        self.store = store;
+    }
+
+    /// Queues the first job: walk (or generate) and index.
+    pub fn start(&mut self, jobs: &mut Jobs) {
+        self.progress = Board::new(self.now);
+        self.progress.walking = Some(self.now);
+        self.progress.reset(&Stage::ALL, self.now);
+        self.counters.index_jobs += 1;
+        self.counters.sketch_jobs += 1;
+        jobs.spawn(Work::Load {
+            roots: self.roots.clone(),
+            walk: self.walk.clone(),
+            params: self.params.clone(),
+            store: self.store.clone(),
+        });
+    }
+
+    /// Re-bands with b bands of r rows, or says why not (a limit).
+    pub fn set_banding(
+        &mut self,
+        bands: usize,
+        rows: usize,
+        jobs: &mut Jobs,
+    ) -> Result<(), String> {
+        if bands < 1 || rows < 1 {
+            return Err("b and r are at least 1".into());
+        }
+        if bands > MAX_BANDS || rows > MAX_ROWS || bands * rows > self.max_perms {
+            return Err(format!(
+                "limit: b ≤ {MAX_BANDS}, r ≤ {MAX_ROWS}, b·r ≤ {}",
+                self.max_perms
+            ));
+        }
+        self.bands = bands;
+        self.rows = rows;
+        self.log
+            .write(&format!("re-band requested: bands={bands} rows={rows}"));
+        self.request_band(jobs);
+        Ok(())
+    }
+
+    /// Re-indexes with shingles of k tokens, or says why not (a limit).
+    pub fn set_k(&mut self, k: usize, jobs: &mut Jobs) -> Result<(), String> {
+        if !(1..=MAX_K).contains(&k) {
+            return Err(format!("k is between 1 and {MAX_K}"));
+        }
+        self.reindex(k, self.params.text.unit, jobs);
+        Ok(())
+    }
+
+    /// `u`: word ↔ character shingles, each with its own k. What to tell the user, once
+    /// the re-index is under way.
+    pub fn toggle_unit(&mut self, jobs: &mut Jobs) -> Option<String> {
+        let unit = match self.params.text.unit {
+            Unit::Word => Unit::Char,
+            Unit::Char => Unit::Word,
+        };
+        let k = self.other_k;
+        let was = self.params.k;
+        if !self.reindex(k, unit, jobs) {
+            return None;
+        }
+        self.other_k = was;
+        Some(format!("{} shingles, k={k}", unit.name()))
+    }
+
+    /// `m`: MinHash LSH ↔ SimHash. What to tell the user.
+    pub fn switch_method(&mut self, jobs: &mut Jobs) -> String {
+        self.simhash = match self.simhash {
+            Some(_) => None,
+            None => Some(SimHashSetting::new(self.params.seed)),
+        };
+        let status = match &self.simhash {
+            Some(s) => format!(
+                "SimHash: {} bits, {} weights, candidates ≤ {} bits apart",
+                s.hasher.bits(),
+                s.hasher.weight().name(),
+                s.max_distance
+            ),
+            None => format!("MinHash LSH: b={} r={}", self.bands, self.rows),
+        };
+        self.request_band(jobs);
+        status
+    }
+
+    /// Re-indexes the corpus with new shingles in the background. False before the first
+    /// load has finished (there is no corpus to re-index yet).
+    fn reindex(&mut self, k: usize, unit: Unit, jobs: &mut Jobs) -> bool {
+        let Some(corpus) = self.corpus.clone() else {
+            return false;
+        };
+        self.params.k = k;
+        self.params.text.unit = unit;
+        self.log
+            .write(&format!("re-index requested: k={k} unit={}", unit.name()));
+        self.params.num_perm = (self.bands * self.rows)
+            .max(self.index.as_ref().map_or(0, |i| i.num_perm()))
+            .next_multiple_of(PERM_STEP);
+        // The old results stay on screen (marked stale) until the new index is banded.
+        jobs.cancel(Kind::Extend);
+        self.extending_to = None;
+        jobs.cancel(Kind::AllPairs);
+        self.progress.reset(&Stage::ALL, self.now);
+        self.counters.index_jobs += 1;
+        self.counters.sketch_jobs += 1;
+        jobs.spawn(Work::Reindex {
+            corpus,
+            params: self.params.clone(),
+        });
+        true
+    }
+
+    /// Bands the newest index with the wanted (b, r), computing more hash functions
+    /// first if b·r needs them. Banding reuses the stored signatures: nothing is re-hashed.
+    fn request_band(&mut self, jobs: &mut Jobs) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        let need = self.bands * self.rows;
+        if need > index.num_perm() {
+            if self.extending_to.is_some_and(|p| p >= need) {
+                return; // the running extension covers it
+            }
+            let perms = need.next_multiple_of(PERM_STEP);
+            self.log.write(&format!(
+                "computing more hash functions: {} -> {perms}",
+                index.num_perm()
+            ));
+            self.extending_to = Some(perms);
+            self.extend_generation = self.generation;
+            jobs.cancel(Kind::Band);
+            self.banding = None;
+            self.progress.reset(&[Stage::Sketch], self.now);
+            self.counters.sketch_jobs += 1;
+            jobs.spawn(Work::Extend { index, perms });
+            return;
+        }
+        let simhash = match self.simhash {
+            None => None,
+            Some(setting) => match &self.fingerprints {
+                Some((generation, fps))
+                    if *generation == self.generation && *fps.hasher() == setting.hasher =>
+                {
+                    Some((setting, fps.clone()))
+                }
+                _ => {
+                    // Fingerprints first (the texts are read again), then the search.
+                    jobs.cancel(Kind::Band);
+                    self.banding = None;
+                    self.progress.reset(&[Stage::Sketch], self.now);
+                    self.fingerprints = None;
+                    self.fingerprinting = self.generation;
+                    jobs.spawn(Work::Fingerprints {
+                        index,
+                        hasher: setting.hasher,
+                    });
+                    return;
+                }
+            },
+        };
+        self.progress.reset(&[Stage::Band, Stage::Verify], self.now);
+        self.banding = Some((index.clone(), self.generation, simhash.clone()));
+        self.counters.band_jobs += 1;
+        jobs.spawn(Work::Band {
+            index,
+            rebander: self.rebander.clone(),
+            bands: self.bands,
+            rows: self.rows,
+            simhash: simhash.map(|(s, fps)| (fps, s.max_distance)),
+        });
+    }
+
+    /// Measures real recall for the results on screen, when all pairs are known and it
+    /// has not been measured yet.
+    pub fn start_recall(&mut self, jobs: &mut Jobs) {
+        let (Some(r), Some(AllState::Ready { generation, all })) = (&self.results, &self.all)
+        else {
+            return;
+        };
+        if r.generation != *generation || self.recall.as_ref().is_some_and(|(id, _)| *id == r.id) {
+            return;
+        }
+        let work = Work::Recall {
+            all: all.clone(),
+            found: r.groups.clone(),
+        };
+        self.recall_for = r.id;
+        jobs.spawn(work);
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Workers' messages
+
+    /// A progress report of an engine job.
+    pub fn report(&mut self, kind: Kind, stage: Stage, done: u64, total: u64) {
+        match kind {
+            Kind::AllPairs => {
+                if let Some(AllState::Computing {
+                    done: d, total: t, ..
+                }) = &mut self.all
+                {
+                    *d = done;
+                    *t = total;
+                }
+            }
+            Kind::Index | Kind::Extend | Kind::Fingerprints | Kind::Band => {
+                self.progress.update(stage, done, total, self.now)
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies an engine job's result. `Some` when new pairs replaced those on screen:
+    /// the views showing them are to refresh, and then [`Session::start_recall`].
+    pub fn done(&mut self, id: u64, out: Output, jobs: &mut Jobs) -> Option<Replaced> {
+        match out {
+            Output::Indexed { index, corpus, .. } => {
+                if std::env::var("SIMTUI_DEBUG_PANIC").is_ok_and(|v| v == "ui") {
+                    panic!("SIMTUI_DEBUG_PANIC=ui: a deliberate panic to test the crash path");
+                }
+                if let Some(c) = corpus {
+                    self.corpus = Some(c);
+                }
+                self.generation += 1;
+                let index = Arc::new(index);
+                self.index = Some(index.clone());
+                self.extending_to = None;
+                self.all = None;
+                self.recall = None;
+                if index.docs.len() <= recall::MAX_DOCS {
+                    self.all = Some(AllState::Computing {
+                        generation: self.generation,
+                        done: 0,
+                        total: 0,
+                    });
+                    jobs.spawn(Work::AllPairs { index });
+                } else {
+                    self.all = Some(AllState::Unavailable(format!(
+                        "over {} documents",
+                        fmt::count(recall::MAX_DOCS as u64)
+                    )));
+                }
+                self.request_band(jobs);
+            }
+            // Fingerprints of an older index are of no use.
+            Output::Fingerprinted(fps) if self.fingerprinting == self.generation => {
+                self.fingerprints = Some((self.generation, Arc::new(fps)));
+                self.request_band(jobs);
+            }
+            Output::Extended(index) => {
+                self.extending_to = None;
+                if self.extend_generation == self.generation {
+                    self.index = Some(Arc::new(index));
+                    self.request_band(jobs);
+                }
+            }
+            Output::Banded {
+                bands,
+                rows,
+                found,
+                groups,
+            } => {
+                let (index, generation, simhash) = self.banding.take()?;
+                let old = self.results.replace(Results {
+                    index,
+                    simhash,
+                    found: Arc::new(found),
+                    groups: Arc::new(groups),
+                    bands,
+                    rows,
+                    generation,
+                    id,
+                });
+                return Some(Replaced { old });
+            }
+            Output::AllPairs(res) => {
+                let generation = match &self.all {
+                    Some(AllState::Computing { generation, .. }) => *generation,
+                    _ => return None,
+                };
+                self.all = Some(match res {
+                    Ok(all) => AllState::Ready {
+                        generation,
+                        all: Arc::new(all),
+                    },
+                    Err(why) => AllState::Unavailable(why),
+                });
+                self.start_recall(jobs);
+            }
+            Output::Recall(rec) => self.recall = Some((self.recall_for, rec)),
+            _ => {}
+        }
+        None
+    }
+
+    // ---------------------------------------------------------------------------------
+    // For the tests: states that are slow or awkward to reach through jobs.
+
+    #[cfg(test)]
+    pub fn params_mut(&mut self) -> &mut Params {
+        &mut self.params
+    }
+
+    #[cfg(test)]
+    pub fn set_all(&mut self, all: Option<AllState>) {
+        self.all = all;
+    }
+
+    #[cfg(test)]
+    pub fn progress_mut(&mut self) -> &mut Board {
+        &mut self.progress
+    }
+}

@@ -1,0 +1,222 @@
+//! Loading: JSON Lines records, saved indexes (opened after the first frame), and
+//! more hash functions sharing the shingles.
+
+use super::*;
+use crate::tui::app::App;
+use crate::tui::keys::Action;
+use crate::tui::widgets::theme::Theme;
+use crate::tui::worker::{self, JobError, Work};
+use simtui_engine::index::Params;
+use simtui_engine::source::WalkOptions;
+use simtui_gen::{GenOptions, generate};
+use std::sync::Arc;
+
+#[test]
+fn diff_view_shows_records_of_a_json_lines_file_by_id() {
+    // The generated corpus as JSON Lines: half plain, half gzip-compressed.
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate(&GenOptions {
+        docs: 40,
+        seed: 7,
+        words: 120,
+        dup_fraction: 0.4,
+        ..Default::default()
+    });
+    let c = dir.path().join("c");
+    std::fs::create_dir_all(&c).unwrap();
+    let lines: Vec<String> = g
+        .docs
+        .iter()
+        .map(|d| serde_json::json!({"id": d.id, "text": d.text}).to_string() + "\n")
+        .collect();
+    std::fs::write(c.join("a.jsonl"), lines[..20].concat()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, lines[20..].concat().as_bytes()).unwrap();
+    std::fs::write(c.join("b.jsonl.gz"), gz.finish().unwrap()).unwrap();
+    let walk = WalkOptions {
+        input: simtui_engine::source::InputOptions {
+            id_field: Some("id".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut app = App::new(
+        vec![c],
+        walk,
+        Params::default(),
+        16,
+        8,
+        Theme::mono(),
+        (120, 30),
+    );
+    app.start();
+    pump(&mut app);
+    assert!(
+        !app.list().visible().is_empty(),
+        "the records have near-duplicates"
+    );
+    app.update(Action::Open);
+    pump(&mut app);
+    let s = screen(&app);
+    let (a, b) = ids(&app, 0);
+    assert!(g.docs.iter().any(|d| d.id == a), "{a} is a record's own id");
+    assert!(s.contains(&format!("A {a}")), "{s}");
+    assert!(s.contains(&format!("B {b}")), "{s}");
+    let text_a = &g.docs.iter().find(|d| d.id == a).unwrap().text;
+    let first_words: String = text_a
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(s.contains(&first_words), "{first_words:?} in {s}");
+}
+
+#[test]
+fn the_first_load_opens_and_creates_a_saved_index() {
+    use simtui_engine::progress::Silent;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("c");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "one two three four five six seven").unwrap();
+    std::fs::write(root.join("b.txt"), "one two three four five six eight").unwrap();
+    let file = dir.path().join("c.idx");
+    let load = || worker::Work::Load {
+        roots: vec![root.clone()],
+        walk: Default::default(),
+        params: Default::default(),
+        store: Some(worker::StoreJob { file: file.clone() }),
+    };
+    let docs = |out: Result<worker::Output, JobError>| match out {
+        Ok(worker::Output::Indexed { index, corpus, .. }) => {
+            assert!(corpus.is_some());
+            index.docs.len()
+        }
+        _ => panic!("not indexed"),
+    };
+    assert_eq!(docs(worker::execute(load(), &Silent)), 2);
+    assert!(file.is_file());
+    simtui_engine::store::load(&file).unwrap();
+    assert_eq!(docs(worker::execute(load(), &Silent)), 2);
+}
+
+#[test]
+fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
+    use simtui_engine::progress::Silent;
+    let dir = corpus_dir();
+    let root = dir.path().join("c");
+    let file = dir.path().join("c.idx");
+    // A saved index, written by a first load.
+    let mut app = new_app(dir.path(), (100, 30));
+    app.set_store(
+        crate::tui::event_loop::store_job(Some(&file), std::slice::from_ref(&root)).unwrap(),
+    );
+    app.start();
+    pump(&mut app);
+    assert!(app.session().results().is_some() && file.is_file());
+    // Its body damaged (the checksum no longer matches): only decoding notices. What runs
+    // before the terminal is entered only checks the header, and decodes nothing.
+    let good = std::fs::read(&file).unwrap();
+    let mut bad = good.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x10;
+    std::fs::write(&file, &bad).unwrap();
+    // (A StoreJob holds only the file's path: nothing decoded comes with it.)
+    let job = crate::tui::event_loop::store_job(Some(&file), std::slice::from_ref(&root))
+        .expect("the header is fine: decoding is the worker's")
+        .unwrap();
+    // The loading view is drawn and says what it waits for.
+    let mut app = new_app(dir.path(), (100, 30));
+    app.set_store(Some(job));
+    app.start();
+    assert!(screen(&app).contains("walking the folders"));
+    let now = app.session().now();
+    app.session_mut()
+        .progress_mut()
+        .update(simtui_engine::progress::Stage::Read, 0, 60, now);
+    let s = screen(&app);
+    assert!(s.contains("opening the saved index"), "{s}");
+    // Then the worker finds the damage: a usage error, as it was up front.
+    pump(&mut app);
+    let e = app.fatal().cloned().expect("fatal").message;
+    assert!(e.contains("checksum"), "{e}");
+    assert!(app.fatal().unwrap().usage);
+    // What the header shows is still refused before the terminal (exit code 2).
+    for (bytes, why) in [
+        (&b"hello, not an index at all"[..], "not a simtui index"),
+        (&good[..50], "truncated"),
+    ] {
+        std::fs::write(&file, bytes).unwrap();
+        let e = crate::tui::event_loop::store_job(Some(&file), std::slice::from_ref(&root))
+            .err()
+            .expect("refused");
+        assert!(
+            e.downcast_ref::<crate::output::error::UsageError>()
+                .is_some(),
+            "{e}"
+        );
+        assert!(e.to_string().contains(why), "{e}");
+    }
+    assert!(
+        crate::tui::event_loop::store_job(Some(&file), &[]).is_err(),
+        "--index needs PATH"
+    );
+    // A good file opens through the worker as before.
+    std::fs::write(&file, &good).unwrap();
+    let job = crate::tui::event_loop::store_job(Some(&file), std::slice::from_ref(&root)).unwrap();
+    let out = worker::execute(
+        worker::Work::Load {
+            roots: vec![root.clone()],
+            walk: Default::default(),
+            params: Default::default(),
+            store: job,
+        },
+        &Silent,
+    );
+    assert!(matches!(out, Ok(worker::Output::Indexed { .. })));
+}
+
+#[test]
+fn more_hash_functions_share_the_shingles_and_equal_ensure_perms() {
+    use simtui_engine::minhash::sketch::SketchKind;
+    use simtui_engine::progress::Silent;
+    let dir = corpus_dir();
+    for sketch in [SketchKind::MinHash, SketchKind::Oph] {
+        let params = Params {
+            sketch,
+            ..Params::default()
+        };
+        let corpus =
+            simtui_engine::source::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default())
+                .unwrap();
+        let index = Arc::new(simtui_engine::index::Index::build(corpus, &params, &Silent).unwrap());
+        let before = index.signatures.data().to_vec();
+        let out = worker::execute(
+            Work::Extend {
+                index: index.clone(),
+                perms: 160,
+            },
+            &Silent,
+        );
+        let Ok(worker::Output::Extended(extended)) = out else {
+            panic!("not extended")
+        };
+        // Bit-identical to extending a copy in place, as the worker used to.
+        let mut copy = (*index).clone();
+        copy.ensure_perms(160, &Silent).unwrap();
+        assert_eq!(extended.num_perm(), 160, "{sketch:?}");
+        assert_eq!(extended.params, copy.params, "{sketch:?}");
+        assert_eq!(
+            extended.signatures.data(),
+            copy.signatures.data(),
+            "{sketch:?}"
+        );
+        // The shingle sets are the original's, not a copy; the original is unchanged.
+        assert!(Arc::ptr_eq(&extended.shingles, &index.shingles));
+        assert_eq!(index.signatures.data(), &before[..]);
+        assert_eq!(index.num_perm(), 128);
+        // Fewer functions than it has: the same index.
+        let same = index.extended(64, &Silent).unwrap();
+        assert_eq!(same.signatures.data(), index.signatures.data());
+        assert_eq!(same.params, index.params);
+    }
+}

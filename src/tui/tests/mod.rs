@@ -1,0 +1,189 @@
+//! Tests of the explorer, without a terminal: actions in, state and screen text out.
+//! Jobs run synchronously on the test thread (the same `worker::execute` the threads
+//! run), so every state is reached as the user reaches it and frames depend on the corpus
+//! alone. Helpers here; the tests by subject in the files below.
+
+mod config;
+mod fuzz;
+mod load;
+mod opened;
+mod render;
+mod screenshots;
+mod state;
+
+use crate::output::keyspec::KeyStroke;
+use crate::tui::app::App;
+use crate::tui::jobs::Cmd;
+use crate::tui::keys::Action;
+use crate::tui::views;
+use crate::tui::views::help::HelpView;
+use crate::tui::widgets::theme::Theme;
+use crate::tui::worker::{self, JobError, Msg, Reporter};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::Color;
+use simtui_engine::index::Params;
+use simtui_engine::source::WalkOptions;
+use simtui_gen::{GenOptions, generate};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+
+/// A small generated corpus with planted near-duplicates, written to a folder.
+pub fn corpus_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate(&GenOptions {
+        docs: 60,
+        seed: 7,
+        words: 120,
+        dup_fraction: 0.4,
+        ..Default::default()
+    });
+    simtui_gen::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
+    dir
+}
+
+pub fn new_app(dir: &Path, size: (u16, u16)) -> App {
+    App::new(
+        vec![dir.join("c")],
+        WalkOptions::default(),
+        Params::default(),
+        16,
+        8,
+        Theme::mono(),
+        size,
+    )
+}
+
+/// Runs every queued job to completion, feeding progress and results back, until the
+/// app queues nothing more.
+pub fn pump(app: &mut App) {
+    for _ in 0..100 {
+        let cmds = app.take_outbox();
+        if cmds.is_empty() {
+            return;
+        }
+        for cmd in cmds {
+            let Cmd::Spawn(job) = cmd else { continue };
+            let (tx, rx) = mpsc::channel();
+            let reporter = Reporter::new(job.id, tx, Arc::new(AtomicBool::new(false)));
+            let out = worker::execute(job.work, &reporter);
+            for m in rx.try_iter() {
+                app.handle(m);
+            }
+            app.handle(match out {
+                Ok(out) => Msg::Done {
+                    id: job.id,
+                    out: Box::new(out),
+                },
+                Err(JobError::Cancelled) => Msg::Cancelled { id: job.id },
+                Err(JobError::Failed(error)) => Msg::Failed {
+                    id: job.id,
+                    error,
+                    usage: false,
+                },
+                Err(JobError::Usage(error)) => Msg::Failed {
+                    id: job.id,
+                    error,
+                    usage: true,
+                },
+            });
+        }
+    }
+    panic!("jobs keep queueing more jobs");
+}
+
+pub fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {
+    let dir = corpus_dir();
+    let mut app = new_app(dir.path(), size);
+    app.start();
+    pump(&mut app);
+    assert!(
+        app.session().results().is_some(),
+        "the first load produces results"
+    );
+    assert!(
+        !app.list().visible().is_empty(),
+        "the corpus has near-duplicates"
+    );
+    (dir, app)
+}
+
+pub fn draw(app: &App) -> Buffer {
+    let mut term = Terminal::new(TestBackend::new(app.size().0, app.size().1)).unwrap();
+    term.draw(|f| app.render(f)).unwrap();
+    term.backend().buffer().clone()
+}
+
+pub fn text(buf: &Buffer) -> String {
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+pub fn screen(app: &App) -> String {
+    text(&draw(app))
+}
+
+/// Closes the help if it is open, as Esc does.
+pub fn close_help(app: &mut App) {
+    if app.top_as::<HelpView>().is_some() {
+        app.update(Action::Back);
+    }
+}
+
+pub fn ids(app: &App, pos: usize) -> (String, String) {
+    let r = app.session().results().unwrap();
+    let p = r.found.pairs[app.list().visible()[pos] as usize];
+    (
+        r.index.docs[p.a as usize].id.clone(),
+        r.index.docs[p.b as usize].id.clone(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// The config file's colours and keys
+
+/// Installs `[explorer.keys]` and `[explorer.colors]` for this test's thread, and puts
+/// the defaults back when dropped (even when the test fails).
+pub struct Installed;
+
+impl Installed {
+    pub fn new(keys: &[(&'static str, &[&str])], colors: &[(&'static str, Color)]) -> Installed {
+        let keys: BTreeMap<&'static str, Vec<KeyStroke>> = keys
+            .iter()
+            .map(|(a, ks)| (*a, ks.iter().map(|k| k.parse().unwrap()).collect()))
+            .collect();
+        crate::tui::keys::install(&keys, views::KEY_TABLES);
+        crate::tui::widgets::theme::install_colors(&colors.iter().copied().collect());
+        Installed
+    }
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        crate::tui::keys::install(&BTreeMap::new(), views::KEY_TABLES);
+        crate::tui::widgets::theme::install_colors(&BTreeMap::new());
+    }
+}
+
+pub fn press(app: &mut App, code: KeyCode) {
+    app.handle(Msg::Input(Event::Key(KeyEvent::new(
+        code,
+        KeyModifiers::NONE,
+    ))));
+}
+
+/// The screen's last line: the footer.
+pub fn footer(app: &App) -> String {
+    screen(app).lines().last().unwrap().to_string()
+}

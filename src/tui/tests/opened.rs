@@ -1,0 +1,431 @@
+//! Tests of the views opened from the list (neighbours, clusters, members, heatmap) and
+//! of exporting: actions in, state, engine truth and screen text out.
+
+use super::{draw, loaded, pump, screen};
+use crate::tui::app::App;
+use crate::tui::keys::{Action, Context};
+use crate::tui::views;
+use crate::tui::views::clusters::ClustersView;
+use crate::tui::views::diff::DiffView;
+use crate::tui::views::export::ExportView;
+use crate::tui::views::heatmap::HeatmapView;
+use crate::tui::views::members::MembersView;
+use crate::tui::views::neighbours::NeighboursView;
+use crate::tui::views::view::{Cursor, View};
+use ratatui::style::Modifier;
+use simtui_engine::analysis::cluster::{Keep, clusters};
+use simtui_engine::found::Pair;
+
+/// e, a file name typed, Enter; then the write job, if one was started, runs.
+fn export_to(app: &mut App, name: &str) {
+    app.update(Action::Export);
+    assert_eq!(app.context(), &views::export::KEYS);
+    for c in name.chars() {
+        app.update(Action::FilterChar(c));
+    }
+    app.update(Action::FilterKeep);
+    pump(app);
+}
+
+/// The view on top, which must be a `T`.
+fn top<T: View>(app: &App) -> &T {
+    app.top_as::<T>().expect("the view on top")
+}
+
+#[test]
+fn cursor_moves_clamp_and_keep_the_selection_on_screen() {
+    let mut c = Cursor::default();
+    assert!(c.apply(Action::Down, 10, 4));
+    assert_eq!(c.selected, 1);
+    c.apply(Action::Bottom, 10, 4);
+    assert_eq!((c.selected, c.offset), (9, 6));
+    c.apply(Action::PageUp, 10, 4);
+    assert_eq!((c.selected, c.offset), (5, 5));
+    c.apply(Action::Top, 10, 4);
+    assert_eq!((c.selected, c.offset), (0, 0));
+    c.apply(Action::Up, 10, 4);
+    assert_eq!(c.selected, 0);
+    assert!(!c.apply(Action::Open, 10, 4));
+    c.apply(Action::Down, 0, 4);
+    assert_eq!(c.selected, 0, "an empty list keeps row 0");
+}
+
+#[test]
+fn neighbours_are_every_similar_document_by_exact_jaccard() {
+    let (_dir, mut app) = loaded((120, 36));
+    let pair = app.list().selected_pair(app.session()).unwrap();
+    let index = app.session().results().unwrap().index.clone();
+    app.update(Action::Neighbours);
+    assert_eq!(app.context(), &views::neighbours::KEYS);
+    assert!(screen(&app).contains("searching"), "{}", screen(&app));
+    pump(&mut app);
+    let v = top::<NeighboursView>(&app);
+    assert_eq!(v.doc(), pair.a);
+    let answer = v.answer().expect("answered");
+    // 60 documents: fewer than the 100 asked for, so the scan fills up with every
+    // document that shares a shingle; compare with brute force.
+    let mut truth: Vec<(u32, f64)> = (0..index.docs.len() as u32)
+        .filter(|&d| d != pair.a)
+        .map(|d| (d, index.similarity(pair.a, d).0))
+        .filter(|x| x.1 > 0.0)
+        .collect();
+    truth.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    let got: Vec<(u32, f64)> = answer
+        .neighbours
+        .iter()
+        .map(|n| (n.doc, n.jaccard))
+        .collect();
+    let sims = |v: &[(u32, f64)]| v.iter().map(|x| x.1).collect::<Vec<_>>();
+    assert_eq!(sims(&got), sims(&truth), "same similarities, best first");
+    assert!(got.iter().any(|&(d, j)| d == pair.b && j == pair.jaccard));
+    let s = screen(&app);
+    assert!(s.contains("Neighbours of"), "{s}");
+    assert!(s.contains(&index.docs[pair.a as usize].id), "{s}");
+
+    // Enter: the document and its best neighbour side by side; Esc comes back.
+    app.update(Action::Open);
+    assert_eq!(app.context(), &views::diff::KEYS);
+    let d = app.top_as::<DiffView>().unwrap();
+    assert_eq!((d.pair().a, d.pair().b), (pair.a, got[0].0));
+    assert!(screen(&app).contains("neighbour 1 of"), "{}", screen(&app));
+    // n in the diff steps to the next neighbour.
+    app.update(Action::NextPair);
+    assert_eq!(app.top_as::<DiffView>().unwrap().pair().b, got[1].0);
+    app.update(Action::Back);
+    assert_eq!(app.context(), &views::neighbours::KEYS);
+    // The neighbours of a neighbour stack on top; Esc twice is back at the list.
+    app.update(Action::Neighbours);
+    pump(&mut app);
+    assert_eq!(app.depth(), 2);
+    app.update(Action::Back);
+    app.update(Action::Back);
+    assert_eq!(app.context(), &views::list::KEYS);
+}
+
+#[test]
+fn a_view_below_whose_job_was_replaced_starts_it_again() {
+    let (_dir, mut app) = loaded((120, 36));
+    app.update(Action::Neighbours);
+    // Before the first answer arrives, another document's neighbours open on top.
+    let index = app.session().results().unwrap().index.clone();
+    let other = app.list().selected_pair(app.session()).unwrap().b;
+    app.with_cx(|cx| {
+        let view = NeighboursView::open(index, other, cx).expect("the banding fits");
+        cx.push(view);
+    });
+    // One neighbours job runs at a time: the first view's job was replaced.
+    app.update(Action::Back);
+    pump(&mut app);
+    let v = top::<NeighboursView>(&app);
+    assert!(
+        v.answer().is_some(),
+        "the view below was answered after all"
+    );
+}
+
+#[test]
+fn clusters_join_the_listed_pairs_at_the_threshold() {
+    let (_dir, mut app) = loaded((120, 36));
+    app.update(Action::Clusters);
+    assert_eq!(app.context(), &views::clusters::KEYS);
+    pump(&mut app);
+    let check = |app: &App| {
+        let v = top::<ClustersView>(app);
+        let t = v.threshold();
+        let pairs: Vec<Pair> = v
+            .listed()
+            .iter()
+            .filter(|p| p.jaccard >= t)
+            .copied()
+            .collect();
+        let want = clusters(v.index(), &pairs, Keep::Longest);
+        assert_eq!(v.clusters().unwrap(), &want[..]);
+        v.clusters().unwrap().len()
+    };
+    let at_80 = check(&app);
+    assert!(at_80 > 0, "the corpus has clusters at 0.8");
+    let s = screen(&app);
+    assert!(s.contains("J ≥ 0.80"), "{s}");
+    // ← lowers the threshold: clusters merge or appear, never vanish into nothing.
+    app.update(Action::SimDown);
+    pump(&mut app);
+    let v = top::<ClustersView>(&app);
+    assert_eq!(v.threshold_pct(), 75);
+    check(&app);
+    assert!(screen(&app).contains("J ≥ 0.75"));
+
+    // Enter: the members, the kept one first, then by J with it.
+    app.update(Action::Open);
+    assert_eq!(app.context(), &views::members::KEYS);
+    let m = top::<MembersView>(&app);
+    assert_eq!(m.order()[0], m.cluster().representative);
+    assert!(m.sims().windows(2).skip(1).all(|w| w[0].0 >= w[1].0));
+    let second = m.order()[1];
+    let rep = m.cluster().representative;
+    assert!(screen(&app).contains("kept"), "{}", screen(&app));
+    // Enter on the representative explains; on a member, the diff with the kept one.
+    app.update(Action::Open);
+    assert!(app.top_as::<DiffView>().is_none());
+    assert!(app.status().unwrap().contains("representative"));
+    app.update(Action::Down);
+    app.update(Action::Open);
+    let d = app.top_as::<DiffView>().unwrap();
+    assert_eq!((d.pair().a, d.pair().b), (rep, second));
+    app.update(Action::Back);
+    app.update(Action::Back);
+    assert_eq!(app.context(), &views::clusters::KEYS);
+    app.update(Action::Back);
+    assert_eq!(app.context(), &views::list::KEYS);
+}
+
+#[test]
+fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
+    let (_dir, mut app) = loaded((120, 36));
+    app.update(Action::Clusters);
+    pump(&mut app);
+    app.update(Action::Heatmap);
+    assert_eq!(app.context(), &views::heatmap::KEYS);
+    pump(&mut app);
+    let v = top::<HeatmapView>(&app);
+    let m = v.matrix().unwrap();
+    assert_eq!(m.n, v.docs().len());
+    for i in 0..m.n {
+        assert_eq!(m.get(i, i), 1.0);
+        for j in 0..m.n {
+            assert_eq!(m.get(i, j), m.get(j, i));
+            let (a, b) = (v.docs()[i], v.docs()[j]);
+            assert_eq!(m.get(i, j), v.index().similarity(a, b).0);
+        }
+    }
+    assert_eq!(v.at(), (1, 0), "the cursor starts off the diagonal");
+    let s = screen(&app);
+    assert!(s.contains("Heatmap of"), "{s}");
+    assert!(s.contains(&format!("J = {:.3}", m.get(1, 0))), "{s}");
+    // The cursor's cell is reversed: visible without colour.
+    let buf = draw(&app);
+    let reversed = buf
+        .content
+        .iter()
+        .filter(|c| c.modifier.contains(Modifier::REVERSED))
+        .count();
+    assert!(reversed >= 1, "the cursor cell is reversed");
+    app.update(Action::Right);
+    app.update(Action::Up);
+    let v = top::<HeatmapView>(&app);
+    assert_eq!(v.at(), (0, 1));
+    app.update(Action::Open);
+    assert_eq!(app.context(), &views::diff::KEYS);
+}
+
+#[test]
+fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
+    let (dir, mut app) = loaded((120, 36));
+    let out = dir.path().join("out.jsonl");
+    app.update(Action::Export);
+    assert_eq!(app.context(), &views::export::KEYS);
+    assert!(screen(&app).contains("Export to:"));
+    for c in out.to_str().unwrap().chars() {
+        app.update(Action::FilterChar(c));
+    }
+    app.update(Action::FilterKeep);
+    // A job writes the file: nothing is written during the update, the prompt says so.
+    assert!(!out.exists());
+    assert!(screen(&app).contains("writing"), "{}", screen(&app));
+    pump(&mut app);
+    assert!(app.top_as::<ExportView>().is_none(), "{:?}", app.status());
+    assert!(
+        app.status().unwrap().starts_with("wrote "),
+        "{:?}",
+        app.status()
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), app.list().visible().len());
+    let r = app.session().results().unwrap();
+    let p0 = r.found.pairs[app.list().visible()[0] as usize];
+    assert_eq!(lines[0]["a"], r.index.docs[p0.a as usize].id.as_str());
+    assert_eq!(lines[0]["jaccard"], p0.jaccard);
+    assert!(lines[0]["estimate"].is_f64());
+
+    // An existing file needs Enter twice; a CSV by its name.
+    export_to(&mut app, out.to_str().unwrap());
+    let p = app.top_as::<ExportView>().expect("still asking");
+    assert!(p.confirm().unwrap().1.contains("exists"));
+    assert!(screen(&app).contains("exists"));
+    app.update(Action::FilterClear);
+    assert!(app.top_as::<ExportView>().is_none());
+
+    // Inside the corpus: asked first, nothing written until confirmed.
+    let inside = dir.path().join("c").join("pairs.csv");
+    export_to(&mut app, inside.to_str().unwrap());
+    assert!(!inside.exists(), "nothing written into the corpus unasked");
+    assert!(app.top_as::<ExportView>().unwrap().confirm().is_some());
+    app.update(Action::FilterKeep);
+    pump(&mut app);
+    let csv = std::fs::read_to_string(&inside).unwrap();
+    assert!(csv.starts_with("a,b,jaccard,estimate\n"), "{csv}");
+    std::fs::remove_file(&inside).unwrap();
+
+    // A folder that does not exist: an error on the status line, the explorer goes on.
+    export_to(&mut app, "/no/such/simtui/dir/x.csv");
+    assert!(app.status().unwrap().contains("cannot write"));
+    assert!(app.fatal().is_none() && !app.quitting());
+    assert_eq!(
+        app.context(),
+        &views::export::KEYS,
+        "the name can be corrected"
+    );
+    app.update(Action::FilterClear);
+    assert_eq!(app.context(), &views::list::KEYS);
+}
+
+#[test]
+fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
+    use crate::tui::jobs::Cmd;
+    use crate::tui::worker::{self, JobError, Kind, Work};
+    use simtui_engine::progress::{Progress, Stage};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Says "cancelled" from its second question on: after the job has begun.
+    struct CancelledOnceBegun(AtomicBool);
+    impl Progress for CancelledOnceBegun {
+        fn update(&self, _: Stage, _: u64, _: u64) {}
+        fn is_cancelled(&self) -> bool {
+            self.0.swap(true, Ordering::Relaxed)
+        }
+    }
+
+    let (dir, mut app) = loaded((120, 36));
+    let out = dir.path().join("cancelled.csv");
+    app.update(Action::Export);
+    for c in out.to_str().unwrap().chars() {
+        app.update(Action::FilterChar(c));
+    }
+    app.update(Action::FilterKeep);
+    let mut jobs = app.take_outbox();
+    let Some(Cmd::Spawn(job)) = jobs.pop() else {
+        panic!("Enter starts a job")
+    };
+    assert!(matches!(job.work, Work::Task(_)));
+    // Keys wait for the write, but Esc: it cancels the job and closes the prompt.
+    app.update(Action::FilterChar('x'));
+    assert_eq!(app.context(), &views::export::KEYS);
+    app.update(Action::FilterClear);
+    assert_eq!(app.context(), &views::list::KEYS);
+    assert!(
+        app.outbox()
+            .iter()
+            .any(|c| matches!(c, Cmd::Cancel(Kind::Task("Export"))))
+    );
+    // The job, cancelled once it has created the file, removes it.
+    let progress = CancelledOnceBegun(AtomicBool::new(false));
+    let result = worker::execute(job.work, &progress);
+    assert!(matches!(result, Err(JobError::Cancelled)));
+    assert!(!out.exists(), "the partial file is removed");
+}
+
+#[test]
+fn clusters_export_as_json_lines() {
+    let (dir, mut app) = loaded((120, 36));
+    app.update(Action::Clusters);
+    pump(&mut app);
+    let out = dir.path().join("clusters.jsonl");
+    export_to(&mut app, out.to_str().unwrap());
+    let v = top::<ClustersView>(&app);
+    let n = v.clusters().unwrap().len();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), n);
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert!(first["members"].as_array().unwrap().len() >= 2);
+    assert!(first["representative"].is_string());
+}
+
+#[test]
+fn m_switches_to_simhash_with_a_hamming_column_and_back() {
+    let (_dir, mut app) = loaded((120, 36));
+    let minhash: Vec<Pair> = app.session().results().unwrap().found.pairs.clone();
+    app.update(Action::SwitchMethod);
+    assert!(app.session().rebanding());
+    pump(&mut app);
+    let r = app.session().results().unwrap();
+    let (setting, fps) = r.simhash.as_ref().expect("SimHash results");
+    assert_eq!(setting.hasher.bits(), 64);
+    // The same candidates and verification the headless `pairs --method simhash` uses.
+    let want = simtui_engine::simhash::search::find(
+        &r.index,
+        fps,
+        setting.max_distance,
+        0.0,
+        &simtui_engine::progress::Silent,
+    )
+    .unwrap();
+    assert_eq!(r.found.pairs, want.pairs);
+    let s = screen(&app);
+    assert!(s.contains("SimHash 64 idf ≤10"), "{s}");
+    assert!(s.contains(" ham "), "{s}");
+    // The first listed pair's distance is on its row.
+    let p = r.found.pairs[app.list().visible()[0] as usize];
+    let d = fps.distance(
+        r.index.docs[p.a as usize].group,
+        r.index.docs[p.b as usize].group,
+    );
+    let row = s
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .unwrap();
+    assert!(row.contains(&format!(" {d:>3} ")), "{row}");
+    // b, r and the tuning panel are MinHash's.
+    app.update(Action::ToggleTuning);
+    assert!(!app.list().tuning().is_open());
+    assert!(app.status().unwrap().contains("MinHash"));
+    // And back.
+    app.update(Action::SwitchMethod);
+    pump(&mut app);
+    let r = app.session().results().unwrap();
+    assert!(r.simhash.is_none());
+    assert_eq!(r.found.pairs, minhash);
+    assert!(!screen(&app).contains(" ham "));
+}
+
+#[test]
+fn every_view_draws_at_the_smallest_and_a_large_size() {
+    use crate::tui::widgets::layout::{MIN_H, MIN_W};
+    for size in [(MIN_W, MIN_H), (61, 16), (220, 60)] {
+        let (_dir, mut app) = loaded(size);
+        let mut seen = Vec::new();
+        let look = |app: &App, seen: &mut Vec<Context>| {
+            let s = screen(app);
+            assert!(!s.contains("Terminal too small"), "{size:?}\n{s}");
+            seen.push(app.context());
+        };
+        app.update(Action::Neighbours);
+        pump(&mut app);
+        look(&app, &mut seen);
+        app.update(Action::Back);
+        app.update(Action::Clusters);
+        pump(&mut app);
+        look(&app, &mut seen);
+        app.update(Action::Open);
+        look(&app, &mut seen);
+        app.update(Action::Heatmap);
+        pump(&mut app);
+        look(&app, &mut seen);
+        app.update(Action::Back);
+        app.update(Action::Back);
+        app.update(Action::Export);
+        look(&app, &mut seen);
+        assert_eq!(
+            seen,
+            [
+                &views::neighbours::KEYS,
+                &views::clusters::KEYS,
+                &views::members::KEYS,
+                &views::heatmap::KEYS,
+                &views::export::KEYS
+            ]
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! The ignored test that writes `screenshots/*.svg` from the real rendering, on the demo
+//! corpus (the SVG writer is the dev-only crate `crates/svg-screens`):
+//!
+//! ```sh
+//! cargo test --bin simtui write_screenshots -- --ignored
+//! ```
+
+use crate::tui::app::App;
+use crate::tui::keys::Action;
+use crate::tui::views::diff::DiffView;
+use crate::tui::widgets::layout;
+use crate::tui::widgets::theme::Theme;
+// Jobs run on this thread, as in the tests, so frames depend on the corpus alone.
+use super::pump;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use simtui_engine::index::Params;
+use simtui_engine::source::WalkOptions;
+use std::path::PathBuf;
+use svg_screens::to_svg;
+
+const SIZE: (u16, u16) = (120, 36);
+
+/// The explorer as `simtui` with no path opens it: the generated demo corpus, the
+/// default parameters, in colour.
+fn demo_app() -> App {
+    let mut app = App::new(
+        Vec::new(),
+        WalkOptions::default(),
+        Params::default(),
+        16,
+        8,
+        Theme { color: true },
+        SIZE,
+    );
+    app.start();
+    pump(&mut app);
+    assert!(
+        app.session().results().is_some() && !app.busy(),
+        "indexing finished"
+    );
+    assert!(app.status().is_none(), "{:?}", app.status());
+    app
+}
+
+fn svg(app: &App) -> String {
+    let mut term = Terminal::new(TestBackend::new(app.size().0, app.size().1)).unwrap();
+    term.draw(|f| app.render(f)).unwrap();
+    to_svg(term.backend().buffer())
+}
+
+fn write(name: &str, svg: &str) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, svg).unwrap();
+    println!("wrote {}", path.display());
+}
+
+/// Position in the list of the first pair with exact J at most `j`.
+fn first_pair_below(app: &App, j: f64) -> usize {
+    let r = app.session().results().unwrap();
+    app.list()
+        .visible()
+        .iter()
+        .position(|&i| r.found.pairs[i as usize].jaccard <= j)
+        .expect("the demo corpus has pairs that differ")
+}
+
+/// The open diff changes 3 to 20 words on each side, on at least 4 rows.
+fn scattered_edits(app: &App) -> bool {
+    let d = app.top_as::<DiffView>().unwrap();
+    let Some(Ok(m)) = &d.model() else {
+        panic!("the diff is not ready")
+    };
+    m.changed_words.iter().all(|w| (3..=20).contains(w)) && d.layout().changes.len() >= 4
+}
+
+/// Rows of the pairs list on screen.
+fn page(app: &App) -> usize {
+    let body = layout::screen(layout::area(app.size())).body;
+    layout::list_rows(layout::pairs(body, false, false).list)
+}
+
+/// Scrolls the list with the keys a user would press so that it shows the first
+/// pairs below J = 1 (the top of the demo's list is all exact copies), with the
+/// selection three rows below the top of the screen.
+fn show_the_first_near_duplicates(app: &mut App) {
+    let r = app.session().results().unwrap();
+    let first = app
+        .list()
+        .visible()
+        .iter()
+        .position(|&i| r.found.pairs[i as usize].jaccard < 1.0)
+        .unwrap_or(0);
+    let page = page(app);
+    let top = first.saturating_sub(page / 3);
+    for _ in 0..top + page - 1 {
+        app.update(Action::Down);
+    }
+    for _ in 0..page - 4 {
+        app.update(Action::Up);
+    }
+    assert_eq!(
+        (app.list().cursor().offset, app.list().cursor().selected),
+        (top, top + 3)
+    );
+}
+
+#[test]
+#[ignore = "writes screenshots/*.svg: cargo test --bin simtui write_screenshots -- --ignored"]
+fn write_screenshots() {
+    let mut app = demo_app();
+
+    show_the_first_near_duplicates(&mut app);
+    write("pairs.svg", &svg(&app));
+
+    // The tuning panel, with real recall measured over all pairs.
+    app.update(Action::ToggleTuning);
+    pump(&mut app);
+    assert!(app.real_recall().is_some(), "real recall is known");
+    write("tuning.svg", &svg(&app));
+    app.update(Action::ToggleTuning);
+
+    // The diff of a near-duplicate pair with J ≤ 0.9 and scattered word edits: a few
+    // words changed on each side, on several rows (many planted pairs differ by one
+    // inserted or rewritten paragraph only), found with `n` as a user would.
+    let target = first_pair_below(&app, 0.9);
+    app.update(Action::Top);
+    for _ in 0..target {
+        app.update(Action::Down);
+    }
+    app.update(Action::Open);
+    pump(&mut app);
+    while !scattered_edits(&app) {
+        app.update(Action::NextPair);
+        pump(&mut app);
+        let j = app.top_as::<DiffView>().unwrap().pair().jaccard;
+        assert!(j >= 0.6, "no pair in 0.6..=0.9 with scattered word edits");
+    }
+    let d = app.top_as::<DiffView>().unwrap();
+    let rows = layout::diff(layout::screen(layout::area(app.size())).body)
+        .left
+        .height;
+    if d.layout()
+        .changes
+        .first()
+        .is_none_or(|&c| c >= rows as usize)
+    {
+        app.update(Action::NextChange);
+    }
+    write("diff.svg", &svg(&app));
+    app.update(Action::Back);
+
+    // Clusters at J ≥ 0.5 (chains of edits join), and the largest one's heatmap.
+    app.update(Action::Clusters);
+    for _ in 0..6 {
+        app.update(Action::SimDown);
+    }
+    pump(&mut app);
+    write("clusters.svg", &svg(&app));
+    app.update(Action::Heatmap);
+    pump(&mut app);
+    write("heatmap.svg", &svg(&app));
+}

@@ -1,0 +1,483 @@
+//! The diff view: two documents side by side, their shared lines on the same rows, the
+//! words only one side has marked; scrolled together, with jumps between differences,
+//! and n/p to the next or previous pair of the view it was opened from. The texts are
+//! read and aligned by a job (`diff_model` aligns and lays out); drawing is below.
+
+use super::view::{Cx, Ui, View};
+use crate::tui::diff_model::{self, DiffModel, Layout, SideRow};
+use crate::tui::keys::{Action, Context, DOWN, END, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
+use crate::tui::session::Session;
+use crate::tui::widgets::{fmt, layout};
+use crate::tui::worker::{Kind, Reply, Task};
+use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use simtui_engine::source::Entry;
+use simtui_engine::found::Pair;
+use simtui_engine::index::Index;
+use std::sync::Arc;
+
+/// The diff's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Diff",
+    text_entry: false,
+    defaults: &[
+        b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll both sides together (j/k too)", true),
+        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+        b(&[PGUP], "PgUp", Action::PageUp, "", "one page up", false),
+        b(&[PGDN, code(KeyCode::Char(' '))], "PgDn/Space", Action::PageDown, "", "one page down", false),
+        b(&[k('g'), HOME], "g/Home", Action::Top, "", "top", false),
+        b(&[k('G'), END], "G/End", Action::Bottom, "", "bottom", false),
+        b(&[k(']')], "]/[", Action::NextChange, "change", "jump to the next / previous difference", true),
+        b(&[k('[')], "", Action::PrevChange, "", "", false),
+        b(&[k('n')], "n/p", Action::NextPair, "pair", "next / previous pair, in list order", true),
+        b(&[k('p')], "", Action::PrevPair, "", "", false),
+        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the pair list", true),
+    ],
+};
+
+/// The diff's job kind: one diff is read at a time.
+const TASK: &str = "Diff";
+
+/// What the diff view shows about one document.
+#[derive(Clone, Debug)]
+pub struct DocInfo {
+    pub id: String,
+    pub bytes: u64,
+    pub tokens: u64,
+    pub shingles: usize,
+}
+
+pub struct DiffView {
+    pair: Pair,
+    a: DocInfo,
+    b: DocInfo,
+    /// The diff job being waited for.
+    job: u64,
+    model: Option<Result<Arc<DiffModel>, String>>,
+    layout: Layout,
+    /// The first row shown.
+    scroll: usize,
+}
+
+/// Width of one diff column (gutter included) for the terminal size.
+pub fn column_width(size: (u16, u16)) -> usize {
+    let s = layout::screen(layout::area(size));
+    layout::diff(s.body).left.width as usize
+}
+
+/// Rows of the diff on screen.
+fn page(size: (u16, u16)) -> usize {
+    let s = layout::screen(layout::area(size));
+    (layout::diff(s.body).left.height as usize).max(1)
+}
+
+impl DiffView {
+    /// The diff of a pair of documents of an index, its texts read by a job.
+    pub fn open(index: Arc<Index>, pair: Pair, cx: &mut Cx) -> DiffView {
+        let info = |d: u32| {
+            let doc = &index.docs[d as usize];
+            DocInfo {
+                id: doc.id.clone(),
+                bytes: doc.bytes,
+                tokens: doc.tokens,
+                shingles: index.shingles.get(doc.group as usize).len(),
+            }
+        };
+        let entry = |d: u32| {
+            let doc = &index.docs[d as usize];
+            Entry {
+                id: doc.id.clone(),
+                source: doc.source.clone(),
+                bytes: doc.bytes,
+            }
+        };
+        let (a, b, max_bytes) = (entry(pair.a), entry(pair.b), index.params.max_bytes);
+        let job = cx.jobs.spawn(crate::tui::worker::Work::Task(Task {
+            name: TASK,
+            run: Box::new(move |_| {
+                let model = diff_docs(&a, &b, max_bytes);
+                Ok(match &model {
+                    Ok(_) => Reply::timed(model, "diff".into()),
+                    Err(e) => {
+                        let line = format!("diff failed: {e}");
+                        Reply::said(model, line)
+                    }
+                })
+            }),
+        }));
+        DiffView {
+            pair,
+            a: info(pair.a),
+            b: info(pair.b),
+            job,
+            model: None,
+            layout: Layout::default(),
+            scroll: 0,
+        }
+    }
+
+    #[cfg(test)]
+    pub fn pair(&self) -> Pair {
+        self.pair
+    }
+
+    #[cfg(test)]
+    pub fn docs(&self) -> (&DocInfo, &DocInfo) {
+        (&self.a, &self.b)
+    }
+
+    /// The aligned texts, or why they could not be read; none while they are read.
+    #[cfg(test)]
+    pub fn model(&self) -> Option<&Result<Arc<DiffModel>, String>> {
+        self.model.as_ref()
+    }
+
+    #[cfg(test)]
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    #[cfg(test)]
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    /// Puts in a model (the tests' texts) as if the job had read it, laid out for
+    /// columns `column` wide.
+    #[cfg(test)]
+    pub fn set_model(&mut self, model: DiffModel, column: usize) {
+        self.layout = diff_model::layout(&model, column);
+        self.model = Some(Ok(Arc::new(model)));
+    }
+
+    #[cfg(test)]
+    pub fn set_scroll(&mut self, scroll: usize) {
+        self.scroll = scroll;
+    }
+
+    fn scroll_to(&mut self, to: isize, page: usize) {
+        let max = self.layout.rows.len().saturating_sub(page);
+        self.scroll = to.clamp(0, max as isize) as usize;
+    }
+
+    /// Lays the texts out again for the column width of `size`, keeping the top row's
+    /// line in view across a re-wrap.
+    fn relayout(&mut self, size: (u16, u16)) {
+        let col = column_width(size);
+        if let Some(Ok(model)) = &self.model
+            && self.layout.column != col
+        {
+            let top_line = self
+                .layout
+                .rows
+                .get(self.scroll)
+                .and_then(|r| r.left.as_ref().and_then(|s| s.line));
+            self.layout = diff_model::layout(model, col);
+            self.scroll = top_line
+                .and_then(|l| {
+                    self.layout
+                        .rows
+                        .iter()
+                        .position(|r| r.left.as_ref().is_some_and(|s| s.line == Some(l)))
+                })
+                .unwrap_or(0);
+        }
+        let page = page(size);
+        self.scroll = self.scroll.min(self.layout.rows.len().saturating_sub(page));
+    }
+}
+
+impl View for DiffView {
+    fn keys(&self, _: &Session) -> Context {
+        &KEYS
+    }
+
+    fn update(&mut self, action: Action, cx: &mut Cx) {
+        let page = page(cx.size);
+        let s = self.scroll as isize;
+        match action {
+            Action::Up => self.scroll_to(s - 1, page),
+            Action::Down => self.scroll_to(s + 1, page),
+            Action::WheelUp => self.scroll_to(s - 3, page),
+            Action::WheelDown => self.scroll_to(s + 3, page),
+            Action::PageUp => self.scroll_to(s - page as isize + 1, page),
+            Action::PageDown => self.scroll_to(s + page as isize - 1, page),
+            Action::Top => self.scroll_to(0, page),
+            Action::Bottom => self.scroll_to(isize::MAX, page),
+            Action::NextChange => {
+                if let Some(&r) = self.layout.changes.iter().find(|&&r| r > self.scroll) {
+                    self.scroll_to(r as isize, page);
+                }
+            }
+            Action::PrevChange => {
+                if let Some(&r) = self.layout.changes.iter().rev().find(|&&r| r < self.scroll) {
+                    self.scroll_to(r as isize, page);
+                }
+            }
+            Action::NextPair => cx.step_pair(1),
+            Action::PrevPair => cx.step_pair(-1),
+            Action::Back => cx.close(),
+            _ => {}
+        }
+    }
+
+    fn waiting(&self) -> Option<(Kind, u64)> {
+        self.model.is_none().then_some((Kind::Task(TASK), self.job))
+    }
+
+    fn done(&mut self, reply: Reply, cx: &mut Cx) {
+        let Some(model) = reply.take::<Result<DiffModel, String>>() else {
+            return;
+        };
+        match model {
+            Ok(model) => {
+                self.layout = diff_model::layout(&model, column_width(cx.size));
+                self.model = Some(Ok(Arc::new(model)));
+            }
+            Err(e) => self.model = Some(Err(e)),
+        }
+        self.scroll = 0;
+    }
+
+    fn resized(&mut self, cx: &mut Cx) {
+        self.relayout(cx.size);
+    }
+
+    fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
+        render(self, ui, frame, body);
+    }
+}
+
+/// A document's text, or why it cannot be shown.
+fn read(doc: &Entry, max_bytes: u64) -> Result<Arc<str>, String> {
+    simtui_engine::source::read_text(doc, max_bytes).map_err(|(reason, detail)| {
+        let detail = if detail.is_empty() {
+            String::new()
+        } else {
+            format!(" ({detail})")
+        };
+        format!("{}: {}{detail}", fmt::clean(&doc.id), reason.name())
+    })
+}
+
+/// Reads both documents and aligns them (on the job's thread).
+fn diff_docs(a: &Entry, b: &Entry, max_bytes: u64) -> Result<DiffModel, String> {
+    let ta = read(a, max_bytes)?;
+    let tb = read(b, max_bytes)?;
+    let (la, ca) = diff_model::truncate(&ta, diff_model::CAP);
+    let (lb, cb) = diff_model::truncate(&tb, diff_model::CAP);
+    let mut model = diff_model::build(la, lb, diff_model::TIMEOUT);
+    model.truncated = [ca, cb];
+    Ok(model)
+}
+
+// ---------------------------------------------------------------------------------------
+// Drawing
+
+fn render(d: &DiffView, ui: &Ui, frame: &mut Frame, body: Rect) {
+    let areas = layout::diff(body);
+    header(ui, d, frame, areas.header);
+    match &d.model {
+        None => message(
+            frame,
+            areas.left.union(areas.right),
+            "reading and diffing…",
+            ui.theme.dim(),
+        ),
+        Some(Err(e)) => message(
+            frame,
+            areas.left.union(areas.right),
+            &fmt::clean(e),
+            ui.theme.error(),
+        ),
+        Some(Ok(_)) => {
+            let rows = &d.layout.rows;
+            let h = areas.left.height as usize;
+            let end = (d.scroll + h).min(rows.len());
+            let visible = &rows[d.scroll.min(end)..end];
+            let left: Vec<Line> = visible.iter().map(|r| side(ui, d, &r.left, true)).collect();
+            let right: Vec<Line> = visible
+                .iter()
+                .map(|r| side(ui, d, &r.right, false))
+                .collect();
+            let sep: Vec<Line> = visible
+                .iter()
+                .map(|r| {
+                    // A marker in the gutter between the columns shows where the texts differ.
+                    if r.changed {
+                        Line::from(Span::styled("┃", ui.theme.warn()))
+                    } else {
+                        Line::from(Span::styled("│", ui.theme.dim()))
+                    }
+                })
+                .collect();
+            frame.render_widget(Paragraph::new(left), areas.left);
+            frame.render_widget(Paragraph::new(sep), areas.sep);
+            frame.render_widget(Paragraph::new(right), areas.right);
+        }
+    }
+}
+
+fn message(frame: &mut Frame, area: Rect, text: &str, style: ratatui::style::Style) {
+    let y = area.y + area.height / 3;
+    frame.render_widget(
+        Paragraph::new(Span::styled(text.to_string(), style)).alignment(Alignment::Center),
+        Rect {
+            y,
+            height: 1.min(area.height),
+            ..area
+        },
+    );
+}
+
+fn side<'a>(ui: &Ui, d: &DiffView, row: &'a Option<SideRow>, left: bool) -> Line<'a> {
+    let t = &ui.theme;
+    let Some(row) = row else {
+        return Line::default();
+    };
+    let g = d.layout.gutter;
+    let mut spans = Vec::with_capacity(row.segs.len() + 1);
+    if g > 0 {
+        let num = row.line.map(|n| n.to_string()).unwrap_or_default();
+        spans.push(Span::styled(format!("{num:>w$} ", w = g - 1), t.dim()));
+    }
+    let changed = if left { t.removed() } else { t.added() };
+    for s in &row.segs {
+        spans.push(if s.changed {
+            Span::styled(s.text.as_str(), changed)
+        } else {
+            Span::raw(s.text.as_str())
+        });
+    }
+    Line::from(spans)
+}
+
+/// Two header rows for one document: its id, then its size and counts.
+fn doc_lines(
+    ui: &Ui,
+    d: &DiffView,
+    tag: &str,
+    doc: &DocInfo,
+    side: usize,
+    width: usize,
+) -> [Line<'static>; 2] {
+    let t = &ui.theme;
+    let id = Line::from(vec![
+        Span::styled(tag.to_string(), t.key()),
+        Span::styled(
+            fmt::shorten_middle(&doc.id, width.saturating_sub(tag.len())),
+            t.title(),
+        ),
+    ]);
+    // Most important first; what does not fit is left out whole, never cut.
+    let mut parts = vec![
+        fmt::bytes(doc.bytes),
+        format!("{} shingles", fmt::count(doc.shingles as u64)),
+    ];
+    let mut warn = None;
+    if let Some(Ok(m)) = &d.model {
+        if m.truncated[side] {
+            warn = Some(format!(" · TRUNCATED to {} KB", diff_model::CAP / 1024));
+        }
+        parts.push(format!(
+            "{} words only here",
+            fmt::count(m.changed_words[side] as u64)
+        ));
+    }
+    parts.push(format!("{} tokens", fmt::count(doc.tokens)));
+    let room = width.saturating_sub(2 + warn.as_deref().map_or(0, fmt::width));
+    let mut facts = String::new();
+    for p in parts {
+        let add = if facts.is_empty() {
+            p
+        } else {
+            format!(" · {p}")
+        };
+        if fmt::width(&facts) + fmt::width(&add) > room {
+            break;
+        }
+        facts.push_str(&add);
+    }
+    let mut spans = vec![Span::styled(format!("  {facts}"), t.dim())];
+    if let Some(w) = warn {
+        spans.push(Span::styled(w, t.warn()));
+    }
+    [id, Line::from(spans)]
+}
+
+fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
+    let t = &ui.theme;
+    let half = (area.width as usize).saturating_sub(1) / 2;
+    let l = Rect {
+        height: 2,
+        width: half as u16,
+        ..area
+    };
+    let r = Rect {
+        x: area.x + half as u16 + 1,
+        height: 2,
+        width: half as u16,
+        ..area
+    };
+    frame.render_widget(
+        Paragraph::new(doc_lines(ui, d, "A ", &d.a, 0, half).to_vec()),
+        l,
+    );
+    frame.render_widget(
+        Paragraph::new(doc_lines(ui, d, "B ", &d.b, 1, half).to_vec()),
+        r,
+    );
+
+    // Where n/p step: the list, or the view the diff was opened from.
+    let place = ui.below.map(|v| v.position()).unwrap_or_default();
+    let mut info = vec![
+        Span::styled(format!(" exact J {:.3}", d.pair.jaccard), t.title()),
+        Span::raw(format!(" · estimate {:.3}", d.pair.estimate)),
+        Span::styled(place, t.dim()),
+    ];
+    if let Some(Ok(m)) = &d.model {
+        let rows = d.layout.rows.len();
+        let h = page_height(ui.size);
+        info.push(Span::styled(
+            format!(
+                " · rows {}–{} of {}",
+                (d.scroll + 1).min(rows),
+                (d.scroll + h).min(rows),
+                fmt::count(rows as u64)
+            ),
+            t.dim(),
+        ));
+        if m.changed_words == [0, 0] {
+            info.push(Span::raw(" · no word differs (only white space)"));
+        }
+        if m.approximate {
+            info.push(Span::styled(" · approximate diff (time limit)", t.warn()));
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(Line::from(info)),
+        Rect {
+            y: area.y + 2,
+            height: 1,
+            ..area
+        },
+    );
+    frame.render_widget(
+        Paragraph::new(Span::styled("─".repeat(area.width as usize), t.dim())),
+        Rect {
+            y: area.y + 3,
+            height: 1,
+            ..area
+        },
+    );
+}
+
+/// Rows of text on screen (as `page`, but 0 on a screen with none).
+fn page_height(size: (u16, u16)) -> usize {
+    let body = layout::screen(layout::area(size)).body;
+    layout::diff(body).left.height as usize
+}

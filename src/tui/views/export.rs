@@ -1,0 +1,289 @@
+//! The export prompt: writing the list on screen to a file, the pairs (filtered as
+//! shown) or the clusters, as CSV or JSON Lines by the name's extension, in the same
+//! fields as `simtui pairs` and `simtui clusters` print. Drawn on the last line of the
+//! view it exports.
+//!
+//! simtui never writes into the corpus unless asked: a name inside one of the explored
+//! folders, or one that already exists, needs Enter a second time. The file is written
+//! by a job, which Esc cancels (the partial file is removed). A file that cannot be
+//! written is an error on the status line; the explorer goes on.
+
+use super::view::{Cx, Ui, View};
+use crate::output::clusters::{KeepArg, write_clusters};
+use crate::output::format::Format;
+use crate::output::pairs::{Second, write_pairs};
+use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code};
+use crate::tui::session::Session;
+use crate::tui::widgets::fmt;
+use crate::tui::worker::{JobError, Kind, Reply, Task, Work};
+use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+use simtui_engine::analysis::cluster::Cluster;
+use simtui_engine::found::Pair;
+use simtui_engine::index::Index;
+use simtui_engine::progress::Progress;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The prompt's keys: characters are the file name.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Export",
+    text_entry: true,
+    defaults: &[
+        b(&[ENTER], "Enter", Action::FilterKeep, "write", "write the file (.jsonl/.ndjson: JSON Lines, else CSV)", true),
+        b(&[ESC], "Esc", Action::FilterClear, "cancel", "cancel the export", true),
+        b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
+    ],
+};
+
+/// The export's job kind: one file is written at a time.
+const TASK: &str = "Export";
+
+/// What is exported.
+#[derive(Clone)]
+pub enum Rows {
+    Pairs(Arc<Index>, Arc<[Pair]>),
+    Clusters(Arc<Index>, Arc<Vec<Cluster>>),
+}
+
+impl Rows {
+    fn noun(&self) -> &'static str {
+        match self {
+            Rows::Pairs(..) => "pairs",
+            Rows::Clusters(..) => "clusters",
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            Rows::Pairs(_, p) => p.len(),
+            Rows::Clusters(_, c) => c.len(),
+        }
+    }
+}
+
+/// The export prompt: the file name being typed, over the list it writes.
+pub struct ExportView {
+    text: String,
+    /// Written when the name is left empty.
+    default: String,
+    rows: Rows,
+    /// The warning the user has been shown for this name (Enter again goes ahead).
+    confirm: Option<(String, String)>,
+    /// The file being written, and by which job.
+    writing: Option<(String, u64)>,
+}
+
+/// The format a file name asks for.
+pub fn format_of(path: &Path) -> Format {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "jsonl" | "ndjson" | "json" => Format::Jsonl,
+        _ => Format::Csv,
+    }
+}
+
+/// Writes the rows; the number written. Stops with an error at the next write once
+/// `progress` says the job is cancelled.
+pub fn write(path: &Path, rows: &Rows, progress: &dyn Progress) -> io::Result<usize> {
+    let file = std::fs::File::create(path)?;
+    let mut out = io::BufWriter::new(Cancellable {
+        inner: file,
+        progress,
+    });
+    let format = format_of(path);
+    match rows {
+        Rows::Pairs(index, pairs) => write_pairs(&mut out, index, pairs, format, Second::Estimate)?,
+        Rows::Clusters(index, clusters) => {
+            write_clusters(&mut out, index, clusters, KeepArg::Longest, format)?
+        }
+    }
+    out.flush()?;
+    Ok(rows.len())
+}
+
+/// A writer that fails once its job is cancelled, so that a long export stops at the
+/// next buffer it writes.
+struct Cancellable<'a, W> {
+    inner: W,
+    progress: &'a dyn Progress,
+}
+
+impl<W: Write> Write for Cancellable<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.progress.is_cancelled() {
+            return Err(io::Error::other("cancelled"));
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The export's job: writes `rows` to `path` and replies with the number written, or
+/// why it could not. Cancelled once it has begun, it removes what it wrote.
+fn write_task(path: PathBuf, rows: Rows) -> Task {
+    Task {
+        name: TASK,
+        run: Box::new(move |progress| {
+            simtui_engine::progress::check(progress)?;
+            let written = write(&path, &rows, progress);
+            if written.is_err() && progress.is_cancelled() {
+                let _ = std::fs::remove_file(&path);
+                return Err(JobError::Cancelled);
+            }
+            Ok(Reply::quiet(written.map_err(|e| e.to_string())))
+        }),
+    }
+}
+
+/// Why a name needs confirming, if it does: it exists, or it is inside the corpus.
+fn caution(path: &Path, roots: &[PathBuf]) -> Option<String> {
+    if path.exists() {
+        return Some("exists: Enter again overwrites it".into());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let dir = parent.canonicalize().ok()?;
+    let inside = roots
+        .iter()
+        .filter_map(|r| r.canonicalize().ok())
+        .any(|r| r.is_dir() && dir.starts_with(&r));
+    inside.then(|| "is inside the corpus: Enter again writes there anyway".into())
+}
+
+impl ExportView {
+    /// The prompt for writing `rows`.
+    pub fn new(rows: Rows) -> ExportView {
+        ExportView {
+            text: String::new(),
+            default: format!("simtui-{}.csv", rows.noun()),
+            rows,
+            confirm: None,
+            writing: None,
+        }
+    }
+
+    /// The warning shown for the name typed, if any (Enter again goes ahead).
+    #[cfg(test)]
+    pub fn confirm(&self) -> Option<&(String, String)> {
+        self.confirm.as_ref()
+    }
+
+    fn finish(&mut self, cx: &mut Cx) {
+        let name = match self.text.trim() {
+            "" => self.default.clone(),
+            typed => typed.to_string(),
+        };
+        let path = PathBuf::from(&name);
+        let confirmed = self.confirm.as_ref().is_some_and(|(n, _)| *n == name);
+        if !confirmed && let Some(why) = caution(&path, cx.session.roots()) {
+            self.confirm = Some((name, why));
+            return;
+        }
+        let job = cx
+            .jobs
+            .spawn(Work::Task(write_task(path, self.rows.clone())));
+        self.writing = Some((name, job));
+    }
+}
+
+impl View for ExportView {
+    fn keys(&self, _: &Session) -> Context {
+        &KEYS
+    }
+
+    fn is_overlay(&self) -> bool {
+        true
+    }
+
+    fn update(&mut self, action: Action, cx: &mut Cx) {
+        if self.writing.is_some() {
+            // Esc cancels the write (closing cancels the job); the rest waits for it.
+            if action == Action::FilterClear {
+                cx.close();
+            }
+            return;
+        }
+        match action {
+            Action::FilterChar(c) => {
+                self.text.push(c);
+                self.confirm = None;
+            }
+            Action::FilterBackspace => {
+                self.text.pop();
+                self.confirm = None;
+            }
+            Action::FilterClear => cx.close(),
+            Action::FilterKeep => self.finish(cx),
+            _ => {}
+        }
+    }
+
+    fn waiting(&self) -> Option<(Kind, u64)> {
+        let (_, job) = self.writing.as_ref()?;
+        Some((Kind::Task(TASK), *job))
+    }
+
+    fn done(&mut self, reply: Reply, cx: &mut Cx) {
+        let Some((name, _)) = self.writing.take() else {
+            return;
+        };
+        match reply.take::<Result<usize, String>>() {
+            Some(Ok(n)) => {
+                let msg = format!("wrote {n} {} to {name}", self.rows.noun());
+                cx.log.write(&msg);
+                cx.say(msg);
+                cx.close();
+            }
+            Some(Err(e)) => {
+                // The prompt stays open with the name, to correct it.
+                self.confirm = None;
+                cx.say(format!("cannot write {name}: {e}"));
+            }
+            None => {}
+        }
+    }
+
+    /// The prompt, on the body's last line.
+    fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
+        let t = &ui.theme;
+        let mut spans = vec![
+            Span::styled(" Export to: ", t.key()),
+            Span::raw(fmt::clean(&self.text)),
+            Span::styled("▏", t.key()),
+        ];
+        if self.text.is_empty() {
+            spans.push(Span::styled(format!("{} ", self.default), t.dim()));
+        }
+        match (&self.writing, &self.confirm) {
+            (Some((name, _)), _) => spans.push(Span::styled(
+                format!("  writing {}… · Esc cancels", fmt::clean(name)),
+                t.dim(),
+            )),
+            (None, Some((_, why))) => spans.push(Span::styled(format!("  {why}"), t.warn())),
+            (None, None) => spans.push(Span::styled(
+                "  .jsonl: JSON Lines, else CSV · Enter writes · Esc cancels",
+                t.dim(),
+            )),
+        }
+        let area = Rect {
+            y: body.bottom().saturating_sub(1),
+            height: 1.min(body.height),
+            ..body
+        };
+        frame.render_widget(Clear, area);
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+}

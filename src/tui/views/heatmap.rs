@@ -1,0 +1,250 @@
+//! The heatmap view: exact Jaccard between every two members of a cluster (computed by a
+//! job), one shaded cell per pair, with the value under the cursor spelled out; Enter
+//! shows the pair under the cursor side by side.
+
+use super::diff::DiffView;
+use super::view::{Cx, Ui, View};
+use crate::tui::keys::{Action, Context, DOWN, ENTER, ESC, KeyTable, UP, b, code, k};
+use crate::tui::session::Session;
+use crate::tui::widgets::fmt;
+use crate::tui::worker::{Kind, Reply, Task, Work};
+use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use simtui_engine::found::Pair;
+use simtui_engine::index::Index;
+use simtui_engine::analysis::matrix::{self, Matrix, Measure};
+use std::sync::Arc;
+
+/// The heatmap's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Heatmap",
+    text_entry: false,
+    defaults: &[
+        b(&[UP, k('k')], "←↑↓→", Action::Up, "move", "move the cursor (h/j/k/l too)", true),
+        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+        b(&[code(KeyCode::Left), k('h')], "", Action::Left, "", "", false),
+        b(&[code(KeyCode::Right), k('l')], "", Action::Right, "", "", false),
+        b(&[ENTER], "Enter", Action::Open, "diff", "the pair under the cursor side by side", true),
+        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the clusters", true),
+    ],
+};
+
+/// The heatmap shows at most this many members of a cluster.
+pub const MAX_HEATMAP: usize = 64;
+
+/// The heatmap's job kind: one matrix is computed at a time.
+const TASK: &str = "Heatmap";
+
+pub struct HeatmapView {
+    index: Arc<Index>,
+    docs: Vec<u32>,
+    /// Members left out (beyond [`MAX_HEATMAP`]).
+    left_out: usize,
+    job: u64,
+    matrix: Option<Matrix>,
+    /// (row, column) under the cursor.
+    at: (usize, usize),
+}
+
+impl HeatmapView {
+    /// The heatmap of a cluster's members (the first [`MAX_HEATMAP`]), computed by a job.
+    pub fn open(index: Arc<Index>, members: &[u32], cx: &mut Cx) -> HeatmapView {
+        let docs: Vec<u32> = members.iter().take(MAX_HEATMAP).copied().collect();
+        let mut view = HeatmapView {
+            index,
+            left_out: members.len() - docs.len(),
+            docs,
+            job: 0,
+            matrix: None,
+            // Off the diagonal, where the values say something.
+            at: (usize::from(members.len() > 1), 0),
+        };
+        view.compute(cx);
+        view
+    }
+
+    #[cfg(test)]
+    pub fn index(&self) -> &Arc<Index> {
+        &self.index
+    }
+
+    #[cfg(test)]
+    pub fn docs(&self) -> &[u32] {
+        &self.docs
+    }
+
+    /// The similarities; none while they are computed.
+    #[cfg(test)]
+    pub fn matrix(&self) -> Option<&Matrix> {
+        self.matrix.as_ref()
+    }
+
+    /// (row, column) under the cursor.
+    #[cfg(test)]
+    pub fn at(&self) -> (usize, usize) {
+        self.at
+    }
+
+    fn compute(&mut self, cx: &mut Cx) {
+        let (index, docs) = (self.index.clone(), self.docs.clone());
+        self.job = cx.jobs.spawn(Work::Task(Task {
+            name: TASK,
+            run: Box::new(move |_| {
+                let m = matrix::compute_docs(&index, &docs, Measure::Jaccard, None);
+                let summary = format!("{0}×{0} heatmap", m.n);
+                Ok(Reply::timed(m, summary))
+            }),
+        }));
+    }
+}
+
+impl View for HeatmapView {
+    fn keys(&self, _: &Session) -> Context {
+        &KEYS
+    }
+
+    fn update(&mut self, action: Action, cx: &mut Cx) {
+        let n = self.docs.len();
+        let (i, j) = self.at;
+        let clamp = |x: isize| x.clamp(0, n.saturating_sub(1) as isize) as usize;
+        match action {
+            Action::Back => cx.close(),
+            Action::Up => self.at.0 = clamp(i as isize - 1),
+            Action::Down => self.at.0 = clamp(i as isize + 1),
+            Action::Left => self.at.1 = clamp(j as isize - 1),
+            Action::Right => self.at.1 = clamp(j as isize + 1),
+            Action::Open if i != j && n > 0 => {
+                let (a, b) = (self.docs[i], self.docs[j]);
+                let (jaccard, estimate) = self.index.similarity(a, b);
+                let pair = Pair {
+                    a,
+                    b,
+                    jaccard,
+                    estimate,
+                };
+                let diff = DiffView::open(self.index.clone(), pair, cx);
+                cx.push(diff);
+            }
+            Action::Open => cx.say("the diagonal: a document with itself"),
+            _ => {}
+        }
+    }
+
+    fn waiting(&self) -> Option<(Kind, u64)> {
+        self.matrix
+            .is_none()
+            .then_some((Kind::Task(TASK), self.job))
+    }
+
+    fn done(&mut self, reply: Reply, _: &mut Cx) {
+        self.matrix = reply.take();
+    }
+
+    fn restart(&mut self, cx: &mut Cx) {
+        self.compute(cx);
+    }
+
+    fn position(&self) -> String {
+        " · from the heatmap".into()
+    }
+
+    fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
+        render(self, ui, frame, body);
+    }
+}
+
+/// The shade of a similarity: readable without colour (NO_COLOR, monochrome).
+pub fn shade(v: f64) -> char {
+    match v {
+        v if v >= 0.9 => '█',
+        v if v >= 0.7 => '▓',
+        v if v >= 0.5 => '▒',
+        v if v >= 0.3 => '░',
+        v if v > 0.0 => '·',
+        _ => ' ',
+    }
+}
+
+/// The first of `len` items to show in `room` places so that `at` is visible.
+fn window(at: usize, len: usize, room: usize) -> usize {
+    if len <= room {
+        0
+    } else {
+        at.saturating_sub(room / 2).min(len - room)
+    }
+}
+
+fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
+    let t = &ui.theme;
+    let w = area.width as usize;
+    let id = |i: usize| v.index.docs[v.docs[i] as usize].id.as_str();
+    let n = v.docs.len();
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!(" Heatmap of {n} members"), t.title()),
+        Span::raw(if v.left_out > 0 {
+            format!(" (the first {n}; {} more not shown)", v.left_out)
+        } else {
+            String::new()
+        }),
+        Span::styled("  █ ≥0.9 ▓ ≥0.7 ▒ ≥0.5 ░ ≥0.3 · >0", t.dim()),
+    ])];
+    let Some(m) = &v.matrix else {
+        lines.push(Line::from(Span::styled(" Comparing…", t.dim())));
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
+    };
+    let (ci, cj) = v.at;
+    // The value under the cursor.
+    lines.push(Line::from(vec![
+        Span::styled(format!(" J = {:.3}", m.get(ci, cj)), t.key()),
+        Span::raw(fmt::shorten_middle(
+            &format!("  [{}] {}  ×  [{}] {}", ci + 1, id(ci), cj + 1, id(cj)),
+            w.saturating_sub(12),
+        )),
+    ]));
+    // Row labels: number and a shortened id; two characters per cell when they fit.
+    let num_w = n.to_string().len();
+    let label_w = (w / 4).clamp(num_w + 2, 30);
+    let cell = if label_w + 2 * n <= w { 2 } else { 1 };
+    let cols = ((w.saturating_sub(label_w)) / cell).max(1);
+    let rows = (area.height as usize).saturating_sub(3).max(1);
+    let (r0, c0) = (window(ci, n, rows), window(cj, n, cols));
+    let mut header = fmt::pad("", label_w);
+    for j in c0..(c0 + cols).min(n) {
+        // Column numbers every fifth column (and the cursor's).
+        let mark = if j == cj || (j + 1) % 5 == 0 {
+            ((j + 1) % 10).to_string()
+        } else {
+            " ".into()
+        };
+        header.push_str(&fmt::pad(&mark, cell));
+    }
+    lines.push(Line::from(Span::styled(header, t.dim())));
+    for i in r0..(r0 + rows).min(n) {
+        let label = format!(
+            "{:>num_w$} {}",
+            i + 1,
+            fmt::shorten_middle(&fmt::clean(id(i)), label_w - num_w - 2)
+        );
+        let mut spans = vec![Span::styled(
+            fmt::pad(&label, label_w),
+            if i == ci { t.key() } else { t.dim() },
+        )];
+        for j in c0..(c0 + cols).min(n) {
+            let value = m.get(i, j);
+            let text: String = std::iter::repeat_n(shade(value), cell).collect();
+            let style = if (i, j) == (ci, cj) {
+                t.selected()
+            } else {
+                t.heat(value)
+            };
+            spans.push(Span::styled(text, style));
+        }
+        lines.push(Line::from(spans));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}

@@ -1,0 +1,253 @@
+//! The neighbours view: the documents most similar to one, by exact Jaccard: LSH
+//! candidates first, filled up by a scan. Opened from the list (n/N), from a cluster's
+//! members, or from another neighbours view; Enter shows a neighbour beside the document.
+
+use super::diff::DiffView;
+use super::view::{Cursor, Cx, Ui, View, list_page};
+use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
+use crate::tui::session::Session;
+use crate::tui::widgets::fmt;
+use crate::tui::widgets::list_table::{self, ListTable};
+use crate::tui::worker::{Kind, Reply, Task, Work};
+use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use simtui_engine::found::Pair;
+use simtui_engine::index::Index;
+use simtui_engine::analysis::method::{Engine, Method};
+use simtui_engine::analysis::query::{Answer, Probe, Searcher};
+use std::sync::Arc;
+
+/// The neighbours view's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Neighbours",
+    text_entry: false,
+    defaults: &{
+        let m = list_moves!("neighbour");
+        [
+            m[0], m[1], m[2], m[3], m[4], m[5],
+            b(&[ENTER], "Enter", Action::Open, "diff", "the document and the neighbour side by side", true),
+            b(&[k('n')], "n", Action::Neighbours, "their neighbours", "the neighbours of the selected neighbour", true),
+            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to where you came from", true),
+        ]
+    },
+};
+
+/// Neighbours asked for at a time (LSH candidates first, then a scan fills up).
+pub const TOP_NEIGHBOURS: usize = 100;
+
+/// The neighbours' job kind: one search runs at a time.
+const TASK: &str = "Neighbours";
+
+pub struct NeighboursView {
+    /// The index the view was opened on: its document numbers stay right while a new
+    /// banding or k replaces the results underneath.
+    index: Arc<Index>,
+    doc: u32,
+    /// The banding the candidates come from.
+    bands: usize,
+    rows: usize,
+    job: u64,
+    answer: Option<Answer>,
+    cursor: Cursor,
+}
+
+impl NeighboursView {
+    /// The nearest neighbours of document `doc` of an index, searched by a job with the
+    /// wanted banding. None, with a status, while the index lacks the hash functions
+    /// that banding needs.
+    pub fn open(index: Arc<Index>, doc: u32, cx: &mut Cx) -> Option<NeighboursView> {
+        let (bands, rows) = cx.session.banding();
+        if bands * rows > index.signatures.width() {
+            cx.say("more hash functions are being computed; try again");
+            return None;
+        }
+        let mut view = NeighboursView {
+            index,
+            doc,
+            bands,
+            rows,
+            job: 0,
+            answer: None,
+            cursor: Cursor::default(),
+        };
+        view.search(cx);
+        Some(view)
+    }
+
+    #[cfg(test)]
+    pub fn doc(&self) -> u32 {
+        self.doc
+    }
+
+    /// The neighbours found; none while searching.
+    #[cfg(test)]
+    pub fn answer(&self) -> Option<&Answer> {
+        self.answer.as_ref()
+    }
+
+    fn search(&mut self, cx: &mut Cx) {
+        let (index, bands, rows, doc) = (self.index.clone(), self.bands, self.rows, self.doc);
+        self.job = cx.jobs.spawn(Work::Task(Task {
+            name: TASK,
+            run: Box::new(move |progress| {
+                let engine = Engine {
+                    index,
+                    method: Method::MinHash { bands, rows },
+                    fingerprints: None,
+                };
+                simtui_engine::progress::check(progress)?;
+                let probe = Probe::of_doc(&engine, doc);
+                let answer = Searcher::new(&engine).neighbours(&probe, TOP_NEIGHBOURS, true);
+                let summary = format!(
+                    "{} neighbours from {} candidates",
+                    answer.neighbours.len(),
+                    answer.candidates
+                );
+                Ok(Reply::timed(answer, summary))
+            }),
+        }));
+    }
+
+    fn len(&self) -> usize {
+        self.answer.as_ref().map_or(0, |a| a.neighbours.len())
+    }
+}
+
+impl View for NeighboursView {
+    fn keys(&self, _: &Session) -> Context {
+        &KEYS
+    }
+
+    fn update(&mut self, action: Action, cx: &mut Cx) {
+        if action == Action::Back {
+            return cx.close();
+        }
+        if self.cursor.apply(action, self.len(), list_page(cx.size)) {
+            return;
+        }
+        let Some(n) = self
+            .answer
+            .as_ref()
+            .and_then(|a| a.neighbours.get(self.cursor.selected))
+            .copied()
+        else {
+            return;
+        };
+        match action {
+            Action::Open => {
+                let pair = Pair {
+                    a: self.doc,
+                    b: n.doc,
+                    jaccard: n.jaccard,
+                    estimate: n.estimate,
+                };
+                let diff = DiffView::open(self.index.clone(), pair, cx);
+                cx.push(diff);
+            }
+            Action::Neighbours => {
+                if let Some(view) = NeighboursView::open(self.index.clone(), n.doc, cx) {
+                    cx.push(view);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn waiting(&self) -> Option<(Kind, u64)> {
+        self.answer
+            .is_none()
+            .then_some((Kind::Task(TASK), self.job))
+    }
+
+    fn done(&mut self, reply: Reply, _: &mut Cx) {
+        self.answer = reply.take();
+    }
+
+    fn restart(&mut self, cx: &mut Cx) {
+        self.search(cx);
+    }
+
+    fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
+        let (len, to) = (self.len(), self.cursor.selected as isize + step);
+        if to < 0 || to >= len as isize {
+            cx.say(if step > 0 { "last pair" } else { "first pair" });
+            return false;
+        }
+        self.cursor.select(to, len, list_page(cx.size));
+        true
+    }
+
+    fn position(&self) -> String {
+        format!(
+            " · neighbour {} of {}",
+            self.cursor.selected + 1,
+            self.len()
+        )
+    }
+
+    fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
+        render(self, ui, frame, body);
+    }
+}
+
+fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
+    let t = &ui.theme;
+    let id = |d: u32| v.index.docs[d as usize].id.as_str();
+    let w = area.width as usize;
+    let mut title = vec![
+        Span::styled(" Neighbours of ", t.title()),
+        Span::styled(fmt::shorten_middle(id(v.doc), w / 2), t.title()),
+    ];
+    let empty = match &v.answer {
+        None => {
+            title.push(Span::styled(" · searching…", t.warn()));
+            " Searching the LSH buckets…".to_string()
+        }
+        Some(a) => {
+            let scanned = a.neighbours.iter().filter(|n| n.scanned).count();
+            title.push(Span::raw(format!(
+                " · {} candidates (b={} r={}){}",
+                fmt::count(a.candidates as u64),
+                v.bands,
+                v.rows,
+                if scanned > 0 {
+                    format!(" · {scanned} more from a full scan")
+                } else {
+                    String::new()
+                }
+            )));
+            " No document shares a shingle with this one.".to_string()
+        }
+    };
+    let neighbours = v.answer.as_ref().map_or(&[][..], |a| &a.neighbours[..]);
+    let rank_w = fmt::count(neighbours.len().max(1) as u64).len();
+    let id_w = w.saturating_sub(1 + rank_w + 2 + 5 + 2 + 5 + 2 + 4 + 2);
+    let row = |i: usize| {
+        let n = &neighbours[i];
+        format!(
+            " {:>rank_w$}  {:.3}  {:.3}  {}  {}",
+            i + 1,
+            n.jaccard,
+            n.estimate,
+            // Where it was found: an LSH candidate, or only by the brute-force scan.
+            if n.scanned { "scan" } else { "LSH " },
+            fmt::shorten_middle(id(n.doc), id_w)
+        )
+    };
+    let view = ListTable {
+        title: Line::from(title),
+        header: format!(
+            " {:>rank_w$}  {:>5}  {:>5}  {:<4}  document",
+            "#", "J", "est", "via"
+        ),
+        empty,
+        len: neighbours.len(),
+        selected: v.cursor.selected,
+        offset: v.cursor.offset,
+        row: &row,
+    };
+    list_table::render(t, frame, area, &view);
+}

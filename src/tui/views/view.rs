@@ -1,0 +1,212 @@
+//! What a view is: its state, with its key table, its update and its render, on the
+//! App's stack; what it may ask of the App while it updates ([`Cx`]); and what it reads
+//! to draw ([`Ui`]). A view never reaches into another view: it pushes a view, closes
+//! itself, or asks the App to step the view below (n/p in a diff).
+
+use crate::tui::jobs::Jobs;
+use crate::tui::keys::{Action, Context};
+use crate::tui::log::Logger;
+use crate::tui::session::Session;
+use crate::tui::widgets::layout;
+use crate::tui::widgets::theme::Theme;
+use crate::tui::worker::{Kind, Reply};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use std::any::Any;
+
+pub trait View: AsAny {
+    /// The key table in force while this view is on top (it may change with the
+    /// view's mode, or with the session: the list is a loading screen at first).
+    fn keys(&self, session: &Session) -> Context;
+
+    /// Drawn over the view below (the help, the export prompt), not instead of it.
+    fn is_overlay(&self) -> bool {
+        false
+    }
+
+    /// An action while this view is on top.
+    fn update(&mut self, action: Action, cx: &mut Cx);
+
+    /// Draws the view in the body of the screen. Pure: reads the view and `ui` only.
+    fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect);
+
+    /// The job this view still waits for, and its kind: its reply comes to `done`.
+    fn waiting(&self) -> Option<(Kind, u64)> {
+        None
+    }
+
+    /// The reply of the job it waited for.
+    fn done(&mut self, _reply: Reply, _cx: &mut Cx) {}
+
+    /// Starts its job again: a view above it had superseded it (one job of a kind runs
+    /// at a time), and is gone.
+    fn restart(&mut self, _cx: &mut Cx) {}
+
+    /// The terminal's size changed (lists keep their selection on screen).
+    fn resized(&mut self, _cx: &mut Cx) {}
+
+    /// n/p in a diff opened from this view: select the next (`step` 1) or previous (-1)
+    /// pair. True if it moved (the App then closes the diff and sends `Open`); false,
+    /// with a status, if there is none.
+    fn step(&mut self, _step: isize, cx: &mut Cx) -> bool {
+        cx.say("no next pair here: Esc, then move");
+        false
+    }
+
+    /// Where a diff opened from this view is, for its header (" · pair 3 of 10").
+    fn position(&self) -> String {
+        String::new()
+    }
+}
+
+/// What a view may do while it updates: read and change the session, queue jobs, say
+/// something on the status line, write to the log, and ask for views to be opened or
+/// itself closed.
+pub struct Cx<'a> {
+    pub session: &'a mut Session,
+    pub jobs: &'a mut Jobs,
+    pub log: &'a Logger,
+    /// The terminal's size (page sizes and wrapping widths follow from it).
+    pub size: (u16, u16),
+    pub mouse: bool,
+    /// The key table of the view below this one (the one the help documents).
+    pub below: Option<Context>,
+    status: &'a mut Option<String>,
+    commands: Vec<Command>,
+}
+
+/// What a view asks of the App, carried out once its update is over.
+pub enum Command {
+    /// Opens a view on top.
+    Push(Box<dyn View>),
+    /// Closes the view that asked (cancelling the job it still waits for).
+    Close,
+    /// n/p in a diff: the view below steps to the next or previous pair and opens it.
+    StepPair(isize),
+}
+
+impl<'a> Cx<'a> {
+    pub fn new(
+        session: &'a mut Session,
+        jobs: &'a mut Jobs,
+        log: &'a Logger,
+        status: &'a mut Option<String>,
+        size: (u16, u16),
+        mouse: bool,
+        below: Option<Context>,
+    ) -> Cx<'a> {
+        Cx {
+            session,
+            jobs,
+            log,
+            size,
+            mouse,
+            below,
+            status,
+            commands: Vec::new(),
+        }
+    }
+
+    /// A short message on the status line, until the next key.
+    pub fn say(&mut self, message: impl Into<String>) {
+        *self.status = Some(message.into());
+    }
+
+    pub fn push(&mut self, view: impl View + 'static) {
+        self.commands.push(Command::Push(Box::new(view)));
+    }
+
+    pub fn close(&mut self) {
+        self.commands.push(Command::Close);
+    }
+
+    pub fn step_pair(&mut self, step: isize) {
+        self.commands.push(Command::StepPair(step));
+    }
+
+    /// What the view asked for, in order.
+    pub fn into_commands(self) -> Vec<Command> {
+        self.commands
+    }
+}
+
+/// What a view reads to draw, beside its own state.
+pub struct Ui<'a> {
+    pub theme: Theme,
+    pub size: (u16, u16),
+    pub mouse: bool,
+    pub session: &'a Session,
+    /// The view below this one: what the help documents, what a diff was opened from.
+    pub below: Option<&'a dyn View>,
+}
+
+/// A view as `Any`, so that the tests (and the App, for the help) can tell which view
+/// is which.
+pub trait AsAny: Any {
+    fn as_any(&self) -> &dyn Any;
+    #[cfg(test)]
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    #[cfg(test)]
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Rows of a view's list (neighbours, clusters, members) on a screen of this size: the
+/// body less a title and a header.
+pub fn list_page(size: (u16, u16)) -> usize {
+    let s = layout::screen(layout::area(size));
+    layout::list_rows(s.body).max(1)
+}
+
+/// A selection in a list, and the first row shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    pub selected: usize,
+    pub offset: usize,
+}
+
+impl Cursor {
+    /// Applies a movement key to a list of `len` rows shown `page` at a time. False for
+    /// an action that is no movement.
+    pub fn apply(&mut self, action: Action, len: usize, page: usize) -> bool {
+        let page = page.max(1) as isize;
+        let sel = self.selected as isize;
+        let to = match action {
+            Action::Up => sel - 1,
+            Action::Down => sel + 1,
+            Action::WheelUp => sel - 3,
+            Action::WheelDown => sel + 3,
+            Action::PageUp => sel - page,
+            Action::PageDown => sel + page,
+            Action::Top => 0,
+            Action::Bottom => len as isize,
+            _ => return false,
+        };
+        self.select(to, len, page as usize);
+        true
+    }
+
+    /// Selects row `to` (clamped to the list), scrolling so that it is on screen, and
+    /// the list fills the page when it can.
+    pub fn select(&mut self, to: isize, len: usize, page: usize) {
+        self.selected = if len == 0 {
+            0
+        } else {
+            to.clamp(0, len as isize - 1) as usize
+        };
+        let page = page.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + page {
+            self.offset = self.selected + 1 - page;
+        }
+        self.offset = self.offset.min(len.saturating_sub(page));
+    }
+}
