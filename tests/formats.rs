@@ -233,7 +233,7 @@ fn compressed_files_give_the_same_documents() {
     // The records read back by place, as the explorer's diff view does.
     let idx = build(&z, &Params::default());
     let text_of = |id: &str| {
-        let d = idx.docs.iter().find(|d| d.id == id).unwrap();
+        let d = idx.docs().iter().find(|d| d.id == id).unwrap();
         assert!(matches!(d.source, Source::Part(_)));
         let e = simtui_engine::source::Entry {
             id: d.id.clone(),
@@ -325,9 +325,9 @@ fn records_across_block_boundaries_and_oversized_lines() {
         ..Default::default()
     };
     let idx = build(dir.path(), &params);
-    assert_eq!(idx.docs.len(), 2 * 29_999);
+    assert_eq!(idx.docs().len(), 2 * 29_999);
     let too_large: Vec<String> = idx
-        .skipped
+        .skipped()
         .iter()
         .map(|s| s.path.to_string_lossy().into_owned())
         .collect();
@@ -337,14 +337,14 @@ fn records_across_block_boundaries_and_oversized_lines() {
         too_large[1].ends_with("big2.jsonl.zst:15001"),
         "{too_large:?}"
     );
-    for (d, (id, t)) in idx.docs.iter().zip(&expect) {
+    for (d, (id, t)) in idx.docs().iter().zip(&expect) {
         assert_eq!(&d.id, id);
         assert_eq!(d.bytes, t.len() as u64);
     }
     // Read back by place: some from each end and around the huge line.
     for k in [0, 1, 14_999, 15_000, 29_998] {
         for (base, file) in [(0, "big.jsonl"), (29_999, "big2.jsonl.zst")] {
-            let d = &idx.docs[base + k];
+            let d = &idx.docs()[base + k];
             assert_eq!(d.id, expect[k].0.replace("big.jsonl", file));
             let e = simtui_engine::source::Entry {
                 id: d.id.clone(),
@@ -439,7 +439,7 @@ fn sgml_articles_by_newid_with_entities_decoded() {
     assert_eq!(pair_set(&old), set(&[("5544", "6001"), ("5546", "6003")]));
 
     let idx = build(Path::new(&c), &Params::default());
-    let d = idx.docs.iter().find(|d| d.id == "1").unwrap();
+    let d = idx.docs().iter().find(|d| d.id == "1").unwrap();
     let e = simtui_engine::source::Entry {
         id: d.id.clone(),
         source: d.source.clone(),
@@ -452,7 +452,7 @@ fn sgml_articles_by_newid_with_entities_decoded() {
     );
     assert!(text.ends_with("traders said.\n Reuter\n"), "{text:?}");
     assert!(!text.contains('\u{3}'));
-    let last = idx.docs.iter().find(|d| d.id == "1004").unwrap();
+    let last = idx.docs().iter().find(|d| d.id == "1004").unwrap();
     let e = simtui_engine::source::Entry {
         id: last.id.clone(),
         source: last.source.clone(),
@@ -477,7 +477,7 @@ fn input_format_overrides_the_extension() {
             ..Default::default()
         },
     );
-    let ids: Vec<&str> = idx.docs.iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<&str> = idx.docs().iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["part-0001.jsonl", "sub/part-0002.ndjson"]);
     // A .txt file read as JSON Lines, with another text field.
     let t = dir.path().join("t");

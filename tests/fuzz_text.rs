@@ -100,7 +100,7 @@ proptest! {
         let n = docs.len();
         let params = Params { text: opts, k, num_perm: 32, ..Params::default() };
         let index = Index::build(Corpus::from_texts(docs), &params, &Silent).unwrap();
-        prop_assert_eq!(index.docs.len(), n);
+        prop_assert_eq!(index.docs().len(), n);
         let found = index.find(8, 4, threshold, &Silent).unwrap();
         for p in &found.pairs {
             prop_assert!(p.jaccard >= threshold && p.jaccard <= 1.0);

@@ -29,7 +29,7 @@ fn build(root: &Path, opts: &WalkOptions) -> Index {
 }
 
 fn reasons(index: &Index) -> Vec<SkipReason> {
-    index.skipped.iter().map(|s| s.reason).collect()
+    index.skipped().iter().map(|s| s.reason).collect()
 }
 
 fn s(p: &Path) -> &str {
@@ -52,8 +52,8 @@ fn a_file_instead_of_a_folder_is_one_document() {
     let f = dir.path().join("one.txt");
     fs::write(&f, TEXT).unwrap();
     let index = build(&f, &WalkOptions::default());
-    assert_eq!(index.docs.len(), 1);
-    assert_eq!(index.docs[0].id, s(&f));
+    assert_eq!(index.docs().len(), 1);
+    assert_eq!(index.docs()[0].id, s(&f));
     // And the command line accepts it: no pair, success.
     assert_eq!(ok(&["pairs", s(&f)]), "");
 }
@@ -62,7 +62,7 @@ fn a_file_instead_of_a_folder_is_one_document() {
 fn an_empty_folder_gives_no_pairs_and_succeeds() {
     let dir = tempfile::tempdir().unwrap();
     let index = build(dir.path(), &WalkOptions::default());
-    assert!(index.docs.is_empty() && index.skipped.is_empty());
+    assert!(index.docs().is_empty() && index.skipped().is_empty());
     assert_eq!(ok(&["pairs", s(dir.path())]), "");
     let out = simtui(&["pairs", "--fail-empty", s(dir.path())]);
     assert_eq!(out.status.code(), Some(1));
@@ -157,9 +157,9 @@ fn fifos_sockets_and_devices_are_never_opened() {
     let start = Instant::now();
     let index = build(d, &follow);
     assert!(start.elapsed() < Duration::from_secs(10), "no block");
-    assert_eq!(index.docs.len(), 1);
+    assert_eq!(index.docs().len(), 1);
     let special: Vec<_> = index
-        .skipped
+        .skipped()
         .iter()
         .filter(|s| s.reason == SkipReason::Special)
         .map(|s| s.path.file_name().unwrap().to_str().unwrap().to_string())
@@ -207,7 +207,7 @@ fn files_vanishing_or_changing_after_the_walk() {
         ..Params::default()
     };
     let index = Index::build(corpus, &params, &Silent).unwrap();
-    let ids: Vec<_> = index.docs.iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<_> = index.docs().iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["keep1.txt", "keep2.txt"]);
     let mut r = reasons(&index);
     r.sort();
@@ -236,11 +236,11 @@ fn non_utf8_names_are_distinct_escaped_and_usable() {
     fs::write(name(b"a\xfe.txt"), TEXT).unwrap();
     fs::write(d.join("b.txt"), format!("{TEXT} and more")).unwrap();
     let index = build(&d, &WalkOptions::default());
-    let ids: Vec<_> = index.docs.iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<_> = index.docs().iter().map(|d| d.id.as_str()).collect();
     // Lossy decoding gave both the same id "a\u{FFFD}.txt": two files, one name.
     assert_eq!(ids, ["a\\xFE.txt", "a\\xFF.txt", "b.txt"]);
     // The real file is still read through its original name.
-    assert!(index.skipped.is_empty(), "{:?}", index.skipped);
+    assert!(index.skipped().is_empty(), "{:?}", index.skipped());
     let out = ok(&["pairs", "--format", "jsonl", s(&d)]);
     assert!(
         out.contains(r#""a":"a\\xFE.txt","b":"a\\xFF.txt""#),
@@ -263,7 +263,7 @@ fn a_very_deep_tree_is_walked() {
     fs::write(deep.join("bottom.txt"), TEXT).unwrap();
     fs::write(dir.path().join("top.txt"), TEXT).unwrap();
     let index = build(dir.path(), &WalkOptions::default());
-    assert_eq!(index.docs.len(), 2, "{:?}", index.skipped);
+    assert_eq!(index.docs().len(), 2, "{:?}", index.skipped());
     assert_eq!(index.find(16, 8, 0.0, &Silent).unwrap().pairs.len(), 1);
 }
 
@@ -372,7 +372,7 @@ fn links_are_the_file_they_reach_and_a_symlink_is_never_kept_over_its_target() {
     symlink(d.join("dd/real"), d.join("dd/linked")).unwrap();
     for extra in [&["--follow"][..], &[]] {
         let index = build_with(&d.join("dd"), extra);
-        assert_eq!(index.docs.len(), 1, "{extra:?}: {:?}", index.docs);
+        assert_eq!(index.docs().len(), 1, "{extra:?}: {:?}", index.docs());
         assert_eq!(delete_the_dupes(d, &["dd"], extra), Vec::<String>::new());
     }
     // A real copy: one path goes, and it is the copy or a link to nothing else; the
@@ -423,10 +423,10 @@ fn empty_binary_and_invalid_utf8_contents() {
         ],
         1 << 20,
     );
-    let ids: Vec<_> = index.docs.iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<_> = index.docs().iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["bad1.txt", "bad2.txt", "empty.txt"]);
     assert_eq!(reasons(&index), [SkipReason::Binary]);
-    assert_eq!(index.stats.empty, 1);
+    assert_eq!(index.stats().empty, 1);
     // Invalid bytes become U+FFFD and stay out of the words: the two texts match.
     let found = index.find(16, 8, 0.0, &Silent).unwrap();
     assert_eq!(found.pairs.len(), 1);
@@ -452,9 +452,9 @@ fn utf16_with_a_bom_and_crlf_read_as_the_same_text() {
         ],
         1 << 20,
     );
-    assert!(index.skipped.is_empty(), "{:?}", index.skipped);
+    assert!(index.skipped().is_empty(), "{:?}", index.skipped());
     // All four are one content.
-    assert_eq!(index.stats.groups, 1);
+    assert_eq!(index.stats().groups, 1);
     assert_eq!(index.find(16, 8, 0.0, &Silent).unwrap().pairs.len(), 6);
 }
 
@@ -468,7 +468,8 @@ fn one_repeated_word_is_one_shingle() {
         1 << 20,
     );
     assert_eq!(
-        index.stats.shingles, 2,
+        index.stats().shingles,
+        2,
         "one shingle each (different lengths)"
     );
     let found = index.find(16, 8, 0.0, &Silent).unwrap();
@@ -488,10 +489,10 @@ fn one_200_mb_line() {
         ..Default::default()
     };
     let index = build(dir.path(), &opts);
-    assert!(index.skipped.is_empty());
-    assert!(index.docs[0].bytes >= 200_000_000);
+    assert!(index.skipped().is_empty());
+    assert!(index.docs()[0].bytes >= 200_000_000);
     // Six distinct words repeating: six distinct 5-shingles.
-    assert_eq!(index.stats.shingles, 6);
+    assert_eq!(index.stats().shingles, 6);
 }
 
 /// Bytes this thread has read through `read(2)` so far (Linux).
@@ -568,8 +569,8 @@ fn many_tiny_files() {
     let start = Instant::now();
     let index = build(dir.path(), &WalkOptions::default());
     println!("{n} tiny files indexed in {:?}", start.elapsed());
-    assert_eq!(index.docs.len(), n);
-    assert!(index.skipped.is_empty());
+    assert_eq!(index.docs().len(), n);
+    assert!(index.skipped().is_empty());
 }
 
 #[test]
@@ -580,9 +581,9 @@ fn ten_thousand_identical_files_are_one_content() {
     }
     let start = Instant::now();
     let index = build(dir.path(), &WalkOptions::default());
-    assert_eq!(index.docs.len(), 10_000);
+    assert_eq!(index.docs().len(), 10_000);
     // Shingled, sketched and banded once.
-    assert_eq!(index.stats.groups, 1);
+    assert_eq!(index.stats().groups, 1);
     assert_eq!(index.pairs_within(0), 49_995_000);
     assert!(start.elapsed() < Duration::from_secs(30));
     // `clusters` groups them without spelling out the pairs... see doc/hostile.md for

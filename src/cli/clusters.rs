@@ -102,7 +102,7 @@ pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
 fn write_dupes(out: &mut dyn Write, index: &Index, found: &[Cluster], end: u8) -> io::Result<()> {
     for c in found {
         for d in c.duplicates() {
-            let doc = &index.docs[d as usize];
+            let doc = &index.docs()[d as usize];
             match &doc.source {
                 Source::File(path) => write_path(out, path)?,
                 // A text in memory or a record of a file of many documents has no file

@@ -105,7 +105,7 @@ fn write_truth(
         crate::output::error::UsageError(format!("cannot write {}: {e}", path.display()))
     })?;
     let mut out = std::io::BufWriter::new(file);
-    let id = |d: u32| index.docs[d as usize].id.as_str();
+    let id = |d: u32| index.docs()[d as usize].id.as_str();
     let mut line = |a: u32, b: u32, j: f64| -> std::io::Result<()> {
         let (a, b) = if id(a) <= id(b) { (a, b) } else { (b, a) };
         writeln!(
@@ -114,7 +114,7 @@ fn write_truth(
             serde_json::json!({"a": id(a), "b": id(b), "jaccard": j})
         )
     };
-    for g in 0..index.shingles.len() as u32 {
+    for g in 0..index.shingles().len() as u32 {
         if index.pairs_within(g) > 0 {
             let m = index.members(g);
             for (i, &a) in m.iter().enumerate() {
@@ -335,7 +335,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         } else {
             Paint::off()
         };
-        let s = &index.stats;
+        let s = &index.stats();
         let candidates_by = match method {
             Method::MinHash { bands, rows } => format!(
                 "{} {bands}x{rows} (threshold {:.3})",

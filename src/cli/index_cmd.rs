@@ -82,7 +82,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         &progress,
     )?;
     let index = &opened.index;
-    let docs = index.docs.len();
+    let docs = index.docs().len();
     let r = &opened.report;
     let bytes = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
     let per_doc = if docs > 0 { bytes / docs as u64 } else { 0 };
@@ -91,7 +91,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         "simtui index: {} {what}: {docs} documents, {} skipped, {bytes} bytes ({per_doc} per document); \
          {} files unchanged, {} changed, {} added, {} deleted; {:.2} s",
         file.display(),
-        index.skipped.len(),
+        index.skipped().len(),
         r.unchanged + r.touched,
         r.changed,
         r.added,
@@ -112,7 +112,7 @@ fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
         eprintln!("simtui: index {}: not updated: {e}", req.file.display());
     }
     crate::output::diag::note(1, r.summary(&req.file));
-    for s in &opened.index.skipped {
+    for s in opened.index.skipped() {
         crate::output::diag::note(1, format_args!("skipped {s}"));
     }
     Ok(opened)
@@ -139,14 +139,14 @@ pub fn engine(
 /// Why a corpus has nothing to compare, when it has not: a run that finds nothing says
 /// what made it so (a filter, a limit, a format), not only an empty output.
 fn why_no_document(index: &Index, args: &IndexArgs) -> Option<String> {
-    let s = &index.stats;
+    let s = &index.stats();
     if s.docs > s.empty {
         return None;
     }
     if s.docs > 0 {
         return Some(format!("simtui: no document has a word: {} empty", s.docs));
     }
-    if index.skipped.is_empty() {
+    if index.skipped().is_empty() {
         let filter = match &args.ext {
             Some(exts) => {
                 let shown: Vec<&str> = exts
@@ -160,7 +160,7 @@ fn why_no_document(index: &Index, args: &IndexArgs) -> Option<String> {
         return Some(format!("simtui: no document: no file{filter}"));
     }
     let mut reasons: std::collections::BTreeMap<SkipReason, usize> = Default::default();
-    for skip in &index.skipped {
+    for skip in index.skipped() {
         *reasons.entry(skip.reason).or_default() += 1;
     }
     let said: Vec<String> = reasons
@@ -170,7 +170,7 @@ fn why_no_document(index: &Index, args: &IndexArgs) -> Option<String> {
                 SkipReason::TooLarge => format!(" (over --max-bytes {})", args.max_bytes),
                 SkipReason::TooShort => format!(" (under --min-words {})", args.min_words),
                 SkipReason::BadRecord | SkipReason::NoBody => {
-                    let first = index.skipped.iter().find(|s| s.reason == reason);
+                    let first = index.skipped().iter().find(|s| s.reason == reason);
                     first.map_or(String::new(), |s| format!(" ({})", s.detail))
                 }
                 _ => String::new(),
@@ -199,7 +199,7 @@ fn open_engine(
             Corpus::walk(roots, &index.walk_options()).map_err(|e| UsageError(e.to_string()))?;
         let walk = t.elapsed();
         let engine = Engine::build(corpus, &method_args.params(index), method, progress)?;
-        for s in &engine.index.skipped {
+        for s in engine.index.skipped() {
             crate::output::diag::note(1, format_args!("skipped {s}"));
         }
         return Ok((engine, walk));

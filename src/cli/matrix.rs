@@ -90,7 +90,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         }
         MeasureArg::Estimate => (Index::build(corpus, &params, &progress)?, None),
     };
-    for s in &index.skipped {
+    for s in index.skipped() {
         crate::output::diag::note(1, format_args!("skipped {s}"));
     }
     let measure = match args.measure {
@@ -103,7 +103,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         MatrixFormat::Auto => !io::stdout().is_terminal(),
         f => f == MatrixFormat::Csv,
     };
-    let ids: Vec<&str> = index.docs.iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<&str> = index.docs().iter().map(|d| d.id.as_str()).collect();
     let cell = |v: f64| -> String {
         if measure == Measure::Hamming {
             format!("{v}")

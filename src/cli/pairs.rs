@@ -145,10 +145,10 @@ const SORT_BUDGET: usize = 512 << 20;
 /// in some pair (the earlier id of the two), found from the contents without spelling
 /// out the pairs.
 fn a_width(index: &Index, search: &Search, rank: &[u32]) -> usize {
-    let len = |d: u32| index.docs[d as usize].id.chars().count();
+    let len = |d: u32| index.docs()[d as usize].id.chars().count();
     let mut width = 0;
     // Every member of a content of several documents but its last (by id) comes first.
-    for g in 0..index.shingles.len() as u32 {
+    for g in 0..index.shingles().len() as u32 {
         if index.pairs_within(g) > 0 {
             let members = index.members(g);
             let last = members.iter().max_by_key(|&&d| rank[d as usize]);
@@ -199,7 +199,7 @@ fn report_huge_buckets(index: &Index, search: &Search, max_bucket: Option<usize>
     for (groups, bands, capped) in seen {
         let docs: u64 = groups.iter().map(|&g| index.members(g).len() as u64).sum();
         let n = groups.len() as u64;
-        let example = &index.docs[index.members(groups[0])[0] as usize].id;
+        let example = &index.docs()[index.members(groups[0])[0] as usize].id;
         let bands = match bands.as_slice() {
             [b] => format!("band {b}"),
             all => format!("{} bands", all.len()),
@@ -237,7 +237,7 @@ pub fn stats_report(
     walk: Duration,
     total: Duration,
 ) -> String {
-    let s = &index.stats;
+    let s = &index.stats();
     let mut out = String::new();
     let mut line = |k: &str, v: String| out.push_str(&format!("{k:<12}{v}\n"));
     line(
@@ -250,7 +250,7 @@ pub fn stats_report(
         ),
     );
     let skips = index
-        .skipped
+        .skipped()
         .iter()
         .fold(std::collections::BTreeMap::new(), |mut m, sk| {
             *m.entry(sk.reason.name()).or_insert(0usize) += 1;
@@ -276,7 +276,7 @@ pub fn stats_report(
     line("distinct", format!("{} contents", s.groups));
     line(
         "shingles",
-        format!("{} (k = {})", s.shingles, index.params.k),
+        format!("{} (k = {})", s.shingles, index.params().k),
     );
     line(
         "candidates",

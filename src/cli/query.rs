@@ -95,11 +95,12 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
             let answers: Vec<Result<Answer, String>> = batch
                 .par_iter()
                 .map_init(
-                    || Tokenizer::new(&index.params.text),
+                    || Tokenizer::new(&index.params().text),
                     |tok, q| {
                         let probe = match &q.target {
                             Target::Doc(d) => Probe::of_doc(&engine, *d),
-                            Target::File(e) => match source::read_text(e, index.params.max_bytes) {
+                            Target::File(e) => match source::read_text(e, index.params().max_bytes)
+                            {
                                 Ok(text) => Probe::of_text(&engine, tok, &text),
                                 Err((reason, _)) => return Err(reason.name().to_string()),
                             },
@@ -148,7 +149,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
 /// Resolves every query before anything is written, so that a bad one is a usage error
 /// with nothing on stdout. An id of the corpus wins over a path of the same name.
 fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> {
-    let docs = &engine.index.docs;
+    let docs = &engine.index.docs();
     let by_id: HashMap<&str, u32> = docs
         .iter()
         .enumerate()
@@ -206,7 +207,7 @@ fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> 
 fn corpus_paths(engine: &Engine) -> HashMap<PathBuf, u32> {
     engine
         .index
-        .docs
+        .docs()
         .par_iter()
         .enumerate()
         .filter_map(|(i, d)| match &d.source {
@@ -258,7 +259,7 @@ fn write_answer(
     a: &Answer,
     format: Format,
 ) -> io::Result<()> {
-    let id = |d: u32| engine.index.docs[d as usize].id.as_str();
+    let id = |d: u32| engine.index.docs()[d as usize].id.as_str();
     let simhash = engine.fingerprints.is_some();
     match format {
         Format::Jsonl | Format::Auto => {

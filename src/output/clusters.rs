@@ -25,7 +25,7 @@ pub fn write_clusters(
     keep: KeepArg,
     format: Format,
 ) -> io::Result<()> {
-    let id = |d: u32| index.docs[d as usize].id.as_str();
+    let id = |d: u32| index.docs()[d as usize].id.as_str();
     match format {
         Format::Jsonl | Format::Auto => {
             for (i, c) in found.iter().enumerate() {

@@ -58,7 +58,7 @@ pub fn write_pairs(
     format: Format,
     second: Second,
 ) -> io::Result<()> {
-    let id = |i: u32| index.docs[i as usize].id.as_str();
+    let id = |i: u32| index.docs()[i as usize].id.as_str();
     let width_a = pairs.iter().map(|p| id(p.a).chars().count()).max();
     let mut next = pairs.iter().copied().map(Ok);
     write_pair_stream(
@@ -85,7 +85,7 @@ pub fn write_pair_stream(
     format: Format,
     second: Second,
 ) -> io::Result<u64> {
-    let id = |i: u32| index.docs[i as usize].id.as_str();
+    let id = |i: u32| index.docs()[i as usize].id.as_str();
     let name = second.name();
     let wa = width_a.max(1);
     let paint = Paint::stdout();

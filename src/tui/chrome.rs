@@ -51,12 +51,12 @@ pub fn title_bar(
     let docs = session
         .index()
         .map(|i| {
-            let skipped = if i.skipped.is_empty() {
+            let skipped = if i.skipped().is_empty() {
                 String::new()
             } else {
-                format!(" · {} skipped", fmt::count(i.skipped.len() as u64))
+                format!(" · {} skipped", fmt::count(i.skipped().len() as u64))
             };
-            format!(" · {} docs{skipped}", fmt::count(i.docs.len() as u64))
+            format!(" · {} docs{skipped}", fmt::count(i.docs().len() as u64))
         })
         .unwrap_or_default();
     let (right, right_style) = if let Some(msg) = status {

@@ -32,7 +32,7 @@ pub fn all_pairs(
     index: &Index,
     progress: &dyn Progress,
 ) -> Result<Result<AllPairs, String>, Cancelled> {
-    if index.docs.len() > MAX_DOCS {
+    if index.docs().len() > MAX_DOCS {
         return Ok(Err(format!(
             "over {} documents",
             super::widgets::fmt::count(MAX_DOCS as u64)
@@ -61,8 +61,8 @@ pub fn found_groups(index: &Index, found: &Found) -> FoundGroups {
         .iter()
         .filter_map(|p| {
             let (ga, gb) = (
-                index.docs[p.a as usize].group,
-                index.docs[p.b as usize].group,
+                index.docs()[p.a as usize].group,
+                index.docs()[p.b as usize].group,
             );
             (ga != gb).then(|| (pack(ga, gb), p.jaccard))
         })

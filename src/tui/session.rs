@@ -272,7 +272,7 @@ impl Session {
     /// the shingles (k, and the text options: unit, case, stop words).
     pub fn stale(&self) -> bool {
         self.results.as_ref().is_some_and(|r| {
-            r.index.params.k != self.params.k || r.index.params.text != self.params.text
+            r.index.params().k != self.params.k || r.index.params().text != self.params.text
         })
     }
 
@@ -581,7 +581,7 @@ impl Session {
                 self.extending_to = None;
                 self.all = None;
                 self.recall = None;
-                if index.docs.len() <= recall::MAX_DOCS {
+                if index.docs().len() <= recall::MAX_DOCS {
                     self.all = Some(AllState::Computing {
                         generation: self.generation,
                         done: 0,

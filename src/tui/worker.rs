@@ -205,9 +205,9 @@ impl Output {
         Some(match self {
             Output::Indexed { index, took, .. } => format!(
                 "indexed {} documents ({} skipped), k={}, {} hash functions in {:.3} s",
-                index.docs.len(),
-                index.skipped.len(),
-                index.params.k,
+                index.docs().len(),
+                index.skipped().len(),
+                index.params().k,
                 index.num_perm(),
                 took.as_secs_f64()
             ),

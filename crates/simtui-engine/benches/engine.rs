@@ -99,19 +99,19 @@ fn bench_band_verify(c: &mut Criterion) {
             .map(|(i, t)| (format!("{i:06}"), t.clone())),
     );
     let index = Index::build(corpus, &Params::default(), &Silent).unwrap();
-    let items: Vec<u32> = (0..index.shingles.len() as u32).collect();
+    let items: Vec<u32> = (0..index.shingles().len() as u32).collect();
     let mut g = c.benchmark_group("100k documents");
     g.bench_function("band 16x8", |b| {
-        b.iter(|| black_box(candidates(&index.signatures, &items, 16, 8, &Silent).unwrap()))
+        b.iter(|| black_box(candidates(index.signatures(), &items, 16, 8, &Silent).unwrap()))
     });
-    let cands = candidates(&index.signatures, &items, 16, 8, &Silent).unwrap();
+    let cands = candidates(index.signatures(), &items, 16, 8, &Silent).unwrap();
     g.throughput(Throughput::Elements(cands.len() as u64));
     g.bench_function("verify candidates (exact Jaccard, 1 core)", |b| {
         b.iter(|| {
             for &(x, y) in &cands {
                 black_box(jaccard(
-                    index.shingles.get(x as usize),
-                    index.shingles.get(y as usize),
+                    index.shingles().get(x as usize),
+                    index.shingles().get(y as usize),
                 ));
             }
         })

@@ -7,7 +7,6 @@
 //! and say why ([`Skipped`](crate::source::Skipped)).
 
 use crate::progress::Cancelled;
-use crate::store::format::FormatError;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -99,3 +98,48 @@ impl std::error::Error for Error {
         }
     }
 }
+
+/// Why bytes are not a usable index file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormatError {
+    /// It does not start with [`MAGIC`](crate::store::format::MAGIC).
+    NotIndex,
+    /// Another format version.
+    Version {
+        /// The version the file says it is.
+        found: u32,
+        /// The version this simtui reads and writes.
+        reads: u32,
+    },
+    /// Shorter than its header says (or than a header).
+    Truncated {
+        /// The size it should have, in bytes.
+        expected: u64,
+        /// The size it has.
+        actual: u64,
+    },
+    /// The checksum does not match the contents.
+    Checksum,
+    /// The checksum matches but the contents are impossible.
+    Corrupt(String),
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const REBUILD: &str = "rebuild it with `simtui index`";
+        match self {
+            FormatError::NotIndex => write!(f, "not a simtui index file"),
+            FormatError::Version { found, reads } => write!(
+                f,
+                "written by another version of simtui (index format {found}; this simtui reads format {reads}); {REBUILD}"
+            ),
+            FormatError::Truncated { expected, actual } => {
+                write!(f, "truncated: {actual} bytes of {expected}; {REBUILD}")
+            }
+            FormatError::Checksum => write!(f, "corrupt: its checksum does not match; {REBUILD}"),
+            FormatError::Corrupt(what) => write!(f, "corrupt: {what}; {REBUILD}"),
+        }
+    }
+}
+
+impl std::error::Error for FormatError {}

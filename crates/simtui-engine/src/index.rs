@@ -118,18 +118,18 @@ impl StageTimes {
 #[derive(Clone)]
 pub struct Index {
     /// What it was built with; `num_perm` is the signatures' width.
-    pub params: Params,
+    pub(crate) params: Params,
     /// The documents in corpus order. A document is known by its position here (a
     /// [`Pair`]'s `a` and `b`, [`Index::members`], ...).
-    pub docs: Vec<Doc>,
+    pub(crate) docs: Vec<Doc>,
     /// What the walk and the build left out, and why.
-    pub skipped: Vec<Skipped>,
+    pub(crate) skipped: Vec<Skipped>,
     /// Shingle sets of the groups. Shared: an index with more hash functions (and the
     /// explorer's previous index, still on screen meanwhile) holds the same sets, the
     /// largest part of an index, instead of a copy.
-    pub shingles: Arc<ShingleSets>,
+    pub(crate) shingles: Arc<ShingleSets>,
     /// Signatures of the groups, row `g` for group `g`.
-    pub signatures: Signatures,
+    pub(crate) signatures: Signatures,
     /// Content hash of each group's normalised token stream (what makes documents
     /// identical): a saved index merges old and new documents by it.
     pub(crate) contents: Vec<u64>,
@@ -137,7 +137,44 @@ pub struct Index {
     members: Vec<u32>,
     member_start: Vec<u32>,
     /// Counters and stage times of the build.
-    pub stats: Stats,
+    pub(crate) stats: Stats,
+}
+
+/// Read-only views of an index's parts: they hold invariants together (every document's
+/// group is a row of the shingle sets and of the signatures, `params.num_perm` is the
+/// signatures' width, the group → documents table follows the documents), so only the
+/// engine changes them.
+impl Index {
+    /// What it was built with; `num_perm` is the signatures' width.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The documents in corpus order. A document is known by its position here (a
+    /// [`Pair`]'s `a` and `b`, [`Index::members`], ...).
+    pub fn docs(&self) -> &[Doc] {
+        &self.docs
+    }
+
+    /// What the walk and the build left out, and why.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
+    }
+
+    /// Shingle sets of the groups (distinct contents), set `g` for group `g`.
+    pub fn shingles(&self) -> &ShingleSets {
+        &self.shingles
+    }
+
+    /// Signatures of the groups, row `g` for group `g`.
+    pub fn signatures(&self) -> &Signatures {
+        &self.signatures
+    }
+
+    /// Counters and stage times of the build.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
 }
 
 /// Documents read and shingled per step: bounds the text held in memory at once and

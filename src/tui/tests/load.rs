@@ -89,7 +89,7 @@ fn the_first_load_opens_and_creates_a_saved_index() {
     let docs = |out: Result<worker::Output, JobError>| match out {
         Ok(worker::Output::Indexed { index, corpus, .. }) => {
             assert!(corpus.is_some());
-            index.docs.len()
+            index.docs().len()
         }
         _ => panic!("not indexed"),
     };
@@ -189,7 +189,7 @@ fn more_hash_functions_share_the_shingles_and_equal_ensure_perms() {
             simtui_engine::source::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default())
                 .unwrap();
         let index = Arc::new(simtui_engine::index::Index::build(corpus, &params, &Silent).unwrap());
-        let before = index.signatures.data().to_vec();
+        let before = index.signatures().data().to_vec();
         let out = worker::execute(
             Work::Extend {
                 index: index.clone(),
@@ -204,19 +204,22 @@ fn more_hash_functions_share_the_shingles_and_equal_ensure_perms() {
         let mut copy = (*index).clone();
         copy.ensure_perms(160, &Silent).unwrap();
         assert_eq!(extended.num_perm(), 160, "{sketch:?}");
-        assert_eq!(extended.params, copy.params, "{sketch:?}");
+        assert_eq!(extended.params(), copy.params(), "{sketch:?}");
         assert_eq!(
-            extended.signatures.data(),
-            copy.signatures.data(),
+            extended.signatures().data(),
+            copy.signatures().data(),
             "{sketch:?}"
         );
         // The shingle sets are the original's, not a copy; the original is unchanged.
-        assert!(Arc::ptr_eq(&extended.shingles, &index.shingles));
-        assert_eq!(index.signatures.data(), &before[..]);
+        assert!(
+            std::ptr::eq(extended.shingles(), index.shingles()),
+            "the sets are shared"
+        );
+        assert_eq!(index.signatures().data(), &before[..]);
         assert_eq!(index.num_perm(), 128);
         // Fewer functions than it has: the same index.
         let same = index.extended(64, &Silent).unwrap();
-        assert_eq!(same.signatures.data(), index.signatures.data());
-        assert_eq!(same.params, index.params);
+        assert_eq!(same.signatures().data(), index.signatures().data());
+        assert_eq!(same.params(), index.params());
     }
 }

@@ -145,8 +145,8 @@ pub fn ids(app: &App, pos: usize) -> (String, String) {
     let r = app.session().results().unwrap();
     let p = r.found.pairs[app.list().visible()[pos] as usize];
     (
-        r.index.docs[p.a as usize].id.clone(),
-        r.index.docs[p.b as usize].id.clone(),
+        r.index.docs()[p.a as usize].id.clone(),
+        r.index.docs()[p.b as usize].id.clone(),
     )
 }
 

@@ -64,7 +64,7 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     let answer = v.answer().expect("answered");
     // 60 documents: fewer than the 100 asked for, so the scan fills up with every
     // document that shares a shingle; compare with brute force.
-    let mut truth: Vec<(u32, f64)> = (0..index.docs.len() as u32)
+    let mut truth: Vec<(u32, f64)> = (0..index.docs().len() as u32)
         .filter(|&d| d != pair.a)
         .map(|d| (d, index.similarity(pair.a, d).0))
         .filter(|x| x.1 > 0.0)
@@ -80,7 +80,7 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     assert!(got.iter().any(|&(d, j)| d == pair.b && j == pair.jaccard));
     let s = screen(&app);
     assert!(s.contains("Neighbours of"), "{s}");
-    assert!(s.contains(&index.docs[pair.a as usize].id), "{s}");
+    assert!(s.contains(&index.docs()[pair.a as usize].id), "{s}");
 
     // Enter: the document and its best neighbour side by side; Esc comes back.
     app.update(Action::Open);
@@ -246,7 +246,7 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     assert_eq!(lines.len(), app.list().visible().len());
     let r = app.session().results().unwrap();
     let p0 = r.found.pairs[app.list().visible()[0] as usize];
-    assert_eq!(lines[0]["a"], r.index.docs[p0.a as usize].id.as_str());
+    assert_eq!(lines[0]["a"], r.index.docs()[p0.a as usize].id.as_str());
     assert_eq!(lines[0]["jaccard"], p0.jaccard);
     assert!(lines[0]["estimate"].is_f64());
 
@@ -369,8 +369,8 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     // The first listed pair's distance is on its row.
     let p = r.found.pairs[app.list().visible()[0] as usize];
     let d = fps.distance(
-        r.index.docs[p.a as usize].group,
-        r.index.docs[p.b as usize].group,
+        r.index.docs()[p.a as usize].group,
+        r.index.docs()[p.b as usize].group,
     );
     let row = s
         .lines()

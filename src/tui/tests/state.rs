@@ -89,7 +89,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     assert!(screen(&app).contains(&busy));
     pump(&mut app);
     assert!(!app.session().stale());
-    assert_eq!(app.session().results().unwrap().index.params.k, 6);
+    assert_eq!(app.session().results().unwrap().index.params().k, 6);
     assert_eq!(app.session().counters().index_jobs, 2);
     assert_eq!(app.session().counters().band_jobs, bands_before_k + 1);
 
@@ -116,25 +116,25 @@ fn a_session_of_actions_rebands_without_rehashing() {
     pump(&mut app);
     assert!(!app.session().stale());
     let index = app.session().results().unwrap().index.clone();
-    assert_eq!(index.params.text.unit, Unit::Char);
-    assert_eq!(index.params.k, crate::tui::session::CHAR_K);
+    assert_eq!(index.params().text.unit, Unit::Char);
+    assert_eq!(index.params().k, crate::tui::session::CHAR_K);
     assert_eq!(app.session().counters().index_jobs, 3);
     // The shingles are those of characters: a document's set is that of its graphemes.
-    let doc = &index.docs[0];
+    let doc = &index.docs()[0];
     let text = simtui_engine::source::read_text(
         &simtui_engine::source::Entry {
             id: doc.id.clone(),
             source: doc.source.clone(),
             bytes: doc.bytes,
         },
-        index.params.max_bytes,
+        index.params().max_bytes,
     )
     .unwrap();
     let mut tokens = Vec::new();
-    simtui_engine::text::Tokenizer::new(&index.params.text).token_hashes(&text, &mut tokens);
+    simtui_engine::text::Tokenizer::new(&index.params().text).token_hashes(&text, &mut tokens);
     let mut set = Vec::new();
     simtui_engine::shingle::shingle_set(&tokens, crate::tui::session::CHAR_K, &mut set);
-    assert_eq!(index.shingles.get(doc.group as usize), &set[..]);
+    assert_eq!(index.shingles().get(doc.group as usize), &set[..]);
     assert!(
         doc.tokens > 2 * text.split_whitespace().count() as u64,
         "char tokens"

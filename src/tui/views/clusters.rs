@@ -186,7 +186,7 @@ impl View for ClustersView {
 
 fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
-    let id = |d: u32| v.index.docs[d as usize].id.as_str();
+    let id = |d: u32| v.index.docs()[d as usize].id.as_str();
     let clusters = v.clusters.as_deref().map_or(&[][..], |c| &c[..]);
     let docs: usize = clusters.iter().map(|c| c.members.len()).sum();
     let mut title = vec![

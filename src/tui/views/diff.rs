@@ -79,23 +79,23 @@ impl DiffView {
     /// The diff of a pair of documents of an index, its texts read by a job.
     pub fn open(index: Arc<Index>, pair: Pair, cx: &mut Cx) -> DiffView {
         let info = |d: u32| {
-            let doc = &index.docs[d as usize];
+            let doc = &index.docs()[d as usize];
             DocInfo {
                 id: doc.id.clone(),
                 bytes: doc.bytes,
                 tokens: doc.tokens,
-                shingles: index.shingles.get(doc.group as usize).len(),
+                shingles: index.shingles().get(doc.group as usize).len(),
             }
         };
         let entry = |d: u32| {
-            let doc = &index.docs[d as usize];
+            let doc = &index.docs()[d as usize];
             Entry {
                 id: doc.id.clone(),
                 source: doc.source.clone(),
                 bytes: doc.bytes,
             }
         };
-        let (a, b, max_bytes) = (entry(pair.a), entry(pair.b), index.params.max_bytes);
+        let (a, b, max_bytes) = (entry(pair.a), entry(pair.b), index.params().max_bytes);
         let job = cx.jobs.spawn(crate::tui::worker::Work::Task(Task {
             name: TASK,
             run: Box::new(move |_| {

@@ -181,7 +181,7 @@ fn window(at: usize, len: usize, room: usize) -> usize {
 fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let w = area.width as usize;
-    let id = |i: usize| v.index.docs[v.docs[i] as usize].id.as_str();
+    let id = |i: usize| v.index.docs()[v.docs[i] as usize].id.as_str();
     let n = v.docs.len();
     let mut lines = vec![Line::from(vec![
         Span::styled(format!(" Heatmap of {n} members"), t.title()),

@@ -177,7 +177,7 @@ impl ListView {
             (0..pairs.len() as u32).collect()
         } else {
             let matches = self.filter.matcher();
-            let hit: Vec<bool> = index.docs.iter().map(|d| matches(&d.id)).collect();
+            let hit: Vec<bool> = index.docs().iter().map(|d| matches(&d.id)).collect();
             (0..pairs.len() as u32)
                 .filter(|&i| {
                     let p = &pairs[i as usize];
@@ -195,7 +195,7 @@ impl ListView {
             }),
             Sort::Path => visible.par_sort_by(|&x, &y| {
                 let (p, q) = (&pairs[x as usize], &pairs[y as usize]);
-                let id = |d: u32| index.docs[d as usize].id.as_str();
+                let id = |d: u32| index.docs()[d as usize].id.as_str();
                 id(p.a).cmp(id(q.a)).then_with(|| id(p.b).cmp(id(q.b)))
             }),
         }
@@ -203,7 +203,7 @@ impl ListView {
         if let Some((a, b)) = keep
             && let Some(pos) = self.visible.iter().position(|&i| {
                 let p = &pairs[i as usize];
-                index.docs[p.a as usize].id == a && index.docs[p.b as usize].id == b
+                index.docs()[p.a as usize].id == a && index.docs()[p.b as usize].id == b
             })
         {
             self.cursor.selected = pos;
@@ -283,7 +283,7 @@ fn selected_in(list: &ListView, r: &Results) -> Option<Pair> {
 /// positions and document numbers do not.
 fn selected_ids(list: &ListView, r: &Results) -> Option<(String, String)> {
     let p = selected_in(list, r)?;
-    let docs = &r.index.docs;
+    let docs = &r.index.docs();
     Some((docs[p.a as usize].id.clone(), docs[p.b as usize].id.clone()))
 }
 
@@ -379,8 +379,8 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
                     s.max_distance
                 ),
             },
-            r.index.params.k,
-            r.index.params.text.unit.name(),
+            r.index.params().k,
+            r.index.params().text.unit.name(),
             list.sort.name()
         )),
     ];
@@ -453,10 +453,10 @@ impl ListView {
         )));
         let rows = layout::list_rows(area);
         if self.visible.is_empty() {
-            let msg = if r.index.docs.is_empty() {
+            let msg = if r.index.docs().is_empty() {
                 format!(
                     " No documents to compare: nothing readable was found ({} skipped).",
-                    fmt::count(r.index.skipped.len() as u64)
+                    fmt::count(r.index.skipped().len() as u64)
                 )
             } else if r.found.pairs.is_empty() {
                 format!(
@@ -474,14 +474,14 @@ impl ListView {
         let offset = self.cursor.offset;
         for pos in offset..(offset + rows).min(self.visible.len()) {
             let p = &r.found.pairs[self.visible[pos] as usize];
-            let a = &index.docs[p.a as usize].id;
-            let b = &index.docs[p.b as usize].id;
+            let a = &index.docs()[p.a as usize].id;
+            let b = &index.docs()[p.b as usize].id;
             let hamming = match &r.simhash {
                 Some((_, fps)) => format!(
                     "  {:>3}",
                     fps.distance(
-                        index.docs[p.a as usize].group,
-                        index.docs[p.b as usize].group
+                        index.docs()[p.a as usize].group,
+                        index.docs()[p.b as usize].group
                     )
                 ),
                 None => String::new(),

@@ -162,7 +162,7 @@ impl View for MembersView {
 
 fn render(v: &MembersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
-    let id = |d: u32| v.index.docs[d as usize].id.as_str();
+    let id = |d: u32| v.index.docs()[d as usize].id.as_str();
     let title = Line::from(vec![
         Span::styled(
             format!(
@@ -178,7 +178,7 @@ fn render(v: &MembersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let id_w = w.saturating_sub(1 + 4 + 2 + 5 + 2 + 5 + 2 + 8 + 2);
     let row = |i: usize| {
         let d = v.order[i];
-        let doc = &v.index.docs[d as usize];
+        let doc = &v.index.docs()[d as usize];
         let (j, est) = v.sims[i];
         let kept = d == v.cluster.representative;
         format!(

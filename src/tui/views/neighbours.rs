@@ -60,7 +60,7 @@ impl NeighboursView {
     /// that banding needs.
     pub fn open(index: Arc<Index>, doc: u32, cx: &mut Cx) -> Option<NeighboursView> {
         let (bands, rows) = cx.session.banding();
-        if bands * rows > index.signatures.width() {
+        if bands * rows > index.signatures().width() {
             cx.say("more hash functions are being computed; try again");
             return None;
         }
@@ -195,7 +195,7 @@ impl View for NeighboursView {
 
 fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
-    let id = |d: u32| v.index.docs[d as usize].id.as_str();
+    let id = |d: u32| v.index.docs()[d as usize].id.as_str();
     let w = area.width as usize;
     let mut title = vec![
         Span::styled(" Neighbours of ", t.title()),

@@ -13,7 +13,6 @@ use crate::source::SkipReason;
 use crate::text::{TextOptions, Unit};
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -125,45 +124,7 @@ pub struct Saved {
     pub signatures: Signatures,
 }
 
-/// Why bytes are not a usable index file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FormatError {
-    /// It does not start with [`MAGIC`].
-    NotIndex,
-    /// Another format version.
-    Version(u32),
-    /// Shorter than its header says (or than a header).
-    Truncated {
-        /// The size it should have, in bytes.
-        expected: u64,
-        /// The size it has.
-        actual: u64,
-    },
-    /// The checksum does not match the contents.
-    Checksum,
-    /// The checksum matches but the contents are impossible.
-    Corrupt(String),
-}
-
-impl fmt::Display for FormatError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const REBUILD: &str = "rebuild it with `simtui index`";
-        match self {
-            FormatError::NotIndex => write!(f, "not a simtui index file"),
-            FormatError::Version(v) => write!(
-                f,
-                "written by another version of simtui (index format {v}; this simtui reads format {VERSION}); {REBUILD}"
-            ),
-            FormatError::Truncated { expected, actual } => {
-                write!(f, "truncated: {actual} bytes of {expected}; {REBUILD}")
-            }
-            FormatError::Checksum => write!(f, "corrupt: its checksum does not match; {REBUILD}"),
-            FormatError::Corrupt(what) => write!(f, "corrupt: {what}; {REBUILD}"),
-        }
-    }
-}
-
-impl std::error::Error for FormatError {}
+pub use crate::error::FormatError;
 
 fn corrupt(what: impl Into<String>) -> FormatError {
     FormatError::Corrupt(what.into())
@@ -373,7 +334,10 @@ pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
     }
     let version = le32(bytes, 8);
     if version != VERSION {
-        return Err(FormatError::Version(version));
+        return Err(FormatError::Version {
+            found: version,
+            reads: VERSION,
+        });
     }
     if n < HEADER + TRAILER {
         // The header's size field may already be readable: name it if so.
