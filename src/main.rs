@@ -41,6 +41,8 @@ enum Command {
     Query(cli::query::QueryArgs),
     /// Group near-duplicates into clusters, each with the document to keep
     Clusters(cli::clusters::ClustersArgs),
+    /// Write the corpus without its near-duplicates, and the list of what was removed
+    Dedup(cli::dedup::DedupArgs),
     /// Save the index of a corpus to a file, or bring a saved one up to date
     Index(cli::index_cmd::IndexCmdArgs),
     /// Print the similarity matrix of a few documents
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Some(Command::Gen(a)) => cli::generate::run(a),
         Some(Command::Query(a)) => cli::query::run(a),
         Some(Command::Clusters(a)) => cli::clusters::run(a),
+        Some(Command::Dedup(a)) => cli::dedup::run(a),
         Some(Command::Matrix(a)) => cli::matrix::run(a),
         Some(Command::Index(a)) => cli::index_cmd::run(a),
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),

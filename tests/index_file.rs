@@ -366,6 +366,8 @@ proptest! {
                 bytes: d.bytes,
                 tokens: d.tokens,
                 group: d.group,
+                title: d.title.clone(),
+                meta: d.meta.clone(),
             }).collect();
             let w = saved.signatures.width();
             let index = simtui_engine::index::Index::from_parts(

@@ -8,7 +8,7 @@ use simtui_engine::index::Params;
 use simtui_engine::minhash::sketch::SketchKind;
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::source::WalkOptions;
-use simtui_engine::source::{InputFormat, InputOptions};
+use simtui_engine::source::{InputFormat, InputOptions, SgmlText};
 use simtui_engine::text::{TextOptions, Unit};
 use std::path::PathBuf;
 
@@ -32,6 +32,15 @@ pub enum SketchArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SgmlTextArg {
+    // The <TITLE>, a blank line, then the <BODY>.
+    #[value(name = "title+body")]
+    TitleBody,
+    // The <BODY> alone.
+    Body,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum InputFormatArg {
     // By extension, per file.
     Auto,
@@ -41,6 +50,8 @@ pub enum InputFormatArg {
     Jsonl,
     // Reuters-21578 SGML: one document per <REUTERS> article.
     Sgml,
+    // Parquet: one document per row.
+    Parquet,
 }
 
 /// The help heading of [`IndexArgs`]' flags. It also marks the flags whose defaults the
@@ -97,22 +108,46 @@ pub struct IndexArgs {
     /// Only files with these extensions, comma-separated (e.g. txt,md)
     #[arg(help_heading = INDEX_HEADING, long, value_delimiter = ',')]
     pub ext: Option<Vec<String>>,
-    /// How files hold documents: auto, text, jsonl or sgml
+    /// How files hold documents: auto, text, jsonl, sgml or parquet
     ///
     /// auto: by extension, per file: .jsonl and .ndjson are JSON Lines, .sgm and .sgml
-    /// Reuters SGML, either maybe compressed (.gz, .zst); anything else is text. text: one
-    /// document per file. jsonl: one per line. sgml: one per <REUTERS> article.
+    /// Reuters SGML, either maybe compressed (.gz, .zst), .parquet Parquet; anything else
+    /// is text. text: one document per file. jsonl: one per line. sgml: one per <REUTERS>
+    /// article. parquet: one per row.
     #[arg(help_heading = INDEX_HEADING, long, value_enum, value_name = "FORMAT", default_value_t = InputFormatArg::Auto, hide_possible_values = true)]
     pub input_format: InputFormatArg,
-    /// The JSON Lines field holding a document's text
+    /// The JSON Lines field or Parquet column holding a document's text
     #[arg(help_heading = INDEX_HEADING, long, value_name = "NAME", default_value = "text")]
     pub text_field: String,
-    /// The JSON Lines field or SGML attribute holding a document's id
+    /// The JSON Lines field, Parquet column or SGML attribute holding the id
     ///
-    /// A JSON Lines field (a string or number), or an attribute of SGML's <REUTERS>
-    /// element (e.g. OLDID). [default: FILE:LINE for JSON Lines, NEWID for SGML]
+    /// A JSON Lines field or Parquet column (a string or number), or an attribute of
+    /// SGML's <REUTERS> element (e.g. OLDID). [default: FILE:LINE for JSON Lines, FILE:ROW
+    /// for Parquet, NEWID for SGML]
     #[arg(help_heading = INDEX_HEADING, long, value_name = "NAME")]
     pub id_field: Option<String>,
+    /// The JSON Lines or Parquet field holding a document's title
+    ///
+    /// The title names a document in the explorer's list, the diff and the removal list.
+    /// Without it a document's title is its first non-empty line; an SGML article's is
+    /// its <TITLE>.
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "NAME")]
+    pub title_field: Option<String>,
+    /// Metadata to keep, comma-separated: fields, SGML elements
+    ///
+    /// JSON Lines or Parquet fields, or SGML elements (DATE, PLACES, TOPICS, ...) or else
+    /// attributes of <REUTERS> (LEWISSPLIT). Shown in the diff's header for both sides
+    /// (values that differ marked), written in exports and removal lists, and usable by
+    /// --keep field:NAME.
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "NAMES", value_delimiter = ',')]
+    pub meta_field: Vec<String>,
+    /// An SGML article's text: title+body (default) or body
+    ///
+    /// title+body: the <TITLE>, a blank line and the <BODY>. body: the <BODY> alone, as
+    /// the Reuters-21578 studies read it (two reports under one routine headline are
+    /// compared by what they say).
+    #[arg(help_heading = INDEX_HEADING, long, value_enum, value_name = "TEXT", default_value_t = SgmlTextArg::TitleBody, hide_default_value = true, hide_possible_values = true)]
+    pub sgml_text: SgmlTextArg,
     /// Skip documents with fewer words than this
     ///
     /// Words are counted after tokenising and dropping stop words; such documents are
@@ -138,9 +173,16 @@ impl IndexArgs {
                     InputFormatArg::Text => InputFormat::Text,
                     InputFormatArg::Jsonl => InputFormat::Jsonl,
                     InputFormatArg::Sgml => InputFormat::Sgml,
+                    InputFormatArg::Parquet => InputFormat::Parquet,
                 },
                 text_field: self.text_field.clone(),
                 id_field: self.id_field.clone(),
+                title_field: self.title_field.clone(),
+                meta_fields: self.meta_field.clone(),
+                sgml_text: match self.sgml_text {
+                    SgmlTextArg::TitleBody => SgmlText::TitleBody,
+                    SgmlTextArg::Body => SgmlText::Body,
+                },
             },
         }
     }

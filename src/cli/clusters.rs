@@ -3,10 +3,10 @@
 //! line, for a delete or move step of the user's own: simtui never changes a file.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
-use crate::output::clusters::{KeepArg, write_clusters};
+use crate::output::clusters::{KeepArg, LinkageArg, write_clusters};
 use crate::output::format::{Format, with_stdout};
 use clap::Args;
-use simtui_engine::analysis::cluster::{Cluster, Keep, clusters_of};
+use simtui_engine::analysis::cluster::{Cluster, clusters_by};
 use simtui_engine::index::Index;
 use simtui_engine::source::Source;
 use std::io::{self, Write};
@@ -27,10 +27,20 @@ pub struct ClustersArgs {
     /// Keep the longest (default), shortest, oldest, newest or first member
     ///
     /// The member each cluster keeps: the longest or shortest (in tokens, then bytes), the
-    /// oldest or newest (by file modification time), or the first in the sorted walk.
+    /// oldest or newest (by file modification time), the first in the sorted walk, or by
+    /// a metadata field: field:NAME keeps the earliest value, field:NAME:last the latest
+    /// (dates as dates, numbers as numbers; the field is read as --meta-field reads it).
     /// [default: longest]
-    #[arg(long, value_enum, default_value_t = KeepArg::Longest, hide_default_value = true, hide_possible_values = true)]
+    #[arg(long, value_parser = KeepArg::parse, default_value = "longest", hide_default_value = true)]
     pub keep: KeepArg,
+    /// Clusters: components (default) or star (no chains)
+    ///
+    /// components: connected components of the pairs with J >= T (a chain a~b~c is one
+    /// cluster even when a and c are not similar). star: the document to keep first (by
+    /// --keep), with every document still free within T of it, then the next: every
+    /// member is within T of the kept one. Each cluster shows its least J to the kept one.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = LinkageArg::Components, hide_default_value = true, hide_possible_values = true)]
+    pub cluster: LinkageArg,
     /// Print only the duplicates (all but the kept member), one path a line
     ///
     /// Every member of every cluster but the one kept, one path per line: a list for a
@@ -63,29 +73,25 @@ pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     // -vv: when each stage finishes.
     let progress = crate::output::diag::StageLog::default();
+    // A field rule reads its field with the documents.
+    let mut index_args = args.index.clone();
+    let keep = args.keep.resolve(&mut index_args.meta_field);
     let (engine, _) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
-        &args.index,
+        &index_args,
         &args.method,
         &progress,
     )?;
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
-    let keep = match args.keep {
-        KeepArg::Longest => Keep::Longest,
-        KeepArg::Shortest => Keep::Shortest,
-        KeepArg::Oldest => Keep::Oldest,
-        KeepArg::Newest => Keep::Newest,
-        KeepArg::First => Keep::First,
-    };
     let index = &engine.index;
-    let found = clusters_of(index, &search, keep);
+    let found = clusters_by(index, &search, keep, args.cluster.linkage());
     if args.dupes {
         let end = if args.null { b'\0' } else { b'\n' };
         with_stdout(|out| write_dupes(out, index, &found, end))?;
     } else {
         let format = args.format.resolve();
-        with_stdout(|out| write_clusters(out, index, &found, args.keep, format))?;
+        with_stdout(|out| write_clusters(out, index, &found, &args.keep, format))?;
     }
     if args.fail_empty && found.is_empty() {
         return Err(crate::output::error::NoResult(format!(

@@ -57,6 +57,12 @@ const EXAMPLES: &[(&str, &str)] = &[
   simtui clusters data/ -t 0.95 --fail-empty > /dev/null && echo 'duplicates found'",
     ),
     (
+        "dedup",
+        r"  simtui dedup data.jsonl -o clean.jsonl -t 0.8     the same lines, near-duplicates left out
+  simtui dedup data/ -o clean/ -t 0.9 --dry-run       how many would go
+  simtui dedup data/ -o clean/ -t 0.8 --keep-list wrong.txt --force   after a review",
+    ),
+    (
         "matrix",
         r"  simtui matrix a.txt b.txt c.txt             exact Jaccard between every two
   simtui matrix books/ --measure estimate --format csv > m.csv

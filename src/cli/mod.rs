@@ -11,6 +11,7 @@ pub mod generate;
 pub mod pairs;
 // Issue 4: queries, clusters, the similarity matrix.
 pub mod clusters;
+pub mod dedup;
 pub mod matrix;
 pub mod query;
 // Conventions shared by every command: help, config file, colour.

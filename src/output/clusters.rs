@@ -2,19 +2,110 @@
 
 use super::color::Paint;
 use super::format::{Format, csv_field};
-use clap::ValueEnum;
-use simtui_engine::analysis::cluster::Cluster;
+use simtui_engine::analysis::cluster::{Cluster, Keep};
 use simtui_engine::index::Index;
 use std::io::{self, Write};
 
 /// The member each cluster keeps (`--keep`), named in the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KeepArg {
     Longest,
     Shortest,
     Oldest,
     Newest,
     First,
+    /// `field:NAME` (earliest value) or `field:NAME:last` (latest).
+    Field {
+        name: String,
+        last: bool,
+    },
+}
+
+impl KeepArg {
+    /// Parses `--keep`: longest, shortest, oldest, newest, first, field:NAME or
+    /// field:NAME:last.
+    pub fn parse(s: &str) -> Result<KeepArg, String> {
+        Ok(match s {
+            "longest" => KeepArg::Longest,
+            "shortest" => KeepArg::Shortest,
+            "oldest" => KeepArg::Oldest,
+            "newest" => KeepArg::Newest,
+            "first" => KeepArg::First,
+            _ => {
+                let Some(field) = s.strip_prefix("field:") else {
+                    return Err(
+                        "expected longest, shortest, oldest, newest, first, field:NAME or field:NAME:last"
+                            .to_string(),
+                    );
+                };
+                let (name, last) = match field.strip_suffix(":last") {
+                    Some(n) => (n, true),
+                    None => (field.strip_suffix(":first").unwrap_or(field), false),
+                };
+                if name.is_empty() {
+                    return Err("field: needs a field name (field:date)".to_string());
+                }
+                KeepArg::Field {
+                    name: name.to_string(),
+                    last,
+                }
+            }
+        })
+    }
+
+    /// The rule as written on the command line.
+    pub fn name(&self) -> String {
+        match self {
+            KeepArg::Longest => "longest".into(),
+            KeepArg::Shortest => "shortest".into(),
+            KeepArg::Oldest => "oldest".into(),
+            KeepArg::Newest => "newest".into(),
+            KeepArg::First => "first".into(),
+            KeepArg::Field { name, last: false } => format!("field:{name}"),
+            KeepArg::Field { name, last: true } => format!("field:{name}:last"),
+        }
+    }
+
+    /// The engine's rule. A field rule reads its field with the documents: it is added to
+    /// `meta_fields` if it is not there already.
+    pub fn resolve(&self, meta_fields: &mut Vec<String>) -> Keep {
+        match self {
+            KeepArg::Longest => Keep::Longest,
+            KeepArg::Shortest => Keep::Shortest,
+            KeepArg::Oldest => Keep::Oldest,
+            KeepArg::Newest => Keep::Newest,
+            KeepArg::First => Keep::First,
+            KeepArg::Field { name, last } => {
+                let field = match meta_fields.iter().position(|m| m == name) {
+                    Some(i) => i,
+                    None => {
+                        meta_fields.push(name.clone());
+                        meta_fields.len() - 1
+                    }
+                };
+                Keep::Field { field, last: *last }
+            }
+        }
+    }
+}
+
+/// How verified pairs become clusters (`--cluster`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LinkageArg {
+    // Connected components (union-find): chains link documents not similar themselves.
+    Components,
+    // Stars around the documents to keep: every member within T of the kept one.
+    Star,
+}
+
+impl LinkageArg {
+    pub fn linkage(self) -> simtui_engine::analysis::cluster::Linkage {
+        use simtui_engine::analysis::cluster::Linkage;
+        match self {
+            LinkageArg::Components => Linkage::Components,
+            LinkageArg::Star => Linkage::Star,
+        }
+    }
 }
 
 /// Writes clusters in the given (resolved) format.
@@ -22,7 +113,7 @@ pub fn write_clusters(
     out: &mut dyn Write,
     index: &Index,
     found: &[Cluster],
-    keep: KeepArg,
+    keep: &KeepArg,
     format: Format,
 ) -> io::Result<()> {
     let id = |d: u32| index.docs()[d as usize].id.as_str();
@@ -35,6 +126,7 @@ pub fn write_clusters(
                     "representative": id(c.representative),
                     "mean_jaccard": c.mean_jaccard,
                     "members": c.members.iter().map(|&d| id(d)).collect::<Vec<_>>(),
+                    "min_jaccard": c.min_jaccard,
                 });
                 if c.mean_sampled {
                     // Estimated from a sample of the members' pairs (too many contents).
@@ -44,17 +136,21 @@ pub fn write_clusters(
             }
         }
         Format::Csv => {
-            writeln!(out, "cluster,size,mean_jaccard,doc,representative")?;
+            writeln!(
+                out,
+                "cluster,size,mean_jaccard,doc,representative,min_jaccard"
+            )?;
             for (i, c) in found.iter().enumerate() {
                 for &d in &c.members {
                     writeln!(
                         out,
-                        "{},{},{},{},{}",
+                        "{},{},{},{},{},{}",
                         i + 1,
                         c.members.len(),
                         c.mean_jaccard,
                         csv_field(id(d)),
-                        d == c.representative
+                        d == c.representative,
+                        c.min_jaccard
                     )?;
                 }
             }
@@ -62,19 +158,20 @@ pub fn write_clusters(
         Format::Table => {
             // Coloured as `pairs`' table: each cluster's title bold, its mean J by value.
             let paint = Paint::stdout();
-            let keep = keep.to_possible_value().unwrap();
+            let keep = keep.name();
             for (i, c) in found.iter().enumerate() {
                 writeln!(
                     out,
-                    "{} {} documents, mean J {}{}",
+                    "{} {} documents, mean J {}{}, min J to kept {}",
                     paint.bold(&format!("cluster {}:", i + 1)),
                     c.members.len(),
                     if c.mean_sampled { "≈" } else { "" },
-                    paint.similarity(c.mean_jaccard, &format!("{:.4}", c.mean_jaccard))
+                    paint.similarity(c.mean_jaccard, &format!("{:.4}", c.mean_jaccard)),
+                    paint.similarity(c.min_jaccard, &format!("{:.4}", c.min_jaccard))
                 )?;
                 for &d in &c.members {
                     if d == c.representative {
-                        writeln!(out, "  * {}  (kept: {})", id(d), keep.get_name())?;
+                        writeln!(out, "  * {}  (kept: {keep})", id(d))?;
                     } else {
                         writeln!(out, "    {}", id(d))?;
                     }

@@ -357,6 +357,11 @@ impl App {
                 }
                 self.session.report(kind, stage, done, total);
             }
+            Msg::Counting { id, stage, counted } => {
+                if let Some(kind) = self.jobs.current_kind(id) {
+                    self.session.counting(kind, stage, counted);
+                }
+            }
             Msg::Done { id, out } => {
                 if self.jobs.current_kind(id).is_none() {
                     return false; // superseded

@@ -12,6 +12,8 @@ pub struct StageState {
     pub updated: Option<Instant>,
     /// Expected to run in the current job.
     pub wanted: bool,
+    /// Counted in bytes of files, not in items (reading files of many documents).
+    pub bytes: bool,
 }
 
 impl StageState {

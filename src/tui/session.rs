@@ -13,7 +13,7 @@ use super::widgets::fmt;
 use super::worker::{Kind, Output, StoreJob, Work};
 use simtui_engine::found::Found;
 use simtui_engine::index::{Index, Params};
-use simtui_engine::progress::Stage;
+use simtui_engine::progress::{Counted, Stage};
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{Corpus, WalkOptions};
@@ -354,6 +354,12 @@ impl Session {
         self.store = store;
     }
 
+    /// The metadata fields read with each document (`--meta-field`), in the order of
+    /// each document's values.
+    pub fn meta_fields(&self) -> &[String] {
+        &self.walk.input.meta_fields
+    }
+
     /// Queues the first job: walk (or generate) and index.
     pub fn start(&mut self, jobs: &mut Jobs) {
         self.progress = Board::new(self.now);
@@ -546,6 +552,16 @@ impl Session {
     // Workers' messages
 
     /// A progress report of an engine job.
+    /// A stage of an engine job counts in bytes (or items) from now on.
+    pub fn counting(&mut self, kind: Kind, stage: Stage, counted: Counted) {
+        if matches!(
+            kind,
+            Kind::Index | Kind::Extend | Kind::Fingerprints | Kind::Band
+        ) {
+            self.progress.stages[stage as usize].bytes = counted == Counted::Bytes;
+        }
+    }
+
     pub fn report(&mut self, kind: Kind, stage: Stage, done: u64, total: u64) {
         match kind {
             Kind::AllPairs => {

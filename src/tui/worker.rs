@@ -13,7 +13,7 @@ use simtui_engine::error::Error;
 use simtui_engine::found::Found;
 use simtui_engine::index::{Index, Params};
 use simtui_engine::minhash::reband::Rebander;
-use simtui_engine::progress::{Cancelled, Progress, Stage};
+use simtui_engine::progress::{Cancelled, Counted, Progress, Stage};
 use simtui_engine::simhash::fingerprint::SimHasher;
 use simtui_engine::simhash::fingerprints::Fingerprints;
 use simtui_engine::simhash::search;
@@ -252,6 +252,13 @@ pub enum Msg {
         done: u64,
         total: u64,
     },
+    /// A stage of job `id` counts in `counted` from now on (bytes, for reading files of
+    /// many documents).
+    Counting {
+        id: u64,
+        stage: Stage,
+        counted: Counted,
+    },
     Done {
         id: u64,
         out: Box<Output>,
@@ -312,6 +319,14 @@ impl Progress for Reporter {
             stage,
             done,
             total,
+        });
+    }
+
+    fn counting(&self, stage: Stage, counted: Counted) {
+        let _ = self.tx.send(Msg::Counting {
+            id: self.id,
+            stage,
+            counted,
         });
     }
 

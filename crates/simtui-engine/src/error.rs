@@ -47,6 +47,17 @@ pub enum Error {
         /// Which limit, and by how much.
         why: String,
     },
+    /// A file of the corpus could not be read again, or an output file written
+    /// (deduplication).
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// An output that can't be written as asked: it exists, it would be inside the input,
+    /// two inputs would share a name in it.
+    Output(String),
 }
 
 /// A result with the engine's [`Error`].
@@ -85,6 +96,8 @@ impl fmt::Display for Error {
             Error::Io { path, source } => write!(f, "index file {}: {source}", path.display()),
             Error::InMemory => f.write_str("documents held in memory cannot be saved"),
             Error::TooLarge { job, why } => write!(f, "too large for {job}: {why}"),
+            Error::File { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Output(why) => f.write_str(why),
         }
     }
 }

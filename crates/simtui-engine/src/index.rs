@@ -8,11 +8,14 @@ use crate::error::Result;
 use crate::found::{Found, GroupPair, Pair, Search};
 use crate::minhash::band;
 use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
-use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::natural::natural_cmp;
+use crate::progress::{Cancelled, Counted, Progress, Stage, check};
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
 use crate::simhash::fingerprint::{Digest, SimHasher};
 use crate::simhash::fingerprints::{FingerprintBuilder, Fingerprints};
-use crate::source::{Batches, Corpus, Entry, Item, SkipReason, Skipped, Source, extract_item};
+use crate::source::{
+    Batches, Corpus, Entry, Item, Labels, SkipReason, Skipped, Source, extract_item,
+};
 use crate::text::{TextOptions, Tokenizer};
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
@@ -74,6 +77,15 @@ pub struct Doc {
     pub tokens: u64,
     /// Its group of identical documents (an index into the shingle sets and signatures).
     pub group: u32,
+    /// What names it for people: the title its record gives (`--title-field`, SGML's
+    /// `<TITLE>`), else its first non-empty line; white space collapsed, at most
+    /// [`TITLE_MAX`](crate::source::TITLE_MAX) bytes.
+    pub title: String,
+    /// The values of the metadata fields read with it
+    /// ([`InputOptions::meta_fields`](crate::source::InputOptions::meta_fields)), in
+    /// that order, an empty string where it has none; empty for a document that is a
+    /// whole file.
+    pub meta: Vec<String>,
 }
 
 /// Counters and stage times of a build.
@@ -223,6 +235,9 @@ impl Index {
         };
         let mut by_content: HashMap<u64, u32> = HashMap::new();
         let mut batches = Batches::new(entries, params.max_bytes);
+        if batches.bytes().is_some() {
+            progress.counting(Stage::Read, Counted::Bytes);
+        }
         // The total last reported (it changes as files of many documents are read).
         let mut reported = 0;
         // A batch read and shingled, merged into the index while the next one is read:
@@ -258,12 +273,18 @@ impl Index {
             // Not shared while it is built: make_mut never copies here.
             Arc::make_mut(&mut index.shingles).reserve_total(projected as usize);
             reported = total;
-            progress.update(Stage::Read, done, total);
+            match batches.bytes() {
+                Some((read, size)) => progress.update(Stage::Read, read, size),
+                None => progress.update(Stage::Read, done, total),
+            }
             progress.update(Stage::Shingle, done, total);
         }
         if reported != batches.done() {
             // The last estimate was off: say that everything is done.
-            progress.update(Stage::Read, batches.done(), batches.done());
+            match batches.bytes() {
+                Some((_, size)) => progress.update(Stage::Read, size, size),
+                None => progress.update(Stage::Read, batches.done(), batches.done()),
+            }
             progress.update(Stage::Shingle, batches.done(), batches.done());
         }
         Arc::make_mut(&mut index.shingles).shrink_to_fit();
@@ -286,7 +307,7 @@ impl Index {
         by_content: &mut HashMap<u64, u32>,
     ) {
         for read in batch {
-            let (entry, s, digest) = match read {
+            let (entry, labels, s, digest) = match read {
                 Ok(read) => read,
                 Err(skip) => {
                     self.skipped.push(skip);
@@ -302,7 +323,7 @@ impl Index {
                 continue;
             }
             let groups = self.shingles.len();
-            self.add_doc(entry, s, by_content);
+            self.add_doc(entry, labels, s, by_content);
             if let Some(fps) = fingerprints
                 .as_mut()
                 .filter(|_| self.shingles.len() > groups)
@@ -312,7 +333,13 @@ impl Index {
         }
     }
 
-    fn add_doc(&mut self, entry: Entry, s: Shingled, by_content: &mut HashMap<u64, u32>) {
+    fn add_doc(
+        &mut self,
+        entry: Entry,
+        labels: Labels,
+        s: Shingled,
+        by_content: &mut HashMap<u64, u32>,
+    ) {
         let next = self.shingles.len() as u32;
         let group = *by_content.entry(s.content).or_insert(next);
         if group == next {
@@ -330,6 +357,8 @@ impl Index {
             bytes: s.bytes,
             tokens: s.tokens,
             group,
+            title: labels.title,
+            meta: labels.meta,
         });
     }
 
@@ -771,7 +800,7 @@ impl Index {
         )?;
         let before = |a: u32, b: u32| match id_order {
             Some(rank) => rank[a as usize] <= rank[b as usize],
-            None => self.docs[a as usize].id <= self.docs[b as usize].id,
+            None => natural_cmp(&self.docs[a as usize].id, &self.docs[b as usize].id).is_le(),
         };
         let mut push = |a: u32, b: u32, jaccard: f64, estimate: f64| {
             let (a, b) = if before(a, b) { (a, b) } else { (b, a) };
@@ -836,8 +865,9 @@ impl Index {
     /// Each document's rank among the ids in sorted order, for [`Index::spell_ranked`].
     pub(crate) fn id_order(&self) -> Vec<u32> {
         let mut by_id: Vec<u32> = (0..self.docs.len() as u32).collect();
-        by_id
-            .par_sort_unstable_by(|&x, &y| self.docs[x as usize].id.cmp(&self.docs[y as usize].id));
+        by_id.par_sort_unstable_by(|&x, &y| {
+            natural_cmp(&self.docs[x as usize].id, &self.docs[y as usize].id)
+        });
         let mut rank = vec![0u32; by_id.len()];
         for (r, &d) in by_id.iter().enumerate() {
             rank[d as usize] = r as u32;
@@ -850,8 +880,8 @@ impl Index {
         pairs.par_sort_unstable_by(|x, y| {
             y.jaccard
                 .total_cmp(&x.jaccard)
-                .then_with(|| self.docs[x.a as usize].id.cmp(&self.docs[y.a as usize].id))
-                .then_with(|| self.docs[x.b as usize].id.cmp(&self.docs[y.b as usize].id))
+                .then_with(|| natural_cmp(&self.docs[x.a as usize].id, &self.docs[y.a as usize].id))
+                .then_with(|| natural_cmp(&self.docs[x.b as usize].id, &self.docs[y.b as usize].id))
         });
     }
 
@@ -863,7 +893,12 @@ impl Index {
             + self
                 .docs
                 .iter()
-                .map(|d| d.id.capacity() + std::mem::size_of::<Doc>())
+                .map(|d| {
+                    d.id.capacity()
+                        + d.title.capacity()
+                        + d.meta.iter().map(|m| m.capacity() + 24).sum::<usize>()
+                        + std::mem::size_of::<Doc>()
+                })
                 .sum::<usize>()
             + (self.members.capacity() + self.member_start.capacity()) * 4
     }
@@ -871,7 +906,7 @@ impl Index {
 
 /// One document after tokenising and shingling.
 /// A document read and shingled (with its SimHash digest when asked for), or why not.
-type ReadDoc = Result<(Entry, Shingled, Option<Digest>), Skipped>;
+type ReadDoc = Result<(Entry, Labels, Shingled, Option<Digest>), Skipped>;
 
 /// Reads and shingles a batch in parallel, in order. Each item is read and shingled on the
 /// same thread, so its text is tokenised while still in cache and no thread waits for a
@@ -890,13 +925,13 @@ fn read_and_shingle(
                 let t0 = Instant::now();
                 let read = extract_item(item, params.max_bytes);
                 let t1 = Instant::now();
-                let out = read.map(|(entry, text)| {
+                let out = read.map(|(entry, text, labels)| {
                     let mut s = shingle_doc(&text, tok, buf, params.k);
                     if params.min_words > 0 {
                         s.words = count_words(&text, tok.options(), s.tokens);
                     }
                     // `buf` still holds the document's token stream.
-                    (entry, s, simhash.map(|h| h.digest(buf)))
+                    (entry, labels, s, simhash.map(|h| h.digest(buf)))
                 });
                 clock.add(t1 - t0, t1.elapsed());
                 out

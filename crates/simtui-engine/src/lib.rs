@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod dedup;
 pub mod doc_pairs;
 pub mod error;
 pub mod found;
@@ -50,6 +51,7 @@ pub mod hash;
 pub mod index;
 pub mod memory;
 pub mod minhash;
+pub mod natural;
 pub mod progress;
 pub mod rng;
 pub mod shingle;
@@ -67,7 +69,8 @@ pub use found::{Found, Pair};
 pub use index::{Doc, Index, Params};
 pub use minhash::curve::{probability, threshold};
 pub use minhash::sketch::SketchKind;
-pub use progress::{CancelFlag, Cancelled, Progress, Silent, Stage};
+pub use natural::natural_cmp;
+pub use progress::{CancelFlag, Cancelled, Counted, Progress, Silent, Stage};
 pub use simhash::fingerprint::{SimHasher, Weight};
 pub use simhash::fingerprints::Fingerprints;
 pub use source::{Corpus, Entry, SkipReason, Skipped, Source, WalkOptions};

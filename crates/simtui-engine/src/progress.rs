@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The stages of the pipeline, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Stage {
-    /// Reading the documents' texts; counted in files and records (the records of a file
-    /// of many documents are estimated from how much of it has been read).
+    /// Reading the documents' texts; counted in documents, or in bytes of the corpus's
+    /// files when some hold many documents ([`Counted::Bytes`]: their sizes are known
+    /// before they are read, their records' number is not).
     Read,
     /// Tokenising and shingling the texts, done along with reading and counted the same.
     Shingle,
@@ -41,11 +42,24 @@ impl Stage {
     }
 }
 
+/// What a stage's counts are in, when it is not what [`Stage`] says by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    /// Units of work: documents, contents, bands or pairs, as [`Stage`] says.
+    Items,
+    /// Bytes of the files on disk (compressed files count as stored): the read stage of a
+    /// corpus with files of many documents, whose total is exact from the start.
+    Bytes,
+}
+
 /// Receives progress from the engine and tells it when to stop. Called from worker
 /// threads, so implementations must be cheap and thread-safe.
 pub trait Progress: Sync {
     /// `done` of `total` units of `stage` are finished.
     fn update(&self, _stage: Stage, _done: u64, _total: u64) {}
+    /// From now on `stage` counts in `counted` (told before its first update of a
+    /// build; a stage not told counts [`Counted::Items`]).
+    fn counting(&self, _stage: Stage, _counted: Counted) {}
     /// Whether the work should stop as soon as it can.
     fn is_cancelled(&self) -> bool {
         false

@@ -46,15 +46,20 @@ const TASK: &str = "Diff";
 #[derive(Clone, Debug)]
 pub struct DocInfo {
     pub id: String,
+    pub title: String,
     pub bytes: u64,
     pub tokens: u64,
     pub shingles: usize,
+    /// Its metadata values, one per field of the view's `meta_names`.
+    pub meta: Vec<String>,
 }
 
 pub struct DiffView {
     pair: Pair,
     a: DocInfo,
     b: DocInfo,
+    /// The metadata fields (`--meta-field`): a header row shows their values per side.
+    meta_names: Vec<String>,
     /// The diff job being waited for.
     job: u64,
     model: Option<Result<Arc<DiffModel>, String>>,
@@ -69,10 +74,10 @@ pub fn column_width(size: (u16, u16)) -> usize {
     layout::diff(s.body).left.width as usize
 }
 
-/// Rows of the diff on screen.
-fn page(size: (u16, u16)) -> usize {
+/// Rows of the diff on screen, under a header of `header` rows.
+fn page(size: (u16, u16), header: u16) -> usize {
     let s = layout::screen(layout::area(size));
-    (layout::diff(s.body).left.height as usize).max(1)
+    (layout::diff_with(s.body, header).left.height as usize).max(1)
 }
 
 impl DiffView {
@@ -82,9 +87,11 @@ impl DiffView {
             let doc = &index.docs()[d as usize];
             DocInfo {
                 id: doc.id.clone(),
+                title: doc.title.clone(),
                 bytes: doc.bytes,
                 tokens: doc.tokens,
                 shingles: index.shingles().get(doc.group as usize).len(),
+                meta: doc.meta.clone(),
             }
         };
         let entry = |d: u32| {
@@ -113,6 +120,7 @@ impl DiffView {
             pair,
             a: info(pair.a),
             b: info(pair.b),
+            meta_names: cx.session.meta_fields().to_vec(),
             job,
             model: None,
             layout: Layout::default(),
@@ -159,6 +167,11 @@ impl DiffView {
         self.scroll = scroll;
     }
 
+    /// Rows of the header: one more when there is metadata to show.
+    fn header_rows(&self) -> u16 {
+        layout::DIFF_HEADER + !self.meta_names.is_empty() as u16
+    }
+
     fn scroll_to(&mut self, to: isize, page: usize) {
         let max = self.layout.rows.len().saturating_sub(page);
         self.scroll = to.clamp(0, max as isize) as usize;
@@ -186,7 +199,7 @@ impl DiffView {
                 })
                 .unwrap_or(0);
         }
-        let page = page(size);
+        let page = page(size, self.header_rows());
         self.scroll = self.scroll.min(self.layout.rows.len().saturating_sub(page));
     }
 }
@@ -197,7 +210,7 @@ impl View for DiffView {
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
-        let page = page(cx.size);
+        let page = page(cx.size, self.header_rows());
         let s = self.scroll as isize;
         match action {
             Action::Up => self.scroll_to(s - 1, page),
@@ -279,7 +292,7 @@ fn diff_docs(a: &Entry, b: &Entry, max_bytes: u64) -> Result<DiffModel, String> 
 // Drawing
 
 fn render(d: &DiffView, ui: &Ui, frame: &mut Frame, body: Rect) {
-    let areas = layout::diff(body);
+    let areas = layout::diff_with(body, d.header_rows());
     header(ui, d, frame, areas.header);
     match &d.model {
         None => message(
@@ -366,13 +379,20 @@ fn doc_lines(
     width: usize,
 ) -> [Line<'static>; 2] {
     let t = &ui.theme;
-    let id = Line::from(vec![
+    // The id whole if it fits, then as much of the title as fits.
+    let id = fmt::shorten_middle(&doc.id, width.saturating_sub(tag.len()));
+    let room = width.saturating_sub(tag.len() + fmt::width(&id) + 3);
+    let mut spans = vec![
         Span::styled(tag.to_string(), t.key()),
-        Span::styled(
-            fmt::shorten_middle(&doc.id, width.saturating_sub(tag.len())),
-            t.title(),
-        ),
-    ]);
+        Span::styled(id, t.title()),
+    ];
+    if room >= 6 && !doc.title.is_empty() {
+        spans.push(Span::styled(
+            format!(" · {}", fmt::truncate(&fmt::clean(&doc.title), room)),
+            t.dim(),
+        ));
+    }
+    let id = Line::from(spans);
     // Most important first; what does not fit is left out whole, never cut.
     let mut parts = vec![
         fmt::bytes(doc.bytes),
@@ -409,9 +429,50 @@ fn doc_lines(
     [id, Line::from(spans)]
 }
 
+/// One side's metadata row: `NAME value · NAME value`, each value that differs from the
+/// other side's marked with '≠' (and coloured): what the texts don't say (two reports of
+/// different days can be identical word for word).
+fn meta_line(ui: &Ui, d: &DiffView, side: usize, width: usize) -> Line<'static> {
+    let t = &ui.theme;
+    let (mine, theirs) = if side == 0 {
+        (&d.a.meta, &d.b.meta)
+    } else {
+        (&d.b.meta, &d.a.meta)
+    };
+    let value = |m: &Vec<String>, i: usize| m.get(i).cloned().unwrap_or_default();
+    let mut spans = vec![Span::raw("  ")];
+    let mut used = 2;
+    for (i, name) in d.meta_names.iter().enumerate() {
+        let v = value(mine, i);
+        let differs = v != value(theirs, i);
+        let shown = if v.is_empty() { "—".to_string() } else { fmt::clean(&v) };
+        let sep = if i == 0 { "" } else { " · " };
+        let mark = if differs { "≠" } else { "" };
+        let room = width.saturating_sub(used + sep.len() + mark.len() + fmt::width(name) + 1);
+        if room < 3 {
+            break;
+        }
+        let shown = fmt::truncate(&shown, room);
+        used += sep.len() + mark.chars().count() + fmt::width(name) + 1 + fmt::width(&shown);
+        spans.push(Span::raw(sep));
+        if differs {
+            spans.push(Span::styled(mark, t.warn()));
+        }
+        spans.push(Span::styled(format!("{name} "), t.dim()));
+        spans.push(if differs {
+            Span::styled(shown, t.warn())
+        } else {
+            Span::raw(shown)
+        });
+    }
+    Line::from(spans)
+}
+
 fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let half = (area.width as usize).saturating_sub(1) / 2;
+    // With metadata, each side has a third row for it, and the rows below move down.
+    let meta = !d.meta_names.is_empty() as u16;
     let l = Rect {
         height: 2,
         width: half as u16,
@@ -431,6 +492,15 @@ fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
         Paragraph::new(doc_lines(ui, d, "B ", &d.b, 1, half).to_vec()),
         r,
     );
+    if meta > 0 {
+        let row = |x: Rect| Rect {
+            y: x.y + 2,
+            height: 1.min(area.height.saturating_sub(2)),
+            ..x
+        };
+        frame.render_widget(Paragraph::new(meta_line(ui, d, 0, half)), row(l));
+        frame.render_widget(Paragraph::new(meta_line(ui, d, 1, half)), row(r));
+    }
 
     // Where n/p step: the list, or the view the diff was opened from.
     let place = ui.below.map(|v| v.position()).unwrap_or_default();
@@ -441,7 +511,7 @@ fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
     ];
     if let Some(Ok(m)) = &d.model {
         let rows = d.layout.rows.len();
-        let h = page_height(ui.size);
+        let h = page_height(ui.size, d.header_rows());
         info.push(Span::styled(
             format!(
                 " · rows {}–{} of {}",
@@ -458,26 +528,25 @@ fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
             info.push(Span::styled(" · approximate diff (time limit)", t.warn()));
         }
     }
-    frame.render_widget(
-        Paragraph::new(Line::from(info)),
-        Rect {
-            y: area.y + 2,
-            height: 1,
-            ..area
-        },
-    );
-    frame.render_widget(
-        Paragraph::new(Span::styled("─".repeat(area.width as usize), t.dim())),
-        Rect {
-            y: area.y + 3,
-            height: 1,
-            ..area
-        },
-    );
+    // Rows past a short header are not drawn (ratatui would refuse them).
+    let at = |row: u16| Rect {
+        y: area.y + row,
+        height: 1,
+        ..area
+    };
+    if area.height > 2 + meta {
+        frame.render_widget(Paragraph::new(Line::from(info)), at(2 + meta));
+    }
+    if area.height > 3 + meta {
+        frame.render_widget(
+            Paragraph::new(Span::styled("─".repeat(area.width as usize), t.dim())),
+            at(3 + meta),
+        );
+    }
 }
 
 /// Rows of text on screen (as `page`, but 0 on a screen with none).
-fn page_height(size: (u16, u16)) -> usize {
+fn page_height(size: (u16, u16), header: u16) -> usize {
     let body = layout::screen(layout::area(size)).body;
-    layout::diff(body).left.height as usize
+    layout::diff_with(body, header).left.height as usize
 }

@@ -102,7 +102,7 @@ pub fn write(path: &Path, rows: &Rows, progress: &dyn Progress) -> io::Result<us
     match rows {
         Rows::Pairs(index, pairs) => write_pairs(&mut out, index, pairs, format, Second::Estimate)?,
         Rows::Clusters(index, clusters) => {
-            write_clusters(&mut out, index, clusters, KeepArg::Longest, format)?
+            write_clusters(&mut out, index, clusters, &KeepArg::Longest, format)?
         }
     }
     out.flush()?;

@@ -1,5 +1,5 @@
-//! The pairs list's filter: a path substring typed live (capitals make it
-//! case-sensitive), then kept, shown on the list's last line. A part of the list view,
+//! The pairs list's filter: a substring of a document's id, source file or title, typed
+//! live (capitals make it case-sensitive), then kept, shown on the list's last line. A part of the list view,
 //! with a key table of its own while it is typed.
 
 use super::view::Ui;
@@ -116,7 +116,7 @@ impl Filter {
     pub fn render(&self, ui: &Ui, frame: &mut Frame, area: Rect) {
         let t = &ui.theme;
         let mut spans = vec![
-            Span::styled(" Filter: ", t.key()),
+            Span::styled(" Filter id, file, title: ", t.key()),
             Span::raw(fmt::clean(&self.text)),
         ];
         if self.editing {

@@ -34,8 +34,8 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('g'), HOME], "g/Home", Action::Top, "top", "first pair", false),
         b(&[k('G'), END], "G/End", Action::Bottom, "bottom", "last pair", false),
         b(&[ENTER], "Enter", Action::Open, "diff", "open the pair side by side", true),
-        b(&[k('/')], "/", Action::StartFilter, "filter", "filter by path substring (capitals: case-sensitive)", true),
-        b(&[k('s')], "s", Action::CycleSort, "sort", "sort by exact J, estimate, or path", true),
+        b(&[k('/')], "/", Action::StartFilter, "filter", "filter by id, file or title substring (capitals: case-sensitive)", true),
+        b(&[k('s')], "s", Action::CycleSort, "sort", "sort by exact J, estimate, or id (numbers as numbers)", true),
         b(&[k('t')], "t", Action::ToggleTuning, "tune", "open the tuning panel (b, r, k, S-curve, recall)", true),
         b(&[k('b')], "b/B", Action::BandsUp, "bands", "bands b +1 / −1 (re-bands at once)", false),
         b(&[k('B')], "", Action::BandsDown, "", "", false),
@@ -177,7 +177,17 @@ impl ListView {
             (0..pairs.len() as u32).collect()
         } else {
             let matches = self.filter.matcher();
-            let hit: Vec<bool> = index.docs().iter().map(|d| matches(&d.id)).collect();
+            // A document is found by what the list shows of it (id, title) and by the
+            // file it was read from (a record's id names no file).
+            let hit: Vec<bool> = index
+                .docs()
+                .iter()
+                .map(|d| {
+                    matches(&d.id)
+                        || matches(&d.title)
+                        || d.source.path().is_some_and(|p| matches(&p.to_string_lossy()))
+                })
+                .collect();
             (0..pairs.len() as u32)
                 .filter(|&i| {
                     let p = &pairs[i as usize];
@@ -186,6 +196,7 @@ impl ListView {
                 .collect()
         };
         use rayon::slice::ParallelSliceMut;
+        use simtui_engine::natural_cmp;
         match self.sort {
             Sort::Jaccard => {} // the engine's order: J descending, then ids
             Sort::Estimate => visible.par_sort_by(|&x, &y| {
@@ -196,7 +207,7 @@ impl ListView {
             Sort::Path => visible.par_sort_by(|&x, &y| {
                 let (p, q) = (&pairs[x as usize], &pairs[y as usize]);
                 let id = |d: u32| index.docs()[d as usize].id.as_str();
-                id(p.a).cmp(id(q.a)).then_with(|| id(p.b).cmp(id(q.b)))
+                natural_cmp(id(p.a), id(q.a)).then_with(|| natural_cmp(id(p.b), id(q.b)))
             }),
         }
         self.visible = visible;
@@ -426,6 +437,30 @@ fn columns(list: &ListView, session: &Session, width: usize) -> Columns {
     }
 }
 
+/// A document's id and title in a column `width` wide: the id whole if it takes at most
+/// two thirds of the column (else shortened in the middle), then the title in what is
+/// left, when that is worth showing (at least 6 columns). The title starts with a space.
+fn id_and_title(id: &str, title: &str, width: usize) -> (String, String) {
+    let id = fmt::clean(id);
+    let id = if fmt::width(&id) <= width {
+        id
+    } else {
+        fmt::shorten_middle(&id, width)
+    };
+    let id_max = (width * 2 / 3).max(width.min(12));
+    let id = if fmt::width(&id) > id_max && !title.is_empty() {
+        fmt::shorten_middle(&id, id_max)
+    } else {
+        id
+    };
+    let room = width.saturating_sub(fmt::width(&id) + 1);
+    let title = fmt::clean(title);
+    if room < 6 || title.is_empty() {
+        return (id, String::new());
+    }
+    (id, format!(" {}", fmt::truncate(&title, room)))
+}
+
 impl ListView {
     fn render_list(&self, ui: &Ui, frame: &mut Frame, area: Rect) {
         let t = &ui.theme;
@@ -474,8 +509,7 @@ impl ListView {
         let offset = self.cursor.offset;
         for pos in offset..(offset + rows).min(self.visible.len()) {
             let p = &r.found.pairs[self.visible[pos] as usize];
-            let a = &index.docs()[p.a as usize].id;
-            let b = &index.docs()[p.b as usize].id;
+            let (a, b) = (&index.docs()[p.a as usize], &index.docs()[p.b as usize]);
             let hamming = match &r.simhash {
                 Some((_, fps)) => format!(
                     "  {:>3}",
@@ -486,20 +520,31 @@ impl ListView {
                 ),
                 None => String::new(),
             };
-            let text = format!(
-                " {:>rank$}  {:.3}  {:.3}{hamming}  {}  {}",
+            let numbers = format!(
+                " {:>rank$}  {:.3}  {:.3}{hamming}  ",
                 pos + 1,
                 p.jaccard,
                 p.estimate,
-                fmt::pad(&fmt::shorten_middle(a, c.id), c.id),
-                fmt::shorten_middle(b, c.id),
                 rank = c.rank
             );
-            let line = fmt::pad(&text, w);
+            let (a_id, a_title) = id_and_title(&a.id, &a.title, c.id);
+            let (b_id, b_title) = id_and_title(&b.id, &b.title, c.id);
+            let a_title = fmt::pad(&a_title, c.id - fmt::width(&a_id));
+            let text = format!("{numbers}{a_id}{a_title}  {b_id}{b_title}");
+            let pad = " ".repeat(w.saturating_sub(fmt::width(&text)));
             lines.push(if pos == self.cursor.selected {
-                Line::from(Span::styled(line, t.selected()))
+                // One style for the whole row: the selection shows without colour.
+                Line::from(Span::styled(fmt::pad(&text, w), t.selected()))
             } else {
-                Line::from(line)
+                Line::from(vec![
+                    Span::raw(numbers),
+                    Span::raw(a_id),
+                    Span::styled(a_title, t.dim()),
+                    Span::raw("  "),
+                    Span::raw(b_id),
+                    Span::styled(b_title, t.dim()),
+                    Span::raw(pad),
+                ])
             });
         }
         frame.render_widget(Paragraph::new(lines), area);

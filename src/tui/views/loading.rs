@@ -69,12 +69,17 @@ fn stage_line(ui: &Ui, stage: Stage, width: usize) -> Line<'static> {
             Span::styled(what, t.dim()),
         ]);
     }
-    let counts = format!(
-        " {:>9} / {:<9} {:<9}",
-        fmt::count(s.done),
-        fmt::count(s.total),
-        unit(stage)
-    );
+    let counts = if s.bytes {
+        // Files of many documents: read by bytes, whose total is known from the start.
+        format!(" {:>9} / {:<9} {:<9}", fmt::bytes(s.done), fmt::bytes(s.total), "")
+    } else {
+        format!(
+            " {:>9} / {:<9} {:<9}",
+            fmt::count(s.done),
+            fmt::count(s.total),
+            unit(stage)
+        )
+    };
     let tail = if s.finished() {
         let took = s
             .updated
@@ -83,7 +88,12 @@ fn stage_line(ui: &Ui, stage: Stage, width: usize) -> Line<'static> {
             .unwrap_or_default();
         format!("✓ {}", fmt::duration(took))
     } else {
-        let r = rate(s, now).map(fmt::rate).unwrap_or_default();
+        let r = rate(s, now)
+            .map(|r| match s.bytes {
+                true => format!("{}/s", fmt::bytes(r as u64)),
+                false => fmt::rate(r),
+            })
+            .unwrap_or_default();
         let e = eta(s, now)
             .map(|d| format!("ETA {}", fmt::duration(d)))
             .unwrap_or_default();
@@ -132,7 +142,14 @@ pub fn render(ui: &Ui, frame: &mut Frame, body: Rect) {
         Some(_) if session.is_demo() => "generating the demo corpus…".to_string(),
         Some(_) => "walking the folders…".to_string(),
         None => {
-            let docs = format!("{} documents", fmt::count(progress.get(Stage::Read).total));
+            // Reading files of many documents counts bytes: shingling counts documents.
+            let read = progress.get(Stage::Read);
+            let counted = if read.bytes {
+                progress.get(Stage::Shingle)
+            } else {
+                read
+            };
+            let docs = format!("{} documents", fmt::count(counted.total));
             match session.store() {
                 // The worker reads and decodes the saved index before any stage moves:
                 // say so, or the screen looks stuck at "read 0".

@@ -124,6 +124,19 @@ pub fn shorten_middle(s: &str, max: usize) -> String {
     format!("{head}…{}", tail.concat())
 }
 
+/// Fits `s` (already clean) into `max` columns, its end replaced by '…' if it is wider:
+/// the start of a title is what tells it.
+pub fn truncate(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    let mut out = pad(s, max.saturating_sub(1)).trim_end().to_string();
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// Pads or cuts `s` (already clean) to exactly `w` columns, left-aligned.
 pub fn pad(s: &str, w: usize) -> String {
     let mut out = String::new();
@@ -169,6 +182,14 @@ mod tests {
         assert!(width(&s) <= 11, "{s}");
         // Escape sequences in names are neutralised.
         assert_eq!(clean("a\x1b[2Jb"), "a\u{FFFD}[2Jb");
+    }
+
+    #[test]
+    fn truncate_fits_with_an_ellipsis() {
+        assert_eq!(truncate("short", 5), "short");
+        assert_eq!(truncate("a longer title", 8), "a longe…");
+        assert!(width(&truncate("日本語のタイトル", 5)) <= 5);
+        assert_eq!(truncate("abc", 0), "");
     }
 
     #[test]

@@ -111,8 +111,13 @@ pub struct DiffAreas {
 pub const DIFF_HEADER: u16 = 4;
 
 pub fn diff(body: Rect) -> DiffAreas {
+    diff_with(body, DIFF_HEADER)
+}
+
+/// The diff's areas with a header of `header_rows` (one more with metadata to show).
+pub fn diff_with(body: Rect, header_rows: u16) -> DiffAreas {
     let header = Rect {
-        height: DIFF_HEADER.min(body.height),
+        height: header_rows.min(body.height),
         ..body
     };
     let rows = Rect {

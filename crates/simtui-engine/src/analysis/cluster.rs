@@ -1,12 +1,19 @@
-//! Clusters of near-duplicates: the connected components of the verified pairs (union-find),
-//! each with a representative to keep and its mean internal similarity.
+//! Clusters of near-duplicates, each with a representative to keep, its mean internal
+//! similarity and its members' least similarity to the one kept.
 //!
-//! Components are transitive closures: a chain a~b~c is one cluster even when a and c
-//! are not similar themselves. The mean internal similarity (the exact Jaccard of every
-//! pair of members, not only of the pairs that linked them) shows how tight a cluster is.
+//! Two ways to form them ([`Linkage`]). *Components* (union-find over the verified
+//! pairs) are transitive closures: a chain a~b~c is one cluster even when a and c are not
+//! similar themselves, and at scale chains join unrelated documents into giant clusters.
+//! *Stars* never chain: the document to keep first (by the [`Keep`] rule, e.g. the
+//! longest), with every document still free within the threshold of it, then the next
+//! free one, so each member is within the threshold of its cluster's kept document.
+//! The mean internal similarity (the exact Jaccard of every pair of members, not only
+//! of the pairs that linked them) shows how tight a cluster is; the minimum similarity
+//! to the kept document shows whether removing the others is safe.
 
 use crate::found::{Pair, Search};
 use crate::index::Index;
+use crate::natural::natural_cmp;
 use crate::source::Source;
 use rayon::prelude::*;
 use std::time::SystemTime;
@@ -25,6 +32,30 @@ pub enum Keep {
     Newest,
     /// The first in corpus order (the sorted walk).
     First,
+    /// By a metadata field (the `field`-th of
+    /// [`InputOptions::meta_fields`](crate::source::InputOptions::meta_fields)): the
+    /// earliest value, or the latest with `last`. Dates compare as dates (ISO 8601, or
+    /// `26-FEB-1987 15:01:01.79` as Reuters writes them), numbers as numbers, anything
+    /// else as text in natural order; documents without a value come last.
+    Field {
+        /// Which metadata value, by position.
+        field: usize,
+        /// The latest value rather than the earliest.
+        last: bool,
+    },
+}
+
+/// How verified pairs become clusters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Linkage {
+    /// Connected components (union-find): transitive, so chains a~b~c join documents
+    /// that are not similar themselves.
+    #[default]
+    Components,
+    /// Stars around the documents to keep: taken in [`Keep`] order, each free document
+    /// becomes a cluster's kept one with every free document within the threshold of it.
+    /// Every member is within the threshold of the kept one; nothing chains.
+    Star,
 }
 
 /// A cluster of two or more documents.
@@ -40,6 +71,10 @@ pub struct Cluster {
     /// Whether `mean_jaccard` was estimated from [`MEAN_SAMPLE`] random pairs of members,
     /// for a cluster of too many distinct contents to compare every pair of.
     pub mean_sampled: bool,
+    /// The least exact Jaccard similarity of a member to the representative (1 when all
+    /// are identical to it). A star cluster's is at least its threshold; a component's
+    /// can be far below (a chain).
+    pub min_jaccard: f64,
 }
 
 /// Pairs of distinct contents in a cluster past which its mean similarity is estimated
@@ -144,6 +179,167 @@ pub fn clusters_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
     finish(index, by_root, keep)
 }
 
+/// The clusters of a search, linked as `linkage` says: [`clusters_of`] for components,
+/// [`stars_of`] for stars.
+pub fn clusters_by(index: &Index, search: &Search, keep: Keep, linkage: Linkage) -> Vec<Cluster> {
+    match linkage {
+        Linkage::Components => clusters_of(index, search, keep),
+        Linkage::Star => stars_of(index, search, keep),
+    }
+}
+
+/// Star clusters of a search, by content (20,000 copies of a page cost one content).
+/// Contents are taken in the order of their best document by `keep` (each content's
+/// documents are identical, so its best one is the one a cluster would keep); a content
+/// not in a cluster yet starts one, kept document and all, and takes every free content
+/// within the threshold of it (a verified pair of the search, or a member of a huge
+/// bucket it shares, verified against it: each bucket for at most [`REP_ROUNDS`]
+/// centres, as [`clusters_of`] does). Every member is within the threshold of the kept
+/// document, which is the best of its cluster by `keep`. Largest first, as [`clusters`].
+pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
+    let groups = index.shingles.len();
+    let nonempty = |g: u32| !index.shingles.get(g as usize).is_empty();
+    // Each content's neighbours within the threshold (both directions), with their J.
+    let mut start = vec![0u32; groups + 1];
+    for p in &search.group_pairs {
+        start[p.ga as usize + 1] += 1;
+        start[p.gb as usize + 1] += 1;
+    }
+    for g in 0..groups {
+        start[g + 1] += start[g];
+    }
+    let mut fill = start.clone();
+    let mut near = vec![(0u32, 0f64); start[groups] as usize];
+    for p in &search.group_pairs {
+        for (x, y) in [(p.ga, p.gb), (p.gb, p.ga)] {
+            near[fill[x as usize] as usize] = (y, p.jaccard);
+            fill[x as usize] += 1;
+        }
+    }
+    // The huge buckets each content is in, and how many centres each bucket had.
+    let mut in_huge: std::collections::HashMap<u32, Vec<usize>> = Default::default();
+    for (i, b) in search.huge.iter().enumerate() {
+        for &g in &b.groups {
+            in_huge.entry(g).or_default().push(i);
+        }
+    }
+    let mut rounds = vec![0usize; search.huge.len()];
+    // Contents in keep order of their best documents.
+    let best: Vec<u32> = (0..groups as u32)
+        .into_par_iter()
+        .map(|g| representative(index, index.members(g), keep))
+        .collect();
+    let order = keep_order(index, &best, keep);
+    // The centre each content joined (u32::MAX: free), and its J to it.
+    let mut centre = vec![u32::MAX; groups];
+    let mut to_centre = vec![1.0f64; groups];
+    let mut out = Vec::new();
+    for &c in &order {
+        if centre[c as usize] != u32::MAX || !nonempty(c) {
+            continue;
+        }
+        centre[c as usize] = c;
+        let mut joined = vec![c];
+        for &(g, j) in &near[start[c as usize] as usize..start[c as usize + 1] as usize] {
+            if centre[g as usize] == u32::MAX {
+                centre[g as usize] = c;
+                to_centre[g as usize] = j;
+                joined.push(g);
+            }
+        }
+        for &b in in_huge.get(&c).map_or(&[][..], Vec::as_slice) {
+            if rounds[b] >= REP_ROUNDS {
+                continue;
+            }
+            rounds[b] += 1;
+            let free: Vec<u32> = search.huge[b]
+                .groups
+                .iter()
+                .copied()
+                .filter(|&g| centre[g as usize] == u32::MAX && nonempty(g))
+                .collect();
+            let sims: Vec<f64> = free
+                .par_iter()
+                .map(|&g| index.group_similarity(c, g).0)
+                .collect();
+            for (g, j) in free.into_iter().zip(sims) {
+                if j >= search.threshold {
+                    centre[g as usize] = c;
+                    to_centre[g as usize] = j;
+                    joined.push(g);
+                }
+            }
+        }
+        let members: Vec<u32> = joined
+            .iter()
+            .flat_map(|&g| index.members(g).iter().copied())
+            .collect();
+        if members.len() < 2 {
+            continue;
+        }
+        let min_jaccard = joined[1..]
+            .iter()
+            .map(|&g| to_centre[g as usize])
+            .fold(1.0, f64::min);
+        out.push((best[c as usize], members, min_jaccard));
+    }
+    let id = |d: u32| index.docs[d as usize].id.as_str();
+    let mut clusters: Vec<Cluster> = out
+        .into_par_iter()
+        .map(|(representative, mut members, min_jaccard)| {
+            members.sort_by(|&a, &b| natural_cmp(id(a), id(b)));
+            let (mean_jaccard, mean_sampled) = mean_similarity(index, &members);
+            Cluster {
+                members,
+                representative,
+                mean_jaccard,
+                mean_sampled,
+                min_jaccard,
+            }
+        })
+        .collect();
+    sort_clusters(index, &mut clusters);
+    clusters
+}
+
+/// Contents (by their best documents `best`) from the one to keep first to the last,
+/// ties in corpus order.
+fn keep_order(index: &Index, best: &[u32], keep: Keep) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..best.len() as u32).collect();
+    let doc = |g: u32| &index.docs[best[g as usize] as usize];
+    match keep {
+        Keep::First => order.sort_by_key(|&g| best[g as usize]),
+        Keep::Longest => order.sort_by(|&x, &y| {
+            (doc(y).tokens, doc(y).bytes)
+                .cmp(&(doc(x).tokens, doc(x).bytes))
+                .then(best[x as usize].cmp(&best[y as usize]))
+        }),
+        Keep::Shortest => order.sort_by(|&x, &y| {
+            (doc(x).tokens, doc(x).bytes)
+                .cmp(&(doc(y).tokens, doc(y).bytes))
+                .then(best[x as usize].cmp(&best[y as usize]))
+        }),
+        Keep::Oldest | Keep::Newest | Keep::Field { .. } => {
+            let key: Vec<Option<SortKey>> =
+                best.par_iter().map(|&d| sort_key(index, d, keep)).collect();
+            let newest = matches!(keep, Keep::Newest | Keep::Field { last: true, .. });
+            order.sort_by(|&x, &y| {
+                let (kx, ky) = (&key[x as usize], &key[y as usize]);
+                let by_key = match (kx, ky) {
+                    (Some(a), Some(b)) if newest => b.cmp(a),
+                    (Some(a), Some(b)) => a.cmp(b),
+                    // Without a value: last.
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                };
+                by_key.then(best[x as usize].cmp(&best[y as usize]))
+            });
+        }
+    }
+    order
+}
+
 /// Rounds of [`clusters_of`]'s verification against a representative, per bucket: each
 /// round takes one representative, so a bucket of mutually dissimilar contents costs at
 /// most this many passes over it.
@@ -181,23 +377,47 @@ fn finish(index: &Index, mut by_root: Vec<(u32, u32)>, keep: Keep) -> Vec<Cluste
         .into_par_iter()
         .map(|component| {
             let mut members: Vec<u32> = component.iter().map(|x| x.1).collect();
-            members.sort_by(|&a, &b| id(a).cmp(id(b)));
+            members.sort_by(|&a, &b| natural_cmp(id(a), id(b)));
             let (mean_jaccard, mean_sampled) = mean_similarity(index, &members);
+            let representative = representative(index, &members, keep);
             Cluster {
-                representative: representative(index, &members, keep),
+                min_jaccard: min_to(index, &members, representative),
+                representative,
                 mean_jaccard,
                 mean_sampled,
                 members,
             }
         })
         .collect();
+    sort_clusters(index, &mut out);
+    out
+}
+
+/// Largest first, then by first member id.
+fn sort_clusters(index: &Index, out: &mut [Cluster]) {
+    let id = |d: u32| index.docs[d as usize].id.as_str();
     out.sort_by(|x, y| {
         y.members
             .len()
             .cmp(&x.members.len())
-            .then_with(|| id(x.members[0]).cmp(id(y.members[0])))
+            .then_with(|| natural_cmp(id(x.members[0]), id(y.members[0])))
     });
-    out
+}
+
+/// The least exact Jaccard of a member to `kept`: one comparison per distinct content.
+pub fn min_to(index: &Index, members: &[u32], kept: u32) -> f64 {
+    let kept_group = index.docs[kept as usize].group;
+    let mut groups: Vec<u32> = members
+        .iter()
+        .map(|&d| index.docs[d as usize].group)
+        .filter(|&g| g != kept_group)
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups
+        .par_iter()
+        .map(|&g| index.group_similarity(kept_group, g).0)
+        .reduce(|| 1.0, f64::min)
 }
 
 /// The member to keep. Ties go to the first in corpus order.
@@ -215,20 +435,150 @@ pub(crate) fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 
         Keep::First => first,
         Keep::Longest => best_by(&|d| (doc(d).tokens, doc(d).bytes)),
         Keep::Shortest => best_by(&|d| (u64::MAX - doc(d).tokens, u64::MAX - doc(d).bytes)),
-        Keep::Oldest | Keep::Newest => {
-            let times: Vec<(u32, Option<SystemTime>)> = members
+        Keep::Oldest | Keep::Newest | Keep::Field { .. } => {
+            let keys: Vec<(u32, Option<SortKey>)> = members
                 .iter()
-                .map(|&d| (d, mtime(&doc(d).source)))
+                .map(|&d| (d, sort_key(index, d, keep)))
                 .collect();
-            let known = times.iter().filter_map(|&(d, t)| t.map(|t| (t, d)));
-            let pick = if keep == Keep::Oldest {
-                known.min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)))
+            let known = keys.iter().filter_map(|(d, k)| k.as_ref().map(|k| (k, *d)));
+            let latest = matches!(keep, Keep::Newest | Keep::Field { last: true, .. });
+            let pick = if latest {
+                known.max_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1)))
             } else {
-                known.max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+                known.min_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)))
             };
             pick.map_or(first, |(_, d)| d)
         }
     }
+}
+
+/// What the time and field rules order documents by.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum SortKey {
+    Time(SystemTime),
+    Value(MetaValue),
+}
+
+/// A document's key for the time and field rules: None when it has none (no file time,
+/// an empty value).
+fn sort_key(index: &Index, d: u32, keep: Keep) -> Option<SortKey> {
+    let doc = &index.docs[d as usize];
+    match keep {
+        Keep::Oldest | Keep::Newest => mtime(&doc.source).map(SortKey::Time),
+        Keep::Field { field, .. } => {
+            let v = doc.meta.get(field).map(|v| v.trim()).unwrap_or("");
+            (!v.is_empty()).then(|| SortKey::Value(MetaValue::parse(v)))
+        }
+        _ => None,
+    }
+}
+
+/// A metadata value as the field rule orders it: dates before numbers before text, each
+/// in its own order (a field holds one kind in practice).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MetaValue {
+    /// A date and time: (year, month, day, hours, minutes, seconds, fraction digits).
+    Date([u32; 6], String),
+    /// A number, as an order-preserving integer of its bits.
+    Number(i64),
+    /// Anything else, in natural order.
+    Text(NaturalText),
+}
+
+/// Text ordered by [`natural_cmp`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NaturalText(pub String);
+
+impl PartialOrd for NaturalText {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NaturalText {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        natural_cmp(&self.0, &other.0)
+    }
+}
+
+impl MetaValue {
+    /// Reads a value: an ISO 8601 date (`1987-02-26`, `1987-02-26T15:01:01Z`, ...), a
+    /// Reuters date (`26-FEB-1987 15:01:01.79`), a number, or else text.
+    pub fn parse(v: &str) -> MetaValue {
+        if let Some(d) = iso_date(v).or_else(|| reuters_date(v)) {
+            return d;
+        }
+        if let Ok(x) = v.parse::<f64>()
+            && x.is_finite()
+        {
+            // Order-preserving: flip the sign bit of positives, every bit of negatives.
+            let bits = x.to_bits() as i64;
+            return MetaValue::Number(bits ^ (((bits >> 63) as u64) >> 1) as i64);
+        }
+        MetaValue::Text(NaturalText(v.to_string()))
+    }
+}
+
+/// Digits of `s` as a number, if all are ASCII digits.
+fn digits(s: &str) -> Option<u32> {
+    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
+}
+
+/// `HH:MM[:SS[.fff]]` (maybe followed by a zone, ignored): hours, minutes, seconds, and
+/// the fraction's digits.
+fn time_of(s: &str) -> Option<([u32; 3], String)> {
+    let s = s.trim_end_matches(|c: char| c == 'Z' || c.is_ascii_alphabetic());
+    let s = s.split(['+']).next()?;
+    let mut parts = s.split(':');
+    let h = digits(parts.next()?)?;
+    let m = digits(parts.next()?)?;
+    let (sec, frac) = match parts.next() {
+        Some(x) => match x.split_once('.') {
+            Some((a, f)) => (digits(a)?, f.to_string()),
+            None => (digits(x)?, String::new()),
+        },
+        None => (0, String::new()),
+    };
+    Some(([h, m, sec], frac))
+}
+
+fn date(y: u32, mo: u32, d: u32, time: Option<([u32; 3], String)>) -> Option<MetaValue> {
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let ([h, mi, s], frac) = time.unwrap_or_default();
+    Some(MetaValue::Date([y, mo, d, h, mi, s], frac))
+}
+
+/// `YYYY-MM-DD`, then maybe `T` or a space and a time.
+fn iso_date(v: &str) -> Option<MetaValue> {
+    let (day, time) = match v.split_once(['T', ' ']) {
+        Some((d, t)) => (d, Some(time_of(t.trim())?)),
+        None => (v, None),
+    };
+    let mut p = day.split('-');
+    let (y, m, d) = (p.next()?, p.next()?, p.next()?);
+    if p.next().is_some() || y.len() != 4 {
+        return None;
+    }
+    date(digits(y)?, digits(m)?, digits(d)?, time)
+}
+
+/// `DD-MON-YYYY` (month by its English abbreviation), then maybe a time.
+fn reuters_date(v: &str) -> Option<MetaValue> {
+    const MONTHS: [&str; 12] = [
+        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
+    ];
+    let (day, time) = match v.split_once(' ') {
+        Some((d, t)) => (d, Some(time_of(t.trim())?)),
+        None => (v, None),
+    };
+    let mut p = day.split('-');
+    let (d, m, y) = (p.next()?, p.next()?, p.next()?);
+    let month = MONTHS.iter().position(|x| x.eq_ignore_ascii_case(m))? as u32 + 1;
+    date(digits(y)?, month, digits(d)?, time)
 }
 
 /// A file's modification time, read from the file system (never for texts in memory).

@@ -261,13 +261,14 @@ impl<'a> Searcher<'a> {
     }
 }
 
-/// By exact J descending, then by id.
+/// By exact J descending, then by id (numbers as numbers).
 fn sort_neighbours(index: &crate::index::Index, v: &mut [Neighbour]) {
     v.sort_unstable_by(|x, y| {
         y.jaccard.total_cmp(&x.jaccard).then_with(|| {
-            index.docs[x.doc as usize]
-                .id
-                .cmp(&index.docs[y.doc as usize].id)
+            crate::natural::natural_cmp(
+                &index.docs[x.doc as usize].id,
+                &index.docs[y.doc as usize].id,
+            )
         })
     });
 }

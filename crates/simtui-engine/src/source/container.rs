@@ -1,4 +1,5 @@
-//! Files that hold many documents: JSON Lines and Reuters-21578 SGML, maybe compressed.
+//! Files that hold many documents: JSON Lines and Reuters-21578 SGML, maybe compressed,
+//! and Parquet (read by row groups: [`parquet`](super::parquet)).
 //!
 //! The walk marks such a file as a [`Container`] (by its extension, or as
 //! `--input-format` says); [`Index::build`](crate::index::Index::build) streams it in
@@ -21,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum InputFormat {
     /// By extension, per file: `.jsonl`/`.ndjson` (maybe `.gz`/`.zst`) are JSON Lines,
-    /// `.sgm`/`.sgml` SGML, anything else plain text.
+    /// `.sgm`/`.sgml` SGML, `.parquet` Parquet, anything else plain text.
     #[default]
     Auto,
     /// Every file is one plain-text document.
@@ -30,6 +31,29 @@ pub enum InputFormat {
     Jsonl,
     /// Every file is Reuters SGML.
     Sgml,
+    /// Every file is Parquet.
+    Parquet,
+}
+
+/// What an SGML article's text is: `--sgml-text`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SgmlText {
+    /// The `<TITLE>`, a blank line, then the `<BODY>`.
+    #[default]
+    TitleBody,
+    /// The `<BODY>` alone (as the Reuters-21578 studies read it): two articles under the
+    /// same headline are compared by what they say.
+    Body,
+}
+
+impl SgmlText {
+    /// The name `--sgml-text` takes: `title+body` or `body`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SgmlText::TitleBody => "title+body",
+            SgmlText::Body => "body",
+        }
+    }
 }
 
 /// How documents are found in files: the input format and the fields to read.
@@ -37,11 +61,23 @@ pub enum InputFormat {
 pub struct InputOptions {
     /// Which files hold many documents, and in which format.
     pub format: InputFormat,
-    /// The JSON Lines field holding the text.
+    /// The JSON Lines field (Parquet column) holding the text.
     pub text_field: String,
-    /// The JSON Lines field, or the SGML `<REUTERS>` attribute, holding the id. Without
-    /// it, JSON Lines records are named `FILE:LINE` and SGML articles by `NEWID`.
+    /// The JSON Lines field (Parquet column), or the SGML `<REUTERS>` attribute, holding
+    /// the id. Without it, JSON Lines records are named `FILE:LINE`, Parquet rows
+    /// `FILE:ROW` (from 1) and SGML articles by `NEWID`.
     pub id_field: Option<String>,
+    /// The JSON Lines field (Parquet column) holding a record's title. Without it (and for plain files),
+    /// a document's title is its first non-empty line; SGML articles have their
+    /// `<TITLE>`.
+    pub title_field: Option<String>,
+    /// Metadata to keep with each document of a file of many: JSON Lines fields, or SGML
+    /// elements (`DATE`, `PLACES`, ...) or else attributes of `<REUTERS>`
+    /// (`LEWISSPLIT`). Each document's [`Doc::meta`](crate::index::Doc::meta) holds
+    /// their values in this order.
+    pub meta_fields: Vec<String>,
+    /// What an SGML article's text is.
+    pub sgml_text: SgmlText,
 }
 
 impl Default for InputOptions {
@@ -50,6 +86,9 @@ impl Default for InputOptions {
             format: InputFormat::Auto,
             text_field: "text".to_string(),
             id_field: None,
+            title_field: None,
+            meta_fields: Vec::new(),
+            sgml_text: SgmlText::TitleBody,
         }
     }
 }
@@ -59,6 +98,7 @@ impl Default for InputOptions {
 pub(crate) enum Kind {
     Jsonl,
     Sgml,
+    Parquet,
 }
 
 impl Kind {
@@ -66,6 +106,7 @@ impl Kind {
         match self {
             Kind::Jsonl => "JSON Lines",
             Kind::Sgml => "SGML",
+            Kind::Parquet => "Parquet",
         }
     }
 }
@@ -77,6 +118,7 @@ impl InputOptions {
             InputFormat::Text => None,
             InputFormat::Jsonl => Some(Kind::Jsonl),
             InputFormat::Sgml => Some(Kind::Sgml),
+            InputFormat::Parquet => Some(Kind::Parquet),
             InputFormat::Auto => {
                 let name = path.file_name()?.to_string_lossy().to_lowercase();
                 let name = [".gz", ".zst", ".zstd"]
@@ -87,6 +129,8 @@ impl InputOptions {
                 match ext {
                     "jsonl" | "ndjson" => Some(Kind::Jsonl),
                     "sgm" | "sgml" => Some(Kind::Sgml),
+                    // Parquet compresses inside, by column chunk: never a .gz around it.
+                    "parquet" if name.len() == path.file_name()?.len() => Some(Kind::Parquet),
                     _ => None,
                 }
             }
@@ -103,6 +147,9 @@ pub struct Container {
     pub(crate) kind: Kind,
     pub(crate) text_field: String,
     pub(crate) id_field: Option<String>,
+    pub(crate) title_field: Option<String>,
+    pub(crate) meta_fields: Vec<String>,
+    pub(crate) sgml_text: SgmlText,
 }
 
 impl Container {
@@ -113,7 +160,35 @@ impl Container {
             kind,
             text_field: opts.text_field.clone(),
             id_field: opts.id_field.clone(),
+            title_field: opts.title_field.clone(),
+            meta_fields: opts.meta_fields.clone(),
+            sgml_text: opts.sgml_text,
         }
+    }
+
+    /// How the file is read (its format and fields), saved with it in an index: the
+    /// same bytes read another way are other documents.
+    pub(crate) fn reading(&self) -> String {
+        let mut s = format!(
+            "{}\t{}\t{}",
+            self.kind.name(),
+            self.text_field,
+            self.id_field.as_deref().unwrap_or("")
+        );
+        // Version 4 wrote the three above alone: a reading without the newer options
+        // keeps that form.
+        if self.title_field.is_some()
+            || !self.meta_fields.is_empty()
+            || self.sgml_text != SgmlText::TitleBody
+        {
+            s.push_str(&format!(
+                "\t{}\t{}\t{}",
+                self.title_field.as_deref().unwrap_or(""),
+                self.meta_fields.join(","),
+                self.sgml_text.name()
+            ));
+        }
+        s
     }
 
     /// A record's id when it names none itself.
@@ -124,15 +199,28 @@ impl Container {
     /// The id and text of a record.
     pub(crate) fn extract(&self, raw: &[u8]) -> Result<Record, (SkipReason, String)> {
         match self.kind {
-            Kind::Jsonl => jsonl::extract(raw, &self.text_field, self.id_field.as_deref()),
-            Kind::Sgml => sgml::extract(raw, self.id_field.as_deref()),
+            Kind::Jsonl => jsonl::extract(raw, &self.fields()),
+            Kind::Sgml => sgml::extract(raw, &self.fields()),
+            // Rows are decoded by row group, never from bytes.
+            Kind::Parquet => Err((SkipReason::BadRecord, "a Parquet row".to_string())),
+        }
+    }
+
+    /// The fields a record is read for.
+    pub(crate) fn fields(&self) -> Fields<'_> {
+        Fields {
+            text: &self.text_field,
+            id: self.id_field.as_deref(),
+            title: self.title_field.as_deref(),
+            meta: &self.meta_fields,
+            sgml_text: self.sgml_text,
         }
     }
 
     /// Splits a block of the file into records (see [`jsonl::split`], [`sgml::split`]).
     pub(crate) fn split(&self, buf: &[u8], eof: bool) -> (Vec<std::ops::Range<usize>>, usize) {
         match self.kind {
-            Kind::Jsonl => jsonl::split(buf, eof),
+            Kind::Jsonl | Kind::Parquet => jsonl::split(buf, eof),
             Kind::Sgml => sgml::split(buf, eof),
         }
     }
@@ -140,7 +228,7 @@ impl Container {
     /// Where a record being passed over (too large) ends in the data that follows.
     pub(crate) fn find_end(&self, buf: &[u8]) -> Option<usize> {
         match self.kind {
-            Kind::Jsonl => jsonl::find_end(buf),
+            Kind::Jsonl | Kind::Parquet => jsonl::find_end(buf),
             Kind::Sgml => sgml::find_end(buf),
         }
     }
@@ -151,8 +239,33 @@ impl Container {
     }
 }
 
+/// The fields of a record to read: text, id, title and metadata.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fields<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) id: Option<&'a str>,
+    pub(crate) title: Option<&'a str>,
+    pub(crate) meta: &'a [String],
+    pub(crate) sgml_text: SgmlText,
+}
+
+impl Fields<'_> {
+    /// Only a text field (and maybe an id): what the tests of one format need.
+    #[cfg(test)]
+    pub(crate) fn text_id<'a>(text: &'a str, id: Option<&'a str>) -> Fields<'a> {
+        Fields {
+            text,
+            id,
+            title: None,
+            meta: &[],
+            sgml_text: SgmlText::TitleBody,
+        }
+    }
+}
+
 /// One document of a [`Container`]: the byte range of its record in the (decompressed)
-/// file, and the line it starts on.
+/// file, and the line it starts on; for a Parquet row, its row group (`offset`), its row
+/// in the group (`len`), and its row in the file from 1 (`line`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Part {
     pub(crate) file: Arc<Container>,
@@ -162,7 +275,7 @@ pub struct Part {
 }
 
 impl Part {
-    /// Where the record is, for messages: `PATH:LINE`.
+    /// Where the record is, for messages: `PATH:LINE` (`PATH:ROW` for Parquet, from 1).
     pub fn place(&self) -> PathBuf {
         let mut p = self.file.path.clone().into_os_string();
         p.push(format!(":{}", self.line));
@@ -292,6 +405,13 @@ pub(crate) fn open(path: &Path) -> Result<Opened, (SkipReason, String)> {
 /// fingerprints of a loaded index, ...). A file changed since it was indexed gives
 /// whatever is at the record's place now, or an error.
 pub(crate) fn read_part(part: &Part, max_bytes: u64) -> Result<String, (SkipReason, String)> {
+    if part.file.kind == Kind::Parquet {
+        let text = super::parquet::read_row(part)?.text;
+        if text.len() as u64 > max_bytes {
+            return Err((SkipReason::TooLarge, format!("{} bytes", text.len())));
+        }
+        return Ok(text);
+    }
     if part.len > max_bytes {
         return Err((SkipReason::TooLarge, format!("{} bytes", part.len)));
     }
@@ -340,6 +460,8 @@ mod tests {
         assert_eq!(kind("notes.txt"), None);
         assert_eq!(kind("data.gz"), None);
         assert_eq!(kind("jsonl"), None);
+        assert_eq!(kind("train-00000-of-00002.parquet"), Some(Kind::Parquet));
+        assert_eq!(kind("x.parquet.gz"), None);
         let text = InputOptions {
             format: InputFormat::Text,
             ..Default::default()

@@ -3,6 +3,7 @@
 //! A line is parsed for the two fields only: the other fields are skipped without being
 //! built, so records with large metadata cost little more than their text.
 
+use super::container::Fields;
 use super::record::Record;
 use super::skip::SkipReason;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -14,9 +15,9 @@ use std::fmt;
 pub(crate) fn split(buf: &[u8], eof: bool) -> (Vec<std::ops::Range<usize>>, usize) {
     let mut out = Vec::new();
     let mut pos = 0;
-    while let Some(n) = buf[pos..].iter().position(|&b| b == b'\n') {
-        out.push(pos..pos + n);
-        pos += n + 1;
+    for end in memchr::memchr_iter(b'\n', buf) {
+        out.push(pos..end);
+        pos = end + 1;
     }
     if eof && pos < buf.len() {
         out.push(pos..buf.len());
@@ -27,7 +28,7 @@ pub(crate) fn split(buf: &[u8], eof: bool) -> (Vec<std::ops::Range<usize>>, usiz
 
 /// Where a line too long to keep ends, in data that follows its start.
 pub(crate) fn find_end(buf: &[u8]) -> Option<usize> {
-    buf.iter().position(|&b| b == b'\n').map(|n| n + 1)
+    memchr::memchr(b'\n', buf).map(|n| n + 1)
 }
 
 /// Whether a line holds nothing but white space (such lines are passed over silently).
@@ -36,6 +37,7 @@ pub(crate) fn is_blank(line: &[u8]) -> bool {
 }
 
 /// A field's value, as far as a record needs it.
+#[derive(Clone)]
 enum Field {
     Text(String),
     /// A number, as written.
@@ -44,16 +46,18 @@ enum Field {
     Other(&'static str),
 }
 
-/// The two fields of a record that are wanted, everything else ignored.
+/// The fields of a record that are wanted, everything else ignored.
 struct Wanted<'f> {
-    text: &'f str,
-    id: Option<&'f str>,
+    fields: &'f Fields<'f>,
 }
 
 #[derive(Default)]
 struct Found {
     text: Option<Field>,
     id: Option<Field>,
+    title: Option<Field>,
+    /// The metadata fields' values, as text (in the order asked for).
+    meta: Vec<String>,
 }
 
 impl<'de> DeserializeSeed<'de> for Wanted<'_> {
@@ -69,12 +73,44 @@ impl<'de> Visitor<'de> for Wanted<'_> {
         f.write_str("a JSON object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Found, A::Error> {
-        let mut found = Found::default();
+        let fields = self.fields;
+        let mut found = Found {
+            meta: vec![String::new(); fields.meta.len()],
+            ..Found::default()
+        };
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if key == self.text {
+            let key = key.as_ref();
+            // A field may be wanted twice (an id that is also metadata): read it once,
+            // as a JSON value, when metadata wants it.
+            let meta_at = fields.meta.iter().position(|m| m == key);
+            if let Some(at) = meta_at {
+                let value: serde_json::Value = map.next_value()?;
+                let field = field_of(&value);
+                if key == fields.text {
+                    found.text = Some(field_of(&value));
+                }
+                if Some(key) == fields.id {
+                    found.id = Some(field_of(&value));
+                }
+                if Some(key) == fields.title {
+                    found.title = Some(field);
+                }
+                found.meta[at] = value_text(&value);
+                for (i, m) in fields.meta.iter().enumerate().skip(at + 1) {
+                    if m == key {
+                        found.meta[i] = found.meta[at].clone();
+                    }
+                }
+            } else if key == fields.text {
                 found.text = Some(map.next_value_seed(AnyField)?);
-            } else if Some(key.as_ref()) == self.id {
-                found.id = Some(map.next_value_seed(AnyField)?);
+            } else if Some(key) == fields.id {
+                let id = map.next_value_seed(AnyField)?;
+                if Some(key) == fields.title {
+                    found.title = Some(id.clone());
+                }
+                found.id = Some(id);
+            } else if Some(key) == fields.title {
+                found.title = Some(map.next_value_seed(AnyField)?);
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -129,21 +165,42 @@ impl<'de> Visitor<'de> for AnyField {
     }
 }
 
-/// A line's text (the string field `text_field`) and id (the string or number field
-/// `id_field`, when asked for and present). A line that is not a JSON object, or whose
-/// text field is missing or not a string, is a bad record. Bytes that are not UTF-8
-/// are replaced, as in plain-text files.
-pub(crate) fn extract(
-    line: &[u8],
-    text_field: &str,
-    id_field: Option<&str>,
-) -> Result<Record, (SkipReason, String)> {
+/// A metadata value as a field: strings and numbers as they are, anything else by kind.
+fn field_of(value: &serde_json::Value) -> Field {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Field::Text(s.clone()),
+        Value::Number(n) => Field::Number(n.to_string()),
+        Value::Bool(_) => Field::Other("a boolean"),
+        Value::Null => Field::Other("null"),
+        Value::Array(_) => Field::Other("an array"),
+        Value::Object(_) => Field::Other("an object"),
+    }
+}
+
+/// A metadata value as text: a string as it is, a number as written, null as nothing,
+/// an array as its items joined by ", " (`["usa", "uk"]` is `usa, uk`), an object as
+/// compact JSON.
+pub(crate) fn value_text(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        Value::Array(items) => items.iter().map(value_text).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// A line's text (the string field `fields.text`), id (the string or number field
+/// `fields.id`, when asked for and present), title (a string or number field) and
+/// metadata (any JSON values, as text). A line that is not a JSON object, or whose text
+/// field is missing or not a string, is a bad record. Bytes that are not UTF-8 are
+/// replaced, as in plain-text files.
+pub(crate) fn extract(line: &[u8], fields: &Fields) -> Result<Record, (SkipReason, String)> {
+    let text_field = fields.text;
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    let wanted = || Wanted {
-        text: text_field,
-        id: id_field,
-    };
+    let wanted = || Wanted { fields };
     let parse = |bytes: &[u8]| {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         let found = wanted().deserialize(&mut de)?;
@@ -165,12 +222,17 @@ pub(crate) fn extract(
         Some(Field::Other(kind)) => return bad(format!("{text_field:?} is {kind}, not a string")),
         None => return bad(format!("no {text_field:?} field")),
     };
-    let id = match found.id {
+    let named = |f: Option<Field>| match f {
         Some(Field::Text(s)) if !s.is_empty() => Some(s),
         Some(Field::Number(n)) => Some(n),
         _ => None,
     };
-    Ok(Record { id, text })
+    Ok(Record {
+        id: named(found.id),
+        title: named(found.title),
+        text,
+        meta: found.meta,
+    })
 }
 
 fn bad_json(e: serde_json::Error) -> (SkipReason, String) {
@@ -188,6 +250,46 @@ fn bad_json(e: serde_json::Error) -> (SkipReason, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line read for a text field and maybe an id.
+    fn extract(line: &[u8], text: &str, id: Option<&str>) -> Result<Record, (SkipReason, String)> {
+        super::extract(line, &Fields::text_id(text, id))
+    }
+
+    #[test]
+    fn titles_and_metadata() {
+        let meta = [
+            "date".to_string(),
+            "places".to_string(),
+            "id".to_string(),
+            "n".to_string(),
+        ];
+        let fields = Fields {
+            title: Some("headline"),
+            meta: &meta,
+            ..Fields::text_id("text", Some("id"))
+        };
+        let r = super::extract(
+            br#"{"id":7,"headline":"Oil up","date":"1987-03-02","places":["usa","uk"],"text":"t","x":{"n":1}}"#,
+            &fields,
+        )
+        .unwrap();
+        assert_eq!(r.id.as_deref(), Some("7"));
+        assert_eq!(r.title.as_deref(), Some("Oil up"));
+        assert_eq!(r.meta, ["1987-03-02", "usa, uk", "7", ""]);
+        // A title that is not text is no title; the id may be the title too.
+        let r = super::extract(br#"{"id":"a","headline":[1],"text":"t"}"#, &fields).unwrap();
+        assert_eq!(r.title, None);
+        let same = Fields {
+            title: Some("id"),
+            ..Fields::text_id("text", Some("id"))
+        };
+        let r = super::extract(br#"{"id":"a b","text":"t"}"#, &same).unwrap();
+        assert_eq!(
+            (r.id.as_deref(), r.title.as_deref()),
+            (Some("a b"), Some("a b"))
+        );
+    }
 
     #[test]
     fn splits_lines_and_keeps_a_partial_one() {

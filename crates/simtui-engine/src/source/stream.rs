@@ -5,6 +5,8 @@
 
 use super::container::{Container, Opened, Part};
 use super::entry::{Entry, Source, read_text};
+use super::parquet::ParquetStream;
+use super::record::{Labels, Record, title_of};
 use super::skip::{SkipReason, Skipped};
 use std::io::Read;
 use std::ops::Range;
@@ -22,6 +24,8 @@ const TAIL: usize = 16;
 pub(crate) enum Item {
     /// A whole file (or text in memory): one document.
     Whole(Entry),
+    /// A record already decoded (a Parquet row).
+    Parsed { part: Part, record: Record },
     /// A record of a container, to extract.
     Record {
         part: Part,
@@ -46,6 +50,8 @@ pub(crate) struct Stream {
     /// Inside a record too large to keep, looking for its end.
     passing: bool,
     records: u64,
+    /// The file's size when the corpus was stat'ed (0 when not), for progress in bytes.
+    size: u64,
 }
 
 impl Stream {
@@ -64,6 +70,7 @@ impl Stream {
             eof: false,
             passing: false,
             records: 0,
+            size: 0,
         })
     }
 
@@ -79,7 +86,7 @@ impl Stream {
 
     /// Moves the start of `carry` forward by `n` bytes, counting lines.
     fn advance(&mut self, buf: &[u8], from: usize, to: usize) {
-        self.line += buf[from..to].iter().filter(|&&b| b == b'\n').count() as u64;
+        self.line += memchr::memchr_iter(b'\n', &buf[from..to]).count() as u64;
         self.offset += (to - from) as u64;
     }
 
@@ -200,20 +207,80 @@ impl Stream {
 }
 
 /// A corpus's entries, read in batches.
+/// A file of many documents being read.
+enum Current {
+    /// JSON Lines or SGML, by blocks of bytes.
+    Bytes(Stream),
+    /// Parquet, by row groups.
+    Rows(ParquetStream),
+}
+
 pub(crate) struct Batches {
     entries: std::vec::IntoIter<Entry>,
-    current: Option<Stream>,
+    current: Option<Current>,
     max_bytes: u64,
     done: u64,
+    /// With files of many documents: each entry's size on disk, in order (the next
+    /// entry's at `sizes[sizes.len() - entries.len() - 1]`), and progress in bytes.
+    bytes: Option<ByteProgress>,
+    /// The size of the file in `current` when the corpus was stat'ed.
+    current_size: u64,
+}
+
+/// Opens a file of many documents for reading, by its format.
+fn open_container(c: &Arc<Container>, max_bytes: u64) -> Result<Current, (SkipReason, String)> {
+    match c.kind {
+        super::container::Kind::Parquet => ParquetStream::open(c.clone()).map(Current::Rows),
+        _ => Stream::open(c.clone(), max_bytes).map(Current::Bytes),
+    }
+}
+
+/// Progress through a corpus in bytes of its files: the sizes of files of many
+/// documents are known before they are read, where the number of their records is not.
+struct ByteProgress {
+    sizes: Vec<u64>,
+    total: u64,
+    /// Bytes of the entries handed out whole or read to their end.
+    finished: u64,
 }
 
 impl Batches {
     pub(crate) fn new(entries: Vec<Entry>, max_bytes: u64) -> Batches {
+        let bytes = entries
+            .iter()
+            .any(|e| matches!(e.source, Source::Container(_)))
+            .then(|| {
+                // Plain files are stat'ed only in a corpus that has files of many documents
+                // (and then every one, so the total is right for a mixed folder).
+                let sizes: Vec<u64> = entries.iter().map(size_on_disk).collect();
+                ByteProgress {
+                    total: sizes.iter().sum(),
+                    sizes,
+                    finished: 0,
+                }
+            });
         Batches {
             entries: entries.into_iter(),
             current: None,
             max_bytes,
             done: 0,
+            bytes,
+            current_size: 0,
+        }
+    }
+
+    /// The size of the entry just taken from `entries`.
+    fn taken_size(&self) -> u64 {
+        self.bytes.as_ref().map_or(0, |b| {
+            let at = b.sizes.len() - self.entries.len() - 1;
+            b.sizes[at]
+        })
+    }
+
+    /// Marks an entry of `size` bytes as done.
+    fn finish_entry(&mut self, size: u64) {
+        if let Some(b) = &mut self.bytes {
+            b.finished += size;
         }
     }
 
@@ -222,38 +289,71 @@ impl Batches {
         let mut batch = Vec::new();
         let mut bytes = 0;
         while batch.len() < max_items && bytes < BATCH_BYTES {
-            if let Some(stream) = &mut self.current {
-                let (more, b) = stream.next_items(&mut batch);
-                bytes += b;
+            if let Some(current) = &mut self.current {
+                let (more, records, file) = match current {
+                    Current::Bytes(stream) => {
+                        let (more, b) = stream.next_items(&mut batch);
+                        bytes += b;
+                        (more, stream.records, &stream.file)
+                    }
+                    Current::Rows(rows) => {
+                        let before = batch.len();
+                        let more = rows.next_items(&mut batch);
+                        // A row group's texts are in the batch: count them as its bytes.
+                        bytes += batch[before..]
+                            .iter()
+                            .map(|i| match i {
+                                Item::Parsed { record, .. } => record.text.len(),
+                                _ => 0,
+                            })
+                            .sum::<usize>();
+                        (more, rows.records, &rows.file)
+                    }
+                };
                 if !more {
-                    if stream.records == 0 {
+                    if records == 0 {
                         // Nothing at all, not even a bad record: say so, rather than
                         // have the file vanish from the counts (SGML read from plain
                         // text, an empty JSON Lines file).
-                        let kind = stream.file.kind;
+                        let kind = file.kind;
                         batch.push(Item::Skip(Skipped {
-                            path: stream.file.path.clone(),
+                            path: file.path.clone(),
                             reason: SkipReason::BadRecord,
                             detail: format!("no {} record in the file", kind.name()),
                         }));
                     }
+                    let size = self.taken_size_of_current();
                     self.current = None;
+                    self.finish_entry(size);
                 }
                 continue;
             }
             let Some(entry) = self.entries.next() else {
                 break;
             };
+            let size = self.taken_size();
             match &entry.source {
-                Source::Container(c) => match Stream::open(c.clone(), self.max_bytes) {
-                    Ok(s) => self.current = Some(s),
-                    Err((reason, detail)) => batch.push(Item::Skip(Skipped {
-                        path: c.path.clone(),
-                        reason,
-                        detail,
-                    })),
+                Source::Container(c) => match open_container(c, self.max_bytes) {
+                    Ok(mut current) => {
+                        if let Current::Bytes(s) = &mut current {
+                            s.size = size;
+                        }
+                        self.current_size = size;
+                        self.current = Some(current)
+                    }
+                    Err((reason, detail)) => {
+                        batch.push(Item::Skip(Skipped {
+                            path: c.path.clone(),
+                            reason,
+                            detail,
+                        }));
+                        self.finish_entry(size);
+                    }
                 },
-                _ => batch.push(Item::Whole(entry)),
+                _ => {
+                    batch.push(Item::Whole(entry));
+                    self.finish_entry(size);
+                }
             }
         }
         self.done += batch.len() as u64;
@@ -265,21 +365,74 @@ impl Batches {
         self.done
     }
 
-    /// Items in all, as far as can be told: a container counts as one until it is being
-    /// read, and then as its records so far scaled by how much of the file is left.
+    /// Bytes of the corpus's files read so far and in all, when it has files of many
+    /// documents (None otherwise: progress is counted in documents).
+    pub(crate) fn bytes(&self) -> Option<(u64, u64)> {
+        let b = self.bytes.as_ref()?;
+        let current = match &self.current {
+            // A file that grew since it was stat'ed counts no further than its size then.
+            Some(Current::Bytes(s)) => s.opened.consumed.load(Ordering::Relaxed).min(s.size),
+            Some(Current::Rows(r)) => r.consumed.min(self.current_size),
+            None => 0,
+        };
+        Some((b.finished + current, b.total))
+    }
+
+    /// Items in all, as far as can be told. Counted in bytes, the items so far scaled by
+    /// the bytes left: the whole corpus's rate, not one file's. Otherwise a container
+    /// counts as one until it is being read, and then as its records so far scaled by
+    /// how much of the file is left.
     pub(crate) fn total_estimate(&self) -> u64 {
-        self.done
-            + self.entries.len() as u64
-            + self.current.as_ref().map_or(0, Stream::remaining_estimate)
+        if let Some((done, total)) = self.bytes() {
+            if done == 0 || self.done == 0 {
+                return self.done + self.entries.len() as u64 + 1;
+            }
+            let scaled = (self.done as f64 * total as f64 / done as f64).ceil() as u64;
+            // Never fewer than what is known: the items so far and one per entry left.
+            return scaled.max(self.done + self.entries.len() as u64);
+        }
+        let remaining = match &self.current {
+            Some(Current::Bytes(s)) => s.remaining_estimate(),
+            Some(Current::Rows(_)) => 1,
+            None => 0,
+        };
+        self.done + self.entries.len() as u64 + remaining
+    }
+
+    /// The size (when the corpus was stat'ed) of the file being read.
+    fn taken_size_of_current(&self) -> u64 {
+        self.current_size
     }
 }
 
+/// A file's size on disk, or 0 when it can't be stat'ed (its reading will say why); a
+/// text in memory counts its bytes.
+fn size_on_disk(entry: &Entry) -> u64 {
+    match &entry.source {
+        Source::Memory(_) => entry.bytes,
+        _ => entry
+            .source
+            .path()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len()),
+    }
+}
+
+/// A document read: where it came from, its text, its title and metadata.
+pub(crate) type ReadItem = (Entry, Arc<str>, Labels);
+
 /// Reads and extracts the text of one item of a batch (called in parallel by the index
 /// build, which shingles the text on the same thread while it is still in cache).
-pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<(Entry, Arc<str>), Skipped> {
+pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipped> {
     match item {
         Item::Whole(entry) => match read_text(&entry, max_bytes) {
-            Ok(text) => Ok((entry, text)),
+            Ok(text) => {
+                let labels = Labels {
+                    title: title_of(None, &text),
+                    meta: Vec::new(),
+                };
+                Ok((entry, text, labels))
+            }
             Err((reason, detail)) => Err(Skipped {
                 path: entry.place(),
                 reason,
@@ -289,6 +442,10 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<(Entry, Arc<str
         Item::Record { part, block, range } => match part.file.extract(&block[range]) {
             Ok(record) => {
                 let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
+                let labels = Labels {
+                    title: title_of(record.title.as_deref(), &record.text),
+                    meta: record.meta,
+                };
                 let text: Arc<str> = record.text.into();
                 Ok((
                     Entry {
@@ -297,6 +454,7 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<(Entry, Arc<str
                         source: Source::Part(part),
                     },
                     text,
+                    labels,
                 ))
             }
             Err((reason, detail)) => Err(Skipped {
@@ -305,6 +463,30 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<(Entry, Arc<str
                 detail,
             }),
         },
+        Item::Parsed { part, record } => {
+            let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
+            if record.text.len() as u64 > max_bytes {
+                return Err(Skipped {
+                    path: part.place(),
+                    reason: SkipReason::TooLarge,
+                    detail: format!("{} bytes", record.text.len()),
+                });
+            }
+            let labels = Labels {
+                title: title_of(record.title.as_deref(), &record.text),
+                meta: record.meta,
+            };
+            let text: Arc<str> = record.text.into();
+            Ok((
+                Entry {
+                    id,
+                    bytes: text.len() as u64,
+                    source: Source::Part(part),
+                },
+                text,
+                labels,
+            ))
+        }
         Item::Skip(s) => Err(s),
     }
 }

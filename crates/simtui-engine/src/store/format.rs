@@ -1,4 +1,4 @@
-//! The saved index's file format, version 4 (doc/index-format.md describes it byte by
+//! The saved index's file format, version 5 (doc/index-format.md describes it byte by
 //! byte). Little-endian throughout, explicit counts in a fixed header, fixed-size
 //! records, and an xxh3 checksum of everything before the last 8 bytes.
 //!
@@ -19,11 +19,11 @@ use xxhash_rust::xxh3::xxh3_64;
 /// The first 8 bytes of every simtui index file.
 pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
 /// The format this simtui reads and writes.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 const HEADER: u64 = 96;
 const FILE_RECORD: u64 = 80;
-const DOC_RECORD: u64 = 56;
+const DOC_RECORD: u64 = 64;
 const TRAILER: u64 = 8;
 
 /// A file's size, modification and status-change times and inode number, as `stat`
@@ -77,8 +77,12 @@ pub struct DocRec {
     pub bytes: u64,
     /// Number of tokens of its text.
     pub tokens: u64,
+    /// Its title, as [`Doc::title`](crate::index::Doc::title).
+    pub title: String,
+    /// Its metadata values, as [`Doc::meta`](crate::index::Doc::meta).
+    pub meta: Vec<String>,
     /// Where in its file the document is: [`Place::WHOLE`] for a document that is the
-    /// whole file, else a record of a JSON Lines or SGML file.
+    /// whole file, else a record of a JSON Lines, SGML or Parquet file.
     pub(crate) part: Place,
 }
 
@@ -105,7 +109,29 @@ pub(crate) struct DocOut<'a> {
     pub(crate) group: u32,
     pub(crate) bytes: u64,
     pub(crate) tokens: u64,
+    pub(crate) title: &'a str,
+    pub(crate) meta: &'a [String],
     pub(crate) part: Place,
+}
+
+/// Metadata values as saved: each value's length (u32) then its UTF-8 bytes.
+fn encode_meta(meta: &[String], out: &mut Vec<u8>) {
+    for v in meta {
+        out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+        out.extend_from_slice(v.as_bytes());
+    }
+}
+
+/// The metadata values saved by [`encode_meta`]; None if the bytes are not such values.
+fn decode_meta(mut b: &[u8]) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let len = u32::from_le_bytes(b.get(..4)?.try_into().ok()?) as usize;
+        let v = b.get(4..4usize.checked_add(len)?)?;
+        out.push(std::str::from_utf8(v).ok()?.to_string());
+        b = &b[4 + len..];
+    }
+    Some(out)
 }
 
 /// An index file, decoded.
@@ -194,6 +220,10 @@ pub(crate) fn encode(
     for d in docs {
         doc_at.push(strings.len() as u64);
         strings.extend_from_slice(d.id.as_bytes());
+        strings.extend_from_slice(d.title.as_bytes());
+        let before = strings.len();
+        encode_meta(d.meta, &mut strings);
+        doc_at.push((strings.len() - before) as u64);
     }
 
     let size = HEADER
@@ -254,8 +284,8 @@ pub(crate) fn encode(
         u64s(&mut out, st.inode);
         u64s(&mut out, 0);
     }
-    for (d, &at) in docs.iter().zip(&doc_at) {
-        u64s(&mut out, at);
+    for (d, at) in docs.iter().zip(doc_at.chunks_exact(2)) {
+        u64s(&mut out, at[0]);
         u32s(&mut out, d.id.len() as u32);
         u32s(&mut out, d.group);
         u64s(&mut out, d.bytes);
@@ -263,6 +293,8 @@ pub(crate) fn encode(
         u64s(&mut out, d.part.offset);
         u64s(&mut out, d.part.len);
         u64s(&mut out, d.part.line);
+        u32s(&mut out, d.title.len() as u32);
+        u32s(&mut out, at[1] as u32);
     }
     for &c in contents {
         u64s(&mut out, c);
@@ -533,10 +565,21 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
 
     let mut doc_recs = Vec::with_capacity(docs);
     for r in doc_bytes.chunks_exact(DOC_RECORD as usize) {
-        let id = string(le64(r, 0), le32(r, 8), "a document id")?;
+        let (id_len, title_len, meta_len) = (le32(r, 8), le32(r, 56), le32(r, 60));
+        let all = id_len
+            .checked_add(title_len)
+            .and_then(|n| n.checked_add(meta_len))
+            .ok_or_else(|| corrupt("a document's strings are too long"))?;
+        let s = string(le64(r, 0), all, "a document id")?;
+        let (id, rest) = s.split_at(id_len as usize);
+        let (title, meta) = rest.split_at(title_len as usize);
         let id = std::str::from_utf8(id)
             .map_err(|_| corrupt("a document id is not UTF-8"))?
             .to_string();
+        let title = std::str::from_utf8(title)
+            .map_err(|_| corrupt("a document title is not UTF-8"))?
+            .to_string();
+        let meta = decode_meta(meta).ok_or_else(|| corrupt("a document's metadata"))?;
         let group = le32(r, 12);
         if group as usize >= groups {
             return Err(corrupt(format!(
@@ -548,6 +591,8 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
             group,
             bytes: le64(r, 16),
             tokens: le64(r, 24),
+            title,
+            meta,
             part: Place {
                 offset: le64(r, 32),
                 len: le64(r, 40),
@@ -614,6 +659,11 @@ mod tests {
     use super::*;
 
     fn sample() -> Vec<u8> {
+        let meta = [
+            "1987-03-02".to_string(),
+            String::new(),
+            "usa, uk".to_string(),
+        ];
         let mut sets = ShingleSets::new();
         sets.push(&[1, 5, 9]);
         sets.push(&[]);
@@ -649,6 +699,8 @@ mod tests {
                 group: 0,
                 bytes: 10,
                 tokens: 3,
+                title: "A title",
+                meta: &[],
                 part: Place::WHOLE,
             },
             DocOut {
@@ -656,6 +708,8 @@ mod tests {
                 group: 1,
                 bytes: 0,
                 tokens: 0,
+                title: "",
+                meta: &meta,
                 part: Place {
                     offset: 5,
                     len: 9,
@@ -681,6 +735,9 @@ mod tests {
         assert_eq!(s.files[1].status, Some(SkipReason::Binary));
         assert_eq!(s.files[1].detail, "NUL byte");
         assert_eq!(s.docs[1].id, "é");
+        assert_eq!(s.docs[0].title, "A title");
+        assert_eq!(s.docs[1].meta, ["1987-03-02", "", "usa, uk"]);
+        assert!(s.docs[0].meta.is_empty());
         assert_eq!(s.contents, [7, 8]);
         assert_eq!(s.shingles.get(0), &[1, 5, 9]);
         assert!(s.shingles.get(1).is_empty());

@@ -79,12 +79,7 @@ pub(crate) fn source_of(path: &Path, part: Place, entry: &Source) -> Source {
 /// same bytes read another way are other documents. Empty for a plain file.
 fn reading_of(entry: &Source) -> String {
     match entry {
-        Source::Container(c) => format!(
-            "{}\t{}\t{}",
-            c.kind.name(),
-            c.text_field,
-            c.id_field.as_deref().unwrap_or("")
-        ),
+        Source::Container(c) => c.reading(),
         _ => String::new(),
     }
 }
@@ -881,6 +876,8 @@ fn reuse_file(
             bytes: d.bytes,
             tokens: d.tokens,
             group: group(d.group),
+            title: d.title.clone(),
+            meta: d.meta.clone(),
         });
     }
 }
@@ -932,6 +929,8 @@ fn encode(index: &Index, files: &[FileRec]) -> Vec<u8> {
             group: d.group,
             bytes: d.bytes,
             tokens: d.tokens,
+            title: &d.title,
+            meta: &d.meta,
             part: part_of(&d.source),
         })
         .collect();

@@ -1,0 +1,570 @@
+//! Deduplication: which documents a clustering removes ([`removals`]), and the corpus
+//! written again without them, each file in its own format ([`write_corpus`]): JSON
+//! Lines and SGML files with the removed records' bytes left out (every other byte as it
+//! was, compressed as it was), Parquet files with the removed rows left out (the same
+//! schema, codec and key-value metadata), plain files copied unless removed. Nothing is
+//! ever written into the input; the output appears under its name only when complete.
+
+use crate::analysis::cluster::Cluster;
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::progress::{Progress, check};
+use crate::source::container::{Compression, Kind, open as open_container};
+use crate::source::{Container, Corpus, SkipReason, Source};
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+/// A document removed: the one kept in its place, their exact Jaccard similarity, and
+/// its cluster (from 1, in the clusters' order).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Removal {
+    /// The removed document (a position in the index's documents).
+    pub removed: u32,
+    /// The document kept in its cluster.
+    pub kept: u32,
+    /// Exact Jaccard similarity of the two (1 for identical texts).
+    pub jaccard: f64,
+    /// The cluster, from 1, as the clusters were given.
+    pub cluster: u32,
+}
+
+/// Every member of each cluster but its kept one, unless its id is in `keep_list` (a
+/// removal marked wrong in a review): such a document stays. In cluster order, each
+/// cluster's members in id order. The similarities are computed once per pair of
+/// distinct contents.
+pub fn removals(index: &Index, clusters: &[Cluster], keep_list: &HashSet<String>) -> Vec<Removal> {
+    use rayon::prelude::*;
+    clusters
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, c)| {
+            let kept_group = index.docs()[c.representative as usize].group;
+            let mut by_group: HashMap<u32, f64> = HashMap::new();
+            c.duplicates()
+                .filter(|&d| !keep_list.contains(&index.docs()[d as usize].id))
+                .map(|d| {
+                    let g = index.docs()[d as usize].group;
+                    let jaccard = *by_group
+                        .entry(g)
+                        .or_insert_with(|| index.group_similarity(kept_group, g).0);
+                    Removal {
+                        removed: d,
+                        kept: c.representative,
+                        jaccard,
+                        cluster: i as u32 + 1,
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A file of the input, and where its copy goes under the output.
+#[derive(Clone, Debug)]
+pub struct InputFile {
+    /// The file as the walk found it.
+    pub path: PathBuf,
+    /// Its path under the output folder (relative, no `..`).
+    pub rel: PathBuf,
+    /// How its documents were read, for a file of many; None for a plain file (one
+    /// document, or a file that is none and is copied as it is).
+    pub container: Option<Arc<Container>>,
+}
+
+/// The files of a walked corpus and where each goes under an output folder: under each
+/// folder given, its path below it; with several paths given, below the last part of
+/// each one's name (`a/x.txt` and `b/x.txt` stay apart). Files that are no documents
+/// by their contents (binary, too large, too short, no record) are copied too, so that
+/// nothing of the corpus is lost; links not followed, special files and other paths to
+/// a file already listed are not. Fails when two paths given have the same last name.
+pub fn input_files(roots: &[PathBuf], corpus: &Corpus) -> Result<Vec<InputFile>> {
+    let mut names = HashSet::new();
+    let prefix = roots.len() > 1;
+    if prefix {
+        for r in roots {
+            let name = last_name(r);
+            if !names.insert(name.clone()) {
+                return Err(Error::Output(format!(
+                    "two paths given are named {}: their files would share the output's {0}/",
+                    name.display()
+                )));
+            }
+        }
+    }
+    let rel_of = |path: &Path| -> PathBuf {
+        for root in roots {
+            if let Ok(rel) = path.strip_prefix(root) {
+                let rel = if rel.as_os_str().is_empty() {
+                    last_name(root)
+                } else {
+                    clean_rel(rel)
+                };
+                return if prefix && root.is_dir() {
+                    last_name(root).join(rel)
+                } else {
+                    rel
+                };
+            }
+        }
+        last_name(path)
+    };
+    let mut out: Vec<InputFile> = corpus
+        .entries
+        .iter()
+        .filter_map(|e| {
+            let path = e.source.path()?.to_path_buf();
+            let container = match &e.source {
+                Source::Container(c) => Some(c.clone()),
+                _ => None,
+            };
+            Some(InputFile {
+                rel: rel_of(&path),
+                path,
+                container,
+            })
+        })
+        .collect();
+    let listed: HashSet<PathBuf> = out.iter().map(|f| f.path.clone()).collect();
+    for s in &corpus.skipped {
+        let content = matches!(
+            s.reason,
+            SkipReason::Binary
+                | SkipReason::TooLarge
+                | SkipReason::TooShort
+                | SkipReason::BadRecord
+                | SkipReason::NoBody
+                | SkipReason::Unreadable
+        );
+        // Records' skips are places in files (`FILE:LINE`), not files.
+        if content && s.path.is_file() && !listed.contains(&s.path) {
+            out.push(InputFile {
+                rel: rel_of(&s.path),
+                path: s.path.clone(),
+                container: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The last part of a path's name (`.` and `..` resolved as far as the path tells).
+fn last_name(p: &Path) -> PathBuf {
+    p.components()
+        .rev()
+        .find_map(|c| match c {
+            Component::Normal(n) => Some(PathBuf::from(n)),
+            _ => None,
+        })
+        .unwrap_or_else(|| PathBuf::from("input"))
+}
+
+/// A relative path with only its normal parts (never `..` or a root).
+fn clean_rel(p: &Path) -> PathBuf {
+    p.components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What [`write_corpus`] wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Files written (filtered or copied).
+    pub files: u64,
+    /// Files left out: plain files that were removed documents.
+    pub files_removed: u64,
+    /// Records (lines, articles, rows) left out of files of many documents.
+    pub records_removed: u64,
+    /// Files copied that are no documents (binary, too large, ...): kept as they were.
+    pub copied_unread: u64,
+}
+
+/// What to leave out of each file.
+#[derive(Default)]
+struct Cuts {
+    /// Plain files removed whole.
+    whole: HashSet<PathBuf>,
+    /// JSON Lines and SGML: byte ranges (offset, length) in the decompressed file;
+    /// Parquet: (row group, row in it). Sorted.
+    parts: HashMap<PathBuf, Vec<(u64, u64)>>,
+}
+
+fn cuts(index: &Index, removed: &[Removal]) -> Cuts {
+    let mut cuts = Cuts::default();
+    for r in removed {
+        match &index.docs()[r.removed as usize].source {
+            Source::File(p) => {
+                cuts.whole.insert(p.clone());
+            }
+            Source::Part(part) => cuts
+                .parts
+                .entry(part.file.path.clone())
+                .or_default()
+                .push((part.offset, part.len)),
+            Source::Memory(_) | Source::Container(_) => {}
+        }
+    }
+    for v in cuts.parts.values_mut() {
+        v.sort_unstable();
+        v.dedup();
+    }
+    cuts
+}
+
+/// Writes the corpus of `files` without the documents of `removed` to `out`: a folder
+/// with each file at its `rel` path, or, with `single`, the one file itself. Written
+/// under a temporary name next to `out` and renamed to it once complete (replacing an
+/// existing `out` only if `replace`); a failure or cancellation removes the temporary
+/// copy. Fails if `out` exists and `replace` is false, or if `out` would be inside an
+/// input folder or be an input file.
+pub fn write_corpus(
+    index: &Index,
+    files: &[InputFile],
+    removed: &[Removal],
+    out: &Path,
+    single: bool,
+    replace: bool,
+    progress: &dyn Progress,
+) -> Result<Written> {
+    let cuts = cuts(index, removed);
+    // The plain files that are documents (the others are copied unread).
+    let documents: HashSet<&Path> = index
+        .docs()
+        .iter()
+        .filter_map(|d| match &d.source {
+            Source::File(p) => Some(p.as_path()),
+            _ => None,
+        })
+        .collect();
+    let partial = Partial::new(out, replace)?;
+    let result = (|| {
+        let mut written = Written::default();
+        if !single {
+            fs::create_dir_all(&partial.tmp).map_err(|e| io_error(&partial.tmp, e))?;
+        }
+        for f in files {
+            check(progress)?;
+            let target = if single {
+                partial.tmp.clone()
+            } else {
+                partial.tmp.join(&f.rel)
+            };
+            if cuts.whole.contains(&f.path) {
+                written.files_removed += 1;
+                continue;
+            }
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
+            }
+            let none = Vec::new();
+            let parts = cuts.parts.get(&f.path).unwrap_or(&none);
+            match &f.container {
+                Some(c) if c.kind == Kind::Parquet => {
+                    crate::source::parquet::write_without(&f.path, &target, parts, progress)?;
+                }
+                Some(_) => filter_bytes(&f.path, &target, parts)?,
+                None => {
+                    fs::copy(&f.path, &target).map_err(|e| io_error(&f.path, e))?;
+                    if !documents.contains(f.path.as_path()) {
+                        written.copied_unread += 1;
+                    }
+                }
+            }
+            written.records_removed += parts.len() as u64;
+            written.files += 1;
+        }
+        Ok(written)
+    })();
+    match result {
+        Ok(w) => {
+            partial.commit()?;
+            Ok(w)
+        }
+        Err(e) => {
+            partial.abandon();
+            Err(e)
+        }
+    }
+}
+
+fn io_error(path: &Path, e: io::Error) -> Error {
+    Error::File {
+        path: path.to_path_buf(),
+        source: e,
+    }
+}
+
+/// An output being written under a temporary name: `.NAME.simtui-partial.PID` beside it.
+pub struct Partial {
+    /// Where it is written meanwhile.
+    pub tmp: PathBuf,
+    out: PathBuf,
+    replace: bool,
+}
+
+impl Partial {
+    /// Starts an output at `out`: fails if it exists and `replace` is false. A partial
+    /// output left by a process that is gone (killed) is removed first.
+    pub fn new(out: &Path, replace: bool) -> Result<Partial> {
+        if !replace && fs::symlink_metadata(out).is_ok() {
+            return Err(Error::Output(format!(
+                "{} exists (--force replaces it)",
+                out.display()
+            )));
+        }
+        let name = out
+            .file_name()
+            .ok_or_else(|| Error::Output(format!("{} names no file", out.display())))?
+            .to_string_lossy()
+            .into_owned();
+        let dir = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        remove_stale(&dir, &name);
+        let tmp = dir.join(format!(".{name}.simtui-partial.{}", std::process::id()));
+        let _ = remove_any(&tmp);
+        Ok(Partial {
+            tmp,
+            out: out.to_path_buf(),
+            replace,
+        })
+    }
+
+    /// Moves the complete output to its name (replacing what was there, if allowed).
+    pub fn commit(self) -> Result<()> {
+        if self.replace && fs::symlink_metadata(&self.out).is_ok() {
+            // A folder can't be renamed over: move the old one aside first, then remove it.
+            let old = self.tmp.with_extension("old");
+            fs::rename(&self.out, &old).map_err(|e| io_error(&self.out, e))?;
+            fs::rename(&self.tmp, &self.out).map_err(|e| io_error(&self.out, e))?;
+            let _ = remove_any(&old);
+            return Ok(());
+        }
+        fs::rename(&self.tmp, &self.out).map_err(|e| io_error(&self.out, e))
+    }
+
+    /// Removes what was written.
+    pub fn abandon(self) {
+        let _ = remove_any(&self.tmp);
+    }
+}
+
+fn remove_any(p: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => fs::remove_dir_all(p),
+        Ok(_) => fs::remove_file(p),
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes `.NAME.simtui-partial.PID*` left in `dir` by processes that are gone.
+fn remove_stale(dir: &Path, name: &str) {
+    let prefix = format!(".{name}.simtui-partial.");
+    let Ok(read) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in read.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = pid.split('.').next().unwrap_or("");
+        let gone = pid
+            .parse::<u32>()
+            .is_ok_and(|p| p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists());
+        if gone && Path::new("/proc/self").exists() {
+            let _ = remove_any(&e.path());
+        }
+    }
+}
+
+/// Copies a JSON Lines or SGML file without the byte ranges `cuts` (each with the new
+/// line that ends it), compressed as the input is.
+// The cuts are copied into the reader, which owns them while the output is written.
+#[allow(clippy::unnecessary_to_owned)]
+fn filter_bytes(input: &Path, target: &Path, cuts: &[(u64, u64)]) -> Result<()> {
+    let opened = open_container(input)
+        .map_err(|(_, why)| Error::Output(format!("{}: {why}", input.display())))?;
+    let without = Without {
+        inner: opened.reader,
+        pos: 0,
+        cuts: cuts.to_vec().into_iter(),
+        next: None,
+        eat_newline: false,
+    };
+    let file = fs::File::create(target).map_err(|e| io_error(target, e))?;
+    let mut file = BufWriter::with_capacity(256 << 10, file);
+    let copied = match opened.compression {
+        Compression::None => io::copy(&mut { without }, &mut file).map(|_| ()),
+        Compression::Gzip => {
+            let mut gz = flate2::write::GzEncoder::new(&mut file, flate2::Compression::default());
+            io::copy(&mut { without }, &mut gz).and_then(|_| gz.finish().map(|_| ()))
+        }
+        Compression::Zstd => {
+            // ruzstd's encoder reads its input to the end; read errors end it early, so
+            // the filter records them to report.
+            let failed = std::cell::RefCell::new(None);
+            let reader = Failing {
+                inner: without,
+                failed: &failed,
+            };
+            ruzstd::encoding::compress(
+                reader,
+                &mut file,
+                ruzstd::encoding::CompressionLevel::Fastest,
+            );
+            match failed.into_inner() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
+        }
+    };
+    copied
+        .and_then(|()| file.flush())
+        .and_then(|()| file.get_ref().sync_all())
+        .map_err(|e| io_error(input, e))
+}
+
+/// A reader that keeps the first error it meets (and then reads as ended).
+struct Failing<'a, R> {
+    inner: R,
+    failed: &'a std::cell::RefCell<Option<io::Error>>,
+}
+
+impl<R: Read> Read for Failing<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.failed.borrow().is_some() {
+            return Ok(0);
+        }
+        match self.inner.read(buf) {
+            Ok(n) => Ok(n),
+            Err(e) => {
+                *self.failed.borrow_mut() = Some(e);
+                Ok(0)
+            }
+        }
+    }
+}
+
+/// A reader of a stream without some byte ranges (and the new line right after each).
+struct Without<R> {
+    inner: R,
+    /// Offset of the next byte of `inner`.
+    pos: u64,
+    cuts: std::vec::IntoIter<(u64, u64)>,
+    next: Option<(u64, u64)>,
+    /// Just past a cut: a '\n' here is the end of the removed record's line.
+    eat_newline: bool,
+}
+
+impl<R: Read> Read for Without<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.next.is_none() {
+                self.next = self.cuts.next();
+            }
+            if self.eat_newline {
+                self.eat_newline = false;
+                let mut one = [0u8];
+                let n = self.inner.read(&mut one)?;
+                if n == 0 {
+                    return Ok(0);
+                }
+                self.pos += 1;
+                if one[0] != b'\n' {
+                    buf[0] = one[0];
+                    return Ok(1);
+                }
+                continue;
+            }
+            if let Some((start, len)) = self.next
+                && self.pos >= start
+            {
+                let end = start + len;
+                let skip = end.saturating_sub(self.pos);
+                let skipped = io::copy(&mut (&mut self.inner).take(skip), &mut io::sink())?;
+                self.pos += skipped;
+                self.next = None;
+                if skipped < skip {
+                    return Ok(0);
+                }
+                self.eat_newline = true;
+                continue;
+            }
+            let room = match self.next {
+                Some((start, _)) => ((start - self.pos) as usize).min(buf.len()),
+                None => buf.len(),
+            };
+            let n = self.inner.read(&mut buf[..room])?;
+            self.pos += n as u64;
+            return Ok(n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[allow(clippy::unnecessary_to_owned)]
+    fn without(data: &[u8], cuts: &[(u64, u64)]) -> Vec<u8> {
+        let mut w = Without {
+            inner: data,
+            pos: 0,
+            cuts: cuts.to_vec().into_iter(),
+            next: None,
+            eat_newline: false,
+        };
+        let mut out = Vec::new();
+        w.read_to_end(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn cuts_leave_every_other_byte() {
+        let data = b"{\"a\":1}\n{\"b\":2}\r\n\n{\"c\":3}";
+        assert_eq!(without(data, &[]), data);
+        assert_eq!(without(data, &[(8, 8)]), b"{\"a\":1}\n\n{\"c\":3}");
+        assert_eq!(without(data, &[(0, 7), (18, 7)]), b"{\"b\":2}\r\n\n");
+        // A cut not followed by a new line keeps the next byte.
+        assert_eq!(without(b"<R>x</R><R>y</R>\n", &[(0, 8)]), b"<R>y</R>\n");
+    }
+
+    proptest::proptest! {
+        /// The same as removing the ranges (and a '\n' right after each) from the bytes.
+        #[test]
+        fn without_is_removal(data in proptest::collection::vec(proptest::sample::select(b"ab\n".to_vec()), 0..40), raw in proptest::collection::vec((0u64..40, 0u64..6), 0..5)) {
+            // Ranges sorted, apart by at least two bytes (records never touch: a new line
+            // or a tag is between them).
+            let mut cuts: Vec<(u64, u64)> = Vec::new();
+            let mut sorted = raw.clone();
+            sorted.sort();
+            for (s, l) in sorted {
+                if cuts.last().is_none_or(|&(ps, pl)| s >= ps + pl + 2) && s + l <= data.len() as u64 {
+                    cuts.push((s, l));
+                }
+            }
+            let mut keep = vec![true; data.len()];
+            for &(s, l) in &cuts {
+                for k in keep.iter_mut().skip(s as usize).take(l as usize) {
+                    *k = false;
+                }
+                let after = (s + l) as usize;
+                if after < data.len() && data[after] == b'\n' {
+                    keep[after] = false;
+                }
+            }
+            let want: Vec<u8> = data.iter().zip(&keep).filter(|x| *x.1).map(|x| *x.0).collect();
+            proptest::prop_assert_eq!(without(&data, &cuts), want);
+        }
+    }
+}

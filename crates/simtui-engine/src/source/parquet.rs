@@ -1,0 +1,451 @@
+//! Parquet: files of rows in row groups, a document per row, its text in one column.
+//!
+//! Only the columns asked for are read (text, and the id, title and metadata fields when
+//! asked for): a dataset's other columns (embeddings, scores) cost nothing. Row groups
+//! are read in parallel, a few at a time ([`ParquetStream`]), so memory holds a few row
+//! groups' texts however large the file. A row is a [`Part`] whose place is its row
+//! group and its row in it (`offset` and `len`), and its row in the file (`line`, from
+//! 1): it is read again by those ([`read_row`]) for the diff and for `query`.
+
+use super::container::{Container, Part};
+use super::file::open_nonblocking;
+use super::record::Record;
+use super::skip::{SkipReason, Skipped};
+use super::stream::Item;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Date64Type, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, TimeUnit};
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelector,
+};
+use rayon::prelude::*;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Rows decoded at a time within a row group.
+const BATCH_ROWS: usize = 1024;
+
+fn unreadable(e: impl std::fmt::Display) -> (SkipReason, String) {
+    (SkipReason::Unreadable, e.to_string())
+}
+
+/// A Parquet file open for reading: its metadata (footer) and the columns to read.
+pub(crate) struct ParquetFile {
+    file: File,
+    meta: ArrowReaderMetadata,
+    projection: ProjectionMask,
+}
+
+/// Opens a Parquet file and checks that it has the text column (and the id and title
+/// columns, when asked for). Fails with the reason the file is not documents.
+pub(crate) fn open(c: &Container) -> Result<ParquetFile, (SkipReason, String)> {
+    let file = open_nonblocking(&c.path).map_err(unreadable)?;
+    let stat = file.metadata().map_err(unreadable)?;
+    if !stat.is_file() {
+        return Err((SkipReason::Special, String::new()));
+    }
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+        .map_err(|e| (SkipReason::BadRecord, format!("not Parquet: {e}")))?;
+    let schema = meta.schema().clone();
+    let fields = c.fields();
+    let column = |name: &str| schema.index_of(name).ok();
+    let Some(text) = column(fields.text) else {
+        return Err((
+            SkipReason::BadRecord,
+            format!("no {:?} column", fields.text),
+        ));
+    };
+    let text_type = schema.field(text).data_type();
+    if !is_text(text_type) {
+        return Err((
+            SkipReason::BadRecord,
+            format!("{:?} is {text_type}, not a string column", fields.text),
+        ));
+    }
+    // The other columns are read when the file has them (a missing id or title is no
+    // id or title, as in JSON Lines).
+    let mut roots = vec![text];
+    roots.extend(fields.id.and_then(column));
+    roots.extend(fields.title.and_then(column));
+    roots.extend(fields.meta.iter().filter_map(|m| column(m)));
+    roots.sort_unstable();
+    roots.dedup();
+    let projection = ProjectionMask::roots(meta.parquet_schema(), roots);
+    Ok(ParquetFile {
+        file,
+        meta,
+        projection,
+    })
+}
+
+/// Whether a column's values can be a document's text.
+fn is_text(t: &DataType) -> bool {
+    match t {
+        DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Utf8View
+        | DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView => true,
+        DataType::Dictionary(_, v) => is_text(v),
+        _ => false,
+    }
+}
+
+impl ParquetFile {
+    /// Row groups in the file.
+    pub(crate) fn row_groups(&self) -> usize {
+        self.meta.metadata().num_row_groups()
+    }
+
+    /// Rows of row group `g`.
+    pub(crate) fn rows(&self, g: usize) -> u64 {
+        self.meta.metadata().row_group(g).num_rows().max(0) as u64
+    }
+
+    /// Bytes of row group `g` on disk (compressed), for progress.
+    pub(crate) fn stored_bytes(&self, g: usize) -> u64 {
+        self.meta.metadata().row_group(g).compressed_size().max(0) as u64
+    }
+
+    /// The decoded rows of row group `g` (all of them, or those `selection` selects).
+    fn batches(
+        &self,
+        g: usize,
+        selection: Option<RowSelection>,
+    ) -> Result<Vec<RecordBatch>, String> {
+        let file = self.file.try_clone().map_err(|e| e.to_string())?;
+        let mut builder =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
+                .with_projection(self.projection.clone())
+                .with_row_groups(vec![g])
+                .with_batch_size(BATCH_ROWS);
+        if let Some(s) = selection {
+            builder = builder.with_row_selection(s);
+        }
+        let reader = builder.build().map_err(|e| e.to_string())?;
+        reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
+    }
+
+    /// The records of row group `g`, whose first row is row `first` of the file (from 0):
+    /// a record per row, or a skip for a row with no text, or one skip for a row group
+    /// that cannot be decoded.
+    pub(crate) fn read_group(&self, c: &Arc<Container>, g: usize, first: u64) -> Vec<Item> {
+        let batches = match self.batches(g, None) {
+            Ok(b) => b,
+            Err(e) => {
+                return vec![Item::Skip(Skipped {
+                    path: place(c, first),
+                    reason: SkipReason::Unreadable,
+                    detail: format!("row group {g}: {e}"),
+                })];
+            }
+        };
+        let mut out = Vec::with_capacity(self.rows(g) as usize);
+        let mut row = 0u64;
+        for batch in &batches {
+            for i in 0..batch.num_rows() {
+                let part = Part {
+                    file: c.clone(),
+                    offset: g as u64,
+                    len: row,
+                    line: first + row + 1,
+                };
+                out.push(match record(c, batch, i) {
+                    Ok(record) => Item::Parsed { part, record },
+                    Err((reason, detail)) => Item::Skip(Skipped {
+                        path: part.place(),
+                        reason,
+                        detail,
+                    }),
+                });
+                row += 1;
+            }
+        }
+        out
+    }
+}
+
+/// Where row `row` (from 0) of a file is, for messages: `PATH:ROW` from 1.
+fn place(c: &Container, row: u64) -> std::path::PathBuf {
+    let mut p = c.path.clone().into_os_string();
+    p.push(format!(":{}", row + 1));
+    p.into()
+}
+
+/// The record of row `i` of a batch: its text, id, title and metadata.
+fn record(c: &Container, batch: &RecordBatch, i: usize) -> Result<Record, (SkipReason, String)> {
+    let fields = c.fields();
+    let cell = |name: &str| {
+        batch
+            .schema()
+            .index_of(name)
+            .ok()
+            .and_then(|k| cell_text(batch.column(k).as_ref(), i))
+    };
+    let Some(text) = cell(fields.text) else {
+        return Err((SkipReason::BadRecord, format!("{:?} is null", fields.text)));
+    };
+    let named = |name: Option<&str>| name.and_then(cell).filter(|v| !v.is_empty());
+    Ok(Record {
+        id: named(fields.id),
+        title: named(fields.title),
+        text,
+        meta: fields
+            .meta
+            .iter()
+            .map(|m| cell(m).unwrap_or_default())
+            .collect(),
+    })
+}
+
+/// A cell as text: strings as they are (bytes as UTF-8, invalid sequences replaced),
+/// numbers, booleans, dates (`1987-02-26`) and times (`1987-02-26 15:01:01`) as usually
+/// written, lists as their items joined by ", ", dictionaries by their values; None for
+/// a null. Other types are named (`(Struct…)`), not decoded.
+pub(crate) fn cell_text(col: &dyn Array, row: usize) -> Option<String> {
+    if row >= col.len() || col.is_null(row) {
+        return None;
+    }
+    macro_rules! prim {
+        ($t:ty) => {
+            col.as_primitive::<$t>().value(row).to_string()
+        };
+    }
+    macro_rules! time {
+        ($t:ty) => {
+            col.as_primitive::<$t>().value_as_datetime(row)?.to_string()
+        };
+    }
+    macro_rules! dict {
+        ($k:ty) => {{
+            let d = col.as_dictionary::<$k>();
+            let key = d.keys().value(row);
+            return cell_text(d.values().as_ref(), key.try_into().ok()?);
+        }};
+    }
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    Some(match col.data_type() {
+        DataType::Utf8 => col.as_string::<i32>().value(row).to_string(),
+        DataType::LargeUtf8 => col.as_string::<i64>().value(row).to_string(),
+        DataType::Utf8View => col.as_string_view().value(row).to_string(),
+        DataType::Binary => lossy(col.as_binary::<i32>().value(row)),
+        DataType::LargeBinary => lossy(col.as_binary::<i64>().value(row)),
+        DataType::BinaryView => lossy(col.as_binary_view().value(row)),
+        DataType::Boolean => col.as_boolean().value(row).to_string(),
+        DataType::Int8 => prim!(Int8Type),
+        DataType::Int16 => prim!(Int16Type),
+        DataType::Int32 => prim!(Int32Type),
+        DataType::Int64 => prim!(Int64Type),
+        DataType::UInt8 => prim!(UInt8Type),
+        DataType::UInt16 => prim!(UInt16Type),
+        DataType::UInt32 => prim!(UInt32Type),
+        DataType::UInt64 => prim!(UInt64Type),
+        DataType::Float16 => prim!(Float16Type),
+        DataType::Float32 => prim!(Float32Type),
+        DataType::Float64 => prim!(Float64Type),
+        DataType::Date32 => col
+            .as_primitive::<Date32Type>()
+            .value_as_date(row)?
+            .to_string(),
+        DataType::Date64 => col
+            .as_primitive::<Date64Type>()
+            .value_as_date(row)?
+            .to_string(),
+        DataType::Timestamp(TimeUnit::Second, _) => time!(TimestampSecondType),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => time!(TimestampMillisecondType),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => time!(TimestampMicrosecondType),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => time!(TimestampNanosecondType),
+        DataType::List(_) => list_text(col.as_list::<i32>().value(row).as_ref()),
+        DataType::LargeList(_) => list_text(col.as_list::<i64>().value(row).as_ref()),
+        DataType::Dictionary(k, _) => match k.as_ref() {
+            DataType::Int8 => dict!(Int8Type),
+            DataType::Int16 => dict!(Int16Type),
+            DataType::Int32 => dict!(Int32Type),
+            DataType::Int64 => dict!(Int64Type),
+            DataType::UInt8 => dict!(UInt8Type),
+            DataType::UInt16 => dict!(UInt16Type),
+            DataType::UInt32 => dict!(UInt32Type),
+            DataType::UInt64 => dict!(UInt64Type),
+            other => format!("({other})"),
+        },
+        other => format!("({other})"),
+    })
+}
+
+fn list_text(items: &dyn Array) -> String {
+    (0..items.len())
+        .filter_map(|i| cell_text(items, i))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads a row again by its place (row group, row in it) and extracts its text (for the
+/// diff view, SimHash fingerprints of a loaded index, queries). A file changed since it
+/// was indexed gives whatever is at that place now, or an error.
+pub(crate) fn read_row(part: &Part) -> Result<Record, (SkipReason, String)> {
+    let pf = open(&part.file)?;
+    let (g, row) = (part.offset as usize, part.len);
+    if g >= pf.row_groups() || row >= pf.rows(g) {
+        return Err((
+            SkipReason::Unreadable,
+            "the file has fewer rows than when it was indexed".to_string(),
+        ));
+    }
+    let selection = RowSelection::from(vec![
+        RowSelector::skip(row as usize),
+        RowSelector::select(1),
+    ]);
+    let batches = pf.batches(g, Some(selection)).map_err(unreadable)?;
+    let batch = batches
+        .iter()
+        .find(|b| b.num_rows() > 0)
+        .ok_or_else(|| unreadable("the row is not in the file any more"))?;
+    record(&part.file, batch, 0)
+}
+
+/// A Parquet file being read, a few row groups at a time.
+pub(crate) struct ParquetStream {
+    pub(crate) file: Arc<Container>,
+    pf: ParquetFile,
+    /// The next row group to read, and the file's row it starts at.
+    next: usize,
+    first_row: u64,
+    /// Bytes (compressed) of the row groups read, for progress.
+    pub(crate) consumed: u64,
+    pub(crate) records: u64,
+}
+
+impl ParquetStream {
+    pub(crate) fn open(file: Arc<Container>) -> Result<ParquetStream, (SkipReason, String)> {
+        let pf = open(&file)?;
+        Ok(ParquetStream {
+            file,
+            pf,
+            next: 0,
+            first_row: 0,
+            consumed: 0,
+            records: 0,
+        })
+    }
+
+    /// Reads the next row groups (as many as there are threads, in parallel), appending
+    /// their records to `out` in order. Returns false once the file is done.
+    pub(crate) fn next_items(&mut self, out: &mut Vec<Item>) -> bool {
+        let groups = self.pf.row_groups();
+        let take = rayon::current_num_threads()
+            .max(1)
+            .min(groups - self.next.min(groups));
+        let starts: Vec<(usize, u64)> = (self.next..self.next + take)
+            .scan(self.first_row, |row, g| {
+                let start = *row;
+                *row += self.pf.rows(g);
+                Some((g, start))
+            })
+            .collect();
+        let read: Vec<Vec<Item>> = starts
+            .par_iter()
+            .map(|&(g, first)| self.pf.read_group(&self.file, g, first))
+            .collect();
+        for (&(g, _), items) in starts.iter().zip(read) {
+            self.first_row += self.pf.rows(g);
+            self.consumed += self.pf.stored_bytes(g);
+            self.records += items.len() as u64;
+            out.extend(items);
+        }
+        self.next += take;
+        self.next < groups
+    }
+}
+
+/// Writes a Parquet file without the rows `cuts` ((row group, row in it), sorted): every
+/// column, the same schema, the codec of the input's first column chunk and its
+/// key-value metadata; a row group of the input gives one of the output (fewer rows).
+pub(crate) fn write_without(
+    input: &Path,
+    target: &Path,
+    cuts: &[(u64, u64)],
+    progress: &dyn crate::progress::Progress,
+) -> crate::error::Result<()> {
+    use crate::error::Error;
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+    let io = |path: &Path, e: std::io::Error| Error::File {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let bad = |e: parquet::errors::ParquetError| Error::File {
+        path: input.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    let file = File::open(input).map_err(|e| io(input, e))?;
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(bad)?;
+    let metadata = meta.metadata().clone();
+    let mut props = WriterProperties::builder();
+    if metadata.num_row_groups() > 0 && metadata.row_group(0).num_columns() > 0 {
+        props = props.set_compression(metadata.row_group(0).column(0).compression());
+    }
+    // The file's own key-value metadata (a dataset card, pandas' index), but not the
+    // arrow schema the writer embeds itself.
+    let kv: Vec<_> = metadata
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .filter(|k| k.key != "ARROW:schema")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    if !kv.is_empty() {
+        props = props.set_key_value_metadata(Some(kv));
+    }
+    let out = File::create(target).map_err(|e| io(target, e))?;
+    let mut writer =
+        ArrowWriter::try_new(out, meta.schema().clone(), Some(props.build())).map_err(bad)?;
+    let mut cut = cuts.iter().peekable();
+    for g in 0..metadata.num_row_groups() {
+        crate::progress::check(progress)?;
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(
+            file.try_clone().map_err(|e| io(input, e))?,
+            meta.clone(),
+        )
+        .with_row_groups(vec![g])
+        .with_batch_size(BATCH_ROWS)
+        .build()
+        .map_err(bad)?;
+        let mut row = 0u64;
+        for batch in reader {
+            let batch = batch.map_err(|e| bad(e.into()))?;
+            let n = batch.num_rows() as u64;
+            let keep: arrow_array::BooleanArray = (0..n)
+                .map(|i| {
+                    let here = (g as u64, row + i);
+                    while cut.peek().is_some_and(|&&c| c < here) {
+                        cut.next();
+                    }
+                    Some(cut.peek() != Some(&&here))
+                })
+                .collect();
+            row += n;
+            let kept = arrow_select::filter::filter_record_batch(&batch, &keep)
+                .map_err(|e| bad(e.into()))?;
+            if kept.num_rows() > 0 {
+                writer.write(&kept).map_err(bad)?;
+            }
+        }
+        writer.flush().map_err(bad)?;
+    }
+    let out = writer.into_inner().map_err(bad)?;
+    out.sync_all().map_err(|e| io(target, e))
+}

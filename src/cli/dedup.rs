@@ -1,0 +1,223 @@
+//! `simtui dedup`: the corpus written again without the near-duplicates each cluster
+//! does not keep, in the input's own format, and `OUT.removed.jsonl`, the list of what
+//! was removed and which document was kept in its place. The input is never written
+//! into; OUT appears under its name only when complete.
+
+use super::args::{IndexArgs, MethodArgs, PathArgs};
+use crate::output::clusters::{KeepArg, LinkageArg};
+use crate::output::error::UsageError;
+use crate::output::format::with_stdout;
+use anyhow::Context;
+use clap::Args;
+use simtui_engine::analysis::cluster::clusters_by;
+use simtui_engine::dedup::{self, Partial, Removal};
+use simtui_engine::index::Doc;
+use simtui_engine::index::Index;
+use simtui_engine::source::{Corpus, Source};
+use std::collections::HashSet;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct DedupArgs {
+    #[command(flatten)]
+    pub paths: PathArgs,
+    #[command(flatten)]
+    pub index: IndexArgs,
+    #[command(flatten)]
+    pub method: MethodArgs,
+    #[command(flatten)]
+    pub store: super::index_cmd::StoreArgs,
+    /// Where the deduplicated corpus goes (a new folder, or a file for one input file)
+    #[arg(short = 'o', long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// Documents within this exact Jaccard similarity of a kept one are removed
+    #[arg(short = 't', long)]
+    pub threshold: f64,
+    /// Keep the longest (default), shortest, oldest, newest or first member, or field:NAME[:last]
+    #[arg(long, value_parser = KeepArg::parse, default_value = "longest", hide_default_value = true)]
+    pub keep: KeepArg,
+    /// Clusters: star (default: every removed document within T of the kept one) or components
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = LinkageArg::Star, hide_default_value = true, hide_possible_values = true)]
+    pub cluster: LinkageArg,
+    /// Ids never removed, one a line (a review's list of removals marked wrong)
+    #[arg(long, value_name = "FILE")]
+    pub keep_list: Option<PathBuf>,
+    /// Replace OUT (and OUT.removed.jsonl) if they exist
+    #[arg(long)]
+    pub force: bool,
+    /// Print the counts and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Link a bucket of over N contents (1000) via a representative, as clusters does
+    #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
+    pub max_bucket: u64,
+}
+
+pub fn run(args: &DedupArgs) -> anyhow::Result<()> {
+    super::check_similarity("--threshold", args.threshold)?;
+    let removed_list = removal_list_path(&args.output);
+    if !args.dry_run && !args.force {
+        for p in [&args.output, &removed_list] {
+            if p.symlink_metadata().is_ok() {
+                return Err(UsageError(format!(
+                    "{} exists: choose another -o, or --force to replace it",
+                    p.display()
+                ))
+                .into());
+            }
+        }
+    }
+    check_outside_inputs(&args.output, &args.paths.paths)?;
+    let keep_list = read_keep_list(args.keep_list.as_deref())?;
+    let progress = crate::output::diag::StageLog::default();
+    let mut index_args = args.index.clone();
+    let keep = args.keep.resolve(&mut index_args.meta_field);
+    let (engine, _) = super::index_cmd::engine(
+        &args.paths.paths,
+        &args.store,
+        &index_args,
+        &args.method,
+        &progress,
+    )?;
+    let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
+    let index = &engine.index;
+    let clusters = clusters_by(index, &search, keep, args.cluster.linkage());
+    let removals = dedup::removals(index, &clusters, &keep_list);
+    let docs = index.docs().len();
+    let summary = format!(
+        "{docs} documents, {} clusters, {} removed, {} left{}",
+        clusters.len(),
+        removals.len(),
+        docs - removals.len(),
+        if keep_list.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} ids kept by --keep-list)", keep_list.len())
+        }
+    );
+    if args.dry_run {
+        with_stdout(|out| writeln!(out, "{summary} (dry run: nothing written)"))?;
+        return Ok(());
+    }
+    // The files as the walk finds them (the index keeps documents, not the files that
+    // are none, which are copied too so that nothing of the corpus is lost).
+    let corpus = Corpus::walk(&args.paths.paths, &index_args.walk_options())
+        .map_err(|e| UsageError(e.to_string()))?;
+    let files = dedup::input_files(&args.paths.paths, &corpus)?;
+    let single = args.paths.paths.len() == 1 && args.paths.paths[0].is_file();
+    let written = dedup::write_corpus(
+        index,
+        &files,
+        &removals,
+        &args.output,
+        single,
+        args.force,
+        &progress,
+    )?;
+    write_removal_list(&removed_list, index, &removals, args.force)?;
+    crate::output::diag::note(
+        0,
+        format_args!(
+            "simtui: {summary}; wrote {} ({} file(s); {} record(s) and {} file(s) left out) and {}",
+            args.output.display(),
+            written.files,
+            written.records_removed,
+            written.files_removed,
+            removed_list.display()
+        ),
+    );
+    Ok(())
+}
+
+/// `OUT.removed.jsonl` beside OUT.
+pub fn removal_list_path(out: &Path) -> PathBuf {
+    let mut name = out.file_name().unwrap_or_default().to_os_string();
+    name.push(".removed.jsonl");
+    out.with_file_name(name)
+}
+
+/// Never into the input: OUT must not be an input nor lie inside an input folder.
+fn check_outside_inputs(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<()> {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let out_abs = abs(out);
+    for input in inputs {
+        let input_abs = std::fs::canonicalize(input).unwrap_or_else(|_| abs(input));
+        let out_real = out_abs
+            .parent()
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .map(|p| p.join(out_abs.file_name().unwrap_or_default()))
+            .unwrap_or_else(|| out_abs.clone());
+        if out_real == input_abs || out_real.starts_with(&input_abs) && input_abs.is_dir() {
+            return Err(UsageError(format!(
+                "{} is inside the input {}: simtui never writes into its input",
+                out.display(),
+                input.display()
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
+    let Some(path) = path else {
+        return Ok(HashSet::new());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --keep-list {}", path.display()))
+        .map_err(|e| UsageError(format!("{e:#}")))?;
+    Ok(text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
+}
+
+/// One JSON line per removed document: its id and source, the kept id, J between
+/// them, the cluster (from 1). Written under a temporary name, then renamed.
+fn write_removal_list(
+    path: &Path,
+    index: &Index,
+    removals: &[Removal],
+    replace: bool,
+) -> anyhow::Result<()> {
+    let partial = Partial::new(path, replace)?;
+    let result = (|| -> std::io::Result<()> {
+        let mut out = BufWriter::new(std::fs::File::create(&partial.tmp)?);
+        for r in removals {
+            let removed = &index.docs()[r.removed as usize];
+            let kept = &index.docs()[r.kept as usize];
+            let line = serde_json::json!({
+                "id": removed.id,
+                "source": source_of(removed),
+                "kept": kept.id,
+                "jaccard": r.jaccard,
+                "cluster": r.cluster,
+            });
+            writeln!(out, "{line}")?;
+        }
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()
+    })();
+    match result {
+        Ok(()) => Ok(partial.commit()?),
+        Err(e) => {
+            partial.abandon();
+            Err(anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
+        }
+    }
+}
+
+/// Where a document is: its file, `FILE:LINE` for a record (`FILE:ROW` for Parquet), or
+/// its id for a text in memory.
+fn source_of(doc: &Doc) -> String {
+    match &doc.source {
+        Source::File(p) => p.to_string_lossy().into_owned(),
+        Source::Part(p) => p.place().to_string_lossy().into_owned(),
+        Source::Container(_) | Source::Memory(_) => match doc.source.path() {
+            Some(p) => p.to_string_lossy().into_owned(),
+            None => doc.id.clone(),
+        },
+    }
+}
