@@ -41,7 +41,7 @@ enum Command {
     Query(cli::query::QueryArgs),
     /// Group near-duplicates into clusters, each with the document to keep
     Clusters(cli::clusters::ClustersArgs),
-    /// Write the corpus without its near-duplicates, and the list of what was removed
+    /// Write the corpus without its near-duplicates, and what was removed
     Dedup(cli::dedup::DedupArgs),
     /// Save the index of a corpus to a file, or bring a saved one up to date
     Index(cli::index_cmd::IndexCmdArgs),

@@ -108,7 +108,7 @@ pub struct IndexArgs {
     /// Only files with these extensions, comma-separated (e.g. txt,md)
     #[arg(help_heading = INDEX_HEADING, long, value_delimiter = ',')]
     pub ext: Option<Vec<String>>,
-    /// How files hold documents: auto, text, jsonl, sgml or parquet
+    /// Files' format: auto, text, jsonl, sgml or parquet
     ///
     /// auto: by extension, per file: .jsonl and .ndjson are JSON Lines, .sgm and .sgml
     /// Reuters SGML, either maybe compressed (.gz, .zst), .parquet Parquet; anything else
@@ -116,7 +116,7 @@ pub struct IndexArgs {
     /// article. parquet: one per row.
     #[arg(help_heading = INDEX_HEADING, long, value_enum, value_name = "FORMAT", default_value_t = InputFormatArg::Auto, hide_possible_values = true)]
     pub input_format: InputFormatArg,
-    /// The JSON Lines field or Parquet column holding a document's text
+    /// The JSON Lines or Parquet field of the text
     #[arg(help_heading = INDEX_HEADING, long, value_name = "NAME", default_value = "text")]
     pub text_field: String,
     /// The JSON Lines field, Parquet column or SGML attribute holding the id

@@ -28,19 +28,29 @@ pub struct DedupArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
-    /// Where the deduplicated corpus goes (a new folder, or a file for one input file)
+    /// Where the deduplicated corpus goes
+    ///
+    /// A new folder, or a new file when the input is one file (JSON Lines, SGML, Parquet).
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: PathBuf,
-    /// Documents within this exact Jaccard similarity of a kept one are removed
+    /// Remove documents with exact J at least this to a kept one
     #[arg(short = 't', long)]
     pub threshold: f64,
-    /// Keep the longest (default), shortest, oldest, newest or first member, or field:NAME[:last]
+    /// Keep the longest (default), shortest, oldest, newest or first member
+    ///
+    /// Or by a metadata field: field:NAME keeps the earliest value, field:NAME:last the
+    /// latest (as clusters --keep).
     #[arg(long, value_parser = KeepArg::parse, default_value = "longest", hide_default_value = true)]
     pub keep: KeepArg,
-    /// Clusters: star (default: every removed document within T of the kept one) or components
+    /// Clusters: star (default, no chains) or components
+    ///
+    /// star: every removed document is within T of the one kept in its place.
+    /// components: connected components, as clusters --cluster components.
     #[arg(long, value_enum, value_name = "HOW", default_value_t = LinkageArg::Star, hide_default_value = true, hide_possible_values = true)]
     pub cluster: LinkageArg,
-    /// Ids never removed, one a line (a review's list of removals marked wrong)
+    /// Ids never removed, one a line
+    ///
+    /// A review's list of removals marked wrong; lines starting with # are comments.
     #[arg(long, value_name = "FILE")]
     pub keep_list: Option<PathBuf>,
     /// Replace OUT (and OUT.removed.jsonl) if they exist
@@ -49,7 +59,7 @@ pub struct DedupArgs {
     /// Print the counts and write nothing
     #[arg(long)]
     pub dry_run: bool,
-    /// Link a bucket of over N contents (1000) via a representative, as clusters does
+    /// Link a bucket of over N contents (1000) via a representative
     #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: u64,
 }
