@@ -48,7 +48,7 @@ pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!("simtui: {e:#}");
+            crate::output::diag::say(format_args!("simtui: {e:#}"));
             if e.is::<UsageError>() {
                 ExitCode::from(2)
             } else if e.is::<Interrupted>() {
