@@ -100,6 +100,8 @@ impl App {
         if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
             let s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
             self.list.tuning_mut().set_s_pct(s_pct);
+            let s = self.list.tuning().s();
+            self.session.want_recall_at(s, &mut self.jobs);
         }
     }
 

@@ -1,10 +1,10 @@
 //! Real recall: how many of the corpus's truly similar pairs the current banding finds.
 //!
-//! For corpora of up to [`MAX_DOCS`] documents, the exact Jaccard similarity of every
-//! pair of distinct contents that share at least one shingle is computed once per index
-//! (by `simtui_engine::analysis::exact`, through an inverted index from shingles to contents). Matching
-//! those pairs against the candidates of a banding gives the recall the S-curve only
-//! predicts. Everything here runs on worker threads.
+//! The exact pairs of distinct contents with J ≥ a floor (the panel's s, or
+//! [`DEFAULT_FLOOR`] if lower) are computed once per index and floor, at any corpus size,
+//! by the engine's prefix-filtered join (`simtui_engine::analysis::exact::all_pairs`, as
+//! `simtui eval` does). Matching those pairs against the candidates of a banding gives the
+//! recall the S-curve only predicts. Everything here runs on worker threads.
 
 use simtui_engine::analysis::exact::{self, Limits, pack};
 use simtui_engine::error::Error;
@@ -14,31 +14,32 @@ use simtui_engine::progress::{Cancelled, Progress};
 
 pub use simtui_engine::analysis::exact::{BINS, ExactPairs as AllPairs, Hist, bin};
 
-/// Largest corpus (documents) for which all pairs are computed.
-pub const MAX_DOCS: usize = 20_000;
-/// Pairs below this similarity are only counted (histogram), not kept one by one.
-pub const FLOOR: f64 = 0.1;
+/// The exact pairs are computed down to this similarity, or to the panel's s if lower
+/// (a lower floor takes longer: the prefixes are longer).
+pub const DEFAULT_FLOOR: f64 = 0.5;
+/// Real recall is measured at s ≥ this only.
+pub const FLOOR: f64 = 0.05;
 
-/// Tighter than the engine's defaults: this runs unasked, beside an interactive UI, so
-/// it must stay small in memory and give up rather than keep two cores busy for minutes.
+/// The floor of the exact pairs for recall at `s`.
+pub fn floor_for(s: f64) -> f64 {
+    s.clamp(FLOOR, DEFAULT_FLOOR)
+}
+
+/// Tighter than the engine's defaults on the pairs kept: this runs unasked, beside an
+/// interactive UI, so it gives up rather than hold tens of millions of pairs.
 const LIMITS: Limits = Limits {
     max_pairs: 4_000_000,
-    max_shingles: 25_000_000,
-    max_work: 3_000_000_000,
+    max_shingles: 4_000_000_000,
+    max_work: 20_000_000_000,
 };
 
-/// Computes all pairs, or says why not (too large for an exhaustive pass).
+/// Computes the pairs with J ≥ `floor`, or says why not (too many of them).
 pub fn all_pairs(
     index: &Index,
+    floor: f64,
     progress: &dyn Progress,
 ) -> Result<Result<AllPairs, String>, Cancelled> {
-    if index.docs().len() > MAX_DOCS {
-        return Ok(Err(format!(
-            "over {} documents",
-            super::widgets::fmt::count(MAX_DOCS as u64)
-        )));
-    }
-    match exact::all_pairs(index, FLOOR, &LIMITS, progress) {
+    match exact::all_pairs(index, floor, &LIMITS, progress) {
         Ok(all) => Ok(Ok(all)),
         Err(Error::TooLarge { why, .. }) => Ok(Err(format!("too large: {why}"))),
         Err(_) => Err(Cancelled),
@@ -138,10 +139,13 @@ mod tests {
             "a b q r s t u v",
             "z y x w v u t s",
         ]);
-        let all = all_pairs(&index, &Silent).unwrap().unwrap();
+        let all = all_pairs(&index, FLOOR, &Silent).unwrap().unwrap();
         assert!(all.pairs.iter().all(|p| p.jaccard >= FLOOR));
-        assert!(all.total as usize >= all.pairs.len());
+        assert_eq!(all.total as usize, all.pairs.len());
         assert_eq!(all.hist.iter().sum::<u64>(), all.total);
+        assert_eq!(floor_for(0.8), DEFAULT_FLOOR);
+        assert_eq!(floor_for(0.3), 0.3);
+        assert_eq!(floor_for(0.0), FLOOR);
     }
 
     #[test]
@@ -152,7 +156,7 @@ mod tests {
             "a b c d y z w v",
             "q r s t u v w x",
         ]);
-        let all = all_pairs(&index, &Silent).unwrap().unwrap();
+        let all = all_pairs(&index, FLOOR, &Silent).unwrap().unwrap();
         // Band with every hash function in one band: only near-identical pairs collide.
         let strict = index.find(1, 128, 0.0, &Silent).unwrap();
         let loose = index.find(128, 1, 0.0, &Silent).unwrap();
@@ -167,26 +171,5 @@ mod tests {
         assert_eq!(ts, tl);
         assert!(ks < ts);
         assert_eq!(rs.at(&all, 1.01), (0, 0));
-    }
-
-    #[test]
-    fn refuses_huge_corpora_politely() {
-        let texts: Vec<String> = (0..MAX_DOCS + 1).map(|i| format!("doc {i}")).collect();
-        let c = Corpus::from_texts(
-            texts
-                .into_iter()
-                .enumerate()
-                .map(|(i, t)| (i.to_string(), t)),
-        );
-        let index = Index::build(
-            c,
-            &Params {
-                num_perm: 4,
-                ..Default::default()
-            },
-            &Silent,
-        )
-        .unwrap();
-        assert!(all_pairs(&index, &Silent).unwrap().is_err());
     }
 }

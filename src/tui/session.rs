@@ -9,7 +9,6 @@ use super::jobs::Jobs;
 use super::log::Logger;
 use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
-use super::widgets::fmt;
 use super::worker::{Kind, Output, StoreJob, Work};
 use simtui_engine::found::Found;
 use simtui_engine::index::{Index, Params};
@@ -74,10 +73,12 @@ pub struct Results {
     pub id: u64,
 }
 
-/// The exact all-pairs similarity, when the corpus is small enough.
+/// The exact pairs with J ≥ a floor, for real recall.
 pub enum AllState {
     Computing {
         generation: u64,
+        /// The similarity the pairs are computed down to.
+        floor: f64,
         done: u64,
         total: u64,
     },
@@ -137,6 +138,8 @@ pub struct Session {
     extending_to: Option<usize>,
     extend_generation: u64,
     all: Option<AllState>,
+    /// The similarity the exact pairs are wanted down to (lowered as s is).
+    exact_floor: f64,
     /// Recall of the results (by band job id).
     recall: Option<(u64, Recall)>,
     /// The band job id a running recall job is for.
@@ -200,6 +203,7 @@ impl Session {
             extending_to: None,
             extend_generation: 0,
             all: None,
+            exact_floor: recall::DEFAULT_FLOOR,
             recall: None,
             recall_for: 0,
             progress: Board::new(now),
@@ -524,6 +528,39 @@ impl Session {
         });
     }
 
+    /// Real recall is wanted at similarity `s`: when the exact pairs are known (or being
+    /// computed) down to a higher floor only, they are computed again down to `s`, in the
+    /// background (the panel says so meanwhile).
+    pub fn want_recall_at(&mut self, s: f64, jobs: &mut Jobs) {
+        let floor = recall::floor_for(s);
+        if floor >= self.exact_floor {
+            return;
+        }
+        self.exact_floor = floor;
+        if self.all.is_some() {
+            self.compute_exact(jobs);
+        }
+    }
+
+    /// Starts computing the exact pairs of the newest index down to the wanted floor.
+    fn compute_exact(&mut self, jobs: &mut Jobs) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        jobs.cancel(Kind::AllPairs);
+        self.recall = None;
+        self.all = Some(AllState::Computing {
+            generation: self.generation,
+            floor: self.exact_floor,
+            done: 0,
+            total: 0,
+        });
+        jobs.spawn(Work::AllPairs {
+            index,
+            floor: self.exact_floor,
+        });
+    }
+
     /// Measures real recall for the results on screen, when all pairs are known and it
     /// has not been measured yet.
     pub fn start_recall(&mut self, jobs: &mut Jobs) {
@@ -579,21 +616,8 @@ impl Session {
                 let index = Arc::new(index);
                 self.index = Some(index.clone());
                 self.extending_to = None;
-                self.all = None;
                 self.recall = None;
-                if index.docs().len() <= recall::MAX_DOCS {
-                    self.all = Some(AllState::Computing {
-                        generation: self.generation,
-                        done: 0,
-                        total: 0,
-                    });
-                    jobs.spawn(Work::AllPairs { index });
-                } else {
-                    self.all = Some(AllState::Unavailable(format!(
-                        "over {} documents",
-                        fmt::count(recall::MAX_DOCS as u64)
-                    )));
-                }
+                self.compute_exact(jobs);
                 self.request_band(jobs);
             }
             // Fingerprints of an older index are of no use.
@@ -629,7 +653,9 @@ impl Session {
             }
             Output::AllPairs(res) => {
                 let generation = match &self.all {
-                    Some(AllState::Computing { generation, .. }) => *generation,
+                    Some(AllState::Computing {
+                        generation, floor, ..
+                    }) if !matches!(&res, Ok(all) if all.floor != *floor) => *generation,
                     _ => return None,
                 };
                 self.all = Some(match res {

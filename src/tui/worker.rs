@@ -148,8 +148,10 @@ pub enum Work {
         index: Arc<Index>,
         hasher: SimHasher,
     },
+    /// The exact pairs with J ≥ floor.
     AllPairs {
         index: Arc<Index>,
+        floor: f64,
     },
     Recall {
         all: Arc<AllPairs>,
@@ -226,7 +228,11 @@ impl Output {
                 found.pairs.len(),
                 found.candidates
             ),
-            Output::AllPairs(Ok(_)) => format!("exact all-pairs similarity in {t:.3} s"),
+            Output::AllPairs(Ok(all)) => format!(
+                "exact pairs with J >= {:.2}: {} in {t:.3} s",
+                all.floor,
+                all.pairs.len()
+            ),
             Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
             Output::Recall(_) => format!("recall measured in {t:.3} s"),
             Output::Task(reply) => match &reply.log {
@@ -428,8 +434,8 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 groups,
             }
         }
-        Work::AllPairs { index } => {
-            let job = || recall::all_pairs(&index, progress);
+        Work::AllPairs { index, floor } => {
+            let job = || recall::all_pairs(&index, floor, progress);
             let all = match background_pool() {
                 Some(pool) => pool.install(job),
                 None => job(),

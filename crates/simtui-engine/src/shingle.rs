@@ -88,6 +88,12 @@ impl ShingleSets {
         &self.data[self.offsets[i]..self.offsets[i + 1]]
     }
 
+    /// Where set `i` begins among all the sets' shingles (the first of them is number
+    /// `start(i)` of [`total`](Self::total)). Panics if `i >= len()`.
+    pub(crate) fn start(&self, i: usize) -> usize {
+        self.offsets[i]
+    }
+
     /// Total number of shingles over all sets.
     pub fn total(&self) -> usize {
         self.data.len()

@@ -287,13 +287,14 @@ fn without_colour_the_curve_before_tuning_is_drawn_in_dots() {
 
 #[test]
 fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
-    // At 80x24 the panel beside the chart is narrow; "over 20,000 documents" was cut.
+    // At 80x24 the panel beside the chart is narrow; a long reason was cut.
     let (_d, mut app) = loaded((80, 24));
-    app.session_mut()
-        .set_all(Some(AllState::Unavailable("over 20,000 documents".into())));
+    app.session_mut().set_all(Some(AllState::Unavailable(
+        "too large: over 4000000 pairs with J >= 0.5 (the explorer's limit)".into(),
+    )));
     app.update(Action::ToggleTuning);
     let s = screen(&app);
-    assert!(s.contains("documents"), "{s}");
+    assert!(s.contains("limit)"), "{s}");
 }
 
 #[test]

@@ -474,3 +474,44 @@ fn every_view_draws_at_every_size_without_panicking() {
         }
     }
 }
+
+#[test]
+fn a_lower_s_computes_the_exact_pairs_again_down_to_it() {
+    let (_d, mut app) = loaded((100, 30));
+    let Some(AllState::Ready { all, .. }) = app.session().all() else {
+        panic!("all pairs computed")
+    };
+    assert_eq!(all.floor, crate::tui::recall::DEFAULT_FLOOR);
+    app.update(Action::ToggleTuning);
+    // 0.80 → 0.50: the pairs known already cover it.
+    for _ in 0..6 {
+        app.update(Action::SimDown);
+    }
+    assert!(matches!(app.session().all(), Some(AllState::Ready { .. })));
+    // 0.50 → 0.30: computed again, and the panel says so meanwhile.
+    for _ in 0..4 {
+        app.update(Action::SimDown);
+    }
+    assert!(matches!(
+        app.session().all(),
+        Some(AllState::Computing { floor, .. }) if *floor == 0.3
+    ));
+    assert!(screen(&app).contains("exact pairs J≥0.30"));
+    pump(&mut app);
+    let Some(AllState::Ready { all, .. }) = app.session().all() else {
+        panic!("all pairs computed again")
+    };
+    assert_eq!(all.floor, 0.3);
+    let index = app.session().index().unwrap().clone();
+    let reference = simtui_engine::analysis::exact::shared_pairs(
+        &index,
+        0.3,
+        &simtui_engine::analysis::exact::Limits::default(),
+        &simtui_engine::progress::Silent,
+    )
+    .unwrap();
+    assert_eq!(all.pairs, reference.pairs);
+    let (found, total) = app.real_recall().expect("recall at s = 0.30");
+    assert_eq!(total, all.at_least(0.3));
+    assert!(found <= total);
+}

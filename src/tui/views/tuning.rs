@@ -5,7 +5,7 @@
 
 use super::view::{Cx, Ui};
 use crate::tui::keys::{Action, DOWN, END, ENTER, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
-use crate::tui::recall::{self, BINS};
+use crate::tui::recall::BINS;
 use crate::tui::session::{AllState, Session};
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::s_curve::{self, SCurve};
@@ -124,7 +124,10 @@ impl Tuning {
                 }
             }
             Action::SimUp => self.s_pct = (self.s_pct + 5).min(100),
-            Action::SimDown => self.s_pct = self.s_pct.saturating_sub(5),
+            Action::SimDown => {
+                self.s_pct = self.s_pct.saturating_sub(5);
+                cx.session.want_recall_at(self.s(), cx.jobs);
+            }
             _ => {}
         }
         false
@@ -250,10 +253,12 @@ fn real_lines(ui: &Ui, s: f64) -> Vec<Line<'static>> {
     let t = &ui.theme;
     match ui.session.all() {
         None => vec![],
-        Some(AllState::Computing { done, total, .. }) => {
+        Some(AllState::Computing {
+            floor, done, total, ..
+        }) => {
             let pct = if *total == 0 { 0 } else { done * 100 / total };
             vec![Line::from(Span::styled(
-                format!("exact all pairs: {pct}%…"),
+                format!("exact pairs J≥{floor:.2}: {pct}%…"),
                 t.dim(),
             ))]
         }
@@ -261,8 +266,8 @@ fn real_lines(ui: &Ui, s: f64) -> Vec<Line<'static>> {
             format!("real recall: n/a ({})", fmt::clean(why)),
             t.dim(),
         ))],
-        Some(AllState::Ready { .. }) if s < recall::FLOOR => vec![Line::from(Span::styled(
-            format!("real recall: s ≥ {} only", recall::FLOOR),
+        Some(AllState::Ready { all, .. }) if s < all.floor => vec![Line::from(Span::styled(
+            format!("real recall: s ≥ {} only", all.floor),
             t.dim(),
         ))],
         Some(AllState::Ready { .. }) => match ui.session.real_recall(s) {
