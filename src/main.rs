@@ -62,12 +62,12 @@ fn main() -> ExitCode {
         Err(e) => return cli::exit_code(Err(e.into())),
     };
     let result = match &cli.command {
-        Some(Command::Pairs(a)) => cli::pairs::run(a),
+        Some(Command::Pairs(a)) => cli::pairs::run(a, &startup),
         Some(Command::Curve(a)) => cli::curve::run(a),
         Some(Command::Eval(a)) => cli::eval::run(a),
         Some(Command::Gen(a)) => cli::generate::run(a),
         Some(Command::Query(a)) => cli::query::run(a),
-        Some(Command::Clusters(a)) => cli::clusters::run(a),
+        Some(Command::Clusters(a)) => cli::clusters::run(a, &startup),
         Some(Command::Matrix(a)) => cli::matrix::run(a),
         Some(Command::Sketch(a)) => cli::sketch::run(a),
         Some(Command::Index(a)) => cli::index_cmd::run(a),

@@ -22,6 +22,10 @@ pub struct ClustersArgs {
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
     /// Link documents whose exact Jaccard similarity is at least this
+    ///
+    /// Without -b/-r, the banding is chosen for T (said on stderr): the one with the fewest
+    /// false candidates whose S-curve at T reaches 0.9 within 128 functions; with -b/-r
+    /// whose S-curve at T is below 0.9, a warning gives a banding that reaches it.
     #[arg(short = 't', long)]
     pub threshold: f64,
     /// Keep the longest (default), shortest, oldest, newest or first member
@@ -59,17 +63,31 @@ pub struct ClustersArgs {
     pub max_bucket: u64,
 }
 
-pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
+pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
+    args.index.check()?;
+    let mut index_args = args.index.clone();
+    // Said once the corpus is found: a usage error stays the one line on stderr.
+    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
+        .then(|| {
+            super::banding::for_threshold(
+                args.threshold,
+                &format!("-t {}", args.threshold),
+                &mut index_args,
+                startup.banding_given,
+            )
+        })
+        .flatten();
     // -vv: when each stage finishes.
     let progress = crate::output::diag::StageLog::default();
     let (engine, _) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
-        &args.index,
+        &index_args,
         &args.method,
         &progress,
     )?;
+    super::banding::say("clusters", note);
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
     let keep = match args.keep {
         KeepArg::Longest => Keep::Longest,

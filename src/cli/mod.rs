@@ -6,6 +6,7 @@ pub mod curve;
 pub mod eval;
 // `gen` is reserved in Rust 2024, hence the path attribute.
 pub mod args;
+pub mod banding;
 #[path = "gen.rs"]
 pub mod generate;
 pub mod pairs;

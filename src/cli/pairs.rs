@@ -22,7 +22,10 @@ pub struct PairsArgs {
     pub store: super::index_cmd::StoreArgs,
     /// Keep pairs with exact Jaccard similarity at least this
     ///
-    /// The default, 0, keeps every candidate pair.
+    /// The default, 0, keeps every candidate pair. Without -b/-r, the banding is chosen
+    /// for T (said on stderr): the one with the fewest false candidates whose S-curve at T
+    /// reaches 0.9 within 128 functions; with -b/-r whose S-curve at T is below 0.9, a
+    /// warning gives a banding that reaches it.
     #[arg(short = 't', long, default_value_t = 0.0)]
     pub threshold: f64,
     /// Output format: auto, table, jsonl or csv
@@ -48,18 +51,32 @@ pub struct PairsArgs {
     // -v (skipped files on stderr) is the global --verbose: see output::diag.
 }
 
-pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
+pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
+    args.index.check()?;
+    let mut index_args = args.index.clone();
+    // Said once the corpus is found: a usage error stays the one line on stderr.
+    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
+        .then(|| {
+            super::banding::for_threshold(
+                args.threshold,
+                &format!("-t {}", args.threshold),
+                &mut index_args,
+                startup.banding_given,
+            )
+        })
+        .flatten();
     let start = Instant::now();
     // -vv: when each stage finishes.
     let progress = crate::output::diag::StageLog::default();
     let (engine, walk_time) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
-        &args.index,
+        &index_args,
         &args.method,
         &progress,
     )?;
+    super::banding::say("pairs", note);
     let index = &engine.index;
     let max_bucket = args.max_bucket.map(|n| n as usize);
     let search = engine.search(args.threshold, max_bucket, &progress)?;

@@ -49,6 +49,9 @@ pub struct Startup {
     /// `--color`, else the file's `[output] color`, else auto.
     pub color: ColorChoice,
     pub verbose: u8,
+    /// -b or -r on the command line, or bands or rows in the config file: a banding the
+    /// user chose (else one may be chosen for a threshold: `cli::banding`).
+    pub banding_given: bool,
 }
 
 /// Commands that must work with a broken config file, to find and fix it (or to
@@ -90,6 +93,14 @@ pub fn parse<T: FromArgMatches>(cmd: Command) -> Result<(T, Startup), UsageError
             .map_err(one_line)?
     };
     let parsed = T::from_arg_matches(&matches).map_err(one_line)?;
+    let deepest_matches = deepest(&matches);
+    let banding_given = ["bands", "rows"].iter().any(|id| {
+        deepest_matches.ids().any(|i| i.as_str() == *id)
+            && deepest_matches.value_source(id) == Some(ValueSource::CommandLine)
+    }) || config
+        .defaults
+        .iter()
+        .any(|d| d.key == "bands" || d.key == "rows");
     let from_flag = deepest(&matches).value_source("color") == Some(ValueSource::CommandLine);
     let color = match config.color {
         Some(c) if !from_flag => c,
@@ -107,6 +118,7 @@ pub fn parse<T: FromArgMatches>(cmd: Command) -> Result<(T, Startup), UsageError
             location,
             color,
             verbose: globals.verbose,
+            banding_given,
         },
     ))
 }

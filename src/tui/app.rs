@@ -94,6 +94,9 @@ impl App {
     /// `tui::run` installs): mouse, log, and the tuning panel's starting similarity.
     pub fn configure(&mut self, settings: &Settings) {
         self.mouse = settings.mouse;
+        if let Some(notice) = &settings.notice {
+            self.status = Some(notice.clone());
+        }
         self.log = Logger::new(settings.log.clone(), settings.verbose);
         self.session.set_log(self.log.clone());
         self.jobs.set_log(self.log.clone());
