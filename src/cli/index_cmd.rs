@@ -130,10 +130,18 @@ pub fn engine(
 ) -> anyhow::Result<(Engine, Duration)> {
     index.check()?;
     let (engine, walk) = open_engine(roots, store_args, index, method_args, progress)?;
+    if let Some(warning) = check_id_field(&engine.index, index)? {
+        crate::output::diag::note(0, warning);
+    }
     if let Some(why) = why_no_document(&engine.index, index) {
         crate::output::diag::note(0, why);
     }
     Ok((engine, walk))
+}
+
+/// What `--id-field NAME` found (see [`diag::id_field`](crate::output::diag::id_field)).
+pub fn check_id_field(index: &Index, args: &IndexArgs) -> Result<Option<String>, UsageError> {
+    crate::output::diag::id_field(index, args.id_field.as_deref())
 }
 
 /// Why a corpus has nothing to compare, when it has not: a run that finds nothing says

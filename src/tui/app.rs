@@ -402,6 +402,13 @@ impl App {
         match out {
             Output::Task(reply) => self.view_done(id, reply),
             out => {
+                if let Output::Indexed {
+                    notice: Some(notice),
+                    ..
+                } = &out
+                {
+                    self.status = Some(notice.clone());
+                }
                 if let Some(replaced) = self.session.done(id, out, &mut self.jobs) {
                     self.show_new_results(replaced);
                 }

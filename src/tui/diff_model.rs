@@ -37,8 +37,13 @@ pub struct DiffModel {
     pub blocks: Vec<Block>,
     /// Lines per side.
     pub lines: [usize; 2],
-    /// Tokens only on the left / only on the right (white space not counted).
+    /// Words only on the left / only on the right (UAX #29 words, as the engine reads
+    /// them: white space and punctuation not counted).
     pub changed_words: [usize; 2],
+    /// Punctuation and other marks only on the left / only on the right.
+    pub changed_marks: [usize; 2],
+    /// The two texts are the same, byte for byte (CRLF and LF apart).
+    pub identical: bool,
     /// A side was longer than [`CAP`] and was cut.
     pub truncated: [bool; 2],
     /// The diff hit its time limit and is not minimal.
@@ -61,40 +66,18 @@ pub fn truncate(text: &str, cap: usize) -> (&str, bool) {
     (&text[..end], true)
 }
 
-/// Words (letters, digits, '_'), runs of horizontal white space, newlines one by one,
-/// and every other character alone.
+/// The text cut at Unicode word boundaries (UAX #29, as the engine reads words): words
+/// (`don't`, `2.5` and `e.g` are one each), runs of spaces, each newline alone, and every
+/// other character alone.
 pub fn tokenize(s: &str) -> Vec<&str> {
-    #[derive(PartialEq, Clone, Copy)]
-    enum Class {
-        Word,
-        Space,
-        Other,
-    }
-    let class = |c: char| {
-        if c.is_alphanumeric() || c == '_' {
-            Class::Word
-        } else if c.is_whitespace() && c != '\n' {
-            Class::Space
-        } else {
-            Class::Other
-        }
-    };
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut prev: Option<Class> = None;
-    for (i, c) in s.char_indices() {
-        let cl = class(c);
-        let joins = matches!(prev, Some(p) if p == cl && cl != Class::Other);
-        if !joins && i > start {
-            out.push(&s[start..i]);
-            start = i;
-        }
-        prev = Some(cl);
-    }
-    if start < s.len() {
-        out.push(&s[start..]);
-    }
-    out
+    use unicode_segmentation::UnicodeSegmentation;
+    s.split_word_bounds().collect()
+}
+
+/// Whether a token is a word as the engine counts words (UAX #29: it has a letter or a
+/// digit), not white space or punctuation.
+pub fn is_word(t: &str) -> bool {
+    t.chars().any(char::is_alphanumeric)
 }
 
 fn is_space(t: &str) -> bool {
@@ -255,6 +238,7 @@ pub fn build(left: &str, right: &str, timeout: Duration) -> DiffModel {
     let (changes, approximate) = changes(&left, &right, timeout);
     let mut model = DiffModel {
         approximate,
+        identical: left == right,
         ..Default::default()
     };
     let (mut l, mut r) = (Side::default(), Side::default());
@@ -295,7 +279,12 @@ pub fn build(left: &str, right: &str, timeout: Duration) -> DiffModel {
                     side.push(tok, false);
                 } else {
                     side.push(tok, true);
-                    model.changed_words[usize::from(!left)] += 1;
+                    let count = if is_word(tok) {
+                        &mut model.changed_words
+                    } else {
+                        &mut model.changed_marks
+                    };
+                    count[usize::from(!left)] += 1;
                     changed = true;
                 }
             }
@@ -423,6 +412,33 @@ mod tests {
         );
         assert_eq!(tokenize("héllo wörld"), ["héllo", " ", "wörld"]);
         assert_eq!(tokenize("").len(), 0);
+        // Words as the engine reads them (UAX #29): one token each.
+        assert_eq!(
+            tokenize("pi is 3.14, don't"),
+            ["pi", " ", "is", " ", "3.14", ",", " ", "don't"]
+        );
+    }
+
+    #[test]
+    fn words_only_here_are_counted_as_the_engine_counts_words() {
+        // "2.5" is one word, not "2", "." and "5"; punctuation is no word.
+        let m = build("rate of 2.5 percent\n", "rate of 3 percent!\n", T);
+        assert_eq!(m.changed_words, [1, 1]);
+        assert_eq!(m.changed_marks, [0, 1]);
+        assert!(!m.identical);
+        // Never more words only on a side than the side has words.
+        let (a, b) = ("a-b c.d e,f 1.5.6 x\n", "q r s\n");
+        let m = build(a, b, T);
+        let words = |t: &str| {
+            use unicode_segmentation::UnicodeSegmentation;
+            t.unicode_words().count()
+        };
+        assert!(m.changed_words[0] <= words(a), "{:?}", m.changed_words);
+        assert_eq!(m.changed_words[1], 3);
+        // Identical texts say so; punctuation alone is not "only white space".
+        assert!(build("same text\n", "same text\n", T).identical);
+        let m = build("end.\n", "end!\n", T);
+        assert_eq!((m.changed_words, m.changed_marks), ([0, 0], [1, 1]));
     }
 
     #[test]

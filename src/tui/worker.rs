@@ -183,6 +183,8 @@ pub enum Output {
         /// The corpus walked (a first load), kept for re-indexing.
         corpus: Option<Arc<Corpus>>,
         took: Duration,
+        /// What the user should know about the load (some records lacked `--id-field`).
+        notice: Option<String>,
     },
     Extended(Index),
     Fingerprinted(Fingerprints),
@@ -339,6 +341,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         } if !roots.is_empty() => {
             debug_panic("worker");
             let t = Instant::now();
+            let id_field = walk.input.id_field.clone();
             let req = simtui_engine::store::Request {
                 file: store.file,
                 roots,
@@ -355,6 +358,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 );
             }
             Output::Indexed {
+                notice: id_field_notice(&opened.index, id_field.as_deref())?,
                 index: opened.index,
                 corpus: Some(Arc::new(opened.corpus)),
                 took: t.elapsed(),
@@ -383,6 +387,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             let corpus = Arc::new(corpus);
             let index = Index::build((*corpus).clone(), &params, progress)?;
             Output::Indexed {
+                notice: id_field_notice(&index, walk.input.id_field.as_deref())?,
                 index,
                 corpus: Some(corpus),
                 took: t.elapsed(),
@@ -395,6 +400,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 index,
                 corpus: None,
                 took: t.elapsed(),
+                notice: None,
             }
         }
         // The original stays in use (on screen, banding) meanwhile: the new index shares
@@ -437,6 +443,12 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         Work::Recall { all, found } => Output::Recall(Recall::new(&all, &found)),
         Work::Task(task) => Output::Task((task.run)(progress)?),
     })
+}
+
+/// What `--id-field` found, as the commands check it: no record with the field ends the
+/// explorer as a usage error; some without it is a notice for the status line.
+fn id_field_notice(index: &Index, name: Option<&str>) -> Result<Option<String>, JobError> {
+    crate::output::diag::id_field(index, name).map_err(|e| JobError::Usage(e.0))
 }
 
 /// Why a job ended without a result.

@@ -408,6 +408,23 @@ impl Index {
             [self.member_start[g as usize] as usize..self.member_start[g as usize + 1] as usize]
     }
 
+    /// Of the records read with an id field asked for (`--id-field`, as
+    /// [`InputOptions::id_field`](crate::source::InputOptions::id_field)): how many there
+    /// are, and how many had no such field (or an empty one) and are named `FILE:LINE`
+    /// instead. (0, 0) when no id field was asked for.
+    pub fn unnamed_records(&self) -> (usize, usize) {
+        let (mut records, mut unnamed) = (0, 0);
+        for d in &self.docs {
+            if let Source::Part(p) = &d.source
+                && p.file.id_field.is_some()
+            {
+                records += 1;
+                unnamed += (d.id == p.file.line_id(p.line)) as usize;
+            }
+        }
+        (records, unnamed)
+    }
+
     /// Number of MinHash functions computed.
     pub fn num_perm(&self) -> usize {
         self.signatures.width()
@@ -451,6 +468,66 @@ impl Index {
             member_start: self.member_start.clone(),
             stats: self.stats.clone(),
         })
+    }
+
+    /// A copy whose signatures are exactly those a fresh build with `num_perm = n` (the
+    /// same sketch and seed) computes, so that banding b × r with b·r = n finds what a
+    /// fresh run at b × r finds, estimates included. MinHash keeps the functions below
+    /// `n` and computes only the missing ones; an OPH signature of another width is
+    /// another sketch (a shingle's bin depends on the number of bins), so it is computed
+    /// anew. The shingle sets are shared, not copied. Fails only when cancelled or when
+    /// the signatures would not fit in memory.
+    pub fn with_width(&self, n: usize, progress: &dyn Progress) -> Result<Index> {
+        let width = self.signatures.width();
+        let signatures = if n == width {
+            self.signatures.clone()
+        } else {
+            let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
+            match self.params.sketch {
+                SketchKind::MinHash if n < width => self.signatures.truncated(n)?,
+                SketchKind::MinHash => {
+                    self.signatures
+                        .extended(&sketcher, &self.shingles, progress)?
+                }
+                SketchKind::Oph => Signatures::compute(&sketcher, &self.shingles, progress)?,
+            }
+        };
+        Ok(self.with_signatures(signatures, self.params.seed, self.params.sketch))
+    }
+
+    /// A copy whose signatures are those of another sketch or seed, at the same width (as
+    /// a fresh build with those parameters computes them); the shingle sets are shared.
+    /// Fails only when cancelled or when the signatures would not fit in memory.
+    pub fn resketched(
+        &self,
+        sketch: SketchKind,
+        seed: u64,
+        progress: &dyn Progress,
+    ) -> Result<Index> {
+        let sketcher = Sketcher::new(sketch, seed, self.signatures.width());
+        let signatures = Signatures::compute(&sketcher, &self.shingles, progress)?;
+        Ok(self.with_signatures(signatures, seed, sketch))
+    }
+
+    /// A copy with other signatures (of this index's groups), sharing the shingle sets.
+    fn with_signatures(&self, signatures: Signatures, seed: u64, sketch: SketchKind) -> Index {
+        let params = Params {
+            num_perm: signatures.width(),
+            seed,
+            sketch,
+            ..self.params.clone()
+        };
+        Index {
+            params,
+            docs: self.docs.clone(),
+            skipped: self.skipped.clone(),
+            shingles: self.shingles.clone(),
+            signatures,
+            contents: self.contents.clone(),
+            members: self.members.clone(),
+            member_start: self.member_start.clone(),
+            stats: self.stats.clone(),
+        }
     }
 
     /// Recomputes every signature with another seed or sketch (the shingles are kept).
@@ -1089,6 +1166,52 @@ mod tests {
         let fresh = Index::build(corpus(&texts), &Params::default(), &Silent).unwrap();
         assert_eq!(idx.signatures.row(0), fresh.signatures.row(0));
         assert_eq!(idx.signatures.row(1), fresh.signatures.row(1));
+    }
+
+    #[test]
+    fn with_width_is_a_fresh_build_at_that_width_whatever_came_before() {
+        // OPH's bins depend on their number: a wider signature's first 128 values are
+        // not the 128-bin signature. Going 128 → 136 → 128 must come back to it.
+        let c = simtui_gen::generate(&simtui_gen::GenOptions {
+            docs: 120,
+            seed: 5,
+            words: 60,
+            ..Default::default()
+        });
+        let corpus = || Corpus::from_texts(c.docs.iter().map(|d| (d.id.clone(), d.text.clone())));
+        for sketch in [SketchKind::Oph, SketchKind::MinHash] {
+            let at = |n: usize| Params {
+                sketch,
+                num_perm: n,
+                ..Params::default()
+            };
+            let start = Index::build(corpus(), &at(128), &Silent).unwrap();
+            let wider = start.with_width(136, &Silent).unwrap();
+            let back = wider.with_width(128, &Silent).unwrap();
+            for (index, n) in [(&wider, 136), (&back, 128)] {
+                let fresh = Index::build(corpus(), &at(n), &Silent).unwrap();
+                assert_eq!(index.num_perm(), n);
+                assert_eq!(index.params().num_perm, n);
+                assert_eq!(
+                    index.signatures.data(),
+                    fresh.signatures.data(),
+                    "{sketch:?} {n}"
+                );
+                assert!(
+                    Arc::ptr_eq(&index.shingles, &start.shingles),
+                    "shared, not copied"
+                );
+            }
+            if sketch == SketchKind::Oph {
+                // The trap: the first 128 bins of 136 are another sketch.
+                let prefix: Vec<u32> = wider.signatures.row(0)[..128].to_vec();
+                assert_ne!(prefix, start.signatures.row(0));
+            }
+            let other = start.resketched(sketch, 9, &Silent).unwrap();
+            let fresh = Index::build(corpus(), &Params { seed: 9, ..at(128) }, &Silent).unwrap();
+            assert_eq!(other.signatures.data(), fresh.signatures.data());
+            assert_eq!(other.params().seed, 9);
+        }
     }
 
     #[test]

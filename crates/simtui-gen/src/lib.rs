@@ -922,8 +922,39 @@ pub fn truth_to_jsonl(p: &Planted) -> String {
     )
 }
 
-/// Reads a truth file written by [`write`]. Blank lines are skipped; other keys are ignored.
-pub fn read_truth(path: &Path) -> Result<Vec<Planted>> {
+/// One line of a truth file as read back: the pair, and what else the line says. Both
+/// truth files simtui writes are read: `simtui gen`'s (every field) and `simtui eval
+/// --write-truth`'s (`a`, `b` and `jaccard`); a file of your own needs only `a` and `b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TruthPair {
+    /// The first document's id.
+    pub a: String,
+    /// The second document's id.
+    pub b: String,
+    /// The exact Jaccard similarity, if the line gives it.
+    pub jaccard: Option<f64>,
+    /// The planted edit (`gen`'s files only).
+    pub edit: Option<String>,
+    /// The edit's rate (`gen`'s files only).
+    pub rate: Option<f64>,
+}
+
+impl From<&Planted> for TruthPair {
+    fn from(p: &Planted) -> TruthPair {
+        TruthPair {
+            a: p.a.clone(),
+            b: p.b.clone(),
+            jaccard: Some(p.jaccard),
+            edit: Some(p.edit.clone()),
+            rate: Some(p.rate),
+        }
+    }
+}
+
+/// Reads a truth file: one JSON object per line with the ids `a` and `b`, and optionally
+/// `jaccard`, `edit` and `rate` (see [`TruthPair`]). Blank lines are skipped; other keys
+/// are ignored; a field of the wrong type is an error naming its line.
+pub fn read_truth(path: &Path) -> Result<Vec<TruthPair>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read truth file {}", path.display()))?;
     let mut out = Vec::new();
@@ -939,34 +970,42 @@ pub fn read_truth(path: &Path) -> Result<Vec<Planted>> {
     Ok(out)
 }
 
-fn parse_truth_line(line: &str) -> Result<Planted> {
+fn parse_truth_line(line: &str) -> Result<TruthPair> {
     let value: serde_json::Value = serde_json::from_str(line).context("invalid JSON")?;
     let obj = value
         .as_object()
-        .context("expected a JSON object with \"a\", \"b\", \"edit\", \"rate\", \"jaccard\"")?;
-    let string = |k: &str| {
-        obj.get(k)
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-            .with_context(|| format!("missing or non-string field {k:?}"))
+        .context("expected a JSON object with \"a\" and \"b\" (and optionally \"jaccard\", \"edit\", \"rate\")")?;
+    let string = |k: &str| -> Result<Option<String>> {
+        match obj.get(k) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => v
+                .as_str()
+                .map(|s| Some(s.to_string()))
+                .with_context(|| format!("field {k:?} is not a string")),
+        }
     };
     let numbers = top_level_numbers(line);
-    let number = |k: &str| -> Result<f64> {
-        let v = obj
-            .get(k)
-            .and_then(|v| v.as_f64())
-            .with_context(|| format!("missing or non-numeric field {k:?}"))?;
+    let number = |k: &str| -> Result<Option<f64>> {
+        let v = match obj.get(k) {
+            None | Some(serde_json::Value::Null) => return Ok(None),
+            Some(v) => v
+                .as_f64()
+                .with_context(|| format!("field {k:?} is not a number"))?,
+        };
         // serde_json's default float parsing can be off by one ulp; std's is exact, so
         // the value written is the value read.
         let raw = numbers.iter().rev().find(|(key, _)| key == k);
-        Ok(raw.and_then(|(_, r)| r.parse::<f64>().ok()).unwrap_or(v))
+        Ok(Some(
+            raw.and_then(|(_, r)| r.parse::<f64>().ok()).unwrap_or(v),
+        ))
     };
-    Ok(Planted {
-        a: string("a")?,
-        b: string("b")?,
+    let id = |k: &str| string(k)?.with_context(|| format!("missing field {k:?} (a document id)"));
+    Ok(TruthPair {
+        a: id("a")?,
+        b: id("b")?,
+        jaccard: number("jaccard")?,
         edit: string("edit")?,
         rate: number("rate")?,
-        jaccard: number("jaccard")?,
     })
 }
 
@@ -1368,7 +1407,8 @@ mod tests {
             assert_eq!(std::fs::read_to_string(out.join(&d.id)).unwrap(), d.text);
         }
         // Exactly: the floats read back are the floats written.
-        assert_eq!(read_truth(&truth).unwrap(), g.truth);
+        let expect: Vec<TruthPair> = g.truth.iter().map(TruthPair::from).collect();
+        assert_eq!(read_truth(&truth).unwrap(), expect);
 
         // Never into a non-empty folder, but an empty one is fine.
         let err = write(&g, &out, &truth).unwrap_err().to_string();
@@ -1392,19 +1432,36 @@ mod tests {
         };
         let line = truth_to_jsonl(&p);
         assert!(line.starts_with("{\"a\":") && !line.contains('\n'));
-        assert_eq!(parse_truth_line(&line).unwrap(), p);
+        assert_eq!(parse_truth_line(&line).unwrap(), TruthPair::from(&p));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["edit"], "sibling");
 
+        // `simtui eval --write-truth`'s lines (no edit, no rate) and bare pairs are read
+        // too; a field of the wrong type or a missing id is an error naming its line.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(
             &path,
-            format!("{line}\n\n{{\"a\":\"x\",\"b\":\"y\",\"edit\":\"copy\",\"rate\":0}}\n"),
+            format!("{line}\n\n{{\"a\":\"x\",\"b\":\"y\",\"jaccard\":0.5}}\n{{\"a\":\"x\",\"b\":\"z\"}}\n"),
+        )
+        .unwrap();
+        let read = read_truth(&path).unwrap();
+        assert_eq!(read.len(), 3);
+        assert_eq!(
+            (read[1].jaccard, read[1].edit.as_deref(), read[1].rate),
+            (Some(0.5), None, None)
+        );
+        assert_eq!((read[2].a.as_str(), read[2].jaccard), ("x", None));
+        std::fs::write(
+            &path,
+            format!("{line}\n{{\"a\":\"x\",\"b\":\"y\",\"rate\":\"high\"}}\n"),
         )
         .unwrap();
         let err = format!("{:#}", read_truth(&path).unwrap_err());
-        assert!(err.contains("line 3") && err.contains("jaccard"), "{err}");
+        assert!(err.contains("line 2") && err.contains("rate"), "{err}");
+        std::fs::write(&path, "{\"a\":\"x\",\"jaccard\":1}\n").unwrap();
+        let err = format!("{:#}", read_truth(&path).unwrap_err());
+        assert!(err.contains("line 1") && err.contains("\"b\""), "{err}");
         std::fs::write(&path, "{\"a\": 1}\nnot json\n").unwrap();
         assert!(
             read_truth(&path)
@@ -1417,7 +1474,7 @@ mod tests {
         let q = parse_truth_line(odd).unwrap();
         assert_eq!(
             (q.a.as_str(), q.rate, q.jaccard),
-            ("k:\"", 0.1, 0.45454545454545453)
+            ("k:\"", Some(0.1), Some(0.45454545454545453))
         );
     }
 

@@ -269,15 +269,26 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     assert!(csv.starts_with("a,b,jaccard,estimate\n"), "{csv}");
     std::fs::remove_file(&inside).unwrap();
 
-    // A folder that does not exist: an error on the status line, the explorer goes on.
+    // A folder that does not exist: an error in the prompt itself, where the next key
+    // goes, and the explorer goes on.
     export_to(&mut app, "/no/such/simtui/dir/x.csv");
-    assert!(app.status().unwrap().contains("cannot write"));
+    let p = app.top_as::<ExportView>().expect("the prompt stays open");
+    assert!(p.error().unwrap().contains("cannot write"));
+    let prompt = screen(&app)
+        .lines()
+        .find(|l| l.contains("Export to:"))
+        .unwrap()
+        .to_string();
+    assert!(prompt.contains("cannot write: No such file"), "{prompt}");
     assert!(app.fatal().is_none() && !app.quitting());
     assert_eq!(
         app.context(),
         &views::export::KEYS,
         "the name can be corrected"
     );
+    // Editing the name clears the error.
+    app.update(Action::FilterBackspace);
+    assert!(app.top_as::<ExportView>().unwrap().error().is_none());
     app.update(Action::FilterClear);
     assert_eq!(app.context(), &views::list::KEYS);
 }

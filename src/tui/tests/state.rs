@@ -181,6 +181,30 @@ fn a_session_of_actions_rebands_without_rehashing() {
 }
 
 #[test]
+fn a_filter_selects_its_first_match_and_enter_opens_it() {
+    let (_d, mut app) = loaded((100, 30));
+    // Select the last pair, then type a filter it still matches (every id has "doc"):
+    // the selection goes to the first match, not the row it was on.
+    app.update(Action::Bottom);
+    assert!(app.list().cursor().selected > 0);
+    app.update(Action::StartFilter);
+    for c in "doc".chars() {
+        app.update(Action::FilterChar(c));
+    }
+    assert_eq!(
+        app.list().cursor().selected,
+        0,
+        "the first match is selected"
+    );
+    let first = ids(&app, 0);
+    app.update(Action::FilterKeep);
+    app.update(Action::Open);
+    pump(&mut app);
+    let d = app.top_as::<DiffView>().expect("the diff opens");
+    assert_eq!((d.docs().0.id.clone(), d.docs().1.id.clone()), first);
+}
+
+#[test]
 fn filter_escape_clears_and_q_is_text_while_typing() {
     let (_d, mut app) = loaded((100, 30));
     let all = app.list().visible().len();

@@ -384,8 +384,8 @@ fn doc_lines(
             warn = Some(format!(" · TRUNCATED to {} KB", diff_model::CAP / 1024));
         }
         parts.push(format!(
-            "{} words only here",
-            fmt::count(m.changed_words[side] as u64)
+            "{} only here",
+            fmt::plural(m.changed_words[side] as u64, "word", "words")
         ));
     }
     parts.push(format!("{} tokens", fmt::count(doc.tokens)));
@@ -451,8 +451,14 @@ fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
             ),
             t.dim(),
         ));
-        if m.changed_words == [0, 0] {
+        if m.identical {
+            info.push(Span::raw(" · identical texts"));
+        } else if m.changed_words == [0, 0] && m.changed_marks == [0, 0] {
             info.push(Span::raw(" · no word differs (only white space)"));
+        } else if m.changed_words == [0, 0] {
+            info.push(Span::raw(
+                " · no word differs (only punctuation and white space)",
+            ));
         }
         if m.approximate {
             info.push(Span::styled(" · approximate diff (time limit)", t.warn()));

@@ -308,7 +308,12 @@ impl View for ListView {
             return self.update_list(action, cx);
         }
         match self.filter.update(action) {
-            Edit::Changed => self.refilter(cx.session, cx.size),
+            // A new filter selects its first match: Enter then opens what is shown
+            // first, not a row the filter left behind.
+            Edit::Changed => {
+                self.cursor = Cursor::default();
+                self.refresh(cx.session, None, cx.size);
+            }
             Edit::Move => self.update_list(action, cx),
             Edit::Same => {}
         }
@@ -331,7 +336,7 @@ impl View for ListView {
     fn position(&self) -> String {
         format!(
             " · pair {} of {}",
-            self.cursor.selected + 1,
+            fmt::count(self.cursor.selected as u64 + 1),
             fmt::count(self.visible.len() as u64)
         )
     }

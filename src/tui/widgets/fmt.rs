@@ -18,6 +18,11 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// A count and its noun, singular for one: "1 word", "1,234 words".
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
 /// A byte size: "912 B", "12.3 KB", "4.5 MB".
 pub fn bytes(n: u64) -> String {
     match n {

@@ -359,6 +359,24 @@ impl Signatures {
         Ok(Signatures { n: new, data })
     }
 
+    /// The first `n` functions of every row (`n` at most the width), as a fresh MinHash
+    /// computation of `n` functions gives them: function i depends only on the seed and i.
+    /// Meaningless for OPH, whose bins depend on their number.
+    pub(crate) fn truncated(&self, n: usize) -> Result<Signatures> {
+        assert!(n <= self.n, "truncating {} functions to {n}", self.n);
+        if n == self.n {
+            return Ok(self.clone());
+        }
+        let mut data = Vec::new();
+        crate::memory::reserve(&mut data, n.saturating_mul(self.rows()), "the signatures")?;
+        if n > 0 {
+            for row in self.data.chunks_exact(self.n) {
+                data.extend_from_slice(&row[..n]);
+            }
+        }
+        Ok(Signatures { n, data })
+    }
+
     /// Signatures from a row-major matrix of rows of `n` (a saved index). `None` unless
     /// the data is whole rows (no data when `n` is 0).
     pub(crate) fn from_data(n: usize, data: Vec<u32>) -> Option<Self> {
