@@ -130,8 +130,11 @@ pub enum Work {
         corpus: Arc<Corpus>,
         params: Params,
     },
+    /// Signatures of another width, sketch or seed for an index (shingles shared).
     Extend {
         index: Arc<Index>,
+        sketch: simtui_engine::minhash::sketch::SketchKind,
+        seed: u64,
         perms: usize,
     },
     Band {
@@ -213,9 +216,12 @@ impl Output {
                 index.num_perm(),
                 took.as_secs_f64()
             ),
-            Output::Extended(index) => {
-                format!("{} hash functions computed in {t:.3} s", index.num_perm())
-            }
+            Output::Extended(index) => format!(
+                "{} {} signatures of {} values in {t:.3} s",
+                index.signatures().rows(),
+                index.params().sketch.name(),
+                index.num_perm()
+            ),
             Output::Fingerprinted(fps) => format!(
                 "{} SimHash fingerprints in {t:.3} s ({} stale)",
                 fps.len(),
@@ -405,7 +411,12 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         }
         // The original stays in use (on screen, banding) meanwhile: the new index shares
         // its shingle sets rather than copying them (a copy doubled the memory).
-        Work::Extend { index, perms } => Output::Extended(index.extended(perms, progress)?),
+        Work::Extend {
+            index,
+            sketch,
+            seed,
+            perms,
+        } => Output::Extended(index.sketched(sketch, seed, perms, progress)?),
         Work::Fingerprints { index, hasher } => {
             Output::Fingerprinted(Fingerprints::from_index(&index, hasher, progress)?)
         }

@@ -472,40 +472,37 @@ impl Index {
 
     /// A copy whose signatures are exactly those a fresh build with `num_perm = n` (the
     /// same sketch and seed) computes, so that banding b × r with b·r = n finds what a
-    /// fresh run at b × r finds, estimates included. MinHash keeps the functions below
-    /// `n` and computes only the missing ones; an OPH signature of another width is
-    /// another sketch (a shingle's bin depends on the number of bins), so it is computed
-    /// anew. The shingle sets are shared, not copied. Fails only when cancelled or when
-    /// the signatures would not fit in memory.
+    /// fresh run at b × r finds, estimates included. See [`Index::sketched`].
     pub fn with_width(&self, n: usize, progress: &dyn Progress) -> Result<Index> {
-        let width = self.signatures.width();
-        let signatures = if n == width {
-            self.signatures.clone()
-        } else {
-            let sketcher = Sketcher::new(self.params.sketch, self.params.seed, n);
-            match self.params.sketch {
-                SketchKind::MinHash if n < width => self.signatures.truncated(n)?,
-                SketchKind::MinHash => {
-                    self.signatures
-                        .extended(&sketcher, &self.shingles, progress)?
-                }
-                SketchKind::Oph => Signatures::compute(&sketcher, &self.shingles, progress)?,
-            }
-        };
-        Ok(self.with_signatures(signatures, self.params.seed, self.params.sketch))
+        self.sketched(self.params.sketch, self.params.seed, n, progress)
     }
 
-    /// A copy whose signatures are those of another sketch or seed, at the same width (as
-    /// a fresh build with those parameters computes them); the shingle sets are shared.
-    /// Fails only when cancelled or when the signatures would not fit in memory.
-    pub fn resketched(
+    /// A copy whose signatures are exactly those a fresh build with this `sketch`, `seed`
+    /// and `num_perm = n` computes (the shingle sets are shared, not copied). Only what
+    /// differs is computed: MinHash of the same seed keeps the functions below `n` and
+    /// computes the missing ones; an OPH signature of another width is another sketch
+    /// (a shingle's bin depends on the number of bins), so it is computed anew, as is
+    /// any other sketch or seed. Fails only when cancelled or when the signatures would
+    /// not fit in memory.
+    pub fn sketched(
         &self,
         sketch: SketchKind,
         seed: u64,
+        n: usize,
         progress: &dyn Progress,
     ) -> Result<Index> {
-        let sketcher = Sketcher::new(sketch, seed, self.signatures.width());
-        let signatures = Signatures::compute(&sketcher, &self.shingles, progress)?;
+        let width = self.signatures.width();
+        let same = sketch == self.params.sketch && seed == self.params.seed;
+        let sketcher = Sketcher::new(sketch, seed, n);
+        let signatures = match sketch {
+            _ if same && n == width => self.signatures.clone(),
+            SketchKind::MinHash if same && n < width => self.signatures.truncated(n)?,
+            SketchKind::MinHash if same => {
+                self.signatures
+                    .extended(&sketcher, &self.shingles, progress)?
+            }
+            _ => Signatures::compute(&sketcher, &self.shingles, progress)?,
+        };
         Ok(self.with_signatures(signatures, seed, sketch))
     }
 
@@ -715,6 +712,27 @@ impl Index {
             .map(|g| self.pairs_within(g))
             .sum();
         across + within
+    }
+
+    /// The sketch's estimate of each pair of groups (the third field is left alone), in
+    /// parallel. Fails only when cancelled.
+    pub(crate) fn estimates(
+        &self,
+        group_pairs: &[(u32, u32, f64)],
+        progress: &dyn Progress,
+    ) -> Result<Vec<f64>> {
+        const TASK: usize = 4096;
+        Ok(group_pairs
+            .par_chunks(TASK)
+            .map(|chunk| {
+                check(progress)?;
+                Ok(chunk
+                    .iter()
+                    .map(|&(ga, gb, _)| self.group_estimate(ga, gb))
+                    .collect::<Vec<f64>>())
+            })
+            .collect::<Result<Vec<_>, Cancelled>>()?
+            .concat())
     }
 
     /// The exact Jaccard similarity and the sketch's estimate of each pair of groups, in
@@ -1207,7 +1225,7 @@ mod tests {
                 let prefix: Vec<u32> = wider.signatures.row(0)[..128].to_vec();
                 assert_ne!(prefix, start.signatures.row(0));
             }
-            let other = start.resketched(sketch, 9, &Silent).unwrap();
+            let other = start.sketched(sketch, 9, 128, &Silent).unwrap();
             let fresh = Index::build(corpus(), &Params { seed: 9, ..at(128) }, &Silent).unwrap();
             assert_eq!(other.signatures.data(), fresh.signatures.data());
             assert_eq!(other.params().seed, 9);

@@ -30,47 +30,52 @@ fn a_session_of_actions_rebands_without_rehashing() {
     app.update(Action::Back);
     assert!(app.top_as::<DiffView>().is_none());
 
-    // r−: 16 × 7 fits the 128 stored functions: re-banded, nothing re-hashed. The
-    // selected pair stays selected (more pairs are found, so its rank may change).
+    // r−: 16 × 7 bands OPH signatures of exactly 112 bins, as `pairs -b 16 -r 7`
+    // computes them (the first 112 of 128 bins are another sketch): sketched in the
+    // background, the old list shown meanwhile. The selected pair stays selected (more
+    // pairs are found, so its rank may change).
     app.update(Action::Bottom);
     let chosen = ids(&app, app.list().cursor().selected);
     app.update(Action::RowsDown);
     assert_eq!(app.session().banding(), (16, 7));
     assert!(app.session().rebanding());
+    assert!(app.summary().unwrap().starts_with("sketching 112 oph"));
     pump(&mut app);
     let r = app.session().results().unwrap();
     assert_eq!((r.bands, r.rows), (16, 7));
+    assert_eq!(r.index.num_perm(), 112);
     assert_eq!(ids(&app, app.list().cursor().selected), chosen);
-    assert_eq!(
-        app.session().counters().sketch_jobs,
-        1,
-        "re-banding must not re-hash"
-    );
-    assert_eq!(
-        app.session().index().unwrap().num_perm(),
-        128,
-        "signatures unchanged"
-    );
+    assert_eq!(app.session().counters().sketch_jobs, 2);
     assert_eq!(
         app.list().tuning().prev(),
         Some((16, 8)),
         "the curve before tuning is kept, dimmed"
     );
 
-    // b+ to 19 × 7 = 133 > 128: more functions are hashed (in place of a rebuild).
+    // b+ to 19 × 7 = 133: signatures of 133 bins; the keys pressed before the job
+    // ended only start jobs the last one supersedes.
     app.update(Action::BandsUp);
     app.update(Action::BandsUp);
     app.update(Action::BandsUp);
     pump(&mut app);
-    assert_eq!(app.session().counters().sketch_jobs, 2);
-    assert_eq!(app.session().index().unwrap().num_perm(), 160);
+    assert_eq!(app.session().index().unwrap().num_perm(), 133);
     let r = app.session().results().unwrap();
     assert_eq!((r.bands, r.rows), (19, 7));
-    // Back down: fits again, no hashing.
-    app.update(Action::BandsDown);
+    // Back to 16 × 7 and 16 × 8: their signatures were kept, nothing is sketched.
+    let sketched = app.session().counters().sketch_jobs;
+    for _ in 0..3 {
+        app.update(Action::BandsDown);
+    }
     pump(&mut app);
-    assert_eq!(app.session().counters().sketch_jobs, 2);
-    assert_eq!(app.session().index().unwrap().num_perm(), 160);
+    assert_eq!(app.session().index().unwrap().num_perm(), 112);
+    app.update(Action::RowsUp);
+    pump(&mut app);
+    assert_eq!(app.session().index().unwrap().num_perm(), 128);
+    assert_eq!(
+        app.session().counters().sketch_jobs,
+        sketched + 2,
+        "17x7 and 18x7 only"
+    );
     let bands_before_k = app.session().counters().band_jobs;
 
     // k+: a background re-index; the old results stay, marked stale.

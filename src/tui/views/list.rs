@@ -46,6 +46,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('c')], "c", Action::Clusters, "clusters", "clusters of the listed pairs (union-find at a threshold)", true),
         b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
         b(&[k('m')], "m", Action::SwitchMethod, "method", "switch candidates between MinHash LSH and SimHash (Hamming column)", false),
+        b(&[k('o')], "o", Action::SwitchSketch, "sketch", "switch MinHash LSH's sketch: one-permutation hashing ↔ classic MinHash", false),
         b(&[ESC], "Esc", Action::Back, "clear filter", "clear the filter", false),
     ],
 };
@@ -253,6 +254,10 @@ impl ListView {
                 let said = cx.session.switch_method(cx.jobs);
                 cx.say(said);
             }
+            Action::SwitchSketch => {
+                let said = cx.session.switch_sketch(cx.jobs);
+                cx.say(said);
+            }
             Action::StartFilter => self.filter.start(),
             Action::Back => {
                 if self.filter.clear() {
@@ -404,7 +409,7 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
             Some(_) => "SimHash".to_string(),
             None => {
                 let (b, r) = session.banding();
-                format!("b={b} r={r}")
+                format!("b={b} r={r} {}", session.params().sketch.name())
             }
         };
         spans.insert(1, Span::styled(format!(" · banding {what}…"), t.warn()));

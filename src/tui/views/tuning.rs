@@ -31,6 +31,8 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('k')], "k/K", Action::ShingleUp, "k±", "shingle size k +1 / −1: re-indexes in the background", true),
         b(&[k('K')], "", Action::ShingleDown, "", "", false),
         b(&[k('u')], "u", Action::ToggleUnit, "unit", "shingle unit word ↔ char: re-indexes in the background; each unit keeps its own k (char starts at 9, word at 5)", true),
+        b(&[k('o')], "o", Action::SwitchSketch, "sketch", "sketch one-permutation hashing ↔ classic MinHash: signatures computed in the background", false),
+        b(&[k('m')], "m", Action::SwitchMethod, "method", "candidates by MinHash LSH ↔ SimHash", false),
         b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "s±", "move the similarity s where recall is shown (±0.05)", true),
         b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
         b(&[UP], "↑/↓", Action::Up, "", "move in the pair list", false),
@@ -213,9 +215,17 @@ fn params_lines(tuning: &Tuning, ui: &Ui) -> Vec<Line<'static>> {
     let session = ui.session;
     let (b, r) = session.banding();
     let s = tuning.s();
-    let hashed = session.index().map_or(0, |i| i.num_perm());
     let params = session.params();
     let sketch = params.sketch.name();
+    // The signatures banded are those of the wanted sketch at exactly b·r; others are
+    // in use only while those are computed.
+    let in_use = session
+        .index()
+        .map(|i| (i.params().sketch, i.num_perm()))
+        .filter(|&used| used != (params.sketch, b * r))
+        .map_or(String::new(), |(s, n)| {
+            format!(" (sketching; {n} {} in use)", s.name())
+        });
     let mut lines = vec![
         kv(
             t,
@@ -225,7 +235,7 @@ fn params_lines(tuning: &Tuning, ui: &Ui) -> Vec<Line<'static>> {
         ),
         kv(t, "b = ", b.to_string(), "b/B"),
         kv(t, "r = ", r.to_string(), "r/R"),
-        Line::from(format!("N = b·r = {}  ({hashed} {sketch})", b * r)),
+        kv(t, "N = b·r = ", format!("{} {sketch}{in_use}", b * r), "o"),
         Line::from(vec![
             Span::raw("threshold (1/b)^(1/r) = "),
             Span::styled(format!("{:.3}", threshold(b, r)), t.threshold()),
