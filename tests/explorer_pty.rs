@@ -585,3 +585,49 @@ fn a_resize_storm_ends_in_a_correct_frame() {
     t.send("q");
     assert!(t.wait_exit().success());
 }
+
+#[test]
+fn sigquit_while_indexing_restores_the_terminal() {
+    signal_while_indexing("-QUIT");
+}
+
+/// The state letter of a process (`T` when stopped), from /proc.
+#[cfg(target_os = "linux")]
+fn process_state(pid: u32) -> char {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // "pid (comm) S ...": the letter after the command's closing parenthesis.
+    stat.rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next())
+        .unwrap_or('?')
+}
+
+/// SIGTSTP (as `kill -TSTP` sends it; Ctrl-Z is a key in raw mode) suspends the
+/// explorer as a shell job: the terminal restored before it stops; SIGCONT (`fg`) takes
+/// the terminal back in raw mode and redraws the whole frame. Issue 20: it resumed in
+/// cooked mode, undrawn, echoing keys.
+#[cfg(target_os = "linux")]
+#[test]
+fn sigtstp_suspends_and_sigcont_resumes_drawn_in_raw_mode() {
+    let dir = corpus(80);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.stable();
+    let pid = t.child.process_id().unwrap();
+    signal(&t, "-TSTP");
+    t.wait_until("the main screen", |s| !s.alternate_screen());
+    let deadline = Instant::now() + TIMEOUT;
+    while process_state(pid) != 'T' && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(process_state(pid), 'T', "stopped");
+    t.with_screen(|s| assert!(!s.hide_cursor(), "cursor shown while stopped"));
+    signal(&t, "-CONT");
+    t.wait_until("the alternate screen again", |s| s.alternate_screen());
+    t.wait_for("candidates");
+    t.stable();
+    assert!(t.row(ROWS - 1).contains("Enter diff"), "{}", t.screen());
+    // One key, no Enter, is acted on: raw mode again.
+    t.send("q");
+    assert!(t.wait_exit().success());
+}

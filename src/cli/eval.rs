@@ -151,6 +151,13 @@ fn parse_banding(s: &str) -> Result<(usize, usize), crate::output::error::UsageE
     Ok((b, r))
 }
 
+/// The signals that stop a long evaluation early, cleanly (it says how far it got).
+const STOP_SIGNALS: [i32; 3] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+];
+
 pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     args.index.check()?;
@@ -187,8 +194,14 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let tracker = Arc::new(Tracker::default());
     {
         let t = tracker.clone();
-        // Best effort: if a handler is already set (never, in this binary), go on without.
-        let _ = ctrlc::set_handler(move || t.cancel.store(true, Ordering::Relaxed));
+        // Best effort: without the handlers a signal keeps its default action.
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new(STOP_SIGNALS) {
+            std::thread::spawn(move || {
+                if signals.forever().next().is_some() {
+                    t.cancel.store(true, Ordering::Relaxed);
+                }
+            });
+        }
     }
     let interrupted = |what: &str| anyhow::anyhow!(tracker.where_(what));
 
@@ -211,11 +224,11 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             let (truth, missing) =
                 Truth::from_ids(index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
             if !missing.is_empty() {
-                eprintln!(
+                crate::output::diag::say(format_args!(
                     "simtui eval: {} planted ids are not documents of the corpus (first: {})",
                     missing.len(),
                     missing[0]
-                );
+                ));
             }
             truth
         }

@@ -76,7 +76,7 @@ pub fn run(args: &GenArgs) -> Result<()> {
     });
     simtui_gen::write(&g, &args.out, &truth)?;
     let bytes: usize = g.docs.iter().map(|d| d.text.len()).sum();
-    eprintln!(
+    crate::output::diag::say(format_args!(
         "generated {} docs ({} bytes) in {} and {} planted pairs in {} ({:.2} s)",
         g.docs.len(),
         bytes,
@@ -84,7 +84,7 @@ pub fn run(args: &GenArgs) -> Result<()> {
         g.truth.len(),
         truth.display(),
         start.elapsed().as_secs_f64()
-    );
+    ));
     Ok(())
 }
 

@@ -87,7 +87,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
     let bytes = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
     let per_doc = if docs > 0 { bytes / docs as u64 } else { 0 };
     let what = if r.written { "written" } else { "up to date" };
-    eprintln!(
+    crate::output::diag::say(format_args!(
         "simtui index: {} {what}: {docs} documents, {} skipped, {bytes} bytes ({per_doc} per document); \
          {} files unchanged, {} changed, {} added, {} deleted; {:.2} s",
         file.display(),
@@ -97,7 +97,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         r.added,
         r.deleted,
         t.elapsed().as_secs_f64()
-    );
+    ));
     Ok(())
 }
 
@@ -106,10 +106,16 @@ fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
     let opened = store::open(&req, progress).map_err(store_error)?;
     let r = &opened.report;
     if let Some(why) = &r.rebuilt {
-        eprintln!("simtui: index {}: {why}; rebuilt", req.file.display());
+        crate::output::diag::say(format_args!(
+            "simtui: index {}: {why}; rebuilt",
+            req.file.display()
+        ));
     }
     if let Some(e) = &r.write_error {
-        eprintln!("simtui: index {}: not updated: {e}", req.file.display());
+        crate::output::diag::say(format_args!(
+            "simtui: index {}: not updated: {e}",
+            req.file.display()
+        ));
     }
     crate::output::diag::note(1, r.summary(&req.file));
     for s in opened.index.skipped() {

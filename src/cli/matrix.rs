@@ -3,6 +3,7 @@
 use super::args::{IndexArgs, PathArgs, WeightArg, bits_parser};
 use crate::output::color::Paint;
 use crate::output::error::UsageError;
+use crate::output::format::printable;
 use crate::output::format::{csv_field, with_stdout};
 use clap::{Args, ValueEnum};
 use simtui_engine::analysis::matrix::{Matrix, Measure, compute};
@@ -156,6 +157,9 @@ fn write_table(
     similarity: bool,
 ) -> io::Result<()> {
     let paint = Paint::stdout();
+    // A name's control characters are shown as escapes, never sent to the terminal.
+    let shown: Vec<String> = ids.iter().map(|s| printable(s).into_owned()).collect();
+    let ids = &shown;
     let n = ids.len();
     let num_w = n.to_string().len();
     let id_w = ids

@@ -13,6 +13,7 @@ pub mod pairs;
 pub mod clusters;
 pub mod matrix;
 pub mod query;
+pub mod sketch;
 // Conventions shared by every command: help, config file, colour.
 pub mod completions;
 pub mod config;
@@ -48,7 +49,7 @@ pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!("simtui: {e:#}");
+            crate::output::diag::say(format_args!("simtui: {e:#}"));
             if e.is::<UsageError>() {
                 ExitCode::from(2)
             } else if e.is::<Interrupted>() {

@@ -1,7 +1,7 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
-use crate::output::format::{Format, with_stdout};
+use crate::output::format::{Format, printable, with_stdout};
 use crate::output::pairs::{Second, write_pair_stream};
 use clap::Args;
 use simtui_engine::doc_pairs::DocPairs;
@@ -109,7 +109,7 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
             band_time: search.band_time,
             verify_time: search.verify_time,
         };
-        eprint!(
+        crate::output::diag::say(format_args!(
             "{}",
             stats_report(
                 index,
@@ -119,7 +119,7 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
                 walk_time,
                 start.elapsed()
             )
-        );
+        ));
     }
     if let Some(max) = args.max_pairs
         && total > written
@@ -145,7 +145,7 @@ const SORT_BUDGET: usize = 512 << 20;
 /// in some pair (the earlier id of the two), found from the contents without spelling
 /// out the pairs.
 fn a_width(index: &Index, search: &Search, rank: &[u32]) -> usize {
-    let len = |d: u32| index.docs()[d as usize].id.chars().count();
+    let len = |d: u32| printable(&index.docs()[d as usize].id).chars().count();
     let mut width = 0;
     // Every member of a content of several documents but its last (by id) comes first.
     for g in 0..index.shingles().len() as u32 {

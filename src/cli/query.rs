@@ -3,6 +3,7 @@
 use super::args::{IndexArgs, MethodArgs};
 use crate::output::color::Paint;
 use crate::output::error::UsageError;
+use crate::output::format::printable;
 use crate::output::format::{Format, csv_field, with_stdout};
 use clap::Args;
 use rayon::prelude::*;
@@ -119,7 +120,10 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
                         found += a.neighbours.len();
                         write_answer(out, &engine, &q.label, &a, format)?;
                     }
-                    Err(why) => eprintln!("simtui query: {}: skipped ({why})", q.label),
+                    Err(why) => crate::output::diag::say(format_args!(
+                        "simtui query: {}: skipped ({why})",
+                        q.label
+                    )),
                 }
             }
         }
@@ -131,10 +135,10 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         } else {
             "--exhaustive fills up from a brute-force scan"
         };
-        eprintln!(
+        crate::output::diag::say(format_args!(
             "simtui query: {short} of {} queries had fewer than --top {top} candidates; {then} (-v names them)",
             queries.len()
-        );
+        ));
     }
     if args.fail_empty && found == 0 {
         let what = match queries.as_slice() {
@@ -245,7 +249,7 @@ fn note_shortfall(label: &str, a: &Answer, top: usize, exhaustive: bool, one: bo
         )
     };
     if one {
-        eprintln!("simtui query: {label}: {msg}");
+        crate::output::diag::say(format_args!("simtui query: {label}: {msg}"));
     } else {
         crate::output::diag::note(1, format_args!("simtui query: {label}: {msg}"));
     }
@@ -297,7 +301,7 @@ fn write_answer(
         Format::Table => {
             // Coloured as `pairs`' table: a bold title and header, J by its value.
             let paint = Paint::stdout();
-            let title = format!("query {label}: {} candidate(s)", a.candidates);
+            let title = format!("query {}: {} candidate(s)", printable(label), a.candidates);
             writeln!(out, "{}", paint.bold(&title))?;
             let measure = if simhash { "hamming" } else { "estimate" };
             let header = format!("{:>6}  {:>7}  {measure:>8}  doc", "rank", "jaccard");
@@ -314,7 +318,7 @@ fn write_answer(
                     out,
                     "{:>6}  {jaccard}  {m:>8}  {}{mark}",
                     rank + 1,
-                    id(n.doc)
+                    printable(id(n.doc))
                 )?;
             }
             writeln!(out)?;

@@ -1,7 +1,7 @@
 //! Clusters as `simtui clusters` prints them and the explorer exports them.
 
 use super::color::Paint;
-use super::format::{Format, csv_field};
+use super::format::{Format, csv_field, printable};
 use clap::ValueEnum;
 use simtui_engine::analysis::cluster::Cluster;
 use simtui_engine::index::Index;
@@ -73,10 +73,12 @@ pub fn write_clusters(
                     paint.similarity(c.mean_jaccard, &format!("{:.4}", c.mean_jaccard))
                 )?;
                 for &d in &c.members {
+                    // Names' control characters shown as escapes, never sent to the terminal.
+                    let name = printable(id(d));
                     if d == c.representative {
-                        writeln!(out, "  * {}  (kept: {})", id(d), keep.get_name())?;
+                        writeln!(out, "  * {name}  (kept: {})", keep.get_name())?;
                     } else {
-                        writeln!(out, "    {}", id(d))?;
+                        writeln!(out, "    {name}")?;
                     }
                 }
             }

@@ -332,7 +332,7 @@ impl App {
             },
             Msg::InputFailed(e) => self.fail(format!("cannot read the terminal: {e}"), false),
             // The event loop acts on a signal before the app sees it.
-            Msg::Signal => return false,
+            Msg::Signal | Msg::Suspend => return false,
             Msg::Progress {
                 id,
                 stage,

@@ -254,6 +254,8 @@ pub enum Msg {
     /// SIGINT, SIGTERM or SIGHUP arrived (sent by `kill`, not typed: in raw mode Ctrl-C
     /// is a key). The event loop leaves, restoring the terminal.
     Signal,
+    /// SIGTSTP arrived (`kill -TSTP`): suspend as a shell job would.
+    Suspend,
     Progress {
         id: u64,
         stage: Stage,

@@ -53,10 +53,24 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// Whether the user can fix it (a bad path or index file, a limit): not a
-    /// cancellation.
+    /// Whether the user can fix it by asking otherwise: a missing path, an index file
+    /// that can't be used or reached (not found, no permission, a folder), a limit. A
+    /// cancellation is not, nor is an I/O failure such as a full disk.
     pub fn is_usage(&self) -> bool {
-        !matches!(self, Error::Cancelled)
+        use io::ErrorKind as K;
+        match self {
+            Error::Cancelled => false,
+            Error::Io { source, .. } => matches!(
+                source.kind(),
+                K::NotFound
+                    | K::PermissionDenied
+                    | K::IsADirectory
+                    | K::NotADirectory
+                    | K::InvalidInput
+                    | K::ReadOnlyFilesystem
+            ),
+            _ => true,
+        }
     }
 }
 
