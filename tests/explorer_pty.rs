@@ -631,3 +631,42 @@ fn sigtstp_suspends_and_sigcont_resumes_drawn_in_raw_mode() {
     t.send("q");
     assert!(t.wait_exit().success());
 }
+
+/// After b, r and sketch keys there and back, the export of the list is byte for byte
+/// what `simtui pairs` writes at the settings in force (issue 15: OPH signatures of 160
+/// bins, kept after 17 × 8, used to be banded at 16 × 8 again).
+#[test]
+fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
+    let dir = corpus(200);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.stable();
+    // 16×9, 17×9, classic MinHash, 17×8, OPH again (136 bins), 16×8.
+    for key in ["r", "b", "o", "R", "o", "B"] {
+        t.send(key);
+    }
+    t.wait_until("16 × 8 banded", |s| {
+        let c = s.contents();
+        c.contains("b=16 r=8 · k=5") && !c.contains("banding ") && !c.contains("sketching")
+    });
+    t.stable();
+    let out = dir.path().join("listed.jsonl");
+    t.send("e");
+    t.wait_for("simtui-pairs.csv");
+    t.send(&out.display().to_string());
+    t.send(ENTER);
+    t.wait_for("wrote ");
+    t.send("q");
+    assert!(t.wait_exit().success(), "{}", t.screen());
+
+    let exported = std::fs::read_to_string(&out).unwrap();
+    let pairs = std::process::Command::new(BIN)
+        .args(["pairs", &p, "-b", "16", "-r", "8", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(pairs.status.success());
+    let expected = String::from_utf8(pairs.stdout).unwrap();
+    assert!(expected.lines().count() > 10, "{expected}");
+    assert_eq!(exported, expected);
+}
