@@ -670,3 +670,73 @@ fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
     assert!(expected.lines().count() > 10, "{expected}");
     assert_eq!(exported, expected);
 }
+
+/// The tuning panel's counts are `simtui eval`'s on the same corpus and banding: true
+/// pairs and found in document pairs, real recall, and the S-curve recall averaged over
+/// the pairs with J ≥ s (issue 15: the panel counted distinct contents, and set the
+/// curve's value at s beside a recall over all pairs).
+#[test]
+fn the_tuning_panels_counts_are_evals() {
+    let dir = corpus(200);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.send("t");
+    t.wait_for("real recall J≥s");
+    let screen = t.stable();
+    t.send("q");
+    assert!(t.wait_exit().success());
+    // "0.998" after "label ... = ", and "459 of 460 pairs J≥0.80".
+    let value = |label: &str| -> String {
+        let at = screen
+            .find(label)
+            .unwrap_or_else(|| panic!("{label}:\n{screen}"));
+        let rest = &screen[at + label.len()..];
+        rest.split('=')
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let counts = screen
+        .lines()
+        .find(|l| l.contains("pairs J≥0.80"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let words: Vec<&str> = counts.split_whitespace().collect();
+    let of = words.iter().position(|w| *w == "of").unwrap();
+    let number = |w: &str| w.replace(',', "").parse::<u64>().unwrap();
+    let (found, truth) = (number(words[of - 1]), number(words[of + 1]));
+
+    let out = std::process::Command::new(BIN)
+        .args(["eval", &p, "-b", "16", "-r", "8", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["threshold"] == 0.8)
+        .expect("eval at 0.8");
+    assert!(truth > 10, "{screen}");
+    assert_eq!(
+        (found, truth),
+        (
+            line["found"].as_u64().unwrap(),
+            line["true_pairs"].as_u64().unwrap()
+        )
+    );
+    let three = |v: &serde_json::Value| format!("{:.3}", v.as_f64().unwrap());
+    assert_eq!(value("real recall J≥s"), three(&line["recall"]), "{screen}");
+    assert_eq!(
+        value("S-curve recall J≥s"),
+        three(&line["predicted_recall"]),
+        "{screen}"
+    );
+}

@@ -11,6 +11,7 @@ use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::widgets::fmt;
 use super::worker::{Kind, Output, StoreJob, Work};
+use simtui_engine::analysis::eval::Score;
 use simtui_engine::found::Found;
 use simtui_engine::index::{Index, Params};
 use simtui_engine::minhash::sketch::SketchKind;
@@ -304,15 +305,17 @@ impl Session {
         })
     }
 
-    /// Real recall at similarity `s`: (found, total), when known for the results on
-    /// screen.
-    pub fn real_recall(&self, s: f64) -> Option<(usize, usize)> {
+    /// The results on screen scored against all pairs at similarity `s`, as `simtui
+    /// eval` scores them (document pairs; real and S-curve recall), when known.
+    pub fn real_recall(&self, s: f64) -> Option<&Score> {
         let r = self.results.as_ref()?;
         let (id, rec) = self.recall.as_ref()?;
-        let Some(AllState::Ready { generation, all }) = &self.all else {
+        let Some(AllState::Ready { generation, .. }) = &self.all else {
             return None;
         };
-        (*id == r.id && *generation == r.generation).then(|| rec.at(all, s))
+        (*id == r.id && *generation == r.generation)
+            .then(|| rec.at(s))
+            .flatten()
     }
 
     /// One line about background work after the first load (for the title bar), if any.
@@ -618,8 +621,11 @@ impl Session {
             return;
         }
         let work = Work::Recall {
+            index: r.index.clone(),
             all: all.clone(),
-            found: r.groups.clone(),
+            found: r.found.clone(),
+            bands: r.bands,
+            rows: r.rows,
         };
         self.recall_for = r.id;
         jobs.spawn(work);

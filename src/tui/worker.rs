@@ -154,9 +154,13 @@ pub enum Work {
     AllPairs {
         index: Arc<Index>,
     },
+    /// Scores a banding's pairs against all pairs, as `simtui eval` does.
     Recall {
+        index: Arc<Index>,
         all: Arc<AllPairs>,
-        found: Arc<FoundGroups>,
+        found: Arc<Found>,
+        bands: usize,
+        rows: usize,
     },
     Task(Task),
 }
@@ -453,7 +457,13 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             };
             Output::AllPairs(all?)
         }
-        Work::Recall { all, found } => Output::Recall(Recall::new(&all, &found)),
+        Work::Recall {
+            index,
+            all,
+            found,
+            bands,
+            rows,
+        } => Output::Recall(Recall::new(&index, &all, &found, bands, rows)),
         Work::Task(task) => Output::Task((task.run)(progress)?),
     })
 }
