@@ -45,6 +45,8 @@ enum Command {
     Index(cli::index_cmd::IndexCmdArgs),
     /// Print the similarity matrix of a few documents
     Matrix(cli::matrix::MatrixArgs),
+    /// Print two documents side by side, their differences marked
+    Diff(cli::diff::DiffArgs),
     /// Print each document's SimHash fingerprint in hexadecimal
     Fingerprint(cli::fingerprint::FingerprintArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Some(Command::Clusters(a)) => cli::clusters::run(a),
         Some(Command::Matrix(a)) => cli::matrix::run(a),
         Some(Command::Fingerprint(a)) => cli::fingerprint::run(a),
+        Some(Command::Diff(a)) => cli::diff::run(a),
         Some(Command::Index(a)) => cli::index_cmd::run(a),
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
         Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),

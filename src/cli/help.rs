@@ -65,6 +65,12 @@ const EXAMPLES: &[(&str, &str)] = &[
   simtui matrix books/ --measure simhash --bits 128    Hamming distances",
     ),
     (
+        "diff",
+        r"  simtui diff a.txt b.txt                     side by side, changed words coloured
+  simtui diff a.txt b.txt --color never --width 120 > d.txt   [-old-] and {+new+} marked
+  simtui diff --corpus data/ d000/doc000003.txt d020/doc020366.txt   two documents by id",
+    ),
+    (
         "fingerprint",
         r"  simtui fingerprint books/ --weight tf --bits 8    8-bit fingerprints, as the books notebook
   simtui fingerprint data/ --format csv > fp.csv     idf-weighted, as pairs --method simhash

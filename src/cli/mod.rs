@@ -13,6 +13,7 @@ pub mod pairs;
 pub mod clusters;
 pub mod matrix;
 // Issue 19: what the classic studies did, from the command line.
+pub mod diff;
 pub mod fingerprint;
 pub mod query;
 // Conventions shared by every command: help, config file, colour.
