@@ -9,7 +9,7 @@ use simtui_engine::minhash::sketch::SketchKind;
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::source::WalkOptions;
 use simtui_engine::source::{InputFormat, InputOptions};
-use simtui_engine::text::{TextOptions, Unit};
+use simtui_engine::text::{Language, TextOptions, Unit};
 use std::path::PathBuf;
 
 // The value enums have no doc comments on their variants: clap would print them as a
@@ -63,9 +63,31 @@ pub struct IndexArgs {
     /// Keep letter case (default: lowercase)
     #[arg(help_heading = INDEX_HEADING, long)]
     pub keep_case: bool,
-    /// Drop a built-in list of English stop words
+    /// Drop stop words (bare: English; =LANG: LANG's)
+    ///
+    /// A bare --stopwords drops the built-in English list. --stopwords=LANG drops NLTK's
+    /// list of LANG, by name or ISO 639-1 code: albanian, arabic, azerbaijani, basque,
+    /// belarusian, bengali, catalan, chinese, danish, dutch, english, finnish, french,
+    /// german, greek, hebrew, hungarian, indonesian, italian, kazakh, nepali, norwegian,
+    /// portuguese, romanian, russian, slovenian, spanish, swedish, tajik, tamil, turkish,
+    /// uzbek. none: keep them. Words only, matched after lowercasing (unless
+    /// --keep-case), before stemming.
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "LANG", num_args = 0..=1, require_equals = true, default_value = "none", default_missing_value = "english", value_parser = stopword_language)]
+    pub stopwords: LangChoice,
+    /// Reduce words to their Snowball stems in LANG
+    ///
+    /// The Snowball stemmers: arabic, danish, dutch, english (Porter's second
+    /// algorithm), finnish, french, german, greek, hungarian, italian, norwegian,
+    /// portuguese, romanian, russian, spanish, swedish, tamil, turkish, by name or ISO
+    /// 639-1 code. none: no stemming. Words only, after stop words are dropped.
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "LANG", default_value = "none", value_parser = stem_language)]
+    pub stem: LangChoice,
+    /// Drop words that hold a digit, or no letter (e.g. 1987, B2B, 3.5)
+    ///
+    /// As the studies of Reuters-21578 clean their text (the tm package's removeNumbers):
+    /// a word with any digit, or without any letter, is not a token. Words only.
     #[arg(help_heading = INDEX_HEADING, long)]
-    pub stopwords: bool,
+    pub letters_only: bool,
     /// LSH bands (b)
     #[arg(help_heading = INDEX_HEADING, short = 'b', long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub bands: u32,
@@ -159,7 +181,9 @@ impl IndexArgs {
                     UnitArg::Char => Unit::Char,
                 },
                 keep_case: self.keep_case,
-                stopwords: self.stopwords,
+                stopwords: self.stopwords.0,
+                stem: self.stem.0,
+                letters_only: self.letters_only,
             },
             k: self.k as usize,
             seed: self.seed,
@@ -172,6 +196,38 @@ impl IndexArgs {
             min_words: self.min_words,
         }
     }
+}
+
+/// A language chosen for `--stopwords` or `--stem`, or none (`none`, to turn off what
+/// the config file turns on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LangChoice(pub Option<Language>);
+
+/// A language by name or ISO code, or `none`.
+fn language_choice(s: &str, what: &str, langs: &[Language]) -> Result<LangChoice, String> {
+    if matches!(s.trim().to_lowercase().as_str(), "none" | "off") {
+        return Ok(LangChoice(None));
+    }
+    match Language::parse(s).filter(|l| langs.contains(l)) {
+        Some(l) => Ok(LangChoice(Some(l))),
+        None => {
+            let names: Vec<&str> = langs.iter().map(|l| l.name()).collect();
+            Err(format!(
+                "no {what} for {s:?}; one of: {}, or none",
+                names.join(", ")
+            ))
+        }
+    }
+}
+
+fn stopword_language(s: &str) -> Result<LangChoice, String> {
+    let all: Vec<Language> = Language::all().collect();
+    language_choice(s, "stop-word list", &all)
+}
+
+fn stem_language(s: &str) -> Result<LangChoice, String> {
+    let stemmed: Vec<Language> = Language::stemmed().collect();
+    language_choice(s, "Snowball stemmer", &stemmed)
 }
 
 /// The most hash functions (b·r) any command computes: 4,096 × 4 bytes a content is
@@ -330,7 +386,7 @@ pub struct MethodArgs {
     /// SimHash fingerprints at most --max-distance bits apart (--bits, --weight).
     #[arg(long, value_enum, default_value_t = MethodArg::Minhash, hide_possible_values = true)]
     pub method: MethodArg,
-    /// SimHash fingerprint width in bits: 64 or 128 [default: 64]
+    /// SimHash fingerprint width in bits: 8, 16, 32, 64 or 128 [default: 64]
     #[arg(long, value_parser = bits_parser(), hide_possible_values = true)]
     pub bits: Option<u32>,
     /// SimHash token weights: tf or idf [default: idf]
@@ -341,15 +397,19 @@ pub struct MethodArgs {
     pub weight: Option<WeightArg>,
     /// SimHash: the largest Hamming distance of a candidate pair
     ///
-    /// [default: 3 of 64 bits and 6 of 128 with tf weights, 10 and 20 with idf]
+    /// [default: 3 of 64 bits and 6 of 128 with tf weights, 10 and 20 with idf; the
+    /// same fraction of narrower fingerprints, rounded: 0, 1, 1 of 8, 16, 32 bits with
+    /// tf, 1, 2, 5 with idf]
     #[arg(long, value_name = "D")]
     pub max_distance: Option<u32>,
 }
 
-/// 64 or 128, as a number.
+/// A SimHash width (8, 16, 32, 64 or 128), as a number.
 pub fn bits_parser() -> impl clap::builder::TypedValueParser<Value = u32> {
     use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(["64", "128"]).map(|s| s.parse::<u32>().unwrap())
+    use simtui_engine::simhash::fingerprint::WIDTHS;
+    clap::builder::PossibleValuesParser::new(WIDTHS.map(|b| b.to_string()))
+        .map(|s| s.parse::<u32>().expect("one of WIDTHS"))
 }
 
 impl MethodArgs {

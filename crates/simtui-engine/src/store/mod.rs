@@ -362,8 +362,23 @@ pub(crate) fn differences(saved: &Params, wanted: &Params) -> Option<String> {
     if saved.text.keep_case != wanted.text.keep_case {
         d.push(format!("keep-case {}", on(saved.text.keep_case)));
     }
+    let lang = |l: Option<crate::text::Language>| l.map_or("off", |l| l.name());
     if saved.text.stopwords != wanted.text.stopwords {
-        d.push(format!("stopwords {}", on(saved.text.stopwords)));
+        d.push(format!(
+            "--stopwords {} (asked for {})",
+            lang(saved.text.stopwords),
+            lang(wanted.text.stopwords)
+        ));
+    }
+    if saved.text.stem != wanted.text.stem {
+        d.push(format!(
+            "--stem {} (asked for {})",
+            lang(saved.text.stem),
+            lang(wanted.text.stem)
+        ));
+    }
+    if saved.text.letters_only != wanted.text.letters_only {
+        d.push(format!("letters-only {}", on(saved.text.letters_only)));
     }
     if saved.seed != wanted.seed {
         d.push(format!("seed {} (asked for {})", saved.seed, wanted.seed));
