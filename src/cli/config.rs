@@ -35,6 +35,8 @@ const INDEX: &[(&str, Kind)] = &[
     ("seed", Kind::Integer),
     ("sketch", Kind::Text),
     ("threshold", Kind::Number),
+    ("memory", Kind::Text),
+    ("tmp_dir", Kind::Text),
 ];
 
 /// An `[index]` setting: the default for the flag `key`, as command-line text.

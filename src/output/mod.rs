@@ -11,3 +11,4 @@ pub mod error;
 pub mod format;
 pub mod keyspec;
 pub mod pairs;
+pub mod progress;
