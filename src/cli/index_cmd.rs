@@ -162,6 +162,14 @@ pub fn engine(
 ) -> anyhow::Result<(Engine, Duration)> {
     index.check()?;
     let (engine, walk) = open_engine(roots, store_args, index, method_args, budget, progress)?;
+    // -vv: where the index's memory goes.
+    let parts: Vec<String> = engine
+        .index
+        .held_by_part()
+        .iter()
+        .map(|(what, n)| format!("{what} {}", crate::output::progress::human(*n)))
+        .collect();
+    crate::output::diag::note(2, format_args!("index memory: {}", parts.join(", ")));
     if let Some(why) = why_no_document(&engine.index, index) {
         crate::output::diag::note(0, why);
     }

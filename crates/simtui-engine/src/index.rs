@@ -199,6 +199,26 @@ impl Index {
         self.held_bytes()
     }
 
+    /// Where [`Index::held`] goes: documents (their records, then their ids' text),
+    /// shingle sets, signatures, the group tables, in bytes.
+    pub fn held_by_part(&self) -> [(&'static str, u64); 5] {
+        [
+            (
+                "documents",
+                (self.docs.capacity() * std::mem::size_of::<Doc>()) as u64,
+            ),
+            ("ids", self.id_bytes),
+            ("shingle sets", self.shingles.heap_bytes() as u64),
+            ("signatures", self.signatures.heap_bytes() as u64),
+            (
+                "group tables",
+                (self.contents.capacity() * 8
+                    + (self.members.capacity() + self.member_start.capacity()) * 4)
+                    as u64,
+            ),
+        ]
+    }
+
     /// Heap bytes held: documents, shingle sets and signatures in memory, the group
     /// tables (nothing for what is on temporary files).
     pub(crate) fn held_bytes(&self) -> u64 {
