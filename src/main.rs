@@ -45,6 +45,8 @@ enum Command {
     Index(cli::index_cmd::IndexCmdArgs),
     /// Print the similarity matrix of a few documents
     Matrix(cli::matrix::MatrixArgs),
+    /// Write each document's band keys, signature and shingles for another engine
+    Sketch(cli::sketch::SketchArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish
     Completions(cli::completions::CompletionsArgs),
     /// Print the man page (roff), simtui's or a command's
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Some(Command::Query(a)) => cli::query::run(a),
         Some(Command::Clusters(a)) => cli::clusters::run(a),
         Some(Command::Matrix(a)) => cli::matrix::run(a),
+        Some(Command::Sketch(a)) => cli::sketch::run(a),
         Some(Command::Index(a)) => cli::index_cmd::run(a),
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
         Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),

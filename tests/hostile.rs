@@ -895,9 +895,16 @@ fn output_ends_and_failures_give_one_line_and_the_right_exit() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("closed"));
-    // `> /dev/null` is a choice, not a closed stdout.
+    // `> /dev/null` is a choice, not a closed stdout; so is /dev/null opened read-write
+    // (Python's subprocess.DEVNULL), which is what the standard library puts in place of
+    // a closed stdout.
     assert!(
         sh(&format!("\"$BIN\" pairs --no-config {d} > /dev/null"))
+            .status
+            .success()
+    );
+    assert!(
+        sh(&format!("\"$BIN\" pairs --no-config {d} 1<>/dev/null"))
             .status
             .success()
     );

@@ -63,6 +63,12 @@ const EXAMPLES: &[(&str, &str)] = &[
   simtui matrix books/ --measure simhash --bits 128    Hamming distances",
     ),
     (
+        "sketch",
+        r"  simtui sketch data/ -o sketches/            each document's band keys, signature and shingles
+  simtui sketch data/ -o sk/ -b 32 -r 4 --no-shingles   for another banding, without shingles
+  cat part.jsonl | simtui sketch --stdin --id-field id  a partition through a pipe (Spark)",
+    ),
+    (
         "index",
         r"  simtui index data/                          writes data/.simtui-index, found there by later runs
   simtui index data/ -o data.idx              anywhere else: then pass --index data.idx

@@ -13,6 +13,7 @@ pub mod pairs;
 pub mod clusters;
 pub mod matrix;
 pub mod query;
+pub mod sketch;
 // Conventions shared by every command: help, config file, colour.
 pub mod completions;
 pub mod config;

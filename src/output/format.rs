@@ -53,13 +53,11 @@ pub fn with_stdout<T: Default>(f: impl FnOnce(&mut dyn Write) -> io::Result<T>) 
     }
 }
 
-/// Fails when standard output was closed when simtui started (`>&-`). The standard
-/// library then opens /dev/null in its place, read-write, and every write succeeds into
-/// nothing; a user's own `> /dev/null` opens it write-only. So on Linux: /dev/null,
-/// opened read-write, is a closed stdout. Elsewhere, a descriptor that cannot be
-/// duplicated is.
+/// Fails when standard output was closed when simtui started (`>&-`): the standard
+/// library then puts /dev/null in its place before `main`, and every write would succeed
+/// into nothing. Elsewhere than Linux, a descriptor that cannot be duplicated is closed.
 fn check_stdout_open() -> io::Result<()> {
-    if reopened_as_dev_null() {
+    if closed_at_start::stdout() {
         return Err(io::Error::other("it was closed when simtui started"));
     }
     #[cfg(unix)]
@@ -73,21 +71,42 @@ fn check_stdout_open() -> io::Result<()> {
     Ok(())
 }
 
+/// Whether file descriptor 1 was closed when the process started. Only a function run
+/// before `main` can tell: the standard library's start-up reopens a closed 0, 1 or 2 as
+/// /dev/null (read-write), which is then the same as a `> /dev/null` made by a shell or
+/// by Python's `subprocess.DEVNULL`. So, on Linux, a function in `.init_array` (run by
+/// the C library before `main`) looks at /proc/self/fd/1 and remembers.
 #[cfg(target_os = "linux")]
-fn reopened_as_dev_null() -> bool {
-    let on_null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p.as_os_str() == "/dev/null");
-    let flags = || -> Option<u32> {
-        let info = std::fs::read_to_string("/proc/self/fdinfo/1").ok()?;
-        let line = info.lines().find(|l| l.starts_with("flags:"))?;
-        u32::from_str_radix(line.split_whitespace().nth(1)?, 8).ok()
-    };
-    // O_ACCMODE is 3, O_RDWR 2.
-    on_null && flags().is_some_and(|f| f & 3 == 2)
+mod closed_at_start {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn look() {
+        let proc_mounted = std::fs::metadata("/proc/self/fd").is_ok();
+        if proc_mounted && std::fs::symlink_metadata("/proc/self/fd/1").is_err() {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+
+    // SAFETY: placing a function pointer in .init_array is how a function runs before
+    // main; `look` takes no arguments, touches only an atomic and the file system, and
+    // needs nothing the Rust runtime sets up (no thread-locals, no stdio). There is no
+    // other way to see a closed stdout: by the time `main` runs it has been replaced.
+    #[used]
+    #[unsafe(link_section = ".init_array")]
+    static LOOK: extern "C" fn() = look;
+
+    pub fn stdout() -> bool {
+        STDOUT_CLOSED.load(Ordering::Relaxed)
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn reopened_as_dev_null() -> bool {
-    false
+mod closed_at_start {
+    pub fn stdout() -> bool {
+        false
+    }
 }
 
 /// Text for a terminal: every control character (a file name's escape sequence, a

@@ -242,6 +242,26 @@ impl Index {
         held && (!self.budget.is_limited()
             || crate::ooc::band::in_memory_bytes(bands, items) <= self.work_room())
     }
+
+    /// The band keys of group `g`'s signature for `bands` × `rows`: what banding
+    /// buckets it by, the same on every machine for the same text and parameters, so
+    /// another engine (Spark) can group documents by them and find the pairs simtui
+    /// finds. Keys of equal band values are equal in every index.
+    ///
+    /// # Panics
+    /// If `bands × rows` is over the number of hash functions computed, or `g` is not a
+    /// group of this index.
+    pub fn band_keys(&self, g: u32, bands: usize, rows: usize) -> Vec<u64> {
+        let row = self.signatures.row(g as usize);
+        assert!(
+            bands * rows <= row.len(),
+            "{bands} × {rows} over {} functions",
+            row.len()
+        );
+        (0..bands)
+            .map(|b| band::band_key(&row[b * rows..(b + 1) * rows], b))
+            .collect()
+    }
 }
 
 /// Documents read and shingled per step: bounds the text held in memory at once and
