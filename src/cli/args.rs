@@ -6,6 +6,7 @@ use clap::{Arg, Args, Command, ValueEnum};
 use simtui_engine::analysis::method::Method;
 use simtui_engine::index::Params;
 use simtui_engine::minhash::sketch::SketchKind;
+use simtui_engine::ooc::Budget;
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::source::WalkOptions;
 use simtui_engine::source::{InputFormat, InputOptions};
@@ -319,6 +320,8 @@ fn takes_config(key: &str, arg: &Arg) -> bool {
         // Every --threshold that has a default (pairs, eval), but not curve's: there a
         // threshold switches from drawing a curve to recommending a banding.
         "threshold" => !arg.get_default_values().is_empty(),
+        // MemoryArgs' flags, also set in the `[index]` section.
+        "memory" | "tmp_dir" => arg.get_help_heading() == Some(MEMORY_HEADING),
         // The flags of IndexArgs, and not a flag of the same name elsewhere (gen --seed
         // seeds the corpus, not the hash functions).
         _ => arg.get_help_heading() == Some(INDEX_HEADING),
@@ -456,4 +459,93 @@ impl MethodArgs {
         }
         params
     }
+}
+
+/// The help heading of [`MemoryArgs`]' flags (the config file's `[index]` section sets
+/// the defaults of `--memory` and `--tmp-dir` too).
+pub const MEMORY_HEADING: &str = "Memory and progress";
+
+/// How much memory a run may use, where what does not fit goes, and whether progress is
+/// drawn: every command that indexes takes them (one group, so a new command adds one
+/// line).
+#[derive(Args, Clone, Debug, Default)]
+pub struct MemoryArgs {
+    /// Memory to use, e.g. 2G; past it, work spills to temporary files
+    ///
+    /// The index (shingle sets, signatures) and the search's work (band keys, sorts)
+    /// keep within it; what does not fit goes to temporary files, with the same output.
+    /// A number of bytes, or with K, M, G or T (powers of 1024). [default: a quarter of
+    /// the machine's memory]
+    #[arg(help_heading = MEMORY_HEADING, long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
+    /// Folder for temporary files [default: the system's]
+    ///
+    /// Work past --memory goes there (files the system removes when simtui ends,
+    /// however it ends), never into the corpus.
+    #[arg(help_heading = MEMORY_HEADING, long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
+    /// Draw no progress bars on stderr
+    ///
+    /// Long runs draw per-stage progress on stderr when it is a terminal, after a second.
+    #[arg(help_heading = MEMORY_HEADING, short = 'q', long)]
+    pub quiet: bool,
+}
+
+impl MemoryArgs {
+    /// The memory budget: `--memory`, else a quarter of the machine's (no limit when the
+    /// machine's is unknown).
+    pub fn budget(&self) -> Budget {
+        let bytes = self
+            .memory
+            .or_else(|| simtui_engine::memory::physical().map(|m| m / 4))
+            .unwrap_or(u64::MAX);
+        Budget::new(bytes, self.tmp_dir.clone())
+    }
+
+    /// The run's progress (bars on a terminal, `-vv` stage times) and memory budget,
+    /// the flags checked first: what a command calls before it indexes.
+    pub fn run(&self) -> Result<crate::output::progress::Run, UsageError> {
+        self.check()?;
+        Ok(crate::output::progress::Run::start(
+            self.budget(),
+            self.quiet,
+        ))
+    }
+
+    /// Checks what clap cannot: the temporary folder is a folder.
+    pub fn check(&self) -> Result<(), UsageError> {
+        match &self.tmp_dir {
+            Some(dir) if !dir.is_dir() => Err(UsageError(format!(
+                "--tmp-dir {}: not a folder",
+                dir.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A size in bytes: a number, maybe with a point, and K, M, G or T (powers of 1024;
+/// "KB", "KiB" and lowercase too).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return Err(format!("{text:?}: a size like 512M or 2G")),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?}: a size like 512M or 2G"))?;
+    let bytes = value * scale as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(format!("{text:?}: too large"));
+    }
+    Ok(bytes as u64)
 }

@@ -39,6 +39,8 @@ const INDEX: &[(&str, Kind)] = &[
     ("letters_only", Kind::Bool),
     ("stopwords", Kind::Text),
     ("stem", Kind::Text),
+    ("memory", Kind::Text),
+    ("tmp_dir", Kind::Text),
 ];
 
 /// An `[index]` setting: the default for the flag `key`, as command-line text.

@@ -31,6 +31,8 @@ pub struct QueryArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
+    #[command(flatten)]
+    pub memory: super::args::MemoryArgs,
     /// Neighbours per query
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub top: u32,
@@ -91,15 +93,17 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     if let Some(t) = args.threshold {
         super::check_similarity("--threshold", t)?;
     }
-    // -vv: when each stage finishes.
-    let progress = crate::output::diag::StageLog::default();
+    // Progress bars, -vv stage times, the memory budget.
+    let progress = args.memory.run()?;
     let (engine, _) = super::index_cmd::engine(
         std::slice::from_ref(&args.corpus),
         &args.store,
         &args.index,
         &args.method,
+        progress.budget(),
         &progress,
     )?;
+    progress.finish();
     let queries = resolve(args, &engine)?;
     let searcher = Searcher::new(&engine);
     let top = args.top as usize;

@@ -13,5 +13,6 @@ pub mod error;
 pub mod format;
 pub mod keyspec;
 pub mod pairs;
+pub mod progress;
 pub mod width;
 pub mod wrap;

@@ -4,10 +4,10 @@
 
 use super::{draw, loaded, pump};
 use crate::output::diff_model::{self as diff, DiffModel};
+use crate::output::width::{grapheme_width, is_unsafe};
 use crate::output::wrap::{self, MIN_WIDTH, Seg};
 use crate::tui::keys::Action;
 use crate::tui::views::diff::DiffView;
-use crate::output::width::{grapheme_width, is_unsafe};
 use proptest::prelude::*;
 use std::time::Duration;
 use unicode_segmentation::UnicodeSegmentation;

@@ -230,7 +230,7 @@ impl<'a> Searcher<'a> {
             estimate: if sig.is_empty() || sig.len() != probe.signature.len() {
                 0.0
             } else {
-                estimate(&probe.signature, sig)
+                estimate(&probe.signature, &sig)
             },
             hamming: self
                 .engine
@@ -265,7 +265,7 @@ impl<'a> Searcher<'a> {
         let mut out = Vec::new();
         let mut candidates = 0;
         for &g in &groups {
-            let j = jaccard(&probe.shingles, index.shingles.get(g as usize));
+            let j = jaccard(&probe.shingles, &index.shingles.get(g as usize));
             for &d in index.members(g) {
                 if Some(d) != probe.doc {
                     candidates += 1;
@@ -282,7 +282,7 @@ impl<'a> Searcher<'a> {
                 .into_par_iter()
                 .filter(|g| groups.binary_search(g).is_err())
                 .filter_map(|g| {
-                    let j = jaccard(&probe.shingles, index.shingles.get(g as usize));
+                    let j = jaccard(&probe.shingles, &index.shingles.get(g as usize));
                     (j > 0.0 && j >= ask.min_jaccard).then_some((j, g))
                 })
                 .collect();
@@ -410,7 +410,7 @@ mod tests {
         let mut tok = Tokenizer::new(&e.index.params.text);
         // The same words as a and c: identical shingles, identical signature.
         let p = Probe::of_text(&e, &mut tok, &BASE.to_uppercase());
-        assert_eq!(p.signature, e.index.signatures.row(0));
+        assert_eq!(p.signature, *e.index.signatures.row(0));
         let ans = s.neighbours(&p, 10, false);
         assert!(ans.candidates >= 2);
         // Bands of 32 rows make b and d (J about 0.6) unlikely candidates; the scan adds

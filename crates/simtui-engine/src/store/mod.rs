@@ -794,8 +794,8 @@ fn update(
                     |g| {
                         groups.intern(
                             s.contents[g as usize],
-                            s.shingles.get(g as usize),
-                            s.signatures.row(g as usize),
+                            &s.shingles.get(g as usize),
+                            &s.signatures.row(g as usize),
                         )
                     },
                 );
@@ -817,8 +817,11 @@ fn update(
                 {
                     let d = &sub.docs[cursor];
                     let g = d.group as usize;
-                    let group =
-                        groups.intern(sub.contents[g], sub.shingles.get(g), sub.signatures.row(g));
+                    let group = groups.intern(
+                        sub.contents[g],
+                        &sub.shingles.get(g),
+                        &sub.signatures.row(g),
+                    );
                     docs.push(Doc { group, ..d.clone() });
                     cursor += 1;
                 }
