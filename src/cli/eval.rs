@@ -24,6 +24,8 @@ pub struct EvalArgs {
     pub index: IndexArgs,
     #[command(flatten)]
     pub method: MethodArgs,
+    #[command(flatten)]
+    pub memory: super::args::MemoryArgs,
     /// Repeat over this many seeds, reporting mean ± sd
     ///
     /// The runs use --seed, --seed + 1, ...; each number is reported as its mean ±
@@ -62,17 +64,18 @@ pub struct EvalArgs {
 }
 
 /// Remembers the stage reached and stops on Ctrl-C, so an interrupted run can say how
-/// far it got.
-#[derive(Default)]
+/// far it got; draws the run's progress.
 struct Tracker {
     cancel: AtomicBool,
     stage: AtomicU64,
     done: AtomicU64,
     total: AtomicU64,
+    run: crate::output::progress::Run,
 }
 
 impl Progress for Tracker {
     fn update(&self, stage: Stage, done: u64, total: u64) {
+        self.run.update(stage, done, total);
         self.stage.store(stage as u64, Ordering::Relaxed);
         self.done.store(done, Ordering::Relaxed);
         self.total.store(total, Ordering::Relaxed);
@@ -191,7 +194,13 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     // signatures of its own width (an OPH signature's bins depend on their number).
     let params = args.method.params(&args.index);
 
-    let tracker = Arc::new(Tracker::default());
+    let tracker = Arc::new(Tracker {
+        cancel: AtomicBool::new(false),
+        stage: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        total: AtomicU64::new(0),
+        run: args.memory.run()?,
+    });
     {
         let t = tracker.clone();
         // Best effort: without the handlers a signal keeps its default action.
@@ -208,8 +217,12 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
         .map_err(|e| crate::output::error::UsageError(e.to_string()))?;
+    let budget = tracker.run.budget().clone();
     let mut engine =
-        Engine::build(corpus, &params, method, &*tracker).map_err(|_| interrupted("indexing"))?;
+        Engine::build_within(corpus, &params, method, &budget, &*tracker).map_err(|e| match e {
+            Error::Cancelled => interrupted("indexing"),
+            e => e.into(),
+        })?;
     let built = start.elapsed();
     let index = &engine.index;
     if let Some(warning) = super::index_cmd::check_id_field(index, &args.index)? {
@@ -308,6 +321,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     } else {
         "exact all pairs"
     };
+    tracker.run.finish();
     with_stdout(|out| {
         if format == Format::Jsonl {
             for (run, (scores, _)) in runs.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! the filter, the sort, moving, the diff's n/p, real recall, quitting, crashes, limits.
 
 use super::*;
-use crate::tui::diff_model as diff;
+use crate::output::diff_model as diff;
 use crate::tui::jobs::Cmd;
 use crate::tui::keys::Action;
 use crate::tui::session::AllState;

@@ -1,5 +1,6 @@
 //! The side-by-side diff, as data: aligning two texts and laying them out in rows.
-//! Drawing is in `views/diff.rs`; everything here is pure and unit-tested.
+//! Drawing is in the explorer's `views/diff.rs` and in `simtui diff` (`cli/diff.rs`);
+//! everything here is pure and unit-tested.
 //!
 //! Lines are diffed first (patience: unique lines anchor the alignment); runs of
 //! changed lines are then cut into tokens (words, runs of spaces, single punctuation
@@ -10,7 +11,7 @@
 //! form a block, and the shorter side of a block gets blank rows. Identical passages
 //! therefore sit on the same rows, line for line.
 
-use super::widgets::wrap::{self, Seg, push_seg};
+use super::wrap::{self, Seg, push_seg};
 use similar::{Algorithm, ChangeTag, DiffTag, TextDiff};
 use std::time::{Duration, Instant};
 
@@ -295,6 +296,47 @@ pub fn build(left: &str, right: &str, timeout: Duration) -> DiffModel {
     close(&mut l, &mut r, &mut changed, &mut model.blocks);
     model.lines = [l.count, r.count];
     model
+}
+
+/// The diff of two whole texts: each cut to [`CAP`] bytes (the model says which were),
+/// aligned within [`TIMEOUT`].
+pub fn compare(left: &str, right: &str) -> DiffModel {
+    let (l, cut_l) = truncate(left, CAP);
+    let (r, cut_r) = truncate(right, CAP);
+    let mut model = build(l, r, TIMEOUT);
+    model.truncated = [cut_l, cut_r];
+    model
+}
+
+/// The model with every changed passage bracketed, as `git diff --word-diff` marks them
+/// where there is no colour: `[-old-]` on the left, `{+new+}` on the right. The brackets
+/// are part of the text, so the layout wraps them with it.
+pub fn bracketed(model: &DiffModel) -> DiffModel {
+    let mark = |lines: &Lines, open: &str, close: &str| -> Lines {
+        lines
+            .iter()
+            .map(|line| {
+                line.iter()
+                    .map(|s| match s.changed {
+                        true => Seg::new(format!("{open}{}{close}", s.text), true),
+                        false => s.clone(),
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    DiffModel {
+        blocks: model
+            .blocks
+            .iter()
+            .map(|b| Block {
+                left: mark(&b.left, "[-", "-]"),
+                right: mark(&b.right, "{+", "+}"),
+                changed: b.changed,
+            })
+            .collect(),
+        ..model.clone()
+    }
 }
 
 /// One side of a drawn row.
