@@ -378,8 +378,8 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
             t.title(),
         ),
         Span::raw(format!(
-            " · {} candidates · {} · k={} {} · by {}",
-            fmt::count(r.found.candidates),
+            " · {} · {} · k={} {} · by {}",
+            fmt::plural(r.found.candidates, "candidate", "candidates"),
             match &r.simhash {
                 None => format!("b={} r={}", r.bands, r.rows),
                 Some((s, _)) => format!(
@@ -394,6 +394,25 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
             list.sort.name()
         )),
     ];
+    // SimHash's candidates are close fingerprints, verified like LSH's: those whose
+    // texts share no shingle at all (J = 0, listed last, as `pairs --method simhash`
+    // lists them) are said to be so, right after the counts.
+    if r.simhash.is_some() {
+        let pairs = &r.found.pairs;
+        let zero = pairs.len() - pairs.partition_point(|p| p.jaccard > 0.0);
+        if zero > 0 {
+            spans.insert(
+                1,
+                Span::styled(
+                    format!(
+                        " · last {}: J = 0, close fingerprints sharing no shingle",
+                        fmt::count(zero as u64)
+                    ),
+                    t.dim(),
+                ),
+            );
+        }
+    }
     // What is under way goes right after the counts, so a narrow title cuts the details,
     // not the warning.
     if session.stale() {

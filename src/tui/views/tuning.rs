@@ -355,9 +355,9 @@ fn recall_lines(tuning: &Tuning, ui: &Ui) -> Vec<Ranked> {
                 lines.push((
                     5,
                     Line::from(format!(
-                        " {} of {} pairs J≥{s:.2}",
+                        " {} of {} J≥{s:.2}",
                         fmt::count(score.found),
-                        fmt::count(score.truth)
+                        fmt::plural(score.truth, "pair", "pairs")
                     )),
                 ));
                 lines.push((
