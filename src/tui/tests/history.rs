@@ -1,12 +1,14 @@
 //! The list depends only on the settings in force, never on the keys pressed before
 //! (issue 15): after any sequence of tuning keys (b, B, r, R, k, K, u, m, o), the pairs
 //! on screen are those a fresh index and `find` at the same settings give, as `simtui
-//! pairs` computes them.
+//! pairs` computes them, and the tuning panel's counts are `simtui eval`'s.
 
 use super::{corpus_dir, new_app, pump, screen};
 use crate::tui::app::App;
 use crate::tui::keys::Action;
 use proptest::prelude::*;
+use simtui_engine::analysis::eval::{Score, Truth, score};
+use simtui_engine::analysis::exact::{Limits, all_pairs};
 use simtui_engine::index::Index;
 use simtui_engine::minhash::sketch::SketchKind;
 use simtui_engine::progress::Silent;
@@ -48,8 +50,9 @@ fn listed(app: &App) -> (Vec<Row>, u64) {
     (rows, r.found.candidates)
 }
 
-/// What a fresh index and search at the session's wanted settings find.
-fn fresh(dir: &Path, app: &App) -> (Vec<Row>, u64) {
+/// What a fresh index and search at the session's wanted settings find, and (MinHash)
+/// `simtui eval`'s scores at 0.5 and 0.8 for them.
+fn fresh(dir: &Path, app: &App) -> ((Vec<Row>, u64), Option<Vec<Score>>) {
     let session = app.session();
     let (b, r) = session.banding();
     let mut params = session.params().clone();
@@ -73,7 +76,29 @@ fn fresh(dir: &Path, app: &App) -> (Vec<Row>, u64) {
             (a.clone(), b.clone(), p.jaccard, lsh.then_some(p.estimate))
         })
         .collect();
-    (rows, found.candidates)
+    // As `simtui eval` scores them: the exact pairs down to its lowest threshold.
+    let scores = lsh.then(|| {
+        let exact = all_pairs(&index, 0.5, &Limits::default(), &Silent).unwrap();
+        score(
+            &index,
+            &Truth::from_exact(&exact),
+            &found,
+            b,
+            r,
+            &[0.5, 0.8],
+        )
+    });
+    ((rows, found.candidates), scores)
+}
+
+/// The same counts, and the same ratios but for the order of a sum (the panel scores
+/// 91 thresholds in one pass, eval five).
+fn same(x: &Score, y: &Score) -> bool {
+    let close = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (a - b).abs() < 1e-12;
+    (x.threshold, x.truth, x.found, x.candidates) == (y.threshold, y.truth, y.found, y.candidates)
+        && close(x.recall, y.recall)
+        && close(x.precision, y.precision)
+        && close(x.predicted, y.predicted)
 }
 
 /// Presses `keys` (each followed by its jobs) and checks the list after each.
@@ -104,7 +129,13 @@ fn check_sequence(keys: &[Action]) -> Result<(), TestCaseError> {
                 "lsh"
             }
         );
-        prop_assert_eq!(listed(&app), fresh(dir.path(), &app), "{}", what);
+        let (want, scores) = fresh(dir.path(), &app);
+        prop_assert_eq!(listed(&app), want, "{}", what);
+        // The panel's counts and recalls are eval's at the same settings.
+        for score in scores.iter().flatten() {
+            let panel = s.real_recall(score.threshold).expect("recall measured");
+            prop_assert!(same(panel, score), "{what}: {panel:?} vs eval {score:?}");
+        }
         if s.simhash().is_none() {
             // The panel's N is the width of the signatures banded.
             let r = s.results().unwrap();
