@@ -47,6 +47,10 @@ enum Command {
     Matrix(cli::matrix::MatrixArgs),
     /// Write each document's band keys, signature and shingles for another engine
     Sketch(cli::sketch::SketchArgs),
+    /// Print two documents side by side, their differences marked
+    Diff(cli::diff::DiffArgs),
+    /// Print each document's SimHash fingerprint in hexadecimal
+    Fingerprint(cli::fingerprint::FingerprintArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish
     Completions(cli::completions::CompletionsArgs),
     /// Print the man page (roff), simtui's or a command's
@@ -70,6 +74,8 @@ fn main() -> ExitCode {
         Some(Command::Clusters(a)) => cli::clusters::run(a, &startup),
         Some(Command::Matrix(a)) => cli::matrix::run(a),
         Some(Command::Sketch(a)) => cli::sketch::run(a),
+        Some(Command::Fingerprint(a)) => cli::fingerprint::run(a),
+        Some(Command::Diff(a)) => cli::diff::run(a),
         Some(Command::Index(a)) => cli::index_cmd::run(a),
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
         Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),

@@ -305,13 +305,13 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
         assert_rejected(&corpus, &bad, &format!("flip at {i}"));
     }
     let mut other = good.clone();
-    other[8] = 3; // the format before file records held the status-change time
+    other[8] = 4; // the format before the header held the stemmer and letters-only
     fs::write(&bad, &other).unwrap();
-    assert_rejected(&corpus, &bad, "version 3");
+    assert_rejected(&corpus, &bad, "version 4");
     let err = String::from_utf8_lossy(&simtui(&["pairs", &corpus, "--index", s(&bad)]).stderr)
         .to_string();
     assert!(
-        err.contains("another version of simtui (index format 3; this simtui reads format 4)"),
+        err.contains("another version of simtui (index format 4; this simtui reads format 5)"),
         "{err}"
     );
     fs::write(&bad, b"hello, not an index at all").unwrap();

@@ -2,7 +2,7 @@
 //! cluster with the member to keep. With `--dupes`, the list of the others, one path per
 //! line, for a delete or move step of the user's own: simtui never changes a file.
 
-use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, write_clusters};
 use crate::output::format::{Format, with_stdout};
 use clap::Args;
@@ -21,6 +21,8 @@ pub struct ClustersArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Link documents whose exact Jaccard similarity is at least this
     ///
     /// Without -b/-r, the banding is chosen for T (said on stderr): the one with the fewest
@@ -78,17 +80,19 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
             )
         })
         .flatten();
-    // -vv: when each stage finishes.
-    let progress = crate::output::diag::StageLog::default();
+    // Progress bars, -vv stage times, the memory budget.
+    let progress = args.memory.run()?;
     let (engine, _) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
         &index_args,
         &args.method,
+        progress.budget(),
         &progress,
     )?;
     super::banding::say("clusters", note);
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
+    progress.finish();
     let keep = match args.keep {
         KeepArg::Longest => Keep::Longest,
         KeepArg::Shortest => Keep::Shortest,

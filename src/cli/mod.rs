@@ -13,6 +13,9 @@ pub mod pairs;
 // Issue 4: queries, clusters, the similarity matrix.
 pub mod clusters;
 pub mod matrix;
+// Issue 19: what the classic studies did, from the command line.
+pub mod diff;
+pub mod fingerprint;
 pub mod query;
 pub mod sketch;
 // Conventions shared by every command: help, config file, colour.

@@ -1,6 +1,6 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
-use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::format::{Format, printable, with_stdout};
 use crate::output::pairs::{Second, write_pair_stream};
 use clap::Args;
@@ -20,6 +20,8 @@ pub struct PairsArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Keep pairs with exact Jaccard similarity at least this
     ///
     /// The default, 0, keeps every candidate pair. Without -b/-r, the banding is chosen
@@ -67,13 +69,14 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
         })
         .flatten();
     let start = Instant::now();
-    // -vv: when each stage finishes.
-    let progress = crate::output::diag::StageLog::default();
+    // Progress bars, -vv stage times, the memory budget.
+    let progress = args.memory.run()?;
     let (engine, walk_time) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
         &index_args,
         &args.method,
+        progress.budget(),
         &progress,
     )?;
     super::banding::say("pairs", note);
@@ -87,7 +90,14 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     } else {
         Second::Estimate
     };
-    let mut stream = DocPairs::new(index, &search, SORT_BUDGET, None, &progress)?;
+    let budget = progress.budget();
+    let sort_budget = if budget.is_limited() {
+        (budget.bytes.saturating_sub(index.held()) / 2).clamp(1 << 20, SORT_BUDGET as u64) as usize
+    } else {
+        SORT_BUDGET
+    };
+    let mut stream = DocPairs::new(index, &search, sort_budget, budget.tmp.clone(), &progress)?;
+    progress.finish();
     let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();
     let candidates = search.candidates + stream.huge_candidates();
     let width_a = match format {
@@ -117,6 +127,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
             format_args!("sorting the pairs used {spilled} bytes of temporary files"),
         );
     }
+    progress.finish();
     if args.stats {
         let found = Found {
             pairs: Vec::new(),
@@ -127,7 +138,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
             verify_time: search.verify_time,
         };
         crate::output::diag::say(format_args!(
-            "{}",
+            "{}{:<12}{}",
             stats_report(
                 index,
                 &found,
@@ -135,7 +146,9 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
                 args.threshold,
                 walk_time,
                 start.elapsed()
-            )
+            ),
+            "memory",
+            crate::output::progress::stats_line(progress.budget())
         ));
     }
     if let Some(max) = args.max_pairs
@@ -154,8 +167,8 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     Ok(())
 }
 
-/// Memory for sorting the pairs before they are written; past it they are sorted in
-/// temporary files (22 million pairs a run).
+/// Memory for sorting the pairs before they are written, at most (less when `--memory`
+/// leaves less); past it they are sorted in temporary files (16 million pairs a run).
 const SORT_BUDGET: usize = 512 << 20;
 
 /// The width of the table's `a` column: the longest id of a document that comes first

@@ -156,3 +156,27 @@ impl Progress for StageLog {
         }
     }
 }
+
+/// What `--id-field NAME` found, for the commands and the explorer alike: a usage error
+/// when records were read and none had the field (a misspelt name would otherwise give
+/// `FILE:LINE` ids without a word), a warning when some had it and others not.
+pub fn id_field(
+    index: &simtui_engine::Index,
+    name: Option<&str>,
+) -> Result<Option<String>, UsageError> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    let (records, unnamed) = index.unnamed_records();
+    if unnamed == 0 {
+        return Ok(None);
+    }
+    if unnamed == records {
+        return Err(UsageError(format!(
+            "--id-field {name}: no record of the {records} read has it (a JSON Lines field, or an attribute of <REUTERS>); every id would be FILE:LINE"
+        )));
+    }
+    Ok(Some(format!(
+        "simtui: --id-field {name}: {unnamed} of {records} records have none; they are named FILE:LINE"
+    )))
+}

@@ -173,11 +173,12 @@ impl App {
         self.top().keys(&self.session)
     }
 
-    /// Real recall at the tuning panel's s: (found, total), when known for the results
-    /// on screen.
+    /// Real recall at the tuning panel's s: (found, true pairs), in document pairs,
+    /// when known for the results on screen.
     #[cfg(test)]
     pub fn real_recall(&self) -> Option<(usize, usize)> {
-        self.session.real_recall(self.list.tuning().s())
+        let score = self.session.real_recall(self.list.tuning().s())?;
+        Some((score.found as usize, score.truth as usize))
     }
 
     /// The view at `depth`: 0 the list, 1 the first view above it, and so on.
@@ -407,6 +408,13 @@ impl App {
         match out {
             Output::Task(reply) => self.view_done(id, reply),
             out => {
+                if let Output::Indexed {
+                    notice: Some(notice),
+                    ..
+                } = &out
+                {
+                    self.status = Some(notice.clone());
+                }
                 if let Some(replaced) = self.session.done(id, out, &mut self.jobs) {
                     self.show_new_results(replaced);
                 }

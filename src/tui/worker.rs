@@ -130,8 +130,11 @@ pub enum Work {
         corpus: Arc<Corpus>,
         params: Params,
     },
+    /// Signatures of another width, sketch or seed for an index (shingles shared).
     Extend {
         index: Arc<Index>,
+        sketch: simtui_engine::minhash::sketch::SketchKind,
+        seed: u64,
         perms: usize,
     },
     Band {
@@ -153,9 +156,13 @@ pub enum Work {
         index: Arc<Index>,
         floor: f64,
     },
+    /// Scores a banding's pairs against all pairs, as `simtui eval` does.
     Recall {
+        index: Arc<Index>,
         all: Arc<AllPairs>,
-        found: Arc<FoundGroups>,
+        found: Arc<Found>,
+        bands: usize,
+        rows: usize,
     },
     Task(Task),
 }
@@ -185,6 +192,8 @@ pub enum Output {
         /// The corpus walked (a first load), kept for re-indexing.
         corpus: Option<Arc<Corpus>>,
         took: Duration,
+        /// What the user should know about the load (some records lacked `--id-field`).
+        notice: Option<String>,
     },
     Extended(Index),
     Fingerprinted(Fingerprints),
@@ -213,9 +222,12 @@ impl Output {
                 index.num_perm(),
                 took.as_secs_f64()
             ),
-            Output::Extended(index) => {
-                format!("{} hash functions computed in {t:.3} s", index.num_perm())
-            }
+            Output::Extended(index) => format!(
+                "{} {} signatures of {} values in {t:.3} s",
+                index.signatures().rows(),
+                index.params().sketch.name(),
+                index.num_perm()
+            ),
             Output::Fingerprinted(fps) => format!(
                 "{} SimHash fingerprints in {t:.3} s ({} stale)",
                 fps.len(),
@@ -347,6 +359,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         } if !roots.is_empty() => {
             debug_panic("worker");
             let t = Instant::now();
+            let id_field = walk.input.id_field.clone();
             let req = simtui_engine::store::Request {
                 file: store.file,
                 roots,
@@ -363,6 +376,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 );
             }
             Output::Indexed {
+                notice: id_field_notice(&opened.index, id_field.as_deref())?,
                 index: opened.index,
                 corpus: Some(Arc::new(opened.corpus)),
                 took: t.elapsed(),
@@ -391,6 +405,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             let corpus = Arc::new(corpus);
             let index = Index::build((*corpus).clone(), &params, progress)?;
             Output::Indexed {
+                notice: id_field_notice(&index, walk.input.id_field.as_deref())?,
                 index,
                 corpus: Some(corpus),
                 took: t.elapsed(),
@@ -403,11 +418,17 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 index,
                 corpus: None,
                 took: t.elapsed(),
+                notice: None,
             }
         }
         // The original stays in use (on screen, banding) meanwhile: the new index shares
         // its shingle sets rather than copying them (a copy doubled the memory).
-        Work::Extend { index, perms } => Output::Extended(index.extended(perms, progress)?),
+        Work::Extend {
+            index,
+            sketch,
+            seed,
+            perms,
+        } => Output::Extended(index.sketched(sketch, seed, perms, progress)?),
         Work::Fingerprints { index, hasher } => {
             Output::Fingerprinted(Fingerprints::from_index(&index, hasher, progress)?)
         }
@@ -442,9 +463,21 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             };
             Output::AllPairs(all?)
         }
-        Work::Recall { all, found } => Output::Recall(Recall::new(&all, &found)),
+        Work::Recall {
+            index,
+            all,
+            found,
+            bands,
+            rows,
+        } => Output::Recall(Recall::new(&index, &all, &found, bands, rows)),
         Work::Task(task) => Output::Task((task.run)(progress)?),
     })
+}
+
+/// What `--id-field` found, as the commands check it: no record with the field ends the
+/// explorer as a usage error; some without it is a notice for the status line.
+fn id_field_notice(index: &Index, name: Option<&str>) -> Result<Option<String>, JobError> {
+    crate::output::diag::id_field(index, name).map_err(|e| JobError::Usage(e.0))
 }
 
 /// Why a job ended without a result.

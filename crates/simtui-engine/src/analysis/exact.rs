@@ -179,7 +179,7 @@ pub fn shared_pairs(
                     return Err(Cancelled);
                 }
                 let set_a = sets.get(a as usize);
-                for s in set_a {
+                for s in set_a.iter() {
                     let Ok(k) = keys.binary_search(s) else {
                         continue; // in this content only
                     };
@@ -284,7 +284,7 @@ mod tests {
         let mut brute = Vec::new();
         for a in 0..n {
             for b in a + 1..n {
-                let j = jaccard(idx.shingles.get(a as usize), idx.shingles.get(b as usize));
+                let j = jaccard(&idx.shingles.get(a as usize), &idx.shingles.get(b as usize));
                 if j > 0.0 {
                     brute.push((a, b, j));
                 }
@@ -320,7 +320,7 @@ mod tests {
         let mut brute = Vec::new();
         for a in 0..n {
             for b in a + 1..n {
-                let j = jaccard(idx.shingles.get(a), idx.shingles.get(b));
+                let j = jaccard(&idx.shingles.get(a), &idx.shingles.get(b));
                 if j > 0.0 {
                     brute.push((a as u32, b as u32, j));
                 }

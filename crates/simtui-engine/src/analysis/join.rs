@@ -18,7 +18,7 @@
 
 use crate::error::{Error, Result};
 use crate::progress::{Cancelled, Progress, Stage, check};
-use crate::shingle::ShingleSets;
+use crate::shingle::{SetRange, ShingleSets};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 
@@ -125,6 +125,13 @@ pub fn similar_pairs(
         "the floor must be above 0: every pair has J >= 0"
     );
     let total = sets.total();
+    if total > limits.max_shingles {
+        return Err(too_large(format!("{total} shingles")));
+    }
+    // Every set is probed and verified in an order of its own: the join holds them all in
+    // memory (a spilled index's sets are read back, in one piece).
+    let all = sets.range(0, sets.len())?;
+    let sets = &all;
     if total > limits.max_shingles
         || bits_for(total) > MAX_POSITION_BITS
         || sets.len() >= PROBE_ONLY as usize
@@ -154,7 +161,7 @@ pub fn similar_pairs(
 
 /// How many sets hold each shingle occurrence's shingle (saturating at 255), by the
 /// occurrence's position in the sets' data.
-fn frequencies(sets: &ShingleSets, progress: &dyn Progress, n: u64) -> Result<Vec<AtomicU8>> {
+fn frequencies(sets: &SetRange, progress: &dyn Progress, n: u64) -> Result<Vec<AtomicU8>> {
     let total = sets.total();
     let pos_bits = bits_for(total);
     let pos_mask = (1u64 << pos_bits) - 1;
@@ -213,7 +220,7 @@ fn for_runs(keys: &[u64], low_bits: u32, f: impl Fn(&[u64]) + Sync) {
 
 /// The non-empty sets by (size, number): the order sets are probed in, so that a set
 /// only looks back at sets no larger than itself.
-fn by_size(sets: &ShingleSets) -> Vec<u32> {
+fn by_size(sets: &SetRange) -> Vec<u32> {
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&g| !sets.get(g as usize).is_empty())
         .collect();
@@ -230,7 +237,7 @@ struct Prefixes {
 }
 
 impl Prefixes {
-    fn build(sets: &ShingleSets, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
+    fn build(sets: &SetRange, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
         let per: Vec<Vec<(u64, bool)>> = order
             .par_iter()
             .map_init(Vec::new, |shared, &g| {
@@ -346,7 +353,7 @@ fn overlap_at_least(x: &[u64], y: &[u64], need: usize) -> Option<usize> {
 
 /// Probes each set's prefix against the sets before it and verifies the candidates.
 fn probe(
-    sets: &ShingleSets,
+    sets: &SetRange,
     order: &[u32],
     start: &[usize],
     index: &PrefixIndex,
@@ -455,7 +462,7 @@ mod tests {
         let mut out = Vec::new();
         for a in 0..sets.len() {
             for b in a + 1..sets.len() {
-                let j = jaccard(sets.get(a), sets.get(b));
+                let j = jaccard(&sets.get(a), &sets.get(b));
                 if j >= floor {
                     out.push((a as u32, b as u32, j));
                 }
