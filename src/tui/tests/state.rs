@@ -546,6 +546,6 @@ fn a_lower_s_computes_the_exact_pairs_again_down_to_it() {
     assert_eq!(all.pairs, reference.pairs);
     // Known at s = 0.30 now, in document pairs (each content pair at least one).
     let (found, total) = app.real_recall().expect("recall at s = 0.30");
-    assert!(total as usize >= all.at_least(0.3) && all.at_least(0.3) > 0);
+    assert!(total >= all.at_least(0.3) && all.at_least(0.3) > 0);
     assert!(found <= total);
 }
