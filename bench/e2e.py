@@ -7,6 +7,10 @@ the page cache) and prints the median of each stage, documents/s, MB/s and peak 
 
     python3 bench/e2e.py                 # 50,000 documents of ~300 words, 5 runs
     python3 bench/e2e.py --docs 5000 --runs 3 -- -k 3 --bands 32 --rows 4
+    python3 bench/e2e.py --vs /tmp/simtui-old   # this build against another, runs paired
+
+With --vs, the two binaries run in turn (A B A B ...), so a machine that speeds up or
+slows down during the runs affects both; the ratio of walls is taken pair by pair.
 """
 import argparse
 import os
@@ -46,11 +50,15 @@ def main():
     ap.add_argument("--words", type=int, default=300)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--exe", help="the simtui binary to time (default: build this checkout)")
+    ap.add_argument("--vs", help="another simtui binary, timed in turn with the first")
     ap.add_argument("extra", nargs="*", help="flags passed to simtui pairs (after --)")
     a = ap.parse_args()
 
-    run(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
-    exe = os.path.join(ROOT, "target", "release", "simtui")
+    exe = a.exe
+    if exe is None:
+        run(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
+        exe = os.path.join(ROOT, "target", "release", "simtui")
     data = os.path.join(ROOT, "bench", "data", f"gen{a.docs}-w{a.words}-s{a.seed}")
     if not os.path.isdir(data):
         os.makedirs(os.path.dirname(data), exist_ok=True)
@@ -58,6 +66,8 @@ def main():
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs)
 
     cmd = [exe, "pairs", data, "--stats", "--format", "jsonl", *a.extra]
+    if a.vs:
+        return paired(cmd, [a.vs, *cmd[1:]], a.runs, a.docs)
     timed(cmd)  # warm-up: page cache
     results = [timed(cmd) for _ in range(a.runs)]
     walls = [w for w, _, _ in results]
@@ -72,6 +82,24 @@ def main():
     print(f"  {'wall':<8} {w:8.3f} s   (min {min(walls):.3f}, max {max(walls):.3f})")
     print(f"documents/s: {a.docs / w:,.0f}   MB/s: {size / 1e6 / w:,.1f}   peak RSS: {med(rss):.0f} MiB")
     print(results[-1][2], end="")
+
+
+def paired(cmd_a, cmd_b, runs, docs):
+    """Runs A and B in turn; prints each one's medians and the median ratio A/B."""
+    timed(cmd_a)
+    timed(cmd_b)  # warm-up: page cache, both binaries
+    ra, rb = [], []
+    for _ in range(runs):
+        ra.append(timed(cmd_a))
+        rb.append(timed(cmd_b))
+    med = statistics.median
+    for name, cmd, rs in (("A", cmd_a, ra), ("B", cmd_b, rb)):
+        walls = [w for w, _, _ in rs]
+        print(f"{name}: {cmd[0]}: wall median {med(walls):.3f} s (min {min(walls):.3f}, "
+              f"max {max(walls):.3f}), peak RSS median {med(r for _, r, _ in rs):.0f} MiB, "
+              f"{docs / med(walls):,.0f} documents/s")
+    ratios = [x[0] / y[0] for x, y in zip(ra, rb)]
+    print(f"wall A/B pair by pair: median {med(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,12 @@ enum Command {
     Index(cli::index_cmd::IndexCmdArgs),
     /// Print the similarity matrix of a few documents
     Matrix(cli::matrix::MatrixArgs),
+    /// Write each document's band keys, signature and shingles for another engine
+    Sketch(cli::sketch::SketchArgs),
+    /// Print two documents side by side, their differences marked
+    Diff(cli::diff::DiffArgs),
+    /// Print each document's SimHash fingerprint in hexadecimal
+    Fingerprint(cli::fingerprint::FingerprintArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish
     Completions(cli::completions::CompletionsArgs),
     /// Print the man page (roff), simtui's or a command's
@@ -62,14 +68,17 @@ fn main() -> ExitCode {
         Err(e) => return cli::exit_code(Err(e.into())),
     };
     let result = match &cli.command {
-        Some(Command::Pairs(a)) => cli::pairs::run(a),
+        Some(Command::Pairs(a)) => cli::pairs::run(a, &startup),
         Some(Command::Curve(a)) => cli::curve::run(a),
         Some(Command::Eval(a)) => cli::eval::run(a),
         Some(Command::Gen(a)) => cli::generate::run(a),
         Some(Command::Query(a)) => cli::query::run(a),
-        Some(Command::Clusters(a)) => cli::clusters::run(a),
-        Some(Command::Dedup(a)) => cli::dedup::run(a),
+        Some(Command::Clusters(a)) => cli::clusters::run(a, &startup),
+        Some(Command::Dedup(a)) => cli::dedup::run(a, &startup),
         Some(Command::Matrix(a)) => cli::matrix::run(a),
+        Some(Command::Sketch(a)) => cli::sketch::run(a),
+        Some(Command::Fingerprint(a)) => cli::fingerprint::run(a),
+        Some(Command::Diff(a)) => cli::diff::run(a),
         Some(Command::Index(a)) => cli::index_cmd::run(a),
         Some(Command::Completions(a)) => cli::completions::run(a, cli::help::command::<Cli>()),
         Some(Command::Man(a)) => cli::man::run(a, cli::help::command::<Cli>()),

@@ -585,3 +585,158 @@ fn a_resize_storm_ends_in_a_correct_frame() {
     t.send("q");
     assert!(t.wait_exit().success());
 }
+
+#[test]
+fn sigquit_while_indexing_restores_the_terminal() {
+    signal_while_indexing("-QUIT");
+}
+
+/// The state letter of a process (`T` when stopped), from /proc.
+#[cfg(target_os = "linux")]
+fn process_state(pid: u32) -> char {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // "pid (comm) S ...": the letter after the command's closing parenthesis.
+    stat.rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next())
+        .unwrap_or('?')
+}
+
+/// SIGTSTP (as `kill -TSTP` sends it; Ctrl-Z is a key in raw mode) suspends the
+/// explorer as a shell job: the terminal restored before it stops; SIGCONT (`fg`) takes
+/// the terminal back in raw mode and redraws the whole frame. Issue 20: it resumed in
+/// cooked mode, undrawn, echoing keys.
+#[cfg(target_os = "linux")]
+#[test]
+fn sigtstp_suspends_and_sigcont_resumes_drawn_in_raw_mode() {
+    let dir = corpus(80);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.stable();
+    let pid = t.child.process_id().unwrap();
+    signal(&t, "-TSTP");
+    t.wait_until("the main screen", |s| !s.alternate_screen());
+    let deadline = Instant::now() + TIMEOUT;
+    while process_state(pid) != 'T' && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(process_state(pid), 'T', "stopped");
+    t.with_screen(|s| assert!(!s.hide_cursor(), "cursor shown while stopped"));
+    signal(&t, "-CONT");
+    t.wait_until("the alternate screen again", |s| s.alternate_screen());
+    t.wait_for("candidates");
+    t.stable();
+    assert!(t.row(ROWS - 1).contains("Enter diff"), "{}", t.screen());
+    // One key, no Enter, is acted on: raw mode again.
+    t.send("q");
+    assert!(t.wait_exit().success());
+}
+
+/// After b, r and sketch keys there and back, the export of the list is byte for byte
+/// what `simtui pairs` writes at the settings in force (issue 15: OPH signatures of 160
+/// bins, kept after 17 × 8, used to be banded at 16 × 8 again).
+#[test]
+fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
+    let dir = corpus(200);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.stable();
+    // 16×9, 17×9, classic MinHash, 17×8, OPH again (136 bins), 16×8.
+    for key in ["r", "b", "o", "R", "o", "B"] {
+        t.send(key);
+    }
+    t.wait_until("16 × 8 banded", |s| {
+        let c = s.contents();
+        c.contains("b=16 r=8 · k=5") && !c.contains("banding ") && !c.contains("sketching")
+    });
+    t.stable();
+    let out = dir.path().join("listed.jsonl");
+    t.send("e");
+    t.wait_for("simtui-pairs.csv");
+    t.send(&out.display().to_string());
+    t.send(ENTER);
+    t.wait_for("wrote ");
+    t.send("q");
+    assert!(t.wait_exit().success(), "{}", t.screen());
+
+    let exported = std::fs::read_to_string(&out).unwrap();
+    let pairs = std::process::Command::new(BIN)
+        .args(["pairs", &p, "-b", "16", "-r", "8", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(pairs.status.success());
+    let expected = String::from_utf8(pairs.stdout).unwrap();
+    assert!(expected.lines().count() > 10, "{expected}");
+    assert_eq!(exported, expected);
+}
+
+/// The tuning panel's counts are `simtui eval`'s on the same corpus and banding: true
+/// pairs and found in document pairs, real recall, and the S-curve recall averaged over
+/// the pairs with J ≥ s (issue 15: the panel counted distinct contents, and set the
+/// curve's value at s beside a recall over all pairs).
+#[test]
+fn the_tuning_panels_counts_are_evals() {
+    let dir = corpus(200);
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("candidates");
+    t.send("t");
+    t.wait_for("real recall J≥s");
+    let screen = t.stable();
+    t.send("q");
+    assert!(t.wait_exit().success());
+    // "0.998" after "label ... = ", and "459 of 460 pairs J≥0.80".
+    let value = |label: &str| -> String {
+        let at = screen
+            .find(label)
+            .unwrap_or_else(|| panic!("{label}:\n{screen}"));
+        let rest = &screen[at + label.len()..];
+        rest.split('=')
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let counts = screen
+        .lines()
+        .find(|l| l.contains("pairs J≥0.80"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let words: Vec<&str> = counts.split_whitespace().collect();
+    let of = words.iter().position(|w| *w == "of").unwrap();
+    let number = |w: &str| w.replace(',', "").parse::<u64>().unwrap();
+    let (found, truth) = (number(words[of - 1]), number(words[of + 1]));
+
+    let out = std::process::Command::new(BIN)
+        .args(["eval", &p, "-b", "16", "-r", "8", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["threshold"] == 0.8)
+        .expect("eval at 0.8");
+    assert!(truth > 10, "{screen}");
+    assert_eq!(
+        (found, truth),
+        (
+            line["found"].as_u64().unwrap(),
+            line["true_pairs"].as_u64().unwrap()
+        )
+    );
+    let three = |v: &serde_json::Value| format!("{:.3}", v.as_f64().unwrap());
+    assert_eq!(value("real recall J≥s"), three(&line["recall"]), "{screen}");
+    assert_eq!(
+        value("S-curve recall J≥s"),
+        three(&line["predicted_recall"]),
+        "{screen}"
+    );
+}

@@ -518,3 +518,43 @@ fn clusters_and_query_name_records_by_id() {
     let dupes = ok(&["clusters", &c, "-t", "0.9", "--dupes", "-k", "3"]);
     assert_eq!(dupes.trim(), "sub/part-0002.ndjson:2");
 }
+
+#[test]
+fn an_id_field_no_record_has_is_an_error_and_one_some_lack_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = jsonl_corpus(dir.path());
+    // Misspelt: no record has it. Exit 2, one line, nothing on stdout.
+    let out = simtui(&["pairs", &c, "--id-field", "ident", "--format", "jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--id-field ident: no record"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    // Some records have it: a warning, and the rest are named FILE:LINE.
+    let mixed = dir.path().join("mixed");
+    fs::create_dir_all(&mixed).unwrap();
+    fs::write(
+        mixed.join("m.jsonl"),
+        [
+            line("a1", A),
+            r#"{"text": "no id here at all"}"#.to_string(),
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let out = simtui(&[
+        "pairs",
+        mixed.to_str().unwrap(),
+        "--id-field",
+        "id",
+        "--format",
+        "jsonl",
+    ]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--id-field id: 1 of 2 records have none"),
+        "{err}"
+    );
+}

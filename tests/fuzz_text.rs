@@ -8,7 +8,7 @@ use simtui_engine::index::{Index, Params};
 use simtui_engine::progress::Silent;
 use simtui_engine::shingle::{content_hash, shingle_set};
 use simtui_engine::source::{Corpus, SkipReason, decode};
-use simtui_engine::text::{TextOptions, Tokenizer, Unit, tokens};
+use simtui_engine::text::{Language, TextOptions, Tokenizer, Unit, tokens};
 
 /// Bytes that look like files: arbitrary bytes, UTF-8 text, BOMs, NULs, CRLF, UTF-16.
 fn file_bytes() -> impl Strategy<Value = Vec<u8>> {
@@ -27,13 +27,24 @@ fn file_bytes() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn options() -> impl Strategy<Value = TextOptions> {
-    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(c, keep_case, stopwords)| {
-        TextOptions {
-            unit: if c { Unit::Char } else { Unit::Word },
-            keep_case,
-            stopwords,
-        }
-    })
+    (
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(c, keep_case, stopwords, stem, letters_only)| {
+            // German: stop words and a stemmer with non-ASCII letters.
+            let lang = stopwords.then_some(Language::German);
+            TextOptions {
+                unit: if c { Unit::Char } else { Unit::Word },
+                keep_case,
+                stopwords: lang,
+                stem: stem.then_some(Language::German),
+                letters_only,
+            }
+        })
 }
 
 proptest! {

@@ -839,3 +839,184 @@ fn many_near_identical_copies_are_reported_capped_and_clustered() {
     .unwrap();
     assert_eq!(first["size"], n, "one cluster of every copy");
 }
+
+/// Runs `sh -c SCRIPT` with `$BIN` set to simtui's binary; returns how it ended.
+#[cfg(unix)]
+fn sh(script: &str) -> std::process::Output {
+    Command::new("sh")
+        .args(["-c", script])
+        .env("BIN", BIN)
+        .output()
+        .unwrap()
+}
+
+/// Issue 20, item 6: a closed pipe ends any command quietly (exit 0, nothing on stderr);
+/// a full stdout is one line and exit 1; a stdout closed at the start is exit 1, not
+/// output lost with exit 0; stderr on a full disk changes no exit status.
+#[cfg(unix)]
+#[test]
+fn output_ends_and_failures_give_one_line_and_the_right_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..400 {
+        fs::write(dir.path().join(format!("{i:03}.txt")), TEXT).unwrap();
+    }
+    let d = s(dir.path());
+    // `| true`: the reader is gone at once; 20 runs, as the failure was intermittent.
+    for run in 0..20 {
+        for cmd in [
+            "\"$BIN\" curve --steps 5000",
+            "\"$BIN\" --help",
+            "\"$BIN\" man",
+        ] {
+            let out = sh(&format!("{cmd} | true; echo $?"));
+            let status = String::from_utf8_lossy(&out.stdout);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(status.trim(), "0", "run {run}: {cmd}: {err}");
+            assert!(err.is_empty(), "run {run}: {cmd}: {err}");
+        }
+    }
+    for cmd in [
+        "curve".to_string(),
+        "--help".to_string(),
+        format!("pairs --no-config {d}"),
+        "completions bash".to_string(),
+    ] {
+        let out = sh(&format!("\"$BIN\" {cmd} > /dev/full"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{cmd} > /dev/full: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("No space left on device"), "{err}");
+    }
+    let out = sh(&format!("\"$BIN\" pairs --no-config {d} >&-"));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("closed"));
+    // `> /dev/null` is a choice, not a closed stdout; so is /dev/null opened read-write
+    // (Python's subprocess.DEVNULL), which is what the standard library puts in place of
+    // a closed stdout.
+    assert!(
+        sh(&format!("\"$BIN\" pairs --no-config {d} > /dev/null"))
+            .status
+            .success()
+    );
+    assert!(
+        sh(&format!("\"$BIN\" pairs --no-config {d} 1<>/dev/null"))
+            .status
+            .success()
+    );
+    for (cmd, code) in [
+        (format!("pairs --no-config --stats {d}"), 0),
+        (format!("pairs --no-config -vv {d}"), 0),
+        ("pairs --no-such-flag".to_string(), 2),
+    ] {
+        let out = sh(&format!("\"$BIN\" {cmd} 2>/dev/full >/dev/null"));
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{cmd} with stderr on /dev/full"
+        );
+    }
+}
+
+/// Issue 20, item 6: a disk that fills while `simtui index` writes is a failure (exit 1,
+/// one line), not a usage error, and leaves neither the index nor its temporary file.
+/// The full disk is a file-size limit here (`ulimit -f`, with SIGXFSZ ignored: the
+/// write fails as it would on a full disk).
+#[cfg(unix)]
+#[test]
+fn a_full_disk_during_index_is_a_failure_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    fs::create_dir(&c).unwrap();
+    for i in 0..200 {
+        fs::write(
+            c.join(format!("{i:03}.txt")),
+            format!("{TEXT} {i} and more words"),
+        )
+        .unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let idx = out_dir.join("c.idx");
+    let out = sh(&format!(
+        "trap '' XFSZ; ulimit -f 8; exec \"$BIN\" index --no-config {} -o {}",
+        s(&c),
+        s(&idx)
+    ));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(
+        fs::read_dir(&out_dir).unwrap().count(),
+        0,
+        "nothing left in {out_dir:?}"
+    );
+}
+
+/// Issue 20, item 4: names reach a terminal's tables with their control characters shown
+/// as escapes (an OSC title sequence, colours, newlines, carriage returns); a name that
+/// holds `\xFF` as text and one that holds the byte 0xFF keep distinct ids.
+#[cfg(unix)]
+#[test]
+fn control_characters_in_names_never_reach_the_terminal() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let names: [&[u8]; 5] = [
+        b"osc\x1b]0;PWNED\x07.txt",
+        b"red\x1b[31m.txt",
+        b"two\nlines.txt",
+        b"back\rwards.txt",
+        b"plain.txt",
+    ];
+    for n in names {
+        fs::write(d.join(std::ffi::OsStr::from_bytes(n)), TEXT).unwrap();
+    }
+    for args in [
+        vec!["pairs", "--format", "table"],
+        vec!["clusters", "-t", "0.5", "--format", "table"],
+        vec!["query", "--format", "table", "plain.txt"],
+    ] {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("--no-config")
+            .args(&args[..1])
+            .arg(s(d))
+            .args(&args[1..]);
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        // Only the line ends are control characters: no escape, BEL or CR got through.
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{args:?}: {text:?}"
+        );
+        assert!(text.contains("osc\\e]0;PWNED\\x07.txt"), "{text}");
+        assert!(text.contains("two\\nlines.txt"), "{text}");
+    }
+    // Ids: the text `\xFF` and the byte 0xFF stay apart.
+    let ids = tempfile::tempdir().unwrap();
+    fs::write(
+        ids.path().join(std::ffi::OsStr::from_bytes(b"x\\xFF.txt")),
+        TEXT,
+    )
+    .unwrap();
+    fs::write(
+        ids.path().join(std::ffi::OsStr::from_bytes(b"x\xFF.txt")),
+        TEXT,
+    )
+    .unwrap();
+    let out = ok(&["pairs", "--no-config", s(ids.path()), "--format", "jsonl"]);
+    let pair: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_ne!(pair["a"], pair["b"], "{out}");
+    let mut both = [pair["a"].as_str().unwrap(), pair["b"].as_str().unwrap()];
+    both.sort_unstable();
+    assert_eq!(both, ["x\\\\xFF.txt", "x\\xFF.txt"]);
+}

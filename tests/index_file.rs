@@ -98,18 +98,18 @@ fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
     );
 }
 
-/// Issue 20, item 3: a file that could not be read when the index was saved is read
-/// once it can be (a permission restored changes its status-change time, not its
-/// modification time): the results are those of a fresh run.
+/// Sets a file's or folder's permission bits.
 #[cfg(unix)]
-#[test]
-fn a_file_unreadable_when_indexed_is_read_once_it_can_be() {
+fn mode(p: &Path, m: u32) {
     use std::os::unix::fs::PermissionsExt;
-    if unprivileged().is_none() {
-        println!("skipped: running as root and `setpriv` cannot drop to nobody");
-        return;
-    }
-    let mode = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+    fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+}
+
+/// A small corpus that the user `nobody` can read and write in (for the runs where
+/// permissions must bite: see `unprivileged`); None when simtui can't be run as nobody.
+#[cfg(unix)]
+fn corpus_for_nobody() -> Option<(tempfile::TempDir, Corpus)> {
+    unprivileged()?;
     let dir = tempfile::tempdir().unwrap();
     mode(dir.path(), 0o777);
     let c = small_corpus(dir.path());
@@ -117,6 +117,19 @@ fn a_file_unreadable_when_indexed_is_read_once_it_can_be() {
         let e = e.unwrap();
         mode(e.path(), if e.file_type().is_dir() { 0o777 } else { 0o644 });
     }
+    Some((dir, c))
+}
+
+/// Issue 20, item 3: a file that could not be read when the index was saved is read
+/// once it can be (a permission restored changes its status-change time, not its
+/// modification time): the results are those of a fresh run.
+#[cfg(unix)]
+#[test]
+fn a_file_unreadable_when_indexed_is_read_once_it_can_be() {
+    let Some((dir, c)) = corpus_for_nobody() else {
+        println!("skipped: running as root and `setpriv` cannot drop to nobody");
+        return;
+    };
     let idx = dir.path().join("c.idx");
     let run = |args: &[&str]| {
         let mut cmd = unprivileged().expect("checked above");
@@ -292,13 +305,13 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
         assert_rejected(&corpus, &bad, &format!("flip at {i}"));
     }
     let mut other = good.clone();
-    other[8] = 3; // the format before file records held the status-change time
+    other[8] = 4; // the format before the header held the stemmer and letters-only
     fs::write(&bad, &other).unwrap();
-    assert_rejected(&corpus, &bad, "version 3");
+    assert_rejected(&corpus, &bad, "version 4");
     let err = String::from_utf8_lossy(&simtui(&["pairs", &corpus, "--index", s(&bad)]).stderr)
         .to_string();
     assert!(
-        err.contains("another version of simtui (index format 3; this simtui reads format 4)"),
+        err.contains("another version of simtui (index format 4; this simtui reads format 5)"),
         "{err}"
     );
     fs::write(&bad, b"hello, not an index at all").unwrap();
@@ -500,19 +513,10 @@ fn temporary_files_of_dead_writers_are_removed() {
 #[cfg(unix)]
 #[test]
 fn a_file_that_cannot_be_stated_does_not_make_every_run_rewrite_the_index() {
-    use std::os::unix::fs::PermissionsExt;
-    if unprivileged().is_none() {
+    let Some((dir, c)) = corpus_for_nobody() else {
         println!("skipped: running as root and `setpriv` cannot drop to nobody");
         return;
-    }
-    let mode = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    mode(dir.path(), 0o777);
-    let c = small_corpus(dir.path());
-    for e in walkdir::WalkDir::new(&c.root) {
-        let e = e.unwrap();
-        mode(e.path(), if e.file_type().is_dir() { 0o777 } else { 0o644 });
-    }
+    };
     // A folder that can be listed but not entered: its files can't be stat'ed.
     let shut = c.root.join("shut");
     fs::create_dir(&shut).unwrap();

@@ -113,25 +113,55 @@ fn threshold_and_formats() {
     let corpus = dir.path().join("corpus");
     let c = corpus.to_str().unwrap();
     let all = parse_jsonl(&simtui(&["pairs", c, "--format", "jsonl"]).stdout);
-    let high =
-        parse_jsonl(&simtui(&["pairs", c, "--format", "jsonl", "--threshold", "0.8"]).stdout);
+    // The same banding (16x8: its S-curve at 0.8 is 0.947, so no banding is chosen).
+    let high = parse_jsonl(
+        &simtui(&[
+            "pairs",
+            c,
+            "--format",
+            "jsonl",
+            "--threshold",
+            "0.8",
+            "-b",
+            "16",
+            "-r",
+            "8",
+        ])
+        .stdout,
+    );
     assert!(high.len() < all.len());
     assert!(high.iter().all(|p| p.jaccard >= 0.8));
     assert_eq!(high.len(), all.iter().filter(|p| p.jaccard >= 0.8).count());
 
-    let csv = simtui(&["pairs", c, "--format", "csv", "--threshold", "0.8"]);
+    let csv = simtui(&[
+        "pairs",
+        c,
+        "--format",
+        "csv",
+        "--threshold",
+        "0.8",
+        "-b",
+        "16",
+        "-r",
+        "8",
+    ]);
     let text = String::from_utf8(csv.stdout).unwrap();
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some("a,b,jaccard,estimate"));
     assert_eq!(lines.count(), high.len());
 
-    let table =
-        String::from_utf8(simtui(&["pairs", c, "--format", "table", "-t", "0.8"]).stdout).unwrap();
+    let table = String::from_utf8(
+        simtui(&[
+            "pairs", c, "--format", "table", "-t", "0.8", "-b", "16", "-r", "8",
+        ])
+        .stdout,
+    )
+    .unwrap();
     assert!(table.starts_with("  rank  jaccard  estimate"));
     assert_eq!(table.lines().count(), high.len() + 1);
 
     // Piped without --format: JSON Lines.
-    let piped = simtui(&["pairs", c, "-t", "0.8"]);
+    let piped = simtui(&["pairs", c, "-t", "0.8", "-b", "16", "-r", "8"]);
     assert_eq!(parse_jsonl(&piped.stdout).len(), high.len());
 }
 
@@ -323,4 +353,104 @@ fn eval_measures_recall_against_brute_force_and_a_truth_file() {
             .unwrap()
     };
     assert!(r(16, 0.5) >= r(1, 0.5));
+}
+
+#[test]
+fn eval_reads_back_the_truth_it_writes_and_sweeps_over_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    make_corpus(dir.path(), 400, 5);
+    let corpus = dir.path().join("corpus");
+    let c = corpus.to_str().unwrap();
+    let written = dir.path().join("exact.jsonl");
+    let run = |args: &[&str]| {
+        let out = simtui(args);
+        assert!(
+            out.status.success(),
+            "simtui {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        common::jsonl(&String::from_utf8(out.stdout).unwrap())
+    };
+    let exact = run(&[
+        "eval",
+        c,
+        "--format",
+        "jsonl",
+        "--write-truth",
+        written.to_str().unwrap(),
+    ]);
+    // One format both ways: the file written is a truth file eval takes (it has no
+    // "edit" or "rate", which only gen's files have).
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(!text.is_empty() && !text.contains("\"edit\""));
+    let from_file = run(&[
+        "eval",
+        c,
+        "--format",
+        "jsonl",
+        "--truth",
+        written.to_str().unwrap(),
+    ]);
+    // The file lists every pair with J >= 0.5: scored against it, the counts are the
+    // exact truth's at 0.5.
+    let at = |rows: &[serde_json::Value], t: f64, k: &str| {
+        rows.iter().find(|r| r["threshold"] == t).unwrap()[k].clone()
+    };
+    assert_eq!(
+        at(&from_file, 0.5, "true_pairs"),
+        at(&exact, 0.5, "true_pairs")
+    );
+    assert_eq!(at(&from_file, 0.5, "found"), at(&exact, 0.5, "found"));
+
+    // --sweep with --runs: every setting is scored in every run (seeds 1 and 2).
+    let sweep = run(&[
+        "eval",
+        c,
+        "--sweep",
+        "--bandings",
+        "16x8,8x4",
+        "--runs",
+        "2",
+        "--format",
+        "jsonl",
+    ]);
+    for (b, r) in [(16, 8), (8, 4)] {
+        let rows: Vec<_> = sweep
+            .iter()
+            .filter(|x| x["sweep"] == true && x["bands"] == b && x["rows"] == r)
+            .collect();
+        assert_eq!(rows.len(), 10, "5 thresholds x 2 runs at {b}x{r}");
+        let seeds: HashSet<u64> = rows.iter().map(|x| x["seed"].as_u64().unwrap()).collect();
+        assert_eq!(seeds, HashSet::from([1, 2]));
+    }
+    // The table says mean ± sd for each setting.
+    let table = String::from_utf8(
+        simtui(&[
+            "eval",
+            c,
+            "--sweep",
+            "--bandings",
+            "16x8",
+            "--runs",
+            "2",
+            "--format",
+            "table",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("16    8"))
+        .unwrap();
+    assert!(row.matches('±').count() >= 6, "{table}");
+    assert!(table.contains("mean ± sd over 2 runs"), "{table}");
+    // A sweep setting is what `pairs` finds at it: 8 x 4 on 32 bins, not on 128.
+    let pairs_8x4 = simtui(&["pairs", c, "-b", "8", "-r", "4", "--format", "jsonl"]);
+    let candidates = common::jsonl(&String::from_utf8(pairs_8x4.stdout).unwrap()).len() as u64;
+    let seed1 = sweep
+        .iter()
+        .find(|x| x["sweep"] == true && x["bands"] == 8 && x["seed"] == 1)
+        .unwrap();
+    assert_eq!(seed1["candidates"].as_u64().unwrap(), candidates);
 }

@@ -446,7 +446,10 @@ fn clusters_fail_empty_exits_1_only_without_a_cluster() {
         String::from_utf8(none.stdout).unwrap(),
         "0 clusters, 0 documents, 0 duplicates (* kept)\n"
     );
-    assert!(none.stderr.is_empty(), "quiet without -v");
+    // Quiet without -v, but for the banding chosen for -t (one line).
+    let err = String::from_utf8(none.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("-t 0.5 without -b/-r: banding"), "{err}");
     let told = simtui(&["clusters", c, "-t", "0.5", "--fail-empty", "--dupes", "-v"]);
     assert_eq!(told.status.code(), Some(1));
     assert!(told.stdout.is_empty());

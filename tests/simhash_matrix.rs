@@ -334,7 +334,7 @@ fn bad_matrix_and_simhash_flags_exit_2() {
 
     assert_usage_error(&["matrix", m, "--measure", "cosine"]);
     assert_usage_error(&["matrix", m, "--bits", "64"]);
-    assert_usage_error(&["matrix", m, "--measure", "simhash", "--bits", "32"]);
+    assert_usage_error(&["matrix", m, "--measure", "simhash", "--bits", "12"]);
     assert_usage_error(&["matrix", "/no/such/simtui/folder"]);
     assert_usage_error(&["pairs", m, "--method", "simhash", "--bits", "100"]);
     assert_usage_error(&["pairs", m, "--method", "simhash", "--max-distance", "32"]);

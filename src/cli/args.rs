@@ -6,10 +6,11 @@ use clap::{Arg, Args, Command, ValueEnum};
 use simtui_engine::analysis::method::Method;
 use simtui_engine::index::Params;
 use simtui_engine::minhash::sketch::SketchKind;
+use simtui_engine::ooc::Budget;
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::source::WalkOptions;
 use simtui_engine::source::{InputFormat, InputOptions, SgmlText};
-use simtui_engine::text::{TextOptions, Unit};
+use simtui_engine::text::{Language, TextOptions, Unit};
 use std::path::PathBuf;
 
 // The value enums have no doc comments on their variants: clap would print them as a
@@ -74,9 +75,31 @@ pub struct IndexArgs {
     /// Keep letter case (default: lowercase)
     #[arg(help_heading = INDEX_HEADING, long)]
     pub keep_case: bool,
-    /// Drop a built-in list of English stop words
+    /// Drop stop words (bare: English; =LANG: LANG's)
+    ///
+    /// A bare --stopwords drops the built-in English list. --stopwords=LANG drops NLTK's
+    /// list of LANG, by name or ISO 639-1 code: albanian, arabic, azerbaijani, basque,
+    /// belarusian, bengali, catalan, chinese, danish, dutch, english, finnish, french,
+    /// german, greek, hebrew, hungarian, indonesian, italian, kazakh, nepali, norwegian,
+    /// portuguese, romanian, russian, slovenian, spanish, swedish, tajik, tamil, turkish,
+    /// uzbek. none: keep them. Words only, matched after lowercasing (unless
+    /// --keep-case), before stemming.
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "LANG", num_args = 0..=1, require_equals = true, default_value = "none", default_missing_value = "english", value_parser = stopword_language)]
+    pub stopwords: LangChoice,
+    /// Reduce words to their Snowball stems in LANG
+    ///
+    /// The Snowball stemmers: arabic, danish, dutch, english (Porter's second
+    /// algorithm), finnish, french, german, greek, hungarian, italian, norwegian,
+    /// portuguese, romanian, russian, spanish, swedish, tamil, turkish, by name or ISO
+    /// 639-1 code. none: no stemming. Words only, after stop words are dropped.
+    #[arg(help_heading = INDEX_HEADING, long, value_name = "LANG", default_value = "none", value_parser = stem_language)]
+    pub stem: LangChoice,
+    /// Drop words that hold a digit, or no letter (e.g. 1987, B2B, 3.5)
+    ///
+    /// As the studies of Reuters-21578 clean their text (the tm package's removeNumbers):
+    /// a word with any digit, or without any letter, is not a token. Words only.
     #[arg(help_heading = INDEX_HEADING, long)]
-    pub stopwords: bool,
+    pub letters_only: bool,
     /// LSH bands (b)
     #[arg(help_heading = INDEX_HEADING, short = 'b', long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub bands: u32,
@@ -201,7 +224,9 @@ impl IndexArgs {
                     UnitArg::Char => Unit::Char,
                 },
                 keep_case: self.keep_case,
-                stopwords: self.stopwords,
+                stopwords: self.stopwords.0,
+                stem: self.stem.0,
+                letters_only: self.letters_only,
             },
             k: self.k as usize,
             seed: self.seed,
@@ -214,6 +239,38 @@ impl IndexArgs {
             min_words: self.min_words,
         }
     }
+}
+
+/// A language chosen for `--stopwords` or `--stem`, or none (`none`, to turn off what
+/// the config file turns on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LangChoice(pub Option<Language>);
+
+/// A language by name or ISO code, or `none`.
+fn language_choice(s: &str, what: &str, langs: &[Language]) -> Result<LangChoice, String> {
+    if matches!(s.trim().to_lowercase().as_str(), "none" | "off") {
+        return Ok(LangChoice(None));
+    }
+    match Language::parse(s).filter(|l| langs.contains(l)) {
+        Some(l) => Ok(LangChoice(Some(l))),
+        None => {
+            let names: Vec<&str> = langs.iter().map(|l| l.name()).collect();
+            Err(format!(
+                "no {what} for {s:?}; one of: {}, or none",
+                names.join(", ")
+            ))
+        }
+    }
+}
+
+fn stopword_language(s: &str) -> Result<LangChoice, String> {
+    let all: Vec<Language> = Language::all().collect();
+    language_choice(s, "stop-word list", &all)
+}
+
+fn stem_language(s: &str) -> Result<LangChoice, String> {
+    let stemmed: Vec<Language> = Language::stemmed().collect();
+    language_choice(s, "Snowball stemmer", &stemmed)
 }
 
 /// The most hash functions (b·r) any command computes: 4,096 × 4 bytes a content is
@@ -305,6 +362,8 @@ fn takes_config(key: &str, arg: &Arg) -> bool {
         // Every --threshold that has a default (pairs, eval), but not curve's: there a
         // threshold switches from drawing a curve to recommending a banding.
         "threshold" => !arg.get_default_values().is_empty(),
+        // MemoryArgs' flags, also set in the `[index]` section.
+        "memory" | "tmp_dir" => arg.get_help_heading() == Some(MEMORY_HEADING),
         // The flags of IndexArgs, and not a flag of the same name elsewhere (gen --seed
         // seeds the corpus, not the hash functions).
         _ => arg.get_help_heading() == Some(INDEX_HEADING),
@@ -372,7 +431,7 @@ pub struct MethodArgs {
     /// SimHash fingerprints at most --max-distance bits apart (--bits, --weight).
     #[arg(long, value_enum, default_value_t = MethodArg::Minhash, hide_possible_values = true)]
     pub method: MethodArg,
-    /// SimHash fingerprint width in bits: 64 or 128 [default: 64]
+    /// SimHash fingerprint width in bits: 8, 16, 32, 64 or 128 [default: 64]
     #[arg(long, value_parser = bits_parser(), hide_possible_values = true)]
     pub bits: Option<u32>,
     /// SimHash token weights: tf or idf [default: idf]
@@ -383,15 +442,19 @@ pub struct MethodArgs {
     pub weight: Option<WeightArg>,
     /// SimHash: the largest Hamming distance of a candidate pair
     ///
-    /// [default: 3 of 64 bits and 6 of 128 with tf weights, 10 and 20 with idf]
+    /// [default: 3 of 64 bits and 6 of 128 with tf weights, 10 and 20 with idf; the
+    /// same fraction of narrower fingerprints, rounded: 0, 1, 1 of 8, 16, 32 bits with
+    /// tf, 1, 2, 5 with idf]
     #[arg(long, value_name = "D")]
     pub max_distance: Option<u32>,
 }
 
-/// 64 or 128, as a number.
+/// A SimHash width (8, 16, 32, 64 or 128), as a number.
 pub fn bits_parser() -> impl clap::builder::TypedValueParser<Value = u32> {
     use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(["64", "128"]).map(|s| s.parse::<u32>().unwrap())
+    use simtui_engine::simhash::fingerprint::WIDTHS;
+    clap::builder::PossibleValuesParser::new(WIDTHS.map(|b| b.to_string()))
+        .map(|s| s.parse::<u32>().expect("one of WIDTHS"))
 }
 
 impl MethodArgs {
@@ -438,4 +501,93 @@ impl MethodArgs {
         }
         params
     }
+}
+
+/// The help heading of [`MemoryArgs`]' flags (the config file's `[index]` section sets
+/// the defaults of `--memory` and `--tmp-dir` too).
+pub const MEMORY_HEADING: &str = "Memory and progress";
+
+/// How much memory a run may use, where what does not fit goes, and whether progress is
+/// drawn: every command that indexes takes them (one group, so a new command adds one
+/// line).
+#[derive(Args, Clone, Debug, Default)]
+pub struct MemoryArgs {
+    /// Memory to use, e.g. 2G; past it, work spills to temporary files
+    ///
+    /// The index (shingle sets, signatures) and the search's work (band keys, sorts)
+    /// keep within it; what does not fit goes to temporary files, with the same output.
+    /// A number of bytes, or with K, M, G or T (powers of 1024). [default: a quarter of
+    /// the machine's memory]
+    #[arg(help_heading = MEMORY_HEADING, long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
+    /// Folder for temporary files [default: the system's]
+    ///
+    /// Work past --memory goes there (files the system removes when simtui ends,
+    /// however it ends), never into the corpus.
+    #[arg(help_heading = MEMORY_HEADING, long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
+    /// Draw no progress bars on stderr
+    ///
+    /// Long runs draw per-stage progress on stderr when it is a terminal, after a second.
+    #[arg(help_heading = MEMORY_HEADING, short = 'q', long)]
+    pub quiet: bool,
+}
+
+impl MemoryArgs {
+    /// The memory budget: `--memory`, else a quarter of the machine's (no limit when the
+    /// machine's is unknown).
+    pub fn budget(&self) -> Budget {
+        let bytes = self
+            .memory
+            .or_else(|| simtui_engine::memory::physical().map(|m| m / 4))
+            .unwrap_or(u64::MAX);
+        Budget::new(bytes, self.tmp_dir.clone())
+    }
+
+    /// The run's progress (bars on a terminal, `-vv` stage times) and memory budget,
+    /// the flags checked first: what a command calls before it indexes.
+    pub fn run(&self) -> Result<crate::output::progress::Run, UsageError> {
+        self.check()?;
+        Ok(crate::output::progress::Run::start(
+            self.budget(),
+            self.quiet,
+        ))
+    }
+
+    /// Checks what clap cannot: the temporary folder is a folder.
+    pub fn check(&self) -> Result<(), UsageError> {
+        match &self.tmp_dir {
+            Some(dir) if !dir.is_dir() => Err(UsageError(format!(
+                "--tmp-dir {}: not a folder",
+                dir.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A size in bytes: a number, maybe with a point, and K, M, G or T (powers of 1024;
+/// "KB", "KiB" and lowercase too).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return Err(format!("{text:?}: a size like 512M or 2G")),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?}: a size like 512M or 2G"))?;
+    let bytes = value * scale as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(format!("{text:?}: too large"));
+    }
+    Ok(bytes as u64)
 }

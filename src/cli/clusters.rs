@@ -2,7 +2,7 @@
 //! cluster with the member to keep. With `--dupes`, the list of the others, one path per
 //! line, for a delete or move step of the user's own: simtui never changes a file.
 
-use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, LinkageArg, write_clusters};
 use crate::output::format::{Format, with_stdout};
 use clap::Args;
@@ -21,7 +21,13 @@ pub struct ClustersArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Link documents whose exact Jaccard similarity is at least this
+    ///
+    /// Without -b/-r, the banding is chosen for T (said on stderr): the one with the fewest
+    /// false candidates whose S-curve at T reaches 0.9 within 128 functions; with -b/-r
+    /// whose S-curve at T is below 0.9, a warning gives a banding that reaches it.
     #[arg(short = 't', long)]
     pub threshold: f64,
     /// Keep the longest (default), shortest, oldest, newest or first member
@@ -69,21 +75,36 @@ pub struct ClustersArgs {
     pub max_bucket: u64,
 }
 
-pub fn run(args: &ClustersArgs) -> anyhow::Result<()> {
+pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
-    // -vv: when each stage finishes.
-    let progress = crate::output::diag::StageLog::default();
-    // A field rule reads its field with the documents.
+    args.index.check()?;
     let mut index_args = args.index.clone();
+    // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
+    // Said once the corpus is found: a usage error stays the one line on stderr.
+    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
+        .then(|| {
+            super::banding::for_threshold(
+                args.threshold,
+                &format!("-t {}", args.threshold),
+                &mut index_args,
+                startup.banding_given,
+            )
+        })
+        .flatten();
+    // Progress bars, -vv stage times, the memory budget.
+    let progress = args.memory.run()?;
     let (engine, _) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
         &index_args,
         &args.method,
+        progress.budget(),
         &progress,
     )?;
+    super::banding::say("clusters", note);
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
+    progress.finish();
     let index = &engine.index;
     let found = clusters_by(index, &search, keep, args.cluster.linkage());
     if args.dupes {

@@ -24,6 +24,7 @@ enum Kind {
     /// A float, or an integer written without a point.
     Number,
     Text,
+    Bool,
 }
 
 /// `[index]`: each key is the id of the flag it gives a default to.
@@ -35,6 +36,11 @@ const INDEX: &[(&str, Kind)] = &[
     ("seed", Kind::Integer),
     ("sketch", Kind::Text),
     ("threshold", Kind::Number),
+    ("letters_only", Kind::Bool),
+    ("stopwords", Kind::Text),
+    ("stem", Kind::Text),
+    ("memory", Kind::Text),
+    ("tmp_dir", Kind::Text),
 ];
 
 /// An `[index]` setting: the default for the flag `key`, as command-line text.
@@ -337,11 +343,13 @@ impl<'t> Walk<'t> {
             (Kind::Number, Some(Value::Integer(i))) => i.value().to_string(),
             (Kind::Number, Some(Value::Float(f))) => f.value().to_string(),
             (Kind::Text, Some(Value::String(s))) => s.value().clone(),
+            (Kind::Bool, Some(Value::Boolean(b))) => b.value().to_string(),
             _ => {
                 let want = match kind {
                     Kind::Integer => "an integer",
                     Kind::Number => "a number",
                     Kind::Text => "a string",
+                    Kind::Bool => "true or false",
                 };
                 let message = self.expected(want, item);
                 return self.problem(line, key, message);

@@ -1,8 +1,10 @@
 //! `simtui curve`: the S-curve of a banding, or the banding to use for a threshold.
 
 use crate::output::color::Paint;
+use crate::output::format::with_stdout;
 use clap::Args;
 use simtui_engine::minhash::curve::{probability, recommend, threshold};
+use std::io::{self, Write};
 
 #[derive(Args, Debug)]
 pub struct CurveArgs {
@@ -36,42 +38,61 @@ pub fn run(args: &CurveArgs) -> anyhow::Result<()> {
             "--bands, --rows, --perms and --steps must be at least 1".into(),
         ));
     }
-    // Coloured as `pairs`' table: the recommendation and the header bold, P(s) and its
-    // bar on the similarity scale (green from 0.9, yellow from 0.5).
-    let paint = Paint::stdout();
+    if args.steps > MAX_STEPS {
+        return Err(usage(format!("--steps is at most {MAX_STEPS}")));
+    }
     let (b, r) = match args.threshold {
         Some(t) => {
             super::check_similarity("--threshold", t)?;
             let rec = recommend(t, args.perms, args.fp_weight, args.fn_weight);
-            println!(
-                "recommended for threshold {t} with at most {} hash functions: {} ({} functions)",
-                args.perms,
-                paint.bold(&format!("--bands {} --rows {}", rec.bands, rec.rows)),
-                rec.bands * rec.rows
-            );
-            println!(
-                "false-positive area (integral of P over [0, {t}]):     {:.6}",
-                rec.false_positive
-            );
-            println!(
-                "false-negative area (integral of 1-P over [{t}, 1]):   {:.6}",
-                rec.false_negative
-            );
             (rec.bands, rec.rows)
         }
         None => (args.bands, args.rows),
     };
-    println!(
+    with_stdout(|out| write_curve(out, args, b, r))?;
+    Ok(())
+}
+
+/// Steps of the printed curve, at most: a line each.
+const MAX_STEPS: usize = 100_000;
+
+/// The recommendation (with `--threshold`) and the curve of `b` × `r`. Coloured as
+/// `pairs`' table: the recommendation and the header bold, P(s) and its bar on the
+/// similarity scale (green from 0.9, yellow from 0.5).
+fn write_curve(out: &mut dyn Write, args: &CurveArgs, b: usize, r: usize) -> io::Result<()> {
+    let paint = Paint::stdout();
+    if let Some(t) = args.threshold {
+        let rec = recommend(t, args.perms, args.fp_weight, args.fn_weight);
+        writeln!(
+            out,
+            "recommended for threshold {t} with at most {} hash functions: {} ({} functions)",
+            args.perms,
+            paint.bold(&format!("--bands {} --rows {}", rec.bands, rec.rows)),
+            rec.bands * rec.rows
+        )?;
+        writeln!(
+            out,
+            "false-positive area (integral of P over [0, {t}]):     {:.6}",
+            rec.false_positive
+        )?;
+        writeln!(
+            out,
+            "false-negative area (integral of 1-P over [{t}, 1]):   {:.6}",
+            rec.false_negative
+        )?;
+    }
+    writeln!(
+        out,
         "b = {b}, r = {r}, threshold (1/b)^(1/r) = {:.4}",
         threshold(b, r)
-    );
-    println!("{}", paint.bold(&format!("{:>6}  {:>8}", "s", "P(s)")));
+    )?;
+    writeln!(out, "{}", paint.bold(&format!("{:>6}  {:>8}", "s", "P(s)")))?;
     for i in 0..=args.steps {
         let s = i as f64 / args.steps as f64;
         let p = probability(s, b, r);
         let bar = "#".repeat((p * 40.0).round() as usize);
         let value = paint.similarity(p, &format!("{p:>8.5}  {bar}"));
-        println!("{s:>6.3}  {value}");
+        writeln!(out, "{s:>6.3}  {value}")?;
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! was removed and which document was kept in its place. The input is never written
 //! into; OUT appears under its name only when complete.
 
-use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, LinkageArg};
 use crate::output::error::UsageError;
 use crate::output::format::with_stdout;
@@ -28,6 +28,8 @@ pub struct DedupArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Where the deduplicated corpus goes
     ///
     /// A new folder, or a new file when the input is one file (JSON Lines, SGML, Parquet).
@@ -64,8 +66,9 @@ pub struct DedupArgs {
     pub max_bucket: u64,
 }
 
-pub fn run(args: &DedupArgs) -> anyhow::Result<()> {
+pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
+    args.index.check()?;
     let removed_list = removal_list_path(&args.output);
     if !args.dry_run && !args.force {
         for p in [&args.output, &removed_list] {
@@ -80,16 +83,31 @@ pub fn run(args: &DedupArgs) -> anyhow::Result<()> {
     }
     check_outside_inputs(&args.output, &args.paths.paths)?;
     let keep_list = read_keep_list(args.keep_list.as_deref())?;
-    let progress = crate::output::diag::StageLog::default();
     let mut index_args = args.index.clone();
+    // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
+    // -t without -b/-r: a banding chosen for T, said once the corpus is found.
+    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
+        .then(|| {
+            super::banding::for_threshold(
+                args.threshold,
+                &format!("-t {}", args.threshold),
+                &mut index_args,
+                startup.banding_given,
+            )
+        })
+        .flatten();
+    // Progress bars, -vv stage times, the memory budget.
+    let progress = args.memory.run()?;
     let (engine, _) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
         &index_args,
         &args.method,
+        progress.budget(),
         &progress,
     )?;
+    super::banding::say("dedup", note);
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
     let index = &engine.index;
     let clusters = clusters_by(index, &search, keep, args.cluster.linkage());
@@ -107,6 +125,7 @@ pub fn run(args: &DedupArgs) -> anyhow::Result<()> {
         }
     );
     if args.dry_run {
+        progress.finish();
         with_stdout(|out| writeln!(out, "{summary} (dry run: nothing written)"))?;
         return Ok(());
     }
@@ -126,6 +145,7 @@ pub fn run(args: &DedupArgs) -> anyhow::Result<()> {
         &progress,
     )?;
     write_removal_list(&removed_list, index, &removals, args.force)?;
+    progress.finish();
     crate::output::diag::note(
         0,
         format_args!(

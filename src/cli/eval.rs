@@ -4,17 +4,17 @@ use super::args::{IndexArgs, MethodArgs, PathArgs};
 use crate::output::color::Paint;
 use crate::output::format::{Format, with_stdout};
 use clap::Args;
-use simtui_engine::analysis::eval::{THRESHOLDS, Truth, bandings, mean_sd, score};
+use simtui_engine::analysis::eval::{Score, THRESHOLDS, Truth, bandings, mean_sd, score};
 use simtui_engine::analysis::exact::{Limits, all_pairs};
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::error::Error;
 use simtui_engine::index::Index;
-use simtui_engine::minhash::curve::{recommend, threshold};
+use simtui_engine::minhash::curve::{Banding, recommend, threshold};
 use simtui_engine::progress::{Progress, Stage};
 use simtui_engine::source::Corpus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
@@ -24,6 +24,8 @@ pub struct EvalArgs {
     pub index: IndexArgs,
     #[command(flatten)]
     pub method: MethodArgs,
+    #[command(flatten)]
+    pub memory: super::args::MemoryArgs,
     /// Repeat over this many seeds, reporting mean ± sd
     ///
     /// The runs use --seed, --seed + 1, ...; each number is reported as its mean ±
@@ -62,17 +64,18 @@ pub struct EvalArgs {
 }
 
 /// Remembers the stage reached and stops on Ctrl-C, so an interrupted run can say how
-/// far it got.
-#[derive(Default)]
+/// far it got; draws the run's progress.
 struct Tracker {
     cancel: AtomicBool,
     stage: AtomicU64,
     done: AtomicU64,
     total: AtomicU64,
+    run: crate::output::progress::Run,
 }
 
 impl Progress for Tracker {
     fn update(&self, stage: Stage, done: u64, total: u64) {
+        self.run.update(stage, done, total);
         self.stage.store(stage as u64, Ordering::Relaxed);
         self.done.store(done, Ordering::Relaxed);
         self.total.store(total, Ordering::Relaxed);
@@ -151,6 +154,13 @@ fn parse_banding(s: &str) -> Result<(usize, usize), crate::output::error::UsageE
     Ok((b, r))
 }
 
+/// The signals that stop a long evaluation early, cleanly (it says how far it got).
+const STOP_SIGNALS: [i32; 3] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+];
+
 pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     args.index.check()?;
@@ -180,32 +190,44 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     };
     sweep.sort_unstable();
     sweep.dedup();
-    let mut params = args.method.params(&args.index);
-    params.num_perm = sweep
-        .iter()
-        .map(|(b, r)| b * r)
-        .chain([bands * rows])
-        .max()
-        .unwrap();
-    if simhash {
-        params.num_perm = 0; // SimHash needs no MinHash signatures
-    }
+    // b·r functions, as `simtui pairs -b B -r R` computes: each setting of the sweep gets
+    // signatures of its own width (an OPH signature's bins depend on their number).
+    let params = args.method.params(&args.index);
 
-    let tracker = Arc::new(Tracker::default());
+    let tracker = Arc::new(Tracker {
+        cancel: AtomicBool::new(false),
+        stage: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        total: AtomicU64::new(0),
+        run: args.memory.run()?,
+    });
     {
         let t = tracker.clone();
-        // Best effort: if a handler is already set (never, in this binary), go on without.
-        let _ = ctrlc::set_handler(move || t.cancel.store(true, Ordering::Relaxed));
+        // Best effort: without the handlers a signal keeps its default action.
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new(STOP_SIGNALS) {
+            std::thread::spawn(move || {
+                if signals.forever().next().is_some() {
+                    t.cancel.store(true, Ordering::Relaxed);
+                }
+            });
+        }
     }
     let interrupted = |what: &str| anyhow::anyhow!(tracker.where_(what));
 
     let start = Instant::now();
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
         .map_err(|e| crate::output::error::UsageError(e.to_string()))?;
+    let budget = tracker.run.budget().clone();
     let mut engine =
-        Engine::build(corpus, &params, method, &*tracker).map_err(|_| interrupted("indexing"))?;
+        Engine::build_within(corpus, &params, method, &budget, &*tracker).map_err(|e| match e {
+            Error::Cancelled => interrupted("indexing"),
+            e => e.into(),
+        })?;
     let built = start.elapsed();
     let index = &engine.index;
+    if let Some(warning) = super::index_cmd::check_id_field(index, &args.index)? {
+        crate::output::diag::note(0, warning);
+    }
 
     let t = Instant::now();
     let truth = match &args.truth {
@@ -215,11 +237,11 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             let (truth, missing) =
                 Truth::from_ids(index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
             if !missing.is_empty() {
-                eprintln!(
+                crate::output::diag::say(format_args!(
                     "simtui eval: {} planted ids are not documents of the corpus (first: {})",
                     missing.len(),
                     missing[0]
-                );
+                ));
             }
             truth
         }
@@ -244,18 +266,17 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         thresholds.push(args.threshold);
         thresholds.sort_by(f64::total_cmp);
     }
-    // Runs over seeds.
+    // Runs over seeds: each scores the banding asked for and every setting of the sweep
+    // with that seed's hash functions.
     let mut runs = Vec::new();
+    let mut swept: Vec<Vec<(Vec<Score>, Duration)>> = vec![Vec::new(); sweep.len()];
     for run in 0..args.runs as u64 {
+        let stop = |_| interrupted(&format!("run {}", run + 1));
         if run > 0 {
-            engine
-                .reseed(params.seed + run, &*tracker)
-                .map_err(|_| interrupted(&format!("run {}", run + 1)))?;
+            engine.reseed(params.seed + run, &*tracker).map_err(stop)?;
         }
         let t = Instant::now();
-        let found = engine
-            .find(0.0, &*tracker)
-            .map_err(|_| interrupted(&format!("run {}", run + 1)))?;
+        let found = engine.find(0.0, &*tracker).map_err(stop)?;
         let mut scores = score(&engine.index, &truth, &found, bands, rows, &thresholds);
         if simhash {
             // The S-curve is MinHash banding's; SimHash's candidate rate depends on the
@@ -263,23 +284,24 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             scores.iter_mut().for_each(|s| s.predicted = f64::NAN);
         }
         runs.push((scores, t.elapsed()));
-    }
-    // The sweep, on the first seed's signatures.
-    if args.runs > 1 && !sweep.is_empty() {
-        engine
-            .reseed(params.seed, &*tracker)
-            .map_err(|_| interrupted("the sweep"))?;
+        // The sweep's settings by width, so that each width is sketched once a run.
+        let mut at_width: Option<Index> = None;
+        let mut order: Vec<usize> = (0..sweep.len()).collect();
+        order.sort_by_key(|&i| sweep[i].0 * sweep[i].1);
+        for i in order {
+            let (b, r) = sweep[i];
+            let stop = |_| interrupted(&format!("the sweep at {b}x{r}"));
+            if at_width.as_ref().is_none_or(|x| x.num_perm() != b * r) {
+                at_width = Some(engine.index.with_width(b * r, &*tracker).map_err(stop)?);
+            }
+            let index = at_width.as_ref().expect("sketched just above");
+            let t = Instant::now();
+            let found = index.find(b, r, 0.0, &*tracker).map_err(stop)?;
+            let time = t.elapsed();
+            swept[i].push((score(index, &truth, &found, b, r, &thresholds), time));
+        }
     }
     let index = &engine.index;
-    let mut swept = Vec::new();
-    for &(b, r) in &sweep {
-        let t = Instant::now();
-        let found = index
-            .find(b, r, 0.0, &*tracker)
-            .map_err(|_| interrupted(&format!("the sweep at {b}x{r}")))?;
-        let time = t.elapsed();
-        swept.push((b, r, score(index, &truth, &found, b, r, &thresholds), time));
-    }
     let method_fields = match method {
         Method::MinHash { .. } => {
             serde_json::json!({"method": "minhash", "bands": bands, "rows": rows})
@@ -299,6 +321,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     } else {
         "exact all pairs"
     };
+    tracker.run.finish();
     with_stdout(|out| {
         if format == Format::Jsonl {
             for (run, (scores, _)) in runs.iter().enumerate() {
@@ -314,15 +337,18 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
                     writeln!(out, "{obj}")?;
                 }
             }
-            for (b, r, scores, time) in &swept {
-                for s in scores {
-                    let obj = serde_json::json!({
-                        "sweep": true, "bands": b, "rows": r, "threshold": s.threshold, "true_pairs": s.truth,
-                        "candidates": s.candidates, "found": s.found, "recall": s.recall, "precision": s.precision,
-                        "predicted_recall": s.predicted, "seconds": time.as_secs_f64(),
-                        "recommended": (*b, *r) == (recommended.bands, recommended.rows),
-                    });
-                    writeln!(out, "{obj}")?;
+            for (&(b, r), per_run) in sweep.iter().zip(&swept) {
+                for (run, (scores, time)) in per_run.iter().enumerate() {
+                    for s in scores {
+                        let obj = serde_json::json!({
+                            "sweep": true, "run": run + 1, "seed": params.seed + run as u64,
+                            "bands": b, "rows": r, "threshold": s.threshold, "true_pairs": s.truth,
+                            "candidates": s.candidates, "found": s.found, "recall": s.recall, "precision": s.precision,
+                            "predicted_recall": s.predicted, "seconds": time.as_secs_f64(),
+                            "recommended": (b, r) == (recommended.bands, recommended.rows),
+                        });
+                        writeln!(out, "{obj}")?;
+                    }
                 }
             }
             return Ok(());
@@ -396,57 +422,9 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
                 col(&|s| s.predicted, false),
             )?;
         }
-        if !swept.is_empty() {
+        if !sweep.is_empty() {
             writeln!(out)?;
-            let t_i = thresholds
-                .iter()
-                .position(|&x| x == args.threshold)
-                .unwrap();
-            let mut header = format!(
-                "{:>5} {:>4}  {:>9}  {:>10}",
-                "b", "r", "threshold", "candidates"
-            );
-            for t in &THRESHOLDS {
-                header.push_str(&format!("  {:>7}", format!("R@{t}")));
-            }
-            header.push_str(&format!(
-                "  {:>9}  {:>8}",
-                format!("P@{}", args.threshold),
-                "time"
-            ));
-            writeln!(out, "{}", paint.bold(&header))?;
-            for (b, r, scores, time) in &swept {
-                let mark = if (*b, *r) == (recommended.bands, recommended.rows) {
-                    " *"
-                } else {
-                    ""
-                };
-                write!(
-                    out,
-                    "{b:>5} {r:>4}  {:>9.3}  {:>10}",
-                    threshold(*b, *r),
-                    scores[0].candidates
-                )?;
-                for t in &THRESHOLDS {
-                    let s = scores.iter().find(|s| s.threshold == *t).unwrap();
-                    let recall = paint.similarity(s.recall, &format!("{:>7.4}", s.recall));
-                    write!(out, "  {recall}")?;
-                }
-                writeln!(
-                    out,
-                    "  {:>9.4}  {:>6.0}ms{mark}",
-                    scores[t_i].precision,
-                    time.as_secs_f64() * 1e3
-                )?;
-            }
-            writeln!(
-                out,
-                "* recommended by `simtui curve --threshold {} --perms {}`: {}x{}",
-                args.threshold,
-                bands * rows,
-                recommended.bands,
-                recommended.rows
-            )?;
+            write_sweep(out, &paint, args, &sweep, &swept, recommended, &thresholds)?;
         }
         writeln!(
             out,
@@ -458,5 +436,94 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         )?;
         Ok(())
     })?;
+    Ok(())
+}
+
+/// The sweep's table: one row per setting, each number the mean over the runs (± its
+/// standard deviation with more than one run), the recommender's pick marked.
+fn write_sweep(
+    out: &mut dyn std::io::Write,
+    paint: &Paint,
+    args: &EvalArgs,
+    sweep: &[(usize, usize)],
+    swept: &[Vec<(Vec<Score>, Duration)>],
+    recommended: Banding,
+    thresholds: &[f64],
+) -> std::io::Result<()> {
+    let several = args.runs > 1;
+    let t_i = thresholds
+        .iter()
+        .position(|&x| x == args.threshold)
+        .expect("the threshold is among those scored");
+    let (rate_w, count_w) = if several { (15, 17) } else { (7, 10) };
+    let mut header = format!(
+        "{:>5} {:>4}  {:>9}  {:>count_w$}",
+        "b", "r", "threshold", "candidates"
+    );
+    for t in &THRESHOLDS {
+        header.push_str(&format!("  {:>rate_w$}", format!("R@{t}")));
+    }
+    header.push_str(&format!(
+        "  {:>rate_w$}  {:>8}",
+        format!("P@{}", args.threshold),
+        "time"
+    ));
+    writeln!(out, "{}", paint.bold(&header))?;
+    // (mean, its text) of one number over the runs.
+    let over_runs = |per_run: &[(Vec<Score>, Duration)], f: &dyn Fn(&[Score]) -> f64, count| {
+        let xs: Vec<f64> = per_run.iter().map(|(s, _)| f(s)).collect();
+        let (m, sd) = mean_sd(&xs);
+        let text = match (several, count) {
+            _ if m.is_nan() => "-".to_string(),
+            (false, true) => format!("{m:.0}"),
+            (false, false) => format!("{m:.4}"),
+            (true, true) => format!("{m:.1} ± {sd:.1}"),
+            (true, false) => format!("{m:.4} ± {sd:.4}"),
+        };
+        (m, text)
+    };
+    for (&(b, r), per_run) in sweep.iter().zip(swept) {
+        let mark = if (b, r) == (recommended.bands, recommended.rows) {
+            " *"
+        } else {
+            ""
+        };
+        let (_, candidates) = over_runs(per_run, &|s| s[0].candidates as f64, true);
+        write!(
+            out,
+            "{b:>5} {r:>4}  {:>9.3}  {candidates:>count_w$}",
+            threshold(b, r)
+        )?;
+        for t in &THRESHOLDS {
+            let at = |s: &[Score]| s.iter().find(|s| s.threshold == *t).unwrap().recall;
+            let (recall, text) = over_runs(per_run, &at, false);
+            write!(
+                out,
+                "  {}",
+                paint.similarity(recall, &format!("{text:>rate_w$}"))
+            )?;
+        }
+        let (_, precision) = over_runs(per_run, &|s| s[t_i].precision, false);
+        let ms =
+            per_run.iter().map(|x| x.1.as_secs_f64()).sum::<f64>() * 1e3 / per_run.len() as f64;
+        writeln!(out, "  {precision:>rate_w$}  {ms:>6.0}ms{mark}")?;
+    }
+    writeln!(
+        out,
+        "* recommended by `simtui curve --threshold {} --perms {}`: {}x{}",
+        args.threshold,
+        args.index.bands * args.index.rows,
+        recommended.bands,
+        recommended.rows
+    )?;
+    if several {
+        writeln!(
+            out,
+            "each setting: mean ± sd over {} runs (seeds {}..={})",
+            args.runs,
+            args.index.seed,
+            args.index.seed + args.runs as u64 - 1
+        )?;
+    }
     Ok(())
 }

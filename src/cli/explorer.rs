@@ -39,7 +39,22 @@ pub fn run(
     startup: &Startup,
 ) -> anyhow::Result<()> {
     index.check()?;
-    let settings = settings(args, startup)?;
+    let mut settings = settings(args, startup)?;
+    // The starting s (the config's threshold) picks or checks the banding, as -t does.
+    let mut index = index.clone();
+    if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
+        let note = super::banding::for_threshold(
+            t,
+            &format!("threshold {t} (config)"),
+            &mut index,
+            startup.banding_given,
+        );
+        settings.notice = note.map(|n| match n {
+            super::banding::Note::Chosen(s) => s,
+            super::banding::Note::Warning(s) => format!("warning: {s}"),
+        });
+    }
+    let index = &index;
     crate::tui::run(ExploreOptions {
         roots: paths.to_vec(),
         walk: index.walk_options(),
@@ -79,5 +94,6 @@ fn settings(args: &ExplorerArgs, startup: &Startup) -> Result<Settings, UsageErr
         colors: config.colors.clone(),
         keys: config.keys.clone(),
         threshold: config.threshold(),
+        notice: None,
     })
 }

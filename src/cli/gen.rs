@@ -41,11 +41,27 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 30000)]
     pub vocab: usize,
 
+    /// How documents are written: text or jsonl
+    ///
+    /// text: one file per document, in folders of 1,000. jsonl: JSON Lines files of
+    /// 100,000 documents ({"id", "text"}; read them with --id-field id), made and written
+    /// a chunk at a time: for corpora larger than memory.
+    #[arg(long, value_enum, default_value_t = GenFormat::Text, hide_possible_values = true)]
+    pub format: GenFormat,
+
     /// Where to write the planted pairs [default: <OUT>.truth.jsonl]
     ///
     /// As JSON Lines. [default: <OUT>.truth.jsonl, next to OUT, never inside it]
     #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GenFormat {
+    // One file per document.
+    Text,
+    // JSON Lines files, written as they are made.
+    Jsonl,
 }
 
 pub fn run(args: &GenArgs) -> Result<()> {
@@ -67,16 +83,28 @@ pub fn run(args: &GenArgs) -> Result<()> {
     // Before generating: a bad OUT or truth path is an input error (exit 2), found at once.
     prepare_out(&args.out, &truth)?;
     let start = Instant::now();
-    let g = simtui_gen::generate(&GenOptions {
+    let opts = GenOptions {
         docs: args.docs,
         seed: args.seed,
         words: args.words,
         dup_fraction: args.dup_fraction,
         vocab: args.vocab,
-    });
+    };
+    if args.format == GenFormat::Jsonl {
+        let (bytes, planted) = simtui_gen::write_jsonl(&opts, &args.out, &truth)?;
+        crate::output::diag::say(format_args!(
+            "generated {} docs ({bytes} bytes of JSON Lines) in {} and {planted} planted pairs in {} ({:.2} s)",
+            args.docs,
+            args.out.display(),
+            truth.display(),
+            start.elapsed().as_secs_f64()
+        ));
+        return Ok(());
+    }
+    let g = simtui_gen::generate(&opts);
     simtui_gen::write(&g, &args.out, &truth)?;
     let bytes: usize = g.docs.iter().map(|d| d.text.len()).sum();
-    eprintln!(
+    crate::output::diag::say(format_args!(
         "generated {} docs ({} bytes) in {} and {} planted pairs in {} ({:.2} s)",
         g.docs.len(),
         bytes,
@@ -84,7 +112,7 @@ pub fn run(args: &GenArgs) -> Result<()> {
         g.truth.len(),
         truth.display(),
         start.elapsed().as_secs_f64()
-    );
+    ));
     Ok(())
 }
 

@@ -39,6 +39,7 @@ const EXAMPLES: &[(&str, &str)] = &[
   simtui pairs data/ --threshold 0.8 --format jsonl | jq
   simtui pairs data/ -t 0.9 --format csv > pairs.csv
   simtui pairs data/ --ext txt,md --stats -v  counts, times and skipped files on stderr
+  simtui pairs reuters/ --letters-only --stopwords --stem english   cleaned as the R study
   simtui pairs data/ -t 0.95 --fail-empty > /dev/null && echo 'near-duplicates found'",
     ),
     (
@@ -46,6 +47,7 @@ const EXAMPLES: &[(&str, &str)] = &[
         r"  simtui query data/ a.txt                    the 10 nearest to data/'s document a.txt
   simtui query data/ new/ --top 3 --format jsonl   each file of new/ against data/
   simtui query data/ draft.txt --exhaustive   fill up from a full scan when LSH finds few
+  simtui query data/ a.txt -t 0.5 --rank estimate  J >= 0.5 only, ranked by the estimate
   simtui query data/ a.txt --method simhash   SimHash candidates, with Hamming distances
   simtui query data/ draft.txt --fail-empty > /dev/null || echo 'nothing like it'",
     ),
@@ -67,6 +69,24 @@ const EXAMPLES: &[(&str, &str)] = &[
         r"  simtui matrix a.txt b.txt c.txt             exact Jaccard between every two
   simtui matrix books/ --measure estimate --format csv > m.csv
   simtui matrix books/ --measure simhash --bits 128    Hamming distances",
+    ),
+    (
+        "sketch",
+        r"  simtui sketch data/ -o sketches/            each document's band keys, signature and shingles
+  simtui sketch data/ -o sk/ -b 32 -r 4 --no-shingles   for another banding, without shingles
+  cat part.jsonl | simtui sketch --stdin --id-field id  a partition through a pipe (Spark)",
+    ),
+    (
+        "diff",
+        r"  simtui diff a.txt b.txt                     side by side, changed words coloured
+  simtui diff a.txt b.txt --color never --width 120 > d.txt   [-old-] and {+new+} marked
+  simtui diff --corpus data/ d000/doc000003.txt d020/doc020366.txt   two documents by id",
+    ),
+    (
+        "fingerprint",
+        r"  simtui fingerprint books/ --weight tf --bits 8    8-bit fingerprints, as the books notebook
+  simtui fingerprint data/ --format csv > fp.csv     idf-weighted, as pairs --method simhash
+  simtui fingerprint a.txt b.txt --weight tf -vv     with each one's 10 heaviest tokens",
     ),
     (
         "index",

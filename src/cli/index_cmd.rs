@@ -8,6 +8,7 @@ use crate::output::error::store_error;
 use clap::Args;
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::index::Index;
+use simtui_engine::ooc::Budget;
 use simtui_engine::progress::Progress;
 use simtui_engine::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{Corpus, SkipReason};
@@ -26,6 +27,8 @@ pub struct IndexCmdArgs {
     /// [default: PATH/.simtui-index when PATH is one folder]
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub memory: super::args::MemoryArgs,
 }
 
 /// `--index FILE` / `--no-index`: where a saved index is.
@@ -70,7 +73,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
     };
     args.index.check()?;
     let t = Instant::now();
-    let progress = crate::output::diag::StageLog::default();
+    let progress = args.memory.run()?;
     let opened = open(
         Request {
             file: file.clone(),
@@ -81,13 +84,23 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         },
         &progress,
     )?;
+    progress.finish();
     let index = &opened.index;
+    let budget = progress.budget();
+    if budget.is_limited() && index.held() > budget.bytes {
+        // Not out of core: the saved index is merged and encoded in memory.
+        crate::output::diag::say(format_args!(
+            "simtui index: the index took {} in memory, over --memory {}: `simtui index` builds and writes it in memory",
+            crate::output::progress::human(index.held()),
+            crate::output::progress::human(budget.bytes)
+        ));
+    }
     let docs = index.docs().len();
     let r = &opened.report;
     let bytes = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
     let per_doc = if docs > 0 { bytes / docs as u64 } else { 0 };
     let what = if r.written { "written" } else { "up to date" };
-    eprintln!(
+    crate::output::diag::say(format_args!(
         "simtui index: {} {what}: {docs} documents, {} skipped, {bytes} bytes ({per_doc} per document); \
          {} files unchanged, {} changed, {} added, {} deleted; {:.2} s",
         file.display(),
@@ -97,8 +110,20 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         r.added,
         r.deleted,
         t.elapsed().as_secs_f64()
-    );
+    ));
     Ok(())
+}
+
+/// Says on stderr when a saved index, which is read into memory whole, holds more than
+/// `--memory`: its searches keep to the limit, the index itself cannot.
+pub fn say_if_over(index: &Index, budget: &Budget) {
+    if budget.is_limited() && index.held() > budget.bytes {
+        crate::output::diag::say(format_args!(
+            "simtui: the saved index takes {} in memory, over --memory {}: a saved index is read whole (build it anew, without --index, to keep within the limit)",
+            crate::output::progress::human(index.held()),
+            crate::output::progress::human(budget.bytes)
+        ));
+    }
 }
 
 /// Opens a saved index, saying on stderr what the user should know.
@@ -106,10 +131,16 @@ fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
     let opened = store::open(&req, progress).map_err(store_error)?;
     let r = &opened.report;
     if let Some(why) = &r.rebuilt {
-        eprintln!("simtui: index {}: {why}; rebuilt", req.file.display());
+        crate::output::diag::say(format_args!(
+            "simtui: index {}: {why}; rebuilt",
+            req.file.display()
+        ));
     }
     if let Some(e) = &r.write_error {
-        eprintln!("simtui: index {}: not updated: {e}", req.file.display());
+        crate::output::diag::say(format_args!(
+            "simtui: index {}: not updated: {e}",
+            req.file.display()
+        ));
     }
     crate::output::diag::note(1, r.summary(&req.file));
     for s in opened.index.skipped() {
@@ -126,14 +157,31 @@ pub fn engine(
     store_args: &StoreArgs,
     index: &IndexArgs,
     method_args: &MethodArgs,
+    budget: &Budget,
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
     index.check()?;
-    let (engine, walk) = open_engine(roots, store_args, index, method_args, progress)?;
+    let (engine, walk) = open_engine(roots, store_args, index, method_args, budget, progress)?;
+    if let Some(warning) = check_id_field(&engine.index, index)? {
+        crate::output::diag::note(0, warning);
+    }
+    // -vv: where the index's memory goes.
+    let parts: Vec<String> = engine
+        .index
+        .held_by_part()
+        .iter()
+        .map(|(what, n)| format!("{what} {}", crate::output::progress::human(*n)))
+        .collect();
+    crate::output::diag::note(2, format_args!("index memory: {}", parts.join(", ")));
     if let Some(why) = why_no_document(&engine.index, index) {
         crate::output::diag::note(0, why);
     }
     Ok((engine, walk))
+}
+
+/// What `--id-field NAME` found (see [`diag::id_field`](crate::output::diag::id_field)).
+pub fn check_id_field(index: &Index, args: &IndexArgs) -> Result<Option<String>, UsageError> {
+    crate::output::diag::id_field(index, args.id_field.as_deref())
 }
 
 /// Why a corpus has nothing to compare, when it has not: a run that finds nothing says
@@ -190,6 +238,7 @@ fn open_engine(
     store_args: &StoreArgs,
     index: &IndexArgs,
     method_args: &MethodArgs,
+    budget: &Budget,
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
     let method = method_args.method(index)?;
@@ -198,7 +247,8 @@ fn open_engine(
         let corpus =
             Corpus::walk(roots, &index.walk_options()).map_err(|e| UsageError(e.to_string()))?;
         let walk = t.elapsed();
-        let engine = Engine::build(corpus, &method_args.params(index), method, progress)?;
+        let params = method_args.params(index);
+        let engine = Engine::build_within(corpus, &params, method, budget, progress)?;
         for s in engine.index.skipped() {
             crate::output::diag::note(1, format_args!("skipped {s}"));
         }
@@ -215,16 +265,18 @@ fn open_engine(
         progress,
     )?;
     let walk = t.elapsed();
+    say_if_over(&opened.index, budget);
+    let opened_index = opened.index.with_budget(budget.clone());
     let fingerprints = match method {
         Method::MinHash { .. } => None,
         // SimHash fingerprints are not saved: they are computed from the text.
         Method::SimHash { hasher, .. } => {
-            Some(Fingerprints::from_index(&opened.index, hasher, progress)?)
+            Some(Fingerprints::from_index(&opened_index, hasher, progress)?)
         }
     };
     Ok((
         Engine {
-            index: std::sync::Arc::new(opened.index),
+            index: std::sync::Arc::new(opened_index),
             method,
             fingerprints,
         },

@@ -3,11 +3,12 @@
 use super::args::{IndexArgs, PathArgs, WeightArg, bits_parser};
 use crate::output::color::Paint;
 use crate::output::error::UsageError;
+use crate::output::format::printable;
 use crate::output::format::{csv_field, with_stdout};
 use clap::{Args, ValueEnum};
 use simtui_engine::analysis::matrix::{Matrix, Measure, compute};
 use simtui_engine::index::Index;
-use simtui_engine::simhash::fingerprint::SimHasher;
+use simtui_engine::simhash::fingerprint::{SimHasher, Weight};
 use simtui_engine::source::Corpus;
 use std::io::{self, IsTerminal, Write};
 
@@ -41,13 +42,15 @@ pub struct MatrixArgs {
     /// Hamming distance of SimHash fingerprints.
     #[arg(long, value_enum, default_value_t = MeasureArg::Jaccard, hide_possible_values = true)]
     pub measure: MeasureArg,
-    /// With --measure simhash: fingerprint bits, 64 or 128 [default: 64]
+    /// With --measure simhash: bits, 8, 16, 32, 64 or 128 [default: 64]
     #[arg(long, value_parser = bits_parser(), hide_possible_values = true)]
     pub bits: Option<u32>,
-    /// With --measure simhash: token weights, tf or idf [default: idf]
+    /// With --measure simhash: token weights, tf or idf [default: tf]
     ///
-    /// tf: term frequency. idf: term frequency × inverse document frequency over these
-    /// documents.
+    /// tf: term frequency, the default here. idf: term frequency × inverse document
+    /// frequency over these documents: over a handful of them, the words they all share
+    /// weigh 0 (a text and its own first half are then far apart), which is why a
+    /// matrix weighs by tf unless told otherwise.
     #[arg(long, value_enum, hide_possible_values = true)]
     pub weight: Option<WeightArg>,
     /// Output format: auto, table or csv
@@ -79,7 +82,20 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
     let (index, fps) = match args.measure {
         MeasureArg::Simhash => {
             params.num_perm = 0;
-            let weight = WeightArg::weight(args.weight);
+            // tf unless asked: see --weight's help.
+            let weight = match args.weight {
+                None => Weight::Tf,
+                Some(w) => WeightArg::weight(Some(w)),
+            };
+            if weight == Weight::Idf && corpus.entries.len() < 10 {
+                crate::output::diag::note(
+                    0,
+                    format_args!(
+                        "simtui matrix: idf weights over {} documents: a word in all of them weighs 0",
+                        corpus.entries.len()
+                    ),
+                );
+            }
             let hasher = SimHasher::new(args.bits.unwrap_or(64), params.seed, weight);
             let (index, fps) = Index::build_with_simhash(corpus, &params, &hasher, &progress)?;
             (index, Some(fps))
@@ -156,6 +172,9 @@ fn write_table(
     similarity: bool,
 ) -> io::Result<()> {
     let paint = Paint::stdout();
+    // A name's control characters are shown as escapes, never sent to the terminal.
+    let shown: Vec<String> = ids.iter().map(|s| printable(s).into_owned()).collect();
+    let ids = &shown;
     let n = ids.len();
     let num_w = n.to_string().len();
     let id_w = ids

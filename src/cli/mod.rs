@@ -6,6 +6,7 @@ pub mod curve;
 pub mod eval;
 // `gen` is reserved in Rust 2024, hence the path attribute.
 pub mod args;
+pub mod banding;
 #[path = "gen.rs"]
 pub mod generate;
 pub mod pairs;
@@ -13,7 +14,11 @@ pub mod pairs;
 pub mod clusters;
 pub mod dedup;
 pub mod matrix;
+// Issue 19: what the classic studies did, from the command line.
+pub mod diff;
+pub mod fingerprint;
 pub mod query;
+pub mod sketch;
 // Conventions shared by every command: help, config file, colour.
 pub mod completions;
 pub mod config;
@@ -49,7 +54,7 @@ pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!("simtui: {e:#}");
+            crate::output::diag::say(format_args!("simtui: {e:#}"));
             if e.is::<UsageError>() {
                 ExitCode::from(2)
             } else if e.is::<Interrupted>() {

@@ -1,7 +1,7 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
-use super::args::{IndexArgs, MethodArgs, PathArgs};
-use crate::output::format::{Format, with_stdout};
+use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
+use crate::output::format::{Format, printable, with_stdout};
 use crate::output::pairs::{Second, write_pair_stream};
 use clap::Args;
 use simtui_engine::doc_pairs::DocPairs;
@@ -20,9 +20,14 @@ pub struct PairsArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Keep pairs with exact Jaccard similarity at least this
     ///
-    /// The default, 0, keeps every candidate pair.
+    /// The default, 0, keeps every candidate pair. Without -b/-r, the banding is chosen
+    /// for T (said on stderr): the one with the fewest false candidates whose S-curve at T
+    /// reaches 0.9 within 128 functions; with -b/-r whose S-curve at T is below 0.9, a
+    /// warning gives a banding that reaches it.
     #[arg(short = 't', long, default_value_t = 0.0)]
     pub threshold: f64,
     /// Output format: auto, table, jsonl or csv
@@ -48,18 +53,33 @@ pub struct PairsArgs {
     // -v (skipped files on stderr) is the global --verbose: see output::diag.
 }
 
-pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
+pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
+    args.index.check()?;
+    let mut index_args = args.index.clone();
+    // Said once the corpus is found: a usage error stays the one line on stderr.
+    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
+        .then(|| {
+            super::banding::for_threshold(
+                args.threshold,
+                &format!("-t {}", args.threshold),
+                &mut index_args,
+                startup.banding_given,
+            )
+        })
+        .flatten();
     let start = Instant::now();
-    // -vv: when each stage finishes.
-    let progress = crate::output::diag::StageLog::default();
+    // Progress bars, -vv stage times, the memory budget.
+    let progress = args.memory.run()?;
     let (engine, walk_time) = super::index_cmd::engine(
         &args.paths.paths,
         &args.store,
-        &args.index,
+        &index_args,
         &args.method,
+        progress.budget(),
         &progress,
     )?;
+    super::banding::say("pairs", note);
     let index = &engine.index;
     let max_bucket = args.max_bucket.map(|n| n as usize);
     let search = engine.search(args.threshold, max_bucket, &progress)?;
@@ -70,7 +90,14 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
     } else {
         Second::Estimate
     };
-    let mut stream = DocPairs::new(index, &search, SORT_BUDGET, None, &progress)?;
+    let budget = progress.budget();
+    let sort_budget = if budget.is_limited() {
+        (budget.bytes.saturating_sub(index.held()) / 2).clamp(1 << 20, SORT_BUDGET as u64) as usize
+    } else {
+        SORT_BUDGET
+    };
+    let mut stream = DocPairs::new(index, &search, sort_budget, budget.tmp.clone(), &progress)?;
+    progress.finish();
     let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();
     let candidates = search.candidates + stream.huge_candidates();
     let width_a = match format {
@@ -100,6 +127,7 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
             format_args!("sorting the pairs used {spilled} bytes of temporary files"),
         );
     }
+    progress.finish();
     if args.stats {
         let found = Found {
             pairs: Vec::new(),
@@ -109,8 +137,8 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
             band_time: search.band_time,
             verify_time: search.verify_time,
         };
-        eprint!(
-            "{}",
+        crate::output::diag::say(format_args!(
+            "{}{:<12}{}",
             stats_report(
                 index,
                 &found,
@@ -118,8 +146,10 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
                 args.threshold,
                 walk_time,
                 start.elapsed()
-            )
-        );
+            ),
+            "memory",
+            crate::output::progress::stats_line(progress.budget())
+        ));
     }
     if let Some(max) = args.max_pairs
         && total > written
@@ -137,15 +167,15 @@ pub fn run(args: &PairsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Memory for sorting the pairs before they are written; past it they are sorted in
-/// temporary files (22 million pairs a run).
+/// Memory for sorting the pairs before they are written, at most (less when `--memory`
+/// leaves less); past it they are sorted in temporary files (16 million pairs a run).
 const SORT_BUDGET: usize = 512 << 20;
 
 /// The width of the table's `a` column: the longest id of a document that comes first
 /// in some pair (the earlier id of the two), found from the contents without spelling
 /// out the pairs.
 fn a_width(index: &Index, search: &Search, rank: &[u32]) -> usize {
-    let len = |d: u32| index.docs()[d as usize].id.chars().count();
+    let len = |d: u32| printable(&index.docs()[d as usize].id).chars().count();
     let mut width = 0;
     // Every member of a content of several documents but its last (by id) comes first.
     for g in 0..index.shingles().len() as u32 {

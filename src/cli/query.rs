@@ -3,11 +3,12 @@
 use super::args::{IndexArgs, MethodArgs};
 use crate::output::color::Paint;
 use crate::output::error::UsageError;
+use crate::output::format::printable;
 use crate::output::format::{Format, csv_field, with_stdout};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use simtui_engine::analysis::method::Engine;
-use simtui_engine::analysis::query::{Answer, Probe, Searcher};
+use simtui_engine::analysis::query::{Answer, Ask, Probe, Rank, Searcher};
 use simtui_engine::source::{self, Corpus, Entry, Source};
 use simtui_engine::text::Tokenizer;
 use std::collections::HashMap;
@@ -30,6 +31,8 @@ pub struct QueryArgs {
     pub method: MethodArgs,
     #[command(flatten)]
     pub store: super::index_cmd::StoreArgs,
+    #[command(flatten)]
+    pub memory: super::args::MemoryArgs,
     /// Neighbours per query
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub top: u32,
@@ -39,6 +42,20 @@ pub struct QueryArgs {
     /// with it (exact Jaccard) and the most similar fill the list, marked (scan).
     #[arg(long)]
     pub exhaustive: bool,
+    /// Only neighbours with exact Jaccard at least T
+    ///
+    /// Applied before the cut to --top, and to what --exhaustive adds. [default: none,
+    /// every candidate]
+    #[arg(short = 't', long, value_name = "T")]
+    pub threshold: Option<f64>,
+    /// Rank neighbours by jaccard or estimate
+    ///
+    /// jaccard: exact Jaccard, descending. estimate: the signature's estimate,
+    /// descending (with --method simhash, the Hamming distance, ascending), as an index
+    /// without verification ranks them: the --top kept are the best by it, and J is
+    /// still shown, exact.
+    #[arg(long, value_enum, value_name = "BY", default_value_t = RankArg::Jaccard, hide_possible_values = true)]
+    pub rank: RankArg,
     /// Output format: auto, table, jsonl or csv
     ///
     /// auto: a table on a terminal (coloured as --color says), JSON Lines when piped.
@@ -47,6 +64,12 @@ pub struct QueryArgs {
     /// Exit with status 1 when no query has a neighbour
     #[arg(long)]
     pub fail_empty: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RankArg {
+    Jaccard,
+    Estimate,
 }
 
 /// One query, resolved.
@@ -67,18 +90,32 @@ struct Query {
 const BATCH: usize = 256;
 
 pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
-    // -vv: when each stage finishes.
-    let progress = crate::output::diag::StageLog::default();
+    if let Some(t) = args.threshold {
+        super::check_similarity("--threshold", t)?;
+    }
+    // Progress bars, -vv stage times, the memory budget.
+    let progress = args.memory.run()?;
     let (engine, _) = super::index_cmd::engine(
         std::slice::from_ref(&args.corpus),
         &args.store,
         &args.index,
         &args.method,
+        progress.budget(),
         &progress,
     )?;
+    progress.finish();
     let queries = resolve(args, &engine)?;
     let searcher = Searcher::new(&engine);
     let top = args.top as usize;
+    let ask = Ask {
+        top,
+        exhaustive: args.exhaustive,
+        min_jaccard: args.threshold.unwrap_or(0.0),
+        rank: match args.rank {
+            RankArg::Jaccard => Rank::Jaccard,
+            RankArg::Estimate => Rank::Estimate,
+        },
+    };
     let format = args.format.resolve();
     let index = &engine.index;
     let simhash = engine.fingerprints.is_some();
@@ -108,7 +145,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
                         if probe.shingles.is_empty() {
                             return Err("no tokens".to_string());
                         }
-                        Ok(searcher.neighbours(&probe, top, args.exhaustive))
+                        Ok(searcher.ask(&probe, &ask))
                     },
                 )
                 .collect();
@@ -117,9 +154,12 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
                     Ok(a) => {
                         short += note_shortfall(&q.label, &a, top, args.exhaustive, one) as usize;
                         found += a.neighbours.len();
-                        write_answer(out, &engine, &q.label, &a, format)?;
+                        write_answer(out, &engine, &q.label, &a, format, &ask)?;
                     }
-                    Err(why) => eprintln!("simtui query: {}: skipped ({why})", q.label),
+                    Err(why) => crate::output::diag::say(format_args!(
+                        "simtui query: {}: skipped ({why})",
+                        q.label
+                    )),
                 }
             }
         }
@@ -131,10 +171,10 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         } else {
             "--exhaustive fills up from a brute-force scan"
         };
-        eprintln!(
+        crate::output::diag::say(format_args!(
             "simtui query: {short} of {} queries had fewer than --top {top} candidates; {then} (-v names them)",
             queries.len()
-        );
+        ));
     }
     if args.fail_empty && found == 0 {
         let what = match queries.as_slice() {
@@ -245,7 +285,7 @@ fn note_shortfall(label: &str, a: &Answer, top: usize, exhaustive: bool, one: bo
         )
     };
     if one {
-        eprintln!("simtui query: {label}: {msg}");
+        crate::output::diag::say(format_args!("simtui query: {label}: {msg}"));
     } else {
         crate::output::diag::note(1, format_args!("simtui query: {label}: {msg}"));
     }
@@ -258,6 +298,7 @@ fn write_answer(
     label: &str,
     a: &Answer,
     format: Format,
+    ask: &Ask,
 ) -> io::Result<()> {
     let id = |d: u32| engine.index.docs()[d as usize].id.as_str();
     let simhash = engine.fingerprints.is_some();
@@ -297,7 +338,18 @@ fn write_answer(
         Format::Table => {
             // Coloured as `pairs`' table: a bold title and header, J by its value.
             let paint = Paint::stdout();
-            let title = format!("query {label}: {} candidate(s)", a.candidates);
+            let mut title = format!("query {}: {} candidate(s)", printable(label), a.candidates);
+            if ask.min_jaccard > 0.0 {
+                title.push_str(&format!(", J ≥ {}", ask.min_jaccard));
+            }
+            if ask.rank == Rank::Estimate {
+                let by = if simhash {
+                    "Hamming distance"
+                } else {
+                    "estimate"
+                };
+                title.push_str(&format!(", ranked by {by}"));
+            }
             writeln!(out, "{}", paint.bold(&title))?;
             let measure = if simhash { "hamming" } else { "estimate" };
             let header = format!("{:>6}  {:>7}  {measure:>8}  doc", "rank", "jaccard");
@@ -314,7 +366,7 @@ fn write_answer(
                     out,
                     "{:>6}  {jaccard}  {m:>8}  {}{mark}",
                     rank + 1,
-                    id(n.doc)
+                    printable(id(n.doc))
                 )?;
             }
             writeln!(out)?;

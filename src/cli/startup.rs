@@ -49,6 +49,9 @@ pub struct Startup {
     /// `--color`, else the file's `[output] color`, else auto.
     pub color: ColorChoice,
     pub verbose: u8,
+    /// -b or -r on the command line, or bands or rows in the config file: a banding the
+    /// user chose (else one may be chosen for a threshold: `cli::banding`).
+    pub banding_given: bool,
 }
 
 /// Commands that must work with a broken config file, to find and fix it (or to
@@ -90,6 +93,14 @@ pub fn parse<T: FromArgMatches>(cmd: Command) -> Result<(T, Startup), UsageError
             .map_err(one_line)?
     };
     let parsed = T::from_arg_matches(&matches).map_err(one_line)?;
+    let deepest_matches = deepest(&matches);
+    let banding_given = ["bands", "rows"].iter().any(|id| {
+        deepest_matches.ids().any(|i| i.as_str() == *id)
+            && deepest_matches.value_source(id) == Some(ValueSource::CommandLine)
+    }) || config
+        .defaults
+        .iter()
+        .any(|d| d.key == "bands" || d.key == "rows");
     let from_flag = deepest(&matches).value_source("color") == Some(ValueSource::CommandLine);
     let color = match config.color {
         Some(c) if !from_flag => c,
@@ -107,6 +118,7 @@ pub fn parse<T: FromArgMatches>(cmd: Command) -> Result<(T, Startup), UsageError
             location,
             color,
             verbose: globals.verbose,
+            banding_given,
         },
     ))
 }
@@ -137,6 +149,27 @@ fn reject_explorer_args(cmd: &Command, m: &ArgMatches) -> Result<(), clap::Error
     Ok(())
 }
 
+/// Prints help or the version as clap renders it and exits 0; a write that fails (a
+/// full disk) exits 1 with one line, a closed pipe quietly with 0.
+fn print_and_exit(e: &clap::Error) -> ! {
+    use std::io::IsTerminal;
+    // As clap's own printing: styled on a terminal (unless NO_COLOR), plain in a pipe.
+    let styled = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let text = if styled {
+        e.render().ansi().to_string()
+    } else {
+        e.render().to_string()
+    };
+    let written = crate::output::format::with_stdout(|out| out.write_all(text.as_bytes()));
+    match written {
+        Ok(()) => std::process::exit(0),
+        Err(err) => {
+            crate::output::diag::say(format_args!("simtui: {err}"));
+            std::process::exit(1)
+        }
+    }
+}
+
 /// A clap error as one line, e.g. `unexpected argument '--foo' found (see 'simtui pairs
 /// --help')`: clap's message (with its continuation lines, such as the missing arguments
 /// or the possible values, joined on), a "similar name" suggestion if clap has one, and
@@ -150,7 +183,7 @@ fn one_line(e: clap::Error, cmd: &Command) -> UsageError {
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
-        e.exit();
+        print_and_exit(&e);
     }
     // The command named on the line, found by a parse that stops at no error.
     let mut path = vec![cmd.get_name().to_string()];

@@ -1,7 +1,7 @@
 //! Clusters as `simtui clusters` prints them and the explorer exports them.
 
 use super::color::Paint;
-use super::format::{Format, csv_field};
+use super::format::{Format, csv_field, printable};
 use simtui_engine::analysis::cluster::{Cluster, Keep};
 use simtui_engine::index::Index;
 use std::io::{self, Write};
@@ -170,10 +170,12 @@ pub fn write_clusters(
                     paint.similarity(c.min_jaccard, &format!("{:.4}", c.min_jaccard))
                 )?;
                 for &d in &c.members {
+                    // Names' control characters shown as escapes, never sent to the terminal.
+                    let name = printable(id(d));
                     if d == c.representative {
-                        writeln!(out, "  * {}  (kept: {keep})", id(d))?;
+                        writeln!(out, "  * {name}  (kept: {keep})")?;
                     } else {
-                        writeln!(out, "    {}", id(d))?;
+                        writeln!(out, "    {name}")?;
                     }
                 }
             }

@@ -80,6 +80,11 @@ impl Paint {
         }
     }
 
+    /// Whether styles are written at all.
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
     pub fn bold(&self, text: &str) -> String {
         self.sgr("1", text)
     }
@@ -87,6 +92,16 @@ impl Paint {
     /// Faint: what is there for completeness (a matrix's diagonal).
     pub fn dim(&self, text: &str) -> String {
         self.sgr("2", text)
+    }
+
+    /// Words only the left side of a diff has.
+    pub fn removed(&self, text: &str) -> String {
+        self.sgr("31", text)
+    }
+
+    /// Words only the right side of a diff has.
+    pub fn added(&self, text: &str) -> String {
+        self.sgr("32", text)
     }
 
     /// A similarity, already formatted (and padded) by the caller: green from 0.9,

@@ -35,6 +35,18 @@ pub fn level() -> u8 {
     LEVEL.load(Ordering::Relaxed)
 }
 
+/// Writes one line to stderr, its control characters shown as escapes (a file name
+/// cannot drive the terminal), ignoring a failed write: with stderr on a full disk or
+/// closed, the command still ends with its own exit status (`eprintln!` would panic).
+pub fn say(message: impl std::fmt::Display) {
+    use std::io::Write;
+    let text = message.to_string();
+    let mut err = std::io::stderr().lock();
+    for line in text.lines() {
+        let _ = writeln!(err, "{}", super::format::printable(line));
+    }
+}
+
 /// Writes `message` if the verbosity is at least `level`. Notes are rare (never per
 /// document), so a lock per note costs nothing.
 pub fn note(level: u8, message: impl std::fmt::Display) {
@@ -44,7 +56,7 @@ pub fn note(level: u8, message: impl std::fmt::Display) {
     let mut sink = SINK.lock().unwrap_or_else(|e| e.into_inner());
     match &mut *sink {
         Sink::Held(held) => held.push(message.to_string()),
-        Sink::Stderr => eprintln!("{message}"),
+        Sink::Stderr => say(message),
         Sink::Log(log) => log.write(&message.to_string()),
         Sink::Discard => {}
     }
@@ -58,7 +70,7 @@ fn route(to: Sink) {
     };
     for m in held {
         match &*sink {
-            Sink::Stderr => eprintln!("{m}"),
+            Sink::Stderr => say(m),
             Sink::Log(log) => log.write(&m),
             _ => {}
         }
@@ -143,4 +155,28 @@ impl Progress for StageLog {
             );
         }
     }
+}
+
+/// What `--id-field NAME` found, for the commands and the explorer alike: a usage error
+/// when records were read and none had the field (a misspelt name would otherwise give
+/// `FILE:LINE` ids without a word), a warning when some had it and others not.
+pub fn id_field(
+    index: &simtui_engine::Index,
+    name: Option<&str>,
+) -> Result<Option<String>, UsageError> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    let (records, unnamed) = index.unnamed_records();
+    if unnamed == 0 {
+        return Ok(None);
+    }
+    if unnamed == records {
+        return Err(UsageError(format!(
+            "--id-field {name}: no record of the {records} read has it (a JSON Lines field, or an attribute of <REUTERS>); every id would be FILE:LINE"
+        )));
+    }
+    Ok(Some(format!(
+        "simtui: --id-field {name}: {unnamed} of {records} records have none; they are named FILE:LINE"
+    )))
 }

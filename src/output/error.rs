@@ -41,8 +41,8 @@ impl std::fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
-/// An index error as the exit code wants it: a usage or input error (2), or a
-/// cancellation.
+/// An engine error as the exit code wants it: a usage or input error (2), or a failure
+/// (1: a cancellation, a full disk).
 pub fn store_error(e: Error) -> anyhow::Error {
     if e.is_usage() {
         UsageError(e.to_string()).into()

@@ -47,6 +47,7 @@ pub const ACTIONS: &[&str] = &[
     "heatmap",
     "export",
     "switch_method",
+    "switch_sketch",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

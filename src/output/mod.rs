@@ -7,7 +7,12 @@ pub mod clusters;
 pub mod color;
 pub mod colorspec;
 pub mod diag;
+// The side-by-side diff as data, shared by the explorer's diff view and `simtui diff`.
+pub mod diff_model;
 pub mod error;
 pub mod format;
 pub mod keyspec;
 pub mod pairs;
+pub mod progress;
+pub mod width;
+pub mod wrap;

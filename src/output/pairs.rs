@@ -1,7 +1,7 @@
 //! Pairs as `simtui pairs` prints them and the explorer exports them.
 
 use super::color::Paint;
-use super::format::{Format, csv_field};
+use super::format::{Format, csv_field, printable};
 use simtui_engine::analysis::method::Engine;
 use simtui_engine::found::Pair;
 use simtui_engine::index::Index;
@@ -59,7 +59,10 @@ pub fn write_pairs(
     second: Second,
 ) -> io::Result<()> {
     let id = |i: u32| index.docs()[i as usize].id.as_str();
-    let width_a = pairs.iter().map(|p| id(p.a).chars().count()).max();
+    let width_a = pairs
+        .iter()
+        .map(|p| printable(id(p.a)).chars().count())
+        .max();
     let mut next = pairs.iter().copied().map(Ok);
     write_pair_stream(
         out,
@@ -122,15 +125,16 @@ pub fn write_pair_stream(
             }
             Format::Table => {
                 // Only the table is coloured: the other formats are for programs. Padded
-                // before painting, so escape codes don't count as width.
+                // before painting, so escape codes don't count as width. Names' control
+                // characters are shown as escapes, never sent to the terminal.
                 let jaccard = paint.similarity(p.jaccard, &format!("{:>7.4}", p.jaccard));
                 writeln!(
                     out,
                     "{:>6}  {jaccard}  {}  {:<wa$}  {}",
                     written,
                     second.cell(&p),
-                    id(p.a),
-                    id(p.b)
+                    printable(id(p.a)),
+                    printable(id(p.b))
                 )?;
             }
         }

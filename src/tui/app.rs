@@ -94,12 +94,17 @@ impl App {
     /// `tui::run` installs): mouse, log, and the tuning panel's starting similarity.
     pub fn configure(&mut self, settings: &Settings) {
         self.mouse = settings.mouse;
+        if let Some(notice) = &settings.notice {
+            self.status = Some(notice.clone());
+        }
         self.log = Logger::new(settings.log.clone(), settings.verbose);
         self.session.set_log(self.log.clone());
         self.jobs.set_log(self.log.clone());
         if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
             let s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
             self.list.tuning_mut().set_s_pct(s_pct);
+            let s = self.list.tuning().s();
+            self.session.want_recall_at(s, &mut self.jobs);
         }
     }
 
@@ -168,11 +173,12 @@ impl App {
         self.top().keys(&self.session)
     }
 
-    /// Real recall at the tuning panel's s: (found, total), when known for the results
-    /// on screen.
+    /// Real recall at the tuning panel's s: (found, true pairs), in document pairs,
+    /// when known for the results on screen.
     #[cfg(test)]
     pub fn real_recall(&self) -> Option<(usize, usize)> {
-        self.session.real_recall(self.list.tuning().s())
+        let score = self.session.real_recall(self.list.tuning().s())?;
+        Some((score.found as usize, score.truth as usize))
     }
 
     /// The view at `depth`: 0 the list, 1 the first view above it, and so on.
@@ -332,7 +338,7 @@ impl App {
             },
             Msg::InputFailed(e) => self.fail(format!("cannot read the terminal: {e}"), false),
             // The event loop acts on a signal before the app sees it.
-            Msg::Signal => return false,
+            Msg::Signal | Msg::Suspend => return false,
             Msg::Progress {
                 id,
                 stage,
@@ -407,6 +413,13 @@ impl App {
         match out {
             Output::Task(reply) => self.view_done(id, reply),
             out => {
+                if let Output::Indexed {
+                    notice: Some(notice),
+                    ..
+                } = &out
+                {
+                    self.status = Some(notice.clone());
+                }
                 if let Some(replaced) = self.session.done(id, out, &mut self.jobs) {
                     self.show_new_results(replaced);
                 }

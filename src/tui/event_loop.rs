@@ -54,15 +54,7 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     app.start();
 
     let (tx, rx) = mpsc::channel();
-    // Without a handler, SIGTERM (or SIGINT/SIGHUP sent with `kill`) ended the process at
-    // once and left the terminal raw, on the alternate screen, mouse captured (issue 5).
-    // The handler only wakes the event loop, which returns an error; the session's Drop
-    // restores the terminal. A second handler cannot be set: then signals keep their
-    // default action, as before.
-    let signal_tx = tx.clone();
-    let _ = ctrlc::set_handler(move || {
-        let _ = signal_tx.send(Msg::Signal);
-    });
+    spawn_signals(tx.clone());
     let mut workers = Workers::new(tx.clone());
     let mut session =
         terminal::Session::enter(settings.mouse).context("cannot set up the terminal")?;
@@ -122,6 +114,36 @@ fn check_terminal(opts: &ExploreOptions) -> anyhow::Result<()> {
     bail!(
         "the explorer needs a terminal, but {which}; for scripts and pipes use `simtui pairs {paths}`"
     )
+}
+
+/// Signals reach the event loop as messages, from a thread of their own. Without it,
+/// SIGTERM (or SIGINT/SIGHUP sent with `kill`) ended the process at once and left the
+/// terminal raw, on the alternate screen, mouse captured (issue 5), and so did SIGQUIT
+/// (issue 20); the loop returns an error and the session's Drop restores the terminal.
+/// SIGTSTP (`kill -TSTP`; in raw mode Ctrl-Z is a key) suspends the explorer properly:
+/// the terminal restored before it stops, raw mode and a full redraw when it goes on.
+/// If the handlers cannot be set, signals keep their default action.
+fn spawn_signals(tx: mpsc::Sender<Msg>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+    let Ok(mut signals) =
+        signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP])
+    else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("simtui-signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                let msg = if signal == SIGTSTP {
+                    Msg::Suspend
+                } else {
+                    Msg::Signal
+                };
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+        });
 }
 
 /// Reads terminal events on their own thread, so the event loop can wait on one channel
@@ -209,6 +231,11 @@ fn event_loop(
         if matches!(msg, Msg::Signal) {
             return Err(Interrupted.into());
         }
+        if matches!(msg, Msg::Suspend) || is_ctrl_z(&msg) {
+            suspend(session, app)?;
+            dirty = true;
+            continue;
+        }
         let mut changed = app.handle(msg);
         // Apply everything already queued, then draw once.
         for _ in 0..1000 {
@@ -220,4 +247,27 @@ fn event_loop(
         }
         dirty |= changed;
     }
+}
+
+/// Ctrl-Z, typed: in raw mode the terminal sends it as a key, not as SIGTSTP.
+fn is_ctrl_z(msg: &Msg) -> bool {
+    use ratatui::crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers};
+    matches!(msg, Msg::Input(Event::Key(k))
+        if k.kind == KeyEventKind::Press
+            && k.code == KeyCode::Char('z')
+            && k.modifiers.contains(KeyModifiers::CONTROL))
+}
+
+/// Stops the process as the shell's Ctrl-Z would, with the terminal as it was before the
+/// explorer took it; when continued (`fg`), takes it back and redraws everything, at
+/// the size it has now.
+fn suspend(session: &mut terminal::Session, app: &mut App) -> anyhow::Result<()> {
+    terminal::restore().context("cannot restore the terminal")?;
+    signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)
+        .context("cannot stop the process")?;
+    session.resume().context("cannot take the terminal back")?;
+    if let Ok((w, h)) = ratatui::crossterm::terminal::size() {
+        app.handle(Msg::Input(ratatui::crossterm::event::Event::Resize(w, h)));
+    }
+    Ok(())
 }

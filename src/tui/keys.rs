@@ -70,6 +70,8 @@ pub enum Action {
     Export,
     /// Switch how candidates are found: MinHash LSH or SimHash.
     SwitchMethod,
+    /// Switch MinHash LSH's sketch: one-permutation hashing or classic MinHash.
+    SwitchSketch,
     /// Mouse wheel (only delivered when mouse capture is on).
     WheelUp,
     WheelDown,
@@ -246,6 +248,7 @@ pub const NAMES: &[(&str, Action)] = &[
     ("heatmap", Action::Heatmap),
     ("export", Action::Export),
     ("switch_method", Action::SwitchMethod),
+    ("switch_sketch", Action::SwitchSketch),
 ];
 
 impl Action {

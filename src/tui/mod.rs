@@ -5,13 +5,13 @@
 //! file per view (state, key table, update, render); `session` is what is explored and
 //! what the engine made of it, `jobs` the jobs asked for, `worker` runs them on threads;
 //! `keys` maps keys to actions; `chrome` draws the title bar and the footer, `widgets/`
-//! the pieces the views share; `diff_model` aligns two texts, `recall` measures real
+//! the pieces the views share (the diff's alignment, `output::diff_model`, is shared
+//! with `simtui diff`); `recall` measures real
 //! recall, `progress` counts the stages; `terminal` enters and restores the terminal;
 //! `event_loop` starts the explorer and runs its loop: input, ticks, workers' messages.
 
 mod app;
 mod chrome;
-mod diff_model;
 mod event_loop;
 mod jobs;
 mod keys;

@@ -44,4 +44,7 @@ pub struct Settings {
     pub keys: BTreeMap<&'static str, Vec<KeyStroke>>,
     /// `[index] threshold`: a starting similarity for the tuning panel, if set.
     pub threshold: Option<f64>,
+    /// Shown on the status line at start: the banding chosen for the threshold, or a
+    /// warning that the given one misses pairs at it.
+    pub notice: Option<String>,
 }

@@ -1,11 +1,14 @@
 //! Real recall: how many of the corpus's truly similar pairs the current banding finds.
 //!
-//! For corpora of up to [`MAX_DOCS`] documents, the exact Jaccard similarity of every
-//! pair of distinct contents that share at least one shingle is computed once per index
-//! (by `simtui_engine::analysis::exact`, through an inverted index from shingles to contents). Matching
-//! those pairs against the candidates of a banding gives the recall the S-curve only
-//! predicts. Everything here runs on worker threads.
+//! The exact pairs of distinct contents with J ≥ a floor (the panel's s, or
+//! [`DEFAULT_FLOOR`] if lower) are computed once per index and floor, at any corpus size,
+//! by the engine's prefix-filtered join (`simtui_engine::analysis::exact::all_pairs`, as
+//! `simtui eval` does). A banding's candidates are scored against those pairs by the same function
+//! as `simtui eval`'s (`analysis::eval::score`): in document pairs, identical documents
+//! included, with the S-curve's prediction averaged over the same pairs. Everything here
+//! runs on worker threads.
 
+use simtui_engine::analysis::eval::{self, Score, Truth};
 use simtui_engine::analysis::exact::{self, Limits, pack};
 use simtui_engine::error::Error;
 use simtui_engine::found::Found;
@@ -14,42 +17,42 @@ use simtui_engine::progress::{Cancelled, Progress};
 
 pub use simtui_engine::analysis::exact::{BINS, ExactPairs as AllPairs, Hist, bin};
 
-/// Largest corpus (documents) for which all pairs are computed.
-pub const MAX_DOCS: usize = 20_000;
-/// Pairs below this similarity are only counted (histogram), not kept one by one.
+/// The exact pairs are computed down to this similarity, or to the panel's s if lower
+/// (a lower floor takes longer: the prefixes are longer).
+pub const DEFAULT_FLOOR: f64 = 0.5;
+/// Real recall is measured at s ≥ this only.
 pub const FLOOR: f64 = 0.1;
 
-/// Tighter than the engine's defaults: this runs unasked, beside an interactive UI, so
-/// it must stay small in memory and give up rather than keep two cores busy for minutes.
+/// The floor of the exact pairs for recall at `s`.
+pub fn floor_for(s: f64) -> f64 {
+    s.clamp(FLOOR, DEFAULT_FLOOR)
+}
+
+/// Tighter than the engine's defaults on the pairs kept: this runs unasked, beside an
+/// interactive UI, so it gives up rather than hold tens of millions of pairs.
 const LIMITS: Limits = Limits {
     max_pairs: 4_000_000,
-    max_shingles: 25_000_000,
-    max_work: 3_000_000_000,
+    max_shingles: 4_000_000_000,
+    max_work: 20_000_000_000,
 };
 
-/// Computes all pairs, or says why not (too large for an exhaustive pass).
+/// Computes the pairs with J ≥ `floor`, or says why not (too many of them).
 pub fn all_pairs(
     index: &Index,
+    floor: f64,
     progress: &dyn Progress,
 ) -> Result<Result<AllPairs, String>, Cancelled> {
-    if index.docs().len() > MAX_DOCS {
-        return Ok(Err(format!(
-            "over {} documents",
-            super::widgets::fmt::count(MAX_DOCS as u64)
-        )));
-    }
-    match exact::all_pairs(index, FLOOR, &LIMITS, progress) {
+    match exact::all_pairs(index, floor, &LIMITS, progress) {
         Ok(all) => Ok(Ok(all)),
         Err(Error::TooLarge { why, .. }) => Ok(Err(format!("too large: {why}"))),
         Err(_) => Err(Cancelled),
     }
 }
 
-/// The candidate pairs of a banding, as pairs of distinct contents.
+/// The pairs a banding found, by J, as pairs of distinct contents (the S-curve chart's
+/// histogram, which counts contents and says so).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FoundGroups {
-    /// Packed (a, b) content pairs, sorted.
-    pub keys: Vec<u64>,
     /// By J.
     pub hist: Hist,
 }
@@ -73,35 +76,40 @@ pub fn found_groups(index: &Index, found: &Found) -> FoundGroups {
     for p in &pairs {
         hist[bin(p.1)] += 1;
     }
-    FoundGroups {
-        keys: pairs.into_iter().map(|p| p.0).collect(),
-        hist,
-    }
+    FoundGroups { hist }
 }
 
-/// Which of all the pairs a banding kept.
+/// The similarities s the panel can show recall at, in hundredths: from [`FLOOR`] to 1.
+const FLOOR_PCT: usize = 10;
+
+/// A banding's scores against all pairs at each s the panel can show, as `simtui eval`
+/// computes them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Recall {
-    /// `kept[i]`: how many of the first i pairs (by J descending) were found.
-    pub kept: Vec<u32>,
+    /// The first s scored, in hundredths: [`FLOOR`], or the exact pairs' floor if higher.
+    from_pct: usize,
+    /// At s = (from_pct + i) / 100.
+    scores: Vec<Score>,
 }
 
 impl Recall {
-    pub fn new(all: &AllPairs, found: &FoundGroups) -> Recall {
-        let mut kept = Vec::with_capacity(all.pairs.len() + 1);
-        let mut n = 0u32;
-        kept.push(0);
-        for p in &all.pairs {
-            n += found.keys.binary_search(&pack(p.a, p.b)).is_ok() as u32;
-            kept.push(n);
+    /// Scores `found` (a search at threshold 0 with `bands` × `rows`, whose S-curve
+    /// gives the prediction) against all pairs, at each s down to their floor.
+    pub fn new(index: &Index, all: &AllPairs, found: &Found, bands: usize, rows: usize) -> Recall {
+        let truth = Truth::from_exact(all);
+        let from_pct = FLOOR_PCT.max((all.floor * 100.0 - 1e-9).ceil() as usize);
+        let thresholds: Vec<f64> = (from_pct..=100).map(|p| p as f64 / 100.0).collect();
+        Recall {
+            from_pct,
+            scores: eval::score(index, &truth, found, bands, rows, &thresholds),
         }
-        Recall { kept }
     }
 
-    /// (found, total) among the pairs with J ≥ s.
-    pub fn at(&self, all: &AllPairs, s: f64) -> (usize, usize) {
-        let m = all.at_least(s).min(self.kept.len() - 1);
-        (self.kept[m] as usize, m)
+    /// The scores at similarity `s` (to the hundredth), if the exact pairs reach down to
+    /// it (and it is at least [`FLOOR`]).
+    pub fn at(&self, s: f64) -> Option<&Score> {
+        let pct = (s * 100.0).round() as usize;
+        self.scores.get(pct.checked_sub(self.from_pct)?)
     }
 }
 
@@ -138,10 +146,13 @@ mod tests {
             "a b q r s t u v",
             "z y x w v u t s",
         ]);
-        let all = all_pairs(&index, &Silent).unwrap().unwrap();
+        let all = all_pairs(&index, FLOOR, &Silent).unwrap().unwrap();
         assert!(all.pairs.iter().all(|p| p.jaccard >= FLOOR));
-        assert!(all.total as usize >= all.pairs.len());
+        assert_eq!(all.total as usize, all.pairs.len());
         assert_eq!(all.hist.iter().sum::<u64>(), all.total);
+        assert_eq!(floor_for(0.8), DEFAULT_FLOOR);
+        assert_eq!(floor_for(0.3), 0.3);
+        assert_eq!(floor_for(0.0), FLOOR);
     }
 
     #[test]
@@ -152,41 +163,33 @@ mod tests {
             "a b c d y z w v",
             "q r s t u v w x",
         ]);
-        let all = all_pairs(&index, &Silent).unwrap().unwrap();
+        let all = all_pairs(&index, FLOOR, &Silent).unwrap().unwrap();
         // Band with every hash function in one band: only near-identical pairs collide.
         let strict = index.find(1, 128, 0.0, &Silent).unwrap();
         let loose = index.find(128, 1, 0.0, &Silent).unwrap();
-        let rs = Recall::new(&all, &found_groups(&index, &strict));
-        let rl = Recall::new(&all, &found_groups(&index, &loose));
-        let (kl, tl) = rl.at(&all, FLOOR);
+        let rs = Recall::new(&index, &all, &strict, 1, 128);
+        let rl = Recall::new(&index, &all, &loose, 128, 1);
+        let l = rl.at(FLOOR).unwrap();
         assert_eq!(
-            kl, tl,
+            l.found, l.truth,
             "128 bands of one row find every pair sharing a shingle"
         );
-        let (ks, ts) = rs.at(&all, FLOOR);
-        assert_eq!(ts, tl);
-        assert!(ks < ts);
-        assert_eq!(rs.at(&all, 1.01), (0, 0));
-    }
-
-    #[test]
-    fn refuses_huge_corpora_politely() {
-        let texts: Vec<String> = (0..MAX_DOCS + 1).map(|i| format!("doc {i}")).collect();
-        let c = Corpus::from_texts(
-            texts
-                .into_iter()
-                .enumerate()
-                .map(|(i, t)| (i.to_string(), t)),
-        );
-        let index = Index::build(
-            c,
-            &Params {
-                num_perm: 4,
-                ..Default::default()
-            },
-            &Silent,
-        )
-        .unwrap();
-        assert!(all_pairs(&index, &Silent).unwrap().is_err());
+        let st = rs.at(FLOOR).unwrap();
+        assert_eq!(st.truth, l.truth);
+        assert!(st.found < st.truth);
+        assert!(rs.at(1.01).is_none() && rs.at(0.05).is_none());
+        // eval's numbers, to the last digit.
+        let truth = Truth::from_exact(&all);
+        for s in [0.1, 0.35, 0.5, 0.8, 1.0] {
+            let e = &eval::score(&index, &truth, &strict, 1, 128, &[s])[0];
+            let got = rs.at(s).unwrap();
+            assert_eq!(
+                (got.truth, got.found, got.candidates),
+                (e.truth, e.found, e.candidates)
+            );
+            // But for the order of a sum (NaN where no pair has J ≥ s).
+            let close = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (a - b).abs() < 1e-12;
+            assert!(close(got.recall, e.recall) && close(got.predicted, e.predicted));
+        }
     }
 }

@@ -3,16 +3,17 @@
 //! exact all-pairs similarity and real recall, and the progress of the work under way.
 //!
 //! Every view reads it; only its own methods change it, each queueing the jobs it needs
-//! (re-band, re-index, hash more functions) and applying their results (`done`).
+//! (re-band, re-index, sketch the signatures of another width or sketch) and applying their results (`done`).
 
 use super::jobs::Jobs;
 use super::log::Logger;
 use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
-use super::widgets::fmt;
 use super::worker::{Kind, Output, StoreJob, Work};
+use simtui_engine::analysis::eval::Score;
 use simtui_engine::found::Found;
 use simtui_engine::index::{Index, Params};
+use simtui_engine::minhash::sketch::SketchKind;
 use simtui_engine::progress::{Counted, Stage};
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::simhash::fingerprints::Fingerprints;
@@ -28,9 +29,10 @@ pub const MAX_ROWS: usize = 64;
 pub const MAX_K: usize = 64;
 /// b·r above this needs as many hash functions per content: refuse, unless started so.
 pub const MAX_PERMS: usize = 2048;
-/// Signatures grow by at least this many functions at a time (fewer rehashes while
-/// someone holds a key down).
-const PERM_STEP: usize = 32;
+/// Signatures of other widths or sketches kept for going back (b then B), at most this
+/// many and this much memory: going back then re-bands at once instead of sketching.
+const SPARES: usize = 2;
+const SPARE_BYTES: usize = 512 << 20;
 /// The k a unit starts at when `u` first switches to it. Five words and nine characters
 /// are the usual choices (Leskovec, Rajaraman and Ullman, *Mining of Massive Datasets*,
 /// 3.2.3): both make shingles rare enough that sharing one means sharing text. Keeping the
@@ -74,10 +76,12 @@ pub struct Results {
     pub id: u64,
 }
 
-/// The exact all-pairs similarity, when the corpus is small enough.
+/// The exact pairs with J ≥ a floor, for real recall.
 pub enum AllState {
     Computing {
         generation: u64,
+        /// The similarity the pairs are computed down to.
+        floor: f64,
         done: u64,
         total: u64,
     },
@@ -118,8 +122,12 @@ pub struct Session {
     rows: usize,
     max_perms: usize,
     corpus: Option<Arc<Corpus>>,
-    /// The newest index, which banding uses.
+    /// The newest index, which banding uses: its signatures are those of the wanted
+    /// sketch at width b·r once they are computed (see `request_band`).
     index: Option<Arc<Index>>,
+    /// Indexes of the same generation with signatures of other widths or sketches,
+    /// newest first (see [`SPARES`]).
+    spare: Vec<Arc<Index>>,
     generation: u64,
     /// The pairs on screen.
     results: Option<Results>,
@@ -133,10 +141,12 @@ pub struct Session {
     fingerprints: Option<(u64, Arc<Fingerprints>)>,
     /// The generation a running fingerprint job is for.
     fingerprinting: u64,
-    /// Hash functions being computed, and for which generation.
-    extending_to: Option<usize>,
-    extend_generation: u64,
+    /// The signatures being computed (sketch, width), and for which generation.
+    sketching: Option<(SketchKind, usize)>,
+    sketch_generation: u64,
     all: Option<AllState>,
+    /// The similarity the exact pairs are wanted down to (lowered as s is).
+    exact_floor: f64,
     /// Recall of the results (by band job id).
     recall: Option<(u64, Recall)>,
     /// The band job id a running recall job is for.
@@ -174,7 +184,9 @@ impl Session {
         let bands = bands.max(1);
         let rows = rows.max(1);
         let mut params = params;
-        params.num_perm = params.num_perm.max(bands * rows);
+        // Exactly b·r, as `simtui pairs -b B -r R` computes: an OPH signature's first
+        // b·r bins of a wider one are another sketch.
+        params.num_perm = bands * rows;
         Session {
             label,
             roots,
@@ -190,6 +202,7 @@ impl Session {
             rows,
             corpus: None,
             index: None,
+            spare: Vec::new(),
             generation: 0,
             results: None,
             banding: None,
@@ -197,9 +210,10 @@ impl Session {
             simhash: None,
             fingerprints: None,
             fingerprinting: 0,
-            extending_to: None,
-            extend_generation: 0,
+            sketching: None,
+            sketch_generation: 0,
             all: None,
+            exact_floor: recall::DEFAULT_FLOOR,
             recall: None,
             recall_for: 0,
             progress: Board::new(now),
@@ -282,23 +296,30 @@ impl Session {
         format!("k={} {}", self.params.k, self.params.text.unit.name())
     }
 
+    /// The results on screen are for another banding, method or sketch than the wanted
+    /// ones (the new ones are being computed).
     pub fn rebanding(&self) -> bool {
         self.results.as_ref().is_some_and(|r| {
             let method = r.simhash.as_ref().map(|s| s.0);
+            let signatures = (r.index.params().sketch, r.index.params().seed);
             method != self.simhash
-                || (method.is_none() && (r.bands, r.rows) != (self.bands, self.rows))
+                || (method.is_none()
+                    && ((r.bands, r.rows) != (self.bands, self.rows)
+                        || signatures != (self.params.sketch, self.params.seed)))
         })
     }
 
-    /// Real recall at similarity `s`: (found, total), when known for the results on
-    /// screen.
-    pub fn real_recall(&self, s: f64) -> Option<(usize, usize)> {
+    /// The results on screen scored against all pairs at similarity `s`, as `simtui
+    /// eval` scores them (document pairs; real and S-curve recall), when known.
+    pub fn real_recall(&self, s: f64) -> Option<&Score> {
         let r = self.results.as_ref()?;
         let (id, rec) = self.recall.as_ref()?;
-        let Some(AllState::Ready { generation, all }) = &self.all else {
+        let Some(AllState::Ready { generation, .. }) = &self.all else {
             return None;
         };
-        (*id == r.id && *generation == r.generation).then(|| rec.at(all, s))
+        (*id == r.id && *generation == r.generation)
+            .then(|| rec.at(s))
+            .flatten()
     }
 
     /// One line about background work after the first load (for the title bar), if any.
@@ -326,9 +347,10 @@ impl Session {
             ));
         }
         if jobs.running(Kind::Extend) {
+            let (sketch, n) = self.sketching.unwrap_or((self.params.sketch, 0));
             return Some(format!(
-                "hashing up to {} functions: {}%",
-                self.extending_to.unwrap_or(0),
+                "sketching {n} {}: {}%",
+                sketch.name(),
                 pct(Stage::Sketch)
             ));
         }
@@ -443,6 +465,49 @@ impl Session {
         status
     }
 
+    /// `o`: one-permutation hashing ↔ classic MinHash (signatures computed in the
+    /// background, the list meanwhile marked as re-banding). What to tell the user.
+    pub fn switch_sketch(&mut self, jobs: &mut Jobs) -> String {
+        self.params.sketch = match self.params.sketch {
+            SketchKind::Oph => SketchKind::MinHash,
+            SketchKind::MinHash => SketchKind::Oph,
+        };
+        self.log
+            .write(&format!("sketch requested: {}", self.params.sketch.name()));
+        self.request_band(jobs);
+        format!(
+            "sketch: {} ({})",
+            self.params.sketch.name(),
+            match self.params.sketch {
+                SketchKind::Oph => "one-permutation hashing, one hash per shingle",
+                SketchKind::MinHash => "classic MinHash, b·r hashes per shingle",
+            }
+        )
+    }
+
+    /// Keeps an index whose signatures are no longer in use, for going back to them,
+    /// within [`SPARES`] and [`SPARE_BYTES`] (the oldest go first).
+    fn keep_spare(&mut self, index: Arc<Index>) {
+        if index.num_perm() == 0 {
+            return;
+        }
+        self.spare.insert(0, index);
+        self.spare.truncate(SPARES);
+        while self.spare.len() > 1
+            && self
+                .spare
+                .iter()
+                .map(|i| i.signatures().heap_bytes())
+                .sum::<usize>()
+                > SPARE_BYTES
+        {
+            self.spare.pop();
+        }
+        if self.spare.len() == 1 && self.spare[0].signatures().heap_bytes() > SPARE_BYTES {
+            self.spare.clear();
+        }
+    }
+
     /// Re-indexes the corpus with new shingles in the background. False before the first
     /// load has finished (there is no corpus to re-index yet).
     fn reindex(&mut self, k: usize, unit: Unit, jobs: &mut Jobs) -> bool {
@@ -453,12 +518,10 @@ impl Session {
         self.params.text.unit = unit;
         self.log
             .write(&format!("re-index requested: k={k} unit={}", unit.name()));
-        self.params.num_perm = (self.bands * self.rows)
-            .max(self.index.as_ref().map_or(0, |i| i.num_perm()))
-            .next_multiple_of(PERM_STEP);
+        self.params.num_perm = self.bands * self.rows;
         // The old results stay on screen (marked stale) until the new index is banded.
         jobs.cancel(Kind::Extend);
-        self.extending_to = None;
+        self.sketching = None;
         jobs.cancel(Kind::AllPairs);
         self.progress.reset(&Stage::ALL, self.now);
         self.counters.index_jobs += 1;
@@ -470,30 +533,57 @@ impl Session {
         true
     }
 
-    /// Bands the newest index with the wanted (b, r), computing more hash functions
-    /// first if b·r needs them. Banding reuses the stored signatures: nothing is re-hashed.
+    /// Bands the newest index with the wanted (b, r). MinHash LSH bands signatures of
+    /// the wanted sketch of exactly b·r values, as `simtui pairs -b B -r R` computes
+    /// them, whatever was asked before: those of another width or sketch are taken from
+    /// the spares, or computed first (MinHash computes only the functions it lacks; OPH
+    /// sketches anew, as its bins depend on their number). Banding reuses what earlier
+    /// re-bands of the corpus computed (the [`Rebander`]).
     fn request_band(&mut self, jobs: &mut Jobs) {
-        let Some(index) = self.index.clone() else {
+        let Some(mut index) = self.index.clone() else {
             return;
         };
-        let need = self.bands * self.rows;
-        if need > index.num_perm() {
-            if self.extending_to.is_some_and(|p| p >= need) {
-                return; // the running extension covers it
+        let want = (self.params.sketch, self.bands * self.rows);
+        let seed = self.params.seed;
+        let have = |i: &Index| (i.params().sketch, i.num_perm());
+        let fits = |i: &Index| have(i) == want && i.params().seed == seed;
+        if self.simhash.is_none() && !fits(&index) {
+            match self.spare.iter().position(|i| fits(i)) {
+                Some(i) => {
+                    // Whatever is being sketched is no longer wanted.
+                    jobs.cancel(Kind::Extend);
+                    self.sketching = None;
+                    let wanted = self.spare.remove(i);
+                    self.keep_spare(index);
+                    self.index = Some(wanted.clone());
+                    index = wanted;
+                }
+                None => {
+                    if self.sketching == Some(want) {
+                        return; // the running job computes them
+                    }
+                    self.log.write(&format!(
+                        "sketching {} {}: {} {} in use",
+                        want.1,
+                        want.0.name(),
+                        index.num_perm(),
+                        index.params().sketch.name()
+                    ));
+                    self.sketching = Some(want);
+                    self.sketch_generation = self.generation;
+                    jobs.cancel(Kind::Band);
+                    self.banding = None;
+                    self.progress.reset(&[Stage::Sketch], self.now);
+                    self.counters.sketch_jobs += 1;
+                    jobs.spawn(Work::Extend {
+                        index,
+                        sketch: want.0,
+                        seed,
+                        perms: want.1,
+                    });
+                    return;
+                }
             }
-            let perms = need.next_multiple_of(PERM_STEP);
-            self.log.write(&format!(
-                "computing more hash functions: {} -> {perms}",
-                index.num_perm()
-            ));
-            self.extending_to = Some(perms);
-            self.extend_generation = self.generation;
-            jobs.cancel(Kind::Band);
-            self.banding = None;
-            self.progress.reset(&[Stage::Sketch], self.now);
-            self.counters.sketch_jobs += 1;
-            jobs.spawn(Work::Extend { index, perms });
-            return;
         }
         let simhash = match self.simhash {
             None => None,
@@ -530,6 +620,39 @@ impl Session {
         });
     }
 
+    /// Real recall is wanted at similarity `s`: when the exact pairs are known (or being
+    /// computed) down to a higher floor only, they are computed again down to `s`, in the
+    /// background (the panel says so meanwhile).
+    pub fn want_recall_at(&mut self, s: f64, jobs: &mut Jobs) {
+        let floor = recall::floor_for(s);
+        if floor >= self.exact_floor {
+            return;
+        }
+        self.exact_floor = floor;
+        if self.all.is_some() {
+            self.compute_exact(jobs);
+        }
+    }
+
+    /// Starts computing the exact pairs of the newest index down to the wanted floor.
+    fn compute_exact(&mut self, jobs: &mut Jobs) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        jobs.cancel(Kind::AllPairs);
+        self.recall = None;
+        self.all = Some(AllState::Computing {
+            generation: self.generation,
+            floor: self.exact_floor,
+            done: 0,
+            total: 0,
+        });
+        jobs.spawn(Work::AllPairs {
+            index,
+            floor: self.exact_floor,
+        });
+    }
+
     /// Measures real recall for the results on screen, when all pairs are known and it
     /// has not been measured yet.
     pub fn start_recall(&mut self, jobs: &mut Jobs) {
@@ -541,8 +664,11 @@ impl Session {
             return;
         }
         let work = Work::Recall {
+            index: r.index.clone(),
             all: all.clone(),
-            found: r.groups.clone(),
+            found: r.found.clone(),
+            bands: r.bands,
+            rows: r.rows,
         };
         self.recall_for = r.id;
         jobs.spawn(work);
@@ -594,22 +720,11 @@ impl Session {
                 self.generation += 1;
                 let index = Arc::new(index);
                 self.index = Some(index.clone());
-                self.extending_to = None;
+                self.spare.clear();
+                self.sketching = None;
                 self.all = None;
                 self.recall = None;
-                if index.docs().len() <= recall::MAX_DOCS {
-                    self.all = Some(AllState::Computing {
-                        generation: self.generation,
-                        done: 0,
-                        total: 0,
-                    });
-                    jobs.spawn(Work::AllPairs { index });
-                } else {
-                    self.all = Some(AllState::Unavailable(format!(
-                        "over {} documents",
-                        fmt::count(recall::MAX_DOCS as u64)
-                    )));
-                }
+                self.compute_exact(jobs);
                 self.request_band(jobs);
             }
             // Fingerprints of an older index are of no use.
@@ -618,9 +733,18 @@ impl Session {
                 self.request_band(jobs);
             }
             Output::Extended(index) => {
-                self.extending_to = None;
-                if self.extend_generation == self.generation {
-                    self.index = Some(Arc::new(index));
+                self.sketching = None;
+                if self.sketch_generation == self.generation {
+                    let index = Arc::new(index);
+                    let wanted = (self.params.sketch, self.params.seed, self.bands * self.rows);
+                    let p = index.params();
+                    if (p.sketch, p.seed, index.num_perm()) == wanted {
+                        if let Some(old) = self.index.replace(index) {
+                            self.keep_spare(old);
+                        }
+                    } else {
+                        self.keep_spare(index);
+                    }
                     self.request_band(jobs);
                 }
             }
@@ -645,7 +769,9 @@ impl Session {
             }
             Output::AllPairs(res) => {
                 let generation = match &self.all {
-                    Some(AllState::Computing { generation, .. }) => *generation,
+                    Some(AllState::Computing {
+                        generation, floor, ..
+                    }) if !matches!(&res, Ok(all) if all.floor != *floor) => *generation,
                     _ => return None,
                 };
                 self.all = Some(match res {

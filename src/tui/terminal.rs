@@ -107,6 +107,8 @@ pub fn install_panic_hook() {
 /// The full-screen session. Dropping it restores the terminal.
 pub struct Session {
     pub terminal: Terminal<CrosstermBackend<Stdout>>,
+    /// Whether the mouse is captured (taken again on resume).
+    mouse: bool,
 }
 
 impl Session {
@@ -118,6 +120,7 @@ impl Session {
         // From here on, Drop (or the hook) undoes whatever was done.
         let mut session = Session {
             terminal: Terminal::new(CrosstermBackend::new(io::stdout()))?,
+            mouse,
         };
         let out = session.terminal.backend_mut();
         execute!(out, terminal::EnterAlternateScreen, cursor::Hide)?;
@@ -132,6 +135,25 @@ impl Session {
             terminal::Clear(terminal::ClearType::All)
         )?;
         Ok(session)
+    }
+}
+
+impl Session {
+    /// Takes the terminal back after a suspension: raw mode, the alternate screen, the
+    /// cursor hidden, the mouse captured if it was, and a cleared screen with the last
+    /// frame forgotten, so the next draw writes every cell.
+    pub fn resume(&mut self) -> io::Result<()> {
+        terminal::enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let out = self.terminal.backend_mut();
+        execute!(out, terminal::EnterAlternateScreen, cursor::Hide)?;
+        if self.mouse {
+            MOUSE.store(true, Ordering::SeqCst);
+            execute!(out, event::EnableMouseCapture)?;
+        }
+        execute!(out, terminal::Clear(terminal::ClearType::All))?;
+        self.terminal.swap_buffers();
+        Ok(())
     }
 }
 

@@ -130,8 +130,11 @@ pub enum Work {
         corpus: Arc<Corpus>,
         params: Params,
     },
+    /// Signatures of another width, sketch or seed for an index (shingles shared).
     Extend {
         index: Arc<Index>,
+        sketch: simtui_engine::minhash::sketch::SketchKind,
+        seed: u64,
         perms: usize,
     },
     Band {
@@ -148,12 +151,18 @@ pub enum Work {
         index: Arc<Index>,
         hasher: SimHasher,
     },
+    /// The exact pairs with J ≥ floor.
     AllPairs {
         index: Arc<Index>,
+        floor: f64,
     },
+    /// Scores a banding's pairs against all pairs, as `simtui eval` does.
     Recall {
+        index: Arc<Index>,
         all: Arc<AllPairs>,
-        found: Arc<FoundGroups>,
+        found: Arc<Found>,
+        bands: usize,
+        rows: usize,
     },
     Task(Task),
 }
@@ -183,6 +192,8 @@ pub enum Output {
         /// The corpus walked (a first load), kept for re-indexing.
         corpus: Option<Arc<Corpus>>,
         took: Duration,
+        /// What the user should know about the load (some records lacked `--id-field`).
+        notice: Option<String>,
     },
     Extended(Index),
     Fingerprinted(Fingerprints),
@@ -211,9 +222,12 @@ impl Output {
                 index.num_perm(),
                 took.as_secs_f64()
             ),
-            Output::Extended(index) => {
-                format!("{} hash functions computed in {t:.3} s", index.num_perm())
-            }
+            Output::Extended(index) => format!(
+                "{} {} signatures of {} values in {t:.3} s",
+                index.signatures().rows(),
+                index.params().sketch.name(),
+                index.num_perm()
+            ),
             Output::Fingerprinted(fps) => format!(
                 "{} SimHash fingerprints in {t:.3} s ({} stale)",
                 fps.len(),
@@ -226,7 +240,11 @@ impl Output {
                 found.pairs.len(),
                 found.candidates
             ),
-            Output::AllPairs(Ok(_)) => format!("exact all-pairs similarity in {t:.3} s"),
+            Output::AllPairs(Ok(all)) => format!(
+                "exact pairs with J >= {:.2}: {} in {t:.3} s",
+                all.floor,
+                all.pairs.len()
+            ),
             Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
             Output::Recall(_) => format!("recall measured in {t:.3} s"),
             Output::Task(reply) => match &reply.log {
@@ -246,6 +264,8 @@ pub enum Msg {
     /// SIGINT, SIGTERM or SIGHUP arrived (sent by `kill`, not typed: in raw mode Ctrl-C
     /// is a key). The event loop leaves, restoring the terminal.
     Signal,
+    /// SIGTSTP arrived (`kill -TSTP`): suspend as a shell job would.
+    Suspend,
     Progress {
         id: u64,
         stage: Stage,
@@ -354,6 +374,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         } if !roots.is_empty() => {
             debug_panic("worker");
             let t = Instant::now();
+            let id_field = walk.input.id_field.clone();
             let req = simtui_engine::store::Request {
                 file: store.file,
                 roots,
@@ -370,6 +391,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 );
             }
             Output::Indexed {
+                notice: id_field_notice(&opened.index, id_field.as_deref())?,
                 index: opened.index,
                 corpus: Some(Arc::new(opened.corpus)),
                 took: t.elapsed(),
@@ -398,6 +420,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             let corpus = Arc::new(corpus);
             let index = Index::build((*corpus).clone(), &params, progress)?;
             Output::Indexed {
+                notice: id_field_notice(&index, walk.input.id_field.as_deref())?,
                 index,
                 corpus: Some(corpus),
                 took: t.elapsed(),
@@ -410,11 +433,17 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 index,
                 corpus: None,
                 took: t.elapsed(),
+                notice: None,
             }
         }
         // The original stays in use (on screen, banding) meanwhile: the new index shares
         // its shingle sets rather than copying them (a copy doubled the memory).
-        Work::Extend { index, perms } => Output::Extended(index.extended(perms, progress)?),
+        Work::Extend {
+            index,
+            sketch,
+            seed,
+            perms,
+        } => Output::Extended(index.sketched(sketch, seed, perms, progress)?),
         Work::Fingerprints { index, hasher } => {
             Output::Fingerprinted(Fingerprints::from_index(&index, hasher, progress)?)
         }
@@ -441,17 +470,29 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 groups,
             }
         }
-        Work::AllPairs { index } => {
-            let job = || recall::all_pairs(&index, progress);
+        Work::AllPairs { index, floor } => {
+            let job = || recall::all_pairs(&index, floor, progress);
             let all = match background_pool() {
                 Some(pool) => pool.install(job),
                 None => job(),
             };
             Output::AllPairs(all?)
         }
-        Work::Recall { all, found } => Output::Recall(Recall::new(&all, &found)),
+        Work::Recall {
+            index,
+            all,
+            found,
+            bands,
+            rows,
+        } => Output::Recall(Recall::new(&index, &all, &found, bands, rows)),
         Work::Task(task) => Output::Task((task.run)(progress)?),
     })
+}
+
+/// What `--id-field` found, as the commands check it: no record with the field ends the
+/// explorer as a usage error; some without it is a notice for the status line.
+fn id_field_notice(index: &Index, name: Option<&str>) -> Result<Option<String>, JobError> {
+    crate::output::diag::id_field(index, name).map_err(|e| JobError::Usage(e.0))
 }
 
 /// Why a job ended without a result.

@@ -110,8 +110,8 @@ fn bench_band_verify(c: &mut Criterion) {
         b.iter(|| {
             for &(x, y) in &cands {
                 black_box(jaccard(
-                    index.shingles().get(x as usize),
-                    index.shingles().get(y as usize),
+                    &index.shingles().get(x as usize),
+                    &index.shingles().get(y as usize),
                 ));
             }
         })

@@ -56,7 +56,7 @@ impl Identical {
         let mut members = Vec::new();
         for g in 0..index.shingles.len() as u32 {
             let m = index.members(g);
-            if m.len() < 2 || index.shingles.get(g as usize).is_empty() {
+            if m.len() < 2 || index.shingles.set_len(g as usize) == 0 {
                 continue;
             }
             let mut ranks: Vec<u32> = m.iter().map(|&d| rank[d as usize]).collect();
@@ -112,7 +112,7 @@ impl<'a> DocPairs<'a> {
         for (d, &r) in rank.iter().enumerate() {
             by_rank[r as usize] = d as u32;
         }
-        let mut spill = Spill::new(budget, tmp);
+        let mut spill = Spill::counted(budget, tmp, &index.budget.spilled, "document pairs");
         let push = |spill: &mut Spill, p: &GroupPair| -> Result<()> {
             for &a in index.members(p.ga) {
                 for &b in index.members(p.gb) {

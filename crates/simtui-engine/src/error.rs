@@ -38,6 +38,14 @@ pub enum Error {
         /// The failure.
         source: io::Error,
     },
+    /// A temporary file (work spilled past the memory limit) cannot be written or read
+    /// back: a full disk, most often.
+    TempFile {
+        /// The folder the temporary files go to (the system's, or `--tmp-dir`).
+        dir: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
     /// Documents held in memory (the demo corpus) have no files to key a saved index by.
     InMemory,
     /// Over one of the limits set for a job.
@@ -64,10 +72,24 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// Whether the user can fix it (a bad path or index file, a limit): not a
-    /// cancellation.
+    /// Whether the user can fix it by asking otherwise: a missing path, an index file
+    /// that can't be used or reached (not found, no permission, a folder), a limit. A
+    /// cancellation is not, nor is an I/O failure such as a full disk.
     pub fn is_usage(&self) -> bool {
-        !matches!(self, Error::Cancelled)
+        use io::ErrorKind as K;
+        match self {
+            Error::Cancelled | Error::TempFile { .. } => false,
+            Error::Io { source, .. } => matches!(
+                source.kind(),
+                K::NotFound
+                    | K::PermissionDenied
+                    | K::IsADirectory
+                    | K::NotADirectory
+                    | K::InvalidInput
+                    | K::ReadOnlyFilesystem
+            ),
+            _ => true,
+        }
     }
 }
 
@@ -94,6 +116,11 @@ impl fmt::Display for Error {
                 write!(f, "index file {}: {problem}", path.display())
             }
             Error::Io { path, source } => write!(f, "index file {}: {source}", path.display()),
+            Error::TempFile { dir, source } => write!(
+                f,
+                "temporary file in {}: {source} (work past --memory goes there; --tmp-dir DIR puts it elsewhere)",
+                dir.display()
+            ),
             Error::InMemory => f.write_str("documents held in memory cannot be saved"),
             Error::TooLarge { job, why } => write!(f, "too large for {job}: {why}"),
             Error::File { path, source } => write!(f, "{}: {source}", path.display()),
@@ -105,7 +132,9 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::MissingPath { source, .. } | Error::Io { source, .. } => Some(source),
+            Error::MissingPath { source, .. }
+            | Error::Io { source, .. }
+            | Error::TempFile { source, .. } => Some(source),
             Error::IndexFile { problem, .. } => Some(problem),
             _ => None,
         }

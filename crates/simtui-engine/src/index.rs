@@ -7,8 +7,9 @@
 use crate::error::Result;
 use crate::found::{Found, GroupPair, Pair, Search};
 use crate::minhash::band;
-use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
+use crate::minhash::sketch::{Signatures, SketchKind, Sketcher, SpillTo};
 use crate::natural::natural_cmp;
+use crate::ooc::Budget;
 use crate::progress::{Cancelled, Counted, Progress, Stage, check};
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
 use crate::simhash::fingerprint::{Digest, SimHasher};
@@ -150,6 +151,10 @@ pub struct Index {
     member_start: Vec<u32>,
     /// Counters and stage times of the build.
     pub(crate) stats: Stats,
+    /// The memory it and its searches may hold; past it, work goes to temporary files.
+    pub(crate) budget: Budget,
+    /// Heap bytes of the documents' ids.
+    id_bytes: u64,
 }
 
 /// Read-only views of an index's parts: they hold invariants together (every document's
@@ -187,6 +192,88 @@ impl Index {
     pub fn stats(&self) -> &Stats {
         &self.stats
     }
+
+    /// The memory it and its searches may hold, and what went to temporary files.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    /// The same index, its searches within `budget` (an index opened from a file is
+    /// in memory whole; its searches' work keeps to the budget).
+    pub fn with_budget(mut self, budget: Budget) -> Index {
+        self.budget = budget;
+        self
+    }
+
+    /// Approximate heap memory the index holds, in bytes (nothing for what is on
+    /// temporary files).
+    pub fn held(&self) -> u64 {
+        self.held_bytes()
+    }
+
+    /// Where [`Index::held`] goes: documents (their records, then their ids' text),
+    /// shingle sets, signatures, the group tables, in bytes.
+    pub fn held_by_part(&self) -> [(&'static str, u64); 5] {
+        [
+            (
+                "documents",
+                (self.docs.capacity() * std::mem::size_of::<Doc>()) as u64,
+            ),
+            ("ids", self.id_bytes),
+            ("shingle sets", self.shingles.heap_bytes() as u64),
+            ("signatures", self.signatures.heap_bytes() as u64),
+            (
+                "group tables",
+                (self.contents.capacity() * 8
+                    + (self.members.capacity() + self.member_start.capacity()) * 4)
+                    as u64,
+            ),
+        ]
+    }
+
+    /// Heap bytes held: documents, shingle sets and signatures in memory, the group
+    /// tables (nothing for what is on temporary files).
+    pub(crate) fn held_bytes(&self) -> u64 {
+        (self.shingles.heap_bytes()
+            + self.signatures.heap_bytes()
+            + self.contents.capacity() * 8
+            + self.docs.capacity() * std::mem::size_of::<Doc>()
+            + (self.members.capacity() + self.member_start.capacity()) * 4) as u64
+            + self.id_bytes
+    }
+
+    /// Memory left for a search's work (band keys, sort buffers, sets read back).
+    pub(crate) fn work_room(&self) -> u64 {
+        self.budget.left(self.held_bytes())
+    }
+
+    /// Whether banding `bands` bands of `items` contents and verifying the candidates
+    /// can be done in memory within the budget, as without one.
+    fn fits_in_memory(&self, bands: usize, items: usize) -> bool {
+        let held = !self.shingles.is_spilled() && !self.signatures.is_spilled();
+        held && (!self.budget.is_limited()
+            || crate::ooc::band::in_memory_bytes(bands, items) <= self.work_room())
+    }
+
+    /// The band keys of group `g`'s signature for `bands` × `rows`: what banding
+    /// buckets it by, the same on every machine for the same text and parameters, so
+    /// another engine (Spark) can group documents by them and find the pairs simtui
+    /// finds. Keys of equal band values are equal in every index.
+    ///
+    /// # Panics
+    /// If `bands × rows` is over the number of hash functions computed, or `g` is not a
+    /// group of this index.
+    pub fn band_keys(&self, g: u32, bands: usize, rows: usize) -> Vec<u64> {
+        let row = self.signatures.row(g as usize);
+        assert!(
+            bands * rows <= row.len(),
+            "{bands} × {rows} over {} functions",
+            row.len()
+        );
+        (0..bands)
+            .map(|b| band::band_key(&row[b * rows..(b + 1) * rows], b))
+            .collect()
+    }
 }
 
 /// Documents read and shingled per step: bounds the text held in memory at once and
@@ -197,7 +284,21 @@ impl Index {
     /// Reads, shingles and sketches a corpus. Documents that cannot be read are skipped
     /// (see [`Index::skipped`]), not errors: fails only when cancelled.
     pub fn build(corpus: Corpus, params: &Params, progress: &dyn Progress) -> Result<Index> {
-        Index::build_inner(corpus, params, None, progress).map(|(index, _)| index)
+        Index::build_within(corpus, params, &Budget::unlimited(), progress)
+    }
+
+    /// [`Index::build`] in `budget` bytes of memory: past it, the shingle sets are
+    /// written to a temporary file as they are made, and the signatures too when they
+    /// don't fit either (see [`crate::ooc`]); the searches of the index keep to the
+    /// budget too. Also fails when a temporary file cannot be written
+    /// ([`Error::TempFile`](crate::Error::TempFile)).
+    pub fn build_within(
+        corpus: Corpus,
+        params: &Params,
+        budget: &Budget,
+        progress: &dyn Progress,
+    ) -> Result<Index> {
+        Index::build_inner(corpus, params, None, budget, progress).map(|(index, _)| index)
     }
 
     /// Like [`Index::build`], and also computes the SimHash fingerprint of every group
@@ -210,7 +311,19 @@ impl Index {
         simhash: &SimHasher,
         progress: &dyn Progress,
     ) -> Result<(Index, Fingerprints)> {
-        let (index, fps) = Index::build_inner(corpus, params, Some(simhash), progress)?;
+        Index::build_with_simhash_within(corpus, params, simhash, &Budget::unlimited(), progress)
+    }
+
+    /// [`Index::build_with_simhash`] in `budget` bytes of memory (see
+    /// [`Index::build_within`]).
+    pub fn build_with_simhash_within(
+        corpus: Corpus,
+        params: &Params,
+        simhash: &SimHasher,
+        budget: &Budget,
+        progress: &dyn Progress,
+    ) -> Result<(Index, Fingerprints)> {
+        let (index, fps) = Index::build_inner(corpus, params, Some(simhash), budget, progress)?;
         Ok((index, fps.expect("fingerprints were asked for")))
     }
 
@@ -218,6 +331,7 @@ impl Index {
         corpus: Corpus,
         params: &Params,
         simhash: Option<&SimHasher>,
+        budget: &Budget,
         progress: &dyn Progress,
     ) -> Result<(Index, Option<Fingerprints>)> {
         let mut fingerprints = simhash.map(|h| FingerprintBuilder::new(*h));
@@ -232,6 +346,8 @@ impl Index {
             members: Vec::new(),
             member_start: Vec::new(),
             stats: Stats::default(),
+            budget: budget.clone(),
+            id_bytes: 0,
         };
         let mut by_content: HashMap<u64, u32> = HashMap::new();
         let mut batches = Batches::new(entries, params.max_bytes);
@@ -243,6 +359,8 @@ impl Index {
         // A batch read and shingled, merged into the index while the next one is read:
         // the merge is serial, and this way the other threads don't wait for it.
         let mut pending: Option<Vec<ReadDoc>> = None;
+        // Whether merging the last batch failed (a temporary file could not be written).
+        let mut failed: Option<crate::Error> = None;
         loop {
             check(progress)?;
             let t = Instant::now();
@@ -256,11 +374,16 @@ impl Index {
                 || {
                     if let Some(p) = pending.take() {
                         let t = Instant::now();
-                        index.merge(p, &mut fingerprints, &mut by_content);
+                        if let Err(e) = index.merge(p, &mut fingerprints, &mut by_content) {
+                            failed = Some(e);
+                        }
                         clock.add(Duration::ZERO, t.elapsed());
                     }
                 },
             );
+            if let Some(e) = failed {
+                return Err(e);
+            }
             pending = shingled;
             let (read, shingle) = clock.split(t.elapsed());
             index.stats.times.add(Stage::Read, read);
@@ -270,6 +393,10 @@ impl Index {
             // is not copied again and again as it grows.
             let projected =
                 index.shingles.total() as u64 * total / (index.stats.docs as u64).max(1);
+            if index.over_budget(projected, total, by_content.len()) {
+                let budget = &index.budget;
+                Arc::make_mut(&mut index.shingles).spill(budget.dir(), &budget.spilled)?;
+            }
             // Not shared while it is built: make_mut never copies here.
             Arc::make_mut(&mut index.shingles).reserve_total(projected as usize);
             reported = total;
@@ -287,25 +414,54 @@ impl Index {
             }
             progress.update(Stage::Shingle, batches.done(), batches.done());
         }
+        Arc::make_mut(&mut index.shingles).finish()?;
         Arc::make_mut(&mut index.shingles).shrink_to_fit();
         index.stats.renamed = unique_ids(&mut index.docs);
+        index.id_bytes = index.docs.iter().map(|d| d.id.capacity() as u64).sum();
         index.stats.groups = index.shingles.len();
+        drop(by_content);
         index.group_members();
 
         let t = Instant::now();
         let sketcher = Sketcher::new(params.sketch, params.seed, params.num_perm);
-        index.signatures = Signatures::compute(&sketcher, &index.shingles, progress)?;
+        let room = index.budget.for_index().saturating_sub(index.held_bytes());
+        let to = SpillTo {
+            bytes: room,
+            dir: index.budget.dir(),
+            spilled: &index.budget.spilled,
+            block: (index.budget.work() / 2).min(256 << 20),
+        };
+        index.signatures = Signatures::compute_within(&sketcher, &index.shingles, &to, progress)?;
         index.stats.times.add(Stage::Sketch, t.elapsed());
         Ok((index, fingerprints.map(FingerprintBuilder::finish)))
     }
 
-    /// Adds a batch of documents read and shingled, in corpus order.
+    /// Whether the index, at `shingles` shingles, `groups` contents and the documents
+    /// read so far, and as it will be with `total` documents (signatures included), is
+    /// past the memory its budget leaves it: then its sets go to a temporary file.
+    fn over_budget(&self, shingles: u64, total: u64, groups: usize) -> bool {
+        if !self.budget.is_limited() || self.shingles.is_spilled() {
+            return false;
+        }
+        let done = (self.stats.docs as u64).max(1);
+        let scale = |x: u64| x.saturating_mul(total.max(done)) / done;
+        let docs = self.docs.len() as u64 * std::mem::size_of::<Doc>() as u64 + self.id_bytes;
+        // Per content: its offset, content hash, signature, and its entry while building.
+        let per_group = 8 + 8 + 24 + self.params.num_perm as u64 * 4;
+        let projected = shingles.saturating_mul(8)
+            + scale(docs + 8 * self.stats.docs as u64)
+            + scale(groups as u64 * per_group);
+        projected > self.budget.for_index()
+    }
+
+    /// Adds a batch of documents read and shingled, in corpus order. Fails only when
+    /// the sets are spilled and their file cannot be written.
     fn merge(
         &mut self,
         batch: Vec<ReadDoc>,
         fingerprints: &mut Option<FingerprintBuilder>,
         by_content: &mut HashMap<u64, u32>,
-    ) {
+    ) -> Result<()> {
         for read in batch {
             let (entry, labels, s, digest) = match read {
                 Ok(read) => read,
@@ -323,7 +479,7 @@ impl Index {
                 continue;
             }
             let groups = self.shingles.len();
-            self.add_doc(entry, labels, s, by_content);
+            self.add_doc(entry, labels, s, by_content)?;
             if let Some(fps) = fingerprints
                 .as_mut()
                 .filter(|_| self.shingles.len() > groups)
@@ -331,6 +487,7 @@ impl Index {
                 fps.push(digest.expect("a digest for each document"));
             }
         }
+        Ok(())
     }
 
     fn add_doc(
@@ -339,11 +496,11 @@ impl Index {
         labels: Labels,
         s: Shingled,
         by_content: &mut HashMap<u64, u32>,
-    ) {
+    ) -> Result<()> {
         let next = self.shingles.len() as u32;
         let group = *by_content.entry(s.content).or_insert(next);
         if group == next {
-            Arc::make_mut(&mut self.shingles).push(&s.set);
+            Arc::make_mut(&mut self.shingles).append(&s.set)?;
             self.contents.push(s.content);
             self.stats.shingles += s.set.len() as u64;
         }
@@ -351,6 +508,7 @@ impl Index {
         self.stats.bytes += s.bytes;
         self.stats.tokens += s.tokens;
         self.stats.empty += (s.tokens == 0) as usize;
+        self.id_bytes += entry.id.capacity() as u64;
         self.docs.push(Doc {
             id: entry.id,
             source: entry.source,
@@ -360,6 +518,7 @@ impl Index {
             title: labels.title,
             meta: labels.meta,
         });
+        Ok(())
     }
 
     /// An index from its parts (a saved index, updated): the documents in corpus order,
@@ -406,7 +565,10 @@ impl Index {
             members: Vec::new(),
             member_start: Vec::new(),
             stats,
+            budget: Budget::unlimited(),
+            id_bytes: 0,
         };
+        index.id_bytes = index.docs.iter().map(|d| d.id.capacity() as u64).sum();
         index.group_members();
         index
     }
@@ -435,6 +597,23 @@ impl Index {
     pub fn members(&self, g: u32) -> &[u32] {
         &self.members
             [self.member_start[g as usize] as usize..self.member_start[g as usize + 1] as usize]
+    }
+
+    /// Of the records read with an id field asked for (`--id-field`, as
+    /// [`InputOptions::id_field`](crate::source::InputOptions::id_field)): how many there
+    /// are, and how many had no such field (or an empty one) and are named `FILE:LINE`
+    /// instead. (0, 0) when no id field was asked for.
+    pub fn unnamed_records(&self) -> (usize, usize) {
+        let (mut records, mut unnamed) = (0, 0);
+        for d in &self.docs {
+            if let Source::Part(p) = &d.source
+                && p.file.id_field.is_some()
+            {
+                records += 1;
+                unnamed += (d.id == p.file.line_id(p.line)) as usize;
+            }
+        }
+        (records, unnamed)
     }
 
     /// Number of MinHash functions computed.
@@ -479,7 +658,68 @@ impl Index {
             members: self.members.clone(),
             member_start: self.member_start.clone(),
             stats: self.stats.clone(),
+            budget: self.budget.clone(),
+            id_bytes: self.id_bytes,
         })
+    }
+
+    /// A copy whose signatures are exactly those a fresh build with `num_perm = n` (the
+    /// same sketch and seed) computes, so that banding b × r with b·r = n finds what a
+    /// fresh run at b × r finds, estimates included. See [`Index::sketched`].
+    pub fn with_width(&self, n: usize, progress: &dyn Progress) -> Result<Index> {
+        self.sketched(self.params.sketch, self.params.seed, n, progress)
+    }
+
+    /// A copy whose signatures are exactly those a fresh build with this `sketch`, `seed`
+    /// and `num_perm = n` computes (the shingle sets are shared, not copied). Only what
+    /// differs is computed: MinHash of the same seed keeps the functions below `n` and
+    /// computes the missing ones; an OPH signature of another width is another sketch
+    /// (a shingle's bin depends on the number of bins), so it is computed anew, as is
+    /// any other sketch or seed. Fails only when cancelled or when the signatures would
+    /// not fit in memory.
+    pub fn sketched(
+        &self,
+        sketch: SketchKind,
+        seed: u64,
+        n: usize,
+        progress: &dyn Progress,
+    ) -> Result<Index> {
+        let width = self.signatures.width();
+        let same = sketch == self.params.sketch && seed == self.params.seed;
+        let sketcher = Sketcher::new(sketch, seed, n);
+        let signatures = match sketch {
+            _ if same && n == width => self.signatures.clone(),
+            SketchKind::MinHash if same && n < width => self.signatures.truncated(n)?,
+            SketchKind::MinHash if same => {
+                self.signatures
+                    .extended(&sketcher, &self.shingles, progress)?
+            }
+            _ => Signatures::compute(&sketcher, &self.shingles, progress)?,
+        };
+        Ok(self.with_signatures(signatures, seed, sketch))
+    }
+
+    /// A copy with other signatures (of this index's groups), sharing the shingle sets.
+    fn with_signatures(&self, signatures: Signatures, seed: u64, sketch: SketchKind) -> Index {
+        let params = Params {
+            num_perm: signatures.width(),
+            seed,
+            sketch,
+            ..self.params.clone()
+        };
+        Index {
+            params,
+            docs: self.docs.clone(),
+            skipped: self.skipped.clone(),
+            shingles: self.shingles.clone(),
+            signatures,
+            contents: self.contents.clone(),
+            members: self.members.clone(),
+            member_start: self.member_start.clone(),
+            stats: self.stats.clone(),
+            budget: self.budget.clone(),
+            id_bytes: self.id_bytes,
+        }
     }
 
     /// Recomputes every signature with another seed or sketch (the shingles are kept).
@@ -499,7 +739,7 @@ impl Index {
     /// Number of pairs of documents within group `g` (identical documents); 0 for the
     /// group of empty documents, which pair with nothing.
     pub fn pairs_within(&self, g: u32) -> u64 {
-        if self.shingles.get(g as usize).is_empty() {
+        if self.shingles.set_len(g as usize) == 0 {
             return 0;
         }
         let m = self.members(g).len() as u64;
@@ -523,31 +763,31 @@ impl Index {
     /// The groups that can pair with anything: empty documents are similar to nothing.
     pub(crate) fn nonempty_groups(&self) -> Vec<u32> {
         (0..self.shingles.len() as u32)
-            .filter(|&g| !self.shingles.get(g as usize).is_empty())
+            .filter(|&g| self.shingles.set_len(g as usize) != 0)
             .collect()
     }
 
     fn group_jaccard(&self, ga: u32, gb: u32) -> f64 {
         if ga == gb {
-            return if self.shingles.get(ga as usize).is_empty() {
+            return if self.shingles.set_len(ga as usize) == 0 {
                 0.0
             } else {
                 1.0
             };
         }
         jaccard(
-            self.shingles.get(ga as usize),
-            self.shingles.get(gb as usize),
+            &self.shingles.get(ga as usize),
+            &self.shingles.get(gb as usize),
         )
     }
 
     fn group_estimate(&self, ga: u32, gb: u32) -> f64 {
-        if self.shingles.get(ga as usize).is_empty() || self.shingles.get(gb as usize).is_empty() {
+        if self.shingles.set_len(ga as usize) == 0 || self.shingles.set_len(gb as usize) == 0 {
             return 0.0;
         }
         estimate(
-            self.signatures.row(ga as usize),
-            self.signatures.row(gb as usize),
+            &self.signatures.row(ga as usize),
+            &self.signatures.row(gb as usize),
         )
     }
 
@@ -584,6 +824,16 @@ impl Index {
     ) -> Result<Search> {
         let t = Instant::now();
         let items = self.nonempty_groups();
+        if !self.fits_in_memory(bands, items.len()) {
+            return crate::ooc::search(
+                self,
+                &items,
+                (bands, rows),
+                threshold,
+                max_bucket,
+                progress,
+            );
+        }
         let (group_pairs, huge) =
             band::candidates_capped(&self.signatures, &items, bands, rows, max_bucket, progress)?;
         let band_time = t.elapsed();
@@ -618,6 +868,27 @@ impl Index {
         progress: &dyn Progress,
     ) -> Result<Search> {
         let t = Instant::now();
+        if self.shingles.is_spilled() || self.signatures.is_spilled() {
+            let mut pairs = group_pairs.iter().copied();
+            let (kept, _, _) = crate::ooc::verify::stream(
+                self,
+                || Ok(pairs.next()),
+                threshold,
+                self.work_room() / 2,
+                group_pairs.len() as u64,
+                progress,
+            )?;
+            return Ok(Search {
+                candidates: self.candidate_count(group_pairs),
+                group_candidates: group_pairs.len(),
+                group_pairs: kept,
+                threshold,
+                huge: Vec::new(),
+                banding: None,
+                band_time: Duration::ZERO,
+                verify_time: t.elapsed(),
+            });
+        }
         // Small tasks, so that a few thousand pairs still spread over every core.
         const TASK: usize = 256;
         let total = group_pairs.len() as u64;
@@ -669,6 +940,27 @@ impl Index {
         across + within
     }
 
+    /// The sketch's estimate of each pair of groups (the third field is left alone), in
+    /// parallel. Fails only when cancelled.
+    pub(crate) fn estimates(
+        &self,
+        group_pairs: &[(u32, u32, f64)],
+        progress: &dyn Progress,
+    ) -> Result<Vec<f64>> {
+        const TASK: usize = 4096;
+        Ok(group_pairs
+            .par_chunks(TASK)
+            .map(|chunk| {
+                check(progress)?;
+                Ok(chunk
+                    .iter()
+                    .map(|&(ga, gb, _)| self.group_estimate(ga, gb))
+                    .collect::<Vec<f64>>())
+            })
+            .collect::<Result<Vec<_>, Cancelled>>()?
+            .concat())
+    }
+
     /// The exact Jaccard similarity and the sketch's estimate of each pair of groups, in
     /// parallel.
     pub(crate) fn similarities(
@@ -711,6 +1003,10 @@ impl Index {
         };
         if search.huge.iter().all(|b| b.capped) {
             return Ok(());
+        }
+        if self.shingles.is_spilled() || self.signatures.is_spilled() {
+            let budget = self.work_room() / 2;
+            return crate::ooc::verify::huge(self, search, budget, progress, sink);
         }
         let owners = band::HugeOwners::new(&self.signatures, bands, rows, &search.huge);
         const BLOCK: usize = 64;
@@ -814,7 +1110,7 @@ impl Index {
         // Identical documents: every pair within a non-empty group, J = 1.
         for g in 0..self.shingles.len() as u32 {
             let m = self.members(g);
-            if m.len() < 2 || self.shingles.get(g as usize).is_empty() {
+            if m.len() < 2 || self.shingles.set_len(g as usize) == 0 {
                 continue;
             }
             for (i, &a) in m.iter().enumerate() {
@@ -1124,6 +1420,52 @@ mod tests {
         let fresh = Index::build(corpus(&texts), &Params::default(), &Silent).unwrap();
         assert_eq!(idx.signatures.row(0), fresh.signatures.row(0));
         assert_eq!(idx.signatures.row(1), fresh.signatures.row(1));
+    }
+
+    #[test]
+    fn with_width_is_a_fresh_build_at_that_width_whatever_came_before() {
+        // OPH's bins depend on their number: a wider signature's first 128 values are
+        // not the 128-bin signature. Going 128 → 136 → 128 must come back to it.
+        let c = simtui_gen::generate(&simtui_gen::GenOptions {
+            docs: 120,
+            seed: 5,
+            words: 60,
+            ..Default::default()
+        });
+        let corpus = || Corpus::from_texts(c.docs.iter().map(|d| (d.id.clone(), d.text.clone())));
+        for sketch in [SketchKind::Oph, SketchKind::MinHash] {
+            let at = |n: usize| Params {
+                sketch,
+                num_perm: n,
+                ..Params::default()
+            };
+            let start = Index::build(corpus(), &at(128), &Silent).unwrap();
+            let wider = start.with_width(136, &Silent).unwrap();
+            let back = wider.with_width(128, &Silent).unwrap();
+            for (index, n) in [(&wider, 136), (&back, 128)] {
+                let fresh = Index::build(corpus(), &at(n), &Silent).unwrap();
+                assert_eq!(index.num_perm(), n);
+                assert_eq!(index.params().num_perm, n);
+                assert_eq!(
+                    index.signatures.data(),
+                    fresh.signatures.data(),
+                    "{sketch:?} {n}"
+                );
+                assert!(
+                    Arc::ptr_eq(&index.shingles, &start.shingles),
+                    "shared, not copied"
+                );
+            }
+            if sketch == SketchKind::Oph {
+                // The trap: the first 128 bins of 136 are another sketch.
+                let prefix: Vec<u32> = wider.signatures.row(0)[..128].to_vec();
+                assert_ne!(prefix, start.signatures.row(0).to_vec());
+            }
+            let other = start.sketched(sketch, 9, 128, &Silent).unwrap();
+            let fresh = Index::build(corpus(), &Params { seed: 9, ..at(128) }, &Silent).unwrap();
+            assert_eq!(other.signatures.data(), fresh.signatures.data());
+            assert_eq!(other.params().seed, 9);
+        }
     }
 
     #[test]

@@ -3,7 +3,13 @@
 //! A document's shingle set is a sorted, deduplicated `Vec<u64>`; the exact Jaccard
 //! similarity of two documents is that of their shingle sets.
 
+use crate::error::Result;
 use crate::hash::combine;
+use crate::ooc::Spilled;
+use crate::ooc::file::SpillFile;
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::Arc;
 
 /// Appends the sorted, deduplicated shingle hashes of a token-hash stream to `out`
 /// (which is cleared first). A document with fewer than `k` tokens (but at least one)
@@ -32,10 +38,52 @@ pub fn content_hash(tokens: &[u64]) -> u64 {
 }
 
 /// All shingle sets of a corpus in one allocation: set `i` is `data[offsets[i]..offsets[i+1]]`.
+/// Past the memory limit the sets of an index are on a temporary file instead
+/// (see [`Index::build_within`](crate::index::Index::build_within)), and read back from it.
 #[derive(Clone, Debug, Default)]
 pub struct ShingleSets {
     offsets: Vec<usize>,
     data: Vec<u64>,
+    /// The sets written out to a temporary file: `data` then holds none of them, and
+    /// set `i` is at `offsets[i] * 8` bytes in the file.
+    file: Option<Arc<SpillFile>>,
+}
+
+/// Consecutive sets held in memory: borrowed from sets in memory, read from the file
+/// for spilled ones (see [`ShingleSets::range`]).
+pub struct SetRange<'a> {
+    /// Offsets of the sets `from..to` and the one after, as in the whole.
+    offsets: &'a [usize],
+    data: Cow<'a, [u64]>,
+}
+
+impl SetRange<'_> {
+    /// The `i`th set of the range.
+    pub fn get(&self, i: usize) -> &[u64] {
+        let base = self.offsets[0];
+        &self.data[self.offsets[i] - base..self.offsets[i + 1] - base]
+    }
+
+    /// Number of sets in the range.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Where the `i`th set begins among the range's shingles (its first is number
+    /// `start(i)` of [`total`](Self::total)).
+    pub(crate) fn start(&self, i: usize) -> usize {
+        self.offsets[i] - self.offsets[0]
+    }
+
+    /// Number of shingles of the range's sets.
+    pub(crate) fn total(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether the range has no set.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl ShingleSets {
@@ -44,6 +92,7 @@ impl ShingleSets {
         ShingleSets {
             offsets: vec![0],
             data: Vec::new(),
+            file: None,
         }
     }
 
@@ -53,12 +102,18 @@ impl ShingleSets {
         let valid = offsets.first() == Some(&0)
             && offsets.last() == Some(&data.len())
             && offsets.windows(2).all(|w| w[0] <= w[1]);
-        valid.then_some(ShingleSets { offsets, data })
+        valid.then_some(ShingleSets {
+            offsets,
+            data,
+            file: None,
+        })
     }
 
     /// Room for `total` shingles in all.
     pub(crate) fn reserve_total(&mut self, total: usize) {
-        self.data.reserve(total.saturating_sub(self.data.len()));
+        if self.file.is_none() {
+            self.data.reserve(total.saturating_sub(self.data.len()));
+        }
     }
 
     pub(crate) fn shrink_to_fit(&mut self) {
@@ -68,9 +123,60 @@ impl ShingleSets {
 
     /// Appends `set` as set number `len()`. It should be sorted and deduplicated, as
     /// [`shingle_set`] makes it (Jaccard similarities assume it; nothing checks).
+    ///
+    /// # Panics
+    /// If the sets are spilled (only an index spills its sets, and it appends with
+    /// an append of its own).
     pub fn push(&mut self, set: &[u64]) {
+        assert!(self.file.is_none(), "push onto sets in memory only");
         self.data.extend_from_slice(set);
         self.offsets.push(self.data.len());
+    }
+
+    /// Appends `set`, to the file if the sets are spilled.
+    pub(crate) fn append(&mut self, set: &[u64]) -> Result<()> {
+        match &mut self.file {
+            None => self.push(set),
+            Some(file) => {
+                let file = Arc::get_mut(file).expect("sets are not shared while appended to");
+                file.append_u64s(set)?;
+                let end = self.offsets[self.offsets.len() - 1] + set.len();
+                self.offsets.push(end);
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the sets to a temporary file in `dir` (the system's when None), counted
+    /// in `spilled`: from now on they are appended there and read back from there.
+    pub(crate) fn spill(&mut self, dir: Option<&Path>, spilled: &Arc<Spilled>) -> Result<()> {
+        if self.file.is_some() {
+            return Ok(());
+        }
+        let mut file = SpillFile::create(dir, "shingle sets", spilled)?;
+        file.append_u64s(&self.data)?;
+        self.data = Vec::new();
+        self.file = Some(Arc::new(file));
+        Ok(())
+    }
+
+    /// Writes out what is still buffered for the file: every set can be read back after.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        if let Some(file) = &mut self.file {
+            Arc::get_mut(file)
+                .expect("sets are not shared while appended to")
+                .flush()?;
+        }
+        Ok(())
+    }
+
+    /// Whether the sets are on a temporary file rather than in memory.
+    pub fn is_spilled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    pub(crate) fn file(&self) -> Option<&SpillFile> {
+        self.file.as_deref()
     }
 
     /// Number of sets.
@@ -83,17 +189,64 @@ impl ShingleSets {
         self.len() == 0
     }
 
-    /// Set `i`: its shingle hashes, ascending. Panics if `i >= len()`.
-    pub fn get(&self, i: usize) -> &[u64] {
+    /// Number of shingles of set `i`. Panics if `i >= len()`.
+    pub fn set_len(&self, i: usize) -> usize {
+        self.offsets[i + 1] - self.offsets[i]
+    }
+
+    /// Where set `i` is: its first shingle's position over all sets, and its length.
+    pub(crate) fn span(&self, i: usize) -> (usize, usize) {
+        (self.offsets[i], self.set_len(i))
+    }
+
+    /// Set `i` of sets held in memory. Panics if the sets are spilled.
+    pub(crate) fn in_memory(&self, i: usize) -> &[u64] {
+        assert!(self.file.is_none(), "the sets are in memory");
         &self.data[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Set `i`: its shingle hashes, ascending. Panics if `i >= len()`, and if a spilled
+    /// set cannot be read back ([`ShingleSets::try_get`] says why instead).
+    pub fn get(&self, i: usize) -> Cow<'_, [u64]> {
+        self.try_get(i)
+            .unwrap_or_else(|e| panic!("reading back a shingle set: {e}"))
+    }
+
+    /// Set `i`, or why a spilled set cannot be read back. Panics if `i >= len()`.
+    pub fn try_get(&self, i: usize) -> Result<Cow<'_, [u64]>> {
+        let (from, to) = (self.offsets[i], self.offsets[i + 1]);
+        match &self.file {
+            None => Ok(Cow::Borrowed(&self.data[from..to])),
+            Some(file) => {
+                let mut out = Vec::with_capacity(to - from);
+                file.read_u64s(from as u64 * 8, to - from, &mut Vec::new(), &mut out)?;
+                Ok(Cow::Owned(out))
+            }
+        }
+    }
+
+    /// Sets `from..to` at once: borrowed when in memory, read in one piece when spilled.
+    pub fn range(&self, from: usize, to: usize) -> Result<SetRange<'_>> {
+        let offsets = &self.offsets[from..=to];
+        let (a, b) = (offsets[0], offsets[offsets.len() - 1]);
+        let data = match &self.file {
+            None => Cow::Borrowed(&self.data[a..b]),
+            Some(file) => {
+                let mut out = Vec::with_capacity(b - a);
+                file.read_u64s(a as u64 * 8, b - a, &mut Vec::new(), &mut out)?;
+                Cow::Owned(out)
+            }
+        };
+        Ok(SetRange { offsets, data })
     }
 
     /// Total number of shingles over all sets.
     pub fn total(&self) -> usize {
-        self.data.len()
+        self.offsets[self.offsets.len() - 1]
     }
 
-    /// Heap memory held, in bytes (allocated capacity, not just what is used).
+    /// Heap memory held, in bytes (allocated capacity, not just what is used; nothing
+    /// for the sets on file).
     pub fn heap_bytes(&self) -> usize {
         self.offsets.capacity() * 8 + self.data.capacity() * 8
     }
@@ -133,9 +286,9 @@ mod tests {
         sets.push(&[]);
         sets.push(&[3]);
         assert_eq!(sets.len(), 3);
-        assert_eq!(sets.get(0), &[1, 2]);
+        assert_eq!(&*sets.get(0), &[1, 2]);
         assert!(sets.get(1).is_empty());
-        assert_eq!(sets.get(2), &[3]);
+        assert_eq!(&*sets.get(2), &[3]);
         assert_eq!(sets.total(), 3);
     }
 }

@@ -8,12 +8,24 @@
 //! allows it): nothing is left behind when the process ends, however it ends.
 
 use crate::error::{Error, Result};
+use crate::ooc::Spilled;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A record that sorts in runs: ordered, and written as a fixed number of bytes.
+pub trait Record: Copy + Ord + Send + Sync {
+    /// Bytes of one record on disk.
+    const BYTES: usize;
+    /// Appends the record's bytes to `out`.
+    fn put(&self, out: &mut Vec<u8>);
+    /// The record of `BYTES` bytes.
+    fn get(b: &[u8]) -> Self;
+}
 
 /// A record that sorts by its key and is written as 24 bytes: a 128-bit key and a
 /// 64-bit value that rides along.
@@ -25,49 +37,101 @@ pub struct Keyed {
     pub value: u64,
 }
 
-const RECORD: usize = 24;
-/// The fewest records a buffer holds, whatever the budget.
-const MIN_RECORDS: usize = 16;
-/// Bytes read from a run at a time when merging.
-const RUN_BLOCK: usize = 1 << 20;
-
-impl Keyed {
-    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
-        out.write_all(&self.key.to_le_bytes())?;
-        out.write_all(&self.value.to_le_bytes())
+impl Record for Keyed {
+    const BYTES: usize = 24;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.key.to_le_bytes());
+        out.extend_from_slice(&self.value.to_le_bytes());
     }
-
-    fn read(b: &[u8; RECORD]) -> Keyed {
+    fn get(b: &[u8]) -> Keyed {
         let key = u128::from_le_bytes(b[..16].try_into().expect("16 bytes"));
-        let value = u64::from_le_bytes(b[16..].try_into().expect("8 bytes"));
+        let value = u64::from_le_bytes(b[16..24].try_into().expect("8 bytes"));
         Keyed { key, value }
     }
 }
 
-/// Records gathered for sorting in bounded memory.
-pub struct Spill {
-    buffer: Vec<Keyed>,
-    capacity: usize,
-    runs: Vec<File>,
-    dir: Option<PathBuf>,
-    spilled: u64,
+/// A packed word (a band key above an item, a pair of contents).
+impl Record for u64 {
+    const BYTES: usize = 8;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> u64 {
+        u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
+    }
 }
 
-impl Spill {
+/// A 64-bit key and an item (a band key and a content, when items are too many to pack
+/// beside the key in one word).
+impl Record for (u64, u32) {
+    const BYTES: usize = 12;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+        out.extend_from_slice(&self.1.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> (u64, u32) {
+        let key = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+        let item = u32::from_le_bytes(b[8..12].try_into().expect("4 bytes"));
+        (key, item)
+    }
+}
+
+/// The fewest records a buffer holds, whatever the budget.
+const MIN_RECORDS: usize = 16;
+/// Bytes read from a run at a time when merging: at most, and at least.
+const RUN_BLOCK: usize = 1 << 20;
+const MIN_BLOCK: usize = 4096;
+
+/// Records gathered for sorting in bounded memory.
+pub struct Spill<R: Record = Keyed> {
+    buffer: Vec<R>,
+    capacity: usize,
+    /// The runs written so far, one after the other in one file.
+    runs: Runs,
+    dir: Option<PathBuf>,
+    spilled: u64,
+    /// Where the bytes written are counted, and as what.
+    counter: Option<(Arc<Spilled>, &'static str)>,
+    _records: std::marker::PhantomData<R>,
+}
+
+/// Sorted runs, one after another in a temporary file: each its byte range.
+#[derive(Default)]
+struct Runs {
+    file: Option<File>,
+    ranges: Vec<(u64, u64)>,
+    end: u64,
+}
+
+impl<R: Record> Spill<R> {
     /// Sorts in `budget` bytes of memory; runs go to `dir` (the system's temporary folder
     /// when None).
-    pub fn new(budget: usize, dir: Option<PathBuf>) -> Spill {
+    pub fn new(budget: usize, dir: Option<PathBuf>) -> Spill<R> {
         Spill {
             buffer: Vec::new(),
-            capacity: (budget / RECORD).max(MIN_RECORDS),
-            runs: Vec::new(),
+            capacity: (budget / R::BYTES.max(std::mem::size_of::<R>())).max(MIN_RECORDS),
+            runs: Runs::default(),
             dir,
             spilled: 0,
+            counter: None,
+            _records: std::marker::PhantomData,
         }
     }
 
+    /// [`Spill::new`], the bytes written counted in `spilled` as `what`.
+    pub fn counted(
+        budget: usize,
+        dir: Option<PathBuf>,
+        spilled: &Arc<Spilled>,
+        what: &'static str,
+    ) -> Spill<R> {
+        let mut spill = Spill::new(budget, dir);
+        spill.counter = Some((spilled.clone(), what));
+        spill
+    }
+
     /// Adds a record; a full buffer is sorted and written out as a run.
-    pub fn push(&mut self, r: Keyed) -> Result<()> {
+    pub fn push(&mut self, r: R) -> Result<()> {
         if self.buffer.len() == self.capacity {
             self.spill()?;
         }
@@ -83,103 +147,216 @@ impl Spill {
         self.spilled
     }
 
+    fn dir(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(std::env::temp_dir)
+    }
+
+    fn new_file(&self) -> Result<File> {
+        let dir = self.dir();
+        let file = tempfile::tempfile_in(&dir).map_err(|e| io_error(&self.dir, e))?;
+        if let Some((spilled, what)) = &self.counter {
+            spilled.file_made(what, &file, &dir);
+        }
+        Ok(file)
+    }
+
+    /// Counts `n` bytes written.
+    fn count(&mut self, n: u64) {
+        self.spilled += n;
+        if let Some((spilled, what)) = &self.counter {
+            spilled.add(what, n);
+        }
+    }
+
     fn spill(&mut self) -> Result<()> {
         self.buffer.par_sort_unstable();
-        let file = match &self.dir {
-            Some(d) => tempfile::tempfile_in(d),
-            None => tempfile::tempfile(),
+        if self.runs.file.is_none() {
+            self.runs.file = Some(self.new_file()?);
         }
-        .map_err(|e| self.io_error(e))?;
+        let file = self.runs.file.as_ref().expect("made above");
         let mut out = BufWriter::with_capacity(RUN_BLOCK, file);
+        let mut bytes = Vec::with_capacity(R::BYTES);
         for r in &self.buffer {
-            r.write(&mut out).map_err(|e| self.io_error(e))?;
+            bytes.clear();
+            r.put(&mut bytes);
+            out.write_all(&bytes).map_err(|e| io_error(&self.dir, e))?;
         }
-        let mut file = out
-            .into_inner()
-            .map_err(|e| self.io_error(e.into_error()))?;
-        file.seek(SeekFrom::Start(0))
-            .map_err(|e| self.io_error(e))?;
-        self.spilled += (self.buffer.len() * RECORD) as u64;
-        self.runs.push(file);
+        out.flush().map_err(|e| io_error(&self.dir, e))?;
+        drop(out);
+        let n = (self.buffer.len() * R::BYTES) as u64;
+        self.runs.ranges.push((self.runs.end, self.runs.end + n));
+        self.runs.end += n;
+        self.count(n);
         self.buffer.clear();
         Ok(())
     }
 
-    fn io_error(&self, source: std::io::Error) -> Error {
-        Error::Io {
-            path: self.dir.clone().unwrap_or_else(std::env::temp_dir),
-            source,
+    /// Every record pushed, in order. Runs too many to merge at once with a block each
+    /// in the budget are first merged in groups into longer runs, in a new file.
+    pub fn sorted(mut self) -> Result<Sorted<R>> {
+        self.buffer.par_sort_unstable();
+        let budget = self.capacity * R::BYTES;
+        let fan = (budget / MIN_BLOCK).max(2);
+        while self.runs.ranges.len() + 1 > fan {
+            self.merge_pass(budget, fan)?;
+        }
+        let block = (budget / (self.runs.ranges.len() + 1)).clamp(MIN_BLOCK, RUN_BLOCK);
+        let mut sources: Vec<Source<R>> = Vec::with_capacity(self.runs.ranges.len() + 1);
+        if let Some(file) = self.runs.file.take() {
+            let file = Arc::new(file);
+            for &(from, to) in &self.runs.ranges {
+                sources.push(Source::Run(RunReader::new(file.clone(), from, to, block)));
+            }
+        }
+        sources.push(Source::Memory(std::mem::take(&mut self.buffer).into_iter()));
+        Sorted::new(sources, self.dir.clone(), self.spilled)
+    }
+
+    /// Merges the runs in groups of `fan`, each into one run of a new file.
+    fn merge_pass(&mut self, budget: usize, fan: usize) -> Result<()> {
+        let file = Arc::new(self.runs.file.take().expect("runs to merge"));
+        let block = (budget / (fan + 1)).clamp(MIN_BLOCK, RUN_BLOCK);
+        let out_file = self.new_file()?;
+        let mut ranges = Vec::new();
+        let mut end = 0u64;
+        for group in std::mem::take(&mut self.runs.ranges).chunks(fan) {
+            let sources = group
+                .iter()
+                .map(|&(from, to)| Source::<R>::Run(RunReader::new(file.clone(), from, to, block)))
+                .collect();
+            let mut merged = Sorted::new(sources, self.dir.clone(), 0)?;
+            let mut out = BufWriter::with_capacity(block, &out_file);
+            let mut bytes = Vec::with_capacity(R::BYTES);
+            let start = end;
+            while let Some(r) = merged.next_record()? {
+                bytes.clear();
+                r.put(&mut bytes);
+                out.write_all(&bytes).map_err(|e| io_error(&self.dir, e))?;
+                end += R::BYTES as u64;
+            }
+            out.flush().map_err(|e| io_error(&self.dir, e))?;
+            ranges.push((start, end));
+        }
+        self.count(end);
+        self.runs = Runs {
+            file: Some(out_file),
+            ranges,
+            end,
+        };
+        Ok(())
+    }
+}
+
+fn io_error(dir: &Option<PathBuf>, source: std::io::Error) -> Error {
+    Error::TempFile {
+        dir: dir.clone().unwrap_or_else(std::env::temp_dir),
+        source,
+    }
+}
+
+/// A run read back in order, a block at a time, with positioned reads (the runs share
+/// one file).
+struct RunReader {
+    file: Arc<File>,
+    next: u64,
+    end: u64,
+    block: Vec<u8>,
+    at: usize,
+    size: usize,
+}
+
+impl RunReader {
+    fn new(file: Arc<File>, from: u64, to: u64, size: usize) -> RunReader {
+        RunReader {
+            file,
+            next: from,
+            end: to,
+            block: Vec::new(),
+            at: 0,
+            size,
         }
     }
 
-    /// Every record pushed, in key order.
-    pub fn sorted(mut self) -> Result<Sorted> {
-        self.buffer.par_sort_unstable();
-        // The runs' read buffers share the budget the sort had.
-        let budget = self.capacity * RECORD;
-        let block = (budget / (self.runs.len() + 1)).clamp(4096, RUN_BLOCK);
-        let mut sources: Vec<Source> = Vec::with_capacity(self.runs.len() + 1);
-        for file in std::mem::take(&mut self.runs) {
-            sources.push(Source::Run(BufReader::with_capacity(block, file)));
-        }
-        let dir = self.dir.clone();
-        sources.push(Source::Memory(std::mem::take(&mut self.buffer).into_iter()));
-        let mut heap = BinaryHeap::with_capacity(sources.len());
-        let mut sorted = Sorted {
-            sources,
-            heap: BinaryHeap::new(),
-            dir,
-            spilled: self.spilled,
-        };
-        for i in 0..sorted.sources.len() {
-            if let Some(r) = sorted.next_of(i)? {
-                heap.push(Reverse((r, i)));
+    /// The next `n` bytes of the run, None at its end.
+    fn take(&mut self, n: usize) -> std::io::Result<Option<&[u8]>> {
+        if self.at + n > self.block.len() {
+            if self.next >= self.end {
+                return Ok(None);
             }
+            // Whole records per block: `size` rounded down to a multiple of `n`.
+            let want = ((self.size / n).max(1) * n) as u64;
+            let len = want.min(self.end - self.next) as usize;
+            self.block.resize(len, 0);
+            read_exact_at(&self.file, &mut self.block, self.next)?;
+            self.next += len as u64;
+            self.at = 0;
         }
-        sorted.heap = heap;
-        Ok(sorted)
+        let out = &self.block[self.at..self.at + n];
+        self.at += n;
+        Ok(Some(out))
     }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, out, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(out)
 }
 
 /// Where merged records come from: a run on disk or the last buffer.
-enum Source {
-    Run(BufReader<File>),
-    Memory(std::vec::IntoIter<Keyed>),
+enum Source<R> {
+    Run(RunReader),
+    Memory(std::vec::IntoIter<R>),
 }
 
-/// The records of a [`Spill`] in key order.
-pub struct Sorted {
-    sources: Vec<Source>,
-    heap: BinaryHeap<Reverse<(Keyed, usize)>>,
+/// The records of a [`Spill`] in order.
+pub struct Sorted<R: Record = Keyed> {
+    sources: Vec<Source<R>>,
+    heap: BinaryHeap<Reverse<(R, usize)>>,
     dir: Option<PathBuf>,
     spilled: u64,
 }
 
-impl Sorted {
+impl<R: Record> Sorted<R> {
+    fn new(sources: Vec<Source<R>>, dir: Option<PathBuf>, spilled: u64) -> Result<Sorted<R>> {
+        let mut sorted = Sorted {
+            heap: BinaryHeap::with_capacity(sources.len()),
+            sources,
+            dir,
+            spilled,
+        };
+        for i in 0..sorted.sources.len() {
+            if let Some(r) = sorted.next_of(i)? {
+                sorted.heap.push(Reverse((r, i)));
+            }
+        }
+        Ok(sorted)
+    }
+
     /// Bytes that went through temporary files.
     pub fn spilled_bytes(&self) -> u64 {
         self.spilled
     }
 
-    fn next_of(&mut self, i: usize) -> Result<Option<Keyed>> {
+    fn next_of(&mut self, i: usize) -> Result<Option<R>> {
         match &mut self.sources[i] {
             Source::Memory(it) => Ok(it.next()),
-            Source::Run(reader) => {
-                let mut b = [0u8; RECORD];
-                match reader.read_exact(&mut b) {
-                    Ok(()) => Ok(Some(Keyed::read(&b))),
-                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
-                    Err(source) => Err(Error::Io {
-                        path: self.dir.clone().unwrap_or_else(std::env::temp_dir),
-                        source,
-                    }),
-                }
-            }
+            Source::Run(reader) => match reader.take(R::BYTES) {
+                Ok(b) => Ok(b.map(R::get)),
+                Err(e) => Err(io_error(&self.dir, e)),
+            },
         }
     }
 
-    /// The next record in key order, None at the end.
-    pub fn next_record(&mut self) -> Result<Option<Keyed>> {
+    /// The next record in order, None at the end.
+    pub fn next_record(&mut self) -> Result<Option<R>> {
         let Some(Reverse((r, i))) = self.heap.pop() else {
             return Ok(None);
         };
@@ -211,9 +388,11 @@ mod tests {
             (5000, 1),
             (5000, 1 << 30),
             (30_000, 24 * 1024),
+            // More runs than a budget this small can merge at once: merged in passes.
+            (200_000, 8 * 1024),
         ] {
             let input = records(n, 7);
-            let mut spill = Spill::new(budget, None);
+            let mut spill: Spill = Spill::new(budget, None);
             for &r in &input {
                 spill.push(r).unwrap();
             }
@@ -227,7 +406,7 @@ mod tests {
             want.sort_unstable();
             assert_eq!(out, want, "{n} records, {budget} bytes");
             // The buffer holds at least MIN_RECORDS; more than it holds spills.
-            let capacity = (budget / RECORD).max(MIN_RECORDS);
+            let capacity = (budget / std::mem::size_of::<Keyed>()).max(MIN_RECORDS);
             assert_eq!(
                 spilled > 0,
                 n as usize > capacity,

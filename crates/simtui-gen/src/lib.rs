@@ -744,101 +744,189 @@ fn doc_id(i: usize, n: usize) -> String {
     format!("d{:0fw$}/doc{:0dw$}.txt", i / PER_FOLDER, i)
 }
 
-/// Generates the corpus and its truth. Deterministic for a seed.
-pub fn generate(opts: &GenOptions) -> Generated {
-    let n = opts.docs;
-    let vocab = Vocab::new(opts.vocab, opts.seed);
-    let slots = plan(opts);
-    let words = opts.words.max(1);
-    let made: Vec<(GenDoc, Option<(Edit, f64)>)> = (0..n)
-        .into_par_iter()
-        .map(|i| {
-            let (toks, how) = match slots[i] {
-                Slot::Original => (
-                    original(&vocab, &mut Rng::derive(opts.seed, i as u64), words),
-                    None,
-                ),
-                Slot::Derived { parent, edit, rate } => {
-                    // The original is regenerated from its own stream: no waiting for it.
-                    let mut toks =
-                        original(&vocab, &mut Rng::derive(opts.seed, parent as u64), words);
-                    let how = derive(
-                        &vocab,
-                        &mut Rng::derive(opts.seed, i as u64),
-                        &mut toks,
-                        edit,
-                        rate,
-                    );
-                    (toks, Some(how))
-                }
-            };
-            let mut text = String::with_capacity(toks.len() * 8);
-            render(&vocab, &toks, &mut text);
-            (
-                GenDoc {
-                    id: doc_id(i, n),
-                    text,
-                },
-                how,
-            )
-        })
-        .collect();
+/// The plan of a corpus and what makes its documents: any document can be made alone,
+/// in any order, so a corpus larger than memory is written as it is made.
+struct Maker {
+    n: usize,
+    seed: u64,
+    words: usize,
+    vocab: Vocab,
+    slots: Vec<Slot>,
+}
 
-    // Families: the original first, then its derivatives in order.
-    let mut family_of = vec![usize::MAX; n];
-    let mut families: Vec<Vec<usize>> = Vec::new();
-    for (i, slot) in slots.iter().enumerate() {
-        if let Slot::Derived { parent, .. } = *slot {
-            if family_of[parent] == usize::MAX {
-                family_of[parent] = families.len();
-                families.push(vec![parent]);
-            }
-            families[family_of[parent]].push(i);
+impl Maker {
+    fn new(opts: &GenOptions) -> Maker {
+        Maker {
+            n: opts.docs,
+            seed: opts.seed,
+            words: opts.words.max(1),
+            vocab: Vocab::new(opts.vocab, opts.seed),
+            slots: plan(opts),
         }
     }
-    let mut truth: Vec<(usize, usize, Planted)> = families
-        .par_iter()
-        .map_init(
-            || simtui_engine::text::Tokenizer::new(&simtui_engine::text::TextOptions::default()),
-            |tok, fam| {
-                let sets: Vec<Vec<u64>> = fam
-                    .iter()
-                    .map(|&d| shingles(tok, &made[d].0.text))
-                    .collect();
-                let how = |k: usize| made[fam[k]].1.expect("a derivative");
-                let mut pairs = Vec::new();
-                for x in 0..fam.len() {
-                    for y in x + 1..fam.len() {
-                        let (edit, rate) = if x == 0 {
-                            let (e, r) = how(y);
-                            (e.name(), r)
-                        } else {
-                            ("sibling", round4(how(x).1 + how(y).1))
-                        };
-                        let (a, b) = (fam[x], fam[y]);
-                        pairs.push((
-                            a,
-                            b,
-                            Planted {
-                                a: made[a].0.id.clone(),
-                                b: made[b].0.id.clone(),
-                                edit: edit.to_string(),
-                                rate,
-                                jaccard: simtui_engine::verify::jaccard(&sets[x], &sets[y]),
-                            },
-                        ));
-                    }
+
+    /// Document `i` and, for a derivative, its edit and rate.
+    fn doc(&self, i: usize) -> (GenDoc, Option<(Edit, f64)>) {
+        let (vocab, seed, words) = (&self.vocab, self.seed, self.words);
+        let (toks, how) = match self.slots[i] {
+            Slot::Original => (
+                original(vocab, &mut Rng::derive(seed, i as u64), words),
+                None,
+            ),
+            Slot::Derived { parent, edit, rate } => {
+                // The original is regenerated from its own stream: no waiting for it.
+                let mut toks = original(vocab, &mut Rng::derive(seed, parent as u64), words);
+                let how = derive(
+                    vocab,
+                    &mut Rng::derive(seed, i as u64),
+                    &mut toks,
+                    edit,
+                    rate,
+                );
+                (toks, Some(how))
+            }
+        };
+        let mut text = String::with_capacity(toks.len() * 8);
+        render(vocab, &toks, &mut text);
+        let doc = GenDoc {
+            id: doc_id(i, self.n),
+            text,
+        };
+        (doc, how)
+    }
+
+    /// Families: the original first, then its derivatives in order.
+    fn families(&self) -> Vec<Vec<usize>> {
+        let mut family_of = vec![usize::MAX; self.n];
+        let mut families: Vec<Vec<usize>> = Vec::new();
+        for (i, slot) in self.slots.iter().enumerate() {
+            if let Slot::Derived { parent, .. } = *slot {
+                if family_of[parent] == usize::MAX {
+                    family_of[parent] = families.len();
+                    families.push(vec![parent]);
                 }
-                pairs
-            },
-        )
-        .flatten()
+                families[family_of[parent]].push(i);
+            }
+        }
+        families
+    }
+
+    /// Every planted pair, sorted by (a, b), from the documents `made` gives.
+    fn truth(&self, made: impl Fn(usize) -> (GenDoc, Option<(Edit, f64)>) + Sync) -> Vec<Planted> {
+        let mut truth: Vec<(usize, usize, Planted)> =
+            self.families()
+                .par_iter()
+                .map_init(
+                    || {
+                        simtui_engine::text::Tokenizer::new(
+                            &simtui_engine::text::TextOptions::default(),
+                        )
+                    },
+                    |tok, fam| {
+                        let docs: Vec<_> = fam.iter().map(|&d| made(d)).collect();
+                        let sets: Vec<Vec<u64>> =
+                            docs.iter().map(|(d, _)| shingles(tok, &d.text)).collect();
+                        let how = |k: usize| docs[k].1.expect("a derivative");
+                        let mut pairs = Vec::new();
+                        for x in 0..fam.len() {
+                            for y in x + 1..fam.len() {
+                                let (edit, rate) = if x == 0 {
+                                    let (e, r) = how(y);
+                                    (e.name(), r)
+                                } else {
+                                    ("sibling", round4(how(x).1 + how(y).1))
+                                };
+                                pairs.push((
+                                    fam[x],
+                                    fam[y],
+                                    Planted {
+                                        a: docs[x].0.id.clone(),
+                                        b: docs[y].0.id.clone(),
+                                        edit: edit.to_string(),
+                                        rate,
+                                        jaccard: simtui_engine::verify::jaccard(&sets[x], &sets[y]),
+                                    },
+                                ));
+                            }
+                        }
+                        pairs
+                    },
+                )
+                .flatten()
+                .collect();
+        truth.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        truth.into_iter().map(|(_, _, p)| p).collect()
+    }
+}
+
+/// Generates the corpus and its truth. Deterministic for a seed.
+pub fn generate(opts: &GenOptions) -> Generated {
+    let maker = Maker::new(opts);
+    let made: Vec<(GenDoc, Option<(Edit, f64)>)> = (0..opts.docs)
+        .into_par_iter()
+        .map(|i| maker.doc(i))
         .collect();
-    truth.sort_unstable_by_key(|&(a, b, _)| (a, b));
+    let truth = maker.truth(|i| made[i].clone());
     Generated {
         docs: made.into_iter().map(|(d, _)| d).collect(),
-        truth: truth.into_iter().map(|(_, _, p)| p).collect(),
+        truth,
     }
+}
+
+/// Documents per JSON Lines file of [`write_jsonl`].
+const PER_FILE: usize = 100_000;
+/// Documents made in parallel, then written, at a time.
+const WRITE_CHUNK: usize = 20_000;
+
+/// Writes the corpus as JSON Lines files under `out` (a new or empty folder):
+/// `part-00000.jsonl`, ... of 100,000 documents each, one `{"id", "text"}` object a
+/// line (the ids are those [`generate`] gives, so `--id-field id` reads them back), and
+/// the truth file at `truth`. The documents are made and written a chunk at a time, so
+/// memory stays small whatever the number of documents; the truth is made afterwards
+/// from the families' documents, made again. Returns the bytes written to the JSON
+/// Lines files and the number of planted pairs.
+pub fn write_jsonl(opts: &GenOptions, out: &Path, truth: &Path) -> Result<(u64, usize)> {
+    let maker = Maker::new(opts);
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut bytes = 0u64;
+    for (f, first) in (0..opts.docs).step_by(PER_FILE).enumerate() {
+        let path = out.join(format!("part-{f:05}.jsonl"));
+        let file = std::fs::File::create(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let last = (first + PER_FILE).min(opts.docs);
+        for from in (first..last).step_by(WRITE_CHUNK) {
+            let to = (from + WRITE_CHUNK).min(last);
+            let lines: Vec<String> = (from..to)
+                .into_par_iter()
+                .map(|i| {
+                    let (d, _) = maker.doc(i);
+                    serde_json::json!({"id": d.id, "text": d.text}).to_string()
+                })
+                .collect();
+            for line in lines {
+                bytes += line.len() as u64 + 1;
+                writeln!(w, "{line}")
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+        }
+        w.flush()
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let planted = maker.truth(|i| maker.doc(i));
+    if let Some(parent) = truth.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let write_truth = || -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(truth)?);
+        for p in &planted {
+            writeln!(w, "{}", truth_to_jsonl(p))?;
+        }
+        w.flush()
+    };
+    write_truth().with_context(|| format!("cannot write {}", truth.display()))?;
+    Ok((bytes, planted.len()))
 }
 
 /// The k = 5 word-shingle set of a text with default text options.
@@ -922,8 +1010,39 @@ pub fn truth_to_jsonl(p: &Planted) -> String {
     )
 }
 
-/// Reads a truth file written by [`write`]. Blank lines are skipped; other keys are ignored.
-pub fn read_truth(path: &Path) -> Result<Vec<Planted>> {
+/// One line of a truth file as read back: the pair, and what else the line says. Both
+/// truth files simtui writes are read: `simtui gen`'s (every field) and `simtui eval
+/// --write-truth`'s (`a`, `b` and `jaccard`); a file of your own needs only `a` and `b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TruthPair {
+    /// The first document's id.
+    pub a: String,
+    /// The second document's id.
+    pub b: String,
+    /// The exact Jaccard similarity, if the line gives it.
+    pub jaccard: Option<f64>,
+    /// The planted edit (`gen`'s files only).
+    pub edit: Option<String>,
+    /// The edit's rate (`gen`'s files only).
+    pub rate: Option<f64>,
+}
+
+impl From<&Planted> for TruthPair {
+    fn from(p: &Planted) -> TruthPair {
+        TruthPair {
+            a: p.a.clone(),
+            b: p.b.clone(),
+            jaccard: Some(p.jaccard),
+            edit: Some(p.edit.clone()),
+            rate: Some(p.rate),
+        }
+    }
+}
+
+/// Reads a truth file: one JSON object per line with the ids `a` and `b`, and optionally
+/// `jaccard`, `edit` and `rate` (see [`TruthPair`]). Blank lines are skipped; other keys
+/// are ignored; a field of the wrong type is an error naming its line.
+pub fn read_truth(path: &Path) -> Result<Vec<TruthPair>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read truth file {}", path.display()))?;
     let mut out = Vec::new();
@@ -939,34 +1058,42 @@ pub fn read_truth(path: &Path) -> Result<Vec<Planted>> {
     Ok(out)
 }
 
-fn parse_truth_line(line: &str) -> Result<Planted> {
+fn parse_truth_line(line: &str) -> Result<TruthPair> {
     let value: serde_json::Value = serde_json::from_str(line).context("invalid JSON")?;
     let obj = value
         .as_object()
-        .context("expected a JSON object with \"a\", \"b\", \"edit\", \"rate\", \"jaccard\"")?;
-    let string = |k: &str| {
-        obj.get(k)
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-            .with_context(|| format!("missing or non-string field {k:?}"))
+        .context("expected a JSON object with \"a\" and \"b\" (and optionally \"jaccard\", \"edit\", \"rate\")")?;
+    let string = |k: &str| -> Result<Option<String>> {
+        match obj.get(k) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => v
+                .as_str()
+                .map(|s| Some(s.to_string()))
+                .with_context(|| format!("field {k:?} is not a string")),
+        }
     };
     let numbers = top_level_numbers(line);
-    let number = |k: &str| -> Result<f64> {
-        let v = obj
-            .get(k)
-            .and_then(|v| v.as_f64())
-            .with_context(|| format!("missing or non-numeric field {k:?}"))?;
+    let number = |k: &str| -> Result<Option<f64>> {
+        let v = match obj.get(k) {
+            None | Some(serde_json::Value::Null) => return Ok(None),
+            Some(v) => v
+                .as_f64()
+                .with_context(|| format!("field {k:?} is not a number"))?,
+        };
         // serde_json's default float parsing can be off by one ulp; std's is exact, so
         // the value written is the value read.
         let raw = numbers.iter().rev().find(|(key, _)| key == k);
-        Ok(raw.and_then(|(_, r)| r.parse::<f64>().ok()).unwrap_or(v))
+        Ok(Some(
+            raw.and_then(|(_, r)| r.parse::<f64>().ok()).unwrap_or(v),
+        ))
     };
-    Ok(Planted {
-        a: string("a")?,
-        b: string("b")?,
+    let id = |k: &str| string(k)?.with_context(|| format!("missing field {k:?} (a document id)"));
+    Ok(TruthPair {
+        a: id("a")?,
+        b: id("b")?,
+        jaccard: number("jaccard")?,
         edit: string("edit")?,
         rate: number("rate")?,
-        jaccard: number("jaccard")?,
     })
 }
 
@@ -1026,6 +1153,36 @@ fn top_level_numbers(line: &str) -> Vec<(String, &str)> {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn json_lines_hold_what_generate_makes() {
+        let o = opts(700, 9, 60, 0.3);
+        let g = generate(&o);
+        let dir = tempfile::tempdir().unwrap();
+        let (out, truth) = (dir.path().join("c"), dir.path().join("c.truth.jsonl"));
+        let (bytes, planted) = write_jsonl(&o, &out, &truth).unwrap();
+        let text = std::fs::read_to_string(out.join("part-00000.jsonl")).unwrap();
+        assert_eq!(bytes, text.len() as u64);
+        let docs: Vec<(String, String)> = text
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["id"].as_str().unwrap().into(),
+                    v["text"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, String)> = g
+            .docs
+            .iter()
+            .map(|d| (d.id.clone(), d.text.clone()))
+            .collect();
+        assert_eq!(docs, want);
+        assert_eq!(planted, g.truth.len());
+        let want: Vec<TruthPair> = g.truth.iter().map(TruthPair::from).collect();
+        assert_eq!(read_truth(&truth).unwrap(), want);
+    }
 
     fn opts(docs: usize, seed: u64, words: usize, dup_fraction: f64) -> GenOptions {
         GenOptions {
@@ -1368,7 +1525,8 @@ mod tests {
             assert_eq!(std::fs::read_to_string(out.join(&d.id)).unwrap(), d.text);
         }
         // Exactly: the floats read back are the floats written.
-        assert_eq!(read_truth(&truth).unwrap(), g.truth);
+        let expect: Vec<TruthPair> = g.truth.iter().map(TruthPair::from).collect();
+        assert_eq!(read_truth(&truth).unwrap(), expect);
 
         // Never into a non-empty folder, but an empty one is fine.
         let err = write(&g, &out, &truth).unwrap_err().to_string();
@@ -1392,19 +1550,36 @@ mod tests {
         };
         let line = truth_to_jsonl(&p);
         assert!(line.starts_with("{\"a\":") && !line.contains('\n'));
-        assert_eq!(parse_truth_line(&line).unwrap(), p);
+        assert_eq!(parse_truth_line(&line).unwrap(), TruthPair::from(&p));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["edit"], "sibling");
 
+        // `simtui eval --write-truth`'s lines (no edit, no rate) and bare pairs are read
+        // too; a field of the wrong type or a missing id is an error naming its line.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(
             &path,
-            format!("{line}\n\n{{\"a\":\"x\",\"b\":\"y\",\"edit\":\"copy\",\"rate\":0}}\n"),
+            format!("{line}\n\n{{\"a\":\"x\",\"b\":\"y\",\"jaccard\":0.5}}\n{{\"a\":\"x\",\"b\":\"z\"}}\n"),
+        )
+        .unwrap();
+        let read = read_truth(&path).unwrap();
+        assert_eq!(read.len(), 3);
+        assert_eq!(
+            (read[1].jaccard, read[1].edit.as_deref(), read[1].rate),
+            (Some(0.5), None, None)
+        );
+        assert_eq!((read[2].a.as_str(), read[2].jaccard), ("x", None));
+        std::fs::write(
+            &path,
+            format!("{line}\n{{\"a\":\"x\",\"b\":\"y\",\"rate\":\"high\"}}\n"),
         )
         .unwrap();
         let err = format!("{:#}", read_truth(&path).unwrap_err());
-        assert!(err.contains("line 3") && err.contains("jaccard"), "{err}");
+        assert!(err.contains("line 2") && err.contains("rate"), "{err}");
+        std::fs::write(&path, "{\"a\":\"x\",\"jaccard\":1}\n").unwrap();
+        let err = format!("{:#}", read_truth(&path).unwrap_err());
+        assert!(err.contains("line 1") && err.contains("\"b\""), "{err}");
         std::fs::write(&path, "{\"a\": 1}\nnot json\n").unwrap();
         assert!(
             read_truth(&path)
@@ -1417,7 +1592,7 @@ mod tests {
         let q = parse_truth_line(odd).unwrap();
         assert_eq!(
             (q.a.as_str(), q.rate, q.jaccard),
-            ("k:\"", 0.1, 0.45454545454545453)
+            ("k:\"", Some(0.1), Some(0.45454545454545453))
         );
     }
 

@@ -170,7 +170,9 @@ fn the_log_records_start_stages_requests_errors_and_the_threshold_starts_s() {
         colors: BTreeMap::new(),
         keys: BTreeMap::new(),
         threshold: Some(0.72),
+        notice: Some("banding chosen".into()),
     });
+    assert_eq!(app.status(), Some("banding chosen"));
     assert_eq!(app.list().tuning().s_pct(), 72);
     app.log_start();
     app.start();

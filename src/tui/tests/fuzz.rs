@@ -3,11 +3,11 @@
 //! is proptest's: 256 by default, `PROPTEST_CASES=100000` for a long run (doc/hostile.md).
 
 use super::{draw, loaded, pump};
-use crate::tui::diff_model::{self as diff, DiffModel};
+use crate::output::diff_model::{self as diff, DiffModel};
+use crate::output::width::{grapheme_width, is_unsafe};
+use crate::output::wrap::{self, MIN_WIDTH, Seg};
 use crate::tui::keys::Action;
 use crate::tui::views::diff::DiffView;
-use crate::tui::widgets::fmt::{grapheme_width, is_unsafe};
-use crate::tui::widgets::wrap::{self, MIN_WIDTH, Seg};
 use proptest::prelude::*;
 use std::time::Duration;
 use unicode_segmentation::UnicodeSegmentation;

@@ -176,50 +176,58 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
 }
 
 #[test]
-fn more_hash_functions_share_the_shingles_and_equal_ensure_perms() {
+fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_build() {
     use simtui_engine::minhash::sketch::SketchKind;
     use simtui_engine::progress::Silent;
     let dir = corpus_dir();
+    let walk = || {
+        simtui_engine::source::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default())
+            .unwrap()
+    };
     for sketch in [SketchKind::MinHash, SketchKind::Oph] {
-        let params = Params {
+        let at = |sketch, num_perm| Params {
             sketch,
+            num_perm,
             ..Params::default()
         };
-        let corpus =
-            simtui_engine::source::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default())
-                .unwrap();
-        let index = Arc::new(simtui_engine::index::Index::build(corpus, &params, &Silent).unwrap());
+        let index = Arc::new(
+            simtui_engine::index::Index::build(walk(), &at(sketch, 128), &Silent).unwrap(),
+        );
         let before = index.signatures().data().to_vec();
-        let out = worker::execute(
-            Work::Extend {
-                index: index.clone(),
-                perms: 160,
-            },
-            &Silent,
-        );
-        let Ok(worker::Output::Extended(extended)) = out else {
-            panic!("not extended")
+        // Wider, narrower, and the other sketch: each what a fresh build computes.
+        let other = match sketch {
+            SketchKind::MinHash => SketchKind::Oph,
+            SketchKind::Oph => SketchKind::MinHash,
         };
-        // Bit-identical to extending a copy in place, as the worker used to.
-        let mut copy = (*index).clone();
-        copy.ensure_perms(160, &Silent).unwrap();
-        assert_eq!(extended.num_perm(), 160, "{sketch:?}");
-        assert_eq!(extended.params(), copy.params(), "{sketch:?}");
-        assert_eq!(
-            extended.signatures().data(),
-            copy.signatures().data(),
-            "{sketch:?}"
-        );
-        // The shingle sets are the original's, not a copy; the original is unchanged.
-        assert!(
-            std::ptr::eq(extended.shingles(), index.shingles()),
-            "the sets are shared"
-        );
+        for (want, perms) in [(sketch, 160), (sketch, 112), (other, 128)] {
+            let out = worker::execute(
+                Work::Extend {
+                    index: index.clone(),
+                    sketch: want,
+                    seed: 1,
+                    perms,
+                },
+                &Silent,
+            );
+            let Ok(worker::Output::Extended(got)) = out else {
+                panic!("no signatures")
+            };
+            let fresh =
+                simtui_engine::index::Index::build(walk(), &at(want, perms), &Silent).unwrap();
+            assert_eq!(got.params(), fresh.params(), "{want:?} {perms}");
+            assert_eq!(
+                got.signatures().data(),
+                fresh.signatures().data(),
+                "{want:?} {perms}"
+            );
+            // The shingle sets are the original's, not a copy.
+            assert!(
+                std::ptr::eq(got.shingles(), index.shingles()),
+                "the sets are shared"
+            );
+        }
+        // The original is unchanged.
         assert_eq!(index.signatures().data(), &before[..]);
         assert_eq!(index.num_perm(), 128);
-        // Fewer functions than it has: the same index.
-        let same = index.extended(64, &Silent).unwrap();
-        assert_eq!(same.signatures().data(), index.signatures().data());
-        assert_eq!(same.params(), index.params());
     }
 }

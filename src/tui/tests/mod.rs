@@ -5,6 +5,7 @@
 
 mod config;
 mod fuzz;
+mod history;
 mod load;
 mod opened;
 mod render;

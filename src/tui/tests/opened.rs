@@ -1,7 +1,7 @@
 //! Tests of the views opened from the list (neighbours, clusters, members, heatmap) and
 //! of exporting: actions in, state, engine truth and screen text out.
 
-use super::{draw, loaded, pump, screen};
+use super::{draw, loaded, new_app, pump, screen};
 use crate::tui::app::App;
 use crate::tui::keys::{Action, Context};
 use crate::tui::views;
@@ -269,15 +269,26 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     assert!(csv.starts_with("a,b,jaccard,estimate\n"), "{csv}");
     std::fs::remove_file(&inside).unwrap();
 
-    // A folder that does not exist: an error on the status line, the explorer goes on.
+    // A folder that does not exist: an error in the prompt itself, where the next key
+    // goes, and the explorer goes on.
     export_to(&mut app, "/no/such/simtui/dir/x.csv");
-    assert!(app.status().unwrap().contains("cannot write"));
+    let p = app.top_as::<ExportView>().expect("the prompt stays open");
+    assert!(p.error().unwrap().contains("cannot write"));
+    let prompt = screen(&app)
+        .lines()
+        .find(|l| l.contains("Export to:"))
+        .unwrap()
+        .to_string();
+    assert!(prompt.contains("cannot write: No such file"), "{prompt}");
     assert!(app.fatal().is_none() && !app.quitting());
     assert_eq!(
         app.context(),
         &views::export::KEYS,
         "the name can be corrected"
     );
+    // Editing the name clears the error.
+    app.update(Action::FilterBackspace);
+    assert!(app.top_as::<ExportView>().unwrap().error().is_none());
     app.update(Action::FilterClear);
     assert_eq!(app.context(), &views::list::KEYS);
 }
@@ -366,6 +377,10 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     let s = screen(&app);
     assert!(s.contains("SimHash 64 idf ≤10"), "{s}");
     assert!(s.contains(" ham "), "{s}");
+    // Candidates sharing no shingle (J = 0, last) are said to be so in the title.
+    let zero = r.found.pairs.iter().filter(|p| p.jaccard == 0.0).count();
+    let said = format!("last {zero}: J = 0, close fingerprints sharing no shingle");
+    assert_eq!(s.contains(&said), zero > 0, "{zero}\n{s}");
     // The first listed pair's distance is on its row.
     let p = r.found.pairs[app.list().visible()[0] as usize];
     let d = fps.distance(
@@ -428,4 +443,37 @@ fn every_view_draws_at_the_smallest_and_a_large_size() {
             ]
         );
     }
+}
+
+#[test]
+fn simhash_candidates_sharing_no_shingle_are_explained() {
+    // The same words in reverse order: one fingerprint (SimHash weighs words, not their
+    // order), not one shingle of five words in common.
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    std::fs::create_dir(&c).unwrap();
+    let words: Vec<String> = (0..60).map(|i| format!("word{i}")).collect();
+    let mut reversed = words.clone();
+    reversed.reverse();
+    std::fs::write(c.join("a.txt"), words.join(" ")).unwrap();
+    std::fs::write(c.join("b.txt"), reversed.join(" ")).unwrap();
+    std::fs::write(
+        c.join("c.txt"),
+        "other text entirely, nothing like the rest at all",
+    )
+    .unwrap();
+    let mut app = new_app(dir.path(), (120, 30));
+    app.start();
+    pump(&mut app);
+    app.update(Action::SwitchMethod);
+    pump(&mut app);
+    let r = app.session().results().unwrap();
+    assert!(r.simhash.is_some());
+    assert_eq!(r.found.pairs.len(), 1);
+    assert_eq!(r.found.pairs[0].jaccard, 0.0);
+    let s = screen(&app);
+    assert!(
+        s.contains("last 1: J = 0, close fingerprints sharing no shingle"),
+        "{s}"
+    );
 }

@@ -110,8 +110,9 @@ fn tuning_view_shows_parameters_curve_and_real_recall() {
     ] {
         assert!(s.contains(want), "{want} missing:\n{s}");
     }
-    assert!(s.contains("expected recall P(s) = 0.947"), "{s}");
-    assert!(s.contains("real recall"), "{s}");
+    assert!(s.contains("P(s), curve at s    = 0.947"), "{s}");
+    assert!(s.contains("S-curve recall J≥s  = "), "{s}");
+    assert!(s.contains("real recall J≥s     = "), "{s}");
     assert!(s.contains("pairs J≥0.80"), "{s}");
     // The chart is drawn in Braille.
     assert!(
@@ -287,13 +288,14 @@ fn without_colour_the_curve_before_tuning_is_drawn_in_dots() {
 
 #[test]
 fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
-    // At 80x24 the panel beside the chart is narrow; "over 20,000 documents" was cut.
+    // At 80x24 the panel beside the chart is narrow; a long reason was cut.
     let (_d, mut app) = loaded((80, 24));
-    app.session_mut()
-        .set_all(Some(AllState::Unavailable("over 20,000 documents".into())));
+    app.session_mut().set_all(Some(AllState::Unavailable(
+        "too large: over 4000000 pairs with J >= 0.5 (the explorer's limit)".into(),
+    )));
     app.update(Action::ToggleTuning);
     let s = screen(&app);
-    assert!(s.contains("documents"), "{s}");
+    assert!(s.contains("limit)"), "{s}");
 }
 
 #[test]
@@ -346,4 +348,36 @@ fn the_diff_says_when_a_side_is_truncated_or_the_diff_approximate() {
     let s = screen(&app);
     assert_eq!(s.matches("TRUNCATED to 256 KB").count(), 1, "{s}");
     assert!(s.contains("approximate diff (time limit)"), "{s}");
+}
+
+#[test]
+fn tuning_panel_at_60_by_15_keeps_threshold_s_and_both_recalls() {
+    // The smallest screen drawn: the chart goes before any of these lines.
+    let (_d, mut app) = loaded((60, 15));
+    app.update(Action::ToggleTuning);
+    let s = screen(&app);
+    for want in [
+        "threshold (1/b)^(1/r) = 0.707",
+        "s = 0.80",
+        "S-curve recall J≥s",
+        "real recall J≥s",
+        "pairs J≥0.80",
+    ] {
+        assert!(s.contains(want), "{want} missing:\n{s}");
+    }
+    assert!(
+        !s.chars().any(|c| ('\u{2801}'..='\u{28FF}').contains(&c)),
+        "the chart is left out:\n{s}"
+    );
+    if std::env::var("SHOW").is_ok() {
+        eprintln!("{s}");
+    }
+    // At 100 × 30 there is room for everything, the chart included.
+    let (_d, mut app) = loaded((100, 30));
+    app.update(Action::ToggleTuning);
+    let s = screen(&app);
+    for want in ["k = 5", "N = b·r = 128 oph", "S-curve recall", "missed"] {
+        assert!(s.contains(want), "{want} missing:\n{s}");
+    }
+    assert!(s.chars().any(|c| ('\u{2801}'..='\u{28FF}').contains(&c)));
 }

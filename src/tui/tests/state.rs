@@ -2,7 +2,7 @@
 //! the filter, the sort, moving, the diff's n/p, real recall, quitting, crashes, limits.
 
 use super::*;
-use crate::tui::diff_model as diff;
+use crate::output::diff_model as diff;
 use crate::tui::jobs::Cmd;
 use crate::tui::keys::Action;
 use crate::tui::session::AllState;
@@ -30,47 +30,52 @@ fn a_session_of_actions_rebands_without_rehashing() {
     app.update(Action::Back);
     assert!(app.top_as::<DiffView>().is_none());
 
-    // r−: 16 × 7 fits the 128 stored functions: re-banded, nothing re-hashed. The
-    // selected pair stays selected (more pairs are found, so its rank may change).
+    // r−: 16 × 7 bands OPH signatures of exactly 112 bins, as `pairs -b 16 -r 7`
+    // computes them (the first 112 of 128 bins are another sketch): sketched in the
+    // background, the old list shown meanwhile. The selected pair stays selected (more
+    // pairs are found, so its rank may change).
     app.update(Action::Bottom);
     let chosen = ids(&app, app.list().cursor().selected);
     app.update(Action::RowsDown);
     assert_eq!(app.session().banding(), (16, 7));
     assert!(app.session().rebanding());
+    assert!(app.summary().unwrap().starts_with("sketching 112 oph"));
     pump(&mut app);
     let r = app.session().results().unwrap();
     assert_eq!((r.bands, r.rows), (16, 7));
+    assert_eq!(r.index.num_perm(), 112);
     assert_eq!(ids(&app, app.list().cursor().selected), chosen);
-    assert_eq!(
-        app.session().counters().sketch_jobs,
-        1,
-        "re-banding must not re-hash"
-    );
-    assert_eq!(
-        app.session().index().unwrap().num_perm(),
-        128,
-        "signatures unchanged"
-    );
+    assert_eq!(app.session().counters().sketch_jobs, 2);
     assert_eq!(
         app.list().tuning().prev(),
         Some((16, 8)),
         "the curve before tuning is kept, dimmed"
     );
 
-    // b+ to 19 × 7 = 133 > 128: more functions are hashed (in place of a rebuild).
+    // b+ to 19 × 7 = 133: signatures of 133 bins; the keys pressed before the job
+    // ended only start jobs the last one supersedes.
     app.update(Action::BandsUp);
     app.update(Action::BandsUp);
     app.update(Action::BandsUp);
     pump(&mut app);
-    assert_eq!(app.session().counters().sketch_jobs, 2);
-    assert_eq!(app.session().index().unwrap().num_perm(), 160);
+    assert_eq!(app.session().index().unwrap().num_perm(), 133);
     let r = app.session().results().unwrap();
     assert_eq!((r.bands, r.rows), (19, 7));
-    // Back down: fits again, no hashing.
-    app.update(Action::BandsDown);
+    // Back to 16 × 7 and 16 × 8: their signatures were kept, nothing is sketched.
+    let sketched = app.session().counters().sketch_jobs;
+    for _ in 0..3 {
+        app.update(Action::BandsDown);
+    }
     pump(&mut app);
-    assert_eq!(app.session().counters().sketch_jobs, 2);
-    assert_eq!(app.session().index().unwrap().num_perm(), 160);
+    assert_eq!(app.session().index().unwrap().num_perm(), 112);
+    app.update(Action::RowsUp);
+    pump(&mut app);
+    assert_eq!(app.session().index().unwrap().num_perm(), 128);
+    assert_eq!(
+        app.session().counters().sketch_jobs,
+        sketched + 2,
+        "17x7 and 18x7 only"
+    );
     let bands_before_k = app.session().counters().band_jobs;
 
     // k+: a background re-index; the old results stay, marked stale.
@@ -178,6 +183,30 @@ fn a_session_of_actions_rebands_without_rehashing() {
         app.list().visible().len(),
         app.session().results().unwrap().found.pairs.len()
     );
+}
+
+#[test]
+fn a_filter_selects_its_first_match_and_enter_opens_it() {
+    let (_d, mut app) = loaded((100, 30));
+    // Select the last pair, then type a filter it still matches (every id has "doc"):
+    // the selection goes to the first match, not the row it was on.
+    app.update(Action::Bottom);
+    assert!(app.list().cursor().selected > 0);
+    app.update(Action::StartFilter);
+    for c in "doc".chars() {
+        app.update(Action::FilterChar(c));
+    }
+    assert_eq!(
+        app.list().cursor().selected,
+        0,
+        "the first match is selected"
+    );
+    let first = ids(&app, 0);
+    app.update(Action::FilterKeep);
+    app.update(Action::Open);
+    pump(&mut app);
+    let d = app.top_as::<DiffView>().expect("the diff opens");
+    assert_eq!((d.docs().0.id.clone(), d.docs().1.id.clone()), first);
 }
 
 #[test]
@@ -315,7 +344,11 @@ fn real_recall_is_measured_from_all_pairs() {
     app.list_mut().tuning_mut().set_s_pct(50);
     let (found, total) = app.real_recall().expect("recall matched to the results");
     assert!(found <= total && total > 0);
-    assert_eq!(total, all.at_least(0.5));
+    // Document pairs, as the list counts them: what it lists at J ≥ 0.5 is what was
+    // found, of at least as many pairs as there are pairs of contents.
+    let listed = app.session().results().unwrap().found.pairs.iter();
+    assert_eq!(found, listed.filter(|p| p.jaccard >= 0.5).count());
+    assert!(total >= all.at_least(0.5));
 
     // 128 bands of one row: any pair sharing a shingle at J ≥ 0.5 is all but surely found.
     for _ in 0..7 {
@@ -473,4 +506,46 @@ fn every_view_draws_at_every_size_without_panicking() {
             app.list_mut().tuning_mut().close();
         }
     }
+}
+
+#[test]
+fn a_lower_s_computes_the_exact_pairs_again_down_to_it() {
+    let (_d, mut app) = loaded((100, 30));
+    let Some(AllState::Ready { all, .. }) = app.session().all() else {
+        panic!("all pairs computed")
+    };
+    assert_eq!(all.floor, crate::tui::recall::DEFAULT_FLOOR);
+    app.update(Action::ToggleTuning);
+    // 0.80 → 0.50: the pairs known already cover it.
+    for _ in 0..6 {
+        app.update(Action::SimDown);
+    }
+    assert!(matches!(app.session().all(), Some(AllState::Ready { .. })));
+    // 0.50 → 0.30: computed again, and the panel says so meanwhile.
+    for _ in 0..4 {
+        app.update(Action::SimDown);
+    }
+    assert!(matches!(
+        app.session().all(),
+        Some(AllState::Computing { floor, .. }) if *floor == 0.3
+    ));
+    assert!(screen(&app).contains("exact pairs J≥0.30"));
+    pump(&mut app);
+    let Some(AllState::Ready { all, .. }) = app.session().all() else {
+        panic!("all pairs computed again")
+    };
+    assert_eq!(all.floor, 0.3);
+    let index = app.session().index().unwrap().clone();
+    let reference = simtui_engine::analysis::exact::shared_pairs(
+        &index,
+        0.3,
+        &simtui_engine::analysis::exact::Limits::default(),
+        &simtui_engine::progress::Silent,
+    )
+    .unwrap();
+    assert_eq!(all.pairs, reference.pairs);
+    // Known at s = 0.30 now, in document pairs (each content pair at least one).
+    let (found, total) = app.real_recall().expect("recall at s = 0.30");
+    assert!(total >= all.at_least(0.3) && all.at_least(0.3) > 0);
+    assert!(found <= total);
 }

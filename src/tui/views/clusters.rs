@@ -195,11 +195,11 @@ fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
             t.title(),
         ),
         Span::raw(format!(
-            " · {} documents · J ≥ {:.2} · from {} of {} listed pairs",
-            fmt::count(docs as u64),
+            " · {} · J ≥ {:.2} · from {} of {}",
+            fmt::plural(docs as u64, "document", "documents"),
             v.threshold(),
             fmt::count(v.linked as u64),
-            fmt::count(v.listed.len() as u64)
+            fmt::plural(v.listed.len() as u64, "listed pair", "listed pairs")
         )),
     ];
     if v.clusters.is_none() {

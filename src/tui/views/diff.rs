@@ -4,7 +4,7 @@
 //! read and aligned by a job (`diff_model` aligns and lays out); drawing is below.
 
 use super::view::{Cx, Ui, View};
-use crate::tui::diff_model::{self, DiffModel, Layout, SideRow};
+use crate::output::diff_model::{self, DiffModel, Layout, SideRow};
 use crate::tui::keys::{Action, Context, DOWN, END, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::{fmt, layout};
@@ -281,11 +281,7 @@ fn read(doc: &Entry, max_bytes: u64) -> Result<Arc<str>, String> {
 fn diff_docs(a: &Entry, b: &Entry, max_bytes: u64) -> Result<DiffModel, String> {
     let ta = read(a, max_bytes)?;
     let tb = read(b, max_bytes)?;
-    let (la, ca) = diff_model::truncate(&ta, diff_model::CAP);
-    let (lb, cb) = diff_model::truncate(&tb, diff_model::CAP);
-    let mut model = diff_model::build(la, lb, diff_model::TIMEOUT);
-    model.truncated = [ca, cb];
-    Ok(model)
+    Ok(diff_model::compare(&ta, &tb))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -404,8 +400,8 @@ fn doc_lines(
             warn = Some(format!(" · TRUNCATED to {} KB", diff_model::CAP / 1024));
         }
         parts.push(format!(
-            "{} words only here",
-            fmt::count(m.changed_words[side] as u64)
+            "{} only here",
+            fmt::plural(m.changed_words[side] as u64, "word", "words")
         ));
     }
     parts.push(format!("{} tokens", fmt::count(doc.tokens)));
@@ -521,8 +517,14 @@ fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
             ),
             t.dim(),
         ));
-        if m.changed_words == [0, 0] {
+        if m.identical {
+            info.push(Span::raw(" · identical texts"));
+        } else if m.changed_words == [0, 0] && m.changed_marks == [0, 0] {
             info.push(Span::raw(" · no word differs (only white space)"));
+        } else if m.changed_words == [0, 0] {
+            info.push(Span::raw(
+                " · no word differs (only punctuation and white space)",
+            ));
         }
         if m.approximate {
             info.push(Span::styled(" · approximate diff (time limit)", t.warn()));

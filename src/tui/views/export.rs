@@ -76,6 +76,9 @@ pub struct ExportView {
     confirm: Option<(String, String)>,
     /// The file being written, and by which job.
     writing: Option<(String, u64)>,
+    /// Why the last write failed: shown in the prompt itself, where the next key goes,
+    /// until the name is edited.
+    error: Option<String>,
 }
 
 /// The format a file name asks for.
@@ -172,6 +175,7 @@ impl ExportView {
             rows,
             confirm: None,
             writing: None,
+            error: None,
         }
     }
 
@@ -179,6 +183,12 @@ impl ExportView {
     #[cfg(test)]
     pub fn confirm(&self) -> Option<&(String, String)> {
         self.confirm.as_ref()
+    }
+
+    /// Why the last write failed, shown in the prompt until the name is edited.
+    #[cfg(test)]
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 
     fn finish(&mut self, cx: &mut Cx) {
@@ -220,10 +230,12 @@ impl View for ExportView {
             Action::FilterChar(c) => {
                 self.text.push(c);
                 self.confirm = None;
+                self.error = None;
             }
             Action::FilterBackspace => {
                 self.text.pop();
                 self.confirm = None;
+                self.error = None;
             }
             Action::FilterClear => cx.close(),
             Action::FilterKeep => self.finish(cx),
@@ -248,9 +260,11 @@ impl View for ExportView {
                 cx.close();
             }
             Some(Err(e)) => {
-                // The prompt stays open with the name, to correct it.
+                // The prompt stays open with the name, to correct it, and says why in
+                // the line being typed (not in a corner of the screen).
                 self.confirm = None;
-                cx.say(format!("cannot write {name}: {e}"));
+                cx.log.write(&format!("cannot write {name}: {e}"));
+                self.error = Some(format!("cannot write: {e}"));
             }
             None => {}
         }
@@ -267,13 +281,22 @@ impl View for ExportView {
         if self.text.is_empty() {
             spans.push(Span::styled(format!("{} ", self.default), t.dim()));
         }
-        match (&self.writing, &self.confirm) {
-            (Some((name, _)), _) => spans.push(Span::styled(
+        match (&self.writing, &self.confirm, &self.error) {
+            (Some((name, _)), _, _) => spans.push(Span::styled(
                 format!("  writing {}… · Esc cancels", fmt::clean(name)),
                 t.dim(),
             )),
-            (None, Some((_, why))) => spans.push(Span::styled(format!("  {why}"), t.warn())),
-            (None, None) => spans.push(Span::styled(
+            (None, _, Some(error)) => {
+                spans.push(Span::styled(format!("  {}", fmt::clean(error)), t.error()));
+                spans.push(Span::styled(
+                    " · edit, Enter retries",
+                    t.dim(),
+                ));
+            }
+            (None, Some((_, why)), None) => {
+                spans.push(Span::styled(format!("  {why}"), t.warn()))
+            }
+            (None, None, None) => spans.push(Span::styled(
                 "  .jsonl: JSON Lines, else CSV · Enter writes · Esc cancels",
                 t.dim(),
             )),

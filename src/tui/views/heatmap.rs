@@ -178,6 +178,27 @@ fn window(at: usize, len: usize, room: usize) -> usize {
     }
 }
 
+/// The header over columns `from..to` (numbered from 1), `cell` characters each: the
+/// cursor's column number, then every fifth one, each written whole from its column
+/// where it fits with a space before the next (10 reads 10, not 0).
+fn column_numbers(from: usize, to: usize, cursor: usize, cell: usize) -> String {
+    let width = (to - from) * cell;
+    let mut text = vec![' '; width];
+    let mut taken = vec![false; width];
+    let fifths = (from..to).filter(|j| (j + 1) % 5 == 0);
+    for j in std::iter::once(cursor).filter(|j| (from..to).contains(j)).chain(fifths) {
+        let number: Vec<char> = (j + 1).to_string().chars().collect();
+        let at = (j - from) * cell;
+        let end = at + number.len();
+        let clear = at.saturating_sub(1)..(end + 1).min(width);
+        if end <= width && taken[clear].iter().all(|t| !t) {
+            text[at..end].copy_from_slice(&number);
+            taken[at..end].iter_mut().for_each(|t| *t = true);
+        }
+    }
+    text.into_iter().collect()
+}
+
 fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let w = area.width as usize;
@@ -213,16 +234,7 @@ fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let cols = ((w.saturating_sub(label_w)) / cell).max(1);
     let rows = (area.height as usize).saturating_sub(3).max(1);
     let (r0, c0) = (window(ci, n, rows), window(cj, n, cols));
-    let mut header = fmt::pad("", label_w);
-    for j in c0..(c0 + cols).min(n) {
-        // Column numbers every fifth column (and the cursor's).
-        let mark = if j == cj || (j + 1) % 5 == 0 {
-            ((j + 1) % 10).to_string()
-        } else {
-            " ".into()
-        };
-        header.push_str(&fmt::pad(&mark, cell));
-    }
+    let header = fmt::pad("", label_w) + &column_numbers(c0, (c0 + cols).min(n), cj, cell);
     lines.push(Line::from(Span::styled(header, t.dim())));
     for i in r0..(r0 + rows).min(n) {
         let label = format!(
@@ -247,4 +259,21 @@ fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
         lines.push(Line::from(spans));
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column_numbers;
+
+    #[test]
+    fn column_numbers_are_written_whole() {
+        // Columns 1..=12, one character each, the cursor on column 3.
+        assert_eq!(column_numbers(0, 12, 2, 1), "  3 5    10 ");
+        // Two characters a cell: 10 starts at its column.
+        let two = column_numbers(0, 12, 0, 2);
+        assert_eq!(&two[18..20], "10");
+        assert!(two.starts_with("1 "));
+        // A number that would run into the next one is left out, never cut.
+        assert_eq!(column_numbers(98, 106, 99, 1), " 100    ");
+    }
 }

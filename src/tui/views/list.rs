@@ -46,6 +46,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('c')], "c", Action::Clusters, "clusters", "clusters of the listed pairs (union-find at a threshold)", true),
         b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
         b(&[k('m')], "m", Action::SwitchMethod, "method", "switch candidates between MinHash LSH and SimHash (Hamming column)", false),
+        b(&[k('o')], "o", Action::SwitchSketch, "sketch", "switch MinHash LSH's sketch: one-permutation hashing ↔ classic MinHash", false),
         b(&[ESC], "Esc", Action::Back, "clear filter", "clear the filter", false),
     ],
 };
@@ -264,6 +265,10 @@ impl ListView {
                 let said = cx.session.switch_method(cx.jobs);
                 cx.say(said);
             }
+            Action::SwitchSketch => {
+                let said = cx.session.switch_sketch(cx.jobs);
+                cx.say(said);
+            }
             Action::StartFilter => self.filter.start(),
             Action::Back => {
                 if self.filter.clear() {
@@ -319,7 +324,12 @@ impl View for ListView {
             return self.update_list(action, cx);
         }
         match self.filter.update(action) {
-            Edit::Changed => self.refilter(cx.session, cx.size),
+            // A new filter selects its first match: Enter then opens what is shown
+            // first, not a row the filter left behind.
+            Edit::Changed => {
+                self.cursor = Cursor::default();
+                self.refresh(cx.session, None, cx.size);
+            }
             Edit::Move => self.update_list(action, cx),
             Edit::Same => {}
         }
@@ -342,7 +352,7 @@ impl View for ListView {
     fn position(&self) -> String {
         format!(
             " · pair {} of {}",
-            self.cursor.selected + 1,
+            fmt::count(self.cursor.selected as u64 + 1),
             fmt::count(self.visible.len() as u64)
         )
     }
@@ -379,8 +389,8 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
             t.title(),
         ),
         Span::raw(format!(
-            " · {} candidates · {} · k={} {} · by {}",
-            fmt::count(r.found.candidates),
+            " · {} · {} · k={} {} · by {}",
+            fmt::plural(r.found.candidates, "candidate", "candidates"),
             match &r.simhash {
                 None => format!("b={} r={}", r.bands, r.rows),
                 Some((s, _)) => format!(
@@ -395,6 +405,25 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
             list.sort.name()
         )),
     ];
+    // SimHash's candidates are close fingerprints, verified like LSH's: those whose
+    // texts share no shingle at all (J = 0, listed last, as `pairs --method simhash`
+    // lists them) are said to be so, right after the counts.
+    if r.simhash.is_some() {
+        let pairs = &r.found.pairs;
+        let zero = pairs.len() - pairs.partition_point(|p| p.jaccard > 0.0);
+        if zero > 0 {
+            spans.insert(
+                1,
+                Span::styled(
+                    format!(
+                        " · last {}: J = 0, close fingerprints sharing no shingle",
+                        fmt::count(zero as u64)
+                    ),
+                    t.dim(),
+                ),
+            );
+        }
+    }
     // What is under way goes right after the counts, so a narrow title cuts the details,
     // not the warning.
     if session.stale() {
@@ -410,7 +439,7 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
             Some(_) => "SimHash".to_string(),
             None => {
                 let (b, r) = session.banding();
-                format!("b={b} r={r}")
+                format!("b={b} r={r} {}", session.params().sketch.name())
             }
         };
         spans.insert(1, Span::styled(format!(" · banding {what}…"), t.warn()));

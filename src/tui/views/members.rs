@@ -150,8 +150,8 @@ impl View for MembersView {
     fn position(&self) -> String {
         format!(
             " · member {} of {} (with the kept one)",
-            self.cursor.selected + 1,
-            self.order.len()
+            fmt::count(self.cursor.selected as u64 + 1),
+            fmt::count(self.order.len() as u64)
         )
     }
 

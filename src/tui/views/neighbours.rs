@@ -183,8 +183,8 @@ impl View for NeighboursView {
     fn position(&self) -> String {
         format!(
             " · neighbour {} of {}",
-            self.cursor.selected + 1,
-            self.len()
+            fmt::count(self.cursor.selected as u64 + 1),
+            fmt::count(self.len() as u64)
         )
     }
 
@@ -209,8 +209,8 @@ fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
         Some(a) => {
             let scanned = a.neighbours.iter().filter(|n| n.scanned).count();
             title.push(Span::raw(format!(
-                " · {} candidates (b={} r={}){}",
-                fmt::count(a.candidates as u64),
+                " · {} (b={} r={}){}",
+                fmt::plural(a.candidates as u64, "candidate", "candidates"),
                 v.bands,
                 v.rows,
                 if scanned > 0 {

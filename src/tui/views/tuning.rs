@@ -31,6 +31,8 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('k')], "k/K", Action::ShingleUp, "k±", "shingle size k +1 / −1: re-indexes in the background", true),
         b(&[k('K')], "", Action::ShingleDown, "", "", false),
         b(&[k('u')], "u", Action::ToggleUnit, "unit", "shingle unit word ↔ char: re-indexes in the background; each unit keeps its own k (char starts at 9, word at 5)", true),
+        b(&[k('o')], "o", Action::SwitchSketch, "sketch", "sketch one-permutation hashing ↔ classic MinHash: signatures computed in the background", false),
+        b(&[k('m')], "m", Action::SwitchMethod, "method", "candidates by MinHash LSH ↔ SimHash", false),
         b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "s±", "move the similarity s where recall is shown (±0.05)", true),
         b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
         b(&[UP], "↑/↓", Action::Up, "", "move in the pair list", false),
@@ -124,7 +126,10 @@ impl Tuning {
                 }
             }
             Action::SimUp => self.s_pct = (self.s_pct + 5).min(100),
-            Action::SimDown => self.s_pct = self.s_pct.saturating_sub(5),
+            Action::SimDown => {
+                self.s_pct = self.s_pct.saturating_sub(5);
+                cx.session.want_recall_at(self.s(), cx.jobs);
+            }
             _ => {}
         }
         false
@@ -161,6 +166,12 @@ fn set_k(k: usize, cx: &mut Cx) {
 
 /// Columns of the parameter text beside the chart.
 const TEXT_W: u16 = 32;
+/// Narrowest column of text: the panel's two columns when the chart is left out.
+const MIN_COL: u16 = 28;
+
+/// A line of the panel's text and how much it matters when rows are short: the lines of
+/// lowest rank go first (the chart before any of them).
+type Ranked = (u8, Line<'static>);
 
 fn render_panel(tuning: &Tuning, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
@@ -170,6 +181,14 @@ fn render_panel(tuning: &Tuning, ui: &Ui, frame: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let text_w = TEXT_W.min(inner.width / 2);
+    let params = params_lines(tuning, ui, text_w);
+    let recall = recall_lines(tuning, ui);
+    let column = |lines: Vec<Ranked>, area: Rect, frame: &mut Frame| {
+        let kept = fitting(lines, area);
+        // Wrapped: a reason (real recall n/a) can be longer than the panel is wide.
+        frame.render_widget(Paragraph::new(kept).wrap(Wrap { trim: false }), area);
+    };
+    let all: Vec<Ranked> = params.iter().chain(&recall).cloned().collect();
     let text_area = Rect {
         width: text_w,
         ..inner
@@ -179,12 +198,9 @@ fn render_panel(tuning: &Tuning, ui: &Ui, frame: &mut Frame, area: Rect) {
         width: inner.width.saturating_sub(text_w + 1),
         ..inner
     };
-    // Wrapped: a reason (real recall n/a) can be longer than the panel is wide.
-    frame.render_widget(
-        Paragraph::new(params_lines(tuning, ui)).wrap(Wrap { trim: false }),
-        text_area,
-    );
-    if chart_area.width >= 10 && chart_area.height >= 5 {
+    let chart_fits = chart_area.width >= 10 && chart_area.height >= 5;
+    if rows(&all, text_w) <= inner.height && chart_fits {
+        column(all, text_area, frame);
         let (kept, missed) = histograms(ui.session);
         let curve = SCurve {
             banding: ui.session.banding(),
@@ -194,12 +210,48 @@ fn render_panel(tuning: &Tuning, ui: &Ui, frame: &mut Frame, area: Rect) {
             missed: &missed,
         };
         s_curve::render(&curve, t, frame, chart_area);
+    } else if inner.width > 2 * MIN_COL {
+        // Too few rows for every line: the chart goes first, the text takes two columns.
+        let left = inner.width / 2;
+        let params = params_lines(tuning, ui, left);
+        column(params, Rect { width: left, ..inner }, frame);
+        let right = Rect {
+            x: inner.x + left + 1,
+            width: inner.width - left - 1,
+            ..inner
+        };
+        column(recall, right, frame);
+    } else {
+        column(all, inner, frame);
     }
 }
 
-fn kv(t: &Theme, key: &str, value: String, keys: &str) -> Line<'static> {
+/// Rows `lines` take at `width`, wrapped.
+fn rows(lines: &[Ranked], width: u16) -> u16 {
+    let w = width.max(1) as usize;
+    lines
+        .iter()
+        .map(|(_, l)| l.width().div_ceil(w).max(1) as u16)
+        .sum()
+}
+
+/// The lines that fit in `area`: those of lowest rank are left out first, the rest keep
+/// their order.
+fn fitting(mut lines: Vec<Ranked>, area: Rect) -> Vec<Line<'static>> {
+    while rows(&lines, area.width) > area.height {
+        let Some(lowest) = lines.iter().map(|l| l.0).min() else {
+            break;
+        };
+        // The last of the lowest rank goes.
+        let at = lines.iter().rposition(|l| l.0 == lowest).expect("a line");
+        lines.remove(at);
+    }
+    lines.into_iter().map(|l| l.1).collect()
+}
+
+fn kv(t: &Theme, key: &str, value: String, keys: &str, width: u16) -> Line<'static> {
     let left = format!("{key}{value}");
-    let pad = (TEXT_W as usize).saturating_sub(fmt::width(&left) + fmt::width(keys) + 1);
+    let pad = (width as usize).saturating_sub(fmt::width(&left) + fmt::width(keys) + 1);
     Line::from(vec![
         Span::raw(left),
         Span::raw(" ".repeat(pad)),
@@ -207,87 +259,136 @@ fn kv(t: &Theme, key: &str, value: String, keys: &str) -> Line<'static> {
     ])
 }
 
-/// The parameters, the prediction, and the measured recall.
-fn params_lines(tuning: &Tuning, ui: &Ui) -> Vec<Line<'static>> {
+/// The parameters: k, b, r, N, the threshold and s (the last two matter most).
+fn params_lines(tuning: &Tuning, ui: &Ui, width: u16) -> Vec<Ranked> {
     let t = &ui.theme;
     let session = ui.session;
     let (b, r) = session.banding();
     let s = tuning.s();
-    let hashed = session.index().map_or(0, |i| i.num_perm());
     let params = session.params();
     let sketch = params.sketch.name();
-    let mut lines = vec![
-        kv(
-            t,
-            "k = ",
-            format!("{} ({})", params.k, params.text.unit.name()),
-            "k/K u",
+    // The signatures banded are those of the wanted sketch at exactly b·r; others are
+    // in use only while those are computed.
+    let in_use = session
+        .index()
+        .map(|i| (i.params().sketch, i.num_perm()))
+        .filter(|&used| used != (params.sketch, b * r))
+        .map_or(String::new(), |(s, n)| {
+            format!(" (sketching; {n} {} in use)", s.name())
+        });
+    vec![
+        (
+            2,
+            kv(
+                t,
+                "k = ",
+                format!("{} ({})", params.k, params.text.unit.name()),
+                "k/K u",
+                width,
+            ),
         ),
-        kv(t, "b = ", b.to_string(), "b/B"),
-        kv(t, "r = ", r.to_string(), "r/R"),
-        Line::from(format!("N = b·r = {}  ({hashed} {sketch})", b * r)),
-        Line::from(vec![
-            Span::raw("threshold (1/b)^(1/r) = "),
-            Span::styled(format!("{:.3}", threshold(b, r)), t.threshold()),
-        ]),
-        kv(t, "s = ", format!("{s:.2}"), "←/→"),
-        Line::from(vec![
-            Span::raw("expected recall P(s) = "),
-            Span::styled(format!("{:.3}", probability(s, b, r)), t.curve()),
-        ]),
-    ];
-    lines.extend(real_lines(ui, s));
-    if let Some((pb, pr)) = tuning.prev.filter(|&p| p != (b, r)) {
-        lines.push(Line::from(Span::styled(
-            format!("before: b={pb} r={pr} (dim curve)"),
-            t.dim(),
-        )));
-    }
-    lines
+        (3, kv(t, "b = ", b.to_string(), "b/B", width)),
+        (3, kv(t, "r = ", r.to_string(), "r/R", width)),
+        (
+            2,
+            kv(t, "N = b·r = ", format!("{} {sketch}{in_use}", b * r), "o", width),
+        ),
+        (
+            6,
+            Line::from(vec![
+                Span::raw("threshold (1/b)^(1/r) = "),
+                Span::styled(format!("{:.3}", threshold(b, r)), t.threshold()),
+            ]),
+        ),
+        (6, kv(t, "s = ", format!("{s:.2}"), "←/→", width)),
+    ]
 }
 
-fn real_lines(ui: &Ui, s: f64) -> Vec<Line<'static>> {
+/// What the S-curve predicts and what the corpus really does at s, counted as `simtui
+/// eval` counts them: document pairs (identical documents included), the S-curve's
+/// recall averaged over the pairs with J ≥ s, P(s) the curve's value at s alone.
+fn recall_lines(tuning: &Tuning, ui: &Ui) -> Vec<Ranked> {
     let t = &ui.theme;
+    let s = tuning.s();
+    let (b, r) = ui.session.banding();
+    let mut lines: Vec<Ranked> = vec![(
+        4,
+        Line::from(vec![
+            Span::raw("P(s), curve at s    = "),
+            Span::styled(format!("{:.3}", probability(s, b, r)), t.curve()),
+        ]),
+    )];
+    let dim = |text: String| (6, Line::from(Span::styled(text, t.dim())));
     match ui.session.all() {
-        None => vec![],
-        Some(AllState::Computing { done, total, .. }) => {
+        None => {}
+        Some(AllState::Computing {
+            floor, done, total, ..
+        }) => {
             let pct = if *total == 0 { 0 } else { done * 100 / total };
-            vec![Line::from(Span::styled(
-                format!("exact all pairs: {pct}%…"),
-                t.dim(),
-            ))]
+            lines.push(dim(format!("exact pairs J≥{floor:.2}: {pct}%…")));
         }
-        Some(AllState::Unavailable(why)) => vec![Line::from(Span::styled(
-            format!("real recall: n/a ({})", fmt::clean(why)),
-            t.dim(),
-        ))],
-        Some(AllState::Ready { .. }) if s < recall::FLOOR => vec![Line::from(Span::styled(
-            format!("real recall: s ≥ {} only", recall::FLOOR),
-            t.dim(),
-        ))],
+        Some(AllState::Unavailable(why)) => {
+            lines.push(dim(format!("real recall: n/a ({})", fmt::clean(why))));
+        }
+        Some(AllState::Ready { all, .. }) if s < all.floor.max(recall::FLOOR) => {
+            lines.push(dim(format!(
+                "real recall: s ≥ {} only",
+                all.floor.max(recall::FLOOR)
+            )));
+        }
         Some(AllState::Ready { .. }) => match ui.session.real_recall(s) {
-            None => vec![Line::from(Span::styled("real recall: matching…", t.dim()))],
-            Some((_, 0)) => vec![Line::from(format!("real recall: no pair J≥{s:.2}"))],
-            Some((found, total)) => {
-                let missed = total - found;
-                vec![
+            None => lines.push(dim("real recall: matching…".into())),
+            Some(score) if score.truth == 0 => {
+                lines.push((6, Line::from(format!("real recall: no pair J≥{s:.2}"))));
+            }
+            Some(score) => {
+                let lsh = ui.session.results().is_some_and(|r| r.simhash.is_none());
+                if lsh {
+                    lines.push((
+                        6,
+                        Line::from(vec![
+                            Span::raw("S-curve recall J≥s  = "),
+                            Span::styled(format!("{:.3}", score.predicted), t.curve()),
+                        ]),
+                    ));
+                }
+                let missed = score.truth - score.found;
+                lines.push((
+                    6,
                     Line::from(vec![
-                        Span::raw("real recall       = "),
-                        Span::styled(format!("{:.3}", found as f64 / total as f64), t.kept()),
+                        Span::raw("real recall J≥s     = "),
+                        Span::styled(format!("{:.3}", score.recall), t.kept()),
                     ]),
+                ));
+                lines.push((
+                    5,
                     Line::from(format!(
-                        " {} of {} pairs J≥{s:.2}",
-                        fmt::count(found as u64),
-                        fmt::count(total as u64)
+                        " {} of {} J≥{s:.2}",
+                        fmt::count(score.found),
+                        fmt::plural(score.truth, "pair", "pairs")
                     )),
+                ));
+                lines.push((
+                    3,
                     Line::from(Span::styled(
-                        format!(" {} missed", fmt::count(missed as u64)),
+                        format!(" {} missed", fmt::count(missed)),
                         if missed > 0 { t.missed() } else { t.dim() },
                     )),
-                ]
+                ));
             }
         },
     }
+    let (b, r) = ui.session.banding();
+    if let Some((pb, pr)) = tuning.prev.filter(|&p| p != (b, r)) {
+        lines.push((
+            1,
+            Line::from(Span::styled(
+                format!("before: b={pb} r={pr} (dim curve)"),
+                t.dim(),
+            )),
+        ));
+    }
+    lines
 }
 
 /// The histogram of pairs the banding keeps, and of pairs it misses (when all pairs

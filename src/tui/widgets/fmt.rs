@@ -1,9 +1,9 @@
 //! Small text helpers shared by the views: numbers, sizes, durations, and fitting
 //! untrusted strings (file names) into a number of terminal columns.
 
+pub use crate::output::width::{clean, grapheme_width, width};
 use std::time::Duration;
 use unicode_segmentation::UnicodeSegmentation;
-use unicode_width::UnicodeWidthStr;
 
 /// 1234567 → "1,234,567".
 pub fn count(n: u64) -> String {
@@ -16,6 +16,11 @@ pub fn count(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// A count and its noun, singular for one: "1 word", "1,234 words".
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
 }
 
 /// A byte size: "912 B", "12.3 KB", "4.5 MB".
@@ -54,35 +59,6 @@ pub fn rate(per_sec: f64) -> String {
     } else {
         format!("{per_sec:.0}/s")
     }
-}
-
-/// Display width of a grapheme as ratatui draws it (so our layout and its agree).
-pub fn grapheme_width(g: &str) -> usize {
-    if g.len() == 1 {
-        return 1;
-    }
-    // ratatui counts halfwidth (semi-)voiced sound marks as one cell each.
-    g.width()
-        + g.chars()
-            .filter(|&c| c == '\u{FF9E}' || c == '\u{FF9F}')
-            .count()
-}
-
-pub fn width(s: &str) -> usize {
-    s.graphemes(true).map(grapheme_width).sum()
-}
-
-/// Characters that must never reach the terminal as they are: C0/C1 controls (escape
-/// sequences) and bidirectional overrides (they reorder what follows on screen).
-pub fn is_unsafe(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
-/// A string from outside (a file name) made safe to draw: unsafe characters become '�'.
-pub fn clean(s: &str) -> String {
-    s.chars()
-        .map(|c| if is_unsafe(c) { '\u{FFFD}' } else { c })
-        .collect()
 }
 
 /// Fits `s` into `max` columns by replacing its middle with '…': both ends of a path

@@ -1,5 +1,5 @@
-//! Drawing pieces the views share: text measures and formats (`fmt`), wrapping
-//! (`wrap`), styles (`theme`), where things go on screen (`layout`), the list table of
+//! Drawing pieces the views share: text measures and formats (`fmt`; wrapping is
+//! `output::wrap`, shared with `simtui diff`), styles (`theme`), where things go on screen (`layout`), the list table of
 //! the neighbours, clusters and members views (`list_table`), and the tuning panel's
 //! chart (`s_curve`). None of them knows a view.
 
@@ -8,4 +8,3 @@ pub mod layout;
 pub mod list_table;
 pub mod s_curve;
 pub mod theme;
-pub mod wrap;

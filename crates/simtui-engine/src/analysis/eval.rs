@@ -89,7 +89,11 @@ pub struct Score {
 
 /// Scores one banding's candidates against the truth at each threshold. `found` must
 /// list every candidate, that is come from a search at threshold 0, with `bands` ×
-/// `rows` (which give the S-curve's prediction).
+/// `rows` (which give the S-curve's prediction). The explorer's tuning panel reads its
+/// recall and predicted recall from here too, so that both say the same numbers.
+///
+/// One pass over the truth whatever the number of thresholds (they may come in any
+/// order; the scores follow it).
 pub fn score(
     index: &Index,
     truth: &Truth,
@@ -129,37 +133,54 @@ pub fn score(
     } else {
         (0, true)
     };
-    thresholds
-        .iter()
-        .map(|&t| {
-            let (mut n, mut hit, mut p_sum) = (identical, identical, identical as f64);
-            for &(a, b, j) in &truth.pairs {
-                if j < t {
-                    continue;
-                }
-                let w = if from_file { 1 } else { weight(a, b) };
-                n += w;
-                p_sum += w as f64
-                    * if a == b {
-                        1.0
-                    } else {
-                        probability(j, bands, rows)
-                    };
-                if a == b || cand.binary_search(&pack(a, b)).is_ok() {
-                    hit += w;
-                }
-            }
-            let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { f64::NAN };
-            Score {
-                threshold: t,
-                truth: n,
-                found: hit,
-                candidates: found.candidates,
-                recall: ratio(hit as f64, n as f64),
-                precision: ratio(hit as f64, found.candidates as f64),
-                predicted: ratio(p_sum, n as f64),
-            }
-        })
+    // The thresholds ascending; each pair adds to the slot of the highest it reaches,
+    // and the sums from the top give each threshold's totals.
+    let mut order: Vec<usize> = (0..thresholds.len()).collect();
+    order.sort_by(|&x, &y| thresholds[x].total_cmp(&thresholds[y]));
+    let sorted: Vec<f64> = order.iter().map(|&i| thresholds[i]).collect();
+    let mut slots = vec![(0u64, 0u64, 0f64); sorted.len()];
+    for &(a, b, j) in &truth.pairs {
+        let reached = sorted.partition_point(|&t| t <= j);
+        let Some(slot) = reached.checked_sub(1).map(|i| &mut slots[i]) else {
+            continue;
+        };
+        let w = if from_file { 1 } else { weight(a, b) };
+        slot.0 += w;
+        slot.2 += w as f64
+            * if a == b {
+                1.0
+            } else {
+                probability(j, bands, rows)
+            };
+        if a == b || cand.binary_search(&pack(a, b)).is_ok() {
+            slot.1 += w;
+        }
+    }
+    let mut at_least = vec![(identical, identical, identical as f64); sorted.len()];
+    let mut sum = (0u64, 0u64, 0f64);
+    for i in (0..sorted.len()).rev() {
+        sum = (sum.0 + slots[i].0, sum.1 + slots[i].1, sum.2 + slots[i].2);
+        at_least[i].0 += sum.0;
+        at_least[i].1 += sum.1;
+        at_least[i].2 += sum.2;
+    }
+    let mut scores = vec![None; thresholds.len()];
+    for (k, &i) in order.iter().enumerate() {
+        let (n, hit, p_sum) = at_least[k];
+        let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { f64::NAN };
+        scores[i] = Some(Score {
+            threshold: thresholds[i],
+            truth: n,
+            found: hit,
+            candidates: found.candidates,
+            recall: ratio(hit as f64, n as f64),
+            precision: ratio(hit as f64, found.candidates as f64),
+            predicted: ratio(p_sum, n as f64),
+        });
+    }
+    scores
+        .into_iter()
+        .map(|s| s.expect("one per threshold"))
         .collect()
 }
 
@@ -227,6 +248,16 @@ mod tests {
             bandings(12),
             vec![(1, 12), (2, 6), (3, 4), (4, 3), (6, 2), (12, 1)]
         );
+        // Thresholds in any order, one pass: each as if scored alone.
+        let many = [0.9, 0.1, 0.5, 1.0, 0.3, 0.5];
+        let all = score(&idx, &truth, &found, 16, 8, &many);
+        for (t, got) in many.iter().zip(&all) {
+            let alone = &score(&idx, &truth, &found, 16, 8, &[*t])[0];
+            assert_eq!(got.threshold, *t);
+            assert_eq!((got.truth, got.found), (alone.truth, alone.found));
+            assert!((got.predicted - alone.predicted).abs() < 1e-12);
+        }
+        assert_eq!(all[1].truth, 3, "d shares nothing: {all:?}");
         let (m, sd) = mean_sd(&[1.0, 3.0]);
         assert_eq!(m, 2.0);
         assert!((sd - 2f64.sqrt()).abs() < 1e-12);

@@ -1,12 +1,17 @@
-//! Exact similarities of every pair that shares at least one shingle: the ground truth
-//! that LSH is measured against (`simtui eval`, the explorer's real recall).
+//! The exact pairs of a corpus: the ground truth that LSH is measured against (`simtui
+//! eval`, the explorer's real recall).
 //!
-//! A pair that shares no shingle has J = 0, so only pairs that meet in an inverted index
-//! from shingles to contents are counted: for each content a, the contents after it in
-//! the postings of its shingles are counted in a scratch array (intersection sizes), which
-//! costs Σ over shingles of (postings choose 2), not n². Works on the index's groups of
-//! identical documents; [`eval`](crate::analysis::eval) counts what that means in documents.
+//! [`all_pairs`] finds the pairs with J ≥ a floor by the prefix-filtered join of
+//! [`join`](crate::analysis::join), at any size. [`shared_pairs`] counts every pair that
+//! shares a shingle (J > 0) through an inverted index from shingles to contents: for each
+//! content a, the contents after it in the postings of its shingles are counted in a
+//! scratch array (intersection sizes), which costs Σ over shingles of (postings choose
+//! 2), not n², but grows with the corpus far faster than the join: it is the reference
+//! the join is tested and benchmarked against. Both work on the index's groups of
+//! identical documents; [`eval`](crate::analysis::eval) counts what that means in
+//! documents.
 
+pub use crate::analysis::join::{GroupPair, Limits};
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::progress::{Cancelled, Progress, Stage, check};
@@ -25,59 +30,31 @@ pub fn bin(j: f64) -> usize {
     ((j * BINS as f64) as usize).min(BINS - 1)
 }
 
-/// Two contents (groups of the index), `a < b`, and their exact Jaccard similarity.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GroupPair {
-    /// The first content: a group of the index, as [`Doc::group`](crate::index::Doc::group) numbers them.
-    pub a: u32,
-    /// The second content, `b > a`.
-    pub b: u32,
-    /// Exact Jaccard similarity of their shingle sets, in (0, 1].
-    pub jaccard: f64,
-}
-
 /// Packs a pair of contents into one sortable key, smaller first.
 pub fn pack(a: u32, b: u32) -> u64 {
     let (a, b) = if a < b { (a, b) } else { (b, a) };
     ((a as u64) << 32) | b as u64
 }
 
-/// Every pair of distinct contents that share a shingle.
+/// The exact pairs of distinct contents down to a floor.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExactPairs {
-    /// The pairs with J ≥ the floor asked for, by J descending then (a, b).
+    /// The pairs with J ≥ `floor`, by J descending then (a, b).
     pub pairs: Vec<GroupPair>,
-    /// Histogram of all of them, kept or not, by J.
+    /// Histogram of the pairs counted, by J: complete from `floor` up ([`all_pairs`]:
+    /// the bins below are empty), or over every pair sharing a shingle
+    /// ([`shared_pairs`]).
     pub hist: Hist,
-    /// How many pairs share at least one shingle.
+    /// How many pairs the histogram counts.
     pub total: u64,
+    /// The floor asked for: every pair with J ≥ floor is in `pairs`.
+    pub floor: f64,
 }
 
 impl ExactPairs {
     /// Number of kept pairs with J ≥ s (s at or above the floor).
     pub fn at_least(&self, s: f64) -> usize {
         self.pairs.partition_point(|p| p.jaccard >= s)
-    }
-}
-
-/// Bounds that keep an exhaustive pass from running away on a huge corpus.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Most pairs kept one by one (16 bytes each).
-    pub max_pairs: usize,
-    /// Most shingle occurrences indexed (16 bytes each while sorting).
-    pub max_shingles: usize,
-    /// Most counter increments (Σ over shingles of postings choose 2).
-    pub max_work: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_pairs: 50_000_000,
-            max_shingles: 400_000_000,
-            max_work: 200_000_000_000,
-        }
     }
 }
 
@@ -93,13 +70,51 @@ fn too_large(why: String) -> Error {
 const SLICES: u64 = 16;
 const SLICE_SHIFT: u32 = 60;
 
-/// Computes every pair of distinct contents sharing a shingle, keeping those with
-/// J ≥ `floor` (floor > 0). Reports `Stage::Verify` progress over contents. Fails with
+/// The pairs of distinct contents with J ≥ `floor` (floor > 0), by the prefix-filtered
+/// join ([`similar_pairs`](crate::analysis::join::similar_pairs)): the same pairs and J as
+/// [`shared_pairs`] keeps, much faster. Reports `Stage::Verify` progress. Fails with
 /// [`Error::TooLarge`] past one of the `limits`, or when cancelled.
 ///
 /// # Panics
 /// If `floor` is not above 0.
 pub fn all_pairs(
+    index: &Index,
+    floor: f64,
+    limits: &Limits,
+    progress: &dyn Progress,
+) -> Result<ExactPairs> {
+    let mut pairs = crate::analysis::join::similar_pairs(&index.shingles, floor, limits, progress)?;
+    let mut hist = [0u64; BINS];
+    for p in &pairs {
+        hist[bin(p.jaccard)] += 1;
+    }
+    sort_pairs(&mut pairs);
+    Ok(ExactPairs {
+        total: pairs.len() as u64,
+        pairs,
+        hist,
+        floor,
+    })
+}
+
+/// By J descending, then (a, b).
+fn sort_pairs(pairs: &mut [GroupPair]) {
+    pairs.par_sort_unstable_by(|x, y| {
+        y.jaccard
+            .total_cmp(&x.jaccard)
+            .then(x.a.cmp(&y.a))
+            .then(x.b.cmp(&y.b))
+    });
+}
+
+/// Computes every pair of distinct contents sharing a shingle, keeping those with
+/// J ≥ `floor` (floor > 0), and a histogram of them all. Reports `Stage::Verify`
+/// progress over contents. Fails with [`Error::TooLarge`] past one of the `limits`, or
+/// when cancelled. The reference [`all_pairs`] is tested and benchmarked against.
+///
+/// # Panics
+/// If `floor` is not above 0.
+pub fn shared_pairs(
     index: &Index,
     floor: f64,
     limits: &Limits,
@@ -164,7 +179,7 @@ pub fn all_pairs(
                     return Err(Cancelled);
                 }
                 let set_a = sets.get(a as usize);
-                for s in set_a {
+                for s in set_a.iter() {
                     let Ok(k) = keys.binary_search(s) else {
                         continue; // in this content only
                     };
@@ -218,6 +233,7 @@ pub fn all_pairs(
         pairs: Vec::with_capacity(kept.load(Ordering::Relaxed)),
         hist: [0; BINS],
         total: 0,
+        floor,
     };
     for (pairs, hist) in per {
         out.pairs.extend(pairs);
@@ -226,12 +242,7 @@ pub fn all_pairs(
         }
     }
     out.total = out.hist.iter().sum();
-    out.pairs.par_sort_unstable_by(|x, y| {
-        y.jaccard
-            .total_cmp(&x.jaccard)
-            .then(x.a.cmp(&y.a))
-            .then(x.b.cmp(&y.b))
-    });
+    sort_pairs(&mut out.pairs);
     Ok(out)
 }
 
@@ -273,7 +284,7 @@ mod tests {
         let mut brute = Vec::new();
         for a in 0..n {
             for b in a + 1..n {
-                let j = jaccard(idx.shingles.get(a as usize), idx.shingles.get(b as usize));
+                let j = jaccard(&idx.shingles.get(a as usize), &idx.shingles.get(b as usize));
                 if j > 0.0 {
                     brute.push((a, b, j));
                 }
@@ -309,17 +320,37 @@ mod tests {
         let mut brute = Vec::new();
         for a in 0..n {
             for b in a + 1..n {
-                let j = jaccard(idx.shingles.get(a), idx.shingles.get(b));
+                let j = jaccard(&idx.shingles.get(a), &idx.shingles.get(b));
                 if j > 0.0 {
                     brute.push((a as u32, b as u32, j));
                 }
             }
         }
-        let mut got: Vec<_> = exact.pairs.iter().map(|p| (p.a, p.b, p.jaccard)).collect();
-        got.sort_by_key(|p| (p.0, p.1));
+        let sorted = |e: &ExactPairs| {
+            let mut got: Vec<_> = e.pairs.iter().map(|p| (p.a, p.b, p.jaccard)).collect();
+            got.sort_by_key(|p| (p.0, p.1));
+            got
+        };
         assert!(brute.len() > 50, "{}", brute.len());
-        assert_eq!(got, brute);
+        assert_eq!(sorted(&exact), brute);
         assert_eq!(exact.total as usize, brute.len());
+        // The reference agrees, and so do both at a floor, where the join's histogram
+        // counts the kept pairs only.
+        let shared = shared_pairs(&idx, 1e-9, &Limits::default(), &Silent).unwrap();
+        assert_eq!(sorted(&shared), brute);
+        for floor in [0.3, 0.5, 0.8] {
+            let joined = all_pairs(&idx, floor, &Limits::default(), &Silent).unwrap();
+            let reference = shared_pairs(&idx, floor, &Limits::default(), &Silent).unwrap();
+            assert_eq!(joined.pairs, reference.pairs);
+            assert_eq!(joined.total as usize, joined.pairs.len());
+            assert_eq!(joined.floor, floor);
+            assert_eq!(reference.total, shared.total);
+            for (i, (&j, &r)) in joined.hist.iter().zip(&reference.hist).enumerate() {
+                if (i as f64) / BINS as f64 >= floor {
+                    assert_eq!(j, r, "bin {i}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use crate::error::Result;
 use crate::found::{Found, Search};
 use crate::index::{Index, Params};
+use crate::ooc::Budget;
 use crate::progress::Progress;
 use crate::simhash::fingerprint::SimHasher;
 use crate::simhash::fingerprints::Fingerprints;
@@ -66,18 +67,30 @@ impl Engine {
         method: Method,
         progress: &dyn Progress,
     ) -> Result<Engine> {
+        Engine::build_within(corpus, params, method, &Budget::unlimited(), progress)
+    }
+
+    /// [`Engine::build`] in `budget` bytes of memory (see [`Index::build_within`]).
+    pub fn build_within(
+        corpus: Corpus,
+        params: &Params,
+        method: Method,
+        budget: &Budget,
+        progress: &dyn Progress,
+    ) -> Result<Engine> {
         match method {
             Method::MinHash { bands, rows } => {
                 let mut params = params.clone();
                 params.num_perm = params.num_perm.max(bands * rows);
                 Ok(Engine {
-                    index: Arc::new(Index::build(corpus, &params, progress)?),
+                    index: Arc::new(Index::build_within(corpus, &params, budget, progress)?),
                     method,
                     fingerprints: None,
                 })
             }
             Method::SimHash { hasher, .. } => {
-                let (index, fps) = Index::build_with_simhash(corpus, params, &hasher, progress)?;
+                let (index, fps) =
+                    Index::build_with_simhash_within(corpus, params, &hasher, budget, progress)?;
                 Ok(Engine {
                     index: Arc::new(index),
                     method,

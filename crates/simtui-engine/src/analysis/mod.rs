@@ -1,4 +1,5 @@
-//! What is built on an index: the exact pairs of a whole corpus ([`exact`]), recall and
+//! What is built on an index: the exact pairs of a whole corpus ([`exact`], found by a
+//! prefix-filtered similarity join, [`join`]), recall and
 //! precision against them ([`eval`]), clusters ([`cluster`]), nearest neighbours
 //! ([`query`]), similarity matrices ([`matrix`]), and the choice between MinHash and
 //! SimHash behind one interface ([`method`]).
@@ -6,6 +7,7 @@
 pub mod cluster;
 pub mod eval;
 pub mod exact;
+pub mod join;
 pub mod matrix;
 pub mod method;
 pub mod query;

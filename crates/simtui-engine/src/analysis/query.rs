@@ -88,6 +88,44 @@ pub struct Answer {
     pub candidates: usize,
 }
 
+/// The order of a query's neighbours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rank {
+    /// By exact Jaccard, descending (then by id).
+    #[default]
+    Jaccard,
+    /// By the sketch's estimate of it: the MinHash estimate descending, or with SimHash
+    /// the Hamming distance of the fingerprints ascending; ties by exact Jaccard, then
+    /// by id. The top N are the N best by the estimate, as an LSH index without
+    /// verification would give them.
+    Estimate,
+}
+
+/// What a query asks for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ask {
+    /// The most neighbours to return.
+    pub top: usize,
+    /// Fill up fewer than `top` neighbours from a brute-force scan of every document.
+    pub exhaustive: bool,
+    /// Only neighbours with exact Jaccard at least this (0 keeps every candidate).
+    pub min_jaccard: f64,
+    /// How they are ordered, and so which `top` are kept.
+    pub rank: Rank,
+}
+
+impl Ask {
+    /// The `top` nearest by exact Jaccard, maybe filled up by a scan, none left out.
+    pub fn top(top: usize, exhaustive: bool) -> Ask {
+        Ask {
+            top,
+            exhaustive,
+            min_jaccard: 0.0,
+            rank: Rank::Jaccard,
+        }
+    }
+}
+
 /// The lookup structure of the engine's method.
 enum Lookup {
     /// Per band, (band key, group) sorted.
@@ -192,7 +230,7 @@ impl<'a> Searcher<'a> {
             estimate: if sig.is_empty() || sig.len() != probe.signature.len() {
                 0.0
             } else {
-                estimate(&probe.signature, sig)
+                estimate(&probe.signature, &sig)
             },
             hamming: self
                 .engine
@@ -209,30 +247,43 @@ impl<'a> Searcher<'a> {
     /// other documents (J > 0) from a scan of the whole corpus. An empty query has no
     /// neighbours.
     pub fn neighbours(&self, probe: &Probe, top: usize, exhaustive: bool) -> Answer {
+        self.ask(probe, &Ask::top(top, exhaustive))
+    }
+
+    /// The neighbours `ask` asks for: the candidates with exact Jaccard at least
+    /// `ask.min_jaccard`, ordered by `ask.rank`, the first `ask.top` of them. With
+    /// `ask.exhaustive`, fewer than `top` such candidates are filled up with the most
+    /// similar other documents (by exact Jaccard, J > 0 and at least `min_jaccard`) from
+    /// a scan of the whole corpus. An empty query has no neighbours.
+    pub fn ask(&self, probe: &Probe, ask: &Ask) -> Answer {
         let index = &self.engine.index;
+        let top = ask.top;
         if probe.shingles.is_empty() {
             return Answer::default();
         }
         let groups = self.candidate_groups(probe);
         let mut out = Vec::new();
+        let mut candidates = 0;
         for &g in &groups {
-            let j = jaccard(&probe.shingles, index.shingles.get(g as usize));
+            let j = jaccard(&probe.shingles, &index.shingles.get(g as usize));
             for &d in index.members(g) {
                 if Some(d) != probe.doc {
-                    out.push(self.neighbour(probe, g, d, false, j));
+                    candidates += 1;
+                    if j >= ask.min_jaccard {
+                        out.push(self.neighbour(probe, g, d, false, j));
+                    }
                 }
             }
         }
-        let candidates = out.len();
-        if exhaustive && candidates < top {
+        if ask.exhaustive && out.len() < top {
             // Every other non-empty group, by exact Jaccard; a scan over the whole corpus.
             let mut scanned: Vec<(f64, u32)> = index
                 .nonempty_groups()
                 .into_par_iter()
                 .filter(|g| groups.binary_search(g).is_err())
                 .filter_map(|g| {
-                    let j = jaccard(&probe.shingles, index.shingles.get(g as usize));
-                    (j > 0.0).then_some((j, g))
+                    let j = jaccard(&probe.shingles, &index.shingles.get(g as usize));
+                    (j > 0.0 && j >= ask.min_jaccard).then_some((j, g))
                 })
                 .collect();
             scanned.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
@@ -252,7 +303,10 @@ impl<'a> Searcher<'a> {
             extra.truncate(top - out.len());
             out.extend(extra);
         }
-        sort_neighbours(index, &mut out);
+        match ask.rank {
+            Rank::Jaccard => sort_neighbours(index, &mut out),
+            Rank::Estimate => sort_by_estimate(index, &mut out),
+        }
         out.truncate(top);
         Answer {
             neighbours: out,
@@ -270,6 +324,24 @@ fn sort_neighbours(index: &crate::index::Index, v: &mut [Neighbour]) {
                 &index.docs[y.doc as usize].id,
             )
         })
+    });
+}
+
+/// By the sketch's estimate: the MinHash estimate descending, or the Hamming distance
+/// ascending; then by exact J descending, then by id.
+fn sort_by_estimate(index: &crate::index::Index, v: &mut [Neighbour]) {
+    v.sort_unstable_by(|x, y| {
+        let by_sketch = match (x.hamming, y.hamming) {
+            (Some(hx), Some(hy)) => hx.cmp(&hy),
+            _ => y.estimate.total_cmp(&x.estimate),
+        };
+        by_sketch
+            .then(y.jaccard.total_cmp(&x.jaccard))
+            .then_with(|| {
+                index.docs[x.doc as usize]
+                    .id
+                    .cmp(&index.docs[y.doc as usize].id)
+            })
     });
 }
 
@@ -339,7 +411,7 @@ mod tests {
         let mut tok = Tokenizer::new(&e.index.params.text);
         // The same words as a and c: identical shingles, identical signature.
         let p = Probe::of_text(&e, &mut tok, &BASE.to_uppercase());
-        assert_eq!(p.signature, e.index.signatures.row(0));
+        assert_eq!(p.signature, *e.index.signatures.row(0));
         let ans = s.neighbours(&p, 10, false);
         assert!(ans.candidates >= 2);
         // Bands of 32 rows make b and d (J about 0.6) unlikely candidates; the scan adds
@@ -368,6 +440,96 @@ mod tests {
             s.neighbours(&Probe::of_text(&e, &mut tok, " "), 5, true)
                 .neighbours
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_threshold_keeps_exactly_the_neighbours_at_or_above_it() {
+        let e = engine(Method::MinHash { bands: 64, rows: 2 });
+        let s = Searcher::new(&e);
+        let p = Probe::of_doc(&e, 0);
+        let all = s.neighbours(&p, 100, true).neighbours;
+        let js: Vec<f64> = all.iter().map(|n| n.jaccard).collect();
+        assert!(
+            js.iter().any(|&j| j < 0.7) && js.iter().any(|&j| j >= 0.7),
+            "{js:?}"
+        );
+        for t in [0.0, 0.3, 0.6, 0.7, 1.0] {
+            let ask = Ask {
+                min_jaccard: t,
+                ..Ask::top(100, true)
+            };
+            let got = s.ask(&p, &ask);
+            let want: Vec<Neighbour> = all.iter().copied().filter(|n| n.jaccard >= t).collect();
+            assert_eq!(got.neighbours, want, "threshold {t}");
+            // The candidates are counted before the threshold.
+            assert_eq!(got.candidates, s.neighbours(&p, 100, false).candidates);
+        }
+        // The threshold applies before the cut to the top N.
+        let ask = Ask {
+            min_jaccard: 0.5,
+            ..Ask::top(1, false)
+        };
+        assert_eq!(s.ask(&p, &ask).neighbours, all[..1]);
+    }
+
+    #[test]
+    fn ranked_by_estimate_the_top_n_are_the_best_estimates() {
+        let e = engine(Method::MinHash { bands: 64, rows: 2 });
+        let s = Searcher::new(&e);
+        let p = Probe::of_doc(&e, 1);
+        let all = s.neighbours(&p, 100, false).neighbours;
+        let mut by_estimate = all.clone();
+        by_estimate.sort_by(|x, y| {
+            y.estimate
+                .total_cmp(&x.estimate)
+                .then(y.jaccard.total_cmp(&x.jaccard))
+                .then(
+                    e.index.docs[x.doc as usize]
+                        .id
+                        .cmp(&e.index.docs[y.doc as usize].id),
+                )
+        });
+        for top in 1..=all.len() {
+            let ask = Ask {
+                rank: Rank::Estimate,
+                ..Ask::top(top, false)
+            };
+            let got = s.ask(&p, &ask).neighbours;
+            assert_eq!(got, by_estimate[..top], "top {top}");
+        }
+        // The estimates are the signatures' and J is still exact.
+        for n in &s
+            .ask(
+                &p,
+                &Ask {
+                    rank: Rank::Estimate,
+                    ..Ask::top(10, false)
+                },
+            )
+            .neighbours
+        {
+            let (j, est) = e.index.similarity(1, n.doc);
+            assert_eq!((n.jaccard, n.estimate), (j, est));
+        }
+        // With SimHash the estimate is the Hamming distance, closest first.
+        let e = engine(Method::SimHash {
+            hasher: SimHasher::new(64, 1, Weight::Tf),
+            max_distance: 31,
+        });
+        let s = Searcher::new(&e);
+        let ans = s.ask(
+            &Probe::of_doc(&e, 1),
+            &Ask {
+                rank: Rank::Estimate,
+                ..Ask::top(10, false)
+            },
+        );
+        assert!(ans.neighbours.len() >= 2);
+        assert!(
+            ans.neighbours
+                .windows(2)
+                .all(|w| w[0].hamming <= w[1].hamming)
         );
     }
 

@@ -10,6 +10,7 @@
 use crate::error::Result;
 use crate::hash::mix64;
 use crate::minhash::sketch::Signatures;
+use crate::ooc::verify::RowsOf;
 use crate::progress::{Progress, Stage, check};
 use rayon::prelude::*;
 
@@ -94,16 +95,28 @@ pub struct BandOut {
 }
 
 /// How a band's buckets are treated: the band, and the largest bucket to expand.
-struct Expand {
-    band: usize,
+pub(crate) struct Expand {
+    pub(crate) band: usize,
     /// Buckets of more contents than this are left out (the user's `max_bucket`).
-    max_bucket: usize,
+    pub(crate) max_bucket: usize,
+}
+
+/// An item's packed word: its band key's top bits above the item (narrow banding).
+#[inline]
+pub(crate) fn item_word(key: u64, item: u32) -> u64 {
+    (key & !ITEM_MASK) | item as u64
+}
+
+/// A packed word's key bits and item.
+#[inline]
+pub(crate) fn word_parts(word: u64) -> (u64, u32) {
+    (word & !ITEM_MASK, (word & ITEM_MASK) as u32)
 }
 
 impl Expand {
     /// Appends a bucket's pairs to `out`, or records it in `huge`. `items` are distinct
     /// and ascending.
-    fn bucket(&self, items: &[u32], out: &mut Vec<u64>, huge: &mut Vec<Bucket>) {
+    pub(crate) fn bucket(&self, items: &[u32], out: &mut Vec<u64>, huge: &mut Vec<Bucket>) {
         if items.len() >= HUGE_BUCKET || items.len() > self.max_bucket {
             huge.push(Bucket {
                 band: self.band,
@@ -126,7 +139,7 @@ impl Expand {
 /// (then it is among the band's candidates already). Capped buckets own nothing. Taken a
 /// row at a time ([`HugeOwners::row`]), the pairs of a bucket never need to be held.
 pub struct HugeOwners<'a> {
-    sigs: &'a Signatures,
+    sigs: RowsOf<'a>,
     bands: usize,
     rows: usize,
     /// For each content in a huge bucket: the bands where it is in one, and whether that
@@ -136,7 +149,24 @@ pub struct HugeOwners<'a> {
 
 impl<'a> HugeOwners<'a> {
     /// The owners of `huge`'s pairs.
+    ///
+    /// # Panics
+    /// If the signatures are on a temporary file and cannot be read back.
     pub fn new(sigs: &'a Signatures, bands: usize, rows: usize, huge: &[Bucket]) -> Self {
+        let sigs = if sigs.is_spilled() {
+            let mut groups: Vec<u32> = huge.iter().flat_map(|b| b.groups.clone()).collect();
+            groups.sort_unstable();
+            groups.dedup();
+            crate::ooc::verify::load_rows(sigs, groups)
+                .unwrap_or_else(|e| panic!("reading back signatures: {e}"))
+        } else {
+            RowsOf::Memory(sigs)
+        };
+        HugeOwners::with_rows(sigs, bands, rows, huge)
+    }
+
+    /// [`HugeOwners::new`] with the rows of the buckets' contents at hand.
+    pub(crate) fn with_rows(sigs: RowsOf<'a>, bands: usize, rows: usize, huge: &[Bucket]) -> Self {
         let mut state: std::collections::HashMap<u32, Vec<(usize, bool)>> = Default::default();
         for b in huge {
             for &g in &b.groups {
@@ -165,7 +195,7 @@ impl<'a> HugeOwners<'a> {
     }
 
     fn owns(&self, x: u32, y: u32, band: usize) -> bool {
-        let (sx, sy) = (self.sigs.row(x as usize), self.sigs.row(y as usize));
+        let (sx, sy) = (self.sigs.get(x), self.sigs.get(y));
         let at = |b: usize| {
             self.state
                 .get(&x)
@@ -186,7 +216,7 @@ impl<'a> HugeOwners<'a> {
 }
 
 /// Whether item indices fit beside a key in one word (under 16 million items).
-fn narrow(sigs: &Signatures) -> bool {
+pub(crate) fn narrow(sigs: &Signatures) -> bool {
     (sigs.rows() as u64) < ITEM_MASK
 }
 
@@ -355,7 +385,7 @@ fn band_keys(
 /// each part an open-addressing table finds the words whose key is already taken, in one
 /// pass (much faster than sorting every word). Only those words are sorted afterwards, to
 /// list each bucket's members. `scratch` is reused between bands.
-fn bucket_pairs(keyed: &[u64], expand: &Expand, scratch: &mut Scratch) -> BandOut {
+pub(crate) fn bucket_pairs(keyed: &[u64], expand: &Expand, scratch: &mut Scratch) -> BandOut {
     let parts = 1usize << PART_BITS;
     let part_of = |word: u64| (word >> (64 - PART_BITS)) as usize;
     let mut start = vec![0usize; parts + 1];
@@ -406,7 +436,7 @@ pub(crate) struct BandBuffers {
 
 /// Scratch space of [`bucket_pairs`].
 #[derive(Default)]
-struct Scratch {
+pub(crate) struct Scratch {
     parted: Vec<u64>,
     table: Vec<u64>,
 }
@@ -464,7 +494,12 @@ pub(crate) fn unpack(packed: &[u64]) -> Vec<(u32, u32)> {
 
 /// One band's pairs for item indices too large to fit beside a key in one word (over 16
 /// million): sorts (key, item) pairs instead.
-fn wide_band_pairs(sigs: &Signatures, rows: usize, items: &[u32], expand: &Expand) -> BandOut {
+pub(crate) fn wide_band_pairs(
+    sigs: &Signatures,
+    rows: usize,
+    items: &[u32],
+    expand: &Expand,
+) -> BandOut {
     let band = expand.band;
     let mut keyed: Vec<(u64, u32)> = items
         .par_iter()

@@ -26,7 +26,7 @@ fn integrate(f: impl Fn(f64) -> f64, lo: f64, hi: f64, n: usize) -> f64 {
 
 /// The area under the curve below the threshold t: how much of the dissimilar range
 /// becomes candidates (false positives).
-pub(crate) fn false_positive_area(t: f64, b: usize, r: usize) -> f64 {
+pub fn false_positive_area(t: f64, b: usize, r: usize) -> f64 {
     integrate(|s| probability(s, b, r), 0.0, t, 200)
 }
 

@@ -1,41 +1,66 @@
-//! Re-banding one index again and again, as the explorer does when the user changes b or
+//! Re-banding one corpus again and again, as the explorer does when the user changes b or
 //! r: each band's buckets and each verified pair are remembered, so a new setting
 //! computes only the bands and the pairs it has not seen before.
 //!
 //! Banding 100,000 signatures from scratch and verifying every candidate takes longer
 //! than a frame; one more band (b + 1) costs a sixteenth of that, and most candidates of
 //! a nearby setting were verified already.
+//!
+//! What is remembered is tied to what it depends on, never to what was asked before: a
+//! pair's exact J to the shingle sets; a band's buckets to the band's signature values,
+//! which are the same in every MinHash signature of one seed that reaches them (function
+//! i depends only on the seed and i) and belong to one width of OPH signatures (a
+//! shingle's bin depends on the number of bins); estimates to the signatures in use, so
+//! they are always computed from them.
 
 use crate::error::Result;
 use crate::found::{Found, GroupPair, Search};
 use crate::index::Index;
 use crate::minhash::band;
+use crate::minhash::sketch::SketchKind;
 use crate::progress::Progress;
+use crate::shingle::ShingleSets;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Bands' pairs kept at most (8 bytes each); past it the cache starts again.
 const MAX_BAND_PAIRS: usize = 8 << 20;
-/// Verified pairs kept at most (24 bytes each); past it only the latest are kept.
+/// Verified pairs kept at most (16 bytes each); past it only the latest are kept.
 const MAX_VERIFIED: usize = 2 << 20;
 
-/// What earlier re-bands of one index computed. Tied to the index it was filled from: used
-/// with another, it starts empty.
+/// The signatures a band cache is valid for: the sketch, the seed, and for OPH the
+/// width (MinHash's functions do not depend on how many there are).
+type Family = (SketchKind, u64, usize);
+
+fn family(index: &Index) -> Family {
+    let p = index.params();
+    let width = match p.sketch {
+        SketchKind::MinHash => 0,
+        SketchKind::Oph => index.num_perm(),
+    };
+    (p.sketch, p.seed, width)
+}
+
+/// What earlier re-bands of one corpus computed. Tied to the shingle sets it was filled
+/// from (and its bands to their signatures): used with others, it starts empty.
 #[derive(Default)]
 pub struct Rebander {
-    /// The index the cache belongs to (a weak pointer, so the allocation cannot be reused
-    /// by another index while it is compared against).
-    index: Weak<Index>,
+    /// The shingle sets the cache belongs to (a weak pointer, so the allocation cannot be
+    /// reused by other sets while it is compared against). Indexes that share them (more
+    /// hash functions, another sketch) share the cache of verified pairs.
+    shingles: Weak<ShingleSets>,
     /// Non-empty groups, the items banded.
     items: Vec<u32>,
     /// Each document's rank by id, for sorting the pairs.
     id_order: Vec<u32>,
+    /// The signatures the band cache was filled from.
+    family: Option<Family>,
     /// (rows, band) → that band's pairs (packed and sorted) and huge buckets.
     bands: HashMap<(usize, usize), band::BandOut>,
     band_pairs: usize,
-    /// Verified pairs of groups, packed and sorted, with (J, estimate).
-    verified: Vec<(u64, f64, f64)>,
+    /// Verified pairs of groups, packed and sorted, with their exact J.
+    verified: Vec<(u64, f64)>,
     buffers: band::BandBuffers,
     /// Buckets of more contents than this are not expanded (see [`Index::search`]).
     max_bucket: Option<usize>,
@@ -57,7 +82,7 @@ impl Rebander {
     }
 
     /// The same as [`Index::find`] (`bands` × `rows`, pairs with J ≥ `threshold`), reusing
-    /// what earlier calls on this index computed.
+    /// what earlier calls computed.
     pub fn find(
         &mut self,
         index: &Arc<Index>,
@@ -66,6 +91,24 @@ impl Rebander {
         threshold: f64,
         progress: &dyn Progress,
     ) -> Result<Found> {
+        let t = Instant::now();
+        let search = self.search(index, bands, rows, threshold, progress)?;
+        let mut found = index.spell_ranked(search, Some(&self.id_order))?;
+        found.verify_time = t.elapsed() - found.band_time;
+        Ok(found)
+    }
+
+    /// The same as [`Index::search`] (`bands` × `rows`, pairs of contents with J ≥
+    /// `threshold`, buckets over the re-bander's `max_bucket` left out), reusing what
+    /// earlier calls computed.
+    pub fn search(
+        &mut self,
+        index: &Arc<Index>,
+        bands: usize,
+        rows: usize,
+        threshold: f64,
+        progress: &dyn Progress,
+    ) -> Result<Search> {
         assert!(bands >= 1 && rows >= 1, "bands and rows must be at least 1");
         self.attach(index);
         let t = Instant::now();
@@ -89,20 +132,26 @@ impl Rebander {
         let band_time = t.elapsed();
 
         let t = Instant::now();
-        let similarities = self.similarities(index, &packed, progress)?;
+        let jaccards = self.jaccards(index, &packed, progress)?;
         let group_pairs = band::unpack(&packed);
-        let kept = group_pairs
+        let kept: Vec<(u32, u32, f64)> = group_pairs
             .iter()
-            .zip(&similarities)
-            .filter(|(_, s)| s.0 >= threshold)
-            .map(|(&(ga, gb), &(jaccard, estimate))| GroupPair {
+            .zip(&jaccards)
+            .filter(|(_, j)| **j >= threshold)
+            .map(|(&(ga, gb), &j)| (ga, gb, j))
+            .collect();
+        let estimates = index.estimates(&kept, progress)?;
+        let kept = kept
+            .iter()
+            .zip(estimates)
+            .map(|(&(ga, gb, jaccard), estimate)| GroupPair {
                 ga,
                 gb,
                 jaccard,
                 estimate,
             })
             .collect();
-        let search = Search {
+        Ok(Search {
             group_pairs: kept,
             threshold,
             candidates: index.candidate_count(&group_pairs),
@@ -110,25 +159,29 @@ impl Rebander {
             huge,
             banding: Some((bands, rows)),
             band_time,
-            verify_time: Duration::ZERO,
-        };
-        let mut found = index.spell_ranked(search, Some(&self.id_order))?;
-        found.verify_time = t.elapsed();
-        Ok(found)
+            verify_time: t.elapsed(),
+        })
     }
 
-    /// Starts afresh when `index` is not the one the cache was filled from.
+    /// Starts afresh when `index` has other shingle sets than the cache was filled
+    /// from; forgets the bands when its signatures are of another family.
     fn attach(&mut self, index: &Arc<Index>) {
-        if Weak::ptr_eq(&self.index, &Arc::downgrade(index)) {
-            return;
+        if !Weak::ptr_eq(&self.shingles, &Arc::downgrade(&index.shingles)) {
+            *self = Rebander {
+                shingles: Arc::downgrade(&index.shingles),
+                items: index.nonempty_groups(),
+                id_order: index.id_order(),
+                buffers: std::mem::take(&mut self.buffers),
+                max_bucket: self.max_bucket,
+                ..Rebander::default()
+            };
         }
-        *self = Rebander {
-            index: Arc::downgrade(index),
-            items: index.nonempty_groups(),
-            id_order: index.id_order(),
-            buffers: std::mem::take(&mut self.buffers),
-            ..Rebander::default()
-        };
+        let family = family(index);
+        if self.family != Some(family) {
+            self.family = Some(family);
+            self.bands.clear();
+            self.band_pairs = 0;
+        }
     }
 
     fn remember_bands(&mut self, rows: usize, which: &[usize], computed: Vec<band::BandOut>) {
@@ -143,16 +196,16 @@ impl Rebander {
         }
     }
 
-    /// (J, estimate) of each packed pair (sorted), computing only those not verified
+    /// The exact J of each packed pair (sorted), computing only those not verified
     /// before.
-    fn similarities(
+    fn jaccards(
         &mut self,
         index: &Index,
         packed: &[u64],
         progress: &dyn Progress,
-    ) -> Result<Vec<(f64, f64)>> {
+    ) -> Result<Vec<f64>> {
         // Both lists are sorted: one merge finds the pairs already verified.
-        let mut known: Vec<Option<(f64, f64)>> = Vec::with_capacity(packed.len());
+        let mut known: Vec<Option<f64>> = Vec::with_capacity(packed.len());
         let mut new = Vec::new();
         let mut k = 0;
         for &p in packed {
@@ -160,16 +213,20 @@ impl Rebander {
                 k += 1;
             }
             match self.verified.get(k) {
-                Some(&(q, j, e)) if q == p => known.push(Some((j, e))),
+                Some(&(q, j)) if q == p => known.push(Some(j)),
                 _ => {
                     known.push(None);
                     new.push(p);
                 }
             }
         }
-        let computed = index.similarities(&band::unpack(&new), progress)?;
+        let computed: Vec<f64> = index
+            .similarities(&band::unpack(&new), progress)?
+            .into_iter()
+            .map(|(j, _)| j)
+            .collect();
         let mut computed_iter = computed.iter();
-        let all: Vec<(f64, f64)> = known
+        let all: Vec<f64> = known
             .into_iter()
             .map(|v| v.unwrap_or_else(|| *computed_iter.next().expect("one per new pair")))
             .collect();
@@ -177,13 +234,7 @@ impl Rebander {
         Ok(all)
     }
 
-    fn remember_verified(
-        &mut self,
-        new: &[u64],
-        computed: &[(f64, f64)],
-        packed: &[u64],
-        all: &[(f64, f64)],
-    ) {
+    fn remember_verified(&mut self, new: &[u64], computed: &[f64], packed: &[u64], all: &[f64]) {
         if new.is_empty() {
             return;
         }
@@ -193,11 +244,11 @@ impl Rebander {
                 .iter()
                 .zip(all)
                 .take(MAX_VERIFIED)
-                .map(|(&p, &(j, e))| (p, j, e))
+                .map(|(&p, &j)| (p, j))
                 .collect();
             return;
         }
-        let added = new.iter().zip(computed).map(|(&p, &(j, e))| (p, j, e));
+        let added = new.iter().zip(computed).map(|(&p, &j)| (p, j));
         let mut merged = Vec::with_capacity(self.verified.len() + new.len());
         let mut old = self.verified.iter().copied().peekable();
         for item in added {
@@ -260,6 +311,33 @@ mod tests {
             assert!(!fresh.pairs.is_empty(), "{b}x{r}");
             same(&fresh, &cached);
         }
+    }
+
+    #[test]
+    fn indexes_of_one_corpus_share_the_cache_and_still_give_a_fresh_find() {
+        // The explorer's round trip 16x8 → 17x8 → 16x8, and a switch of sketch: each
+        // setting on signatures of exactly b·r, as `pairs -b B -r R` computes them.
+        let base = index(1000);
+        for sketch in [SketchKind::Oph, SketchKind::MinHash] {
+            let mut rebander = Rebander::new();
+            for (b, r) in [(16, 8), (17, 8), (16, 8), (16, 7), (33, 4), (16, 8)] {
+                let at = Arc::new(base.sketched(sketch, 1, b * r, &Silent).unwrap());
+                let fresh = at.find(b, r, 0.0, &Silent).unwrap();
+                let cached = rebander.find(&at, b, r, 0.0, &Silent).unwrap();
+                same(&fresh, &cached);
+                // MinHash bands of one seed stay valid whatever the width; OPH's go
+                // with their width.
+                assert_eq!(rebander.family, Some(family(&at)));
+            }
+        }
+        // A MinHash signature twice as wide finds the same bands: none is banded again.
+        let mut rebander = Rebander::new();
+        let narrow = Arc::new(base.sketched(SketchKind::MinHash, 1, 128, &Silent).unwrap());
+        rebander.find(&narrow, 16, 8, 0.0, &Silent).unwrap();
+        let wide = Arc::new(narrow.with_width(256, &Silent).unwrap());
+        let bands = rebander.bands.len();
+        rebander.find(&wide, 16, 8, 0.0, &Silent).unwrap();
+        assert_eq!(rebander.bands.len(), bands);
     }
 
     #[test]

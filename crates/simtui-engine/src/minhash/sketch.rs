@@ -14,10 +14,14 @@
 //! 512 bytes and a collision of two different minima costs 2^-32 of bias.
 
 use crate::error::Result;
+use crate::ooc::Spilled;
+use crate::ooc::file::SpillFile;
 use crate::progress::{Progress, Stage, check};
 use crate::rng::Rng;
 use crate::shingle::ShingleSets;
 use rayon::prelude::*;
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// The parameters of `n` MinHash functions. Function i depends only on the seed and i,
 /// so a larger hasher extends a smaller one and signatures can grow in place.
@@ -291,11 +295,26 @@ fn sketch_avx2(shingles: &[u64], a: &[u64], b: &[u64], out: &mut [u32]) {
     )
 }
 
-/// The signatures of a corpus: one row of `n` u32 per shingle set, in one contiguous matrix.
+/// The signatures of a corpus: one row of `n` u32 per shingle set, in one contiguous
+/// matrix. Past the memory limit the matrix of an index is on a temporary file instead
+/// (see [`Index::build_within`](crate::index::Index::build_within)), and read back from it.
 #[derive(Clone, Debug, Default)]
 pub struct Signatures {
     n: usize,
     data: Vec<u32>,
+    /// The rows written out to a temporary file, and how many: `data` is then empty.
+    file: Option<(Arc<SpillFile>, usize)>,
+}
+
+/// Where the rows that do not fit in memory go: a folder for the temporary file, and
+/// the counters of what was spilled.
+pub(crate) struct SpillTo<'a> {
+    /// Bytes the matrix may take in memory; past it, it goes to a file.
+    pub(crate) bytes: u64,
+    pub(crate) dir: Option<&'a std::path::Path>,
+    pub(crate) spilled: &'a Arc<Spilled>,
+    /// Bytes of rows computed at a time before they are written out.
+    pub(crate) block: u64,
 }
 
 impl Signatures {
@@ -309,8 +328,43 @@ impl Signatures {
         let n = sketcher.width();
         let cells = n.saturating_mul(sets.len());
         let mut data = crate::memory::filled(cells, 0u32, "the signatures")?;
-        fill_rows(sketcher, sets, 0, n, &mut data, progress)?;
-        Ok(Signatures { n, data })
+        fill_rows(sketcher, sets, 0, n, 0, &mut data, sets.len(), progress)?;
+        Ok(Signatures {
+            n,
+            data,
+            file: None,
+        })
+    }
+
+    /// [`Signatures::compute`] when the matrix fits in `to.bytes`; else computed a block
+    /// of rows at a time, each written to a temporary file.
+    pub(crate) fn compute_within(
+        sketcher: &Sketcher,
+        sets: &ShingleSets,
+        to: &SpillTo,
+        progress: &dyn Progress,
+    ) -> Result<Signatures> {
+        let n = sketcher.width();
+        let cells = n as u64 * sets.len() as u64;
+        if n == 0 || cells * 4 <= to.bytes {
+            return Signatures::compute(sketcher, sets, progress);
+        }
+        let mut file = SpillFile::create(to.dir, "signatures", to.spilled)?;
+        let per_block = ((to.block / (n as u64 * 4)) as usize).max(FILL_BATCH);
+        let mut buf: Vec<u32> = Vec::new();
+        for from in (0..sets.len()).step_by(per_block) {
+            let to_row = (from + per_block).min(sets.len());
+            buf.clear();
+            buf.resize((to_row - from) * n, 0);
+            fill_rows(sketcher, sets, 0, n, from, &mut buf, sets.len(), progress)?;
+            file.append_u32s(&buf)?;
+        }
+        file.flush()?;
+        Ok(Signatures {
+            n,
+            data: Vec::new(),
+            file: Some((Arc::new(file), sets.len())),
+        })
     }
 
     /// Grows every row to `sketcher.width()` functions. MinHash computes only the new
@@ -340,12 +394,21 @@ impl Signatures {
         if new <= old {
             return Ok(self.clone());
         }
-        if sketcher.kind() == SketchKind::Oph || old == 0 {
+        if sketcher.kind() == SketchKind::Oph || old == 0 || self.file.is_some() {
             return Signatures::compute(sketcher, sets, progress);
         }
         let cells = (new - old).saturating_mul(sets.len());
         let mut extra = crate::memory::filled(cells, 0u32, "the signatures")?;
-        fill_rows(sketcher, sets, old, new - old, &mut extra, progress)?;
+        fill_rows(
+            sketcher,
+            sets,
+            old,
+            new - old,
+            0,
+            &mut extra,
+            sets.len(),
+            progress,
+        )?;
         let mut data = Vec::new();
         crate::memory::reserve(&mut data, new * sets.len(), "the signatures")?;
         for (row, more) in self
@@ -356,7 +419,39 @@ impl Signatures {
             data.extend_from_slice(row);
             data.extend_from_slice(more);
         }
-        Ok(Signatures { n: new, data })
+        Ok(Signatures {
+            n: new,
+            data,
+            file: None,
+        })
+    }
+
+    /// The first `n` functions of every row (`n` at most the width), as a fresh MinHash
+    /// computation of `n` functions gives them: function i depends only on the seed and i.
+    /// Meaningless for OPH, whose bins depend on their number.
+    pub(crate) fn truncated(&self, n: usize) -> Result<Signatures> {
+        assert!(n <= self.n, "truncating {} functions to {n}", self.n);
+        if n == self.n {
+            return Ok(self.clone());
+        }
+        let mut data = Vec::new();
+        crate::memory::reserve(&mut data, n.saturating_mul(self.rows()), "the signatures")?;
+        if n > 0 {
+            // Spilled rows are read back a block at a time (rows_range borrows when in memory).
+            const BLOCK: usize = 4096;
+            let rows = self.rows();
+            for from in (0..rows).step_by(BLOCK) {
+                let block = self.rows_range(from, (from + BLOCK).min(rows))?;
+                for row in block.chunks_exact(self.n) {
+                    data.extend_from_slice(&row[..n]);
+                }
+            }
+        }
+        Ok(Signatures {
+            n,
+            data,
+            file: None,
+        })
     }
 
     /// Signatures from a row-major matrix of rows of `n` (a saved index). `None` unless
@@ -367,12 +462,29 @@ impl Signatures {
         } else {
             data.len().is_multiple_of(n)
         };
-        whole.then_some(Signatures { n, data })
+        whole.then_some(Signatures {
+            n,
+            data,
+            file: None,
+        })
     }
 
     /// The row-major matrix: row `i` is `data()[i * width()..(i + 1) * width()]`.
+    ///
+    /// # Panics
+    /// If the signatures are spilled to a file ([`Signatures::is_spilled`]):
+    /// [`Signatures::rows_range`] reads them.
     pub fn data(&self) -> &[u32] {
+        assert!(
+            self.file.is_none(),
+            "the signatures are on a temporary file"
+        );
         &self.data
+    }
+
+    /// Whether the rows are on a temporary file rather than in memory.
+    pub fn is_spilled(&self) -> bool {
+        self.file.is_some()
     }
 
     /// Number of hash functions per row.
@@ -382,48 +494,88 @@ impl Signatures {
 
     /// Number of rows, one per shingle set; 0 when the width is 0, however many sets.
     pub fn rows(&self) -> usize {
-        self.data.len().checked_div(self.n).unwrap_or(0)
+        match &self.file {
+            Some((_, rows)) => *rows,
+            None => self.data.len().checked_div(self.n).unwrap_or(0),
+        }
     }
 
     /// Row `i`, the signature of set `i`: [`width`](Signatures::width) values (none when
-    /// the width is 0). Panics if `i` is out of range.
-    pub fn row(&self, i: usize) -> &[u32] {
+    /// the width is 0). Panics if `i` is out of range, and if a spilled row cannot be
+    /// read back ([`Signatures::rows_range`] says why instead).
+    pub fn row(&self, i: usize) -> Cow<'_, [u32]> {
+        self.rows_range(i, i + 1)
+            .unwrap_or_else(|e| panic!("reading back a signature: {e}"))
+    }
+
+    /// Rows `from..to`, one after the other: borrowed when in memory, read in one piece
+    /// when spilled. Panics if the range is out of bounds.
+    pub fn rows_range(&self, from: usize, to: usize) -> Result<Cow<'_, [u32]>> {
+        // Width 0 (no MinHash): every row is empty, whatever the number of sets.
+        assert!(
+            from <= to && (self.n == 0 || to <= self.rows()),
+            "rows out of range"
+        );
+        match &self.file {
+            None => Ok(Cow::Borrowed(&self.data[from * self.n..to * self.n])),
+            Some((file, _)) => {
+                let mut out = Vec::with_capacity((to - from) * self.n);
+                let at = (from * self.n) as u64 * 4;
+                file.read_u32s(at, (to - from) * self.n, &mut Vec::new(), &mut out)?;
+                Ok(Cow::Owned(out))
+            }
+        }
+    }
+
+    pub(crate) fn file(&self) -> Option<&SpillFile> {
+        self.file.as_ref().map(|(f, _)| &**f)
+    }
+
+    /// Row `i` of signatures held in memory. Panics if they are spilled.
+    pub(crate) fn in_memory_row(&self, i: usize) -> &[u32] {
+        assert!(self.file.is_none(), "the signatures are in memory");
         &self.data[i * self.n..(i + 1) * self.n]
     }
 
-    /// Heap memory held, in bytes.
+    /// Heap memory held, in bytes (nothing for rows on file).
     pub fn heap_bytes(&self) -> usize {
         self.data.capacity() * 4
     }
 }
 
-/// Fills `data` (rows of `width`) with functions `from..from + width` of every set.
+/// Rows sketched per parallel task.
+const FILL_BATCH: usize = 4096;
+
+/// Fills `data` (rows of `width`) with functions `from..from + width` of sets
+/// `first..`, one row per set; `total` is the number of rows progress counts to.
+#[allow(clippy::too_many_arguments)]
 fn fill_rows(
     sketcher: &Sketcher,
     sets: &ShingleSets,
     from: usize,
     width: usize,
+    first: usize,
     data: &mut [u32],
+    total: usize,
     progress: &dyn Progress,
 ) -> Result<()> {
     if width == 0 {
         return Ok(());
     }
-    const BATCH: usize = 4096;
-    let total = sets.len() as u64;
-    let done = std::sync::atomic::AtomicU64::new(0);
-    data.par_chunks_mut(width * BATCH)
+    let done = std::sync::atomic::AtomicU64::new(first as u64);
+    data.par_chunks_mut(width * FILL_BATCH)
         .enumerate()
         .try_for_each(|(chunk, rows)| {
             check(progress)?;
+            let start = first + chunk * FILL_BATCH;
+            let n = rows.len() / width;
+            // One read for the task's sets when they are on file.
+            let range = sets.range(start, start + n)?;
             for (i, row) in rows.chunks_exact_mut(width).enumerate() {
-                sketcher.sketch_range(sets.get(chunk * BATCH + i), from, row);
+                sketcher.sketch_range(range.get(i), from, row);
             }
-            let d = done.fetch_add(
-                (rows.len() / width) as u64,
-                std::sync::atomic::Ordering::Relaxed,
-            );
-            progress.update(Stage::Sketch, d + (rows.len() / width) as u64, total);
+            let d = done.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+            progress.update(Stage::Sketch, d + n as u64, total as u64);
             Ok(())
         })
 }

@@ -16,6 +16,7 @@
 
 use crate::error::Result;
 use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::simhash::fingerprint::WIDTHS;
 use rayon::prelude::*;
 
 /// The most tables a layout may use (the cost model rarely wants more than a dozen).
@@ -38,8 +39,8 @@ impl BlockTables {
     /// with the number of blocks that minimises the estimated work.
     ///
     /// # Panics
-    /// If `bits` is not 64 or 128, or `max_distance` is not below `bits / 2` (no better
-    /// than chance).
+    /// If `bits` is not one of [`WIDTHS`], or `max_distance` is not below `bits / 2`
+    /// (no better than chance).
     pub fn new(bits: u32, max_distance: u32, n: usize) -> BlockTables {
         check_args(bits, max_distance);
         let d = max_distance;
@@ -63,14 +64,15 @@ impl BlockTables {
         BlockTables::with_blocks(bits, max_distance, best)
     }
 
-    /// Tables for an explicit number of blocks (`max_distance` < `blocks` ≤ 64).
+    /// Tables for an explicit number of blocks (`max_distance` < `blocks` ≤ 64, and at
+    /// most `bits`: every block has a bit).
     ///
     /// # Panics
     /// As [`BlockTables::new`], and if `blocks` is out of that range.
     pub fn with_blocks(bits: u32, max_distance: u32, blocks: u32) -> BlockTables {
         check_args(bits, max_distance);
         assert!(
-            blocks > max_distance && blocks <= MAX_BLOCKS,
+            blocks > max_distance && blocks <= MAX_BLOCKS.min(bits),
             "{blocks} blocks cannot guarantee distance {max_distance} in {bits} bits"
         );
         // Blocks of contiguous bits, sizes differing by at most one.
@@ -216,8 +218,8 @@ impl BlockIndex {
 
 fn check_args(bits: u32, max_distance: u32) {
     assert!(
-        bits == 64 || bits == 128,
-        "fingerprints are 64 or 128 bits, not {bits}"
+        WIDTHS.contains(&bits),
+        "fingerprints are 8, 16, 32, 64 or 128 bits, not {bits}"
     );
     assert!(
         max_distance < bits / 2,
@@ -315,7 +317,7 @@ mod tests {
         let mut rng = Rng::new(seed);
         let word = |rng: &mut Rng| {
             let x = rng.next_u64() as u128 | (rng.next_u64() as u128) << 64;
-            if bits == 64 { x & ones(64) } else { x }
+            x & ones(bits)
         };
         let bases: Vec<u128> = (0..(n / 4).max(1)).map(|_| word(&mut rng)).collect();
         (0..n)
@@ -336,18 +338,20 @@ mod tests {
         fn block_tables_find_exactly_the_brute_force_pairs(
             seed in any::<u64>(),
             n in 2usize..300,
-            wide in any::<bool>(),
+            width in 0usize..5,
             d in 0u32..9,
             extra_blocks in 0u32..4,
         ) {
-            let bits = if wide { 128 } else { 64 };
+            let bits = WIDTHS[width];
+            // Below half the bits, as the commands require.
+            let d = d.min(bits / 2 - 1);
             let fps = clustered(seed, n, bits, 2 * d + 2);
             // Every other item, so that items are not simply 0..n.
             let items: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 1).collect();
             let expected = brute_pairs(&fps, &items, d);
             let chosen = BlockTables::new(bits, d, items.len());
             prop_assert_eq!(&chosen.pairs(&fps, &items, &Silent).unwrap(), &expected);
-            let layout = BlockTables::with_blocks(bits, d, d + 1 + extra_blocks);
+            let layout = BlockTables::with_blocks(bits, d, (d + 1 + extra_blocks).min(bits));
             prop_assert_eq!(&layout.pairs(&fps, &items, &Silent).unwrap(), &expected);
 
             // Lookups of single fingerprints agree with a scan.

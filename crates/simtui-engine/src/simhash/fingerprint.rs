@@ -20,8 +20,19 @@
 use crate::hash::mix64;
 use std::collections::HashMap;
 
-/// Fingerprint widths supported.
-pub const WIDTHS: [u32; 2] = [64, 128];
+/// Fingerprint widths supported. Narrow ones (8, 16, 32 bits, as small studies use them)
+/// are the low bits of the 64-bit fingerprint: each bit is its own random hyperplane, so
+/// any number of them is a SimHash of that width.
+pub const WIDTHS: [u32; 5] = [8, 16, 32, 64, 128];
+
+/// The `bits` low bits set.
+fn low_bits(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
 
 /// How much a token's vote weighs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -55,14 +66,19 @@ impl Weight {
 /// Idf: distances spread out (unrelated documents at bits/2), so near-duplicates sit
 /// farther out too: 10 of 64 (20 of 128) finds 98.5% of the pairs with J ≥ 0.8 and
 /// 99.8% with J ≥ 0.9 on the same corpus, with under twice MinHash 16×8's candidates.
+///
+/// Narrower fingerprints keep the same fraction of their bits, rounded to the nearest
+/// bit (a half rounded down): tf 0, 1 and 1 bits of 8, 16 and 32; idf 1, 2 and 5. Always
+/// below bits/2, where two fingerprints are no closer than chance.
 pub fn default_max_distance(bits: u32, weight: Weight) -> u32 {
-    match weight {
-        Weight::Tf => bits * 3 / 64,
-        Weight::Idf => bits * 10 / 64,
-    }
+    let per_64 = match weight {
+        Weight::Tf => 3,
+        Weight::Idf => 10,
+    };
+    (bits * per_64 + 31) / 64
 }
 
-/// Computes fingerprints of `bits` ∈ {64, 128} bits. The seed changes which hash
+/// Computes fingerprints of `bits` bits, one of [`WIDTHS`]. The seed changes which hash
 /// functions map tokens to bits (a different seed gives another, equally good, sketch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimHasher {
@@ -132,7 +148,7 @@ impl SimHasher {
     pub fn new(bits: u32, seed: u64, weight: Weight) -> SimHasher {
         assert!(
             WIDTHS.contains(&bits),
-            "SimHash fingerprints are 64 or 128 bits, not {bits}"
+            "SimHash fingerprints are 8, 16, 32, 64 or 128 bits, not {bits}"
         );
         SimHasher {
             bits,
@@ -145,7 +161,7 @@ impl SimHasher {
         }
     }
 
-    /// Width of the fingerprints: 64 or 128.
+    /// Width of the fingerprints: one of [`WIDTHS`].
     pub fn bits(&self) -> u32 {
         self.bits
     }
@@ -175,8 +191,8 @@ impl SimHasher {
     }
 
     /// The fingerprint of a token stream. `idf` is required with [`Weight::Idf`] and
-    /// ignored otherwise. A 64-bit fingerprint is in the low bits. An empty stream has
-    /// fingerprint 0.
+    /// ignored otherwise. A fingerprint narrower than 128 bits is in the low bits, the
+    /// others 0. An empty stream has fingerprint 0.
     ///
     /// # Panics
     /// With [`Weight::Idf`] and no `idf`.
@@ -186,8 +202,8 @@ impl SimHasher {
                 // Every occurrence votes: a token's weight is its frequency, with no
                 // counting pass.
                 let lo = tf_votes(tokens, self.salt[0]) as u128;
-                if self.bits == 64 {
-                    lo
+                if self.bits <= 64 {
+                    lo & low_bits(self.bits)
                 } else {
                     lo | (tf_votes(tokens, self.salt[1]) as u128) << 64
                 }
@@ -203,8 +219,8 @@ impl SimHasher {
             .map(|&(t, c)| (t, c as f64 * idf.weight(t)))
             .collect();
         let lo = weighted_votes(&weighted, self.salt[0]) as u128;
-        if self.bits == 64 {
-            lo
+        if self.bits <= 64 {
+            lo & low_bits(self.bits)
         } else {
             lo | (weighted_votes(&weighted, self.salt[1]) as u128) << 64
         }
@@ -216,6 +232,63 @@ impl SimHasher {
 #[inline]
 fn token_bits(t: u64, salt: u64) -> u64 {
     mix64(t ^ salt)
+}
+
+/// The tokens that weigh most in a fingerprint, heaviest first: (token, weight), the
+/// weight its term frequency, times its idf with [`Weight::Idf`] (`idf` required then).
+/// Ties by token, so the order is the same on every run.
+///
+/// # Panics
+/// With [`Weight::Idf`] and no `idf`.
+pub fn heaviest(tokens: &[u64], weight: Weight, idf: Option<&Idf>, n: usize) -> Vec<(u64, f64)> {
+    let mut weighted: Vec<(u64, f64)> = bag(tokens)
+        .into_iter()
+        .map(|(t, c)| {
+            let w = match weight {
+                Weight::Tf => c as f64,
+                Weight::Idf => c as f64 * idf.expect("idf weights need an Idf").weight(t),
+            };
+            (t, w)
+        })
+        .collect();
+    weighted.sort_unstable_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    weighted.truncate(n);
+    weighted
+}
+
+/// [`heaviest`] with the tokens spelled out: the words of `text` (tokenised with `opts`,
+/// as the fingerprint was) that weigh most, heaviest first, with their weights.
+///
+/// # Panics
+/// With [`Weight::Idf`] and no `idf`.
+pub fn heaviest_words(
+    text: &str,
+    opts: &crate::text::TextOptions,
+    weight: Weight,
+    idf: Option<&Idf>,
+    n: usize,
+) -> Vec<(String, f64)> {
+    let words = crate::text::tokens(text, opts);
+    let hashes: Vec<u64> = words
+        .iter()
+        .map(|w| crate::hash::token_hash(w.as_bytes()))
+        .collect();
+    let spelled: HashMap<u64, &str> = hashes
+        .iter()
+        .copied()
+        .zip(words.iter().map(String::as_str))
+        .collect();
+    heaviest(&hashes, weight, idf, n)
+        .into_iter()
+        .map(|(t, w)| (spelled[&t].to_string(), w))
+        .collect()
+}
+
+/// A fingerprint of `bits` bits in hexadecimal, most significant digit first, zero-padded
+/// to bits/4 digits: `"0f3a"` for 16 bits.
+pub fn hex(fp: u128, bits: u32) -> String {
+    let digits = (bits as usize).div_ceil(4);
+    format!("{:0digits$x}", fp & low_bits(bits))
 }
 
 /// One 64-bit word of a term-frequency fingerprint: bit i is set when more than half of
@@ -387,6 +460,90 @@ mod tests {
         assert_eq!(default_max_distance(128, Weight::Tf), 6);
         assert_eq!(default_max_distance(64, Weight::Idf), 10);
         assert_eq!(default_max_distance(128, Weight::Idf), 20);
+        let narrow = |w| [8, 16, 32].map(|b| default_max_distance(b, w));
+        assert_eq!(narrow(Weight::Tf), [0, 1, 1]);
+        assert_eq!(narrow(Weight::Idf), [1, 2, 5]);
+        for bits in WIDTHS {
+            for w in [Weight::Tf, Weight::Idf] {
+                assert!(default_max_distance(bits, w) < bits / 2);
+            }
+        }
+    }
+
+    /// Bit i of a fingerprint, by the definition: the sign of the sum over the bag of
+    /// ±weight, + where the token's hash (word i / 64) has bit i % 64 set.
+    fn brute_force(h: &SimHasher, tokens: &[u64], idf: Option<&Idf>) -> u128 {
+        let mut fp = 0u128;
+        for i in 0..h.bits() {
+            let salt = h.salt[(i / 64) as usize];
+            let mut sum = 0f64;
+            for (t, c) in bag(tokens) {
+                let w = match h.weight() {
+                    Weight::Tf => c as f64,
+                    Weight::Idf => c as f64 * idf.unwrap().weight(t),
+                };
+                let set = mix64(t ^ salt) >> (i % 64) & 1 == 1;
+                sum += if set { w } else { -w };
+            }
+            if sum > 0.0 {
+                fp |= 1 << i;
+            }
+        }
+        fp
+    }
+
+    #[test]
+    fn every_width_matches_a_brute_force_reference() {
+        let mut rng = Rng::new(11);
+        let docs: Vec<Vec<u64>> = (0..20)
+            .map(|i| stream(&mut rng, i % 3, 40, 7 + 13 * i as usize))
+            .collect();
+        let bags: Vec<Vec<(u64, u32)>> = docs.iter().map(|d| bag(d)).collect();
+        let idf = Idf::from_bags(bags.iter().map(Vec::as_slice));
+        for bits in WIDTHS {
+            for weight in [Weight::Tf, Weight::Idf] {
+                let h = SimHasher::new(bits, 5, weight);
+                for d in &docs {
+                    let fp = h.fingerprint(d, Some(&idf));
+                    assert_eq!(
+                        fp,
+                        brute_force(&h, d, Some(&idf)),
+                        "{bits} bits, {weight:?}"
+                    );
+                    assert_eq!(fp & !low_bits(bits), 0, "only the low {bits} bits");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hex_is_padded_to_the_width() {
+        assert_eq!(hex(0xf, 8), "0f");
+        assert_eq!(hex(0xabc, 16), "0abc");
+        assert_eq!(hex(1, 64), "0000000000000001");
+        assert_eq!(hex(u128::MAX, 128), "f".repeat(32));
+        let text = "The cat sat on the mat, the cat.";
+        let opts = crate::text::TextOptions::default();
+        let top = heaviest_words(text, &opts, Weight::Tf, None, 2);
+        assert_eq!(
+            top,
+            vec![("the".to_string(), 3.0), ("cat".to_string(), 2.0)]
+        );
+    }
+
+    #[test]
+    fn the_heaviest_tokens_are_the_largest_weights() {
+        let (a, b, c) = (token_hash(b"a"), token_hash(b"b"), token_hash(b"c"));
+        let t = [a, b, b, c, c, c];
+        let top = heaviest(&t, Weight::Tf, None, 2);
+        assert_eq!(top, vec![(c, 3.0), (b, 2.0)]);
+        // a and c in every content: their idf is 0, b outweighs them.
+        let bags = [bag(&[a, b, c]), bag(&[a, c])];
+        let idf = Idf::from_bags(bags.iter().map(Vec::as_slice));
+        let top = heaviest(&t, Weight::Idf, Some(&idf), 3);
+        assert_eq!(top[0].0, b);
+        assert!((top[0].1 - 2.0 * 1.5f64.ln()).abs() < 1e-12);
+        assert_eq!(top[1].1, 0.0);
     }
 
     #[test]

@@ -86,7 +86,12 @@ impl Fingerprints {
         &self.hasher
     }
 
-    /// Width of the fingerprints: 64 or 128.
+    /// The corpus's document frequencies, with [`Weight::Idf`] (None with tf weights).
+    pub fn idf(&self) -> Option<&Idf> {
+        self.idf.as_deref()
+    }
+
+    /// Width of the fingerprints: one of [`WIDTHS`](super::fingerprint::WIDTHS).
     pub fn bits(&self) -> u32 {
         self.hasher.bits()
     }

@@ -379,15 +379,20 @@ fn dir_entry_inode(_: &fs::DirEntry) -> u64 {
     0
 }
 
+/// The path as text, each byte that is not UTF-8 as `\xNN` and each backslash doubled,
+/// so that no two paths give the same text: a file literally named `x\xFF.txt` is
+/// `x\\xFF.txt`, one whose name holds the byte 0xFF is `x\xFF.txt`.
 #[cfg(unix)]
 fn escape_invalid(p: &Path) -> std::borrow::Cow<'_, str> {
     use std::os::unix::ffi::OsStrExt;
-    if let Some(s) = p.to_str() {
+    if let Some(s) = p.to_str()
+        && !s.contains('\\')
+    {
         return s.into();
     }
     let mut out = String::new();
     for chunk in p.as_os_str().as_bytes().utf8_chunks() {
-        out.push_str(chunk.valid());
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
         for b in chunk.invalid() {
             out.push_str(&format!("\\x{b:02X}"));
         }
@@ -406,7 +411,8 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
 
 /// A path as an id, with '/' separators. A name that is not valid UTF-8 keeps each
 /// invalid byte as a `\xNN` escape: lossy decoding (U+FFFD) gave two files that differ
-/// only in such bytes the same id, so output could not tell them apart (issue 5).
+/// only in such bytes the same id, so output could not tell them apart (issue 5); a
+/// backslash is doubled, so a name that holds `\xFF` as text stays distinct (issue 20).
 fn slash_path(p: &Path) -> String {
     let s = escape_invalid(p);
     if std::path::MAIN_SEPARATOR == '/' {

@@ -10,7 +10,7 @@ use crate::index::Params;
 use crate::minhash::sketch::{Signatures, SketchKind};
 use crate::shingle::ShingleSets;
 use crate::source::SkipReason;
-use crate::text::{TextOptions, Unit};
+use crate::text::{Language, TextOptions, Unit};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
 /// The format this simtui reads and writes.
 pub const VERSION: u32 = 5;
 
-const HEADER: u64 = 96;
+const HEADER: u64 = 104;
 const FILE_RECORD: u64 = 80;
 const DOC_RECORD: u64 = 64;
 const TRAILER: u64 = 8;
@@ -246,7 +246,7 @@ pub(crate) fn encode(
     u64s(&mut out, size);
     out.push((params.text.unit == Unit::Char) as u8);
     out.push(params.text.keep_case as u8);
-    out.push(params.text.stopwords as u8);
+    out.push(params.text.stopwords.map_or(0, Language::code));
     out.push((params.sketch == SketchKind::Oph) as u8);
     u32s(&mut out, params.k as u32);
     u64s(&mut out, params.seed);
@@ -262,6 +262,9 @@ pub(crate) fn encode(
     ] {
         u64s(&mut out, n as u64);
     }
+    out.push(params.text.stem.map_or(0, Language::code));
+    out.push(params.text.letters_only as u8);
+    out.extend_from_slice(&[0; 6]);
     debug_assert_eq!(out.len() as u64, HEADER);
 
     out.extend_from_slice(&strings);
@@ -300,11 +303,11 @@ pub(crate) fn encode(
         u64s(&mut out, c);
     }
     for g in 0..groups {
-        u32s(&mut out, shingles.get(g).len() as u32);
+        u32s(&mut out, shingles.set_len(g) as u32);
     }
     pad(&mut out);
     for g in 0..groups {
-        for &x in shingles.get(g) {
+        for &x in shingles.get(g).iter() {
             u64s(&mut out, x);
         }
     }
@@ -408,7 +411,7 @@ fn check_frame(bytes: &[u8]) -> Result<(), FormatError> {
         )));
     }
     if le32(bytes, 12) as u64 != HEADER {
-        return Err(corrupt("a header size other than 96"));
+        return Err(corrupt(format!("a header size other than {HEADER}")));
     }
     Ok(())
 }
@@ -443,7 +446,20 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
         Unit::Word
     };
     let keep_case = flag(25, "keep-case")?;
-    let stopwords = flag(26, "stopwords")?;
+    let language = |at: usize, what: &str| match h[at] {
+        0 => Ok(None),
+        c => Language::from_code(c).map(Some).ok_or_else(|| {
+            corrupt(format!(
+                "{what} is language {c}, which this simtui does not know"
+            ))
+        }),
+    };
+    let stopwords = language(26, "the stop-word list")?;
+    let stem = language(96, "the stemmer")?;
+    let letters_only = flag(97, "letters-only")?;
+    if h[98..104].iter().any(|&b| b != 0) {
+        return Err(corrupt("reserved bytes of the header are set"));
+    }
     let sketch = if flag(27, "the sketch kind")? {
         SketchKind::Oph
     } else {
@@ -638,6 +654,8 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
                 unit,
                 keep_case,
                 stopwords,
+                stem,
+                letters_only,
             },
             k: k as usize,
             seed,
@@ -659,6 +677,10 @@ mod tests {
     use super::*;
 
     fn sample() -> Vec<u8> {
+        sample_with(&Params::default())
+    }
+
+    fn sample_with(params: &Params) -> Vec<u8> {
         let meta = [
             "1987-03-02".to_string(),
             String::new(),
@@ -717,7 +739,34 @@ mod tests {
                 },
             },
         ];
-        encode(&Params::default(), &files, &docs, &[7, 8], &sets, &sigs)
+        encode(params, &files, &docs, &[7, 8], &sets, &sigs)
+    }
+
+    #[test]
+    fn cleaning_options_are_saved_and_unknown_ones_refused() {
+        for (stopwords, stem, letters_only) in [
+            (Some(Language::English), None, false),
+            (Some(Language::Uzbek), Some(Language::Turkish), true),
+            (None, Some(Language::English), true),
+        ] {
+            let params = Params {
+                text: TextOptions {
+                    stopwords,
+                    stem,
+                    letters_only,
+                    ..TextOptions::default()
+                },
+                num_perm: 2,
+                ..Params::default()
+            };
+            assert_eq!(decode(&sample_with(&params)).unwrap().params, params);
+        }
+        for (at, value) in [(26, 33), (96, 200), (97, 2), (98, 1), (103, 9)] {
+            let mut b = sample();
+            b[at] = value;
+            reseal(&mut b);
+            assert!(matches!(decode(&b), Err(FormatError::Corrupt(_))), "{at}");
+        }
     }
 
     #[test]
@@ -739,9 +788,9 @@ mod tests {
         assert_eq!(s.docs[1].meta, ["1987-03-02", "", "usa, uk"]);
         assert!(s.docs[0].meta.is_empty());
         assert_eq!(s.contents, [7, 8]);
-        assert_eq!(s.shingles.get(0), &[1, 5, 9]);
+        assert_eq!(&*s.shingles.get(0), &[1, 5, 9]);
         assert!(s.shingles.get(1).is_empty());
-        assert_eq!(s.signatures.row(0), &[1, 2]);
+        assert_eq!(&*s.signatures.row(0), &[1, 2]);
         assert_eq!(bytes.len() % 8, 0);
     }
 

@@ -357,8 +357,23 @@ pub(crate) fn differences(saved: &Params, wanted: &Params) -> Option<String> {
     if saved.text.keep_case != wanted.text.keep_case {
         d.push(format!("keep-case {}", on(saved.text.keep_case)));
     }
+    let lang = |l: Option<crate::text::Language>| l.map_or("off", |l| l.name());
     if saved.text.stopwords != wanted.text.stopwords {
-        d.push(format!("stopwords {}", on(saved.text.stopwords)));
+        d.push(format!(
+            "--stopwords {} (asked for {})",
+            lang(saved.text.stopwords),
+            lang(wanted.text.stopwords)
+        ));
+    }
+    if saved.text.stem != wanted.text.stem {
+        d.push(format!(
+            "--stem {} (asked for {})",
+            lang(saved.text.stem),
+            lang(wanted.text.stem)
+        ));
+    }
+    if saved.text.letters_only != wanted.text.letters_only {
+        d.push(format!("letters-only {}", on(saved.text.letters_only)));
     }
     if saved.seed != wanted.seed {
         d.push(format!("seed {} (asked for {})", saved.seed, wanted.seed));
@@ -774,8 +789,8 @@ fn update(
                     |g| {
                         groups.intern(
                             s.contents[g as usize],
-                            s.shingles.get(g as usize),
-                            s.signatures.row(g as usize),
+                            &s.shingles.get(g as usize),
+                            &s.signatures.row(g as usize),
                         )
                     },
                 );
@@ -797,8 +812,11 @@ fn update(
                 {
                     let d = &sub.docs[cursor];
                     let g = d.group as usize;
-                    let group =
-                        groups.intern(sub.contents[g], sub.shingles.get(g), sub.signatures.row(g));
+                    let group = groups.intern(
+                        sub.contents[g],
+                        &sub.shingles.get(g),
+                        &sub.signatures.row(g),
+                    );
                     docs.push(Doc { group, ..d.clone() });
                     cursor += 1;
                 }

@@ -9,8 +9,17 @@
 //! ASCII line of another: a line break always ends a word) takes a fast path that applies
 //! the same UAX #29 rules restricted to ASCII, on bit masks of 64 bytes at a time. Property
 //! tests check that both paths give identical tokens.
+//!
+//! Cleaning, in word mode only and in this order: `letters_only` drops the tokens that
+//! hold a digit or no letter at all (as the tm package's `removeNumbers` and
+//! `removePunctuation` leave a Reuters text), `stopwords` drops a language's stop words,
+//! and `stem` reduces each remaining word to its Snowball stem. These look at each
+//! word's text, so they take a slower path that spells the words out.
 
+pub mod lang;
 pub mod stopwords;
+
+pub use lang::Language;
 
 use crate::hash::{token_hash, token_round, token_start};
 use unicode_segmentation::UnicodeSegmentation;
@@ -42,8 +51,46 @@ pub struct TextOptions {
     pub unit: Unit,
     /// Keep letter case (default: lowercase everything).
     pub keep_case: bool,
-    /// Drop the built-in English stop words (word mode only).
-    pub stopwords: bool,
+    /// Drop this language's stop words (word mode only): English is the built-in list.
+    pub stopwords: Option<Language>,
+    /// Reduce words to their stems with this language's Snowball stemmer (word mode
+    /// only; a language without one, see [`Language::stemmed`], stems nothing). Stemmers
+    /// expect lowercase words: with `keep_case`, capitalised words are stemmed as written.
+    pub stem: Option<Language>,
+    /// Drop the words that hold a digit, or no letter at all (word mode only).
+    pub letters_only: bool,
+}
+
+impl TextOptions {
+    /// Whether the words must be spelled out (stemmed or checked letter by letter)
+    /// rather than hashed where they lie.
+    fn spells_words(&self) -> bool {
+        self.unit == Unit::Word && (self.stem.is_some() || self.letters_only)
+    }
+
+    /// The cleaning steps in force, as the command line names them (`--letters-only
+    /// --stopwords english --stem english`); empty when there are none. Character mode
+    /// has none, whatever the options say.
+    pub fn cleaning(&self) -> String {
+        let mut out = Vec::new();
+        if self.unit == Unit::Word {
+            if self.letters_only {
+                out.push("--letters-only".to_string());
+            }
+            if let Some(l) = self.stopwords {
+                out.push(format!("--stopwords {l}"));
+            }
+            if let Some(l) = self.stem {
+                out.push(format!("--stem {l}"));
+            }
+        }
+        out.join(" ")
+    }
+}
+
+/// Whether a word is kept by `letters_only`: it has a letter and no digit.
+pub fn letters_only(word: &str) -> bool {
+    word.chars().any(char::is_alphabetic) && !word.chars().any(char::is_numeric)
 }
 
 /// Turns text into a stream of 64-bit token hashes.
@@ -51,23 +98,35 @@ pub struct Tokenizer {
     opts: TextOptions,
     /// Sorted hashes of the stop words, when they are dropped.
     stop: Vec<u64>,
+    /// The stemmer, when words are stemmed.
+    stemmer: Option<rust_stemmers::Stemmer>,
+    /// A word being spelled out (lowercased), reused.
+    word: String,
 }
 
 impl Tokenizer {
     /// A tokenizer for `opts`.
     pub fn new(opts: &TextOptions) -> Self {
-        let mut stop: Vec<u64> = if opts.stopwords && opts.unit == Unit::Word {
-            stopwords::ENGLISH
+        let word_mode = opts.unit == Unit::Word;
+        let mut stop: Vec<u64> = match opts.stopwords.filter(|_| word_mode) {
+            Some(lang) => lang
+                .stopwords()
                 .iter()
                 .map(|w| token_hash(w.as_bytes()))
-                .collect()
-        } else {
-            Vec::new()
+                .collect(),
+            None => Vec::new(),
         };
         stop.sort_unstable();
+        let stemmer = opts
+            .stem
+            .filter(|_| word_mode)
+            .and_then(Language::algorithm)
+            .map(rust_stemmers::Stemmer::create);
         Tokenizer {
             opts: opts.clone(),
             stop,
+            stemmer,
+            word: String::new(),
         }
     }
 
@@ -85,6 +144,9 @@ impl Tokenizer {
     }
 
     fn word_hashes(&mut self, text: &str, out: &mut Vec<u64>) {
+        if self.opts.spells_words() {
+            return self.spelled_word_hashes(text, out);
+        }
         let stop = &self.stop;
         let mut push = |h: u64| {
             if stop.is_empty() || stop.binary_search(&h).is_err() {
@@ -107,6 +169,49 @@ impl Tokenizer {
                 }
             }
         }
+    }
+
+    /// Word hashes when the words' letters matter (stemming, `letters_only`): each word
+    /// is lowercased into a buffer, checked, stemmed and hashed.
+    fn spelled_word_hashes(&mut self, text: &str, out: &mut Vec<u64>) {
+        let mut word = std::mem::take(&mut self.word);
+        let mut each = |w: &str| {
+            word.clear();
+            if self.opts.keep_case {
+                word.push_str(w);
+            } else if w.is_ascii() {
+                word.extend(w.bytes().map(|b| b.to_ascii_lowercase() as char));
+            } else {
+                word.push_str(&w.to_lowercase());
+            }
+            if let Some(h) = self.clean(&word) {
+                out.push(h);
+            }
+        };
+        for line in text.split('\n') {
+            if line.is_ascii() {
+                let s = line.as_bytes();
+                ascii_word_ranges(s, |start, end| each(&line[start..end]));
+            } else {
+                line.unicode_words().for_each(&mut each);
+            }
+        }
+        self.word = word;
+    }
+
+    /// The hash of a normalised word after cleaning, or None when it is dropped.
+    fn clean(&self, word: &str) -> Option<u64> {
+        if self.opts.letters_only && !letters_only(word) {
+            return None;
+        }
+        let h = token_hash(word.as_bytes());
+        if !self.stop.is_empty() && self.stop.binary_search(&h).is_ok() {
+            return None;
+        }
+        Some(match &self.stemmer {
+            Some(s) => token_hash(s.stem(word).as_bytes()),
+            None => h,
+        })
     }
 
     fn char_hashes(&mut self, text: &str, out: &mut Vec<u64>) {
@@ -189,11 +294,22 @@ pub fn tokens(text: &str, opts: &TextOptions) -> Vec<String> {
         }
     };
     match opts.unit {
-        Unit::Word => text
-            .unicode_words()
-            .map(norm)
-            .filter(|w| !opts.stopwords || !stopwords::ENGLISH.contains(&w.as_str()))
-            .collect(),
+        Unit::Word => {
+            let stop = opts.stopwords.map_or(&[][..], Language::stopwords);
+            let stemmer = opts
+                .stem
+                .and_then(Language::algorithm)
+                .map(rust_stemmers::Stemmer::create);
+            text.unicode_words()
+                .map(norm)
+                .filter(|w| !opts.letters_only || letters_only(w))
+                .filter(|w| !stop.contains(&w.as_str()))
+                .map(|w| match &stemmer {
+                    Some(s) => s.stem(&w).into_owned(),
+                    None => w,
+                })
+                .collect()
+        }
         Unit::Char => {
             let text = norm(text);
             let mut out: Vec<String> = Vec::new();
@@ -464,7 +580,7 @@ mod tests {
     #[test]
     fn stopwords_are_dropped() {
         let opts = TextOptions {
-            stopwords: true,
+            stopwords: Some(Language::English),
             ..Default::default()
         };
         assert_eq!(
@@ -472,6 +588,104 @@ mod tests {
             hashes("cat hat", &opts)
         );
         assert_eq!(tokens("The cat and the hat", &opts), vec!["cat", "hat"]);
+    }
+
+    #[test]
+    fn letters_only_drops_numbers_and_words_with_digits() {
+        let opts = TextOptions {
+            letters_only: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            tokens(
+                "In 1987 the B2B price rose 3.5% to $12, said Reuters' x_1 and _",
+                &opts
+            ),
+            vec!["in", "the", "price", "rose", "to", "said", "reuters", "and"]
+        );
+        assert_eq!(
+            hashes("In 1987 the B2B price rose", &opts),
+            hashes("in the price rose", &TextOptions::default())
+        );
+        // Letters of any script count; digits of any script too.
+        assert!(letters_only("école") && letters_only("don't"));
+        assert!(!letters_only("٣") && !letters_only("x²") && !letters_only("__"));
+    }
+
+    #[test]
+    fn stemming_reduces_words_to_their_snowball_stems() {
+        let en = TextOptions {
+            stem: Some(Language::English),
+            ..Default::default()
+        };
+        assert_eq!(
+            tokens(
+                "Connected connections are CONNECTING the running runner",
+                &en
+            ),
+            vec![
+                "connect", "connect", "are", "connect", "the", "run", "runner"
+            ]
+        );
+        assert_eq!(
+            hashes("connected connecting", &en),
+            hashes("connect connect", &TextOptions::default())
+        );
+        let de = TextOptions {
+            stem: Some(Language::German),
+            stopwords: Some(Language::German),
+            ..Default::default()
+        };
+        // Stop words go before stemming: "und" and "die" are dropped, not stemmed.
+        assert_eq!(tokens("Häuser und die Katzen", &de), vec!["haus", "katz"]);
+        assert_eq!(
+            hashes("Häuser und die Katzen", &de),
+            hashes("haus katz", &TextOptions::default())
+        );
+        // A language without a stemmer stems nothing.
+        let ca = TextOptions {
+            stem: Some(Language::Catalan),
+            ..Default::default()
+        };
+        assert_eq!(tokens("cases", &ca), vec!["cases"]);
+        // Character mode has no words to clean.
+        let chars = TextOptions {
+            unit: Unit::Char,
+            stem: Some(Language::English),
+            letters_only: true,
+            stopwords: Some(Language::English),
+            ..Default::default()
+        };
+        assert_eq!(tokens("a 1", &chars), vec!["a", " ", "1"]);
+        assert_eq!(chars.cleaning(), "");
+        assert_eq!(
+            TextOptions {
+                letters_only: true,
+                ..de.clone()
+            }
+            .cleaning(),
+            "--letters-only --stopwords german --stem german"
+        );
+    }
+
+    #[test]
+    fn stop_word_lists_of_other_languages() {
+        let fr = TextOptions {
+            stopwords: Some(Language::French),
+            ..Default::default()
+        };
+        assert_eq!(tokens("Le chat et la souris", &fr), vec!["chat", "souris"]);
+        assert_eq!(
+            hashes("Le chat et la souris", &fr),
+            hashes("chat souris", &fr)
+        );
+        let ru = TextOptions {
+            stopwords: Some(Language::Russian),
+            ..Default::default()
+        };
+        assert_eq!(tokens("Кошка и собака", &ru), vec!["кошка", "собака"]);
+        // A bare --stopwords, English, is the built-in list.
+        assert_eq!(Language::English.stopwords(), &stopwords::ENGLISH[..]);
     }
 
     #[test]
@@ -553,6 +767,27 @@ mod tests {
             prop_assert_eq!(high_bits(bytes_between(v | (LO * 0x20), b'a', b'z')), expect(&|b| b.is_ascii_alphabetic()));
             let lower: Vec<u8> = bytes.iter().map(u8::to_ascii_lowercase).collect();
             prop_assert_eq!(ascii_lowercase(v).to_le_bytes().to_vec(), lower);
+        }
+
+        /// With every cleaning option, the spelled-out path hashes the reference tokens.
+        #[test]
+        fn cleaned_hashes_match_reference_tokens(
+            s in "[a-zA-Zéü0-9_.:',; \n\t!ÄΣ-]{0,60}|(the|and|running|Connected|x1|2|und|die|Häuser| )+",
+            keep_case: bool,
+            letters: bool,
+            stop in proptest::option::of(0u8..4),
+            stem in proptest::option::of(0u8..4),
+        ) {
+            let langs = [Language::English, Language::German, Language::French, Language::Catalan];
+            let opts = TextOptions {
+                keep_case,
+                letters_only: letters,
+                stopwords: stop.map(|i| langs[i as usize]),
+                stem: stem.map(|i| langs[i as usize]),
+                ..Default::default()
+            };
+            let reference: Vec<u64> = tokens(&s, &opts).iter().map(|w| token_hash(w.as_bytes())).collect();
+            prop_assert_eq!(hashes(&s, &opts), reference);
         }
 
         #[test]

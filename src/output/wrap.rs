@@ -7,7 +7,7 @@
 //! to the line. White space where a row breaks hangs past its end (as in a word
 //! processor): it is clipped when drawn and does not count towards the width.
 
-use super::fmt::{grapheme_width, is_unsafe};
+use super::width::{grapheme_width, is_unsafe};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Columns between tab stops.
@@ -76,7 +76,7 @@ pub fn push_seg(line: &mut Vec<Seg>, text: &str, changed: bool) {
 #[cfg(test)]
 pub fn row_width(row: &[Seg]) -> usize {
     let text: String = row.iter().map(|s| s.text.as_str()).collect();
-    super::fmt::width(text.trim_end_matches(char::is_whitespace))
+    super::width::width(text.trim_end_matches(char::is_whitespace))
 }
 
 /// Wraps one sanitised line of segments into rows of at most `width` columns (at least
@@ -145,7 +145,7 @@ mod tests {
 
     /// Width as drawn: hanging white space is clipped.
     fn w(s: &str) -> usize {
-        super::super::fmt::width(s.trim_end_matches(char::is_whitespace))
+        super::super::width::width(s.trim_end_matches(char::is_whitespace))
     }
 
     #[test]

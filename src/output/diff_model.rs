@@ -1,5 +1,6 @@
 //! The side-by-side diff, as data: aligning two texts and laying them out in rows.
-//! Drawing is in `views/diff.rs`; everything here is pure and unit-tested.
+//! Drawing is in the explorer's `views/diff.rs` and in `simtui diff` (`cli/diff.rs`);
+//! everything here is pure and unit-tested.
 //!
 //! Lines are diffed first (patience: unique lines anchor the alignment); runs of
 //! changed lines are then cut into tokens (words, runs of spaces, single punctuation
@@ -10,7 +11,7 @@
 //! form a block, and the shorter side of a block gets blank rows. Identical passages
 //! therefore sit on the same rows, line for line.
 
-use super::widgets::wrap::{self, Seg, push_seg};
+use super::wrap::{self, Seg, push_seg};
 use similar::{Algorithm, ChangeTag, DiffTag, TextDiff};
 use std::time::{Duration, Instant};
 
@@ -37,8 +38,13 @@ pub struct DiffModel {
     pub blocks: Vec<Block>,
     /// Lines per side.
     pub lines: [usize; 2],
-    /// Tokens only on the left / only on the right (white space not counted).
+    /// Words only on the left / only on the right (UAX #29 words, as the engine reads
+    /// them: white space and punctuation not counted).
     pub changed_words: [usize; 2],
+    /// Punctuation and other marks only on the left / only on the right.
+    pub changed_marks: [usize; 2],
+    /// The two texts are the same, byte for byte (CRLF and LF apart).
+    pub identical: bool,
     /// A side was longer than [`CAP`] and was cut.
     pub truncated: [bool; 2],
     /// The diff hit its time limit and is not minimal.
@@ -61,40 +67,18 @@ pub fn truncate(text: &str, cap: usize) -> (&str, bool) {
     (&text[..end], true)
 }
 
-/// Words (letters, digits, '_'), runs of horizontal white space, newlines one by one,
-/// and every other character alone.
+/// The text cut at Unicode word boundaries (UAX #29, as the engine reads words): words
+/// (`don't`, `2.5` and `e.g` are one each), runs of spaces, each newline alone, and every
+/// other character alone.
 pub fn tokenize(s: &str) -> Vec<&str> {
-    #[derive(PartialEq, Clone, Copy)]
-    enum Class {
-        Word,
-        Space,
-        Other,
-    }
-    let class = |c: char| {
-        if c.is_alphanumeric() || c == '_' {
-            Class::Word
-        } else if c.is_whitespace() && c != '\n' {
-            Class::Space
-        } else {
-            Class::Other
-        }
-    };
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut prev: Option<Class> = None;
-    for (i, c) in s.char_indices() {
-        let cl = class(c);
-        let joins = matches!(prev, Some(p) if p == cl && cl != Class::Other);
-        if !joins && i > start {
-            out.push(&s[start..i]);
-            start = i;
-        }
-        prev = Some(cl);
-    }
-    if start < s.len() {
-        out.push(&s[start..]);
-    }
-    out
+    use unicode_segmentation::UnicodeSegmentation;
+    s.split_word_bounds().collect()
+}
+
+/// Whether a token is a word as the engine counts words (UAX #29: it has a letter or a
+/// digit), not white space or punctuation.
+pub fn is_word(t: &str) -> bool {
+    t.chars().any(char::is_alphanumeric)
 }
 
 fn is_space(t: &str) -> bool {
@@ -255,6 +239,7 @@ pub fn build(left: &str, right: &str, timeout: Duration) -> DiffModel {
     let (changes, approximate) = changes(&left, &right, timeout);
     let mut model = DiffModel {
         approximate,
+        identical: left == right,
         ..Default::default()
     };
     let (mut l, mut r) = (Side::default(), Side::default());
@@ -295,7 +280,12 @@ pub fn build(left: &str, right: &str, timeout: Duration) -> DiffModel {
                     side.push(tok, false);
                 } else {
                     side.push(tok, true);
-                    model.changed_words[usize::from(!left)] += 1;
+                    let count = if is_word(tok) {
+                        &mut model.changed_words
+                    } else {
+                        &mut model.changed_marks
+                    };
+                    count[usize::from(!left)] += 1;
                     changed = true;
                 }
             }
@@ -306,6 +296,47 @@ pub fn build(left: &str, right: &str, timeout: Duration) -> DiffModel {
     close(&mut l, &mut r, &mut changed, &mut model.blocks);
     model.lines = [l.count, r.count];
     model
+}
+
+/// The diff of two whole texts: each cut to [`CAP`] bytes (the model says which were),
+/// aligned within [`TIMEOUT`].
+pub fn compare(left: &str, right: &str) -> DiffModel {
+    let (l, cut_l) = truncate(left, CAP);
+    let (r, cut_r) = truncate(right, CAP);
+    let mut model = build(l, r, TIMEOUT);
+    model.truncated = [cut_l, cut_r];
+    model
+}
+
+/// The model with every changed passage bracketed, as `git diff --word-diff` marks them
+/// where there is no colour: `[-old-]` on the left, `{+new+}` on the right. The brackets
+/// are part of the text, so the layout wraps them with it.
+pub fn bracketed(model: &DiffModel) -> DiffModel {
+    let mark = |lines: &Lines, open: &str, close: &str| -> Lines {
+        lines
+            .iter()
+            .map(|line| {
+                line.iter()
+                    .map(|s| match s.changed {
+                        true => Seg::new(format!("{open}{}{close}", s.text), true),
+                        false => s.clone(),
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    DiffModel {
+        blocks: model
+            .blocks
+            .iter()
+            .map(|b| Block {
+                left: mark(&b.left, "[-", "-]"),
+                right: mark(&b.right, "{+", "+}"),
+                changed: b.changed,
+            })
+            .collect(),
+        ..model.clone()
+    }
 }
 
 /// One side of a drawn row.
@@ -423,6 +454,33 @@ mod tests {
         );
         assert_eq!(tokenize("héllo wörld"), ["héllo", " ", "wörld"]);
         assert_eq!(tokenize("").len(), 0);
+        // Words as the engine reads them (UAX #29): one token each.
+        assert_eq!(
+            tokenize("pi is 3.14, don't"),
+            ["pi", " ", "is", " ", "3.14", ",", " ", "don't"]
+        );
+    }
+
+    #[test]
+    fn words_only_here_are_counted_as_the_engine_counts_words() {
+        // "2.5" is one word, not "2", "." and "5"; punctuation is no word.
+        let m = build("rate of 2.5 percent\n", "rate of 3 percent!\n", T);
+        assert_eq!(m.changed_words, [1, 1]);
+        assert_eq!(m.changed_marks, [0, 1]);
+        assert!(!m.identical);
+        // Never more words only on a side than the side has words.
+        let (a, b) = ("a-b c.d e,f 1.5.6 x\n", "q r s\n");
+        let m = build(a, b, T);
+        let words = |t: &str| {
+            use unicode_segmentation::UnicodeSegmentation;
+            t.unicode_words().count()
+        };
+        assert!(m.changed_words[0] <= words(a), "{:?}", m.changed_words);
+        assert_eq!(m.changed_words[1], 3);
+        // Identical texts say so; punctuation alone is not "only white space".
+        assert!(build("same text\n", "same text\n", T).identical);
+        let m = build("end.\n", "end!\n", T);
+        assert_eq!((m.changed_words, m.changed_marks), ([0, 0], [1, 1]));
     }
 
     #[test]

@@ -1,0 +1,583 @@
+//! The exact pairs with J ≥ s of a whole corpus, by a prefix-filtered all-pairs
+//! similarity join (AllPairs, Bayardo et al. 2007; PPJoin, Xiao et al. 2008).
+//!
+//! Order every shingle by its rarity over the corpus (document frequency, then hash).
+//! Two sets x, y with J ≥ s share at least o ≥ s·max(|x|, |y|) shingles, so the first of
+//! those shared shingles, in that order, is among x's first |x| − ⌈s·|x|⌉ + 1 shingles
+//! (its prefix) and among y's: only the prefixes are indexed and probed, and only pairs
+//! whose sizes allow J ≥ s (s·|x| ≤ |y| ≤ |x|) are verified, exactly, with the same
+//! Jaccard every other stage reports. Rarest first makes prefixes mostly shingles found
+//! in one document only, which pair with nothing: an unrelated document costs its
+//! frequency count and no probe at all.
+//!
+//! Any order works as long as it is the same for every set, so the frequencies are
+//! counted over the top bits of the hashes (a rare merge of two shingles only makes one
+//! look commoner, which costs a little speed, never a pair); for the same reason the
+//! inverted index groups prefix shingles by their top bits, and a merge only adds a
+//! candidate that verification rejects.
+
+use crate::error::{Error, Result};
+use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::shingle::{SetRange, ShingleSets};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+
+/// Two sets (contents: groups of the index), `a < b`, and their exact Jaccard similarity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroupPair {
+    /// The first content: a group of the index, as [`Doc::group`](crate::index::Doc::group) numbers them.
+    pub a: u32,
+    /// The second content, `b > a`.
+    pub b: u32,
+    /// Exact Jaccard similarity of their shingle sets, in (0, 1].
+    pub jaccard: f64,
+}
+
+/// Bounds that keep an exhaustive pass from running away on a huge corpus.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Most pairs kept one by one (16 bytes each).
+    pub max_pairs: usize,
+    /// Most shingle occurrences indexed (16 bytes each while sorting).
+    pub max_shingles: usize,
+    /// Most counter increments (Σ over shingles of postings choose 2).
+    pub max_work: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_pairs: 50_000_000,
+            max_shingles: 400_000_000,
+            max_work: 200_000_000_000,
+        }
+    }
+}
+
+/// Frequencies are counted a slice of the hash space at a time (by its top bits), so
+/// that what is sorted at once is at most about this many shingles.
+const SLICE_SHINGLES: usize = 1 << 23;
+/// Most shingles a corpus may have here: positions are packed beside hash bits in a u64.
+const MAX_POSITION_BITS: u32 = 40;
+/// Probing ranks are packed beside a flag in a u32.
+const PROBE_ONLY: u32 = 1 << 31;
+
+/// Slack for rounding when comparing s·n with an integer: bounds are made looser by it,
+/// never tighter, so that a pair whose computed J is ≥ s is never filtered out.
+const SLACK: f64 = 1e-6;
+
+/// ⌈x⌉ for a bound computed in floating point, rounded down by [`SLACK`], at least 1.
+fn ceil_loose(x: f64) -> usize {
+    ((x - SLACK).ceil().max(0.0) as usize).max(1)
+}
+
+/// The fewest shingles a set of `n` must share with another for J ≥ `s` > 0: ⌈s·n⌉ but
+/// at least 1 (rounded towards finding more), and also the fewest shingles the other set
+/// can have.
+pub fn min_overlap(s: f64, n: usize) -> usize {
+    ceil_loose(s * n as f64)
+}
+
+/// The probing prefix of a set of `n` shingles at similarity `s`: n − ⌈s·n⌉ + 1, within
+/// 1..=n (0 for an empty set). Two sets with J ≥ s share a shingle in these prefixes.
+pub fn prefix_len(s: f64, n: usize) -> usize {
+    (n + 1).saturating_sub(min_overlap(s, n)).min(n)
+}
+
+/// The indexing prefix of a set of `n` shingles, probed only by sets at least as large:
+/// then J ≥ s needs an overlap of s/(1+s)·(n + |x|) ≥ 2s/(1+s)·n, so n − ⌈2s/(1+s)·n⌉ + 1
+/// shingles are enough (AllPairs' shorter index).
+pub fn index_prefix_len(s: f64, n: usize) -> usize {
+    (n + 1)
+        .saturating_sub(ceil_loose(2.0 * s / (1.0 + s) * n as f64))
+        .min(n)
+}
+
+/// Bits needed to number `n` things (at least 1).
+fn bits_for(n: usize) -> u32 {
+    (usize::BITS - n.leading_zeros()).max(1)
+}
+
+/// Over a limit of the join.
+fn too_large(why: String) -> Error {
+    Error::TooLarge {
+        job: "an exhaustive pass",
+        why,
+    }
+}
+
+/// Every pair of distinct sets with Jaccard similarity ≥ `floor` (exactly the pairs a
+/// comparison of every pair would keep, with the same J), in no particular order, `a <
+/// b` in each. Empty sets pair with nothing. Reports `Stage::Verify` progress (counting
+/// the frequencies, then probing, over twice the number of sets); fails with
+/// [`Error::TooLarge`] past one of the `limits`, or [`Error::Cancelled`].
+///
+/// # Panics
+/// If `floor` is not above 0.
+pub fn similar_pairs(
+    sets: &ShingleSets,
+    floor: f64,
+    limits: &Limits,
+    progress: &dyn Progress,
+) -> Result<Vec<GroupPair>> {
+    assert!(
+        floor > 0.0,
+        "the floor must be above 0: every pair has J >= 0"
+    );
+    let total = sets.total();
+    if total > limits.max_shingles {
+        return Err(too_large(format!("{total} shingles")));
+    }
+    // Every set is probed and verified in an order of its own: the join holds them all in
+    // memory (a spilled index's sets are read back, in one piece).
+    let all = sets.range(0, sets.len())?;
+    let sets = &all;
+    if total > limits.max_shingles
+        || bits_for(total) > MAX_POSITION_BITS
+        || sets.len() >= PROBE_ONLY as usize
+    {
+        return Err(too_large(format!("{total} shingles")));
+    }
+    let n = sets.len() as u64;
+    let freq = frequencies(sets, progress, n)?;
+    let order = by_size(sets);
+    let prefixes = Prefixes::build(sets, &order, &freq, floor);
+    drop(freq);
+    check(progress)?;
+    let index = PrefixIndex::build(&prefixes);
+    if index.work > limits.max_work {
+        return Err(too_large(format!("{} prefix pairs to probe", index.work)));
+    }
+    probe(
+        sets,
+        &order,
+        &prefixes.start,
+        &index,
+        floor,
+        limits,
+        progress,
+    )
+}
+
+/// How many sets hold each shingle occurrence's shingle (saturating at 255), by the
+/// occurrence's position in the sets' data.
+fn frequencies(sets: &SetRange, progress: &dyn Progress, n: u64) -> Result<Vec<AtomicU8>> {
+    let total = sets.total();
+    let pos_bits = bits_for(total);
+    let pos_mask = (1u64 << pos_bits) - 1;
+    // A power of two of slices, at most 2^16 (the bits a key loses to the slice).
+    let slice_bits = bits_for(total / SLICE_SHINGLES).min(16);
+    let slices = 1u64 << slice_bits;
+    let top = |h: u64| h.checked_shr(64 - slice_bits).unwrap_or(0);
+    let freq: Vec<AtomicU8> = std::iter::repeat_with(|| AtomicU8::new(0))
+        .take(total)
+        .collect();
+    let mut keys: Vec<u64> = Vec::new();
+    for slice in 0..slices {
+        check(progress)?;
+        keys.clear();
+        // The sets are sorted, so a slice of the hash space is a run of each. A key is
+        // the hash less its slice bits, its low bits replaced by the position.
+        keys.par_extend((0..sets.len()).into_par_iter().flat_map_iter(|g| {
+            let set = sets.get(g);
+            let base = sets.start(g) as u64;
+            let from = set.partition_point(|&h| top(h) < slice);
+            let to = set.partition_point(|&h| top(h) <= slice);
+            (from..to).map(move |i| ((set[i] << slice_bits) & !pos_mask) | (base + i as u64))
+        }));
+        keys.par_sort_unstable();
+        for_runs(&keys, pos_bits, |run| {
+            let f = run.len().min(u8::MAX as usize) as u8;
+            for k in run {
+                freq[(k & pos_mask) as usize].store(f, Ordering::Relaxed);
+            }
+        });
+        progress.update(Stage::Verify, (slice + 1) * n / slices, 2 * n);
+    }
+    Ok(freq)
+}
+
+/// Calls `f` on each run of keys equal above their low `low_bits`, in parallel: the keys
+/// are cut into a few pieces at run boundaries.
+fn for_runs(keys: &[u64], low_bits: u32, f: impl Fn(&[u64]) + Sync) {
+    let same = |x: u64, y: u64| x >> low_bits == y >> low_bits;
+    let pieces = rayon::current_num_threads() * 4;
+    let mut cuts = vec![0];
+    for p in 1..pieces {
+        let mut c = (keys.len() * p / pieces).max(*cuts.last().unwrap());
+        while c > 0 && c < keys.len() && same(keys[c - 1], keys[c]) {
+            c += 1;
+        }
+        cuts.push(c);
+    }
+    cuts.push(keys.len());
+    cuts.par_windows(2).for_each(|w| {
+        for run in keys[w[0]..w[1]].chunk_by(|&x, &y| same(x, y)) {
+            f(run);
+        }
+    });
+}
+
+/// The non-empty sets by (size, number): the order sets are probed in, so that a set
+/// only looks back at sets no larger than itself.
+fn by_size(sets: &SetRange) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..sets.len() as u32)
+        .filter(|&g| !sets.get(g as usize).is_empty())
+        .collect();
+    order.par_sort_unstable_by_key(|&g| (sets.get(g as usize).len(), g));
+    order
+}
+
+/// Each set's probing prefix, less the shingles no other set holds (they pair with
+/// nothing), in probing order: set `order[i]`'s are `tokens[start[i]..start[i + 1]]`,
+/// each with whether it is beyond the shorter indexing prefix.
+struct Prefixes {
+    start: Vec<usize>,
+    tokens: Vec<(u64, bool)>,
+}
+
+impl Prefixes {
+    fn build(sets: &SetRange, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
+        let per: Vec<Vec<(u64, bool)>> = order
+            .par_iter()
+            .map_init(Vec::new, |shared, &g| {
+                let set = sets.get(g as usize);
+                let base = sets.start(g as usize);
+                shared.clear();
+                shared.extend(set.iter().enumerate().filter_map(|(i, &h)| {
+                    let f = freq[base + i].load(Ordering::Relaxed);
+                    (f > 1).then_some((f, h))
+                }));
+                let unique = set.len() - shared.len();
+                let want = prefix_len(floor, set.len()).saturating_sub(unique);
+                if want == 0 {
+                    return Vec::new();
+                }
+                let indexed = index_prefix_len(floor, set.len()).saturating_sub(unique);
+                if want < shared.len() {
+                    shared.select_nth_unstable(want - 1);
+                }
+                let prefix = &mut shared[..want];
+                if indexed > 0 && indexed < want {
+                    prefix.select_nth_unstable(indexed - 1);
+                }
+                prefix
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(_, h))| (h, i >= indexed))
+                    .collect()
+            })
+            .collect();
+        let mut start = Vec::with_capacity(per.len() + 1);
+        start.push(0);
+        let mut tokens = Vec::with_capacity(per.iter().map(Vec::len).sum());
+        for p in per {
+            tokens.extend_from_slice(&p);
+            start.push(tokens.len());
+        }
+        Prefixes { start, tokens }
+    }
+}
+
+/// The inverted index of the prefixes: for the prefix shingle at `tokens[o]`, the sets
+/// before it (in probing order) whose prefixes hold it are `post[first[o]..at[o]]`, their
+/// probing ranks, flagged with [`PROBE_ONLY`] when the shingle is beyond their indexing
+/// prefix (they are there to be found, not to be probed).
+struct PrefixIndex {
+    post: Vec<u32>,
+    first: Vec<u32>,
+    at: Vec<u32>,
+    /// Σ over the lists of (length choose 2): the most probes.
+    work: u64,
+}
+
+impl PrefixIndex {
+    fn build(prefixes: &Prefixes) -> PrefixIndex {
+        let m = prefixes.tokens.len();
+        let o_bits = bits_for(m);
+        let o_mask = (1u64 << o_bits) - 1;
+        // The set (its probing rank) of each prefix occurrence, flagged.
+        let mut rank_of = vec![0u32; m];
+        for (i, w) in prefixes.start.windows(2).enumerate() {
+            for (o, r) in (w[0]..w[1]).zip(&mut rank_of[w[0]..w[1]]) {
+                *r = i as u32 | if prefixes.tokens[o].1 { PROBE_ONLY } else { 0 };
+            }
+        }
+        let mut keys: Vec<u64> = prefixes
+            .tokens
+            .par_iter()
+            .enumerate()
+            .map(|(o, &(h, _))| (h & !o_mask) | o as u64)
+            .collect();
+        keys.par_sort_unstable();
+        // Occurrences ascend within a list, and so do ranks: sets are laid out in
+        // probing order.
+        let (mut post, mut first, mut at) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
+        let mut work = 0u64;
+        let mut k = 0usize;
+        for run in keys.chunk_by(|x, y| x >> o_bits == y >> o_bits) {
+            let begin = k;
+            for &key in run {
+                let o = (key & o_mask) as usize;
+                post[k] = rank_of[o];
+                first[o] = begin as u32;
+                at[o] = k as u32;
+                k += 1;
+            }
+            let l = run.len() as u64;
+            work += l * (l - 1) / 2;
+        }
+        PrefixIndex {
+            post,
+            first,
+            at,
+            work,
+        }
+    }
+}
+
+/// The overlap |x ∩ y| of two sorted sets, or `None` as soon as it cannot reach `need`.
+fn overlap_at_least(x: &[u64], y: &[u64], need: usize) -> Option<usize> {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < x.len() && j < y.len() {
+        if n + (x.len() - i).min(y.len() - j) < need {
+            return None;
+        }
+        let (a, b) = (x[i], y[j]);
+        n += (a == b) as usize;
+        i += (a <= b) as usize;
+        j += (b <= a) as usize;
+    }
+    (n >= need).then_some(n)
+}
+
+/// Probes each set's prefix against the sets before it and verifies the candidates.
+fn probe(
+    sets: &SetRange,
+    order: &[u32],
+    start: &[usize],
+    index: &PrefixIndex,
+    floor: f64,
+    limits: &Limits,
+    progress: &dyn Progress,
+) -> Result<Vec<GroupPair>> {
+    let n = sets.len() as u64;
+    let ranks = order.len();
+    let kept = AtomicUsize::new(0);
+    let done = AtomicU64::new(0);
+    let too_many = AtomicBool::new(false);
+    let per: Vec<Vec<GroupPair>> = (0..ranks)
+        .into_par_iter()
+        .map_init(
+            || vec![u32::MAX; ranks],
+            |seen, i| {
+                if too_many.load(Ordering::Relaxed) {
+                    return Err(Cancelled);
+                }
+                check(progress)?;
+                let gx = order[i];
+                let x = sets.get(gx as usize);
+                let smallest = min_overlap(floor, x.len());
+                let mut pairs = Vec::new();
+                for o in start[i]..start[i + 1] {
+                    let list = &index.post[index.first[o] as usize..index.at[o] as usize];
+                    for &y in list.iter().rev() {
+                        if y & PROBE_ONLY != 0 {
+                            continue; // beyond its indexing prefix
+                        }
+                        if y as usize == i {
+                            continue; // an earlier shingle of its own, merged by its top bits
+                        }
+                        let gy = order[y as usize];
+                        let set_y = sets.get(gy as usize);
+                        if set_y.len() < smallest {
+                            break; // and so are all the sets before it
+                        }
+                        if seen[y as usize] == i as u32 {
+                            continue;
+                        }
+                        seen[y as usize] = i as u32;
+                        // J ≥ s ⇔ |x ∩ y| ≥ s/(1+s)·(|x| + |y|).
+                        let need =
+                            ceil_loose(floor / (1.0 + floor) * (x.len() + set_y.len()) as f64);
+                        let Some(inter) = overlap_at_least(x, set_y, need) else {
+                            continue;
+                        };
+                        // As verify::jaccard computes it, to the bit.
+                        let j = inter as f64 / (x.len() + set_y.len() - inter) as f64;
+                        if j >= floor {
+                            pairs.push(GroupPair {
+                                a: gx.min(gy),
+                                b: gx.max(gy),
+                                jaccard: j,
+                            });
+                        }
+                    }
+                }
+                if kept.fetch_add(pairs.len(), Ordering::Relaxed) + pairs.len() > limits.max_pairs {
+                    too_many.store(true, Ordering::Relaxed);
+                }
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if d.is_multiple_of(1024) || d == ranks as u64 {
+                    progress.update(Stage::Verify, n + d * n / ranks as u64, 2 * n);
+                }
+                Ok(pairs)
+            },
+        )
+        .collect::<std::result::Result<_, Cancelled>>()
+        .or_else(|c| {
+            if too_many.load(Ordering::Relaxed) {
+                Ok(Vec::new())
+            } else {
+                Err(c)
+            }
+        })?;
+    if too_many.load(Ordering::Relaxed) {
+        return Err(too_large(format!(
+            "over {} pairs with J >= {floor}",
+            limits.max_pairs
+        )));
+    }
+    Ok(per.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::{CancelFlag, Silent};
+    use crate::verify::jaccard;
+    use proptest::collection::{btree_set, vec};
+    use proptest::prelude::*;
+
+    fn sets_of(sets: &[Vec<u64>]) -> ShingleSets {
+        let mut out = ShingleSets::new();
+        for s in sets {
+            out.push(s);
+        }
+        out
+    }
+
+    /// Every pair compared: what the join must equal.
+    fn brute_force(sets: &ShingleSets, floor: f64) -> Vec<(u32, u32, f64)> {
+        let mut out = Vec::new();
+        for a in 0..sets.len() {
+            for b in a + 1..sets.len() {
+                let j = jaccard(&sets.get(a), &sets.get(b));
+                if j >= floor {
+                    out.push((a as u32, b as u32, j));
+                }
+            }
+        }
+        out
+    }
+
+    fn joined(sets: &ShingleSets, floor: f64) -> Vec<(u32, u32, f64)> {
+        let mut got: Vec<_> = similar_pairs(sets, floor, &Limits::default(), &Silent)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.a, p.b, p.jaccard))
+            .collect();
+        got.sort_by_key(|p| (p.0, p.1));
+        got
+    }
+
+    #[test]
+    fn bounds_round_towards_finding_more() {
+        // 0.7 × 10 is 7.000000000000001 in floating point: 7 shared shingles are enough.
+        assert_eq!(min_overlap(0.7, 10), 7);
+        assert_eq!(min_overlap(0.5, 300), 150);
+        assert_eq!(prefix_len(0.5, 300), 151);
+        assert_eq!(prefix_len(0.8, 10), 3);
+        assert_eq!(prefix_len(1.0, 5), 1);
+        assert_eq!(prefix_len(1e-9, 5), 5);
+        assert_eq!(prefix_len(0.5, 0), 0);
+        assert_eq!(min_overlap(1e-9, 5), 1);
+    }
+
+    #[test]
+    fn pairs_at_exactly_the_floor_are_kept() {
+        // J = 7/10 exactly, and 0.7 as a float: the pair is kept at 0.7, not at 0.71.
+        let a: Vec<u64> = (0..10).map(|i| i << 58).collect();
+        let b = a[..7].to_vec();
+        let sets = sets_of(&[a, b, vec![], vec![5]]);
+        assert_eq!(joined(&sets, 0.7), brute_force(&sets, 0.7));
+        assert_eq!(joined(&sets, 0.7).len(), 1);
+        assert!(joined(&sets, 0.71).is_empty());
+    }
+
+    #[test]
+    fn cancels_and_refuses_past_its_limits() {
+        let sets = sets_of(&[vec![1, 2, 3], vec![1, 2, 3], vec![1, 2, 4]]);
+        let flag = CancelFlag::default();
+        flag.cancel();
+        assert!(matches!(
+            similar_pairs(&sets, 0.5, &Limits::default(), &flag),
+            Err(Error::Cancelled)
+        ));
+        let tight = Limits {
+            max_pairs: 1,
+            ..Default::default()
+        };
+        assert!(matches!(
+            similar_pairs(&sets, 0.5, &tight, &Silent),
+            Err(Error::TooLarge { .. })
+        ));
+        let few = Limits {
+            max_shingles: 8,
+            ..Default::default()
+        };
+        assert!(matches!(
+            similar_pairs(&sets, 0.5, &few, &Silent),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+
+    proptest! {
+        /// The join keeps exactly the pairs (and J) a comparison of every pair keeps, on
+        /// corpora of overlapping sets drawn from a small vocabulary: hashes spread over
+        /// the whole space, or all small (every shingle in one slice, and merged when
+        /// counted: slower, never wrong), at any floor.
+        #[test]
+        fn equals_brute_force(
+            raw in vec(btree_set(0u64..48, 0..24), 0..40),
+            spread in any::<bool>(),
+            floor in prop_oneof![0.01f64..=1.0, Just(0.5), Just(1.0), Just(1e-9), Just(0.7)],
+        ) {
+            let sets: Vec<Vec<u64>> = raw
+                .into_iter()
+                .map(|s| {
+                    let mut v: Vec<u64> = s
+                        .into_iter()
+                        .map(|x| if spread { x.wrapping_mul(0x9e37_79b9_7f4a_7c15) } else { x })
+                        .collect();
+                    v.sort_unstable();
+                    v
+                })
+                .collect();
+            let sets = sets_of(&sets);
+            prop_assert_eq!(joined(&sets, floor), brute_force(&sets, floor));
+        }
+
+        /// Families of near-copies (a base set with a few shingles changed) among random
+        /// sets: pairs near the floor, shingles shared by two sets and by many.
+        #[test]
+        fn equals_brute_force_on_families(
+            bases in vec(btree_set(any::<u64>(), 1..40), 1..6),
+            edits in vec((0usize..6, 0usize..8, any::<u64>()), 0..30),
+            floor in 0.3f64..=1.0,
+        ) {
+            let mut sets: Vec<Vec<u64>> = bases.iter().map(|b| b.iter().copied().collect()).collect();
+            for (base, drop, add) in edits {
+                let mut s: Vec<u64> = bases[base % bases.len()].iter().copied().collect();
+                let keep = s.len().saturating_sub(drop % s.len().max(1));
+                s.truncate(keep.max(1));
+                s.push(add);
+                s.sort_unstable();
+                s.dedup();
+                sets.push(s);
+            }
+            let sets = sets_of(&sets);
+            prop_assert_eq!(joined(&sets, floor), brute_force(&sets, floor));
+        }
+    }
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The Spark job in local mode against simtui on one machine: the same pairs (ids, and J
+to 1e-9) and the same clusters (members and kept document).
+
+    spark/.venv/bin/python spark/test_local.py SIMTUI_BINARY [--docs N]
+
+Generates a corpus with `simtui gen`, writes it as JSON Lines shards sorted by id,
+runs `spark-submit --master local[2] spark/simtui_spark.py` on the shards, runs
+`simtui pairs` and `simtui clusters` on the same shards with the same flags, and
+compares. Exit status 0 when everything agrees; 1 with the differences otherwise.
+Run by `cargo test` (tests/spark_local.rs) when Java and pyspark are there.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def shards(simtui, tmp, docs, n_shards):
+    corpus = os.path.join(tmp, "corpus")
+    subprocess.run([simtui, "gen", corpus, "--docs", str(docs), "--seed", "11"],
+                   check=True, capture_output=True)
+    records = []
+    for d, _, files in os.walk(corpus):
+        for f in files:
+            path = os.path.join(d, f)
+            with open(path, encoding="utf-8") as fh:
+                records.append({"id": os.path.relpath(path, corpus), "text": fh.read()})
+    # A few exact copies and an empty text, so identical documents and empty ones are
+    # covered too.
+    records.sort(key=lambda r: r["id"])
+    for i in range(5):
+        records.append({"id": "zz-copy-%d" % i, "text": records[i * 7]["text"]})
+    records.append({"id": "zz-empty", "text": ""})
+    records.sort(key=lambda r: r["id"])
+    out = os.path.join(tmp, "shards")
+    os.makedirs(out)
+    per = (len(records) + n_shards - 1) // n_shards
+    for s in range(n_shards):
+        with open(os.path.join(out, "part-%02d.jsonl" % s), "w", encoding="utf-8") as fh:
+            for r in records[s * per:(s + 1) * per]:
+                fh.write(json.dumps(r) + "\n")
+    return out, len(records)
+
+
+def run_job(simtui, data, out, flags):
+    submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
+    cmd = [submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false",
+           "--conf", "spark.sql.shuffle.partitions=4",
+           os.path.join(HERE, "simtui_spark.py"), "--input", data, "--text-field", "text",
+           "--id-field", "id", "--output", out, "--simtui", simtui, *flags]
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit("the Spark job failed:\n" + p.stderr[-4000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def read_parquet(spark, path):
+    return [r.asDict() for r in spark.read.parquet(path).collect()]
+
+
+def simtui_json(simtui, args):
+    p = subprocess.run([simtui, "--no-config", *args, "--format", "jsonl"],
+                       capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        sys.exit(f"simtui {' '.join(args)} failed: {p.stderr}")
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def compare_pairs(spark_pairs, simtui_pairs):
+    want = {(p["a"], p["b"]): p["jaccard"] for p in simtui_pairs}
+    got = {(p["a"], p["b"]): p["jaccard"] for p in spark_pairs}
+    problems = []
+    for k in sorted(set(want) ^ set(got)):
+        problems.append(f"pair {k}: {'only simtui' if k in want else 'only Spark'}")
+    for k in sorted(set(want) & set(got)):
+        if abs(want[k] - got[k]) > 1e-9:
+            problems.append(f"pair {k}: J {want[k]} (simtui) vs {got[k]} (Spark)")
+    return problems
+
+
+def compare_clusters(spark_members, simtui_clusters):
+    by_cluster = {}
+    for m in spark_members:
+        by_cluster.setdefault(m["cluster"], []).append(m)
+    got = {}
+    for members in by_cluster.values():
+        got[frozenset(m["id"] for m in members)] = members[0]["kept"]
+    want = {frozenset(c["members"]): c["representative"] for c in simtui_clusters}
+    problems = []
+    for k in set(want) ^ set(got):
+        problems.append(f"cluster {sorted(k)[:4]}... ({len(k)}): {'only simtui' if k in want else 'only Spark'}")
+    for k in set(want) & set(got):
+        if want[k] != got[k]:
+            problems.append(f"cluster {sorted(k)[:4]}...: kept {want[k]} (simtui) vs {got[k]} (Spark)")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("simtui")
+    ap.add_argument("--docs", type=int, default=800)
+    args = ap.parse_args()
+    simtui = os.path.abspath(args.simtui)
+    from pyspark.sql import SparkSession
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data, n = shards(simtui, tmp, args.docs, 3)
+        for label, flags, simtui_flags, cluster in [
+            ("16x8 t=0.5", ["--bands", "16", "--rows", "8", "--threshold", "0.5"],
+             ["-b", "16", "-r", "8", "-t", "0.5"], "components"),
+            ("32x4 k=3 t=0.3", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
+             ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "components"),
+        ]:
+            out = os.path.join(tmp, "out-" + label.replace(" ", "_"))
+            report = run_job(simtui, data, out, flags + ["--cluster", cluster])
+            spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+            common = ["--input-format", "jsonl", "--id-field", "id", "--text-field", "text"]
+            want_pairs = simtui_json(simtui, ["pairs", data, *common, *simtui_flags])
+            got_pairs = read_parquet(spark, os.path.join(out, "pairs"))
+            problems += [f"{label}: {p}" for p in compare_pairs(got_pairs, want_pairs)]
+            want_clusters = simtui_json(simtui, ["clusters", data, *common, *simtui_flags])
+            got_members = read_parquet(spark, os.path.join(out, "clusters"))
+            problems += [f"{label}: {p}" for p in compare_clusters(got_members, want_clusters)]
+            spark.stop()
+            if report["documents"] != n:
+                problems.append(f"{label}: the job sketched {report['documents']} of {n} documents")
+            print(f"{label}: {len(want_pairs)} pairs, {len(want_clusters)} clusters; report {json.dumps(report)}")
+    for p in problems[:50]:
+        print("DIFFERS:", p)
+    if problems:
+        sys.exit(f"{len(problems)} differences")
+    print("the Spark job and simtui agree")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+//! `simtui diff`: the explorer's side-by-side view on stdout, pinned by snapshots in both
+//! colour modes.
+
+mod common;
+
+use common::{assert_usage_error, ok, simtui};
+
+const A: &str = "It is a truth universally acknowledged, that a single man in possession\n\
+of a good fortune, must be in want of a wife.\n\
+\n\
+However little known the feelings or views of such a man may be on his first\n\
+entering a neighbourhood, this truth is so well fixed in the minds of the\n\
+surrounding families.\n\
+\n\
+Mr. Bennet replied that he had not.\n";
+
+const B: &str = "It is a truth universally acknowledged, that a single man in possession\n\
+of a large fortune, must be in want of a wife.\n\
+\n\
+However little known the feelings or views of such a man may be on his first\n\
+entering a neighbourhood, this truth is so well fixed in the minds of the\n\
+surrounding families, that he is considered their rightful property.\n\
+\n\
+Mrs. Bennet replied that he had.\n";
+
+fn files() -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&a, A).unwrap();
+    std::fs::write(&b, B).unwrap();
+    let s = |p: std::path::PathBuf| p.to_str().unwrap().to_string();
+    (dir, s(a), s(b))
+}
+
+/// The output with the temporary folder's path taken out.
+fn run(dir: &tempfile::TempDir, args: &[&str]) -> String {
+    ok(args).replace(dir.path().to_str().unwrap(), "DIR")
+}
+
+#[test]
+fn diff_without_colour_brackets_the_changes() {
+    let (dir, a, b) = files();
+    let out = run(
+        &dir,
+        &[
+            "diff", &a, &b, "--width", "72", "--color", "never", "-k", "3",
+        ],
+    );
+    insta::assert_snapshot!("diff_never", out);
+    // Every row fits the width; the changed words are marked on their side only.
+    for line in out.lines() {
+        assert!(line.chars().count() <= 72, "{line:?}");
+    }
+    assert!(out.contains("[-good-]") && out.contains("{+large+}"));
+    assert!(out.contains("[-Mr-]") && out.contains("{+Mrs+}") && out.contains("[-not-]"));
+    assert!(!out.contains('\x1b'));
+    // Piped, colour is off by default (auto).
+    let piped = run(&dir, &["diff", &a, &b, "--width", "72", "-k", "3"]);
+    assert_eq!(piped, out);
+}
+
+#[test]
+fn diff_with_colour_colours_the_changes() {
+    let (dir, a, b) = files();
+    let out = run(
+        &dir,
+        &[
+            "diff", &a, &b, "--width", "72", "--color", "always", "-k", "3",
+        ],
+    );
+    insta::assert_snapshot!("diff_always", out);
+    assert!(out.contains("\x1b[31mgood\x1b[0m") && out.contains("\x1b[32mlarge\x1b[0m"));
+    assert!(!out.contains("[-") && !out.contains("{+"));
+}
+
+#[test]
+fn diff_header_has_the_similarities_pairs_reports() {
+    let (dir, _, _) = files();
+    let p = dir.path().to_str().unwrap();
+    let rows = common::jsonl(&ok(&[
+        "pairs", p, "-k", "3", "-b", "64", "-r", "2", "--format", "jsonl",
+    ]));
+    let j = rows[0]["jaccard"].as_f64().unwrap();
+    let est = rows[0]["estimate"].as_f64().unwrap();
+    let out = ok(&[
+        "diff", "--corpus", p, "a.txt", "b.txt", "-k", "3", "-b", "64", "-r", "2",
+    ]);
+    assert!(
+        out.contains(&format!(
+            "exact J {j:.3} · estimate {est:.3} (128 functions)"
+        )),
+        "{out}"
+    );
+    assert!(out.starts_with("A a.txt  "), "{out}");
+    assert_usage_error(&["diff", "--corpus", p, "a.txt", "nope.txt"]);
+    assert_usage_error(&["diff", "/no/such/file", "b.txt"]);
+    assert_usage_error(&["diff", p, p]);
+    assert_usage_error(&["diff", "a", "b", "--width", "5"]);
+    let out = simtui(&[
+        "diff", "--corpus", p, "a.txt", "b.txt", "--width", "30", "--color", "never",
+    ]);
+    assert!(out.status.success());
+    for line in String::from_utf8(out.stdout).unwrap().lines().skip(4) {
+        assert!(line.chars().count() <= 30, "{line:?}");
+    }
+}

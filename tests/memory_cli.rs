@@ -1,0 +1,196 @@
+//! Bounded memory from the command line (issue 17): every command's output is the same
+//! under any `--memory`, a full disk is a clear error with nothing left behind, and
+//! progress is drawn on a terminal only.
+
+mod common;
+
+use common::simtui;
+use std::path::Path;
+use std::process::Command;
+
+fn corpus(dir: &Path, docs: usize) -> String {
+    let out = dir.join("c");
+    let g = simtui_gen::generate(&simtui_gen::GenOptions {
+        docs,
+        seed: 17,
+        words: 120,
+        ..Default::default()
+    });
+    simtui_gen::write(&g, &out, &dir.join("c.truth.jsonl")).unwrap();
+    out.to_str().unwrap().to_string()
+}
+
+fn stdout_of(args: &[&str]) -> Vec<u8> {
+    let out = simtui(args);
+    assert!(
+        out.status.success(),
+        "simtui {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+#[test]
+fn every_command_gives_the_same_output_under_any_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 1500);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let tmp = tmp.to_str().unwrap();
+    let truth = dir.path().join("c.truth.jsonl");
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["pairs", &c, "-t", "0.3", "--format", "jsonl"],
+        vec!["clusters", &c, "-t", "0.5", "--format", "jsonl"],
+        // --exhaustive reads every set back one at a time.
+        vec![
+            "query",
+            &c,
+            "d000/doc000003.txt",
+            "d001/doc001200.txt",
+            "--exhaustive",
+            "-n",
+            "3",
+            "--format",
+            "jsonl",
+        ],
+        vec![
+            "eval",
+            &c,
+            "--format",
+            "jsonl",
+            "--truth",
+            truth.to_str().unwrap(),
+        ],
+    ];
+    for cmd in commands {
+        let want = stdout_of(&cmd);
+        assert!(!want.is_empty(), "{cmd:?}");
+        for limit in ["0", "300K", "3M"] {
+            let mut bounded = cmd.clone();
+            bounded.extend(["--memory", limit, "--tmp-dir", tmp]);
+            assert_eq!(stdout_of(&bounded), want, "{bounded:?}");
+        }
+    }
+    // Nothing left behind: the temporary files were anonymous.
+    assert_eq!(std::fs::read_dir(tmp).unwrap().count(), 0);
+}
+
+#[test]
+fn stats_say_what_was_spilled_and_verbose_names_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 600);
+    let out = simtui(&[
+        "pairs", &c, "--memory", "0", "--stats", "-v", "--format", "jsonl",
+    ]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().find(|l| l.starts_with("memory")).expect(&err);
+    assert!(line.contains("to temporary files: shingle sets"), "{line}");
+    assert!(line.contains("(--memory 0.0 KB)"), "{line}");
+    assert!(
+        err.contains("temporary file for shingle sets: "),
+        "-v names the file: {err}"
+    );
+    let out = simtui(&[
+        "pairs", &c, "--memory", "8G", "--stats", "--format", "jsonl",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothing to temporary files (--memory 8.0 GB)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_memory_flags_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 20);
+    common::assert_usage_error(&["pairs", &c, "--memory", "lots"]);
+    common::assert_usage_error(&["pairs", &c, "--memory", "2Q"]);
+    let file = dir.path().join("c.truth.jsonl");
+    common::assert_usage_error(&["pairs", &c, "--tmp-dir", file.to_str().unwrap()]);
+}
+
+/// A disk that fills up: writes to files past 64 KiB fail (RLIMIT_FSIZE, with SIGXFSZ
+/// ignored so that they fail with EFBIG rather than kill the process).
+#[cfg(unix)]
+#[test]
+fn a_full_disk_is_an_error_and_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 1500);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 64; exec '{}' pairs '{c}' --memory 0 --tmp-dir '{}' --format jsonl",
+        env!("CARGO_BIN_EXE_simtui"),
+        tmp.display()
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "nothing half-written on stdout");
+    let line = err.lines().next().unwrap_or_default();
+    assert!(
+        line.starts_with(&format!("simtui: temporary file in {}: ", tmp.display())),
+        "{err}"
+    );
+    assert!(line.contains("--tmp-dir DIR"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "no file left behind"
+    );
+}
+
+/// Progress bars: on a terminal (stderr a pty, stdout a file), after a second, with
+/// what was spilled; nothing with --quiet; nothing on stdout either way.
+#[cfg(unix)]
+#[test]
+fn progress_is_drawn_on_a_terminal_unless_quiet() {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    // Large enough to take over a second with --memory 0 (the bars wait that long).
+    let c = corpus(dir.path(), 40_000);
+    let run = |quiet: bool| -> (String, Vec<u8>) {
+        let out = dir.path().join(format!("out-{quiet}.jsonl"));
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 24,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let q = if quiet { " --quiet" } else { "" };
+        let script = format!(
+            "exec '{}' pairs '{c}' --memory 0 --format jsonl{q} > '{}'",
+            env!("CARGO_BIN_EXE_simtui"),
+            out.display()
+        );
+        let mut cmd = CommandBuilder::new("sh");
+        cmd.args(["-c", &script]);
+        let mut child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let drain = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            let _ = reader.read_to_end(&mut all);
+            all
+        });
+        let status = child.wait().unwrap();
+        drop(pair.master);
+        let screen = String::from_utf8_lossy(&drain.join().unwrap()).to_string();
+        assert!(status.success(), "{screen}");
+        (screen, std::fs::read(&out).unwrap())
+    };
+    let want = stdout_of(&["pairs", &c, "--format", "jsonl"]);
+    let (screen, out) = run(false);
+    assert_eq!(out, want);
+    assert!(screen.contains("ETA"), "a bar with its ETA: {screen:?}");
+    assert!(screen.contains("spilled"), "what was spilled: {screen:?}");
+    let (screen, out) = run(true);
+    assert_eq!(out, want);
+    assert!(!screen.contains("ETA"), "--quiet: {screen:?}");
+}
