@@ -288,7 +288,7 @@ fn explore_a_corpus_with_the_keyboard() {
     // ? shows the help from the key table; Esc closes it.
     t.send("?");
     t.wait_for("Help · Pairs");
-    t.wait_for("filter by path substring");
+    t.wait_for("filter by id, file or title substring");
     t.send(ESC);
     t.wait_gone("Help · Pairs");
 

@@ -8,7 +8,6 @@ use crate::error::Result;
 use crate::found::{Found, GroupPair, Pair, Search};
 use crate::minhash::band;
 use crate::minhash::sketch::{Signatures, SketchKind, Sketcher, SpillTo};
-use crate::natural::natural_cmp;
 use crate::ooc::Budget;
 use crate::progress::{Cancelled, Counted, Progress, Stage, check};
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
@@ -1096,7 +1095,10 @@ impl Index {
         )?;
         let before = |a: u32, b: u32| match id_order {
             Some(rank) => rank[a as usize] <= rank[b as usize],
-            None => natural_cmp(&self.docs[a as usize].id, &self.docs[b as usize].id).is_le(),
+            None => self.docs[a as usize]
+                .id
+                .cmp(&self.docs[b as usize].id)
+                .is_le(),
         };
         let mut push = |a: u32, b: u32, jaccard: f64, estimate: f64| {
             let (a, b) = if before(a, b) { (a, b) } else { (b, a) };
@@ -1161,9 +1163,8 @@ impl Index {
     /// Each document's rank among the ids in sorted order, for [`Index::spell_ranked`].
     pub(crate) fn id_order(&self) -> Vec<u32> {
         let mut by_id: Vec<u32> = (0..self.docs.len() as u32).collect();
-        by_id.par_sort_unstable_by(|&x, &y| {
-            natural_cmp(&self.docs[x as usize].id, &self.docs[y as usize].id)
-        });
+        by_id
+            .par_sort_unstable_by(|&x, &y| self.docs[x as usize].id.cmp(&self.docs[y as usize].id));
         let mut rank = vec![0u32; by_id.len()];
         for (r, &d) in by_id.iter().enumerate() {
             rank[d as usize] = r as u32;
@@ -1176,8 +1177,8 @@ impl Index {
         pairs.par_sort_unstable_by(|x, y| {
             y.jaccard
                 .total_cmp(&x.jaccard)
-                .then_with(|| natural_cmp(&self.docs[x.a as usize].id, &self.docs[y.a as usize].id))
-                .then_with(|| natural_cmp(&self.docs[x.b as usize].id, &self.docs[y.b as usize].id))
+                .then_with(|| self.docs[x.a as usize].id.cmp(&self.docs[y.a as usize].id))
+                .then_with(|| self.docs[x.b as usize].id.cmp(&self.docs[y.b as usize].id))
         });
     }
 

@@ -43,7 +43,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('G'), END], "G/End", Action::Bottom, "", "last pair", false),
         b(&[ENTER], "Enter", Action::Open, "diff", "open the selected pair side by side", false),
         b(&[k('s')], "s", Action::CycleSort, "sort", "cycle the sort", false),
-        b(&[k('/')], "/", Action::StartFilter, "filter", "filter by path substring", false),
+        b(&[k('/')], "/", Action::StartFilter, "filter", "filter by id, file or title substring", false),
         b(&[k('t'), ESC], "t/Esc", Action::ToggleTuning, "close", "close the tuning panel", true),
     ],
 };

@@ -13,7 +13,6 @@
 
 use crate::found::{Pair, Search};
 use crate::index::Index;
-use crate::natural::natural_cmp;
 use crate::source::Source;
 use rayon::prelude::*;
 use std::time::SystemTime;
@@ -287,7 +286,7 @@ pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
     let mut clusters: Vec<Cluster> = out
         .into_par_iter()
         .map(|(representative, mut members, min_jaccard)| {
-            members.sort_by(|&a, &b| natural_cmp(id(a), id(b)));
+            members.sort_by(|&a, &b| id(a).cmp(id(b)));
             let (mean_jaccard, mean_sampled) = mean_similarity(index, &members);
             Cluster {
                 members,
@@ -377,7 +376,7 @@ fn finish(index: &Index, mut by_root: Vec<(u32, u32)>, keep: Keep) -> Vec<Cluste
         .into_par_iter()
         .map(|component| {
             let mut members: Vec<u32> = component.iter().map(|x| x.1).collect();
-            members.sort_by(|&a, &b| natural_cmp(id(a), id(b)));
+            members.sort_by(|&a, &b| id(a).cmp(id(b)));
             let (mean_jaccard, mean_sampled) = mean_similarity(index, &members);
             let representative = representative(index, &members, keep);
             Cluster {
@@ -400,7 +399,7 @@ fn sort_clusters(index: &Index, out: &mut [Cluster]) {
         y.members
             .len()
             .cmp(&x.members.len())
-            .then_with(|| natural_cmp(id(x.members[0]), id(y.members[0])))
+            .then_with(|| id(x.members[0]).cmp(id(y.members[0])))
     });
 }
 
@@ -485,7 +484,7 @@ pub enum MetaValue {
     Text(NaturalText),
 }
 
-/// Text ordered by [`natural_cmp`].
+/// Text ordered by [`natural_cmp`](crate::natural::natural_cmp).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NaturalText(pub String);
 
@@ -497,7 +496,7 @@ impl PartialOrd for NaturalText {
 
 impl Ord for NaturalText {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        natural_cmp(&self.0, &other.0)
+        crate::natural::natural_cmp(&self.0, &other.0)
     }
 }
 
