@@ -454,3 +454,36 @@ fn eval_reads_back_the_truth_it_writes_and_sweeps_over_runs() {
         .unwrap();
     assert_eq!(seed1["candidates"].as_u64().unwrap(), candidates);
 }
+
+#[test]
+fn curve_accuracy_prints_bytes_and_the_measured_error_beside_theory() {
+    let out = simtui(&["curve", "--accuracy", "--pairs", "300"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 8 && w[0].parse::<usize>().is_ok())
+        .collect();
+    let ns: Vec<usize> = rows.iter().map(|w| w[0].parse().unwrap()).collect();
+    assert_eq!(ns, [16, 32, 64, 128, 256, 512, 1024], "{text}");
+    for w in &rows {
+        let n: usize = w[0].parse().unwrap();
+        assert_eq!(w[1], (4 * n).to_string(), "bytes per document");
+        // Classic MinHash: measured over 300 pairs within 25% of sqrt(J(1-J)/N).
+        let theory: f64 = w[2].parse().unwrap();
+        assert!(
+            (theory - (0.25f64 / n as f64).sqrt()).abs() < 1e-4,
+            "{text}"
+        );
+        let ratio: f64 = w[4].parse().unwrap();
+        assert!(
+            (0.75..=1.25).contains(&ratio),
+            "N = {n}: ratio {ratio}\n{text}"
+        );
+    }
+}

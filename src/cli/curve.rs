@@ -29,10 +29,96 @@ pub struct CurveArgs {
     /// Steps of s from 0 to 1 in the printed curve
     #[arg(long, default_value_t = 20)]
     pub steps: usize,
+    /// Print the estimate's error for N = 16 … 1024 functions
+    ///
+    /// For each N, the bytes a document's signature takes and the standard error of the
+    /// estimate of J (--at), from theory and measured on --pairs generated pairs of sets
+    /// of --shingles shingles in all, for classic MinHash and OPH side by side.
+    #[arg(long)]
+    pub accuracy: bool,
+    /// With --accuracy: J of the generated pairs
+    #[arg(long, value_name = "J", default_value_t = 0.5)]
+    pub at: f64,
+    /// With --accuracy: the number of generated pairs
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(2..))]
+    pub pairs: u32,
+    /// With --accuracy: shingles of a pair (their union)
+    #[arg(long, value_name = "U", default_value_t = 4000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub shingles: u32,
+    /// With --accuracy: seed of the pairs and hash functions
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The numbers of functions of the accuracy table.
+const ACCURACY_N: [usize; 7] = [16, 32, 64, 128, 256, 512, 1024];
+
+/// `curve --accuracy`: bytes per document and the estimate's standard error by N.
+fn accuracy(args: &CurveArgs) -> anyhow::Result<()> {
+    use simtui_engine::minhash::accuracy::{measure, theory};
+    use simtui_engine::minhash::sketch::SketchKind;
+    super::check_similarity("--at", args.at)?;
+    let paint = Paint::stdout();
+    let (pairs, union) = (args.pairs as usize, args.shingles as usize);
+    let rows: Vec<_> = ACCURACY_N
+        .iter()
+        .map(|&n| {
+            let per = [SketchKind::MinHash, SketchKind::Oph].map(|kind| {
+                (
+                    theory(kind, n, args.at, union),
+                    measure(kind, n, args.at, union, pairs, args.seed),
+                )
+            });
+            (n, per)
+        })
+        .collect();
+    let j = rows[0].1[0].1.jaccard;
+    with_stdout(|out| {
+        writeln!(
+            out,
+            "standard error of the estimate at J = {j}, over {pairs} generated pairs of {union} shingles (their union)"
+        )?;
+        writeln!(
+            out,
+            "{}",
+            paint.bold(&format!(
+                "{:>5}  {:>9}  {:>14} {:>9} {:>6}  {:>14} {:>9} {:>6}",
+                "N",
+                "bytes/doc",
+                "minhash theory",
+                "measured",
+                "ratio",
+                "oph theory",
+                "measured",
+                "ratio"
+            ))
+        )?;
+        for (n, per) in rows {
+            let mut line = format!("{n:>5}  {:>9}", 4 * n);
+            for (t, m) in per {
+                let ratio = if t > 0.0 {
+                    format!("{:.2}", m.rmse / t)
+                } else {
+                    "-".into()
+                };
+                line.push_str(&format!("  {t:>14.4} {:>9.4} {ratio:>6}", m.rmse));
+            }
+            writeln!(out, "{line}")?;
+        }
+        writeln!(
+            out,
+            "theory: minhash sqrt(J(1-J)/N); oph the same times sqrt((U-N)/(U-1)), sampling the union without replacement"
+        )?;
+        Ok(())
+    })?;
+    Ok(())
 }
 
 pub fn run(args: &CurveArgs) -> anyhow::Result<()> {
     let usage = |m: String| -> anyhow::Error { crate::output::error::UsageError(m).into() };
+    if args.accuracy {
+        return accuracy(args);
+    }
     if args.bands == 0 || args.rows == 0 || args.perms == 0 || args.steps == 0 {
         return Err(usage(
             "--bands, --rows, --perms and --steps must be at least 1".into(),

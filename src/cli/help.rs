@@ -99,7 +99,8 @@ const EXAMPLES: &[(&str, &str)] = &[
         "curve",
         r"  simtui curve                                the S-curve of 16 bands x 8 rows
   simtui curve --bands 32 --rows 4            a lower threshold, (1/32)^(1/4) = 0.42
-  simtui curve --threshold 0.8 --perms 128    the banding to use for J >= 0.8",
+  simtui curve --threshold 0.8 --perms 128    the banding to use for J >= 0.8
+  simtui curve --accuracy                     standard error of the estimate by N, measured and theory",
     ),
     (
         "eval",
