@@ -332,11 +332,11 @@ fn filter_typed_live_and_no_color_selection() {
     assert!(t.row_inverse(FIRST_PAIR_ROW));
 
     t.send("/");
-    t.wait_for("Filter:");
+    t.wait_for("Filter id, file, title:");
     for c in "doc000001".chars() {
         t.send(&c.to_string());
     }
-    t.wait_for("Filter: doc000001");
+    t.wait_for("Filter id, file, title: doc000001");
     t.stable();
     let s = t.screen();
     let rows: Vec<&str> = s
@@ -348,9 +348,9 @@ fn filter_typed_live_and_no_color_selection() {
     assert!(rows.iter().all(|l| l.contains("doc000001")), "{s}");
     // q is text while typing.
     t.send("q");
-    t.wait_for("Filter: doc000001q");
+    t.wait_for("Filter id, file, title: doc000001q");
     t.send(ESC);
-    t.wait_gone("Filter:");
+    t.wait_gone("Filter id, file, title:");
     t.send("q");
     assert!(t.wait_exit().success());
 }
