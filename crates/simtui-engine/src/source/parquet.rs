@@ -2,10 +2,10 @@
 //!
 //! Only the columns asked for are read (text, and the id, title and metadata fields when
 //! asked for): a dataset's other columns (embeddings, scores) cost nothing. Row groups
-//! are read in parallel, a few at a time ([`ParquetStream`]), so memory holds a few row
+//! are read in parallel, a few at a time (`ParquetStream`), so memory holds a few row
 //! groups' texts however large the file. A row is a [`Part`] whose place is its row
 //! group and its row in it (`offset` and `len`), and its row in the file (`line`, from
-//! 1): it is read again by those ([`read_row`]) for the diff and for `query`.
+//! 1): it is read again by those (`read_row`) for the diff and for `query`.
 
 use super::container::{Container, Part};
 use super::file::open_nonblocking;
