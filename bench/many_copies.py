@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Many copies of one page: time, peak RSS and output size of `clusters --dupes` and
 `pairs` on corpora of N identical or N near-identical documents (one word added to each)
-among 10,000 ordinary ones.
+among 10,000 ordinary ones; and the explorer's: the time until its list shows the copies
+as one row, and its peak RSS.
 
     python3 bench/many_copies.py                     # N = 5,000, 20,000, 100,000
     python3 bench/many_copies.py --sizes 5000 --exe target/release/simtui
+    python3 bench/many_copies.py --explorer-only --sizes 20000
 
 The corpora are written under bench/data/ (git-ignored) once. `pairs` writes CSV into a
 pipe whose bytes are counted; where the pairs run to billions (100,000 identical copies:
@@ -12,7 +14,12 @@ pipe whose bytes are counted; where the pairs run to billions (100,000 identical
 copies' pairs past 20,000 are run with --max-bucket (their candidates grow as N²).
 """
 import argparse
+import fcntl
 import os
+import pty
+import select
+import struct
+import termios
 import subprocess
 import sys
 import time
@@ -71,6 +78,45 @@ def measure(cmd):
     return wall, usage.ru_maxrss / 1024, size, code, err.strip().splitlines()[-1:] if err else []
 
 
+def explore(exe, path, marker, timeout=300):
+    """(seconds until `marker` is on screen, peak RSS MiB, exit status) of the explorer
+    on `path` in a pseudo-terminal of 120x40; None for the time if it never shows."""
+    start = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(exe, [exe, "--no-config", "--no-mouse", path])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    seen, shown, peak = b"", None, 0
+    while time.perf_counter() - start < timeout:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peak = max(peak, int(line.split()[1]) / 1024)
+        except OSError:
+            break
+        if ready:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                break
+            seen = (seen + chunk)[-(1 << 16):]
+            if shown is None and marker.encode() in seen:
+                shown = time.perf_counter() - start
+                os.write(fd, b"q")
+    if shown is None:
+        os.kill(pid, 9)
+    while True:  # drain until it exits, so it never blocks on a full pty
+        try:
+            if not os.read(fd, 1 << 16):
+                break
+        except OSError:
+            break
+    _, status = os.waitpid(pid, 0)
+    return shown, peak, os.waitstatus_to_exitcode(status)
+
+
 def human(n):
     for unit in ["B", "KB", "MB", "GB"]:
         if n < 1000:
@@ -83,6 +129,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[5000, 20000, 100000])
     ap.add_argument("--exe", default=os.path.join(ROOT, "target", "release", "simtui"))
+    ap.add_argument("--explorer-only", action="store_true", help="only the explorer's runs")
     args = ap.parse_args()
     if not os.path.exists(args.exe):
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
@@ -91,6 +138,13 @@ def main():
     for kind in ["identical", "near"]:
         for n in args.sizes:
             path = corpus(args.exe, kind, n)
+            marker = "identical documents" if kind == "identical" else "not compared"
+            shown, peak, code = explore(args.exe, path, marker)
+            took = f"{shown:.2f} s" if shown is not None else "never"
+            print(f"| {n:,} {kind} | explorer, until the copies' row shows | {took} | {peak:.0f} MiB | | exit {code} |")
+            sys.stdout.flush()
+            if args.explorer_only:
+                continue
             runs = [("clusters -t 0.8 --dupes", ["clusters", path, "-t", "0.8", "--dupes"])]
             pairs = ["pairs", path, "-t", "0.8", "--format", "csv"]
             if kind == "identical" and n > 20000:

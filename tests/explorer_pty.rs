@@ -740,3 +740,34 @@ fn the_tuning_panels_counts_are_evals() {
         "{screen}"
     );
 }
+
+/// Many identical copies of a page (issue: 20,000 near-identical copies aborted the
+/// explorer and left the terminal raw): one row that lists them on Enter.
+#[test]
+fn thousands_of_copies_are_one_row_that_lists_them() {
+    let dir = corpus(40);
+    let c = dir.path().join("c");
+    let page = "one page copied by a crawler over and over again ".repeat(10);
+    for i in 0..3000 {
+        std::fs::write(c.join(format!("copy-{i:05}.txt")), &page).unwrap();
+    }
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p], &[]);
+    t.wait_for("3,000 identical documents");
+    // 3,000 copies stand for 4,498,500 pairs, counted in the title as `pairs` counts
+    // (with the 16 pairs of the generated documents).
+    t.wait_for("Pairs 4,498,516 of 4,498,516 in 17 rows");
+    t.stable();
+    let row = (FIRST_PAIR_ROW..ROWS)
+        .find(|&r| t.row(r).contains("identical documents"))
+        .expect("the copies' row");
+    for _ in FIRST_PAIR_ROW..row {
+        t.send(DOWN);
+    }
+    t.wait_until("the copies' row selected", |s| inverse(s, row));
+    t.send(ENTER);
+    t.wait_for("Identical documents · 3,000 members");
+    t.send("q");
+    let status = t.wait_exit();
+    assert!(status.success(), "exit status {status:?}\n{}", t.screen());
+}

@@ -28,6 +28,13 @@ pub struct ExplorerArgs {
     /// Write the explorer's log to FILE (appending); it never writes to the terminal
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+    /// List a bucket of over N contents (1000) as one row, not its pairs
+    ///
+    /// A band's bucket of N contents holds N(N-1)/2 candidate pairs (many near-identical
+    /// copies of one page): such a bucket is one row of the list, its documents listed on
+    /// Enter, its pairs not compared. `simtui pairs --max-bucket N` leaves out the same.
+    #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
+    pub max_bucket: u64,
 }
 
 /// Starts the explorer on `paths` (none: the demo corpus).
@@ -95,5 +102,6 @@ fn settings(args: &ExplorerArgs, startup: &Startup) -> Result<Settings, UsageErr
         keys: config.keys.clone(),
         threshold: config.threshold(),
         notice: None,
+        max_bucket: Some(args.max_bucket as usize),
     })
 }

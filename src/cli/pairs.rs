@@ -131,6 +131,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     if args.stats {
         let found = Found {
             pairs: Vec::new(),
+            blocks: Vec::new(),
             candidates,
             group_candidates: search.group_candidates,
             huge: Vec::new(),

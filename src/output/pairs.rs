@@ -50,32 +50,6 @@ impl Second<'_> {
     }
 }
 
-/// Writes pairs in the given (resolved) format.
-pub fn write_pairs(
-    out: &mut dyn Write,
-    index: &Index,
-    pairs: &[Pair],
-    format: Format,
-    second: Second,
-) -> io::Result<()> {
-    let id = |i: u32| index.docs()[i as usize].id.as_str();
-    let width_a = pairs
-        .iter()
-        .map(|p| printable(id(p.a)).chars().count())
-        .max();
-    let mut next = pairs.iter().copied().map(Ok);
-    write_pair_stream(
-        out,
-        index,
-        &mut || next.next().transpose(),
-        width_a.unwrap_or(1),
-        None,
-        format,
-        second,
-    )
-    .map(|_| ())
-}
-
 /// Writes the pairs `next` gives, in the given (resolved) format, stopping after `limit`
 /// pairs when given; returns how many were written. `width_a` is the table's width of
 /// the `a` column (the longest `a` id): known before the first pair, so nothing is held.

@@ -100,6 +100,7 @@ impl App {
         self.log = Logger::new(settings.log.clone(), settings.verbose);
         self.session.set_log(self.log.clone());
         self.jobs.set_log(self.log.clone());
+        self.session.set_max_bucket(settings.max_bucket);
         if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
             let s_pct = (t.clamp(0.0, 1.0) * 100.0).round() as u32;
             self.list.tuning_mut().set_s_pct(s_pct);

@@ -19,6 +19,7 @@ mod log;
 mod options;
 mod progress;
 mod recall;
+mod rows;
 mod session;
 mod terminal;
 mod views;

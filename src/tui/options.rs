@@ -47,4 +47,6 @@ pub struct Settings {
     /// Shown on the status line at start: the banding chosen for the threshold, or a
     /// warning that the given one misses pairs at it.
     pub notice: Option<String>,
+    /// `--max-bucket`: buckets of more contents are rows of the list, not compared.
+    pub max_bucket: Option<usize>,
 }

@@ -69,6 +69,13 @@ pub fn found_groups(index: &Index, found: &Found) -> FoundGroups {
             );
             (ga != gb).then(|| (pack(ga, gb), p.jaccard))
         })
+        .chain(
+            found
+                .blocks
+                .iter()
+                .filter(|b| !b.is_within())
+                .map(|b| (pack(b.ga, b.gb), b.jaccard)),
+        )
         .collect();
     pairs.sort_unstable_by_key(|p| p.0);
     pairs.dedup_by_key(|p| p.0);

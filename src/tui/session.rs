@@ -9,10 +9,12 @@ use super::jobs::Jobs;
 use super::log::Logger;
 use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
+use super::rows::{self, Capped};
 use super::worker::{Kind, Output, StoreJob, Work};
 use simtui_engine::analysis::eval::Score;
-use simtui_engine::found::Found;
+use simtui_engine::found::{Found, Search};
 use simtui_engine::index::{Index, Params};
+use simtui_engine::minhash::reband::Rebander;
 use simtui_engine::minhash::sketch::SketchKind;
 use simtui_engine::progress::{Counted, Stage};
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
@@ -67,6 +69,10 @@ pub struct Results {
     /// Candidates from SimHash instead of LSH banding.
     pub simhash: Option<SimHashUsed>,
     pub found: Arc<Found>,
+    /// What `found` was spelled from, by content: the export streams every pair from it.
+    pub search: Arc<Search>,
+    /// Buckets too big to compare, listed as rows.
+    pub capped: Arc<Vec<Capped>>,
     pub groups: Arc<FoundGroups>,
     pub bands: usize,
     pub rows: usize,
@@ -134,7 +140,7 @@ pub struct Session {
     /// The index a running band job works on, its generation and method.
     banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
     /// Bands and verified pairs remembered between band jobs (b and r keys).
-    rebander: Arc<Mutex<simtui_engine::minhash::reband::Rebander>>,
+    rebander: Arc<Mutex<Rebander>>,
     /// SimHash wanted instead of LSH (`m` switches).
     simhash: Option<SimHashSetting>,
     /// Fingerprints of the index of a generation, for SimHash.
@@ -206,7 +212,9 @@ impl Session {
             generation: 0,
             results: None,
             banding: None,
-            rebander: Default::default(),
+            rebander: Arc::new(Mutex::new(Rebander::with_max_bucket(Some(
+                rows::MAX_BUCKET,
+            )))),
             simhash: None,
             fingerprints: None,
             fingerprinting: 0,
@@ -366,6 +374,12 @@ impl Session {
 
     pub fn set_log(&mut self, log: Logger) {
         self.log = log;
+    }
+
+    /// Buckets of more than `max` contents are listed as rows, their pairs not compared
+    /// (none: every bucket's pairs are). Set before the first banding.
+    pub fn set_max_bucket(&mut self, max: Option<usize>) {
+        self.rebander = Arc::new(Mutex::new(Rebander::with_max_bucket(max)));
     }
 
     pub fn set_now(&mut self, now: Instant) {
@@ -752,13 +766,17 @@ impl Session {
                 bands,
                 rows,
                 found,
+                search,
                 groups,
+                capped,
             } => {
                 let (index, generation, simhash) = self.banding.take()?;
                 let old = self.results.replace(Results {
                     index,
                     simhash,
                     found: Arc::new(found),
+                    search: Arc::from(search),
+                    capped: Arc::new(capped),
                     groups: Arc::new(groups),
                     bands,
                     rows,

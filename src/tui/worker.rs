@@ -9,8 +9,9 @@
 //! the explorer with the terminal restored and a non-zero exit.
 
 use super::recall::{self, AllPairs, FoundGroups, Recall};
+use super::rows::{self, Capped};
 use simtui_engine::error::Error;
-use simtui_engine::found::Found;
+use simtui_engine::found::{Found, Search};
 use simtui_engine::index::{Index, Params};
 use simtui_engine::minhash::reband::Rebander;
 use simtui_engine::progress::{Cancelled, Counted, Progress, Stage};
@@ -201,7 +202,10 @@ pub enum Output {
         bands: usize,
         rows: usize,
         found: Found,
+        /// The search by content the pairs were spelled from (the export streams them).
+        search: Box<Search>,
         groups: FoundGroups,
+        capped: Vec<Capped>,
     },
     AllPairs(Result<AllPairs, String>),
     Recall(Recall),
@@ -237,7 +241,7 @@ impl Output {
                 bands, rows, found, ..
             } => format!(
                 "banded b={bands} r={rows}: {} pairs from {} candidates in {t:.3} s",
-                found.pairs.len(),
+                found.total_pairs(),
                 found.candidates
             ),
             Output::AllPairs(Ok(all)) => format!(
@@ -454,20 +458,41 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             rows,
             simhash,
         } => {
-            let found = match simhash {
+            // Many copies of a page stay one block, not n² pairs (see `rows`).
+            let block = Some(rows::MAX_BLOCK);
+            let (found, search) = match simhash {
                 None => match rebander.lock() {
-                    Ok(mut rebander) => rebander.find(&index, bands, rows, 0.0, progress)?,
-                    // A band job panicked while holding it: band from scratch.
-                    Err(_) => index.find(bands, rows, 0.0, progress)?,
+                    Ok(mut rebander) => {
+                        rebander.find_blocked(&index, bands, rows, 0.0, block, progress)?
+                    }
+                    // A band job panicked while holding it: band from scratch, with the
+                    // same cap on buckets.
+                    Err(poisoned) => {
+                        let max_bucket = poisoned.get_ref().max_bucket();
+                        let search = index.search(bands, rows, 0.0, max_bucket, progress)?;
+                        (
+                            index.spell_blocked(search.clone(), rows::MAX_BLOCK)?,
+                            search,
+                        )
+                    }
                 },
-                Some((fps, d)) => search::find(&index, &fps, d, 0.0, progress)?,
+                Some((fps, d)) => {
+                    let search = search::search(&index, &fps, d, 0.0, progress)?;
+                    (
+                        index.spell_blocked(search.clone(), rows::MAX_BLOCK)?,
+                        search,
+                    )
+                }
             };
             let groups = recall::found_groups(&index, &found);
+            let capped = rows::capped(&index, &found);
             Output::Banded {
                 bands,
                 rows,
                 found,
+                search: Box::new(search),
                 groups,
+                capped,
             }
         }
         Work::AllPairs { index, floor } => {

@@ -59,11 +59,42 @@ pub struct Pair {
     pub estimate: f64,
 }
 
+/// Many document pairs of one similarity, kept as one entry by
+/// [`Index::spell_blocked`](crate::index::Index::spell_blocked) instead of spelled out:
+/// every pair of a content's identical documents (`ga == gb`, J = 1), or every pair
+/// across two contents of several documents each (`ga < gb`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Block {
+    /// A content (the smaller of the two).
+    pub ga: u32,
+    /// The other content, or `ga` for the pairs among one content's documents.
+    pub gb: u32,
+    /// Exact Jaccard similarity of every pair of the block (1 within a content).
+    pub jaccard: f64,
+    /// The sketch's estimate of it (1 within a content).
+    pub estimate: f64,
+    /// The document pairs it stands for.
+    pub pairs: u64,
+    /// Its first pair by ids (`a`'s id < `b`'s id, the smallest `a`, then `b`).
+    pub first: Pair,
+}
+
+impl Block {
+    /// The pairs among identical documents, not across two contents.
+    pub fn is_within(&self) -> bool {
+        self.ga == self.gb
+    }
+}
+
 /// The result of banding and verifying.
 #[derive(Clone, Debug, Default)]
 pub struct Found {
     /// Verified pairs with exact J ≥ the threshold, by J descending then ids.
     pub pairs: Vec<Pair>,
+    /// Pairs kept as blocks, not in `pairs` (only from
+    /// [`Index::spell_blocked`](crate::index::Index::spell_blocked)), by J descending then
+    /// their first pair's ids.
+    pub blocks: Vec<Block>,
     /// Candidate document pairs (before the threshold), identical documents included.
     pub candidates: u64,
     /// Candidate pairs of distinct contents, as banding produced them.
@@ -74,4 +105,11 @@ pub struct Found {
     pub band_time: Duration,
     /// Time spent verifying the candidates and listing the document pairs.
     pub verify_time: Duration,
+}
+
+impl Found {
+    /// Document pairs found: those spelled out and those of the blocks.
+    pub fn total_pairs(&self) -> u64 {
+        self.pairs.len() as u64 + self.blocks.iter().map(|b| b.pairs).sum::<u64>()
+    }
 }

@@ -5,7 +5,7 @@
 //! time and memory, and their pairs are only spelled out when the output asks for them.
 
 use crate::error::Result;
-use crate::found::{Found, GroupPair, Pair, Search};
+use crate::found::{Block, Found, GroupPair, Pair, Search};
 use crate::minhash::band;
 use crate::minhash::sketch::{Signatures, SketchKind, Sketcher, SpillTo};
 use crate::ooc::Budget;
@@ -1047,17 +1047,155 @@ impl Index {
     /// then ids. [`Error::TooLarge`](crate::Error::TooLarge) when they would not fit in
     /// memory: [`DocPairs`](crate::doc_pairs::DocPairs) streams them instead.
     pub fn spell(&self, search: Search) -> Result<Found> {
-        self.spell_ranked(search, None)
+        self.spell_ranked(search, None, None)
     }
 
-    /// [`Index::spell`], with each document's rank among the ids sorted (from
-    /// [`Index::id_order`]) when known, which makes the sort cheaper.
+    /// [`Index::spell`], except that a content of identical documents, or a pair of
+    /// contents, standing for more than `max_block` document pairs is kept whole as one
+    /// [`Block`] (in [`Found::blocks`]) instead of spelled out: what a reader pages
+    /// through, in memory bounded by the pairs of contents however many copies there are
+    /// (20,000 copies of a page are one block, not 200 million pairs).
+    pub fn spell_blocked(&self, search: Search, max_block: u64) -> Result<Found> {
+        self.spell_ranked(search, None, Some(max_block))
+    }
+
+    /// [`Index::spell`] (or [`Index::spell_blocked`], with `max_block`), with each
+    /// document's rank among the ids sorted (from [`Index::id_order`]) when known, which
+    /// makes the sort cheaper.
     pub(crate) fn spell_ranked(
         &self,
         mut search: Search,
         id_order: Option<&[u32]>,
+        max_block: Option<u64>,
     ) -> Result<Found> {
-        // The huge buckets' pairs join the others; at most every pair of each bucket.
+        self.join_huge(&mut search)?;
+        let blocked = |pairs: u64| max_block.is_some_and(|max| pairs > max);
+        let within = |g: u32| self.pairs_within(g);
+        let across = |p: &GroupPair| (self.members(p.ga).len() * self.members(p.gb).len()) as u64;
+        let count: u64 = (0..self.shingles.len() as u32)
+            .map(within)
+            .filter(|&n| !blocked(n))
+            .sum::<u64>()
+            + search
+                .group_pairs
+                .iter()
+                .map(across)
+                .filter(|&n| !blocked(n))
+                .sum::<u64>();
+        let mut pairs = Vec::new();
+        crate::memory::reserve(
+            &mut pairs,
+            usize::try_from(count).unwrap_or(usize::MAX),
+            "the document pairs",
+        )?;
+        let before = |a: u32, b: u32| match id_order {
+            Some(rank) => rank[a as usize] <= rank[b as usize],
+            None => self.docs[a as usize]
+                .id
+                .cmp(&self.docs[b as usize].id)
+                .is_le(),
+        };
+        let ordered = |a: u32, b: u32, jaccard: f64, estimate: f64| {
+            let (a, b) = if before(a, b) { (a, b) } else { (b, a) };
+            Pair {
+                a,
+                b,
+                jaccard,
+                estimate,
+            }
+        };
+        // The first of a content's documents by id.
+        let first = |g: u32| {
+            let m = self.members(g);
+            m.iter()
+                .copied()
+                .fold(m[0], |x, d| if before(d, x) { d } else { x })
+        };
+        let mut blocks = Vec::new();
+        // Identical documents: every pair within a non-empty group, J = 1.
+        for g in 0..self.shingles.len() as u32 {
+            let n = within(g);
+            if n == 0 {
+                continue;
+            }
+            let m = self.members(g);
+            if blocked(n) {
+                let a = first(g);
+                let b = m
+                    .iter()
+                    .copied()
+                    .filter(|&d| d != a)
+                    .fold(None, |x: Option<u32>, d| match x {
+                        Some(x) if before(x, d) => Some(x),
+                        _ => Some(d),
+                    })
+                    .expect("a group of two or more documents");
+                blocks.push(Block {
+                    ga: g,
+                    gb: g,
+                    jaccard: 1.0,
+                    estimate: 1.0,
+                    pairs: n,
+                    first: ordered(a, b, 1.0, 1.0),
+                });
+                continue;
+            }
+            for (i, &a) in m.iter().enumerate() {
+                for &b in &m[i + 1..] {
+                    pairs.push(ordered(a, b, 1.0, 1.0));
+                }
+            }
+        }
+        for p in &search.group_pairs {
+            let n = across(p);
+            if blocked(n) {
+                blocks.push(Block {
+                    ga: p.ga,
+                    gb: p.gb,
+                    jaccard: p.jaccard,
+                    estimate: p.estimate,
+                    pairs: n,
+                    first: ordered(first(p.ga), first(p.gb), p.jaccard, p.estimate),
+                });
+                continue;
+            }
+            for &a in self.members(p.ga) {
+                for &b in self.members(p.gb) {
+                    pairs.push(ordered(a, b, p.jaccard, p.estimate));
+                }
+            }
+        }
+        match id_order {
+            Some(rank) => {
+                let by = |x: &Pair, y: &Pair| {
+                    y.jaccard
+                        .total_cmp(&x.jaccard)
+                        .then_with(|| rank[x.a as usize].cmp(&rank[y.a as usize]))
+                        .then_with(|| rank[x.b as usize].cmp(&rank[y.b as usize]))
+                };
+                pairs.par_sort_unstable_by(by);
+                blocks.sort_unstable_by(|x, y| by(&x.first, &y.first));
+            }
+            None => {
+                self.sort_pairs(&mut pairs);
+                blocks.sort_unstable_by(|x, y| self.pair_order(&x.first, &y.first));
+            }
+        }
+        Ok(Found {
+            pairs,
+            blocks,
+            candidates: search.candidates,
+            group_candidates: search.group_candidates,
+            huge: search.huge,
+            band_time: search.band_time,
+            verify_time: search.verify_time,
+        })
+    }
+
+    /// Verifies the candidates of the search's huge buckets (those not capped) and adds
+    /// the pairs kept to its pairs of contents.
+    fn join_huge(&self, search: &mut Search) -> Result<()> {
+        // At most every pair of each bucket.
         let most: u64 = search
             .huge
             .iter()
@@ -1079,72 +1217,14 @@ impl Index {
             });
         }
         let mut extra = 0;
-        self.verify_huge(&search, &crate::progress::Silent, |kept, candidates| {
+        self.verify_huge(search, &crate::progress::Silent, |kept, candidates| {
             huge.extend(kept);
             extra += candidates;
             Ok(())
         })?;
         search.group_pairs.extend(huge);
         search.candidates += extra;
-        let count = self.pair_count(&search.group_pairs);
-        let mut pairs = Vec::new();
-        crate::memory::reserve(
-            &mut pairs,
-            usize::try_from(count).unwrap_or(usize::MAX),
-            "the document pairs",
-        )?;
-        let before = |a: u32, b: u32| match id_order {
-            Some(rank) => rank[a as usize] <= rank[b as usize],
-            None => self.docs[a as usize]
-                .id
-                .cmp(&self.docs[b as usize].id)
-                .is_le(),
-        };
-        let mut push = |a: u32, b: u32, jaccard: f64, estimate: f64| {
-            let (a, b) = if before(a, b) { (a, b) } else { (b, a) };
-            pairs.push(Pair {
-                a,
-                b,
-                jaccard,
-                estimate,
-            });
-        };
-        // Identical documents: every pair within a non-empty group, J = 1.
-        for g in 0..self.shingles.len() as u32 {
-            let m = self.members(g);
-            if m.len() < 2 || self.shingles.set_len(g as usize) == 0 {
-                continue;
-            }
-            for (i, &a) in m.iter().enumerate() {
-                for &b in &m[i + 1..] {
-                    push(a, b, 1.0, 1.0);
-                }
-            }
-        }
-        for p in &search.group_pairs {
-            for &a in self.members(p.ga) {
-                for &b in self.members(p.gb) {
-                    push(a, b, p.jaccard, p.estimate);
-                }
-            }
-        }
-        match id_order {
-            Some(rank) => pairs.par_sort_unstable_by(|x, y| {
-                y.jaccard
-                    .total_cmp(&x.jaccard)
-                    .then_with(|| rank[x.a as usize].cmp(&rank[y.a as usize]))
-                    .then_with(|| rank[x.b as usize].cmp(&rank[y.b as usize]))
-            }),
-            None => self.sort_pairs(&mut pairs),
-        }
-        Ok(Found {
-            pairs,
-            candidates: search.candidates,
-            group_candidates: search.group_candidates,
-            huge: search.huge,
-            band_time: search.band_time,
-            verify_time: search.verify_time,
-        })
+        Ok(())
     }
 
     /// Document pairs that kept pairs of contents stand for, with every pair of
@@ -1174,12 +1254,15 @@ impl Index {
 
     /// Sorts pairs by exact J descending, then by ids.
     pub(crate) fn sort_pairs(&self, pairs: &mut [Pair]) {
-        pairs.par_sort_unstable_by(|x, y| {
-            y.jaccard
-                .total_cmp(&x.jaccard)
-                .then_with(|| self.docs[x.a as usize].id.cmp(&self.docs[y.a as usize].id))
-                .then_with(|| self.docs[x.b as usize].id.cmp(&self.docs[y.b as usize].id))
-        });
+        pairs.par_sort_unstable_by(|x, y| self.pair_order(x, y));
+    }
+
+    /// The order of pairs everywhere: exact J descending, then ids.
+    fn pair_order(&self, x: &Pair, y: &Pair) -> std::cmp::Ordering {
+        y.jaccard
+            .total_cmp(&x.jaccard)
+            .then_with(|| self.docs[x.a as usize].id.cmp(&self.docs[y.a as usize].id))
+            .then_with(|| self.docs[x.b as usize].id.cmp(&self.docs[y.b as usize].id))
     }
 
     /// Approximate heap memory held by the index.

@@ -171,6 +171,7 @@ fn the_log_records_start_stages_requests_errors_and_the_threshold_starts_s() {
         keys: BTreeMap::new(),
         threshold: Some(0.72),
         notice: Some("banding chosen".into()),
+        max_bucket: Some(1000),
     });
     assert_eq!(app.status(), Some("banding chosen"));
     assert_eq!(app.list().tuning().s_pct(), 72);

@@ -4,6 +4,7 @@
 //! alone. Helpers here; the tests by subject in the files below.
 
 mod config;
+mod copies;
 mod fuzz;
 mod history;
 mod load;
@@ -144,7 +145,7 @@ pub fn close_help(app: &mut App) {
 
 pub fn ids(app: &App, pos: usize) -> (String, String) {
     let r = app.session().results().unwrap();
-    let p = r.found.pairs[app.list().visible()[pos] as usize];
+    let p = app.list().pairs_shown(app.session())[pos];
     (
         r.index.docs()[p.a as usize].id.clone(),
         r.index.docs()[p.b as usize].id.clone(),

@@ -245,7 +245,7 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
         .collect();
     assert_eq!(lines.len(), app.list().visible().len());
     let r = app.session().results().unwrap();
-    let p0 = r.found.pairs[app.list().visible()[0] as usize];
+    let p0 = app.list().pairs_shown(app.session())[0];
     assert_eq!(lines[0]["a"], r.index.docs()[p0.a as usize].id.as_str());
     assert_eq!(lines[0]["jaccard"], p0.jaccard);
     assert!(lines[0]["estimate"].is_f64());
@@ -382,7 +382,7 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     let said = format!("last {zero}: J = 0, close fingerprints sharing no shingle");
     assert_eq!(s.contains(&said), zero > 0, "{zero}\n{s}");
     // The first listed pair's distance is on its row.
-    let p = r.found.pairs[app.list().visible()[0] as usize];
+    let p = app.list().pairs_shown(app.session())[0];
     let d = fps.distance(
         r.index.docs()[p.a as usize].group,
         r.index.docs()[p.b as usize].group,

@@ -60,9 +60,9 @@ fn pairs_view_shows_counts_ranks_and_both_ids() {
     // Sorted by exact J, descending.
     let js: Vec<f64> = app
         .list()
-        .visible()
+        .pairs_shown(app.session())
         .iter()
-        .map(|&i| r.found.pairs[i as usize].jaccard)
+        .map(|p| p.jaccard)
         .collect();
     assert!(js.windows(2).all(|w| w[0] >= w[1]));
 }
@@ -166,9 +166,9 @@ fn changed_words_are_marked_without_colour() {
     // A pair that is not identical.
     let pos = app
         .list()
-        .visible()
+        .pairs_shown(app.session())
         .iter()
-        .position(|&i| app.session().results().unwrap().found.pairs[i as usize].jaccard < 1.0)
+        .position(|p| p.jaccard < 1.0)
         .unwrap();
     for _ in 0..pos {
         app.update(Action::Down);

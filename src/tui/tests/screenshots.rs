@@ -59,11 +59,10 @@ fn write(name: &str, svg: &str) {
 
 /// Position in the list of the first pair with exact J at most `j`.
 fn first_pair_below(app: &App, j: f64) -> usize {
-    let r = app.session().results().unwrap();
     app.list()
-        .visible()
+        .pairs_shown(app.session())
         .iter()
-        .position(|&i| r.found.pairs[i as usize].jaccard <= j)
+        .position(|p| p.jaccard <= j)
         .expect("the demo corpus has pairs that differ")
 }
 
@@ -86,12 +85,11 @@ fn page(app: &App) -> usize {
 /// pairs below J = 1 (the top of the demo's list is all exact copies), with the
 /// selection three rows below the top of the screen.
 fn show_the_first_near_duplicates(app: &mut App) {
-    let r = app.session().results().unwrap();
     let first = app
         .list()
-        .visible()
+        .pairs_shown(app.session())
         .iter()
-        .position(|&i| r.found.pairs[i as usize].jaccard < 1.0)
+        .position(|p| p.jaccard < 1.0)
         .unwrap_or(0);
     let page = page(app);
     let top = first.saturating_sub(page / 3);

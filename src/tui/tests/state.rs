@@ -236,12 +236,11 @@ fn sort_cycles_and_keeps_the_selected_pair() {
     app.update(Action::CycleSort);
     assert_eq!(app.list().sort(), Sort::Estimate);
     assert_eq!(ids(&app, app.list().cursor().selected), chosen);
-    let r = app.session().results().unwrap();
     let est: Vec<f64> = app
         .list()
-        .visible()
+        .pairs_shown(app.session())
         .iter()
-        .map(|&i| r.found.pairs[i as usize].estimate)
+        .map(|p| p.estimate)
         .collect();
     assert!(est.windows(2).all(|w| w[0] >= w[1]));
     app.update(Action::CycleSort);

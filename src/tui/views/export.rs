@@ -11,7 +11,8 @@
 use super::view::{Cx, Ui, View};
 use crate::output::clusters::{KeepArg, write_clusters};
 use crate::output::format::Format;
-use crate::output::pairs::{Second, write_pairs};
+use crate::output::pairs::{Second, write_pair_stream};
+use crate::tui::rows::Listed;
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
@@ -22,7 +23,6 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use simtui_engine::analysis::cluster::Cluster;
-use simtui_engine::found::Pair;
 use simtui_engine::index::Index;
 use simtui_engine::progress::Progress;
 use std::io::{self, Write};
@@ -47,20 +47,21 @@ const TASK: &str = "Export";
 /// What is exported.
 #[derive(Clone)]
 pub enum Rows {
-    Pairs(Arc<Index>, Arc<[Pair]>),
+    /// The pairs list's rows (blocks of many pairs included).
+    Listed(Arc<Listed>),
     Clusters(Arc<Index>, Arc<Vec<Cluster>>),
 }
 
 impl Rows {
     fn noun(&self) -> &'static str {
         match self {
-            Rows::Pairs(..) => "pairs",
+            Rows::Listed(_) => "pairs",
             Rows::Clusters(..) => "clusters",
         }
     }
     fn len(&self) -> usize {
         match self {
-            Rows::Pairs(_, p) => p.len(),
+            Rows::Listed(l) => usize::try_from(l.pairs).unwrap_or(usize::MAX),
             Rows::Clusters(_, c) => c.len(),
         }
     }
@@ -103,7 +104,12 @@ pub fn write(path: &Path, rows: &Rows, progress: &dyn Progress) -> io::Result<us
     });
     let format = format_of(path);
     match rows {
-        Rows::Pairs(index, pairs) => write_pairs(&mut out, index, pairs, format, Second::Estimate)?,
+        Rows::Listed(listed) => {
+            let mut pairs = listed.pairs(progress).map_err(io::Error::other)?;
+            let mut next = || pairs.next().transpose();
+            let index = &listed.index;
+            write_pair_stream(&mut out, index, &mut next, 1, None, format, Second::Estimate)?;
+        }
         Rows::Clusters(index, clusters) => {
             write_clusters(&mut out, index, clusters, &KeepArg::Longest, format)?
         }

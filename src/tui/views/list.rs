@@ -8,11 +8,14 @@ use super::diff::DiffView;
 use super::export::{ExportView, Rows};
 use super::filter::{self, Edit, Filter};
 use super::loading;
+use super::members::MembersView;
 use super::neighbours::NeighboursView;
 use super::tuning::{self, Tuning};
 use super::view::{Cursor, Cx, Ui, View};
 use crate::tui::keys::{Action, Context, DOWN, END, ENTER, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, k};
 use crate::tui::session::{Results, Session};
+use crate::tui::rows::{self, Listed, Row};
+use crate::tui::widgets::theme::Theme;
 use crate::tui::widgets::{fmt, layout};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -79,8 +82,13 @@ pub struct ListView {
     /// The selection, as a position in `visible`.
     cursor: Cursor,
     sort: Sort,
-    /// Indices into the results' pairs, filtered and sorted.
-    visible: Vec<u32>,
+    /// The rows listed, filtered and sorted: pairs, blocks of many pairs, and buckets
+    /// too big to compare (first).
+    visible: Vec<Row>,
+    /// The document pairs the visible rows stand for.
+    visible_pairs: u64,
+    /// The documents the filter matches (none without a filter).
+    hit: Option<Arc<Vec<bool>>>,
     filter: Filter,
     tuning: Tuning,
 }
@@ -93,6 +101,8 @@ impl ListView {
             cursor: Cursor::default(),
             sort: Sort::Jaccard,
             visible: Vec::new(),
+            visible_pairs: 0,
+            hit: None,
             filter: Filter::default(),
             tuning: Tuning::new(s_pct),
         }
@@ -108,10 +118,23 @@ impl ListView {
         self.sort
     }
 
-    /// The pairs listed: indices into the results' pairs, in list order.
+    /// The rows listed, in list order.
     #[cfg(test)]
-    pub fn visible(&self) -> &[u32] {
+    pub fn visible(&self) -> &[Row] {
         &self.visible
+    }
+
+    /// Each listed row's pair (a block's first).
+    #[cfg(test)]
+    pub fn pairs_shown(&self, session: &Session) -> Vec<Pair> {
+        let r = session.results().expect("results");
+        self.visible.iter().filter_map(|&row| row_pair(r, row)).collect()
+    }
+
+    /// The document pairs the listed rows stand for.
+    #[cfg(test)]
+    pub fn visible_pairs(&self) -> u64 {
+        self.visible_pairs
     }
 
     #[cfg(test)]
@@ -133,12 +156,35 @@ impl ListView {
         selected_in(self, session.results()?)
     }
 
-    /// The pairs listed, in list order (what the export writes, what clusters join).
-    fn listed(&self, r: &Results) -> Vec<Pair> {
+    /// The pairs listed, in list order, a block by the pairs that link its documents
+    /// (what clusters join).
+    fn links(&self, r: &Results) -> Vec<Pair> {
         self.visible
             .iter()
-            .map(|&i| r.found.pairs[i as usize])
+            .flat_map(|&row| match row {
+                Row::Pair(i) => vec![r.found.pairs[i as usize]],
+                Row::Block(i) => rows::block_links(&r.index, &r.found.blocks[i as usize]),
+                Row::Bucket(_) => Vec::new(),
+            })
             .collect()
+    }
+
+    #[cfg(test)]
+    pub fn listed_for_test(&self, r: &Results) -> Listed {
+        self.listed(r)
+    }
+
+    /// What the export writes: every pair the rows stand for.
+    fn listed(&self, r: &Results) -> Listed {
+        Listed {
+            index: r.index.clone(),
+            found: r.found.clone(),
+            search: r.search.clone(),
+            rows: self.visible.clone(),
+            hit: self.hit.clone(),
+            by_jaccard: self.sort == Sort::Jaccard,
+            pairs: self.visible_pairs,
+        }
     }
 
     /// Rows of pairs on screen, beside the tuning panel and above the filter if shown.
@@ -166,17 +212,16 @@ impl ListView {
         self.refresh(session, keep, size);
     }
 
-    /// Recomputes the visible pairs (filter, sort), then selects the pair `keep` if it
+    /// Recomputes the visible rows (filter, sort), then selects the row `keep` if it
     /// is still listed.
     fn refresh(&mut self, session: &Session, keep: Option<(String, String)>, size: (u16, u16)) {
         let Some(r) = session.results() else {
             self.visible.clear();
+            self.visible_pairs = 0;
             return;
         };
-        let (index, pairs) = (&r.index, &r.found.pairs);
-        let mut visible: Vec<u32> = if self.filter.text().is_empty() {
-            (0..pairs.len() as u32).collect()
-        } else {
+        let index = &r.index;
+        self.hit = (!self.filter.text().is_empty()).then(|| {
             let matches = self.filter.matcher();
             // A document is found by what the list shows of it (id, title) and by the
             // file it was read from (a record's id names no file).
@@ -189,34 +234,78 @@ impl ListView {
                         || d.source.path().is_some_and(|p| matches(&p.to_string_lossy()))
                 })
                 .collect();
-            (0..pairs.len() as u32)
-                .filter(|&i| {
-                    let p = &pairs[i as usize];
-                    hit[p.a as usize] || hit[p.b as usize]
-                })
-                .collect()
+            Arc::new(hit)
+        });
+        let hit = self.hit.as_deref();
+        let shown = |a: u32, b: u32| hit.is_none_or(|h| h[a as usize] || h[b as usize]);
+        let any = |docs: &[u32]| hit.is_none_or(|h| docs.iter().any(|&d| h[d as usize]));
+        let (pairs, blocks) = (&r.found.pairs, &r.found.blocks);
+        // Pairs and blocks merged in the engine's order (J descending, then ids).
+        let mut listed: Vec<Row> = Vec::with_capacity(pairs.len() + blocks.len());
+        let mut next_block = blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| any(&rows::block_docs(index, b)))
+            .peekable();
+        let before = |x: &Pair, y: &Pair| {
+            let id = |d: u32| index.docs()[d as usize].id.as_str();
+            y.jaccard
+                .total_cmp(&x.jaccard)
+                .then_with(|| id(x.a).cmp(id(y.a)))
+                .then_with(|| id(x.b).cmp(id(y.b)))
+                .is_lt()
+        };
+        for (i, p) in pairs.iter().enumerate() {
+            if !shown(p.a, p.b) {
+                continue;
+            }
+            while let Some((j, _)) = next_block.next_if(|(_, b)| before(&b.first, p)) {
+                listed.push(Row::Block(j as u32));
+            }
+            listed.push(Row::Pair(i as u32));
+        }
+        listed.extend(next_block.map(|(j, _)| Row::Block(j as u32)));
+        let first = |row: &Row| match *row {
+            Row::Pair(i) => pairs[i as usize],
+            Row::Block(i) => blocks[i as usize].first,
+            Row::Bucket(_) => unreachable!("buckets are listed apart"),
         };
         use rayon::slice::ParallelSliceMut;
         use simtui_engine::natural_cmp;
         match self.sort {
             Sort::Jaccard => {} // the engine's order: J descending, then ids
-            Sort::Estimate => visible.par_sort_by(|&x, &y| {
-                pairs[y as usize]
-                    .estimate
-                    .total_cmp(&pairs[x as usize].estimate)
-            }),
-            Sort::Path => visible.par_sort_by(|&x, &y| {
-                let (p, q) = (&pairs[x as usize], &pairs[y as usize]);
+            Sort::Estimate => {
+                listed.par_sort_by(|x, y| first(y).estimate.total_cmp(&first(x).estimate))
+            }
+            Sort::Path => listed.par_sort_by(|x, y| {
+                let (p, q) = (first(x), first(y));
                 let id = |d: u32| index.docs()[d as usize].id.as_str();
                 natural_cmp(id(p.a), id(q.a)).then_with(|| natural_cmp(id(p.b), id(q.b)))
             }),
         }
-        self.visible = visible;
-        if let Some((a, b)) = keep
-            && let Some(pos) = self.visible.iter().position(|&i| {
-                let p = &pairs[i as usize];
-                index.docs()[p.a as usize].id == a && index.docs()[p.b as usize].id == b
+        // Buckets too big to compare first, in every order: what was not compared is
+        // the first thing to know.
+        let buckets = r
+            .capped
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| any(&c.cluster.members))
+            .map(|(i, _)| Row::Bucket(i as u32));
+        self.visible = buckets.chain(listed).collect();
+        self.visible_pairs = self
+            .visible
+            .iter()
+            .map(|row| match *row {
+                Row::Pair(_) => 1,
+                Row::Block(i) => {
+                    let block = &blocks[i as usize];
+                    hit.map_or(block.pairs, |h| rows::block_hits(index, block, h))
+                }
+                Row::Bucket(_) => 0,
             })
+            .sum();
+        if let Some(keep) = keep
+            && let Some(pos) = self.visible.iter().position(|row| row_ids(r, *row) == keep)
         {
             self.cursor.selected = pos;
         }
@@ -231,15 +320,34 @@ impl ListView {
         let Some(r) = cx.session.results() else {
             return;
         };
-        let (index, selected) = (r.index.clone(), selected_in(self, r));
-        let listed = || self.listed(r);
+        let (index, row) = (r.index.clone(), self.visible.get(self.cursor.selected).copied());
+        let selected = selected_in(self, r);
         match action {
-            Action::Open => {
-                if let Some(pair) = selected {
-                    let diff = DiffView::open(index, pair, cx);
-                    cx.push(diff);
+            Action::Open => match row {
+                Some(Row::Pair(_)) => {
+                    if let Some(pair) = selected {
+                        let diff = DiffView::open(index, pair, cx);
+                        cx.push(diff);
+                    }
                 }
-            }
+                // Many pairs in one row: its documents, each beside the one kept.
+                Some(Row::Block(i)) => {
+                    let block = &r.found.blocks[i as usize];
+                    let cluster = rows::block_cluster(&index, block);
+                    let name = if block.is_within() {
+                        "Identical documents"
+                    } else {
+                        "Two contents' documents"
+                    };
+                    cx.push(MembersView::named(index, cluster, name.into()));
+                }
+                Some(Row::Bucket(i)) => {
+                    let cluster = r.capped[i as usize].cluster.clone();
+                    let name = "A bucket too big to compare (J to the kept one)".into();
+                    cx.push(MembersView::named(index, cluster, name));
+                }
+                None => {}
+            },
             Action::Neighbours | Action::NeighboursOther => {
                 if let Some(p) = selected {
                     let doc = if action == Action::Neighbours {
@@ -253,12 +361,12 @@ impl ListView {
                 }
             }
             Action::Clusters => {
-                let listed = listed();
-                let view = ClustersView::open(index, listed, self.tuning.s_pct(), cx);
+                let links = self.links(r);
+                let view = ClustersView::open(index, links, self.tuning.s_pct(), cx);
                 cx.push(view);
             }
             Action::Export => {
-                let rows = Rows::Pairs(index, Arc::from(listed()));
+                let rows = Rows::Listed(Arc::new(self.listed(r)));
                 cx.push(ExportView::new(rows));
             }
             Action::SwitchMethod => {
@@ -289,18 +397,44 @@ impl ListView {
     }
 }
 
-/// The selected pair in results `r` (those on screen, or those just replaced).
+/// The selected pair in results `r` (those on screen, or those just replaced): a
+/// block's first pair; a bucket's kept document beside itself.
 fn selected_in(list: &ListView, r: &Results) -> Option<Pair> {
-    let i = *list.visible.get(list.cursor.selected)?;
-    r.found.pairs.get(i as usize).copied()
+    row_pair(r, *list.visible.get(list.cursor.selected)?)
 }
 
-/// The ids of the selected pair: they survive a new banding or index, where the
-/// positions and document numbers do not.
+/// The pair a row shows first, if it still is one of `r`'s.
+fn row_pair(r: &Results, row: Row) -> Option<Pair> {
+    match row {
+        Row::Pair(i) => r.found.pairs.get(i as usize).copied(),
+        Row::Block(i) => r.found.blocks.get(i as usize).map(|b| b.first),
+        Row::Bucket(i) => r.capped.get(i as usize).map(|c| {
+            let d = c.cluster.representative;
+            Pair {
+                a: d,
+                b: d,
+                jaccard: 0.0,
+                estimate: 0.0,
+            }
+        }),
+    }
+}
+
+/// A row's ids (its first pair's; a bucket's kept document and no second): they
+/// survive a new banding or index, where the positions and document numbers do not.
+fn row_ids(r: &Results, row: Row) -> (String, String) {
+    let docs = r.index.docs();
+    match row_pair(r, row) {
+        Some(p) if matches!(row, Row::Bucket(_)) => (docs[p.a as usize].id.clone(), String::new()),
+        Some(p) => (docs[p.a as usize].id.clone(), docs[p.b as usize].id.clone()),
+        None => Default::default(),
+    }
+}
+
+/// The ids of the selected row.
 fn selected_ids(list: &ListView, r: &Results) -> Option<(String, String)> {
-    let p = selected_in(list, r)?;
-    let docs = &r.index.docs();
-    Some((docs[p.a as usize].id.clone(), docs[p.b as usize].id.clone()))
+    let row = *list.visible.get(list.cursor.selected)?;
+    Some(row_ids(r, row))
 }
 
 impl View for ListView {
@@ -340,7 +474,12 @@ impl View for ListView {
     }
 
     fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
-        let to = self.cursor.selected as isize + step;
+        // The diff steps through pairs: rows of many pairs are passed over.
+        let is_pair = |to: isize| matches!(self.visible.get(to as usize), Some(Row::Pair(_)));
+        let mut to = self.cursor.selected as isize + step;
+        while to >= 0 && (to as usize) < self.visible.len() && !is_pair(to) {
+            to += step.signum();
+        }
         if to < 0 || to as usize >= self.visible.len() {
             cx.say(if step > 0 { "last pair" } else { "first pair" });
             return false;
@@ -350,8 +489,10 @@ impl View for ListView {
     }
 
     fn position(&self) -> String {
+        let many = self.visible.iter().any(|r| !matches!(r, Row::Pair(_)));
         format!(
-            " · pair {} of {}",
+            " · {} {} of {}",
+            if many { "row" } else { "pair" },
             fmt::count(self.cursor.selected as u64 + 1),
             fmt::count(self.visible.len() as u64)
         )
@@ -379,12 +520,20 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
     let Some(r) = session.results() else {
         return Line::default();
     };
+    // Counted in document pairs, as `simtui pairs` counts them, whatever the rows.
+    let rows = list.visible.len();
+    let many = list.visible.iter().any(|r| !matches!(r, Row::Pair(_)));
     let mut spans = vec![
         Span::styled(
             format!(
-                " Pairs {} of {}",
-                fmt::count(list.visible.len() as u64),
-                fmt::count(r.found.pairs.len() as u64)
+                " Pairs {} of {}{}",
+                fmt::count(list.visible_pairs),
+                fmt::count(r.found.total_pairs()),
+                if many {
+                    format!(" in {}", fmt::plural(rows as u64, "row", "rows"))
+                } else {
+                    String::new()
+                }
             ),
             t.title(),
         ),
@@ -423,6 +572,19 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
                 ),
             );
         }
+    }
+    // Pairs not compared come right after the counts: nothing is left out unsaid.
+    if !r.capped.is_empty() {
+        spans.insert(
+            1,
+            Span::styled(
+                format!(
+                    " · {} too big to compare (--max-bucket)",
+                    fmt::plural(r.capped.len() as u64, "bucket", "buckets"),
+                ),
+                t.warn(),
+            ),
+        );
     }
     // What is under way goes right after the counts, so a narrow title cuts the details,
     // not the warning.
@@ -522,7 +684,7 @@ impl ListView {
                     " No documents to compare: nothing readable was found ({} skipped).",
                     fmt::count(r.index.skipped().len() as u64)
                 )
-            } else if r.found.pairs.is_empty() {
+            } else if r.found.total_pairs() == 0 && r.capped.is_empty() {
                 format!(
                     " No candidate pairs with b={} r={} (threshold ≈ {:.2}). Press t to tune: more bands or fewer rows find more.",
                     r.bands,
@@ -534,48 +696,116 @@ impl ListView {
             };
             lines.push(Line::from(Span::styled(msg, t.dim())));
         }
-        let index = &r.index;
         let offset = self.cursor.offset;
         for pos in offset..(offset + rows).min(self.visible.len()) {
-            let p = &r.found.pairs[self.visible[pos] as usize];
-            let (a, b) = (&index.docs()[p.a as usize], &index.docs()[p.b as usize]);
-            let hamming = match &r.simhash {
-                Some((_, fps)) => format!(
-                    "  {:>3}",
-                    fps.distance(
-                        index.docs()[p.a as usize].group,
-                        index.docs()[p.b as usize].group
-                    )
-                ),
-                None => String::new(),
-            };
-            let numbers = format!(
-                " {:>rank$}  {:.3}  {:.3}{hamming}  ",
-                pos + 1,
-                p.jaccard,
-                p.estimate,
-                rank = c.rank
-            );
-            let (a_id, a_title) = id_and_title(&a.id, &a.title, c.id);
-            let (b_id, b_title) = id_and_title(&b.id, &b.title, c.id);
-            let a_title = fmt::pad(&a_title, c.id - fmt::width(&a_id));
-            let text = format!("{numbers}{a_id}{a_title}  {b_id}{b_title}");
-            let pad = " ".repeat(w.saturating_sub(fmt::width(&text)));
-            lines.push(if pos == self.cursor.selected {
-                // One style for the whole row: the selection shows without colour.
-                Line::from(Span::styled(fmt::pad(&text, w), t.selected()))
-            } else {
-                Line::from(vec![
-                    Span::raw(numbers),
-                    Span::raw(a_id),
-                    Span::styled(a_title, t.dim()),
-                    Span::raw("  "),
-                    Span::raw(b_id),
-                    Span::styled(b_title, t.dim()),
-                    Span::raw(pad),
-                ])
-            });
+            let mut cells = cells(r, self.visible[pos], pos, &c);
+            // The second side starts at the same column on every row.
+            cells.a.1 = fmt::pad(&cells.a.1, c.id.saturating_sub(fmt::width(&cells.a.0)));
+            lines.push(render_row(cells, pos == self.cursor.selected, w, t));
         }
         frame.render_widget(Paragraph::new(lines), area);
     }
+}
+
+/// What a row shows: the numbers, then each side's id and title (a block or bucket says
+/// what it stands for in the second).
+struct Cells {
+    numbers: String,
+    a: (String, String),
+    b: (String, String),
+}
+
+fn cells(r: &Results, row: Row, pos: usize, c: &Columns) -> Cells {
+    let index = &r.index;
+    let doc = |d: u32| &index.docs()[d as usize];
+    let numbers = |jaccard: Option<f64>, estimate: Option<f64>, hamming: String| {
+        let num = |x: Option<f64>| x.map_or_else(|| format!("{:>5}", "—"), |x| format!("{x:.3}"));
+        format!(
+            " {:>rank$}  {}  {}{hamming}  ",
+            pos + 1,
+            num(jaccard),
+            num(estimate),
+            rank = c.rank
+        )
+    };
+    let side = |d: u32| id_and_title(&doc(d).id, &doc(d).title, c.id);
+    let text = |s: String| (fmt::truncate(&s, c.id), String::new());
+    match row {
+        Row::Pair(i) => {
+            let p = &r.found.pairs[i as usize];
+            let hamming = match &r.simhash {
+                Some((_, fps)) => format!(
+                    "  {:>3}",
+                    fps.distance(doc(p.a).group, doc(p.b).group)
+                ),
+                None => String::new(),
+            };
+            Cells {
+                numbers: numbers(Some(p.jaccard), Some(p.estimate), hamming),
+                a: side(p.a),
+                b: side(p.b),
+            }
+        }
+        Row::Block(i) => {
+            let block = &r.found.blocks[i as usize];
+            let hamming = if c.hamming {
+                let d = match &r.simhash {
+                    Some((_, fps)) => fps.distance(block.ga, block.gb).to_string(),
+                    None => String::new(),
+                };
+                format!("  {d:>3}")
+            } else {
+                String::new()
+            };
+            let size = |g: u32| index.members(g).len() as u64;
+            let what = if block.is_within() {
+                format!("▸ {} identical documents", fmt::count(size(block.ga)))
+            } else {
+                format!(
+                    "▸ {} × {} documents",
+                    fmt::count(size(block.ga)),
+                    fmt::count(size(block.gb)),
+                )
+            };
+            Cells {
+                numbers: numbers(Some(block.jaccard), Some(block.estimate), hamming),
+                a: side(block.first.a),
+                b: text(what),
+            }
+        }
+        Row::Bucket(i) => {
+            let capped = &r.capped[i as usize];
+            let hamming = if c.hamming { format!("  {:>3}", "—") } else { String::new() };
+            Cells {
+                numbers: numbers(None, None, hamming),
+                a: side(capped.cluster.representative),
+                b: text(format!(
+                    "▸ {} in one bucket: not compared",
+                    fmt::count(capped.cluster.members.len() as u64),
+                )),
+            }
+        }
+    }
+}
+
+/// A row on screen: one style for the whole selected row (the selection shows without
+/// colour), titles dimmed otherwise.
+fn render_row(cells: Cells, selected: bool, w: usize, t: &Theme) -> Line<'static> {
+    let Cells { numbers, a, b } = cells;
+    let (a_id, a_title) = a;
+    let (b_id, b_title) = b;
+    let text = format!("{numbers}{a_id}{a_title}  {b_id}{b_title}");
+    if selected {
+        return Line::from(Span::styled(fmt::pad(&text, w), t.selected()));
+    }
+    let pad = " ".repeat(w.saturating_sub(fmt::width(&text)));
+    Line::from(vec![
+        Span::raw(numbers),
+        Span::raw(a_id),
+        Span::styled(a_title, t.dim()),
+        Span::raw("  "),
+        Span::raw(b_id),
+        Span::styled(b_title, t.dim()),
+        Span::raw(pad),
+    ])
 }

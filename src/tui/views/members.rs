@@ -39,8 +39,8 @@ pub static KEYS: KeyTable = KeyTable {
 pub struct MembersView {
     index: Arc<Index>,
     cluster: Cluster,
-    /// Position of the cluster in its list (for the title).
-    number: usize,
+    /// What the members are, for the title ("Cluster 3").
+    name: String,
     /// The members, the representative first, then by J to it (descending).
     order: Vec<u32>,
     /// (exact J, estimate) of each member with the representative.
@@ -51,6 +51,11 @@ pub struct MembersView {
 impl MembersView {
     /// The members of `cluster`, number `number` of its list.
     pub fn new(index: Arc<Index>, cluster: Cluster, number: usize) -> MembersView {
+        MembersView::named(index, cluster, format!("Cluster {number}"))
+    }
+
+    /// The members of `cluster`, called `name` in the title.
+    pub fn named(index: Arc<Index>, cluster: Cluster, name: String) -> MembersView {
         let rep = cluster.representative;
         let mut order: Vec<(u32, (f64, f64))> = cluster
             .members
@@ -67,7 +72,7 @@ impl MembersView {
         MembersView {
             index,
             cluster,
-            number,
+            name,
             sims: order.iter().map(|x| x.1).collect(),
             order: order.into_iter().map(|x| x.0).collect(),
             cursor: Cursor::default(),
@@ -166,8 +171,8 @@ fn render(v: &MembersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let title = Line::from(vec![
         Span::styled(
             format!(
-                " Cluster {} · {} members",
-                v.number,
+                " {} · {} members",
+                v.name,
                 fmt::count(v.order.len() as u64)
             ),
             t.title(),

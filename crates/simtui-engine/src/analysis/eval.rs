@@ -113,6 +113,13 @@ pub fn score(
             );
             (ga != gb).then(|| pack(ga, gb))
         })
+        .chain(
+            found
+                .blocks
+                .iter()
+                .filter(|b| !b.is_within())
+                .map(|b| pack(b.ga, b.gb)),
+        )
         .collect();
     cand.sort_unstable();
     cand.dedup();

@@ -81,6 +81,11 @@ impl Rebander {
         }
     }
 
+    /// Buckets of more contents than this are left out of the candidates.
+    pub fn max_bucket(&self) -> Option<usize> {
+        self.max_bucket
+    }
+
     /// The same as [`Index::find`] (`bands` × `rows`, pairs with J ≥ `threshold`), reusing
     /// what earlier calls computed.
     pub fn find(
@@ -91,11 +96,28 @@ impl Rebander {
         threshold: f64,
         progress: &dyn Progress,
     ) -> Result<Found> {
+        Ok(self
+            .find_blocked(index, bands, rows, threshold, None, progress)?
+            .0)
+    }
+
+    /// [`Rebander::find`], with pairs past `max_block` kept as blocks, as
+    /// [`Index::spell_blocked`] keeps them. Also returns the search by content the pairs
+    /// were spelled from (for streaming them all, as [`DocPairs`](crate::doc_pairs::DocPairs) does).
+    pub fn find_blocked(
+        &mut self,
+        index: &Arc<Index>,
+        bands: usize,
+        rows: usize,
+        threshold: f64,
+        max_block: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<(Found, Search)> {
         let t = Instant::now();
         let search = self.search(index, bands, rows, threshold, progress)?;
-        let mut found = index.spell_ranked(search, Some(&self.id_order))?;
+        let mut found = index.spell_ranked(search.clone(), Some(&self.id_order), max_block)?;
         found.verify_time = t.elapsed() - found.band_time;
-        Ok(found)
+        Ok((found, search))
     }
 
     /// The same as [`Index::search`] (`bands` × `rows`, pairs of contents with J ≥
