@@ -771,3 +771,39 @@ fn thousands_of_copies_are_one_row_that_lists_them() {
     let status = t.wait_exit();
     assert!(status.success(), "exit status {status:?}\n{}", t.screen());
 }
+
+/// `simtui --review OUT.removed.jsonl INPUT`: the removals paged through, x marks one
+/// wrong and the keep-list beside the list holds its id; a list that can't be read is a
+/// usage error before the terminal is touched.
+#[test]
+fn a_removal_list_is_reviewed_and_marks_reach_the_keep_list() {
+    let dir = corpus(40);
+    let c = dir.path().join("c");
+    let list = dir.path().join("out.removed.jsonl");
+    std::fs::write(
+        &list,
+        "{\"id\":\"d000/doc000007.txt\",\"kept\":\"d000/doc000003.txt\",\"jaccard\":1.0,\"cluster\":0}\n",
+    )
+    .unwrap();
+    let (c, l) = (c.display().to_string(), list.display().to_string());
+    let mut t = Pty::spawn(&["--review", &l, &c], &[]);
+    t.wait_for("1 removal");
+    t.wait_for("doc000007.txt");
+    t.send("x");
+    t.wait_for("WRONG");
+    t.wait_for("1 marked wrong");
+    let keep = dir.path().join("out.keep-list");
+    let deadline = Instant::now() + TIMEOUT;
+    while !std::fs::read_to_string(&keep).is_ok_and(|s| s.contains("d000/doc000007.txt")) {
+        assert!(Instant::now() < deadline, "the keep-list is written");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.send("q");
+    assert!(t.wait_exit().success());
+
+    let mut t = Pty::spawn(&["--review", "/no/such/list.jsonl", &c], &[]);
+    let status = t.wait_exit();
+    assert_eq!(status.exit_code(), 2, "a usage error");
+    assert!(t.screen().contains("removal list"), "{}", t.screen());
+    t.with_screen(|s| assert!(!s.alternate_screen()));
+}

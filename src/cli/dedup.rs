@@ -197,11 +197,9 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read --keep-list {}", path.display()))
         .map_err(|e| UsageError(format!("{e:#}")))?;
-    Ok(text
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
+    // Read as the explorer's review writes it.
+    Ok(crate::output::removals::keep_ids(&text)
+        .into_iter()
         .collect())
 }
 

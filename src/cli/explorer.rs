@@ -9,9 +9,11 @@ use crate::output::colorspec::COLOR_ROLES;
 use crate::output::diag::{self, Log};
 use crate::output::error::UsageError;
 use crate::output::keyspec::ACTIONS;
+use crate::output::removals;
+use crate::tui::Review;
 use crate::tui::{ExploreOptions, Settings};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Flags of the explorer only (the root command).
@@ -25,7 +27,7 @@ pub struct ExplorerArgs {
     /// Capture the mouse, even if the config file says `mouse = false`
     #[arg(long)]
     pub mouse: bool,
-    /// Write the explorer's log to FILE (appending); it never writes to the terminal
+    /// Append the explorer's log to FILE (never to the terminal)
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
     /// List a bucket of over N contents (1000) as one row, not its pairs
@@ -35,6 +37,17 @@ pub struct ExplorerArgs {
     /// Enter, its pairs not compared. `simtui pairs --max-bucket N` leaves out the same.
     #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: u64,
+    /// Review a removal list (dedup's OUT.removed.jsonl) with its corpus
+    ///
+    /// Pages through each removed document beside the one kept in its place (Enter: side by
+    /// side); x marks a removal wrong, and the ids marked are written to a keep-list
+    /// (--keep-list, else OUT.keep-list beside the list) that `simtui dedup --keep-list`
+    /// honours. Give the corpus and the flags the dedup run had, so that ids match.
+    #[arg(long, value_name = "FILE")]
+    pub review: Option<PathBuf>,
+    /// The review's keep-list (default: beside the removal list)
+    #[arg(long, value_name = "FILE", requires = "review")]
+    pub keep_list: Option<PathBuf>,
 }
 
 /// Starts the explorer on `paths` (none: the demo corpus).
@@ -62,6 +75,11 @@ pub fn run(
         });
     }
     let index = &index;
+    let review = args
+        .review
+        .as_deref()
+        .map(|p| review(p, args.keep_list.as_deref()))
+        .transpose()?;
     crate::tui::run(ExploreOptions {
         roots: paths.to_vec(),
         walk: index.walk_options(),
@@ -69,7 +87,31 @@ pub fn run(
         bands: index.bands as usize,
         rows: index.rows as usize,
         index_file: store.file(paths),
+        review,
         settings,
+    })
+}
+
+/// Reads the removal list to review and the keep-list it marks (if there is one yet):
+/// an unreadable or malformed list is a usage error before the terminal is touched.
+fn review(list: &Path, keep_list: Option<&Path>) -> Result<Review, UsageError> {
+    let removed = removals::read(list).map_err(UsageError)?;
+    let keep_list = keep_list.map_or_else(|| removals::default_keep_list(list), Path::to_path_buf);
+    let kept = match std::fs::read_to_string(&keep_list) {
+        Ok(text) => removals::keep_ids(&text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Default::default(),
+        Err(e) => {
+            return Err(UsageError(format!(
+                "cannot read the keep-list {}: {e}",
+                keep_list.display()
+            )));
+        }
+    };
+    Ok(Review {
+        list: list.to_path_buf(),
+        removed: Arc::new(removed),
+        keep_list,
+        kept,
     })
 }
 

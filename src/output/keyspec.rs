@@ -48,6 +48,7 @@ pub const ACTIONS: &[&str] = &[
     "export",
     "switch_method",
     "switch_sketch",
+    "mark_wrong",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,5 +14,6 @@ pub mod format;
 pub mod keyspec;
 pub mod pairs;
 pub mod progress;
+pub mod removals;
 pub mod width;
 pub mod wrap;

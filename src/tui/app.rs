@@ -90,6 +90,12 @@ impl App {
         }
     }
 
+    /// Opens the review of a removal list over the pairs list (Esc leaves it for them).
+    pub fn open_review(&mut self, review: crate::tui::views::review::Review) {
+        self.stack
+            .push(Box::new(crate::tui::views::review::ReviewView::new(review)));
+    }
+
     /// Takes what the explorer's settings say beyond the theme and the keys (which
     /// `tui::run` installs): mouse, log, and the tuning panel's starting similarity.
     pub fn configure(&mut self, settings: &Settings) {
@@ -448,6 +454,9 @@ impl App {
         let t = Instant::now();
         self.list
             .results_replaced(replaced.old.as_ref(), &self.session, self.size);
+        for view in &mut self.stack {
+            view.results_replaced(&self.session);
+        }
         self.log(&format!(
             "list refreshed in {:.1} ms",
             t.elapsed().as_secs_f64() * 1e3

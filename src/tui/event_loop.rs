@@ -49,6 +49,9 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
         size,
     );
     app.configure(settings);
+    if let Some(review) = &opts.review {
+        app.open_review(review.clone());
+    }
     app.set_store(store);
     app.log_start();
     app.start();

@@ -72,6 +72,8 @@ pub enum Action {
     SwitchMethod,
     /// Switch MinHash LSH's sketch: one-permutation hashing or classic MinHash.
     SwitchSketch,
+    /// The review: mark the selected removal wrong (or not).
+    MarkWrong,
     /// Mouse wheel (only delivered when mouse capture is on).
     WheelUp,
     WheelDown,
@@ -249,6 +251,7 @@ pub const NAMES: &[(&str, Action)] = &[
     ("export", Action::Export),
     ("switch_method", Action::SwitchMethod),
     ("switch_sketch", Action::SwitchSketch),
+    ("mark_wrong", Action::MarkWrong),
 ];
 
 impl Action {

@@ -31,3 +31,4 @@ mod tests;
 
 pub use event_loop::run;
 pub use options::{ExploreOptions, Settings};
+pub use views::review::Review;

@@ -10,6 +10,7 @@ mod history;
 mod load;
 mod opened;
 mod render;
+mod review;
 mod screenshots;
 mod state;
 

@@ -42,6 +42,9 @@ pub trait View: AsAny {
     /// at a time), and is gone.
     fn restart(&mut self, _cx: &mut Cx) {}
 
+    /// New results are on screen (a first load, a new banding or index).
+    fn results_replaced(&mut self, _session: &Session) {}
+
     /// The terminal's size changed (lists keep their selection on screen).
     fn resized(&mut self, _cx: &mut Cx) {}
 

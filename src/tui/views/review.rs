@@ -1,0 +1,309 @@
+//! The review: a removal list (`simtui dedup`'s `OUT.removed.jsonl`) paged through with
+//! its corpus (`simtui --review OUT.removed.jsonl INPUT...`). Each row is a removed
+//! document beside the one kept in its place; Enter shows them side by side (n/p page
+//! on), x marks the removal wrong. The ids marked are written, as they change, to a
+//! keep-list that `simtui dedup --keep-list` honours: the next run keeps them.
+
+use super::diff::DiffView;
+use super::loading;
+use super::view::{Cursor, Cx, Ui, View, list_page};
+use crate::output::removals::{self, Removed};
+use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
+use crate::tui::session::Session;
+use crate::tui::widgets::fmt;
+use crate::tui::widgets::list_table::{self, ListTable};
+use crate::tui::worker::{Kind, Reply, Task, Work};
+use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use simtui_engine::found::Pair;
+use simtui_engine::index::Index;
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The review's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Review",
+    text_entry: false,
+    defaults: &{
+        let m = list_moves!("removal");
+        [
+            m[0], m[1], m[2], m[3], m[4], m[5],
+            b(&[ENTER], "Enter", Action::Open, "diff", "the kept document and the removed one side by side", true),
+            b(&[k('x'), k(' ')], "x", Action::MarkWrong, "wrong", "mark the removal wrong, or not (written to the keep-list)", true),
+            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "pairs", "leave the review for the pairs list", true),
+        ]
+    },
+};
+
+/// The keep-list's job kind: one write at a time.
+const TASK: &str = "Keep-list";
+
+/// What the explorer was asked to review.
+#[derive(Clone, Debug)]
+pub struct Review {
+    /// The removal list's path, for the title.
+    pub list: PathBuf,
+    pub removed: Arc<Vec<Removed>>,
+    /// Where the ids marked wrong are written.
+    pub keep_list: PathBuf,
+    /// The ids the keep-list held when the review started: kept as they are, and shown
+    /// marked where the list removes them.
+    pub kept: BTreeSet<String>,
+}
+
+/// A removal's documents in the index: the kept one, the removed one.
+type KeptRemoved = (u32, u32);
+
+pub struct ReviewView {
+    review: Review,
+    /// The index the ids were found in, and each removal's (kept, removed) documents
+    /// there (None: an id the corpus does not have).
+    resolved: Option<(Arc<Index>, Vec<Option<KeptRemoved>>)>,
+    /// The keep-list's ids: those marked wrong here, and any it held before.
+    marked: BTreeSet<String>,
+    /// The keep-list's write under way (its job), and the last one's outcome.
+    writing: Option<u64>,
+    written: Option<Result<usize, String>>,
+    cursor: Cursor,
+}
+
+impl ReviewView {
+    pub fn new(review: Review) -> ReviewView {
+        ReviewView {
+            marked: review.kept.clone(),
+            review,
+            resolved: None,
+            writing: None,
+            written: None,
+            cursor: Cursor::default(),
+        }
+    }
+
+    #[cfg(test)]
+    pub fn marked(&self) -> &BTreeSet<String> {
+        &self.marked
+    }
+
+    /// Finds the removals' ids in the index on screen (once per index).
+    fn resolve(&mut self, session: &Session) {
+        let Some(r) = session.results() else {
+            return;
+        };
+        if self
+            .resolved
+            .as_ref()
+            .is_some_and(|(index, _)| Arc::ptr_eq(index, &r.index))
+        {
+            return;
+        }
+        let docs = r.index.docs();
+        let by_id: HashMap<&str, u32> = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.id.as_str(), i as u32))
+            .collect();
+        let found = self
+            .review
+            .removed
+            .iter()
+            .map(|x| Some((*by_id.get(x.kept.as_str())?, *by_id.get(x.id.as_str())?)))
+            .collect();
+        self.resolved = Some((r.index.clone(), found));
+    }
+
+    /// The selected removal's pair of documents, kept first.
+    fn pair(&self, i: usize) -> Option<(Arc<Index>, Pair)> {
+        let (index, found) = self.resolved.as_ref()?;
+        let (kept, removed) = (*found.get(i)?)?;
+        let (jaccard, estimate) = index.similarity(kept, removed);
+        let pair = Pair {
+            a: kept,
+            b: removed,
+            jaccard,
+            estimate,
+        };
+        Some((index.clone(), pair))
+    }
+
+    /// Marks the selected removal wrong, or not, and writes the keep-list.
+    fn toggle(&mut self, cx: &mut Cx) {
+        let Some(x) = self.review.removed.get(self.cursor.selected) else {
+            return;
+        };
+        if !self.marked.remove(&x.id) {
+            self.marked.insert(x.id.clone());
+        }
+        let (path, text) = (self.review.keep_list.clone(), removals::keep_text(&self.marked));
+        let count = self.marked.len();
+        self.writing = Some(cx.jobs.spawn(Work::Task(Task {
+            name: TASK,
+            run: Box::new(move |_| {
+                let written = write_atomically(&path, &text).map(|()| count);
+                let written = written.map_err(|e| format!("cannot write {}: {e}", path.display()));
+                Ok(Reply::quiet(written))
+            }),
+        })));
+    }
+}
+
+/// Writes `text` to `path` through a temporary file beside it: a crash leaves the old
+/// list or the new one, never half of one.
+fn write_atomically(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".tmp.{}", std::process::id()));
+    let tmp = PathBuf::from(name);
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+impl View for ReviewView {
+    fn keys(&self, session: &Session) -> Context {
+        if session.results().is_none() {
+            &loading::KEYS
+        } else {
+            &KEYS
+        }
+    }
+
+    fn update(&mut self, action: Action, cx: &mut Cx) {
+        self.resolve(cx.session);
+        if cx.session.results().is_none() {
+            return;
+        }
+        if action == Action::Back {
+            return cx.close();
+        }
+        let len = self.review.removed.len();
+        if self.cursor.apply(action, len, list_page(cx.size)) {
+            return;
+        }
+        match action {
+            Action::Open => match self.pair(self.cursor.selected) {
+                Some((index, pair)) => {
+                    let diff = DiffView::open(index, pair, cx);
+                    cx.push(diff);
+                }
+                None => cx.say("an id of this removal is not in the corpus given"),
+            },
+            Action::MarkWrong => self.toggle(cx),
+            _ => {}
+        }
+    }
+
+    fn results_replaced(&mut self, session: &Session) {
+        self.resolve(session);
+    }
+
+    fn waiting(&self) -> Option<(Kind, u64)> {
+        self.writing.map(|job| (Kind::Task(TASK), job))
+    }
+
+    fn done(&mut self, reply: Reply, _: &mut Cx) {
+        self.writing = None;
+        self.written = reply.take::<Result<usize, String>>();
+    }
+
+    fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
+        let (len, to) = (self.review.removed.len(), self.cursor.selected as isize + step);
+        if to < 0 || to >= len as isize {
+            cx.say(if step > 0 { "last removal" } else { "first removal" });
+            return false;
+        }
+        self.cursor.select(to, len, list_page(cx.size));
+        true
+    }
+
+    fn position(&self) -> String {
+        format!(
+            " · removal {} of {}",
+            fmt::count(self.cursor.selected as u64 + 1),
+            fmt::count(self.review.removed.len() as u64)
+        )
+    }
+
+    fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
+        if ui.session.results().is_none() {
+            return loading::render(ui, frame, body);
+        }
+        render(self, ui, frame, body);
+    }
+}
+
+fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
+    let t = &ui.theme;
+    let w = area.width as usize;
+    let removed = &v.review.removed;
+    let missing = v
+        .resolved
+        .as_ref()
+        .map_or(0, |(_, f)| f.iter().filter(|x| x.is_none()).count());
+    let mut title = vec![
+        Span::styled(
+            format!(" Review {}", fmt::shorten_middle(&v.review.list.display().to_string(), w / 3)),
+            t.title(),
+        ),
+        Span::raw(format!(
+            " · {} · {} marked wrong → {}",
+            fmt::plural(removed.len() as u64, "removal", "removals"),
+            fmt::count(v.marked.len() as u64),
+            v.review.keep_list.display()
+        )),
+    ];
+    if missing > 0 {
+        title.insert(
+            1,
+            Span::styled(format!(" · {} not in the corpus", fmt::count(missing as u64)), t.warn()),
+        );
+    }
+    if let Some(Err(e)) = &v.written {
+        title.insert(1, Span::styled(format!(" · {e}"), t.warn()));
+    }
+    let rank_w = fmt::count(removed.len().max(1) as u64).len();
+    let id_w = w.saturating_sub(1 + rank_w + 2 + 5 + 2 + 5 + 2 + 6 + 2) / 2;
+    let row = |i: usize| {
+        let x = &removed[i];
+        let found = v.resolved.as_ref().and_then(|(_, f)| f[i]);
+        let (j, est) = match (found, &v.resolved) {
+            (Some((a, b)), Some((index, _))) => {
+                let (j, est) = index.similarity(a, b);
+                (format!("{j:.3}"), format!("{est:.3}"))
+            }
+            _ => (
+                x.jaccard.map_or_else(|| format!("{:>5}", "—"), |j| format!("{j:.3}")),
+                format!("{:>5}", "—"),
+            ),
+        };
+        let mark = if v.marked.contains(&x.id) { "WRONG " } else { "      " };
+        let missing = if found.is_none() { " (not in the corpus)" } else { "" };
+        format!(
+            " {:>rank_w$}  {j}  {est}  {mark}  {}  {}{missing}",
+            i + 1,
+            fmt::pad(&fmt::shorten_middle(&x.kept, id_w), id_w),
+            fmt::shorten_middle(&x.id, id_w),
+        )
+    };
+    let view = ListTable {
+        title: Line::from(title),
+        header: format!(
+            " {:>rank_w$}  {:>5}  {:>5}  {:<6}  {}  removed",
+            "#",
+            "J",
+            "est",
+            "",
+            fmt::pad("kept", id_w)
+        ),
+        empty: " The removal list is empty.".to_string(),
+        len: removed.len(),
+        selected: v.cursor.selected,
+        offset: v.cursor.offset,
+        row: &row,
+    };
+    list_table::render(t, frame, area, &view);
+}
