@@ -529,3 +529,32 @@ fn walkdir_texts(root: &std::path::Path) -> String {
     }
     out
 }
+
+#[test]
+fn matrix_tf_keeps_real_prose_close_to_its_own_first_half() {
+    // The opening of Pride and Prejudice (the built-in English text) against its first
+    // half: tf weights put them a few bits apart, idf over two documents far apart.
+    let dir = tempfile::tempdir().unwrap();
+    let text = simtui_gen::english::text();
+    let lines: Vec<&str> = text.lines().take(120).collect();
+    std::fs::write(dir.path().join("a.txt"), lines.join("\n")).unwrap();
+    std::fs::write(dir.path().join("b.txt"), lines[..60].join("\n")).unwrap();
+    let p = dir.path().to_str().unwrap();
+    let distance = |weight: &str| -> u32 {
+        let csv = ok(&[
+            "matrix",
+            p,
+            "--measure",
+            "simhash",
+            "--weight",
+            weight,
+            "--format",
+            "csv",
+        ]);
+        let row = csv.lines().nth(1).unwrap();
+        row.split(',').nth(2).unwrap().parse().unwrap()
+    };
+    let (tf, idf) = (distance("tf"), distance("idf"));
+    assert!(tf <= 8, "tf: {tf} of 64 bits");
+    assert!(idf > 2 * tf.max(4), "idf: {idf}, tf: {tf}");
+}
