@@ -471,3 +471,90 @@ fn matrix_weighs_simhash_by_tf_unless_asked() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("weighs 0"));
     assert!(cell(&["--bits", "8"]) <= 2);
 }
+
+#[test]
+fn gen_text_english_writes_real_sentences_with_their_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("austen");
+    let o = out.to_str().unwrap();
+    ok(&[
+        "gen", o, "--docs", "120", "--text", "english", "--seed", "3",
+    ]);
+    let first = std::fs::read_to_string(out.join("d000/doc000000.txt")).unwrap();
+    let all: String = walkdir_texts(&out);
+    for w in [" the ", " of ", " and "] {
+        assert!(all.contains(w), "{w:?} in {first}");
+    }
+    // The truth lists planted pairs with their exact J, which `pairs` finds again.
+    let truth = std::fs::read_to_string(dir.path().join("austen.truth.jsonl")).unwrap();
+    let planted = jsonl(&truth);
+    assert_eq!(
+        planted.iter().filter(|p| p["edit"] != "sibling").count(),
+        24
+    );
+    let pairs = jsonl(&ok(&[
+        "pairs", o, "--format", "jsonl", "-b", "32", "-r", "4",
+    ]));
+    for p in planted
+        .iter()
+        .filter(|p| p["jaccard"].as_f64().unwrap() >= 0.8)
+    {
+        let found = pairs.iter().find(|q| q["a"] == p["a"] && q["b"] == p["b"]);
+        let found = found.unwrap_or_else(|| panic!("{p} not found"));
+        assert_eq!(found["jaccard"], p["jaccard"]);
+    }
+    // The pseudo-words stay the default, and a bad --text is a usage error.
+    let words = dir.path().join("words");
+    ok(&["gen", words.to_str().unwrap(), "--docs", "5", "--seed", "3"]);
+    let w = std::fs::read_to_string(words.join("d000/doc000000.txt")).unwrap();
+    assert_ne!(w, first);
+    assert_usage_error(&[
+        "gen",
+        dir.path().join("x").to_str().unwrap(),
+        "--text",
+        "latin",
+    ]);
+}
+
+/// Every text under a folder, concatenated.
+fn walkdir_texts(root: &std::path::Path) -> String {
+    let mut out = String::new();
+    for d in std::fs::read_dir(root).unwrap() {
+        let d = d.unwrap().path();
+        if d.is_dir() {
+            out.push_str(&walkdir_texts(&d));
+        } else {
+            out.push_str(&std::fs::read_to_string(d).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn matrix_tf_keeps_real_prose_close_to_its_own_first_half() {
+    // The opening of Pride and Prejudice (the built-in English text) against its first
+    // half: tf weights put them a few bits apart, idf over two documents far apart.
+    let dir = tempfile::tempdir().unwrap();
+    let text = simtui_gen::english::text();
+    let lines: Vec<&str> = text.lines().take(120).collect();
+    std::fs::write(dir.path().join("a.txt"), lines.join("\n")).unwrap();
+    std::fs::write(dir.path().join("b.txt"), lines[..60].join("\n")).unwrap();
+    let p = dir.path().to_str().unwrap();
+    let distance = |weight: &str| -> u32 {
+        let csv = ok(&[
+            "matrix",
+            p,
+            "--measure",
+            "simhash",
+            "--weight",
+            weight,
+            "--format",
+            "csv",
+        ]);
+        let row = csv.lines().nth(1).unwrap();
+        row.split(',').nth(2).unwrap().parse().unwrap()
+    };
+    let (tf, idf) = (distance("tf"), distance("idf"));
+    assert!(tf <= 8, "tf: {tf} of 64 bits");
+    assert!(idf > 2 * tf.max(4), "idf: {idf}, tf: {tf}");
+}

@@ -1,8 +1,9 @@
-//! `simtui gen`: writes a synthetic corpus with planted near-duplicates and its truth file.
+//! `simtui gen`: writes a synthetic corpus with planted near-duplicates and its truth file,
+//! of pseudo-words or of real English sentences.
 
 use crate::output::error::UsageError;
 use anyhow::Result;
-use simtui_gen::GenOptions;
+use simtui_gen::{GenOptions, Text};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -37,9 +38,18 @@ pub struct GenArgs {
 
     /// Vocabulary size (Zipf-distributed words)
     ///
-    /// Words are drawn from it with a Zipf distribution.
+    /// Words are drawn from it with a Zipf distribution. Unused with --text english.
     #[arg(long, default_value_t = 30000)]
     pub vocab: usize,
+
+    /// What documents are made of: words or english
+    ///
+    /// words: pronounceable pseudo-words ("Lam mal, sut, win cairgie"). english: real
+    /// sentences of Jane Austen's Pride and Prejudice, Persuasion and Northanger Abbey
+    /// (public domain, compiled into simtui), runs of consecutive sentences from random
+    /// places; the planted edits and the truth file are the same.
+    #[arg(long, value_enum, default_value_t = TextArg::Words, hide_possible_values = true)]
+    pub text: TextArg,
 
     /// How documents are written: text or jsonl
     ///
@@ -54,6 +64,14 @@ pub struct GenArgs {
     /// As JSON Lines. [default: <OUT>.truth.jsonl, next to OUT, never inside it]
     #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextArg {
+    // Pseudo-words.
+    Words,
+    // Sentences of public-domain novels.
+    English,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -89,6 +107,10 @@ pub fn run(args: &GenArgs) -> Result<()> {
         words: args.words,
         dup_fraction: args.dup_fraction,
         vocab: args.vocab,
+        text: match args.text {
+            TextArg::Words => Text::Words,
+            TextArg::English => Text::English,
+        },
     };
     if args.format == GenFormat::Jsonl {
         let (bytes, planted) = simtui_gen::write_jsonl(&opts, &args.out, &truth)?;

@@ -1,6 +1,8 @@
-//! `simtui matrix`: every pair of a handful of documents compared, as a table or CSV.
+//! `simtui matrix`: every pair of a handful of documents compared, as a table, CSV or an
+//! SVG heatmap.
 
 use super::args::{IndexArgs, PathArgs, WeightArg, bits_parser};
+use super::matrix_svg::{self, Scale};
 use crate::output::color::Paint;
 use crate::output::error::UsageError;
 use crate::output::format::printable;
@@ -11,6 +13,7 @@ use simtui_engine::index::Index;
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight};
 use simtui_engine::source::Corpus;
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 /// The most documents a matrix takes: 500² cells is already far more than anyone reads;
 /// larger corpora want `simtui pairs` or `simtui clusters`.
@@ -28,6 +31,7 @@ pub enum MatrixFormat {
     Auto,
     Table,
     Csv,
+    Svg,
 }
 
 #[derive(Args, Debug)]
@@ -53,12 +57,19 @@ pub struct MatrixArgs {
     /// matrix weighs by tf unless told otherwise.
     #[arg(long, value_enum, hide_possible_values = true)]
     pub weight: Option<WeightArg>,
-    /// Output format: auto, table or csv
+    /// Output format: auto, table, csv or svg
     ///
-    /// auto: a table on a terminal (coloured as --color says), CSV when piped. CSV: a
-    /// header row of ids, then one row per document, its id first.
+    /// auto: a table on a terminal (coloured as --color says), CSV when piped; with -o,
+    /// SVG for a name ending in .svg, else CSV. CSV: a header row of ids, then one row per
+    /// document, its id first. svg: a heatmap picture, ids (shortened) along both sides,
+    /// each cell shaded by its value and printing it, and a legend of the shades.
     #[arg(long, value_enum, default_value_t = MatrixFormat::Auto, hide_possible_values = true)]
     pub format: MatrixFormat,
+    /// Write to FILE instead of standard output
+    ///
+    /// Created or replaced once the matrix is computed; never one of the documents read.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
@@ -114,11 +125,12 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         MeasureArg::Estimate => Measure::Estimate,
         MeasureArg::Simhash => Measure::Hamming,
     };
+    if let Some(out) = &args.output {
+        refuse_an_input(&index, out)?;
+    }
     let m = compute(&index, measure, fps.as_ref());
-    let csv = match args.format {
-        MatrixFormat::Auto => !io::stdout().is_terminal(),
-        f => f == MatrixFormat::Csv,
-    };
+    let format = resolve_format(args.format, args.output.as_deref());
+    let csv = format == MatrixFormat::Csv;
     let ids: Vec<&str> = index.docs().iter().map(|d| d.id.as_str()).collect();
     let cell = |v: f64| -> String {
         if measure == Measure::Hamming {
@@ -129,14 +141,73 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
             format!("{v:.4}")
         }
     };
-    with_stdout(|out| {
-        if csv {
-            write_csv(out, &ids, &m, &cell)
-        } else {
-            // Hamming distances are not similarities: only their header is styled.
-            write_table(out, &ids, &m, &cell, measure != Measure::Hamming)
+    let scale = match measure {
+        Measure::Jaccard => Scale::Similarity {
+            name: "exact Jaccard",
+        },
+        Measure::Estimate => Scale::Similarity {
+            name: "MinHash estimate of Jaccard",
+        },
+        Measure::Hamming => Scale::Hamming {
+            bits: args.bits.unwrap_or(64),
+        },
+    };
+    let write = |out: &mut dyn Write| match format {
+        MatrixFormat::Svg => matrix_svg::write(out, &ids, &m, scale),
+        MatrixFormat::Csv => write_csv(out, &ids, &m, &cell),
+        // Hamming distances are not similarities: only their header is styled.
+        _ => write_table(out, &ids, &m, &cell, measure != Measure::Hamming),
+    };
+    match &args.output {
+        None => with_stdout(write)?,
+        Some(path) => write_file(path, write)?,
+    }
+    Ok(())
+}
+
+/// `auto` made concrete: on standard output a table on a terminal and CSV in a pipe; into
+/// a file by its name's extension, since a file is never a terminal.
+fn resolve_format(asked: MatrixFormat, output: Option<&Path>) -> MatrixFormat {
+    match (asked, output) {
+        (MatrixFormat::Auto, Some(p)) => {
+            let svg = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+            if svg {
+                MatrixFormat::Svg
+            } else {
+                MatrixFormat::Csv
+            }
         }
-    })?;
+        (MatrixFormat::Auto, None) if io::stdout().is_terminal() => MatrixFormat::Table,
+        (MatrixFormat::Auto, None) => MatrixFormat::Csv,
+        (f, _) => f,
+    }
+}
+
+/// -o must not name a document just read: simtui never writes over its input.
+fn refuse_an_input(index: &Index, out: &Path) -> Result<(), UsageError> {
+    let Ok(out) = out.canonicalize() else {
+        return Ok(()); // does not exist yet, so it was not read
+    };
+    let read = index
+        .docs()
+        .iter()
+        .filter_map(|d| d.source.path())
+        .any(|p| p.canonicalize().is_ok_and(|p| p == out));
+    if read {
+        return Err(UsageError(format!(
+            "-o {}: that file is one of the documents read; simtui never writes over its input",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the output into `path` (created or replaced), naming the file in any error.
+fn write_file(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> anyhow::Result<()> {
+    let named = |e: io::Error| anyhow::anyhow!("writing {}: {e}", path.display());
+    let file = std::fs::File::create(path).map_err(named)?;
+    let mut out = io::BufWriter::new(file);
+    f(&mut out).and_then(|()| out.flush()).map_err(named)?;
     Ok(())
 }
 

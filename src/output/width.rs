@@ -34,3 +34,42 @@ pub fn clean(s: &str) -> String {
 pub fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
+
+/// Fits `s` into `max` columns by replacing its middle with '…': both ends of a path
+/// (folder and file name) are what tell documents apart.
+pub fn shorten_middle(s: &str, max: usize) -> String {
+    let s = clean(s);
+    if width(&s) <= max {
+        return s;
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let g: Vec<&str> = s.graphemes(true).collect();
+    let budget = max - 1; // the ellipsis
+    // The end (the file name) gets a little more room than the start.
+    let tail_budget = (budget * 3).div_ceil(5);
+    let head_budget = budget - tail_budget;
+    let mut head = String::new();
+    let mut w = 0;
+    for x in &g {
+        let gw = grapheme_width(x);
+        if w + gw > head_budget {
+            break;
+        }
+        w += gw;
+        head.push_str(x);
+    }
+    let mut tail: Vec<&str> = Vec::new();
+    let mut w = 0;
+    for x in g.iter().rev() {
+        let gw = grapheme_width(x);
+        if w + gw > tail_budget {
+            break;
+        }
+        w += gw;
+        tail.push(x);
+    }
+    tail.reverse();
+    format!("{head}…{}", tail.concat())
+}

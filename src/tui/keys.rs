@@ -64,7 +64,7 @@ pub enum Action {
     NeighboursOther,
     /// The clusters of the listed pairs.
     Clusters,
-    /// The similarity heatmap of the selected cluster.
+    /// The similarity heatmap of the selected cluster, or of a document and its neighbours.
     Heatmap,
     /// Write the list on screen (pairs or clusters) to a file.
     Export,

@@ -177,7 +177,7 @@ impl Session {
         let now = Instant::now();
         let label = if roots.is_empty() {
             format!(
-                "demo corpus ({} generated documents)",
+                "demo corpus ({} documents of Austen's sentences)",
                 super::worker::DEMO_DOCS
             )
         } else {

@@ -19,7 +19,7 @@ use simtui_engine::simhash::fingerprint::SimHasher;
 use simtui_engine::simhash::fingerprints::Fingerprints;
 use simtui_engine::simhash::search;
 use simtui_engine::source::{Corpus, WalkOptions};
-use simtui_gen::{GenOptions, generate};
+use simtui_gen::{GenOptions, Text, generate};
 use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
@@ -410,8 +410,10 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             debug_panic("worker");
             let t = Instant::now();
             let corpus = if roots.is_empty() {
+                // Real English (Austen's sentences), so a first look reads as prose.
                 generate(&GenOptions {
                     docs: DEMO_DOCS,
+                    text: Text::English,
                     ..Default::default()
                 })
                 .into_corpus()

@@ -1,7 +1,8 @@
 //! Synthetic corpora with planted near-duplicates, for demos, tests and benchmarks.
 //!
-//! Documents are sentences of pronounceable pseudo-words drawn from a Zipf distribution,
-//! grouped in paragraphs. About `dup_fraction` of them are derived from an earlier
+//! Documents are sentences of pronounceable pseudo-words drawn from a Zipf distribution
+//! ([`Text::Words`]), or real sentences of public-domain English novels compiled into the
+//! crate ([`Text::English`], see [`english`]), grouped in paragraphs. About `dup_fraction` of them are derived from an earlier
 //! original by a known edit at a known rate; some originals get two or three derivatives
 //! (a family). The truth lists every pair within a family with its exact Jaccard
 //! similarity at k = 5 word shingles, as the engine computes it.
@@ -17,6 +18,20 @@ use simtui_engine::rng::Rng;
 use std::collections::{BTreeSet, HashSet};
 use std::io::Write as _;
 use std::path::{Component, Path};
+use std::sync::Arc;
+
+pub mod english;
+
+/// What documents are made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Text {
+    /// Pronounceable pseudo-words drawn from a Zipf distribution over `vocab` words.
+    #[default]
+    Words,
+    /// Sentences of Jane Austen's novels; edits draw words from the novels' own word
+    /// frequencies (`vocab` is then unused).
+    English,
+}
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -29,8 +44,10 @@ pub struct GenOptions {
     pub words: usize,
     /// Fraction of the documents that are planted near-duplicates of another one.
     pub dup_fraction: f64,
-    /// Vocabulary size.
+    /// Vocabulary size (for [`Text::Words`]).
     pub vocab: usize,
+    /// What documents are made of.
+    pub text: Text,
 }
 
 impl Default for GenOptions {
@@ -41,6 +58,7 @@ impl Default for GenOptions {
             words: 300,
             dup_fraction: 0.2,
             vocab: 30_000,
+            text: Text::Words,
         }
     }
 }
@@ -151,13 +169,19 @@ const CODAS: [&str; 16] = [
 /// Codas inside a word, lighter so that words stay pronounceable.
 const INNER_CODAS: [&str; 6] = ["", "", "", "n", "r", "l"];
 
-/// Distinct pseudo-words, most frequent first, and the cumulative Zipf distribution.
+/// Distinct words, most frequent first, and their cumulative distribution (Zipf for
+/// pseudo-words, the text's own frequencies for English).
 struct Vocab {
     words: Vec<String>,
     cdf: Vec<f64>,
     /// `guide[g]` is the first rank whose cumulative probability exceeds g / GUIDE, which
     /// narrows the binary search to a few ranks.
     guide: Vec<u32>,
+    /// The punctuation written before or after a word of English ([`Tok::pre`],
+    /// [`Tok::post`]); entry 0 is the empty string, all pseudo-words use.
+    affixes: Vec<String>,
+    /// Real sentences to draw documents from, for [`Text::English`].
+    prose: Option<english::Prose>,
 }
 
 const GUIDE: usize = 4096;
@@ -194,11 +218,21 @@ impl Vocab {
         // Zipf with exponent s = 1 + 1/16: the weight of rank r (from 1) is
         // r^-s = 1 / (r · r^(1/16)), only square roots and divisions, which IEEE 754 rounds
         // exactly (unlike powf), so the table is the same everywhere.
+        let weights = (1..=size).map(|r| {
+            let x = r as f64;
+            1.0 / (x * x.sqrt().sqrt().sqrt().sqrt())
+        });
+        Vocab::with_weights(words, weights)
+    }
+
+    /// A vocabulary whose word `r` is drawn with probability proportional to the `r`th
+    /// weight (most frequent first, so that the guide table stays short).
+    fn with_weights(words: Vec<String>, weights: impl Iterator<Item = f64>) -> Vocab {
+        let size = words.len();
         let mut cdf = Vec::with_capacity(size);
         let mut total = 0.0;
-        for r in 1..=size {
-            let x = r as f64;
-            total += 1.0 / (x * x.sqrt().sqrt().sqrt().sqrt());
+        for w in weights {
+            total += w;
             cdf.push(total);
         }
         for c in &mut cdf {
@@ -211,7 +245,13 @@ impl Vocab {
                 cdf.partition_point(|&c| c <= u).min(size - 1) as u32
             })
             .collect();
-        Vocab { words, cdf, guide }
+        Vocab {
+            words,
+            cdf,
+            guide,
+            affixes: vec![String::new()],
+            prose: None,
+        }
     }
 
     /// A word index drawn from the Zipf distribution: the first rank whose cumulative
@@ -280,9 +320,11 @@ const UPPER: u8 = 2;
 /// never joins two words for the tokenizer).
 const PUNCT: [&str; 5] = ["", ",", ";", ":", " -"];
 const COMMA: u8 = 1;
-/// Sentence ends (index 0: not the end of a sentence).
-const ENDS: [char; 4] = [' ', '.', '!', '?'];
+/// Sentence ends (index 0: not the end of a sentence; [`AS_WRITTEN`]: an English
+/// sentence's last word, whose own punctuation is in its [`Tok::post`]).
+const ENDS: [&str; 5] = [" ", ".", "!", "?", ""];
 const PERIOD: u8 = 1;
+const AS_WRITTEN: u8 = 4;
 
 /// One word of a document with its case and the punctuation that follows it.
 /// Invariants: `para` only on a sentence end; the last token ends a sentence and a paragraph.
@@ -295,6 +337,10 @@ struct Tok {
     end: u8,
     /// The last word of a paragraph.
     para: bool,
+    /// English: the punctuation written before the word (an opening quote), and after it
+    /// (a comma, a closing quote, a sentence's end): indices into [`Vocab::affixes`].
+    pre: u16,
+    post: u16,
 }
 
 impl Tok {
@@ -305,12 +351,18 @@ impl Tok {
             punct: 0,
             end: 0,
             para: false,
+            pre: 0,
+            post: 0,
         }
     }
 }
 
-/// Appends sentences of exactly `n` words to `out` (lengths 5..=22, some commas, a period).
+/// Appends sentences of exactly `n` words to `out` (lengths 5..=22, some commas, a period);
+/// for English, real sentences of at least `n` words in all.
 fn push_sentences(vocab: &Vocab, rng: &mut Rng, n: usize, out: &mut Vec<Tok>) {
+    if let Some(prose) = &vocab.prose {
+        return prose.push(rng, n, out);
+    }
     let mut left = n;
     while left > 0 {
         let mut len = (5 + rng.below(18) as usize).min(left);
@@ -370,6 +422,7 @@ fn render(vocab: &Vocab, toks: &[Tok], out: &mut String) {
             out.push_str(if toks[i - 1].para { "\n\n" } else { " " });
         }
         let w = &vocab.words[t.word as usize];
+        out.push_str(&vocab.affixes[t.pre as usize]);
         match t.case {
             UPPER => out.extend(w.chars().map(|c| c.to_ascii_uppercase())),
             CAPITAL => capitalise(w, out),
@@ -377,10 +430,11 @@ fn render(vocab: &Vocab, toks: &[Tok], out: &mut String) {
             _ => out.push_str(w),
         }
         if t.end != 0 {
-            out.push(ENDS[t.end as usize]);
+            out.push_str(ENDS[t.end as usize]);
         } else {
             out.push_str(PUNCT[t.punct as usize]);
         }
+        out.push_str(&vocab.affixes[t.post as usize]);
         start = t.end != 0;
     }
     out.push('\n');
@@ -470,7 +524,8 @@ fn delete(rng: &mut Rng, toks: &mut Vec<Tok>, m: usize) {
             out.push(t);
         } else if let Some(prev) = out.last_mut() {
             if t.end != 0 && prev.end == 0 {
-                prev.end = t.end;
+                // An English end's punctuation went with its word: a period instead.
+                prev.end = if t.end == AS_WRITTEN { PERIOD } else { t.end };
                 prev.punct = 0;
             }
             prev.para |= t.para && prev.end != 0;
@@ -584,6 +639,12 @@ fn case_punct(rng: &mut Rng, toks: &mut [Tok], m: usize) {
                 }
                 _ => LOWER,
             };
+        } else if t.post != 0 {
+            // English: the text's own punctuation goes; a sentence end gets one of ours.
+            t.post = 0;
+            if t.end != 0 {
+                t.end = 1 + rng.below(3) as u8;
+            }
         } else if t.end != 0 {
             t.end = 1 + ((t.end - 1 + 1 + rng.below(2) as u8) % 3);
         } else if t.punct != 0 && rng.chance(0.5) {
@@ -750,7 +811,7 @@ struct Maker {
     n: usize,
     seed: u64,
     words: usize,
-    vocab: Vocab,
+    vocab: Arc<Vocab>,
     slots: Vec<Slot>,
 }
 
@@ -760,7 +821,10 @@ impl Maker {
             n: opts.docs,
             seed: opts.seed,
             words: opts.words.max(1),
-            vocab: Vocab::new(opts.vocab, opts.seed),
+            vocab: match opts.text {
+                Text::Words => Arc::new(Vocab::new(opts.vocab, opts.seed)),
+                Text::English => english::vocab(),
+            },
             slots: plan(opts),
         }
     }
@@ -1191,6 +1255,7 @@ mod tests {
             words,
             dup_fraction,
             vocab: 30_000,
+            text: Text::Words,
         }
     }
 
@@ -1459,6 +1524,65 @@ mod tests {
     }
 
     #[test]
+    fn english_corpora_plant_exact_families_of_real_sentences() {
+        let o = GenOptions {
+            text: Text::English,
+            ..opts(600, 5, 300, 0.3)
+        };
+        let g = generate(&o);
+        assert_eq!(g.docs.len(), 600);
+        // Deterministic, and not the pseudo-words.
+        let again = generate(&o);
+        assert!(
+            g.docs
+                .iter()
+                .zip(&again.docs)
+                .all(|(x, y)| x.text == y.text)
+        );
+        assert_eq!(g.truth, again.truth);
+        let all: String = g.docs.iter().map(|d| d.text.as_str()).collect();
+        for word in [" the ", " and ", " of ", "Elizabeth", "Anne"] {
+            assert!(all.contains(word), "no {word:?}");
+        }
+        // The truth is exact, and every edit (and sibling pairs) is planted.
+        let text = by_id(&g);
+        assert_eq!(g.truth.iter().filter(|p| p.edit != "sibling").count(), 180);
+        for p in &g.truth {
+            let j = reference_jaccard(text[p.a.as_str()], text[p.b.as_str()]);
+            assert!((p.jaccard - j).abs() < 1e-12, "{p:?} vs {j}");
+        }
+        let edits: HashSet<&str> = g.truth.iter().map(|p| p.edit.as_str()).collect();
+        for (e, _) in EDIT_WEIGHTS {
+            assert!(edits.contains(e.name()), "no {}", e.name());
+        }
+        // Copies are the same text; a case_punct copy keeps every word.
+        for p in g.truth.iter().filter(|p| p.edit == "copy") {
+            assert_eq!(text[p.a.as_str()], text[p.b.as_str()]);
+        }
+        // Unrelated documents share a sentence now and then, never a passage.
+        let planted: HashSet<&str> = g
+            .truth
+            .iter()
+            .flat_map(|p| [p.a.as_str(), p.b.as_str()])
+            .collect();
+        let mut tok = simtui_engine::text::Tokenizer::new(&Default::default());
+        let sets: Vec<Vec<u64>> = g
+            .docs
+            .iter()
+            .filter(|d| !planted.contains(d.id.as_str()))
+            .take(150)
+            .map(|d| shingles(&mut tok, &d.text))
+            .collect();
+        let mut worst: f64 = 0.0;
+        for i in 0..sets.len() {
+            for j in i + 1..sets.len() {
+                worst = worst.max(simtui_engine::verify::jaccard(&sets[i], &sets[j]));
+            }
+        }
+        assert!(worst < 0.2, "{worst}");
+    }
+
+    #[test]
     fn every_edit_keeps_the_document_well_formed() {
         let vocab = Vocab::new(2000, 1);
         for seed in 0..40u64 {
@@ -1504,8 +1628,19 @@ mod tests {
                 words,
                 dup_fraction: dup,
                 vocab,
+                text: Text::Words,
             });
             assert_eq!(g.docs.len(), docs);
+            // English under the same edge cases.
+            let e = generate(&GenOptions {
+                docs,
+                seed: 1,
+                words,
+                dup_fraction: dup,
+                vocab,
+                text: Text::English,
+            });
+            assert_eq!(e.docs.len(), docs);
         }
     }
 

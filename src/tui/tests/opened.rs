@@ -218,6 +218,62 @@ fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
 }
 
 #[test]
+fn h_in_the_neighbours_opens_the_heatmap_of_the_document_and_its_neighbours() {
+    let (_dir, mut app) = loaded((120, 36));
+    let doc = app.list().selected_pair(app.session()).unwrap().a;
+    app.update(Action::Neighbours);
+    // Before the answer, h says why nothing opens.
+    app.update(Action::Heatmap);
+    assert_eq!(app.context(), &views::neighbours::KEYS);
+    assert!(
+        app.status().unwrap().contains("searching"),
+        "{:?}",
+        app.status()
+    );
+    pump(&mut app);
+    let neighbours: Vec<u32> = top::<NeighboursView>(&app)
+        .answer()
+        .unwrap()
+        .neighbours
+        .iter()
+        .map(|n| n.doc)
+        .collect();
+    assert!(!neighbours.is_empty());
+    // The same key as the clusters' heatmap.
+    let key = |ctx: Context| {
+        ctx.defaults
+            .iter()
+            .find(|b| b.action == Action::Heatmap)
+            .map(|b| b.label)
+    };
+    assert_eq!(key(&views::neighbours::KEYS), key(&views::clusters::KEYS));
+    app.update(Action::Heatmap);
+    assert_eq!(app.context(), &views::heatmap::KEYS);
+    pump(&mut app);
+    let v = top::<HeatmapView>(&app);
+    // The document first, then its neighbours best first (at most the heatmap's limit).
+    let want: Vec<u32> = std::iter::once(doc)
+        .chain(neighbours.iter().copied())
+        .take(views::heatmap::MAX_HEATMAP)
+        .collect();
+    assert_eq!(v.docs(), &want[..]);
+    let m = v.matrix().unwrap();
+    for (j, &other) in want.iter().enumerate() {
+        assert_eq!(m.get(0, j), v.index().similarity(doc, other).0);
+    }
+    let s = screen(&app);
+    let id = &v.index().docs()[doc as usize].id;
+    assert!(s.contains(&format!("Heatmap of {id} and its")), "{s}");
+    // Enter on (1, 0): the neighbour beside the document; Esc twice back at the neighbours.
+    app.update(Action::Open);
+    let d = app.top_as::<DiffView>().unwrap();
+    assert_eq!((d.pair().a, d.pair().b), (want[1], doc));
+    app.update(Action::Back);
+    app.update(Action::Back);
+    assert_eq!(app.context(), &views::neighbours::KEYS);
+}
+
+#[test]
 fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     let (dir, mut app) = loaded((120, 36));
     let out = dir.path().join("out.jsonl");

@@ -5,9 +5,11 @@
 //! cargo test --bin simtui write_screenshots -- --ignored
 //! ```
 
+use crate::cli::matrix_svg::{self, Scale};
 use crate::tui::app::App;
 use crate::tui::keys::Action;
 use crate::tui::views::diff::DiffView;
+use crate::tui::views::heatmap::HeatmapView;
 use crate::tui::widgets::layout;
 use crate::tui::widgets::theme::Theme;
 // Jobs run on this thread, as in the tests, so frames depend on the corpus alone.
@@ -160,4 +162,19 @@ fn write_screenshots() {
     app.update(Action::Heatmap);
     pump(&mut app);
     write("heatmap.svg", &svg(&app));
+
+    // The same documents as `simtui matrix --format svg` draws them.
+    let v = app.top_as::<HeatmapView>().unwrap();
+    let ids: Vec<&str> = v
+        .docs()
+        .iter()
+        .map(|&d| v.index().docs()[d as usize].id.as_str())
+        .collect();
+    let scale = Scale::Similarity {
+        name: "exact Jaccard",
+    };
+    write(
+        "matrix.svg",
+        &matrix_svg::render(&ids, v.matrix().unwrap(), scale),
+    );
 }

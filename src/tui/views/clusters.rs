@@ -157,7 +157,7 @@ impl View for ClustersView {
         match action {
             Action::Open => cx.push(MembersView::new(index, c.clone(), number)),
             Action::Heatmap => {
-                let heatmap = HeatmapView::open(index, &c.members, cx);
+                let heatmap = HeatmapView::open(index, &c.members, format!("{} members", c.members.len()), cx);
                 cx.push(heatmap);
             }
             Action::Export => cx.push(ExportView::new(Rows::Clusters(index, clusters.clone()))),

@@ -1,5 +1,6 @@
-//! The heatmap view: exact Jaccard between every two members of a cluster (computed by a
-//! job), one shaded cell per pair, with the value under the cursor spelled out; Enter
+//! The heatmap view: exact Jaccard between every two documents of a list (a cluster's
+//! members, or a document and its nearest neighbours; computed by a job), one shaded cell
+//! per pair, with the value under the cursor spelled out; Enter
 //! shows the pair under the cursor side by side.
 
 use super::diff::DiffView;
@@ -29,11 +30,11 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[code(KeyCode::Left), k('h')], "", Action::Left, "", "", false),
         b(&[code(KeyCode::Right), k('l')], "", Action::Right, "", "", false),
         b(&[ENTER], "Enter", Action::Open, "diff", "the pair under the cursor side by side", true),
-        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the clusters", true),
+        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to where you came from", true),
     ],
 };
 
-/// The heatmap shows at most this many members of a cluster.
+/// The heatmap shows at most this many documents of a list.
 pub const MAX_HEATMAP: usize = 64;
 
 /// The heatmap's job kind: one matrix is computed at a time.
@@ -41,8 +42,10 @@ const TASK: &str = "Heatmap";
 
 pub struct HeatmapView {
     index: Arc<Index>,
+    /// What the documents are, for the title: "12 members", "… and its 20 neighbours".
+    caption: String,
     docs: Vec<u32>,
-    /// Members left out (beyond [`MAX_HEATMAP`]).
+    /// Documents left out (beyond [`MAX_HEATMAP`]).
     left_out: usize,
     job: u64,
     matrix: Option<Matrix>,
@@ -51,11 +54,13 @@ pub struct HeatmapView {
 }
 
 impl HeatmapView {
-    /// The heatmap of a cluster's members (the first [`MAX_HEATMAP`]), computed by a job.
-    pub fn open(index: Arc<Index>, members: &[u32], cx: &mut Cx) -> HeatmapView {
+    /// The heatmap of a list of documents (the first [`MAX_HEATMAP`]), computed by a
+    /// job; `caption` says what they are (shown after "Heatmap of").
+    pub fn open(index: Arc<Index>, members: &[u32], caption: String, cx: &mut Cx) -> HeatmapView {
         let docs: Vec<u32> = members.iter().take(MAX_HEATMAP).copied().collect();
         let mut view = HeatmapView {
             index,
+            caption,
             left_out: members.len() - docs.len(),
             docs,
             job: 0,
@@ -205,7 +210,7 @@ fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let id = |i: usize| v.index.docs()[v.docs[i] as usize].id.as_str();
     let n = v.docs.len();
     let mut lines = vec![Line::from(vec![
-        Span::styled(format!(" Heatmap of {n} members"), t.title()),
+        Span::styled(format!(" Heatmap of {}", v.caption), t.title()),
         Span::raw(if v.left_out > 0 {
             format!(" (the first {n}; {} more not shown)", v.left_out)
         } else {

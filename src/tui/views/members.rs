@@ -134,7 +134,7 @@ impl View for MembersView {
                 }
             }
             Action::Heatmap => {
-                let heatmap = HeatmapView::open(index, &self.order, cx);
+                let heatmap = HeatmapView::open(index, &self.order, format!("{} members", self.order.len()), cx);
                 cx.push(heatmap);
             }
             _ => {}

@@ -1,8 +1,10 @@
 //! The neighbours view: the documents most similar to one, by exact Jaccard: LSH
 //! candidates first, filled up by a scan. Opened from the list (n/N), from a cluster's
-//! members, or from another neighbours view; Enter shows a neighbour beside the document.
+//! members, or from another neighbours view; Enter shows a neighbour beside the document,
+//! h the heatmap of the document and its neighbours.
 
 use super::diff::DiffView;
+use super::heatmap::HeatmapView;
 use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
@@ -30,6 +32,7 @@ pub static KEYS: KeyTable = KeyTable {
             m[0], m[1], m[2], m[3], m[4], m[5],
             b(&[ENTER], "Enter", Action::Open, "diff", "the document and the neighbour side by side", true),
             b(&[k('n')], "n", Action::Neighbours, "their neighbours", "the neighbours of the selected neighbour", true),
+            b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair among the document and its neighbours", true),
             b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to where you came from", true),
         ]
     },
@@ -111,6 +114,23 @@ impl NeighboursView {
         }));
     }
 
+    /// The heatmap of the document (first) and its neighbours, best first.
+    fn heatmap(&self, cx: &mut Cx) {
+        let Some(answer) = &self.answer else {
+            return cx.say("still searching for the neighbours");
+        };
+        if answer.neighbours.is_empty() {
+            return cx.say("no neighbours: nothing to compare");
+        }
+        let docs: Vec<u32> = std::iter::once(self.doc)
+            .chain(answer.neighbours.iter().map(|n| n.doc))
+            .collect();
+        let id = fmt::shorten_middle(&self.index.docs()[self.doc as usize].id, 40);
+        let caption = format!("{id} and its {} neighbours", docs.len() - 1);
+        let heatmap = HeatmapView::open(self.index.clone(), &docs, caption, cx);
+        cx.push(heatmap);
+    }
+
     fn len(&self) -> usize {
         self.answer.as_ref().map_or(0, |a| a.neighbours.len())
     }
@@ -124,6 +144,9 @@ impl View for NeighboursView {
     fn update(&mut self, action: Action, cx: &mut Cx) {
         if action == Action::Back {
             return cx.close();
+        }
+        if action == Action::Heatmap {
+            return self.heatmap(cx);
         }
         if self.cursor.apply(action, self.len(), list_page(cx.size)) {
             return;

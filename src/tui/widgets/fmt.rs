@@ -1,7 +1,7 @@
 //! Small text helpers shared by the views: numbers, sizes, durations, and fitting
 //! untrusted strings (file names) into a number of terminal columns.
 
-pub use crate::output::width::{clean, grapheme_width, width};
+pub use crate::output::width::{clean, grapheme_width, shorten_middle, width};
 use std::time::Duration;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -59,45 +59,6 @@ pub fn rate(per_sec: f64) -> String {
     } else {
         format!("{per_sec:.0}/s")
     }
-}
-
-/// Fits `s` into `max` columns by replacing its middle with '…': both ends of a path
-/// (folder and file name) are what tell documents apart.
-pub fn shorten_middle(s: &str, max: usize) -> String {
-    let s = clean(s);
-    if width(&s) <= max {
-        return s;
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let g: Vec<&str> = s.graphemes(true).collect();
-    let budget = max - 1; // the ellipsis
-    // The end (the file name) gets a little more room than the start.
-    let tail_budget = (budget * 3).div_ceil(5);
-    let head_budget = budget - tail_budget;
-    let mut head = String::new();
-    let mut w = 0;
-    for x in &g {
-        let gw = grapheme_width(x);
-        if w + gw > head_budget {
-            break;
-        }
-        w += gw;
-        head.push_str(x);
-    }
-    let mut tail: Vec<&str> = Vec::new();
-    let mut w = 0;
-    for x in g.iter().rev() {
-        let gw = grapheme_width(x);
-        if w + gw > tail_budget {
-            break;
-        }
-        w += gw;
-        tail.push(x);
-    }
-    tail.reverse();
-    format!("{head}…{}", tail.concat())
 }
 
 /// Fits `s` (already clean) into `max` columns, its end replaced by '…' if it is wider:
