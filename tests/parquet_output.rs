@@ -6,7 +6,7 @@
 mod common;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, UInt32Type, UInt64Type};
+use arrow_array::types::{Float64Type, Int64Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use common::{Corpus, jsonl, ok, simtui};
@@ -84,8 +84,8 @@ impl Read {
         self.column(name, |a, i| a.as_primitive::<Float64Type>().value(i))
     }
 
-    fn u64s(&self, name: &str) -> Vec<u64> {
-        self.column(name, |a, i| a.as_primitive::<UInt64Type>().value(i))
+    fn i64s(&self, name: &str) -> Vec<i64> {
+        self.column(name, |a, i| a.as_primitive::<Int64Type>().value(i))
     }
 
     fn u64_lists(&self, name: &str) -> Vec<Vec<u64>> {
@@ -305,8 +305,8 @@ fn assert_same_sketches(p: &Read, json: &[Value], shingles: bool) {
     assert_eq!(p.rows(), json.len());
     let ids = p.strings("id");
     let sources = p.strings("source");
-    let tokens = p.u64s("tokens");
-    let bytes = p.u64s("bytes");
+    let tokens = p.i64s("tokens");
+    let bytes = p.i64s("bytes");
     let bands = p.u64_lists("bands");
     let signature = p.u32_lists("signature");
     let shingle_sets = shingles.then(|| p.u64_lists("shingles"));
@@ -320,8 +320,8 @@ fn assert_same_sketches(p: &Read, json: &[Value], shingles: bool) {
     for (i, row) in json.iter().enumerate() {
         assert_eq!(ids[i], row["id"].as_str().unwrap());
         assert_eq!(sources[i], row["source"].as_str().unwrap());
-        assert_eq!(tokens[i], row["tokens"].as_u64().unwrap());
-        assert_eq!(bytes[i], row["bytes"].as_u64().unwrap());
+        assert_eq!(tokens[i], row["tokens"].as_i64().unwrap());
+        assert_eq!(bytes[i], row["bytes"].as_i64().unwrap());
         assert_eq!(bands[i], bits(&row["bands"]), "{}", ids[i]);
         let sig: Vec<u32> = row["signature"]
             .as_array()
@@ -370,6 +370,8 @@ fn sketch_shards_are_parquet_by_default_and_equal_json_lines() {
                 "item", t, false,
             )))
         };
+        assert_eq!(p.columns[2].1, DataType::Int64);
+        assert_eq!(p.columns[3].1, DataType::Int64);
         assert_eq!(p.columns[4].1, list(DataType::UInt64));
         assert_eq!(p.columns[5].1, list(DataType::UInt32));
         let json = jsonl(&std::fs::read_to_string(js.join("part-00000.jsonl")).unwrap());

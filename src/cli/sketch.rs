@@ -10,7 +10,9 @@ use crate::output::file::{check_outside_inputs, write_file};
 use crate::output::format::{refuse_terminal, with_stdout};
 use crate::output::parquet::{Out, Table, properties};
 use arrow_array::ArrayRef;
-use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::builder::{
+    Int64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder,
+};
 use arrow_schema::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use simtui_engine::index::{Doc, Index, Params};
@@ -53,7 +55,7 @@ pub struct SketchArgs {
     pub no_shingles: bool,
     /// Output format: parquet (default with -o) or jsonl (default with --stdin)
     ///
-    /// One row per document: id, source (utf8), tokens, bytes (uint64), bands (the b band
+    /// One row per document: id, source (utf8), tokens, bytes (int64), bands (the b band
     /// keys), signature (the N values, uint32) and shingles (the shingle hashes). parquet:
     /// band keys and shingles as list<uint64>; k, unit, seed, sketch, bands, rows,
     /// num_perm, shingles and simtui_version in each file's key-value metadata; shards of
@@ -238,8 +240,10 @@ impl Rows {
         let mut fields = vec![
             Field::new("id", DataType::Utf8, false),
             Field::new("source", DataType::Utf8, false),
-            Field::new("tokens", DataType::UInt64, false),
-            Field::new("bytes", DataType::UInt64, false),
+            // Counts as int64, not uint64: Spark reads unsigned 64-bit columns as
+            // decimal(20,0); no count comes near 2^63.
+            Field::new("tokens", DataType::Int64, false),
+            Field::new("bytes", DataType::Int64, false),
             Field::new("bands", list(DataType::UInt64), false),
             Field::new("signature", list(DataType::UInt32), false),
         ];
@@ -256,8 +260,8 @@ impl Rows {
         let list = |t: DataType| Arc::new(Field::new("item", t, false));
         let mut id = StringBuilder::new();
         let mut source = StringBuilder::new();
-        let mut tokens = UInt64Builder::with_capacity(docs.len());
-        let mut bytes = UInt64Builder::with_capacity(docs.len());
+        let mut tokens = Int64Builder::with_capacity(docs.len());
+        let mut bytes = Int64Builder::with_capacity(docs.len());
         let mut bands = ListBuilder::new(UInt64Builder::new()).with_field(list(DataType::UInt64));
         let mut signature =
             ListBuilder::new(UInt32Builder::new()).with_field(list(DataType::UInt32));
@@ -267,8 +271,8 @@ impl Rows {
             let row = self.row(index, doc);
             id.append_value(row.id);
             source.append_value(&row.source);
-            tokens.append_value(row.tokens);
-            bytes.append_value(row.bytes);
+            tokens.append_value(row.tokens as i64);
+            bytes.append_value(row.bytes as i64);
             bands.values().append_slice(&row.bands);
             bands.append(true);
             signature.values().append_slice(&row.signature);
