@@ -70,7 +70,9 @@ def parse_args(argv=None):
 
 
 def sketch_command(args, binary):
-    cmd = [binary, "--no-config", "sketch", "--stdin", "--text-field", "text", "--id-field", "id",
+    # JSON Lines named explicitly: read line by line below (--stdin's default, said anyway).
+    cmd = [binary, "--no-config", "sketch", "--stdin", "--format", "jsonl",
+           "--text-field", "text", "--id-field", "id",
            "-k", str(args.k), "--unit", args.unit, "--bands", str(args.bands),
            "--rows", str(args.rows), "--seed", str(args.seed), "--sketch", args.sketch]
     if args.no_shingles:

@@ -4,7 +4,8 @@
 
 use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, LinkageArg, write_clusters};
-use crate::output::format::{Format, with_stdout};
+use crate::output::file::{check_output_file, with_output};
+use crate::output::format::{Resolved, ResultFormat};
 use clap::Args;
 use simtui_engine::analysis::cluster::{Cluster, clusters_by};
 use simtui_engine::index::Index;
@@ -56,12 +57,20 @@ pub struct ClustersArgs {
     /// With --dupes, end each path with NUL, not newline (for xargs -0)
     #[arg(short = '0', long, requires = "dupes")]
     pub null: bool,
-    /// Output format: auto, table, jsonl or csv
+    /// Output format: auto, table, jsonl, csv or parquet
     ///
-    /// auto: a table on a terminal (coloured as --color says), JSON Lines when piped. CSV
-    /// has one row per member.
-    #[arg(long, value_enum, default_value_t = Format::Auto, hide_possible_values = true)]
-    pub format: Format,
+    /// auto: a table on a terminal (coloured as --color says), JSON Lines when piped;
+    /// with -o FILE, Parquet for a .parquet name, CSV for .csv, else JSON Lines. CSV has
+    /// one row per member, and so has parquet: id, cluster (from 1), kept (the member
+    /// --keep chose) and jaccard_to_kept (its exact J to that one); never onto a terminal.
+    #[arg(long, value_enum, default_value_t = ResultFormat::Auto, hide_possible_values = true)]
+    pub format: ResultFormat,
+    /// Write the clusters (or --dupes) to FILE instead of standard output
+    ///
+    /// Written under a temporary name beside FILE and renamed when complete: an error
+    /// leaves no half-written FILE. FILE's folder must exist; FILE is replaced if it exists.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
     /// Exit with status 1 when there is no cluster (no near-duplicates)
     #[arg(long)]
     pub fail_empty: bool,
@@ -78,6 +87,16 @@ pub struct ClustersArgs {
 pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     args.index.check()?;
+    // Where and how the clusters go is checked before any work (--dupes: paths, as text).
+    let output = args.output.as_deref();
+    let resolved = if args.dupes {
+        None
+    } else {
+        Some(args.format.resolve(output)?)
+    };
+    if let Some(file) = output {
+        check_output_file(file, &args.paths.paths)?;
+    }
     let mut index_args = args.index.clone();
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
@@ -107,12 +126,21 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
     progress.finish();
     let index = &engine.index;
     let found = clusters_by(index, &search, keep, args.cluster.linkage());
-    if args.dupes {
-        let end = if args.null { b'\0' } else { b'\n' };
-        with_stdout(|out| write_dupes(out, index, &found, end))?;
-    } else {
-        let format = args.format.resolve();
-        with_stdout(|out| write_clusters(out, index, &found, &args.keep, format))?;
+    match resolved {
+        None => {
+            let end = if args.null { b'\0' } else { b'\n' };
+            with_output(output, |out| write_dupes(out, index, &found, end))?;
+        }
+        Some(Resolved::Text(format)) => {
+            with_output(output, |out| {
+                write_clusters(out, index, &found, &args.keep, format)
+            })?;
+        }
+        Some(Resolved::Parquet) => {
+            with_output(output, |out| {
+                crate::output::parquet::write_clusters(out, index, &found)
+            })?;
+        }
     }
     if args.fail_empty && found.is_empty() {
         return Err(crate::output::error::NoResult(format!(

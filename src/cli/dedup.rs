@@ -81,7 +81,7 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
             }
         }
     }
-    check_outside_inputs(&args.output, &args.paths.paths)?;
+    crate::output::file::check_outside_inputs(&args.output, &args.paths.paths)?;
     let keep_list = read_keep_list(args.keep_list.as_deref())?;
     let mut index_args = args.index.clone();
     // A field rule reads its field with the documents.
@@ -165,29 +165,6 @@ pub fn removal_list_path(out: &Path) -> PathBuf {
     let mut name = out.file_name().unwrap_or_default().to_os_string();
     name.push(".removed.jsonl");
     out.with_file_name(name)
-}
-
-/// Never into the input: OUT must not be an input nor lie inside an input folder.
-fn check_outside_inputs(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<()> {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let out_abs = abs(out);
-    for input in inputs {
-        let input_abs = std::fs::canonicalize(input).unwrap_or_else(|_| abs(input));
-        let out_real = out_abs
-            .parent()
-            .and_then(|p| std::fs::canonicalize(p).ok())
-            .map(|p| p.join(out_abs.file_name().unwrap_or_default()))
-            .unwrap_or_else(|| out_abs.clone());
-        if out_real == input_abs || out_real.starts_with(&input_abs) && input_abs.is_dir() {
-            return Err(UsageError(format!(
-                "{} is inside the input {}: simtui never writes into its input",
-                out.display(),
-                input.display()
-            ))
-            .into());
-        }
-    }
-    Ok(())
 }
 
 fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {

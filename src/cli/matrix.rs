@@ -159,7 +159,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         _ => write_table(out, &ids, &m, &cell, measure != Measure::Hamming),
     };
     match &args.output {
-        None => with_stdout(write)?,
+        None => with_stdout(|out| write(out))?,
         Some(path) => write_file(path, write)?,
     }
     Ok(())

@@ -6,16 +6,27 @@
 
 use super::args::IndexArgs;
 use crate::output::error::UsageError;
-use crate::output::format::with_stdout;
+use crate::output::file::{check_outside_inputs, write_file};
+use crate::output::format::{refuse_terminal, with_stdout};
+use crate::output::parquet::{Out, Table, properties};
+use arrow_array::ArrayRef;
+use arrow_array::builder::{
+    Int64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder,
+};
+use arrow_schema::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use simtui_engine::index::{Doc, Index, Params};
 use simtui_engine::progress::Silent;
 use simtui_engine::source::{Corpus, Source};
+use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SketchFormat {
+    // Apache Parquet: typed columns, the parameters in each file's metadata.
+    Parquet,
     // One JSON object per line.
     Jsonl,
 }
@@ -42,13 +53,17 @@ pub struct SketchArgs {
     /// Leave the shingle hashes out (the pairs are then verified by the estimate)
     #[arg(long)]
     pub no_shingles: bool,
-    /// Output format: jsonl
+    /// Output format: parquet (default with -o) or jsonl (default with --stdin)
     ///
-    /// JSON Lines, one document a line: id, source, tokens, bytes, bands (b band keys),
-    /// signature (N values), shingles; 64-bit keys and hashes are written as signed
-    /// integers (the same bits), which is how Spark, Java and Python read 64 bits.
-    #[arg(long, value_enum, default_value_t = SketchFormat::Jsonl, hide_possible_values = true)]
-    pub format: SketchFormat,
+    /// One row per document: id, source (utf8), tokens, bytes (int64), bands (the b band
+    /// keys), signature (the N values, uint32) and shingles (the shingle hashes). parquet:
+    /// band keys and shingles as list<uint64>; k, unit, seed, sketch, bands, rows,
+    /// num_perm, shingles and simtui_version in each file's key-value metadata; shards of
+    /// 100,000 documents in row groups of 8,192; never onto a terminal. jsonl: one document
+    /// a line; 64-bit keys and hashes as signed integers (the same bits), which is how
+    /// Spark, Java and Python read 64 bits.
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+    pub format: Option<SketchFormat>,
     #[command(flatten)]
     pub index: IndexArgs,
 }
@@ -57,6 +72,9 @@ pub struct SketchArgs {
 const STDIN_BATCH: usize = 20_000;
 /// Documents per shard file of `-o DIR`.
 const SHARD_DOCS: usize = 100_000;
+/// Documents per Parquet row group: about 25 MB of shingles and signatures at 300
+/// words a document, built in memory before each group is written.
+const ROW_GROUP_DOCS: usize = 8_192;
 
 pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
     args.index.check()?;
@@ -66,29 +84,54 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
         banding,
         shingles: !args.no_shingles,
     };
+    // Standard input's default stays JSON Lines (what a pipe of text reads, and what the
+    // Spark job reads); shards are Parquet.
+    let format = args.format.unwrap_or(if args.stdin {
+        SketchFormat::Jsonl
+    } else {
+        SketchFormat::Parquet
+    });
     if args.stdin {
-        return sketch_stdin(args, &params, &rows);
+        if format == SketchFormat::Parquet {
+            refuse_terminal("Parquet")?;
+        }
+        return sketch_stdin(args, &params, &rows, format);
     }
     let out = args
         .out
         .as_deref()
         .expect("clap requires -o without --stdin");
     check_new_folder(out)?;
+    check_outside_inputs(out, &args.inputs)?;
     let corpus = Corpus::walk(&args.inputs, &args.index.walk_options())
         .map_err(|e| UsageError(e.to_string()))?;
     let index = Index::build(corpus, &params, &Silent)?;
     std::fs::create_dir_all(out)?;
     let docs = index.docs();
+    let kv = file_metadata(&params, &rows);
     for (n, shard) in docs.chunks(SHARD_DOCS).enumerate() {
-        let path = out.join(format!("part-{n:05}.jsonl"));
-        write_shard(&path, |w| {
-            for doc in shard {
-                rows.write(w, &index, doc)?;
+        match format {
+            SketchFormat::Jsonl => {
+                write_file(&out.join(format!("part-{n:05}.jsonl")), |w| {
+                    for doc in shard {
+                        rows.write_json(w, &rows.row(&index, doc))?;
+                    }
+                    Ok(())
+                })?;
             }
-            Ok(())
-        })?;
+            SketchFormat::Parquet => {
+                write_file(&out.join(format!("part-{n:05}.parquet")), |w| {
+                    let mut table = rows.table(w, &kv)?;
+                    for group in shard.chunks(ROW_GROUP_DOCS) {
+                        rows.write_group(&mut table, &index, group)?;
+                    }
+                    table.finish()
+                })?;
+            }
+        }
     }
-    write_meta(&out.join("_simtui.json"), &params, &rows, docs.len())?;
+    let meta = metadata(&params, &rows, docs.len());
+    write_file(&out.join("_simtui.json"), |w| writeln!(w, "{meta}"))?;
     Ok(())
 }
 
@@ -103,32 +146,6 @@ fn check_new_folder(out: &Path) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
-}
-
-/// Writes a shard under a temporary name, then renames it: a crash leaves no
-/// half-written shard under its final name.
-fn write_shard(
-    path: &Path,
-    f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> anyhow::Result<()> {
-    let tmp = path.with_extension("jsonl.tmp");
-    let result = (|| -> io::Result<()> {
-        let mut w = io::BufWriter::new(std::fs::File::create(&tmp)?);
-        f(&mut w)?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow::bail!("{}: {e}", path.display());
-    }
-    Ok(())
-}
-
-/// The parameters the keys were made with, beside the shards: whoever reads them can
-/// check they match (a key of another k, seed or banding means nothing).
-fn write_meta(path: &Path, params: &Params, rows: &Rows, docs: usize) -> anyhow::Result<()> {
-    write_shard(path, |w| writeln!(w, "{}", metadata(params, rows, docs)))
 }
 
 fn metadata(params: &Params, rows: &Rows, docs: usize) -> serde_json::Value {
@@ -146,48 +163,137 @@ fn metadata(params: &Params, rows: &Rows, docs: usize) -> serde_json::Value {
     })
 }
 
+/// The parameters as the Parquet files' key-value metadata: the same keys as
+/// `_simtui.json`, but the count of documents (each file's footer has its rows).
+fn file_metadata(params: &Params, rows: &Rows) -> Vec<(String, String)> {
+    let serde_json::Value::Object(all) = metadata(params, rows, 0) else {
+        unreachable!("metadata is an object")
+    };
+    all.into_iter()
+        .filter(|(k, _)| k != "documents")
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => (k, s),
+            other => (k, other.to_string()),
+        })
+        .collect()
+}
+
 /// What each row holds.
 struct Rows {
     banding: (usize, usize),
     shingles: bool,
 }
 
+/// One document's sketch, as both formats write it.
+struct Row<'a> {
+    id: &'a str,
+    source: String,
+    tokens: u64,
+    bytes: u64,
+    bands: Vec<u64>,
+    signature: Cow<'a, [u32]>,
+    shingles: Option<Cow<'a, [u64]>>,
+}
+
 impl Rows {
-    fn write(&self, w: &mut dyn Write, index: &Index, doc: &Doc) -> io::Result<()> {
+    fn row<'a>(&self, index: &'a Index, doc: &'a Doc) -> Row<'a> {
         let g = doc.group;
-        let empty = index.shingles().get(g as usize).is_empty();
+        let set = index.shingles().get(g as usize);
         // An empty document pairs with nothing: it has no band keys (simtui bands only
         // documents with shingles).
-        let bands: Vec<i64> = if empty {
+        let bands = if set.is_empty() {
             Vec::new()
         } else {
             let (b, r) = self.banding;
-            index
-                .band_keys(g, b, r)
-                .into_iter()
-                .map(|k| k as i64)
-                .collect()
+            index.band_keys(g, b, r)
         };
+        Row {
+            id: &doc.id,
+            source: source_of(doc),
+            tokens: doc.tokens,
+            bytes: doc.bytes,
+            bands,
+            signature: index.signatures().row(g as usize),
+            shingles: self.shingles.then_some(set),
+        }
+    }
+
+    fn write_json(&self, w: &mut dyn Write, row: &Row) -> io::Result<()> {
+        // Signed: the same bits, as Spark, Java and Python read 64-bit integers.
+        let signed = |v: &[u64]| v.iter().map(|&h| h as i64).collect::<Vec<i64>>();
         let mut obj = serde_json::Map::new();
-        obj.insert("id".into(), doc.id.clone().into());
-        obj.insert("source".into(), source_of(doc).into());
-        obj.insert("tokens".into(), doc.tokens.into());
-        obj.insert("bytes".into(), doc.bytes.into());
-        obj.insert("bands".into(), bands.into());
-        obj.insert(
-            "signature".into(),
-            index.signatures().row(g as usize).to_vec().into(),
-        );
-        if self.shingles {
-            let set: Vec<i64> = index
-                .shingles()
-                .get(g as usize)
-                .iter()
-                .map(|&h| h as i64)
-                .collect();
-            obj.insert("shingles".into(), set.into());
+        obj.insert("id".into(), row.id.into());
+        obj.insert("source".into(), row.source.clone().into());
+        obj.insert("tokens".into(), row.tokens.into());
+        obj.insert("bytes".into(), row.bytes.into());
+        obj.insert("bands".into(), signed(&row.bands).into());
+        obj.insert("signature".into(), row.signature.to_vec().into());
+        if let Some(set) = &row.shingles {
+            obj.insert("shingles".into(), signed(set).into());
         }
         writeln!(w, "{}", serde_json::Value::Object(obj))
+    }
+
+    /// A Parquet file of sketches, its parameters in the key-value metadata.
+    fn table<'a>(&self, out: Out<'a>, kv: &[(String, String)]) -> io::Result<Table<'a>> {
+        let list = |t: DataType| DataType::List(Arc::new(Field::new("item", t, false)));
+        let mut fields = vec![
+            Field::new("id", DataType::Utf8, false),
+            Field::new("source", DataType::Utf8, false),
+            // Counts as int64, not uint64: Spark reads unsigned 64-bit columns as
+            // decimal(20,0); no count comes near 2^63.
+            Field::new("tokens", DataType::Int64, false),
+            Field::new("bytes", DataType::Int64, false),
+            Field::new("bands", list(DataType::UInt64), false),
+            Field::new("signature", list(DataType::UInt32), false),
+        ];
+        if self.shingles {
+            fields.push(Field::new("shingles", list(DataType::UInt64), false));
+        }
+        // Hashes do not repeat: a dictionary would be built only to be dropped.
+        let props = properties(kv).set_dictionary_enabled(false);
+        Table::new(out, Schema::new(fields), props)
+    }
+
+    /// Writes the documents as one row group.
+    fn write_group(&self, table: &mut Table, index: &Index, docs: &[Doc]) -> io::Result<()> {
+        let list = |t: DataType| Arc::new(Field::new("item", t, false));
+        let mut id = StringBuilder::new();
+        let mut source = StringBuilder::new();
+        let mut tokens = Int64Builder::with_capacity(docs.len());
+        let mut bytes = Int64Builder::with_capacity(docs.len());
+        let mut bands = ListBuilder::new(UInt64Builder::new()).with_field(list(DataType::UInt64));
+        let mut signature =
+            ListBuilder::new(UInt32Builder::new()).with_field(list(DataType::UInt32));
+        let mut shingles =
+            ListBuilder::new(UInt64Builder::new()).with_field(list(DataType::UInt64));
+        for doc in docs {
+            let row = self.row(index, doc);
+            id.append_value(row.id);
+            source.append_value(&row.source);
+            tokens.append_value(row.tokens as i64);
+            bytes.append_value(row.bytes as i64);
+            bands.values().append_slice(&row.bands);
+            bands.append(true);
+            signature.values().append_slice(&row.signature);
+            signature.append(true);
+            if let Some(set) = &row.shingles {
+                shingles.values().append_slice(set);
+                shingles.append(true);
+            }
+        }
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(id.finish()),
+            Arc::new(source.finish()),
+            Arc::new(tokens.finish()),
+            Arc::new(bytes.finish()),
+            Arc::new(bands.finish()),
+            Arc::new(signature.finish()),
+        ];
+        if self.shingles {
+            columns.push(Arc::new(shingles.finish()));
+        }
+        table.write_group(columns)
     }
 }
 
@@ -203,14 +309,25 @@ fn source_of(doc: &Doc) -> String {
 }
 
 /// `--stdin`: JSON Lines records in, a batch at a time; a line that is not a record
-/// with a text is said on stderr and skipped (its line number given).
-fn sketch_stdin(args: &SketchArgs, params: &Params, rows: &Rows) -> anyhow::Result<()> {
+/// with a text is said on stderr and skipped (its line number given). Parquet out is one
+/// file on standard output, a row group (or more) per batch, the footer at the end.
+fn sketch_stdin(
+    args: &SketchArgs,
+    params: &Params,
+    rows: &Rows,
+    format: SketchFormat,
+) -> anyhow::Result<()> {
     let input = &args.index;
     let text_field = input.text_field.clone();
     let id_field = input.id_field.clone();
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines().enumerate();
+    let kv = file_metadata(params, rows);
     with_stdout(|out| {
+        let mut sink = match format {
+            SketchFormat::Parquet => Sink::Parquet(Box::new(rows.table(out, &kv)?)),
+            SketchFormat::Jsonl => Sink::Json(out),
+        };
         loop {
             let mut batch = Vec::with_capacity(STDIN_BATCH);
             for (i, line) in lines.by_ref() {
@@ -232,16 +349,35 @@ fn sketch_stdin(args: &SketchArgs, params: &Params, rows: &Rows) -> anyhow::Resu
                 }
             }
             if batch.is_empty() {
-                return Ok(());
+                break;
             }
             let index = Index::build(Corpus::from_texts(batch), params, &Silent)
                 .map_err(|e| io::Error::other(e.to_string()))?;
-            for doc in index.docs() {
-                rows.write(out, &index, doc)?;
+            match &mut sink {
+                Sink::Parquet(table) => {
+                    for group in index.docs().chunks(ROW_GROUP_DOCS) {
+                        rows.write_group(table, &index, group)?;
+                    }
+                }
+                Sink::Json(out) => {
+                    for doc in index.docs() {
+                        rows.write_json(*out, &rows.row(&index, doc))?;
+                    }
+                }
             }
+        }
+        match sink {
+            Sink::Parquet(table) => table.finish(),
+            Sink::Json(_) => Ok(()),
         }
     })?;
     Ok(())
+}
+
+/// Where `--stdin`'s sketches go: JSON lines, or one Parquet file.
+enum Sink<'a> {
+    Json(Out<'a>),
+    Parquet(Box<Table<'a>>),
 }
 
 /// A record's id (when it has the id field) and text.

@@ -1,8 +1,10 @@
 //! How results are written: a table on a terminal, JSON Lines when piped, or CSV; and
 //! stdout for the commands, where a closed pipe is no error.
 
+use super::error::UsageError;
 use clap::ValueEnum;
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 
 // No doc comments on the variants: clap would print them as a long "Possible values"
 // block in --help; the flags' help says what the values mean.
@@ -29,6 +31,73 @@ impl Format {
     }
 }
 
+/// `--format` of the commands whose results can also be written as Parquet (`pairs`,
+/// `clusters`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ResultFormat {
+    // A table on a terminal, JSON Lines otherwise (by extension for -o FILE).
+    Auto,
+    // An aligned, human-readable table (coloured as --color says).
+    Table,
+    // One JSON object per line.
+    Jsonl,
+    // Comma-separated values with a header row.
+    Csv,
+    // Apache Parquet: typed columns, written in row groups.
+    Parquet,
+}
+
+/// A result format once `auto` is decided: text, or Parquet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    Text(Format),
+    Parquet,
+}
+
+impl ResultFormat {
+    /// Decides the format for standard output or for `-o FILE`. `auto` into a file goes
+    /// by its name: `.parquet` Parquet, `.csv` CSV, anything else JSON Lines. Refused: a
+    /// table into a file (colour and padding are for a terminal) and Parquet onto a
+    /// terminal (binary).
+    pub fn resolve(self, file: Option<&Path>) -> Result<Resolved, UsageError> {
+        let ext = file
+            .and_then(|f| f.extension())
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let resolved = match (self, file) {
+            (ResultFormat::Parquet, _) => Resolved::Parquet,
+            (ResultFormat::Auto, Some(_)) => match ext.as_deref() {
+                Some("parquet") => Resolved::Parquet,
+                Some("csv") => Resolved::Text(Format::Csv),
+                _ => Resolved::Text(Format::Jsonl),
+            },
+            (ResultFormat::Auto, None) => Resolved::Text(Format::Auto.resolve()),
+            (ResultFormat::Table, _) => Resolved::Text(Format::Table),
+            (ResultFormat::Jsonl, _) => Resolved::Text(Format::Jsonl),
+            (ResultFormat::Csv, _) => Resolved::Text(Format::Csv),
+        };
+        if resolved == Resolved::Text(Format::Table) && file.is_some() {
+            return Err(UsageError(
+                "--format table is for a terminal; -o FILE takes jsonl, csv or parquet".into(),
+            ));
+        }
+        if resolved == Resolved::Parquet && file.is_none() {
+            refuse_terminal("Parquet")?;
+        }
+        Ok(resolved)
+    }
+}
+
+/// Binary output is never written onto a terminal: it would garble it, and nobody can
+/// read it there.
+pub fn refuse_terminal(what: &str) -> Result<(), UsageError> {
+    if io::stdout().is_terminal() {
+        return Err(UsageError(format!(
+            "{what} is binary and standard output is a terminal: write it with -o FILE, or into a pipe or a redirect (> FILE)"
+        )));
+    }
+    Ok(())
+}
+
 /// A CSV field, quoted when it must be.
 pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
@@ -42,11 +111,15 @@ pub fn csv_field(s: &str) -> String {
 /// (with `T`'s default as the result). Any other write error (a full disk) is an error
 /// that names standard output, and so is a standard output that was closed before the
 /// start (`>&-`), which the standard library would otherwise write into silently.
-pub fn with_stdout<T: Default>(f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
+///
+/// The writer is `Send` (stdout itself, not its lock; the buffer makes locking rare), as
+/// the Parquet writer wants.
+pub fn with_stdout<T: Default>(
+    f: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<T>,
+) -> io::Result<T> {
     let named = |e: io::Error| io::Error::new(e.kind(), format!("writing standard output: {e}"));
     check_stdout_open().map_err(named)?;
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
     match f(&mut out).and_then(|t| out.flush().map(|()| t)) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(T::default()),
         r => r.map_err(named),

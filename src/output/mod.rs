@@ -10,9 +10,13 @@ pub mod diag;
 // The side-by-side diff as data, shared by the explorer's diff view and `simtui diff`.
 pub mod diff_model;
 pub mod error;
+// `-o FILE`: written under a temporary name, renamed when complete.
+pub mod file;
 pub mod format;
 pub mod keyspec;
 pub mod pairs;
+// Pairs and clusters as Parquet (`--format parquet`).
+pub mod parquet;
 pub mod progress;
 pub mod removals;
 pub mod width;

@@ -16,14 +16,14 @@ pub enum Second<'a> {
 }
 
 impl Second<'_> {
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Second::Estimate => "estimate",
             Second::Hamming(_) => "hamming",
         }
     }
 
-    fn hamming(engine: &Engine, p: &Pair) -> u32 {
+    pub(super) fn hamming(engine: &Engine, p: &Pair) -> u32 {
         engine.hamming(p.a, p.b).expect("a SimHash engine")
     }
 
