@@ -28,31 +28,54 @@ pub enum Row {
     Bucket(u32),
 }
 
-/// A bucket of more than `--max-bucket` contents, in one or more bands: its pairs were
-/// not compared. Its documents make a cluster the members view can list.
+/// Buckets of more than `--max-bucket` contents that share contents, in one or more
+/// bands: their pairs were not compared. Many near copies of a page fall in a bucket of
+/// nearly the same contents in every band; they are one row, not one per band. Its
+/// documents make a cluster the members view can list.
 #[derive(Clone, Debug)]
 pub struct Capped {
     /// Its documents, with their mean similarity and the least to the one kept.
     pub cluster: Cluster,
 }
 
-/// The capped buckets of a banding, one per distinct set of contents (many near copies
-/// of a page fall in the same bucket of every band).
+/// The capped buckets of a banding, those that share contents joined (union-find over
+/// their contents).
 pub fn capped(index: &Index, found: &Found) -> Vec<Capped> {
-    let mut buckets: Vec<&[u32]> = found
+    let buckets: Vec<&[u32]> = found
         .huge
         .iter()
         .filter(|b| b.capped)
         .map(|b| b.groups.as_slice())
         .collect();
-    buckets.sort_unstable();
-    buckets.dedup();
-    buckets
-        .into_iter()
-        .map(|groups| {
-            let docs: Vec<u32> = groups
+    let mut contents: Vec<u32> = buckets.iter().flat_map(|b| b.iter().copied()).collect();
+    contents.sort_unstable();
+    contents.dedup();
+    let slot = |g: u32| contents.binary_search(&g).expect("a bucket's content") as u32;
+    let mut parent: Vec<u32> = (0..contents.len() as u32).collect();
+    fn root(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            parent[x as usize] = parent[parent[x as usize] as usize];
+            x = parent[x as usize];
+        }
+        x
+    }
+    for bucket in &buckets {
+        let first = root(&mut parent, slot(bucket[0]));
+        for &g in &bucket[1..] {
+            let r = root(&mut parent, slot(g));
+            parent[r as usize] = first;
+        }
+    }
+    let mut by_root: Vec<(u32, u32)> = (0..contents.len() as u32)
+        .map(|i| (root(&mut parent, i), contents[i as usize]))
+        .collect();
+    by_root.sort_unstable();
+    by_root
+        .chunk_by(|x, y| x.0 == y.0)
+        .map(|joined| {
+            let docs: Vec<u32> = joined
                 .iter()
-                .flat_map(|&g| index.members(g).iter().copied())
+                .flat_map(|&(_, g)| index.members(g).iter().copied())
                 .collect();
             Capped {
                 cluster: cluster_of(index, &docs),

@@ -579,8 +579,8 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
             1,
             Span::styled(
                 format!(
-                    " · {} too big to compare (--max-bucket)",
-                    fmt::plural(r.capped.len() as u64, "bucket", "buckets"),
+                    " · {} of buckets too big to compare (--max-bucket)",
+                    fmt::plural(r.capped.len() as u64, "group", "groups"),
                 ),
                 t.warn(),
             ),
@@ -780,7 +780,7 @@ fn cells(r: &Results, row: Row, pos: usize, c: &Columns) -> Cells {
                 numbers: numbers(None, None, hamming),
                 a: side(capped.cluster.representative),
                 b: text(format!(
-                    "▸ {} in one bucket: not compared",
+                    "▸ {} in huge buckets, not compared",
                     fmt::count(capped.cluster.members.len() as u64),
                 )),
             }
