@@ -2,7 +2,7 @@
 //! config file and the global flags, resolved into the settings `tui::run` takes. The one
 //! command that imports `tui`.
 
-use super::args::IndexArgs;
+use super::args::{IndexArgs, MEMORY_HEADING, MemoryArgs, parse_size};
 use super::index_cmd::StoreArgs;
 use super::startup::Startup;
 use crate::output::colorspec::COLOR_ROLES;
@@ -48,6 +48,31 @@ pub struct ExplorerArgs {
     /// The review's keep-list (default: beside the removal list)
     #[arg(long, value_name = "FILE", requires = "review")]
     pub keep_list: Option<PathBuf>,
+    /// Memory to use, e.g. 2G; past it, the index spills to temporary files
+    ///
+    /// The shingle sets and signatures keep within it, as in `simtui pairs --memory`; what
+    /// does not fit goes to temporary files, with the same pairs. A number of bytes, or
+    /// with K, M, G or T (powers of 1024). [default: a quarter of the machine's memory]
+    #[arg(help_heading = MEMORY_HEADING, long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
+    /// Folder for temporary files [default: the system's]
+    ///
+    /// Work past --memory goes there (files the system removes when simtui ends,
+    /// however it ends), never into the corpus.
+    #[arg(help_heading = MEMORY_HEADING, long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
+}
+
+impl ExplorerArgs {
+    /// `--memory` and `--tmp-dir` as the commands take them (the explorer draws no
+    /// progress bars on stderr).
+    fn memory(&self) -> MemoryArgs {
+        MemoryArgs {
+            memory: self.memory,
+            tmp_dir: self.tmp_dir.clone(),
+            quiet: true,
+        }
+    }
 }
 
 /// Starts the explorer on `paths` (none: the demo corpus).
@@ -59,6 +84,8 @@ pub fn run(
     startup: &Startup,
 ) -> anyhow::Result<()> {
     index.check()?;
+    let memory = args.memory();
+    memory.check()?;
     let mut settings = settings(args, startup)?;
     // The starting s (the config's threshold) picks or checks the banding, as -t does.
     let mut index = index.clone();
@@ -88,6 +115,7 @@ pub fn run(
         rows: index.rows as usize,
         index_file: store.file(paths),
         review,
+        budget: memory.budget(),
         settings,
     })
 }

@@ -90,6 +90,11 @@ impl App {
         }
     }
 
+    /// The memory indexes keep within (`--memory`): set before `start`.
+    pub fn set_budget(&mut self, budget: simtui_engine::ooc::Budget) {
+        self.session.set_budget(budget);
+    }
+
     /// Opens the review of a removal list over the pairs list (Esc leaves it for them).
     pub fn open_review(&mut self, review: crate::tui::views::review::Review) {
         self.stack

@@ -49,6 +49,7 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
         size,
     );
     app.configure(settings);
+    app.set_budget(opts.budget.clone());
     if let Some(review) = &opts.review {
         app.open_review(review.clone());
     }

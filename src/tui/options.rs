@@ -21,6 +21,8 @@ pub struct ExploreOptions {
     pub rows: usize,
     /// A saved index to open (and update) instead of reading every file.
     pub index_file: Option<PathBuf>,
+    /// The memory the index keeps within (`--memory`, `--tmp-dir`).
+    pub budget: simtui_engine::ooc::Budget,
     /// A removal list to review (`--review`), read before the terminal is touched.
     pub review: Option<crate::tui::views::review::Review>,
     /// Colour, mouse, log, colours, keys and the starting similarity, resolved from the

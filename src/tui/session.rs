@@ -16,6 +16,7 @@ use simtui_engine::found::{Found, Search};
 use simtui_engine::index::{Index, Params};
 use simtui_engine::minhash::reband::Rebander;
 use simtui_engine::minhash::sketch::SketchKind;
+use simtui_engine::ooc::Budget;
 use simtui_engine::progress::{Counted, Stage};
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::simhash::fingerprints::Fingerprints;
@@ -141,6 +142,8 @@ pub struct Session {
     banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
     /// Bands and verified pairs remembered between band jobs (b and r keys).
     rebander: Arc<Mutex<Rebander>>,
+    /// The memory indexes keep within.
+    budget: Budget,
     /// SimHash wanted instead of LSH (`m` switches).
     simhash: Option<SimHashSetting>,
     /// Fingerprints of the index of a generation, for SimHash.
@@ -212,6 +215,7 @@ impl Session {
             generation: 0,
             results: None,
             banding: None,
+            budget: Budget::unlimited(),
             rebander: Arc::new(Mutex::new(Rebander::with_max_bucket(Some(
                 rows::MAX_BUCKET,
             )))),
@@ -376,6 +380,12 @@ impl Session {
         self.log = log;
     }
 
+    /// The memory indexes keep within (`--memory`): past it they spill to temporary
+    /// files, with the same results. Set before the first load.
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = budget;
+    }
+
     /// Buckets of more than `max` contents are listed as rows, their pairs not compared
     /// (none: every bucket's pairs are). Set before the first banding.
     pub fn set_max_bucket(&mut self, max: Option<usize>) {
@@ -408,6 +418,7 @@ impl Session {
             walk: self.walk.clone(),
             params: self.params.clone(),
             store: self.store.clone(),
+            budget: self.budget.clone(),
         });
     }
 
@@ -543,6 +554,7 @@ impl Session {
         jobs.spawn(Work::Reindex {
             corpus,
             params: self.params.clone(),
+            budget: self.budget.clone(),
         });
         true
     }

@@ -14,6 +14,7 @@ use simtui_engine::error::Error;
 use simtui_engine::found::{Found, Search};
 use simtui_engine::index::{Index, Params};
 use simtui_engine::minhash::reband::Rebander;
+use simtui_engine::ooc::Budget;
 use simtui_engine::progress::{Cancelled, Counted, Progress, Stage};
 use simtui_engine::simhash::fingerprint::SimHasher;
 use simtui_engine::simhash::fingerprints::Fingerprints;
@@ -126,10 +127,13 @@ pub enum Work {
         walk: WalkOptions,
         params: Params,
         store: Option<StoreJob>,
+        /// The memory the index keeps within (`--memory`).
+        budget: Budget,
     },
     Reindex {
         corpus: Arc<Corpus>,
         params: Params,
+        budget: Budget,
     },
     /// Signatures of another width, sketch or seed for an index (shingles shared).
     Extend {
@@ -375,6 +379,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             walk,
             params,
             store: Some(store),
+            budget,
         } if !roots.is_empty() => {
             debug_panic("worker");
             let t = Instant::now();
@@ -396,7 +401,8 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             }
             Output::Indexed {
                 notice: id_field_notice(&opened.index, id_field.as_deref())?,
-                index: opened.index,
+                // A saved index is in memory whole; its searches keep to the budget.
+                index: opened.index.with_budget(budget),
                 corpus: Some(Arc::new(opened.corpus)),
                 took: t.elapsed(),
             }
@@ -405,6 +411,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             roots,
             walk,
             params,
+            budget,
             ..
         } => {
             debug_panic("worker");
@@ -424,7 +431,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             // The walk is over: reading starts now.
             progress.update(Stage::Read, 0, corpus.entries.len() as u64);
             let corpus = Arc::new(corpus);
-            let index = Index::build((*corpus).clone(), &params, progress)?;
+            let index = Index::build_within((*corpus).clone(), &params, &budget, progress)?;
             Output::Indexed {
                 notice: id_field_notice(&index, walk.input.id_field.as_deref())?,
                 index,
@@ -432,9 +439,13 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 took: t.elapsed(),
             }
         }
-        Work::Reindex { corpus, params } => {
+        Work::Reindex {
+            corpus,
+            params,
+            budget,
+        } => {
             let t = Instant::now();
-            let index = Index::build((*corpus).clone(), &params, progress)?;
+            let index = Index::build_within((*corpus).clone(), &params, &budget, progress)?;
             Output::Indexed {
                 index,
                 corpus: None,

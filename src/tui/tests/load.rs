@@ -85,6 +85,7 @@ fn the_first_load_opens_and_creates_a_saved_index() {
         walk: Default::default(),
         params: Default::default(),
         store: Some(worker::StoreJob { file: file.clone() }),
+        budget: simtui_engine::ooc::Budget::unlimited(),
     };
     let docs = |out: Result<worker::Output, JobError>| match out {
         Ok(worker::Output::Indexed { index, corpus, .. }) => {
@@ -169,6 +170,7 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
             walk: Default::default(),
             params: Default::default(),
             store: job,
+            budget: simtui_engine::ooc::Budget::unlimited(),
         },
         &Silent,
     );
@@ -230,4 +232,36 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
         assert_eq!(index.signatures().data(), &before[..]);
         assert_eq!(index.num_perm(), 128);
     }
+}
+
+/// `--memory`: an explorer whose index spills everything to temporary files lists the
+/// same pairs, with the same numbers, as one that holds it in memory.
+#[test]
+fn a_tiny_memory_budget_lists_the_same_pairs() {
+    let dir = corpus_dir();
+    let listed = |budget: simtui_engine::ooc::Budget| {
+        let mut app = new_app(dir.path(), (100, 30));
+        app.set_budget(budget);
+        app.start();
+        pump(&mut app);
+        let r = app.session().results().expect("results");
+        let spilled = r.index.budget().spilled.total() > 0;
+        let docs = r.index.docs();
+        let pairs: Vec<(String, String, u64, u64)> = r
+            .found
+            .pairs
+            .iter()
+            .map(|p| {
+                let id = |d: u32| docs[d as usize].id.clone();
+                (id(p.a), id(p.b), p.jaccard.to_bits(), p.estimate.to_bits())
+            })
+            .collect();
+        (pairs, spilled)
+    };
+    let (in_memory, limited) = listed(simtui_engine::ooc::Budget::unlimited());
+    assert!(!limited);
+    let (bounded, limited) = listed(simtui_engine::ooc::Budget::new(1, None));
+    assert!(limited, "the index spilled to temporary files");
+    assert!(!in_memory.is_empty());
+    assert_eq!(bounded, in_memory);
 }
