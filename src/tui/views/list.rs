@@ -289,7 +289,7 @@ impl ListView {
             .capped
             .iter()
             .enumerate()
-            .filter(|(_, c)| any(&c.cluster.members))
+            .filter(|(_, c)| any(&c.docs))
             .map(|(i, _)| Row::Bucket(i as u32));
         self.visible = buckets.chain(listed).collect();
         self.visible_pairs = self
@@ -342,7 +342,7 @@ impl ListView {
                     cx.push(MembersView::named(index, cluster, name.into()));
                 }
                 Some(Row::Bucket(i)) => {
-                    let cluster = r.capped[i as usize].cluster.clone();
+                    let cluster = r.capped[i as usize].cluster(&index);
                     let name = "A bucket too big to compare (J to the kept one)".into();
                     cx.push(MembersView::named(index, cluster, name));
                 }
@@ -409,7 +409,7 @@ fn row_pair(r: &Results, row: Row) -> Option<Pair> {
         Row::Pair(i) => r.found.pairs.get(i as usize).copied(),
         Row::Block(i) => r.found.blocks.get(i as usize).map(|b| b.first),
         Row::Bucket(i) => r.capped.get(i as usize).map(|c| {
-            let d = c.cluster.representative;
+            let d = c.kept;
             Pair {
                 a: d,
                 b: d,
@@ -778,10 +778,10 @@ fn cells(r: &Results, row: Row, pos: usize, c: &Columns) -> Cells {
             let hamming = if c.hamming { format!("  {:>3}", "—") } else { String::new() };
             Cells {
                 numbers: numbers(None, None, hamming),
-                a: side(capped.cluster.representative),
+                a: side(capped.kept),
                 b: text(format!(
                     "▸ {} in huge buckets, not compared",
-                    fmt::count(capped.cluster.members.len() as u64),
+                    fmt::count(capped.docs.len() as u64),
                 )),
             }
         }
