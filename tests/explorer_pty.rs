@@ -807,3 +807,60 @@ fn a_removal_list_is_reviewed_and_marks_reach_the_keep_list() {
     assert!(t.screen().contains("removal list"), "{}", t.screen());
     t.with_screen(|s| assert!(!s.alternate_screen()));
 }
+
+/// `simtui --pairs DIR INPUT`: pairs computed elsewhere (a folder of part files, as the
+/// Spark job writes: `simtui pairs --format parquet`'s file and a JSON Lines part naming
+/// documents the corpus lacks) listed with their J, the diff opened on one; a file that
+/// can't be read is a usage error before the terminal is touched.
+#[test]
+fn a_pairs_file_computed_elsewhere_is_listed_and_diffed() {
+    let dir = corpus(40);
+    let c = path(dir.path());
+    let parts = dir.path().join("pairs");
+    std::fs::create_dir(&parts).unwrap();
+    std::fs::write(parts.join("_SUCCESS"), "").unwrap();
+    let parquet = parts.join("part-00000.parquet");
+    let out = std::process::Command::new(BIN)
+        .args(["--no-config", "pairs", &c, "-t", "0.5", "-o"])
+        .arg(&parquet)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let jsonl = std::process::Command::new(BIN)
+        .args(["--no-config", "pairs", &c, "-t", "0.5", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    let first = String::from_utf8(jsonl.stdout).unwrap();
+    let n = first.lines().count();
+    assert!(n > 0, "the corpus has near-duplicates");
+    let a = first.split('"').nth(3).unwrap().to_string(); // {"a":"…"
+    std::fs::write(
+        parts.join("part-00001.jsonl"),
+        "{\"a\":\"elsewhere/x.txt\",\"b\":\"elsewhere/y.txt\",\"jaccard\":0.9,\"estimate\":0.9}\n",
+    )
+    .unwrap();
+    let p = parts.display().to_string();
+    let mut t = Pty::spawn(&["--no-config", "--pairs", &p, &c], &[]);
+    t.wait_for(&format!("{} pairs", n + 1));
+    t.wait_for("1 not in the corpus");
+    t.wait_for(&a);
+    t.send(ENTER);
+    t.wait_for("exact J");
+    t.send(ESC);
+    t.send("G");
+    t.wait_for("(not in the corpus)");
+    t.send("q");
+    assert!(t.wait_exit().success());
+
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"a\":\"x\"}\n").unwrap();
+    let mut t = Pty::spawn(&["--pairs", &bad.display().to_string(), &c], &[]);
+    let status = t.wait_exit();
+    assert_eq!(status.exit_code(), 2, "a usage error");
+    assert!(t.screen().contains("line 1"), "{}", t.screen());
+    t.with_screen(|s| assert!(!s.alternate_screen()));
+}

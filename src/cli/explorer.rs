@@ -10,8 +10,8 @@ use crate::output::diag::{self, Log};
 use crate::output::error::UsageError;
 use crate::output::keyspec::ACTIONS;
 use crate::output::removals;
-use crate::tui::Review;
 use crate::tui::{ExploreOptions, Settings};
+use crate::tui::{PairsFile, Review};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -45,6 +45,14 @@ pub struct ExplorerArgs {
     /// honours. Give the corpus and the flags the dedup run had, so that ids match.
     #[arg(long, value_name = "FILE")]
     pub review: Option<PathBuf>,
+    /// Open pairs computed elsewhere (Parquet or JSON Lines, or a folder of them)
+    ///
+    /// A pairs file as `simtui pairs --format parquet|jsonl` writes it (a, b, jaccard,
+    /// estimate), or the Spark job's DIR/pairs folder, listed with the J it stores; the
+    /// documents are read from the corpus given (Enter: the diff). Give the flags the
+    /// pairs were computed with, so that ids match; an id the corpus lacks is said so.
+    #[arg(long, value_name = "FILE", conflicts_with = "review")]
+    pub pairs: Option<PathBuf>,
     /// The review's keep-list (default: beside the removal list)
     #[arg(long, value_name = "FILE", requires = "review")]
     pub keep_list: Option<PathBuf>,
@@ -107,6 +115,14 @@ pub fn run(
         .as_deref()
         .map(|p| review(p, args.keep_list.as_deref()))
         .transpose()?;
+    // A bad pairs file is a usage error before the terminal is touched.
+    let pairs_file = match &args.pairs {
+        Some(path) => Some(PairsFile {
+            path: path.clone(),
+            pairs: Arc::new(crate::output::pairs_file::read(path).map_err(UsageError)?),
+        }),
+        None => None,
+    };
     crate::tui::run(ExploreOptions {
         roots: paths.to_vec(),
         walk: index.walk_options(),
@@ -116,6 +132,7 @@ pub fn run(
         index_file: store.file(paths),
         review,
         budget: memory.budget(),
+        pairs_file,
         settings,
     })
 }

@@ -15,6 +15,9 @@ pub mod file;
 pub mod format;
 pub mod keyspec;
 pub mod pairs;
+// Pairs computed elsewhere (a Parquet or JSON Lines file, or a Spark job's folder), read
+// back for the explorer's `--pairs`.
+pub mod pairs_file;
 // Pairs and clusters as Parquet (`--format parquet`).
 pub mod parquet;
 pub mod progress;

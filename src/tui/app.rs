@@ -101,6 +101,14 @@ impl App {
             .push(Box::new(crate::tui::views::review::ReviewView::new(review)));
     }
 
+    /// Opens a pairs file computed elsewhere over the pairs list (Esc leaves it for them).
+    pub fn open_pairs_file(&mut self, file: crate::tui::views::pairs_file::PairsFile) {
+        self.stack
+            .push(Box::new(crate::tui::views::pairs_file::PairsFileView::new(
+                file,
+            )));
+    }
+
     /// Takes what the explorer's settings say beyond the theme and the keys (which
     /// `tui::run` installs): mouse, log, and the tuning panel's starting similarity.
     pub fn configure(&mut self, settings: &Settings) {

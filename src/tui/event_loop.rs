@@ -53,6 +53,9 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     if let Some(review) = &opts.review {
         app.open_review(review.clone());
     }
+    if let Some(file) = &opts.pairs_file {
+        app.open_pairs_file(file.clone());
+    }
     app.set_store(store);
     app.log_start();
     app.start();

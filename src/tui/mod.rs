@@ -31,4 +31,5 @@ mod tests;
 
 pub use event_loop::run;
 pub use options::{ExploreOptions, Settings};
+pub use views::pairs_file::PairsFile;
 pub use views::review::Review;

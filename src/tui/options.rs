@@ -25,6 +25,8 @@ pub struct ExploreOptions {
     pub budget: simtui_engine::ooc::Budget,
     /// A removal list to review (`--review`), read before the terminal is touched.
     pub review: Option<crate::tui::views::review::Review>,
+    /// Pairs computed elsewhere to list (`--pairs`), read before the terminal is touched.
+    pub pairs_file: Option<crate::tui::views::pairs_file::PairsFile>,
     /// Colour, mouse, log, colours, keys and the starting similarity, resolved from the
     /// flags and the config file.
     pub settings: Settings,

@@ -9,6 +9,7 @@ mod fuzz;
 mod history;
 mod load;
 mod opened;
+mod pairs_file;
 mod render;
 mod review;
 mod screenshots;

@@ -22,8 +22,8 @@ macro_rules! views {
 }
 
 views!(
-    clusters, diff, export, filter, heatmap, help, list, loading, members, neighbours, review,
-    tuning,
+    clusters, diff, export, filter, heatmap, help, list, loading, members, neighbours, pairs_file,
+    review, tuning,
 );
 
 /// What a view is, and what it may ask of the App.

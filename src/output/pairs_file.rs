@@ -1,0 +1,244 @@
+//! Pairs computed elsewhere, read back for the explorer (`simtui --pairs FILE INPUT...`):
+//! what `simtui pairs --format parquet|jsonl` writes (`a`, `b`, `jaccard`, `estimate`),
+//! or a folder of such files, as the Spark job's `DIR/pairs` is (Spark writes a folder of
+//! `part-*.parquet` files beside `_SUCCESS` and checksums). Each file's format is told by
+//! its first bytes (Parquet's magic `PAR1`), not its name, so part files without an
+//! extension are read too.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// One pair as the file gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredPair {
+    pub a: String,
+    pub b: String,
+    /// The exact Jaccard similarity the file holds.
+    pub jaccard: f64,
+    /// The sketch's estimate, when the file has one (`--method simhash` writes `hamming`
+    /// instead).
+    pub estimate: Option<f64>,
+}
+
+/// Reads a pairs file, or every data file of a folder of them (sorted by name; names
+/// starting with `.` or `_`, and `.crc` checksums, skipped), in the order written. An
+/// error names the file and, for JSON Lines, the line.
+pub fn read(path: &Path) -> Result<Vec<StoredPair>, String> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read the pairs file {}: {e}", path.display()))?;
+    let files = if meta.is_dir() {
+        let files = part_files(path)?;
+        if files.is_empty() {
+            return Err(format!(
+                "the pairs folder {} holds no data file",
+                path.display()
+            ));
+        }
+        files
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut out = Vec::new();
+    for file in &files {
+        read_one(file, &mut out).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    Ok(out)
+}
+
+/// A folder's data files, sorted by name.
+fn part_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read the pairs folder {}: {e}", dir.display()))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let skipped = name.starts_with('.') || name.starts_with('_') || name.ends_with(".crc");
+        if !skipped && entry.path().is_file() {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn read_one(file: &Path, out: &mut Vec<StoredPair>) -> Result<(), String> {
+    let mut magic = [0u8; 4];
+    let mut f = std::fs::File::open(file).map_err(|e| e.to_string())?;
+    let n = f.read(&mut magic).map_err(|e| e.to_string())?;
+    if n == 4 && &magic == b"PAR1" {
+        read_parquet(std::fs::File::open(file).map_err(|e| e.to_string())?, out)
+    } else {
+        let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+        parse_jsonl(&text, out)
+    }
+}
+
+/// JSON Lines: every non-empty line an object with `a`, `b` (strings or numbers) and a
+/// numeric `jaccard`; `estimate` is optional.
+pub fn parse_jsonl(text: &str, out: &mut Vec<StoredPair>) -> Result<(), String> {
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |why: &str| format!("line {}: {why}", n + 1);
+        let v: Value = serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
+        let id = |name: &str| match v.get(name) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        let a = id("a").ok_or_else(|| bad("no \"a\" (string or number)"))?;
+        let b = id("b").ok_or_else(|| bad("no \"b\" (string or number)"))?;
+        let jaccard = v
+            .get("jaccard")
+            .and_then(Value::as_f64)
+            .ok_or_else(|| bad("no numeric \"jaccard\""))?;
+        let estimate = v.get("estimate").and_then(Value::as_f64);
+        out.push(StoredPair {
+            a,
+            b,
+            jaccard,
+            estimate,
+        });
+    }
+    Ok(())
+}
+
+/// Parquet: columns `a`, `b` (strings or integers), `jaccard` (a float), and `estimate`
+/// if present; a null in a required column is an error.
+fn read_parquet(file: std::fs::File, out: &mut Vec<StoredPair>) -> Result<(), String> {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| format!("not a readable Parquet file: {e}"))?;
+    for batch in reader {
+        let batch = batch.map_err(|e| format!("cannot read a row group: {e}"))?;
+        read_batch(&batch, out)?;
+    }
+    Ok(())
+}
+
+fn read_batch(batch: &RecordBatch, out: &mut Vec<StoredPair>) -> Result<(), String> {
+    let column = |name: &str| -> Result<&ArrayRef, String> {
+        batch
+            .column_by_name(name)
+            .ok_or_else(|| format!("no column `{name}` (a pairs file has a, b, jaccard, estimate)"))
+    };
+    let (a, b, j) = (column("a")?, column("b")?, column("jaccard")?);
+    let estimate = batch.column_by_name("estimate");
+    for row in 0..batch.num_rows() {
+        let jaccard =
+            float(j, row).ok_or_else(|| format!("`jaccard` null or not a number at row {row}"))?;
+        out.push(StoredPair {
+            a: id(a, row).ok_or_else(|| format!("`a` null or not an id at row {row}"))?,
+            b: id(b, row).ok_or_else(|| format!("`b` null or not an id at row {row}"))?,
+            jaccard,
+            estimate: estimate.and_then(|e| float(e, row)),
+        });
+    }
+    Ok(())
+}
+
+/// A string or integer cell as an id; None for a null or another type.
+fn id(col: &ArrayRef, row: usize) -> Option<String> {
+    if col.is_null(row) {
+        return None;
+    }
+    Some(match col.data_type() {
+        DataType::Utf8 => col.as_string::<i32>().value(row).to_string(),
+        DataType::LargeUtf8 => col.as_string::<i64>().value(row).to_string(),
+        DataType::Utf8View => col.as_string_view().value(row).to_string(),
+        DataType::Int32 => col.as_primitive::<Int32Type>().value(row).to_string(),
+        DataType::Int64 => col.as_primitive::<Int64Type>().value(row).to_string(),
+        DataType::UInt32 => col.as_primitive::<UInt32Type>().value(row).to_string(),
+        DataType::UInt64 => col.as_primitive::<UInt64Type>().value(row).to_string(),
+        _ => return None,
+    })
+}
+
+/// A float cell; None for a null or another type.
+fn float(col: &ArrayRef, row: usize) -> Option<f64> {
+    if col.is_null(row) {
+        return None;
+    }
+    match col.data_type() {
+        DataType::Float64 => Some(col.as_primitive::<Float64Type>().value(row)),
+        DataType::Float32 => Some(f64::from(col.as_primitive::<Float32Type>().value(row))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lines_as_pairs_writes_them() {
+        let mut out = Vec::new();
+        let text = "{\"a\":\"x.txt\",\"b\":\"y.txt\",\"estimate\":0.5,\"jaccard\":0.75}\n\n{\"a\":1,\"b\":2,\"jaccard\":1}\n";
+        parse_jsonl(text, &mut out).unwrap();
+        assert_eq!(
+            out,
+            vec![
+                StoredPair {
+                    a: "x.txt".into(),
+                    b: "y.txt".into(),
+                    jaccard: 0.75,
+                    estimate: Some(0.5)
+                },
+                StoredPair {
+                    a: "1".into(),
+                    b: "2".into(),
+                    jaccard: 1.0,
+                    estimate: None
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_line_is_named() {
+        let mut out = Vec::new();
+        let e = parse_jsonl(
+            "{\"a\":\"x\",\"b\":\"y\",\"jaccard\":0.5}\n{\"a\":\"x\"}\n",
+            &mut out,
+        )
+        .unwrap_err();
+        assert!(e.starts_with("line 2: no \"b\""), "{e}");
+        let e = parse_jsonl("not json\n", &mut out).unwrap_err();
+        assert!(e.starts_with("line 1:"), "{e}");
+    }
+
+    #[test]
+    fn a_folder_of_parts_is_read_in_name_order_and_an_empty_one_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("_SUCCESS"), "").unwrap();
+        std::fs::write(dir.path().join(".part-0.crc"), "junk").unwrap();
+        std::fs::write(
+            dir.path().join("part-1"),
+            "{\"a\":\"c\",\"b\":\"d\",\"jaccard\":0.5}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("part-0"),
+            "{\"a\":\"a\",\"b\":\"b\",\"jaccard\":0.9}\n",
+        )
+        .unwrap();
+        let pairs = read(dir.path()).unwrap();
+        let ids: Vec<&str> = pairs.iter().map(|p| p.a.as_str()).collect();
+        assert_eq!(ids, ["a", "c"]);
+        let empty = tempfile::tempdir().unwrap();
+        assert!(read(empty.path()).unwrap_err().contains("no data file"));
+        assert!(
+            read(Path::new("/no/such/pairs"))
+                .unwrap_err()
+                .contains("cannot read")
+        );
+    }
+}

@@ -1,0 +1,258 @@
+//! Pairs computed elsewhere (`simtui --pairs FILE INPUT...`): a pairs file that `simtui
+//! pairs --format parquet|jsonl` or the Spark job (`DIR/pairs`) wrote, listed with the J
+//! it stores, over the corpus the documents are read from. Ids are found in each index
+//! the session loads; Enter opens the diff (n/p page on). A pair whose ids the corpus
+//! lacks stays listed, said so, and opens nothing.
+
+use super::diff::DiffView;
+use super::loading;
+use super::view::{Cursor, Cx, Ui, View, list_page};
+use crate::output::pairs_file::StoredPair;
+use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, list_moves};
+use crate::tui::session::Session;
+use crate::tui::widgets::fmt;
+use crate::tui::widgets::list_table::{self, ListTable};
+use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use simtui_engine::found::Pair;
+use simtui_engine::index::Index;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The pairs file's keys.
+#[rustfmt::skip]
+pub static KEYS: KeyTable = KeyTable {
+    name: "Pairs file",
+    text_entry: false,
+    defaults: &{
+        let m = list_moves!("pair");
+        [
+            m[0], m[1], m[2], m[3], m[4], m[5],
+            b(&[ENTER], "Enter", Action::Open, "diff", "the pair side by side (n/p in the diff: next / previous pair of the file)", true),
+            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "local", "leave the file's pairs for the pairs found here", true),
+        ]
+    },
+};
+
+/// The pairs file the explorer was asked to open, read before the terminal was touched.
+#[derive(Clone, Debug)]
+pub struct PairsFile {
+    /// The file's (or folder's) path, for the title.
+    pub path: PathBuf,
+    pub pairs: Arc<Vec<StoredPair>>,
+}
+
+/// Each pair's documents in an index (None: an id the corpus does not have).
+type Found = Vec<Option<(u32, u32)>>;
+
+pub struct PairsFileView {
+    file: PairsFile,
+    /// The index the ids were found in, and each pair's documents there (None: an id the
+    /// corpus does not have).
+    resolved: Option<(Arc<Index>, Found)>,
+    cursor: Cursor,
+}
+
+impl PairsFileView {
+    pub fn new(file: PairsFile) -> PairsFileView {
+        PairsFileView {
+            file,
+            resolved: None,
+            cursor: Cursor::default(),
+        }
+    }
+
+    /// Finds the pairs' ids in the index on screen (once per index).
+    fn resolve(&mut self, session: &Session) {
+        let Some(r) = session.results() else {
+            return;
+        };
+        if self
+            .resolved
+            .as_ref()
+            .is_some_and(|(index, _)| Arc::ptr_eq(index, &r.index))
+        {
+            return;
+        }
+        let by_id: HashMap<&str, u32> = r
+            .index
+            .docs()
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.id.as_str(), i as u32))
+            .collect();
+        let found = self
+            .file
+            .pairs
+            .iter()
+            .map(|p| Some((*by_id.get(p.a.as_str())?, *by_id.get(p.b.as_str())?)))
+            .collect();
+        self.resolved = Some((r.index.clone(), found));
+    }
+
+    /// The documents of pair `i` in the index, if the corpus has both.
+    fn docs(&self, i: usize) -> Option<(&Arc<Index>, u32, u32)> {
+        let (index, found) = self.resolved.as_ref()?;
+        let (a, b) = (*found.get(i)?)?;
+        Some((index, a, b))
+    }
+
+    /// Pair `i` for the diff: the J (and estimate) the file stores; the index's estimate
+    /// where the file has none.
+    fn pair(&self, i: usize) -> Option<(Arc<Index>, Pair)> {
+        let (index, a, b) = self.docs(i)?;
+        let stored = &self.file.pairs[i];
+        let estimate = stored
+            .estimate
+            .unwrap_or_else(|| index.similarity(a, b).1);
+        let pair = Pair {
+            a,
+            b,
+            jaccard: stored.jaccard,
+            estimate,
+        };
+        Some((index.clone(), pair))
+    }
+
+    /// How many pairs name an id the corpus lacks (0 until the index is there).
+    fn missing(&self) -> usize {
+        self.resolved
+            .as_ref()
+            .map_or(0, |(_, f)| f.iter().filter(|x| x.is_none()).count())
+    }
+
+    #[cfg(test)]
+    pub fn selected(&self) -> usize {
+        self.cursor.selected
+    }
+}
+
+impl View for PairsFileView {
+    fn keys(&self, session: &Session) -> Context {
+        if session.results().is_none() {
+            &loading::KEYS
+        } else {
+            &KEYS
+        }
+    }
+
+    fn update(&mut self, action: Action, cx: &mut Cx) {
+        self.resolve(cx.session);
+        if cx.session.results().is_none() {
+            return;
+        }
+        if action == Action::Back {
+            return cx.close();
+        }
+        let len = self.file.pairs.len();
+        if self.cursor.apply(action, len, list_page(cx.size)) {
+            return;
+        }
+        if action == Action::Open {
+            match self.pair(self.cursor.selected) {
+                Some((index, pair)) => {
+                    let diff = DiffView::open(index, pair, cx);
+                    cx.push(diff);
+                }
+                None if len == 0 => {}
+                None => cx.say("an id of this pair is not in the corpus given"),
+            }
+        }
+    }
+
+    fn results_replaced(&mut self, session: &Session) {
+        self.resolve(session);
+    }
+
+    fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
+        let (len, to) = (self.file.pairs.len(), self.cursor.selected as isize + step);
+        if to < 0 || to >= len as isize {
+            cx.say(if step > 0 { "last pair" } else { "first pair" });
+            return false;
+        }
+        self.cursor.select(to, len, list_page(cx.size));
+        true
+    }
+
+    fn position(&self) -> String {
+        format!(
+            " · pair {} of {} in the file",
+            fmt::count(self.cursor.selected as u64 + 1),
+            fmt::count(self.file.pairs.len() as u64)
+        )
+    }
+
+    fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
+        if ui.session.results().is_none() {
+            return loading::render(ui, frame, body);
+        }
+        render(self, ui, frame, body);
+    }
+}
+
+fn render(v: &PairsFileView, ui: &Ui, frame: &mut Frame, area: Rect) {
+    let t = &ui.theme;
+    let w = area.width as usize;
+    let pairs = &v.file.pairs;
+    let mut title = vec![
+        Span::styled(
+            format!(
+                " Pairs {}",
+                fmt::shorten_middle(&v.file.path.display().to_string(), w / 3)
+            ),
+            t.title(),
+        ),
+        Span::raw(format!(
+            " · {} · J as stored, here: J of the corpus given",
+            fmt::plural(pairs.len() as u64, "pair", "pairs"),
+        )),
+    ];
+    let missing = v.missing();
+    if missing > 0 {
+        title.insert(
+            1,
+            Span::styled(
+                format!(" · {} not in the corpus", fmt::count(missing as u64)),
+                t.warn(),
+            ),
+        );
+    }
+    let rank_w = fmt::count(pairs.len().max(1) as u64).len();
+    let id_w = w.saturating_sub(1 + rank_w + 3 * (2 + 5) + 2) / 2;
+    let dash = format!("{:>5}", "—");
+    let row = |i: usize| {
+        let p = &pairs[i];
+        let est = p.estimate.map_or_else(|| dash.clone(), |e| format!("{e:.3}"));
+        let (here, missing) = match v.docs(i) {
+            Some((index, a, b)) => (format!("{:.3}", index.similarity(a, b).0), ""),
+            None => (dash.clone(), " (not in the corpus)"),
+        };
+        format!(
+            " {:>rank_w$}  {:.3}  {est}  {here}  {}  {}{missing}",
+            i + 1,
+            p.jaccard,
+            fmt::pad(&fmt::shorten_middle(&p.a, id_w), id_w),
+            fmt::shorten_middle(&p.b, id_w),
+        )
+    };
+    let view = ListTable {
+        title: Line::from(title),
+        header: format!(
+            " {:>rank_w$}  {:>5}  {:>5}  {:>5}  {}  b",
+            "#",
+            "J",
+            "est",
+            "here",
+            fmt::pad("a", id_w)
+        ),
+        empty: " The pairs file holds no pair.".to_string(),
+        len: pairs.len(),
+        selected: v.cursor.selected,
+        offset: v.cursor.offset,
+        row: &row,
+    };
+    list_table::render(t, frame, area, &view);
+}
