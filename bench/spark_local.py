@@ -59,7 +59,8 @@ def main():
     t = time.perf_counter()
     with open(os.path.join(data, "part-000.jsonl"), "rb") as f:
         part = f.read()
-    one = subprocess.run([args.exe, "--no-config", "sketch", "--stdin", "--id-field", "id"],
+    one = subprocess.run([args.exe, "--no-config", "sketch", "--stdin", "--format", "jsonl",
+                          "--id-field", "id"],
                          input=part, capture_output=True, check=True)
     one_wall = time.perf_counter() - t
     one_docs = len(one.stdout.splitlines())

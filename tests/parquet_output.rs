@@ -441,11 +441,15 @@ fn sketch_stdin_writes_parquet_when_asked_and_json_lines_by_default() {
         );
         out.stdout
     };
+    // Parquet by default, as the contract says; JSON Lines when asked (the Spark
+    // job asks).
     let default = run(&[]);
-    let json = jsonl(std::str::from_utf8(&default).unwrap());
-    assert_eq!(run(&["--format", "jsonl"]), default);
+    assert!(default.starts_with(b"PAR1"), "Parquet by default");
+    assert_eq!(run(&["--format", "parquet"]), default);
+    let out = run(&["--format", "jsonl"]);
+    let json = jsonl(std::str::from_utf8(&out).unwrap());
     let file = dir.path().join("stdin.parquet");
-    std::fs::write(&file, run(&["--format", "parquet"])).unwrap();
+    std::fs::write(&file, &default).unwrap();
     let p = read(&file);
     assert_eq!(json.len(), 120);
     assert_same_sketches(&p, &json, true);

@@ -53,7 +53,7 @@ pub struct SketchArgs {
     /// Leave the shingle hashes out (the pairs are then verified by the estimate)
     #[arg(long)]
     pub no_shingles: bool,
-    /// Output format: parquet (default with -o) or jsonl (default with --stdin)
+    /// Output format: parquet (default) or jsonl
     ///
     /// One row per document: id, source (utf8), tokens, bytes (int64), bands (the b band
     /// keys), signature (the N values, uint32) and shingles (the shingle hashes). parquet:
@@ -84,13 +84,9 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
         banding,
         shingles: !args.no_shingles,
     };
-    // Standard input's default stays JSON Lines (what a pipe of text reads, and what the
-    // Spark job reads); shards are Parquet.
-    let format = args.format.unwrap_or(if args.stdin {
-        SketchFormat::Jsonl
-    } else {
-        SketchFormat::Parquet
-    });
+    // Parquet by default, on standard output too (never onto a terminal); the Spark job
+    // asks for JSON Lines, which its JSON reader takes line by line.
+    let format = args.format.unwrap_or(SketchFormat::Parquet);
     if args.stdin {
         if format == SketchFormat::Parquet {
             refuse_terminal("Parquet")?;
