@@ -74,7 +74,8 @@ const EXAMPLES: &[(&str, &str)] = &[
         "sketch",
         r"  simtui sketch data/ -o sketches/            each document's band keys, signature and shingles
   simtui sketch data/ -o sk/ -b 32 -r 4 --no-shingles   for another banding, without shingles
-  cat part.jsonl | simtui sketch --stdin --id-field id  a partition through a pipe (Spark)",
+  simtui sketch --stdin --id-field id < part.jsonl > part.parquet   a partition through a pipe
+  ... | simtui sketch --stdin --format jsonl          JSON Lines out, as the Spark job reads",
     ),
     (
         "diff",
