@@ -205,31 +205,41 @@ def clusters_components(pairs, sketches, spark):
 
 
 def clusters_star(pairs, sketches, spark):
-    """The star rule: the longest document not yet taken keeps every untaken document
-    within T of it; repeated until every document in a pair is taken."""
+    """The star rule, as `simtui clusters --cluster star` applies it one document at a
+    time: in keep order, a document not yet taken keeps every untaken document within T
+    of it. The kept documents are the greedy independent set of the pair graph in keep
+    order, found here in rounds (a document none of whose untaken neighbours ranks
+    before it is kept; it and its neighbours are then taken). A member joins the
+    best-ranked kept document it is within T of: the one that would have taken it first.
+    A kept document left with no member is no cluster."""
     both = pairs.union(pairs.select(F.col("b").alias("a"), F.col("a").alias("b"), "jaccard", "estimate"))
     info = sketches.select("id", "source", "tokens", "bytes")
     rank = info.select("id", F.row_number().over(Window.orderBy(*keep_order(sketches))).alias("rank"))
-    taken = spark.createDataFrame([], "id string, kept string")
-    todo = both.select(F.col("a").alias("id")).distinct()
+    ranked = (both.select("a", "b")
+              .join(rank.withColumnRenamed("id", "a").withColumnRenamed("rank", "ra"), "a")
+              .join(rank.withColumnRenamed("id", "b").withColumnRenamed("rank", "rb"), "b")
+              .localCheckpoint())
+    centres = spark.createDataFrame([], "id string")
+    todo = both.select(F.col("a").alias("id")).distinct().localCheckpoint()
     while todo.count() > 0:
-        # A centre: a document none of whose untaken neighbours ranks before it.
-        open_edges = (both.join(todo.withColumnRenamed("id", "a"), "a")
+        open_edges = (ranked.join(todo.withColumnRenamed("id", "a"), "a")
                       .join(todo.withColumnRenamed("id", "b"), "b"))
-        ranked = open_edges.join(rank.withColumnRenamed("id", "a").withColumnRenamed("rank", "ra"), "a") \
-                           .join(rank.withColumnRenamed("id", "b").withColumnRenamed("rank", "rb"), "b")
-        beaten = ranked.where("rb < ra").select(F.col("a").alias("id")).distinct()
-        centres = todo.join(beaten, "id", "left_anti")
-        joined = (open_edges.join(centres.withColumnRenamed("id", "a"), "a")
-                  .select(F.col("b").alias("id"), F.col("a").alias("kept")))
-        # A member near two centres joins the one that ranks first.
-        joined = (joined.join(rank.withColumnRenamed("id", "kept"), "kept")
-                  .withColumn("r", F.row_number().over(Window.partitionBy("id").orderBy("rank")))
-                  .where("r = 1").select("id", "kept"))
-        new = centres.select("id", F.col("id").alias("kept")).union(joined).localCheckpoint()
-        taken = taken.union(new).localCheckpoint()
-        todo = todo.join(new.select("id"), "id", "left_anti").localCheckpoint()
-    out = taken.join(info, "id")
+        beaten = open_edges.where("rb < ra").select(F.col("a").alias("id")).distinct()
+        new = todo.join(beaten, "id", "left_anti").localCheckpoint()
+        # Their neighbours can no longer be kept: taken, whoever takes them.
+        near = (ranked.join(new.withColumnRenamed("id", "a"), "a")
+                .select(F.col("b").alias("id")))
+        centres = centres.union(new).localCheckpoint()
+        todo = (todo.join(new, "id", "left_anti").join(near, "id", "left_anti")
+                .localCheckpoint())
+    # Each other document joins its best-ranked kept neighbour.
+    joined = (ranked.join(centres.withColumnRenamed("id", "a"), "a")
+              .join(centres.withColumnRenamed("id", "b"), "b", "left_anti")
+              .withColumn("r", F.row_number().over(Window.partitionBy("b").orderBy("ra")))
+              .where("r = 1").select(F.col("b").alias("id"), F.col("a").alias("kept")))
+    with_members = joined.select(F.col("kept").alias("id")).distinct()
+    kept = centres.join(with_members, "id").select("id", F.col("id").alias("kept"))
+    out = kept.union(joined).join(info, "id")
     return out.withColumn("cluster", F.col("kept"))
 
 

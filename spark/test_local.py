@@ -101,22 +101,49 @@ def compare_clusters(spark_members, simtui_clusters):
     return problems
 
 
+def chain(tmp):
+    """Five records whose pairs at J >= 0.6 (k = 1) form the path a - b - p - m - c, the
+    longest first in keep order a, b, p, c, m. One document at a time, a keeps b, then
+    p keeps m, and c (its one neighbour taken) is in no cluster; a round that took
+    every local best at once would have let c take m and left p alone."""
+    spans = {"a": (0, 20), "b": (3, 22), "p": (7, 25), "c": (13, 30), "m": (10, 26)}
+    out = os.path.join(tmp, "chain")
+    os.makedirs(out)
+    with open(os.path.join(out, "part-00.jsonl"), "w", encoding="utf-8") as fh:
+        for id, (lo, hi) in sorted(spans.items()):
+            text = " ".join("w%d" % i for i in range(lo, hi))
+            fh.write(json.dumps({"id": id, "text": text}) + "\n")
+    return out, len(spans)
+
+
+# (label, corpus, the job's flags, simtui's flags, clustering)
+SETTINGS = [
+    ("16x8 t=0.5", "gen", ["--bands", "16", "--rows", "8", "--threshold", "0.5"],
+     ["-b", "16", "-r", "8", "-t", "0.5"], "components"),
+    ("32x4 k=3 t=0.3", "gen", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
+     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "components"),
+    ("star 32x4 k=3 t=0.3", "gen", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
+     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "star"),
+    ("star chain k=1 t=0.6", "chain", ["-k", "1", "--bands", "32", "--rows", "2", "--threshold", "0.6"],
+     ["-k", "1", "-b", "32", "-r", "2", "-t", "0.6"], "star"),
+]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("simtui")
     ap.add_argument("--docs", type=int, default=800)
+    ap.add_argument("--only", default=None, help="run the settings whose label holds this")
     args = ap.parse_args()
     simtui = os.path.abspath(args.simtui)
     from pyspark.sql import SparkSession
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        data, n = shards(simtui, tmp, args.docs, 3)
-        for label, flags, simtui_flags, cluster in [
-            ("16x8 t=0.5", ["--bands", "16", "--rows", "8", "--threshold", "0.5"],
-             ["-b", "16", "-r", "8", "-t", "0.5"], "components"),
-            ("32x4 k=3 t=0.3", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
-             ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "components"),
-        ]:
+        corpora = {"gen": shards(simtui, tmp, args.docs, 3), "chain": chain(tmp)}
+        for label, corpus, flags, simtui_flags, cluster in SETTINGS:
+            if args.only and args.only not in label:
+                continue
+            data, n = corpora[corpus]
             out = os.path.join(tmp, "out-" + label.replace(" ", "_"))
             report = run_job(simtui, data, out, flags + ["--cluster", cluster])
             spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
@@ -124,18 +151,30 @@ def main():
             want_pairs = simtui_json(simtui, ["pairs", data, *common, *simtui_flags])
             got_pairs = read_parquet(spark, os.path.join(out, "pairs"))
             problems += [f"{label}: {p}" for p in compare_pairs(got_pairs, want_pairs)]
-            want_clusters = simtui_json(simtui, ["clusters", data, *common, *simtui_flags])
+            want_clusters = simtui_json(simtui, ["clusters", data, *common, *simtui_flags,
+                                                 "--cluster", cluster])
             got_members = read_parquet(spark, os.path.join(out, "clusters"))
             problems += [f"{label}: {p}" for p in compare_clusters(got_members, want_clusters)]
             spark.stop()
             if report["documents"] != n:
                 problems.append(f"{label}: the job sketched {report['documents']} of {n} documents")
+            if corpus == "chain":
+                got = sorted(sorted(c) for c in clusters_of(got_members))
+                if got != [["a", "b"], ["m", "p"]]:
+                    problems.append(f"{label}: the job's star clusters are {got}, not [a b] [m p]")
             print(f"{label}: {len(want_pairs)} pairs, {len(want_clusters)} clusters; report {json.dumps(report)}")
     for p in problems[:50]:
         print("DIFFERS:", p)
     if problems:
         sys.exit(f"{len(problems)} differences")
     print("the Spark job and simtui agree")
+
+
+def clusters_of(members):
+    by = {}
+    for m in members:
+        by.setdefault(m["cluster"], []).append(m["id"])
+    return list(by.values())
 
 
 if __name__ == "__main__":

@@ -157,3 +157,242 @@ fn a_folder_is_copied_without_the_removed_files_and_a_keep_list_is_honoured() {
     assert!(removed.is_empty(), "{removed}");
     let _ = simtui(&["--version"]);
 }
+
+/// The rows of the Parquet test file: (id, text, year, score), in file order.
+type Row = (String, String, i64, Option<f64>);
+
+/// A Parquet file written with the parquet crate, as datasets ship them: string, integer
+/// and nullable float columns, key-value metadata (a dataset card), row groups of 5.
+fn write_parquet(path: &Path) -> Vec<Row> {
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+    let texts: Vec<String> = write_jsonl(&path.with_extension("jsonl"))
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let rows: Vec<Row> = texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let score = (i % 3 != 0).then_some(i as f64 / 4.0);
+            (format!("r{i}"), t, 1980 + i as i64, score)
+        })
+        .collect();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Utf8, false),
+        Field::new("text", DataType::Utf8, false),
+        Field::new("year", DataType::Int64, false),
+        Field::new("score", DataType::Float64, true),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r.0))),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r.1))),
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.2))),
+        Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.3))),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(5))
+        .set_key_value_metadata(Some(vec![KeyValue::new(
+            "dataset_card".to_string(),
+            "twelve test records".to_string(),
+        )]))
+        .build();
+    let mut w = ArrowWriter::try_new(fs::File::create(path).unwrap(), schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    rows
+}
+
+/// What [`read_parquet`] gives.
+type ParquetRead = (
+    arrow_schema::Fields,
+    Vec<(String, Option<String>)>,
+    usize,
+    Vec<Row>,
+);
+
+/// A Parquet file's arrow fields, key-value metadata (without the arrow schema the writer
+/// embeds), row-group count and rows.
+fn read_parquet(path: &Path) -> ParquetRead {
+    use arrow_array::{Array, Float64Array, Int64Array, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let b = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(path).unwrap()).unwrap();
+    let fields = b.schema().fields().clone();
+    let meta = b.metadata().clone();
+    let kv = meta
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .filter(|k| k.key != "ARROW:schema")
+                .map(|k| (k.key.clone(), k.value.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut rows = Vec::new();
+    for batch in b.build().unwrap() {
+        let batch = batch.unwrap();
+        let col = |name: &str| batch.column_by_name(name).unwrap().clone();
+        let (id, text, year, score) = (col("id"), col("text"), col("year"), col("score"));
+        let id = id.as_any().downcast_ref::<StringArray>().unwrap();
+        let text = text.as_any().downcast_ref::<StringArray>().unwrap();
+        let year = year.as_any().downcast_ref::<Int64Array>().unwrap();
+        let score = score.as_any().downcast_ref::<Float64Array>().unwrap();
+        for i in 0..batch.num_rows() {
+            let s = (!score.is_null(i)).then(|| score.value(i));
+            rows.push((
+                id.value(i).to_string(),
+                text.value(i).to_string(),
+                year.value(i),
+                s,
+            ));
+        }
+    }
+    (fields, kv, meta.num_row_groups(), rows)
+}
+
+#[test]
+fn parquet_keeps_its_schema_metadata_and_exactly_the_rows_not_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.parquet");
+    let rows = write_parquet(&input);
+    let before = fs::read(&input).unwrap();
+    let out = dir.path().join("out.parquet");
+    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+    ok(&args(i, o, &[]));
+    assert_eq!(fs::read(&input).unwrap(), before, "the input is untouched");
+
+    let (in_fields, in_kv, in_groups, in_rows) = read_parquet(&input);
+    assert_eq!(in_rows, rows);
+    let (out_fields, out_kv, out_groups, out_rows) = read_parquet(&out);
+    assert_eq!(
+        out_fields, in_fields,
+        "the same fields, types and nullability"
+    );
+    assert_eq!(out_kv, in_kv, "the same key-value metadata");
+    assert!(out_kv.iter().any(|(k, _)| k == "dataset_card"));
+    assert_eq!(
+        (in_groups, out_groups),
+        (3, 3),
+        "a row group out per one in"
+    );
+
+    let removed = jsonl(&fs::read_to_string(dir.path().join("out.parquet.removed.jsonl")).unwrap());
+    let gone: HashSet<&str> = removed.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert!(!gone.is_empty());
+    assert_eq!(gone.len(), removed.len(), "each removed once");
+    // Exactly the rows not removed, every column as it was, in the input's order.
+    let want: Vec<Row> = rows
+        .iter()
+        .filter(|r| !gone.contains(r.0.as_str()))
+        .cloned()
+        .collect();
+    assert_eq!(out_rows, want);
+    for r in &removed {
+        assert!(r["source"].as_str().unwrap().contains("in.parquet"), "{r}");
+        let kept = r["kept"].as_str().unwrap();
+        assert!(out_rows.iter().any(|row| row.0 == kept), "{kept} is kept");
+    }
+    // The JSON Lines copy of the same records loses the same ids.
+    let jl = dir.path().join("in.jsonl");
+    let jl_out = dir.path().join("out.jsonl");
+    ok(&args(jl.to_str().unwrap(), jl_out.to_str().unwrap(), &[]));
+    let jl_removed =
+        jsonl(&fs::read_to_string(dir.path().join("out.jsonl.removed.jsonl")).unwrap());
+    let jl_gone: HashSet<&str> = jl_removed
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(jl_gone, gone);
+}
+
+/// Four records where a~b and b~c are near-duplicates at T = 0.6 but a and c are not
+/// (J 0.57); a is the longest, so it is kept. `d` is unrelated.
+fn write_chain(path: &Path) {
+    let w = |r: std::ops::Range<usize>| r.map(|i| format!("w{i}")).collect::<Vec<_>>();
+    let a = w(1..13).join(" "); // w1..w12
+    let b = w(1..11).join(" "); // w1..w10: J(a,b) = 10/12
+    let c = [w(1..9), vec!["x1".into(), "x2".into()]].concat().join(" "); // J(b,c) = 8/12, J(a,c) = 8/14
+    let d = "nothing in common with the others at all here".to_string();
+    let lines: Vec<String> = [("a", a), ("b", b), ("c", c), ("d", d)]
+        .iter()
+        .map(|(id, t)| serde_json::json!({"id": id, "text": t}).to_string())
+        .collect();
+    fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_star_cluster_does_not_chain_where_components_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("chain.jsonl");
+    write_chain(&input);
+    let i = input.to_str().unwrap();
+    let flags = [
+        "-t",
+        "0.6",
+        "-k",
+        "1",
+        "-b",
+        "32",
+        "-r",
+        "2",
+        "--id-field",
+        "id",
+    ];
+    let clusters = |linkage: &str| {
+        let mut a = vec!["clusters", i, "--format", "jsonl", "--cluster", linkage];
+        a.extend_from_slice(&flags);
+        jsonl(&ok(&a))
+    };
+    let members = |c: &serde_json::Value| -> Vec<String> {
+        c["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect()
+    };
+    // Components: a~b~c is one cluster, c far from the kept a.
+    let comp = clusters("components");
+    assert_eq!(comp.len(), 1, "{comp:?}");
+    assert_eq!(members(&comp[0]), ["a", "b", "c"]);
+    assert_eq!(comp[0]["representative"], "a");
+    assert!((comp[0]["min_jaccard"].as_f64().unwrap() - 8.0 / 14.0).abs() < 1e-9);
+    // Star: a keeps b; c, whose only neighbour b is taken, stays out.
+    let star = clusters("star");
+    assert_eq!(star.len(), 1, "{star:?}");
+    assert_eq!(members(&star[0]), ["a", "b"]);
+    assert_eq!(star[0]["representative"], "a");
+    assert!(star[0]["min_jaccard"].as_f64().unwrap() >= 0.6);
+
+    // dedup clusters by star by default: only b goes; with components c goes too.
+    let removed_by = |extra: &[&str], name: &str| {
+        let out = dir.path().join(name);
+        let mut a = vec!["dedup", i, "-o", out.to_str().unwrap()];
+        a.extend_from_slice(&flags);
+        a.extend_from_slice(extra);
+        ok(&a);
+        let list = fs::read_to_string(dir.path().join(format!("{name}.removed.jsonl"))).unwrap();
+        let mut ids: Vec<String> = jsonl(&list)
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(removed_by(&[], "star.jsonl"), ["b"]);
+    assert_eq!(
+        removed_by(&["--cluster", "components"], "comp.jsonl"),
+        ["b", "c"]
+    );
+}

@@ -864,3 +864,64 @@ fn a_pairs_file_computed_elsewhere_is_listed_and_diffed() {
     assert!(t.screen().contains("line 1"), "{}", t.screen());
     t.with_screen(|s| assert!(!s.alternate_screen()));
 }
+
+/// JSON Lines records read with `--title-field`: each row of the pairs list shows both
+/// sides' titles beside their ids, so an article is recognised by more than a number.
+#[test]
+fn the_pairs_list_shows_both_sides_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("news.jsonl");
+    let wheat = "wheat exports from the port rose sharply this week as buyers in asia \
+                 and europe placed large orders ahead of the harvest while prices held \
+                 steady on the exchange and traders expected further gains next month";
+    let gold = "gold prices fell on the london market after the central bank said it \
+                would keep interest rates unchanged and dealers reported thin trading \
+                with most investors waiting for the employment figures due on friday";
+    let records = [
+        ("1", "Wheat exports rise", format!("{wheat} in may")),
+        ("2", "Gold falls in London", format!("{gold} morning")),
+        ("10", "Wheat exports climb", format!("{wheat} in june")),
+        ("11", "Gold slips on rates", format!("{gold} afternoon")),
+        (
+            "12",
+            "Coffee talks stall",
+            "coffee producers met in geneva without agreeing on quotas".to_string(),
+        ),
+    ];
+    let lines: Vec<String> = records
+        .iter()
+        .map(|(id, title, text)| {
+            serde_json::json!({"id": id, "title": title, "text": text}).to_string()
+        })
+        .collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let f = file.display().to_string();
+    let mut t = Pty::spawn(&[&f, "--id-field", "id", "--title-field", "title"], &[]);
+    t.wait_for("candidates");
+    let screen = t.stable();
+    let row_with = |title: &str| {
+        screen
+            .lines()
+            .skip(FIRST_PAIR_ROW as usize)
+            .find(|l| l.contains(title))
+            .unwrap_or_else(|| panic!("no row shows {title:?}:\n{screen}"))
+            .to_string()
+    };
+    // Each pair's row holds both of its titles, each right after its own id, on its own
+    // side of the row.
+    for (a, b) in [
+        ("1 Wheat exports rise", "10 Wheat exports climb"),
+        ("2 Gold falls in London", "11 Gold slips on rates"),
+    ] {
+        let row = row_with(&a[a.find(' ').unwrap() + 1..]);
+        let (pa, pb) = (row.find(a), row.find(b));
+        assert!(
+            pa.zip(pb)
+                .is_some_and(|(x, y)| x.abs_diff(y) >= b.len().min(a.len())),
+            "{a:?} and {b:?} in {row:?}\n{screen}"
+        );
+    }
+    assert!(!screen.contains("Coffee talks stall"), "no pair: {screen}");
+    t.send("q");
+    assert!(t.wait_exit().success());
+}

@@ -558,3 +558,76 @@ fn an_id_field_no_record_has_is_an_error_and_one_some_lack_a_warning() {
         "{err}"
     );
 }
+
+/// A Parquet file of many zstd row groups, as datasets ship them: every row is read
+/// (row groups are read on several threads at once, each from its own position), and
+/// the pairs are those of the same records as JSON Lines.
+#[test]
+fn parquet_of_many_row_groups_is_read_whole_and_pairs_as_its_json_lines() {
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let (ids, texts): (Vec<String>, Vec<String>) = (0..1200)
+        .map(|i| {
+            let text = match i % 40 {
+                0 => format!("{A} {}", i / 40),
+                1 => format!("{} {}", near(A), i / 40),
+                2 => format!("{B} {C}"),
+                _ => format!("record {i} says {} only", "nothing ".repeat(i % 7 + 1)),
+            };
+            (format!("r{i}"), text)
+        })
+        .unzip();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Utf8, false),
+        Field::new("text", DataType::Utf8, false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(&ids)),
+        Arc::new(StringArray::from_iter_values(&texts)),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(30))
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .build();
+    let pq = dir.path().join("data.parquet");
+    let mut w = ArrowWriter::try_new(fs::File::create(&pq).unwrap(), schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let jl = dir.path().join("data.jsonl");
+    let lines: Vec<String> = ids.iter().zip(&texts).map(|(i, t)| line(i, t)).collect();
+    fs::write(&jl, lines.join("\n") + "\n").unwrap();
+
+    let pairs = |path: &Path| {
+        let p = path.to_str().unwrap();
+        let out = simtui(&[
+            "pairs",
+            p,
+            "--id-field",
+            "id",
+            "-t",
+            "0.5",
+            "-k",
+            "3",
+            "--stats",
+            "-v",
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{err}");
+        assert!(err.contains("documents   1200 read"), "{err}");
+        assert!(err.contains("skipped     0\n"), "{err}");
+        let got: BTreeSet<(String, String)> = jsonl(&String::from_utf8(out.stdout).unwrap())
+            .iter()
+            .map(|p| (p["a"].to_string(), p["b"].to_string()))
+            .collect();
+        got
+    };
+    let from_parquet = pairs(&pq);
+    assert!(from_parquet.len() > 30 * 29, "{}", from_parquet.len());
+    assert_eq!(from_parquet, pairs(&jl));
+}

@@ -37,9 +37,75 @@ fn unreadable(e: impl std::fmt::Display) -> (SkipReason, String) {
     (SkipReason::Unreadable, e.to_string())
 }
 
+/// The file read by position (`pread`), never through a shared offset. Row groups are
+/// read on several threads at once, and the parquet crate's reader for a `File` seeks a
+/// `try_clone` of it, which shares one offset with every other clone: two row groups
+/// read together read each other's bytes (zstd pages then fail as "Data corruption
+/// detected", seen on a file of five row groups that pyarrow wrote).
+#[derive(Clone)]
+struct Positional {
+    file: Arc<File>,
+    len: u64,
+}
+
+/// A reader from a position of a [`Positional`] file, advancing its own position.
+struct PositionalRead {
+    file: Arc<File>,
+    pos: u64,
+}
+
+/// Reads at `pos` without moving any file offset.
+fn read_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::read_at(file, buf, pos);
+    #[cfg(windows)]
+    return std::os::windows::fs::FileExt::seek_read(file, buf, pos);
+}
+
+impl std::io::Read for PositionalRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = read_at(&self.file, buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl parquet::file::reader::Length for Positional {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl parquet::file::reader::ChunkReader for Positional {
+    type T = std::io::BufReader<PositionalRead>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(std::io::BufReader::new(PositionalRead {
+            file: self.file.clone(),
+            pos: start,
+        }))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        let mut buf = vec![0u8; length];
+        let mut done = 0;
+        while done < length {
+            match read_at(&self.file, &mut buf[done..], start + done as u64)? {
+                0 => {
+                    return Err(parquet::errors::ParquetError::EOF(format!(
+                        "expected {length} bytes at {start}, the file ends after {done}"
+                    )));
+                }
+                n => done += n,
+            }
+        }
+        Ok(buf.into())
+    }
+}
+
 /// A Parquet file open for reading: its metadata (footer) and the columns to read.
 pub(crate) struct ParquetFile {
-    file: File,
+    file: Positional,
     meta: ArrowReaderMetadata,
     projection: ProjectionMask,
 }
@@ -52,6 +118,10 @@ pub(crate) fn open(c: &Container) -> Result<ParquetFile, (SkipReason, String)> {
     if !stat.is_file() {
         return Err((SkipReason::Special, String::new()));
     }
+    let file = Positional {
+        file: Arc::new(file),
+        len: stat.len(),
+    };
     let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
         .map_err(|e| (SkipReason::BadRecord, format!("not Parquet: {e}")))?;
     let schema = meta.schema().clone();
@@ -122,12 +192,13 @@ impl ParquetFile {
         g: usize,
         selection: Option<RowSelection>,
     ) -> Result<Vec<RecordBatch>, String> {
-        let file = self.file.try_clone().map_err(|e| e.to_string())?;
-        let mut builder =
-            ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
-                .with_projection(self.projection.clone())
-                .with_row_groups(vec![g])
-                .with_batch_size(BATCH_ROWS);
+        let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+            self.file.clone(),
+            self.meta.clone(),
+        )
+        .with_projection(self.projection.clone())
+        .with_row_groups(vec![g])
+        .with_batch_size(BATCH_ROWS);
         if let Some(s) = selection {
             builder = builder.with_row_selection(s);
         }
