@@ -79,6 +79,30 @@ fn json_lines_keep_their_bytes_and_the_removal_list_names_the_kept_ones() {
     }
 }
 
+/// `--meta-field`: the removal list gives each side's values, for the reviewer.
+#[test]
+fn the_removal_list_carries_both_sides_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    write_jsonl(&input);
+    let out = dir.path().join("out.jsonl");
+    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+    ok(&args(i, o, &["--meta-field", "n"]));
+    let removed = jsonl(&fs::read_to_string(dir.path().join("out.jsonl.removed.jsonl")).unwrap());
+    assert!(!removed.is_empty());
+    for r in &removed {
+        // Record rN has n = N.
+        let n = |id: &serde_json::Value| id.as_str().unwrap()[1..].to_string();
+        assert_eq!(r["meta"]["n"].as_str().unwrap(), n(&r["id"]), "{r}");
+        assert_eq!(r["kept_meta"]["n"].as_str().unwrap(), n(&r["kept"]), "{r}");
+    }
+    // Without --meta-field, no such fields.
+    let plain = dir.path().join("plain.jsonl");
+    ok(&args(i, plain.to_str().unwrap(), &[]));
+    let removed = jsonl(&fs::read_to_string(dir.path().join("plain.jsonl.removed.jsonl")).unwrap());
+    assert!(removed.iter().all(|r| r.get("meta").is_none()));
+}
+
 #[test]
 fn an_existing_output_or_one_inside_the_input_is_refused_and_dry_run_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

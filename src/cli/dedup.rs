@@ -144,7 +144,8 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         args.force,
         &progress,
     )?;
-    write_removal_list(&removed_list, index, &removals, args.force)?;
+    let meta = &index_args.meta_field;
+    write_removal_list(&removed_list, index, meta, &removals, args.force)?;
     progress.finish();
     crate::output::diag::note(
         0,
@@ -181,10 +182,13 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
 }
 
 /// One JSON line per removed document: its id and source, the kept id, J between
-/// them, the cluster (from 1). Written under a temporary name, then renamed.
+/// them, the cluster (from 1); with `--meta-field`, each one's values of those fields
+/// (`meta`, `kept_meta`: what a reviewer checks first, such as two reports' dates).
+/// Written under a temporary name, then renamed.
 fn write_removal_list(
     path: &Path,
     index: &Index,
+    meta: &[String],
     removals: &[Removal],
     replace: bool,
 ) -> anyhow::Result<()> {
@@ -194,13 +198,23 @@ fn write_removal_list(
         for r in removals {
             let removed = &index.docs()[r.removed as usize];
             let kept = &index.docs()[r.kept as usize];
-            let line = serde_json::json!({
+            let mut line = serde_json::json!({
                 "id": removed.id,
                 "source": source_of(removed),
                 "kept": kept.id,
                 "jaccard": r.jaccard,
                 "cluster": r.cluster,
             });
+            if !meta.is_empty() {
+                let values = |d: &simtui_engine::index::Doc| -> serde_json::Map<_, _> {
+                    meta.iter()
+                        .zip(&d.meta)
+                        .map(|(name, v)| (name.clone(), serde_json::Value::from(v.as_str())))
+                        .collect()
+                };
+                line["meta"] = values(removed).into();
+                line["kept_meta"] = values(kept).into();
+            }
             writeln!(out, "{line}")?;
         }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()
