@@ -151,7 +151,8 @@ fn progress_is_drawn_on_a_terminal_unless_quiet() {
     use portable_pty::{CommandBuilder, PtySize, native_pty_system};
     use std::io::Read;
     let dir = tempfile::tempdir().unwrap();
-    // Large enough to take over a second with --memory 0 (the bars wait that long).
+    // Bars drawn from the start (SIMTUI_PROGRESS_AFTER_MS=0): a fast machine ends this
+    // run within the second the bars otherwise wait.
     let c = corpus(dir.path(), 40_000);
     let run = |quiet: bool| -> (String, Vec<u8>) {
         let out = dir.path().join(format!("out-{quiet}.jsonl"));
@@ -165,7 +166,7 @@ fn progress_is_drawn_on_a_terminal_unless_quiet() {
             .unwrap();
         let q = if quiet { " --quiet" } else { "" };
         let script = format!(
-            "exec '{}' pairs '{c}' --memory 0 --format jsonl{q} > '{}'",
+            "SIMTUI_PROGRESS_AFTER_MS=0 exec '{}' pairs '{c}' --memory 0 --format jsonl{q} > '{}'",
             env!("CARGO_BIN_EXE_simtui"),
             out.display()
         );

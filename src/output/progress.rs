@@ -16,6 +16,15 @@ use std::time::{Duration, Instant};
 /// How long a run goes before its progress is drawn: short runs draw nothing.
 const QUIET_FOR: Duration = Duration::from_secs(1);
 
+/// [`QUIET_FOR`], or `SIMTUI_PROGRESS_AFTER_MS` milliseconds: a hook for the tests, whose
+/// runs may end within the second on a fast machine, and then would draw nothing to test.
+fn quiet_for() -> Duration {
+    std::env::var("SIMTUI_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(QUIET_FOR, Duration::from_millis)
+}
+
 /// A headless run's progress and memory: the engine reports to it, the command asks it
 /// for the budget and ends it.
 pub struct Run {
@@ -120,7 +129,7 @@ impl Progress for Run {
             self.name_files();
         }
         let Some(bar) = &self.bar else { return };
-        if self.start.elapsed() < QUIET_FOR {
+        if self.start.elapsed() < quiet_for() {
             return;
         }
         let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
