@@ -35,7 +35,7 @@ pub struct ExplorerArgs {
     /// A band's bucket of N contents holds N(N-1)/2 candidate pairs (many near-identical
     /// copies of one page): such a bucket is one row of the list, its documents listed on
     /// Enter, its pairs not compared. `simtui pairs --max-bucket N` leaves out the same.
-    #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
+    #[arg(long, value_name = "N", default_value_t = crate::tui::MAX_BUCKET as u64, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: u64,
     /// Review a removal list (dedup's OUT.removed.jsonl) with its corpus
     ///

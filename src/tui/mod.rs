@@ -31,5 +31,6 @@ mod tests;
 
 pub use event_loop::run;
 pub use options::{ExploreOptions, Settings};
+pub use rows::MAX_BUCKET;
 pub use views::pairs_file::PairsFile;
 pub use views::review::Review;

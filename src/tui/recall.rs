@@ -59,23 +59,9 @@ pub struct FoundGroups {
 
 /// The distinct-content pairs among the pairs a banding found.
 pub fn found_groups(index: &Index, found: &Found) -> FoundGroups {
-    let mut pairs: Vec<(u64, f64)> = found
-        .pairs
-        .iter()
-        .filter_map(|p| {
-            let (ga, gb) = (
-                index.docs()[p.a as usize].group,
-                index.docs()[p.b as usize].group,
-            );
-            (ga != gb).then(|| (pack(ga, gb), p.jaccard))
-        })
-        .chain(
-            found
-                .blocks
-                .iter()
-                .filter(|b| !b.is_within())
-                .map(|b| (pack(b.ga, b.gb), b.jaccard)),
-        )
+    let mut pairs: Vec<(u64, f64)> = index
+        .content_pairs(found)
+        .map(|(ga, gb, j)| (pack(ga, gb), j))
         .collect();
     pairs.sort_unstable_by_key(|p| p.0);
     pairs.dedup_by_key(|p| p.0);

@@ -1227,6 +1227,21 @@ impl Index {
         Ok(())
     }
 
+    /// The pairs of distinct contents among what `found` holds, with their J: its
+    /// document pairs mapped to their contents (each pair of contents as often as it
+    /// has document pairs spelled out), and its blocks across two contents.
+    pub fn content_pairs<'a>(
+        &'a self,
+        found: &'a Found,
+    ) -> impl Iterator<Item = (u32, u32, f64)> + 'a {
+        let spelled = found.pairs.iter().filter_map(|p| {
+            let (ga, gb) = (self.docs[p.a as usize].group, self.docs[p.b as usize].group);
+            (ga != gb).then_some((ga, gb, p.jaccard))
+        });
+        let blocks = found.blocks.iter().filter(|b| !b.is_within());
+        spelled.chain(blocks.map(|b| (b.ga, b.gb, b.jaccard)))
+    }
+
     /// Document pairs that kept pairs of contents stand for, with every pair of
     /// identical documents.
     pub fn pair_count(&self, group_pairs: &[GroupPair]) -> u64 {

@@ -1498,9 +1498,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn unrelated_documents_are_dissimilar() {
-        let g = generate(&opts(400, 13, 300, 0.2));
+    /// The highest exact J between two of the first `n` documents in no planted pair.
+    fn worst_unplanted(g: &Generated, n: usize) -> f64 {
         let planted: HashSet<&str> = g
             .truth
             .iter()
@@ -1511,7 +1510,7 @@ mod tests {
             .docs
             .iter()
             .filter(|d| !planted.contains(d.id.as_str()))
-            .take(80)
+            .take(n)
             .map(|d| shingles(&mut tok, &d.text))
             .collect();
         let mut worst: f64 = 0.0;
@@ -1520,6 +1519,13 @@ mod tests {
                 worst = worst.max(simtui_engine::verify::jaccard(&sets[i], &sets[j]));
             }
         }
+        worst
+    }
+
+    #[test]
+    fn unrelated_documents_are_dissimilar() {
+        let g = generate(&opts(400, 13, 300, 0.2));
+        let worst = worst_unplanted(&g, 80);
         assert!(worst < 0.05, "{worst}");
     }
 
@@ -1560,25 +1566,7 @@ mod tests {
             assert_eq!(text[p.a.as_str()], text[p.b.as_str()]);
         }
         // Unrelated documents share a sentence now and then, never a passage.
-        let planted: HashSet<&str> = g
-            .truth
-            .iter()
-            .flat_map(|p| [p.a.as_str(), p.b.as_str()])
-            .collect();
-        let mut tok = simtui_engine::text::Tokenizer::new(&Default::default());
-        let sets: Vec<Vec<u64>> = g
-            .docs
-            .iter()
-            .filter(|d| !planted.contains(d.id.as_str()))
-            .take(150)
-            .map(|d| shingles(&mut tok, &d.text))
-            .collect();
-        let mut worst: f64 = 0.0;
-        for i in 0..sets.len() {
-            for j in i + 1..sets.len() {
-                worst = worst.max(simtui_engine::verify::jaccard(&sets[i], &sets[j]));
-            }
-        }
+        let worst = worst_unplanted(&g, 150);
         assert!(worst < 0.2, "{worst}");
     }
 

@@ -245,7 +245,7 @@ impl ListView {
         let mut next_block = blocks
             .iter()
             .enumerate()
-            .filter(|(_, b)| any(&rows::block_docs(index, b)))
+            .filter(|(_, b)| hit.is_none() || any(&rows::block_docs(index, b)))
             .peekable();
         let before = |x: &Pair, y: &Pair| {
             let id = |d: u32| index.docs()[d as usize].id.as_str();

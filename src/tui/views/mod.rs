@@ -29,6 +29,9 @@ views!(
 /// What a view is, and what it may ask of the App.
 pub mod view;
 
+/// Ids read from a file, found in the index on screen (the review, the pairs file).
+mod id_pairs;
+
 #[cfg(test)]
 mod tests {
     use super::*;

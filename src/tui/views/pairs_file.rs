@@ -6,6 +6,7 @@
 
 use super::diff::DiffView;
 use super::loading;
+use super::id_pairs::IdPairs;
 use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::output::pairs_file::StoredPair;
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, list_moves};
@@ -18,7 +19,6 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::found::Pair;
 use simtui_engine::index::Index;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -45,14 +45,10 @@ pub struct PairsFile {
     pub pairs: Arc<Vec<StoredPair>>,
 }
 
-/// Each pair's documents in an index (None: an id the corpus does not have).
-type Found = Vec<Option<(u32, u32)>>;
-
 pub struct PairsFileView {
     file: PairsFile,
-    /// The index the ids were found in, and each pair's documents there (None: an id the
-    /// corpus does not have).
-    resolved: Option<(Arc<Index>, Found)>,
+    /// Each pair's documents in the index on screen.
+    resolved: IdPairs,
     cursor: Cursor,
 }
 
@@ -60,50 +56,21 @@ impl PairsFileView {
     pub fn new(file: PairsFile) -> PairsFileView {
         PairsFileView {
             file,
-            resolved: None,
+            resolved: IdPairs::default(),
             cursor: Cursor::default(),
         }
     }
 
     /// Finds the pairs' ids in the index on screen (once per index).
     fn resolve(&mut self, session: &Session) {
-        let Some(r) = session.results() else {
-            return;
-        };
-        if self
-            .resolved
-            .as_ref()
-            .is_some_and(|(index, _)| Arc::ptr_eq(index, &r.index))
-        {
-            return;
-        }
-        let by_id: HashMap<&str, u32> = r
-            .index
-            .docs()
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.id.as_str(), i as u32))
-            .collect();
-        let found = self
-            .file
-            .pairs
-            .iter()
-            .map(|p| Some((*by_id.get(p.a.as_str())?, *by_id.get(p.b.as_str())?)))
-            .collect();
-        self.resolved = Some((r.index.clone(), found));
-    }
-
-    /// The documents of pair `i` in the index, if the corpus has both.
-    fn docs(&self, i: usize) -> Option<(&Arc<Index>, u32, u32)> {
-        let (index, found) = self.resolved.as_ref()?;
-        let (a, b) = (*found.get(i)?)?;
-        Some((index, a, b))
+        let ids = self.file.pairs.iter().map(|p| (p.a.as_str(), p.b.as_str()));
+        self.resolved.resolve(session, ids);
     }
 
     /// Pair `i` for the diff: the J (and estimate) the file stores; the index's estimate
     /// where the file has none.
     fn pair(&self, i: usize) -> Option<(Arc<Index>, Pair)> {
-        let (index, a, b) = self.docs(i)?;
+        let (index, a, b) = self.resolved.get(i)?;
         let stored = &self.file.pairs[i];
         let estimate = stored
             .estimate
@@ -115,13 +82,6 @@ impl PairsFileView {
             estimate,
         };
         Some((index.clone(), pair))
-    }
-
-    /// How many pairs name an id the corpus lacks (0 until the index is there).
-    fn missing(&self) -> usize {
-        self.resolved
-            .as_ref()
-            .map_or(0, |(_, f)| f.iter().filter(|x| x.is_none()).count())
     }
 
     #[cfg(test)]
@@ -210,7 +170,7 @@ fn render(v: &PairsFileView, ui: &Ui, frame: &mut Frame, area: Rect) {
             fmt::plural(pairs.len() as u64, "pair", "pairs"),
         )),
     ];
-    let missing = v.missing();
+    let missing = v.resolved.missing();
     if missing > 0 {
         title.insert(
             1,
@@ -226,7 +186,7 @@ fn render(v: &PairsFileView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let row = |i: usize| {
         let p = &pairs[i];
         let est = p.estimate.map_or_else(|| dash.clone(), |e| format!("{e:.3}"));
-        let (here, missing) = match v.docs(i) {
+        let (here, missing) = match v.resolved.get(i) {
             Some((index, a, b)) => (format!("{:.3}", index.similarity(a, b).0), ""),
             None => (dash.clone(), " (not in the corpus)"),
         };

@@ -6,6 +6,7 @@
 
 use super::diff::DiffView;
 use super::loading;
+use super::id_pairs::IdPairs;
 use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::output::removals::{self, Removed};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
@@ -19,7 +20,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::found::Pair;
 use simtui_engine::index::Index;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -55,14 +56,10 @@ pub struct Review {
     pub kept: BTreeSet<String>,
 }
 
-/// A removal's documents in the index: the kept one, the removed one.
-type KeptRemoved = (u32, u32);
-
 pub struct ReviewView {
     review: Review,
-    /// The index the ids were found in, and each removal's (kept, removed) documents
-    /// there (None: an id the corpus does not have).
-    resolved: Option<(Arc<Index>, Vec<Option<KeptRemoved>>)>,
+    /// Each removal's (kept, removed) documents in the index on screen.
+    resolved: IdPairs,
     /// The keep-list's ids: those marked wrong here, and any it held before.
     marked: BTreeSet<String>,
     /// The keep-list's write under way (its job), and the last one's outcome.
@@ -76,7 +73,7 @@ impl ReviewView {
         ReviewView {
             marked: review.kept.clone(),
             review,
-            resolved: None,
+            resolved: IdPairs::default(),
             writing: None,
             written: None,
             cursor: Cursor::default(),
@@ -90,35 +87,14 @@ impl ReviewView {
 
     /// Finds the removals' ids in the index on screen (once per index).
     fn resolve(&mut self, session: &Session) {
-        let Some(r) = session.results() else {
-            return;
-        };
-        if self
-            .resolved
-            .as_ref()
-            .is_some_and(|(index, _)| Arc::ptr_eq(index, &r.index))
-        {
-            return;
-        }
-        let docs = r.index.docs();
-        let by_id: HashMap<&str, u32> = docs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.id.as_str(), i as u32))
-            .collect();
-        let found = self
-            .review
-            .removed
-            .iter()
-            .map(|x| Some((*by_id.get(x.kept.as_str())?, *by_id.get(x.id.as_str())?)))
-            .collect();
-        self.resolved = Some((r.index.clone(), found));
+        let pairs = self.review.removed.iter();
+        let ids = pairs.map(|x| (x.kept.as_str(), x.id.as_str()));
+        self.resolved.resolve(session, ids);
     }
 
     /// The selected removal's pair of documents, kept first.
     fn pair(&self, i: usize) -> Option<(Arc<Index>, Pair)> {
-        let (index, found) = self.resolved.as_ref()?;
-        let (kept, removed) = (*found.get(i)?)?;
+        let (index, kept, removed) = self.resolved.get(i)?;
         let (jaccard, estimate) = index.similarity(kept, removed);
         let pair = Pair {
             a: kept,
@@ -240,10 +216,7 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let w = area.width as usize;
     let removed = &v.review.removed;
-    let missing = v
-        .resolved
-        .as_ref()
-        .map_or(0, |(_, f)| f.iter().filter(|x| x.is_none()).count());
+    let missing = v.resolved.missing();
     let mut title = vec![
         Span::styled(
             format!(" Review {}", fmt::shorten_middle(&v.review.list.display().to_string(), w / 3)),
@@ -269,13 +242,13 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let id_w = w.saturating_sub(1 + rank_w + 2 + 5 + 2 + 5 + 2 + 6 + 2) / 2;
     let row = |i: usize| {
         let x = &removed[i];
-        let found = v.resolved.as_ref().and_then(|(_, f)| f[i]);
-        let (j, est) = match (found, &v.resolved) {
-            (Some((a, b)), Some((index, _))) => {
+        let found = v.resolved.get(i);
+        let (j, est) = match found {
+            Some((index, a, b)) => {
                 let (j, est) = index.similarity(a, b);
                 (format!("{j:.3}"), format!("{est:.3}"))
             }
-            _ => (
+            None => (
                 x.jaccard.map_or_else(|| format!("{:>5}", "—"), |j| format!("{j:.3}")),
                 format!("{:>5}", "—"),
             ),

@@ -90,21 +90,23 @@ impl Cluster {
     }
 }
 
-/// Union-find with path halving and union by size.
-struct DisjointSets {
+/// Union-find with path halving and union by size, over the numbers 0..n.
+pub struct DisjointSets {
     parent: Vec<u32>,
     size: Vec<u32>,
 }
 
 impl DisjointSets {
-    fn new(n: usize) -> Self {
+    /// `n` sets of one number each.
+    pub fn new(n: usize) -> Self {
         DisjointSets {
             parent: (0..n as u32).collect(),
             size: vec![1; n],
         }
     }
 
-    fn find(&mut self, mut x: u32) -> u32 {
+    /// The root of `x`'s set.
+    pub fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let grandparent = self.parent[self.parent[x as usize] as usize];
             self.parent[x as usize] = grandparent;
@@ -113,7 +115,8 @@ impl DisjointSets {
         x
     }
 
-    fn union(&mut self, a: u32, b: u32) {
+    /// Joins the sets of `a` and `b`.
+    pub fn union(&mut self, a: u32, b: u32) {
         let (mut a, mut b) = (self.find(a), self.find(b));
         if a == b {
             return;

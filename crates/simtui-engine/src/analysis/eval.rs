@@ -103,23 +103,9 @@ pub fn score(
     thresholds: &[f64],
 ) -> Vec<Score> {
     // Candidate content pairs (the found pairs are all candidates, verified at J ≥ 0).
-    let mut cand: Vec<u64> = found
-        .pairs
-        .iter()
-        .filter_map(|p| {
-            let (ga, gb) = (
-                index.docs[p.a as usize].group,
-                index.docs[p.b as usize].group,
-            );
-            (ga != gb).then(|| pack(ga, gb))
-        })
-        .chain(
-            found
-                .blocks
-                .iter()
-                .filter(|b| !b.is_within())
-                .map(|b| pack(b.ga, b.gb)),
-        )
+    let mut cand: Vec<u64> = index
+        .content_pairs(found)
+        .map(|(ga, gb, _)| pack(ga, gb))
         .collect();
     cand.sort_unstable();
     cand.dedup();
