@@ -85,8 +85,23 @@ fn stats_say_what_was_spilled_and_verbose_names_the_files() {
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     let line = err.lines().find(|l| l.starts_with("memory")).expect(&err);
-    assert!(line.contains("to temporary files: shingle sets"), "{line}");
+    // pairs keeps no shingle sets: they are made again from the texts, never spilled.
+    assert!(line.contains("to temporary files: signatures"), "{line}");
     assert!(line.contains("(--memory 0.0 KB)"), "{line}");
+    assert!(
+        line.contains("shingle sets not kept: made again from the candidates' texts"),
+        "{line}"
+    );
+    assert!(
+        err.contains("temporary file for signatures: "),
+        "-v names the file: {err}"
+    );
+    // clusters keeps them (past the limit, on a temporary file).
+    let out = simtui(&[
+        "clusters", &c, "-t", "0.5", "--memory", "0", "-v", "--format", "jsonl",
+    ]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("temporary file for shingle sets: "),
         "-v names the file: {err}"

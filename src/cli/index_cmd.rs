@@ -7,7 +7,7 @@ use crate::output::error::UsageError;
 use crate::output::error::store_error;
 use clap::Args;
 use simtui_engine::analysis::method::{Engine, Method};
-use simtui_engine::index::Index;
+use simtui_engine::index::{Index, Keep};
 use simtui_engine::ooc::Budget;
 use simtui_engine::progress::Progress;
 use simtui_engine::simhash::fingerprints::Fingerprints;
@@ -152,16 +152,25 @@ fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
 /// The engine for a command: from the saved index when there is one (`--index`, or
 /// found in the folder), else built from the corpus. Returns the walk time too (with a
 /// saved index: the time to open and update it). Skipped files are noted at `-v`.
+/// `sets`: whether an index built here keeps its shingle sets, or makes the candidates'
+/// again from the corpus (a command that only finds pairs).
 pub fn engine(
     roots: &[PathBuf],
     store_args: &StoreArgs,
     index: &IndexArgs,
     method_args: &MethodArgs,
-    budget: &Budget,
+    (budget, sets): (&Budget, Keep),
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
     index.check()?;
-    let (engine, walk) = open_engine(roots, store_args, index, method_args, budget, progress)?;
+    let (engine, walk) = open_engine(
+        roots,
+        store_args,
+        index,
+        method_args,
+        (budget, sets),
+        progress,
+    )?;
     if let Some(warning) = check_id_field(&engine.index, index)? {
         crate::output::diag::note(0, warning);
     }
@@ -238,7 +247,7 @@ fn open_engine(
     store_args: &StoreArgs,
     index: &IndexArgs,
     method_args: &MethodArgs,
-    budget: &Budget,
+    (budget, sets): (&Budget, Keep),
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
     let method = method_args.method(index)?;
@@ -248,7 +257,10 @@ fn open_engine(
             Corpus::walk(roots, &index.walk_options()).map_err(|e| UsageError(e.to_string()))?;
         let walk = t.elapsed();
         let params = method_args.params(index);
-        let engine = Engine::build_within(corpus, &params, method, budget, progress)?;
+        let engine = match sets {
+            Keep::Everything => Engine::build_within(corpus, &params, method, budget, progress)?,
+            Keep::ToSearch => Engine::build_to_search(corpus, &params, method, budget, progress)?,
+        };
         for s in engine.index.skipped() {
             crate::output::diag::note(1, format_args!("skipped {s}"));
         }

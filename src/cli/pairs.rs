@@ -92,7 +92,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
         &args.store,
         &index_args,
         &args.method,
-        progress.budget(),
+        (progress.budget(), simtui_engine::index::Keep::ToSearch),
         &progress,
     )?;
     super::banding::say("pairs", note);
@@ -167,7 +167,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
                 start.elapsed()
             ),
             "memory",
-            crate::output::progress::stats_line(progress.budget())
+            crate::output::progress::stats_line(progress.budget()) + sets_note(index)
         ));
     }
     if let Some(max) = args.max_pairs
@@ -184,6 +184,16 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
         .into());
     }
     Ok(())
+}
+
+/// What `--stats` adds when the index kept no shingle sets (see
+/// [`Index::build_to_search`](simtui_engine::index::Index::build_to_search)).
+fn sets_note(index: &Index) -> &'static str {
+    if index.shingles().is_read_again() {
+        "; shingle sets not kept: made again from the candidates' texts"
+    } else {
+        ""
+    }
 }
 
 /// Memory for sorting the pairs before they are written, at most (less when `--memory`

@@ -100,7 +100,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         &args.store,
         &args.index,
         &args.method,
-        progress.budget(),
+        (progress.budget(), simtui_engine::index::Keep::Everything),
         &progress,
     )?;
     progress.finish();

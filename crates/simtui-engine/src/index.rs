@@ -7,9 +7,10 @@
 use crate::error::Result;
 use crate::found::{Block, Found, GroupPair, Pair, Search};
 use crate::minhash::band;
-use crate::minhash::sketch::{Signatures, SketchKind, Sketcher, SpillTo};
+use crate::minhash::sketch::{RowsBuilder, Signatures, SketchKind, Sketcher, SpillTo};
 use crate::ooc::Budget;
 use crate::progress::{Cancelled, Counted, Progress, Stage, check};
+use crate::reshingle::Reshingle;
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
 use crate::simhash::fingerprint::{Digest, SimHasher};
 use crate::simhash::fingerprints::{FingerprintBuilder, Fingerprints};
@@ -60,6 +61,20 @@ impl Default for Params {
     }
 }
 
+/// What an index keeps of its corpus (see [`Index::build_keeping`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Everything: the shingle sets (in memory, or past the budget on a temporary
+    /// file), titles and metadata. What the explorer, the exact join, queries, clusters
+    /// and saved indexes need.
+    Everything,
+    /// What finding pairs needs (`simtui pairs`): signatures, ids and where each text
+    /// is. The shingle sets are made again from the texts of the candidates when the
+    /// corpus can be read again cheaply ([`Index::build_to_search`]), kept otherwise;
+    /// titles and metadata are left empty.
+    ToSearch,
+}
+
 /// A document of the index.
 #[derive(Clone, Debug)]
 pub struct Doc {
@@ -86,6 +101,30 @@ pub struct Doc {
     /// that order, an empty string where it has none; empty for a document that is a
     /// whole file.
     pub meta: Vec<String>,
+}
+
+impl Doc {
+    /// Heap bytes of its id, title, metadata values and path, each allocation with the
+    /// allocator's least overhead (16 bytes): what a million documents' labels take.
+    fn text_bytes(&self) -> u64 {
+        let string = |s: &String| {
+            if s.capacity() == 0 {
+                0
+            } else {
+                s.capacity() as u64 + 16
+            }
+        };
+        let meta = self.meta.capacity() as u64 * std::mem::size_of::<String>() as u64;
+        let path = match &self.source {
+            Source::File(p) => p.capacity() as u64 + 16,
+            _ => 0,
+        };
+        string(&self.id)
+            + string(&self.title)
+            + meta
+            + self.meta.iter().map(string).sum::<u64>()
+            + path
+    }
 }
 
 /// Counters and stage times of a build.
@@ -152,8 +191,11 @@ pub struct Index {
     pub(crate) stats: Stats,
     /// The memory it and its searches may hold; past it, work goes to temporary files.
     pub(crate) budget: Budget,
-    /// Heap bytes of the documents' ids.
-    id_bytes: u64,
+    /// What it keeps of the corpus.
+    keep: Keep,
+    /// Heap bytes of the documents' ids, titles, metadata values and paths (each allocation
+    /// counted with the allocator's least overhead, 16 bytes).
+    text_bytes: u64,
 }
 
 /// Read-only views of an index's parts: they hold invariants together (every document's
@@ -192,6 +234,12 @@ impl Index {
         &self.stats
     }
 
+    /// What it keeps of the corpus: without titles and metadata when built only to
+    /// search ([`Index::build_to_search`]).
+    pub fn keeps(&self) -> Keep {
+        self.keep
+    }
+
     /// The memory it and its searches may hold, and what went to temporary files.
     pub fn budget(&self) -> &Budget {
         &self.budget
@@ -218,7 +266,7 @@ impl Index {
                 "documents",
                 (self.docs.capacity() * std::mem::size_of::<Doc>()) as u64,
             ),
-            ("ids", self.id_bytes),
+            ("ids, titles", self.text_bytes),
             ("shingle sets", self.shingles.heap_bytes() as u64),
             ("signatures", self.signatures.heap_bytes() as u64),
             (
@@ -238,7 +286,7 @@ impl Index {
             + self.contents.capacity() * 8
             + self.docs.capacity() * std::mem::size_of::<Doc>()
             + (self.members.capacity() + self.member_start.capacity()) * 4) as u64
-            + self.id_bytes
+            + self.text_bytes
     }
 
     /// Memory left for a search's work (band keys, sort buffers, sets read back).
@@ -249,7 +297,9 @@ impl Index {
     /// Whether banding `bands` bands of `items` contents and verifying the candidates
     /// can be done in memory within the budget, as without one.
     fn fits_in_memory(&self, bands: usize, items: usize) -> bool {
-        let held = !self.shingles.is_spilled() && !self.signatures.is_spilled();
+        // Sets made again are read for the candidates in any case (verify_groups).
+        let sets = !self.shingles.is_spilled() || self.shingles.is_read_again();
+        let held = sets && !self.signatures.is_spilled();
         held && (!self.budget.is_limited()
             || crate::ooc::band::in_memory_bytes(bands, items) <= self.work_room())
     }
@@ -297,7 +347,40 @@ impl Index {
         budget: &Budget,
         progress: &dyn Progress,
     ) -> Result<Index> {
-        Index::build_inner(corpus, params, None, budget, progress).map(|(index, _)| index)
+        Index::build_inner(corpus, params, None, Keep::Everything, budget, progress)
+            .map(|(index, _)| index)
+    }
+
+    /// [`Index::build_within`] for an index that only searches (`simtui pairs`): when
+    /// the corpus can be read again cheaply (files, texts in memory, uncompressed JSON
+    /// Lines and SGML), its shingle sets are not kept but made again from the texts of
+    /// the candidates when they are verified ([`crate::reshingle`]), and each document is
+    /// sketched as it is read. The same pairs and values as [`Index::build_within`]'s
+    /// index gives, in a fraction of the memory; other corpora are built as by
+    /// [`Index::build_within`]. A text that changed since it was read makes the search
+    /// fail ([`Error::File`](crate::Error::File)), never a wrong J.
+    pub fn build_to_search(
+        corpus: Corpus,
+        params: &Params,
+        budget: &Budget,
+        progress: &dyn Progress,
+    ) -> Result<Index> {
+        Index::build_keeping(corpus, params, None, Keep::ToSearch, budget, progress)
+            .map(|(index, _)| index)
+    }
+
+    /// The general build: SimHash fingerprints too when `simhash` is given (see
+    /// [`Index::build_with_simhash`]), the shingle sets kept or made again (see
+    /// [`Index::build_to_search`]), within `budget`.
+    pub fn build_keeping(
+        corpus: Corpus,
+        params: &Params,
+        simhash: Option<&SimHasher>,
+        keep: Keep,
+        budget: &Budget,
+        progress: &dyn Progress,
+    ) -> Result<(Index, Option<Fingerprints>)> {
+        Index::build_inner(corpus, params, simhash, keep, budget, progress)
     }
 
     /// Like [`Index::build`], and also computes the SimHash fingerprint of every group
@@ -322,7 +405,14 @@ impl Index {
         budget: &Budget,
         progress: &dyn Progress,
     ) -> Result<(Index, Fingerprints)> {
-        let (index, fps) = Index::build_inner(corpus, params, Some(simhash), budget, progress)?;
+        let (index, fps) = Index::build_inner(
+            corpus,
+            params,
+            Some(simhash),
+            Keep::Everything,
+            budget,
+            progress,
+        )?;
         Ok((index, fps.expect("fingerprints were asked for")))
     }
 
@@ -330,23 +420,34 @@ impl Index {
         corpus: Corpus,
         params: &Params,
         simhash: Option<&SimHasher>,
+        keep: Keep,
         budget: &Budget,
         progress: &dyn Progress,
     ) -> Result<(Index, Option<Fingerprints>)> {
         let mut fingerprints = simhash.map(|h| FingerprintBuilder::new(*h));
         let Corpus { entries, skipped } = corpus;
+        let sketcher = Sketcher::new(params.sketch, params.seed, params.num_perm);
+        // Sets made again: each document is sketched as it is read, its set dropped.
+        let again = keep == Keep::ToSearch && Reshingle::can_read_again(&entries);
+        let mut rows = again.then(|| RowsBuilder::new(params.num_perm));
+        let shingles = if again {
+            ShingleSets::read_again(&params.text, params.k, params.max_bytes)
+        } else {
+            ShingleSets::new()
+        };
         let mut index = Index {
             params: params.clone(),
             docs: Vec::with_capacity(entries.len()),
             skipped,
-            shingles: Arc::new(ShingleSets::new()),
+            shingles: Arc::new(shingles),
             signatures: Signatures::default(),
             contents: Vec::new(),
             members: Vec::new(),
             member_start: Vec::new(),
             stats: Stats::default(),
             budget: budget.clone(),
-            id_bytes: 0,
+            keep,
+            text_bytes: 0,
         };
         let mut by_content: HashMap<u64, u32> = HashMap::new();
         let mut batches = Batches::new(entries, params.max_bytes);
@@ -368,15 +469,17 @@ impl Index {
                 break;
             }
             let clock = StageClock::default();
+            let sketch = rows.as_ref().map(|_| &sketcher);
             let (shingled, ()) = rayon::join(
-                || batch.map(|b| read_and_shingle(b, params, simhash, &clock)),
+                || batch.map(|b| read_and_shingle(b, params, simhash, sketch, &clock)),
                 || {
                     if let Some(p) = pending.take() {
                         let t = Instant::now();
-                        if let Err(e) = index.merge(p, &mut fingerprints, &mut by_content) {
+                        let merged = index.merge(p, &mut fingerprints, &mut by_content, &mut rows);
+                        if let Err(e) = merged {
                             failed = Some(e);
                         }
-                        clock.add(Duration::ZERO, t.elapsed());
+                        clock.add(Duration::ZERO, t.elapsed(), Duration::ZERO);
                     }
                 },
             );
@@ -384,17 +487,30 @@ impl Index {
                 return Err(e);
             }
             pending = shingled;
-            let (read, shingle) = clock.split(t.elapsed());
+            let (read, shingle, sketched) = clock.split(t.elapsed());
             index.stats.times.add(Stage::Read, read);
             index.stats.times.add(Stage::Shingle, shingle);
+            index.stats.times.add(Stage::Sketch, sketched);
             let (done, total) = (batches.done(), batches.total_estimate());
             // Room for the shingles the whole corpus will have at this rate, so the matrix
             // is not copied again and again as it grows.
-            let projected =
-                index.shingles.total() as u64 * total / (index.stats.docs as u64).max(1);
-            if index.over_budget(projected, total, by_content.len()) {
-                let budget = &index.budget;
-                Arc::make_mut(&mut index.shingles).spill(budget.dir(), &budget.spilled)?;
+            let scale = |x: u64| x * total / (index.stats.docs as u64).max(1);
+            let projected = scale(index.shingles.total() as u64);
+            match &mut rows {
+                Some(rows) => {
+                    if !rows.is_spilled() && index.over_budget(0, total, by_content.len()) {
+                        rows.spill(index.budget.dir(), &index.budget.spilled)?;
+                    }
+                    rows.reserve_rows(scale(by_content.len() as u64) as usize);
+                }
+                None => {
+                    if !index.shingles.is_spilled()
+                        && index.over_budget(projected, total, by_content.len())
+                    {
+                        let budget = &index.budget;
+                        Arc::make_mut(&mut index.shingles).spill(budget.dir(), &budget.spilled)?;
+                    }
+                }
             }
             // Not shared while it is built: make_mut never copies here.
             Arc::make_mut(&mut index.shingles).reserve_total(projected as usize);
@@ -404,6 +520,9 @@ impl Index {
                 None => progress.update(Stage::Read, done, total),
             }
             progress.update(Stage::Shingle, done, total);
+            if rows.is_some() {
+                progress.update(Stage::Sketch, done, total);
+            }
         }
         if reported != batches.done() {
             // The last estimate was off: say that everything is done.
@@ -412,17 +531,23 @@ impl Index {
                 None => progress.update(Stage::Read, batches.done(), batches.done()),
             }
             progress.update(Stage::Shingle, batches.done(), batches.done());
+            if rows.is_some() {
+                progress.update(Stage::Sketch, batches.done(), batches.done());
+            }
         }
         Arc::make_mut(&mut index.shingles).finish()?;
         Arc::make_mut(&mut index.shingles).shrink_to_fit();
         index.stats.renamed = unique_ids(&mut index.docs);
-        index.id_bytes = index.docs.iter().map(|d| d.id.capacity() as u64).sum();
+        index.text_bytes = index.docs.iter().map(Doc::text_bytes).sum();
         index.stats.groups = index.shingles.len();
         drop(by_content);
         index.group_members();
 
+        if let Some(rows) = rows {
+            index.signatures = rows.finish()?;
+            return Ok((index, fingerprints.map(FingerprintBuilder::finish)));
+        }
         let t = Instant::now();
-        let sketcher = Sketcher::new(params.sketch, params.seed, params.num_perm);
         let room = index.budget.for_index().saturating_sub(index.held_bytes());
         let to = SpillTo {
             bytes: room,
@@ -435,16 +560,17 @@ impl Index {
         Ok((index, fingerprints.map(FingerprintBuilder::finish)))
     }
 
-    /// Whether the index, at `shingles` shingles, `groups` contents and the documents
-    /// read so far, and as it will be with `total` documents (signatures included), is
-    /// past the memory its budget leaves it: then its sets go to a temporary file.
+    /// Whether the index, at `shingles` shingles held, `groups` contents and the
+    /// documents read so far, and as it will be with `total` documents (signatures
+    /// included), is past the memory its budget leaves it: then its sets (or, when the
+    /// sets are not kept, its signatures) go to a temporary file.
     fn over_budget(&self, shingles: u64, total: u64, groups: usize) -> bool {
-        if !self.budget.is_limited() || self.shingles.is_spilled() {
+        if !self.budget.is_limited() {
             return false;
         }
         let done = (self.stats.docs as u64).max(1);
         let scale = |x: u64| x.saturating_mul(total.max(done)) / done;
-        let docs = self.docs.len() as u64 * std::mem::size_of::<Doc>() as u64 + self.id_bytes;
+        let docs = self.docs.len() as u64 * std::mem::size_of::<Doc>() as u64 + self.text_bytes;
         // Per content: its offset, content hash, signature, and its entry while building.
         let per_group = 8 + 8 + 24 + self.params.num_perm as u64 * 4;
         let projected = shingles.saturating_mul(8)
@@ -460,6 +586,7 @@ impl Index {
         batch: Vec<ReadDoc>,
         fingerprints: &mut Option<FingerprintBuilder>,
         by_content: &mut HashMap<u64, u32>,
+        rows: &mut Option<RowsBuilder>,
     ) -> Result<()> {
         for read in batch {
             let (entry, labels, s, digest) = match read {
@@ -478,7 +605,7 @@ impl Index {
                 continue;
             }
             let groups = self.shingles.len();
-            self.add_doc(entry, labels, s, by_content)?;
+            self.add_doc(entry, labels, s, by_content, rows)?;
             if let Some(fps) = fingerprints
                 .as_mut()
                 .filter(|_| self.shingles.len() > groups)
@@ -495,20 +622,33 @@ impl Index {
         labels: Labels,
         s: Shingled,
         by_content: &mut HashMap<u64, u32>,
+        rows: &mut Option<RowsBuilder>,
     ) -> Result<()> {
         let next = self.shingles.len() as u32;
         let group = *by_content.entry(s.content).or_insert(next);
         if group == next {
-            Arc::make_mut(&mut self.shingles).append(&s.set)?;
+            let sets = Arc::make_mut(&mut self.shingles);
+            match rows {
+                Some(rows) => {
+                    sets.append_again(s.size, entry.source.clone(), s.content);
+                    rows.push(s.row.as_deref().expect("a row for each document"))?;
+                }
+                None => sets.append(&s.set)?,
+            }
             self.contents.push(s.content);
-            self.stats.shingles += s.set.len() as u64;
+            self.stats.shingles += s.size as u64;
         }
         self.stats.docs += 1;
         self.stats.bytes += s.bytes;
         self.stats.tokens += s.tokens;
         self.stats.empty += (s.tokens == 0) as usize;
-        self.id_bytes += entry.id.capacity() as u64;
-        self.docs.push(Doc {
+        // An index only to search leaves out what names documents for people: at ten
+        // million documents their titles alone are 2 GB.
+        let labels = match self.keep {
+            Keep::Everything => labels,
+            Keep::ToSearch => Labels::default(),
+        };
+        let doc = Doc {
             id: entry.id,
             source: entry.source,
             bytes: s.bytes,
@@ -516,7 +656,9 @@ impl Index {
             group,
             title: labels.title,
             meta: labels.meta,
-        });
+        };
+        self.text_bytes += doc.text_bytes();
+        self.docs.push(doc);
         Ok(())
     }
 
@@ -565,9 +707,10 @@ impl Index {
             member_start: Vec::new(),
             stats,
             budget: Budget::unlimited(),
-            id_bytes: 0,
+            keep: Keep::Everything,
+            text_bytes: 0,
         };
-        index.id_bytes = index.docs.iter().map(|d| d.id.capacity() as u64).sum();
+        index.text_bytes = index.docs.iter().map(Doc::text_bytes).sum();
         index.group_members();
         index
     }
@@ -658,7 +801,8 @@ impl Index {
             member_start: self.member_start.clone(),
             stats: self.stats.clone(),
             budget: self.budget.clone(),
-            id_bytes: self.id_bytes,
+            keep: self.keep,
+            text_bytes: self.text_bytes,
         })
     }
 
@@ -717,7 +861,8 @@ impl Index {
             member_start: self.member_start.clone(),
             stats: self.stats.clone(),
             budget: self.budget.clone(),
-            id_bytes: self.id_bytes,
+            keep: self.keep,
+            text_bytes: self.text_bytes,
         }
     }
 
@@ -1310,6 +1455,7 @@ fn read_and_shingle(
     batch: Vec<Item>,
     params: &Params,
     simhash: Option<&SimHasher>,
+    sketch: Option<&Sketcher>,
     clock: &StageClock,
 ) -> Vec<ReadDoc> {
     batch
@@ -1320,44 +1466,61 @@ fn read_and_shingle(
                 let t0 = Instant::now();
                 let read = extract_item(item, params.max_bytes);
                 let t1 = Instant::now();
+                let mut sketched = Duration::ZERO;
                 let out = read.map(|(entry, text, labels)| {
                     let mut s = shingle_doc(&text, tok, buf, params.k);
                     if params.min_words > 0 {
                         s.words = count_words(&text, tok.options(), s.tokens);
                     }
                     // `buf` still holds the document's token stream.
-                    (entry, labels, s, simhash.map(|h| h.digest(buf)))
+                    let digest = simhash.map(|h| h.digest(buf));
+                    if let Some(sketcher) = sketch {
+                        // The set is made again when verified: only its sketch is kept.
+                        let t = Instant::now();
+                        s.row = Some(sketcher.sketch(&s.set));
+                        s.set = Vec::new();
+                        sketched = t.elapsed();
+                    }
+                    (entry, labels, s, digest)
                 });
-                clock.add(t1 - t0, t1.elapsed());
+                clock.add(t1 - t0, t1.elapsed() - sketched, sketched);
                 out
             },
         )
         .collect()
 }
 
-/// Time the threads of a pass spent reading and shingling (and merging), to share the
-/// pass's wall time between the two stages in proportion.
+/// Time the threads of a pass spent reading, shingling (and merging) and sketching (when
+/// documents are sketched as they are read), to share the pass's wall time between the
+/// stages in proportion.
 #[derive(Default)]
 struct StageClock {
     read: AtomicU64,
     shingle: AtomicU64,
+    sketch: AtomicU64,
 }
 
 impl StageClock {
-    fn add(&self, read: Duration, shingle: Duration) {
-        self.read
-            .fetch_add(read.as_nanos() as u64, Ordering::Relaxed);
-        self.shingle
-            .fetch_add(shingle.as_nanos() as u64, Ordering::Relaxed);
+    fn add(&self, read: Duration, shingle: Duration, sketch: Duration) {
+        for (total, d) in [
+            (&self.read, read),
+            (&self.shingle, shingle),
+            (&self.sketch, sketch),
+        ] {
+            total.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
+        }
     }
 
-    /// `wall` split into (read, shingle) in proportion to the time spent in each.
-    fn split(&self, wall: Duration) -> (Duration, Duration) {
-        let read = self.read.load(Ordering::Relaxed) as f64;
-        let all = read + self.shingle.load(Ordering::Relaxed) as f64;
-        let share = if all > 0.0 { read / all } else { 0.5 };
-        let read = wall.mul_f64(share);
-        (read, wall - read)
+    /// `wall` split into (read, shingle, sketch) in proportion to the time spent in each.
+    fn split(&self, wall: Duration) -> (Duration, Duration, Duration) {
+        let [read, shingle, sketch] =
+            [&self.read, &self.shingle, &self.sketch].map(|t| t.load(Ordering::Relaxed) as f64);
+        let all = read + shingle + sketch;
+        if all == 0.0 {
+            return (wall / 2, wall - wall / 2, Duration::ZERO);
+        }
+        let (read, sketch) = (wall.mul_f64(read / all), wall.mul_f64(sketch / all));
+        (read, wall.saturating_sub(read + sketch), sketch)
     }
 }
 
@@ -1368,7 +1531,12 @@ struct Shingled {
     tokens: u64,
     /// Words, for `--min-words` (the tokens in word mode).
     words: u64,
+    /// Its shingles: the set, emptied once sketched when sets are not kept, and
+    /// their number.
     set: Vec<u64>,
+    size: usize,
+    /// Its signature, when documents are sketched as they are read.
+    row: Option<Vec<u32>>,
 }
 
 fn shingle_doc(text: &str, tok: &mut Tokenizer, buf: &mut Vec<u64>, k: usize) -> Shingled {
@@ -1381,7 +1549,9 @@ fn shingle_doc(text: &str, tok: &mut Tokenizer, buf: &mut Vec<u64>, k: usize) ->
         content: content_hash(buf),
         tokens: buf.len() as u64,
         words: buf.len() as u64,
+        size: set.len(),
         set,
+        row: None,
     }
 }
 

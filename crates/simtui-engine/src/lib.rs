@@ -54,6 +54,7 @@ pub mod minhash;
 pub mod natural;
 pub mod ooc;
 pub mod progress;
+pub mod reshingle;
 pub mod rng;
 pub mod shingle;
 pub mod simhash;

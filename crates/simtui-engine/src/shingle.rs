@@ -7,6 +7,8 @@ use crate::error::Result;
 use crate::hash::combine;
 use crate::ooc::Spilled;
 use crate::ooc::file::SpillFile;
+use crate::reshingle::Reshingle;
+use crate::source::Source;
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
@@ -47,6 +49,9 @@ pub struct ShingleSets {
     /// The sets written out to a temporary file: `data` then holds none of them, and
     /// set `i` is at `offsets[i] * 8` bytes in the file.
     file: Option<Arc<SpillFile>>,
+    /// The sets kept nowhere but made again from the corpus when asked for (see
+    /// [`crate::reshingle`]): `data` then holds none of them; `offsets` give lengths.
+    again: Option<Box<Reshingle>>,
 }
 
 /// Consecutive sets held in memory: borrowed from sets in memory, read from the file
@@ -93,6 +98,16 @@ impl ShingleSets {
             offsets: vec![0],
             data: Vec::new(),
             file: None,
+            again: None,
+        }
+    }
+
+    /// No sets yet, and none to be kept: each is made again from the corpus when asked
+    /// for (texts tokenised with `text` into `k`-shingles, none over `max_bytes`).
+    pub(crate) fn read_again(text: &crate::text::TextOptions, k: usize, max_bytes: u64) -> Self {
+        ShingleSets {
+            again: Some(Box::new(Reshingle::new(text, k, max_bytes))),
+            ..ShingleSets::new()
         }
     }
 
@@ -106,12 +121,13 @@ impl ShingleSets {
             offsets,
             data,
             file: None,
+            again: None,
         })
     }
 
     /// Room for `total` shingles in all.
     pub(crate) fn reserve_total(&mut self, total: usize) {
-        if self.file.is_none() {
+        if !self.is_spilled() {
             self.data.reserve(total.saturating_sub(self.data.len()));
         }
     }
@@ -128,7 +144,7 @@ impl ShingleSets {
     /// If the sets are spilled (only an index spills its sets, and it appends with
     /// an append of its own).
     pub fn push(&mut self, set: &[u64]) {
-        assert!(self.file.is_none(), "push onto sets in memory only");
+        assert!(!self.is_spilled(), "push onto sets in memory only");
         self.data.extend_from_slice(set);
         self.offsets.push(self.data.len());
     }
@@ -147,10 +163,22 @@ impl ShingleSets {
         Ok(())
     }
 
+    /// Appends a set made again when asked for: its length, where its text is and the
+    /// content hash of its tokens.
+    ///
+    /// # Panics
+    /// Unless the sets are [made again](ShingleSets::read_again).
+    pub(crate) fn append_again(&mut self, len: usize, source: Source, content: u64) {
+        let again = self.again.as_mut().expect("sets made again");
+        again.push(source, content);
+        let end = self.offsets[self.offsets.len() - 1] + len;
+        self.offsets.push(end);
+    }
+
     /// Moves the sets to a temporary file in `dir` (the system's when None), counted
     /// in `spilled`: from now on they are appended there and read back from there.
     pub(crate) fn spill(&mut self, dir: Option<&Path>, spilled: &Arc<Spilled>) -> Result<()> {
-        if self.file.is_some() {
+        if self.is_spilled() {
             return Ok(());
         }
         let mut file = SpillFile::create(dir, "shingle sets", spilled)?;
@@ -170,9 +198,20 @@ impl ShingleSets {
         Ok(())
     }
 
-    /// Whether the sets are on a temporary file rather than in memory.
+    /// Whether the sets are not in memory: on a temporary file, or made again from the
+    /// corpus when asked for.
     pub fn is_spilled(&self) -> bool {
-        self.file.is_some()
+        self.file.is_some() || self.again.is_some()
+    }
+
+    /// Whether the sets are made again from the corpus when asked for (see
+    /// [`crate::reshingle`]).
+    pub fn is_read_again(&self) -> bool {
+        self.again.is_some()
+    }
+
+    pub(crate) fn again(&self) -> Option<&Reshingle> {
+        self.again.as_deref()
     }
 
     pub(crate) fn file(&self) -> Option<&SpillFile> {
@@ -201,7 +240,7 @@ impl ShingleSets {
 
     /// Set `i` of sets held in memory. Panics if the sets are spilled.
     pub(crate) fn in_memory(&self, i: usize) -> &[u64] {
-        assert!(self.file.is_none(), "the sets are in memory");
+        assert!(!self.is_spilled(), "the sets are in memory");
         &self.data[self.offsets[i]..self.offsets[i + 1]]
     }
 
@@ -212,9 +251,13 @@ impl ShingleSets {
             .unwrap_or_else(|e| panic!("reading back a shingle set: {e}"))
     }
 
-    /// Set `i`, or why a spilled set cannot be read back. Panics if `i >= len()`.
+    /// Set `i`, or why a spilled set cannot be read back (or made again). Panics if
+    /// `i >= len()`.
     pub fn try_get(&self, i: usize) -> Result<Cow<'_, [u64]>> {
         let (from, to) = (self.offsets[i], self.offsets[i + 1]);
+        if let Some(again) = &self.again {
+            return again.set(i).map(Cow::Owned);
+        }
         match &self.file {
             None => Ok(Cow::Borrowed(&self.data[from..to])),
             Some(file) => {
@@ -229,6 +272,14 @@ impl ShingleSets {
     pub fn range(&self, from: usize, to: usize) -> Result<SetRange<'_>> {
         let offsets = &self.offsets[from..=to];
         let (a, b) = (offsets[0], offsets[offsets.len() - 1]);
+        if let Some(again) = &self.again {
+            let groups: Vec<u32> = (from as u32..to as u32).collect();
+            let (_, data) = again.sets(&groups, |g| self.set_len(g as usize))?;
+            return Ok(SetRange {
+                offsets,
+                data: Cow::Owned(data),
+            });
+        }
         let data = match &self.file {
             None => Cow::Borrowed(&self.data[a..b]),
             Some(file) => {
@@ -248,7 +299,9 @@ impl ShingleSets {
     /// Heap memory held, in bytes (allocated capacity, not just what is used; nothing
     /// for the sets on file).
     pub fn heap_bytes(&self) -> usize {
-        self.offsets.capacity() * 8 + self.data.capacity() * 8
+        self.offsets.capacity() * 8
+            + self.data.capacity() * 8
+            + self.again.as_ref().map_or(0, |a| a.heap_bytes())
     }
 }
 

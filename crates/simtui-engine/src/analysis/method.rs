@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::found::{Found, Search};
-use crate::index::{Index, Params};
+use crate::index::{Index, Keep, Params};
 use crate::ooc::Budget;
 use crate::progress::Progress;
 use crate::simhash::fingerprint::SimHasher;
@@ -78,26 +78,45 @@ impl Engine {
         budget: &Budget,
         progress: &dyn Progress,
     ) -> Result<Engine> {
-        match method {
+        Engine::build_keeping(corpus, params, method, Keep::Everything, budget, progress)
+    }
+
+    /// [`Engine::build_within`] for an engine that only finds pairs: its index's
+    /// shingle sets are made again from the corpus for the candidates instead of kept,
+    /// when the corpus can be read again (see [`Index::build_to_search`]).
+    pub fn build_to_search(
+        corpus: Corpus,
+        params: &Params,
+        method: Method,
+        budget: &Budget,
+        progress: &dyn Progress,
+    ) -> Result<Engine> {
+        Engine::build_keeping(corpus, params, method, Keep::ToSearch, budget, progress)
+    }
+
+    fn build_keeping(
+        corpus: Corpus,
+        params: &Params,
+        method: Method,
+        keep: Keep,
+        budget: &Budget,
+        progress: &dyn Progress,
+    ) -> Result<Engine> {
+        let mut params = params.clone();
+        let simhash = match method {
             Method::MinHash { bands, rows } => {
-                let mut params = params.clone();
                 params.num_perm = params.num_perm.max(bands * rows);
-                Ok(Engine {
-                    index: Arc::new(Index::build_within(corpus, &params, budget, progress)?),
-                    method,
-                    fingerprints: None,
-                })
+                None
             }
-            Method::SimHash { hasher, .. } => {
-                let (index, fps) =
-                    Index::build_with_simhash_within(corpus, params, &hasher, budget, progress)?;
-                Ok(Engine {
-                    index: Arc::new(index),
-                    method,
-                    fingerprints: Some(fps),
-                })
-            }
-        }
+            Method::SimHash { hasher, .. } => Some(hasher),
+        };
+        let (index, fingerprints) =
+            Index::build_keeping(corpus, &params, simhash.as_ref(), keep, budget, progress)?;
+        Ok(Engine {
+            index: Arc::new(index),
+            method,
+            fingerprints,
+        })
     }
 
     /// The verified pairs with exact J ≥ `threshold`, by J descending then ids, with

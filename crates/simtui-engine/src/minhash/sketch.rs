@@ -543,6 +543,89 @@ impl Signatures {
     }
 }
 
+/// Signature rows appended one content at a time, as an index whose shingle sets are
+/// not kept sketches each document while it is read: in memory, or from when
+/// [`RowsBuilder::spill`] is called, on a temporary file.
+pub(crate) struct RowsBuilder {
+    n: usize,
+    data: Vec<u32>,
+    file: Option<SpillFile>,
+    rows: usize,
+}
+
+impl RowsBuilder {
+    /// No rows yet, each `n` values wide.
+    pub(crate) fn new(n: usize) -> RowsBuilder {
+        RowsBuilder {
+            n,
+            data: Vec::new(),
+            file: None,
+            rows: 0,
+        }
+    }
+
+    /// Appends the next row (`n` values).
+    pub(crate) fn push(&mut self, row: &[u32]) -> Result<()> {
+        debug_assert_eq!(row.len(), self.n);
+        match &mut self.file {
+            Some(file) => file.append_u32s(row)?,
+            None => self.data.extend_from_slice(row),
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Moves the rows so far to a temporary file, and appends there from now on.
+    pub(crate) fn spill(
+        &mut self,
+        dir: Option<&std::path::Path>,
+        spilled: &Arc<Spilled>,
+    ) -> Result<()> {
+        if self.file.is_none() && self.n > 0 {
+            let mut file = SpillFile::create(dir, "signatures", spilled)?;
+            file.append_u32s(&self.data)?;
+            self.data = Vec::new();
+            self.file = Some(file);
+        }
+        Ok(())
+    }
+
+    /// Whether the rows go to a temporary file.
+    pub(crate) fn is_spilled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Room for `rows` rows in all, when in memory (so the matrix is not copied again
+    /// and again as it grows).
+    pub(crate) fn reserve_rows(&mut self, rows: usize) {
+        if self.file.is_none() {
+            let more = rows.saturating_sub(self.rows) * self.n;
+            self.data.reserve(more);
+        }
+    }
+
+    /// The signatures, every row written out when they are on file.
+    pub(crate) fn finish(self) -> Result<Signatures> {
+        let RowsBuilder {
+            n,
+            mut data,
+            file,
+            rows,
+        } = self;
+        let file = match file {
+            Some(mut file) => {
+                file.flush()?;
+                Some((Arc::new(file), rows))
+            }
+            None => {
+                data.shrink_to_fit();
+                None
+            }
+        };
+        Ok(Signatures { n, data, file })
+    }
+}
+
 /// Rows sketched per parallel task.
 const FILL_BATCH: usize = 4096;
 

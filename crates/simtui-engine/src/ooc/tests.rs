@@ -3,7 +3,7 @@
 use super::*;
 use crate::doc_pairs::DocPairs;
 use crate::found::Pair;
-use crate::index::Params;
+use crate::index::{Keep, Params};
 use crate::progress::Silent;
 use crate::source::Corpus;
 use proptest::prelude::*;
@@ -44,8 +44,15 @@ fn texts(seed: u64, families: usize, crowd: usize) -> Vec<(String, String)> {
 }
 
 fn build(texts: &[(String, String)], budget: &Budget) -> Index {
+    build_keeping(texts, budget, Keep::Everything)
+}
+
+fn build_keeping(texts: &[(String, String)], budget: &Budget, keep: Keep) -> Index {
     let corpus = Corpus::from_texts(texts.iter().cloned());
-    Index::build_within(corpus, &Params::default(), budget, &Silent).unwrap()
+    let params = Params::default();
+    let (index, _) = Index::build_keeping(corpus, &params, None, keep, budget, &Silent).unwrap();
+    assert_eq!(index.shingles().is_read_again(), keep == Keep::ToSearch);
+    index
 }
 
 fn stream(index: &Index, search: &Search, budget: usize) -> Vec<Pair> {
@@ -70,9 +77,20 @@ fn same_search(a: &Search, b: &Search, what: &str) {
 }
 
 fn check_limit(texts: &[(String, String)], bytes: u64, bandings: &[(usize, usize, f64)]) -> Budget {
+    check_sets(texts, bytes, Keep::Everything, bandings)
+}
+
+/// The searches of an index built within `bytes` (`u64::MAX`: no limit), its sets kept
+/// or made again, against those of an index in memory.
+fn check_sets(
+    texts: &[(String, String)],
+    bytes: u64,
+    keep: Keep,
+    bandings: &[(usize, usize, f64)],
+) -> Budget {
     let memory = build(texts, &Budget::unlimited());
     let budget = Budget::new(bytes, None);
-    let bounded = build(texts, &budget);
+    let bounded = build_keeping(texts, &budget, keep);
     assert_eq!(bounded.docs().len(), memory.docs().len());
     for &(b, r, t) in bandings {
         for cap in [None, Some(1050)] {
@@ -82,7 +100,7 @@ fn check_limit(texts: &[(String, String)], bytes: u64, bandings: &[(usize, usize
             same_search(&want, &got, &what);
             let pairs = stream(&memory, &want, 1 << 30);
             assert_eq!(
-                stream(&bounded, &got, bytes as usize / 4),
+                stream(&bounded, &got, (bytes / 4).min(1 << 30) as usize),
                 pairs,
                 "{what}: streamed"
             );
@@ -138,6 +156,24 @@ fn a_tiny_limit_spills_everything_and_changes_nothing() {
         "{:?}",
         budget.spilled.files()
     );
+}
+
+#[test]
+fn sets_made_again_change_nothing_under_any_limit() {
+    let texts = texts(5, 300, 1100);
+    // No limit: nothing spilled. A tiny one: signatures, keys and pairs spilled, never
+    // the sets, which are made again from the texts.
+    for bytes in [u64::MAX, 1_500_000, 0] {
+        let budget = check_sets(&texts, bytes, Keep::ToSearch, &[(16, 8, 0.5), (8, 4, 0.3)]);
+        let kinds: Vec<&str> = budget.spilled.by_kind().iter().map(|k| k.0).collect();
+        assert!(!kinds.contains(&"shingle sets"), "{kinds:?}");
+        if bytes == u64::MAX {
+            assert!(kinds.is_empty(), "{kinds:?}");
+        }
+        if bytes == 0 {
+            assert!(kinds.contains(&"signatures"), "{kinds:?}");
+        }
+    }
 }
 
 #[test]
@@ -208,9 +244,11 @@ proptest! {
         bytes in prop_oneof![0u64..20_000, 20_000u64..2_000_000],
         bands in 1usize..=32,
         threshold in 0.0f64..0.9,
+        again in any::<bool>(),
     ) {
         let texts = texts(seed, families, 0);
         let rows = 128 / bands;
-        check_limit(&texts, bytes, &[(bands, rows, threshold)]);
+        let sets = if again { Keep::ToSearch } else { Keep::Everything };
+        check_sets(&texts, bytes, sets, &[(bands, rows, threshold)]);
     }
 }

@@ -19,6 +19,10 @@ const MAX_PAIRS: usize = 1 << 20;
 /// Bytes of sets a batch may hold at least, however small the budget: a few dozen
 /// sets, so that a batch is not one pair.
 const MIN_BATCH: u64 = 64 << 10;
+/// Bytes of sets a batch made again from the corpus holds at most, however large the
+/// budget: enough for the sets of tens of thousands of documents, so that a run in
+/// memory stays far below what keeping every set would take.
+const MAX_AGAIN: u64 = 256 << 20;
 /// Two spans of the file this close are read as one (the gap read and dropped): fewer,
 /// larger reads.
 const GAP: u64 = 16 << 10;
@@ -126,6 +130,14 @@ fn read_groups<T: Clone + 'static>(
 /// The shingle sets of `groups` (ascending, distinct): read back when spilled, all of
 /// them when in memory.
 pub(crate) fn load_sets(sets: &ShingleSets, groups: Vec<u32>) -> Result<SetsOf<'_>> {
+    if let Some(again) = sets.again() {
+        let (starts, data) = again.sets(&groups, |g| sets.set_len(g as usize))?;
+        return Ok(SetsOf::Read(Loaded {
+            groups,
+            starts,
+            data,
+        }));
+    }
     match sets.file() {
         Some(file) => Ok(SetsOf::Read(read_groups(
             file,
@@ -174,7 +186,12 @@ impl<'a> Batches<'a> {
         Batches {
             index,
             threshold,
-            budget: budget.max(MIN_BATCH),
+            budget: if index.shingles.is_read_again() {
+                budget.min(MAX_AGAIN)
+            } else {
+                budget
+            }
+            .max(MIN_BATCH),
             pairs: Vec::new(),
             groups: Default::default(),
             bytes: 0,

@@ -303,6 +303,11 @@ impl Compression {
     }
 }
 
+/// Whether a file beginning with `head` is compressed (gzip or zstd).
+pub(crate) fn is_compressed(head: &[u8]) -> bool {
+    Compression::detect(head) != Compression::None
+}
+
 /// Counts the bytes read from a file, for progress through a compressed one.
 struct Counting<R> {
     inner: R,

@@ -1,0 +1,332 @@
+//! Shingle sets made again from the corpus instead of kept.
+//!
+//! Finding pairs needs every document's signature, but the shingle sets only of the
+//! candidates, to verify them. The sets are the largest part of an index (285 M hashes
+//! of 8 bytes for a million documents of 300 words: 1.4× the text itself), so an index
+//! built only to search ([`Index::build_to_search`](crate::index::Index::build_to_search))
+//! keeps each content's length and where its text is, and verification reads the
+//! candidates' texts again and shingles them anew: the same sets, so the same pairs and
+//! the same J, byte for byte, at a fraction of the memory and with nothing written to
+//! temporary files.
+//!
+//! Only a corpus that can be read again cheaply is searched this way: files, texts in
+//! memory, and uncompressed JSON Lines and SGML (a record is read at its offset). A
+//! compressed file would have to be decompressed up to each record, and a Parquet row
+//! decoded with its row group, so those keep their sets (or spill them). A text that
+//! changed since it was read is an error, never a wrong J: its content hash is checked.
+
+use crate::error::{Error, Result};
+use crate::shingle::{content_hash, shingle_set};
+use crate::source::container::Kind;
+use crate::source::{Entry, Part, Source, read_file};
+use crate::text::{TextOptions, Tokenizer};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Where each content's text is, and how it was shingled: enough to make its set again.
+#[derive(Clone, Debug)]
+pub(crate) struct Reshingle {
+    /// The source of each content's first document, content `g` at `g`.
+    sources: Vec<Source>,
+    /// The content hash each content had when it was read.
+    contents: Vec<u64>,
+    /// Heap bytes of the sources' paths.
+    path_bytes: usize,
+    text: TextOptions,
+    k: usize,
+    max_bytes: u64,
+}
+
+/// Contents re-shingled per parallel task: a task keeps its file open from one record
+/// to the next, and contents numbered together are mostly neighbours in one file.
+const TASK: usize = 64;
+
+impl Reshingle {
+    /// Nothing yet, for texts tokenised with `text` into `k`-shingles, none over
+    /// `max_bytes`.
+    pub(crate) fn new(text: &TextOptions, k: usize, max_bytes: u64) -> Reshingle {
+        Reshingle {
+            sources: Vec::new(),
+            contents: Vec::new(),
+            path_bytes: 0,
+            text: text.clone(),
+            k,
+            max_bytes,
+        }
+    }
+
+    /// Whether every document of these entries can be read again cheaply (see the
+    /// module's documentation). Opens each file of many documents to see whether it is
+    /// compressed.
+    pub(crate) fn can_read_again(entries: &[Entry]) -> bool {
+        entries.iter().all(|e| match &e.source {
+            Source::File(_) | Source::Memory(_) => true,
+            Source::Part(p) => readable_at_offsets(&p.file.path, p.file.kind),
+            Source::Container(c) => readable_at_offsets(&c.path, c.kind),
+        })
+    }
+
+    /// Adds the next content: where its first document is, and its content hash.
+    pub(crate) fn push(&mut self, source: Source, content: u64) {
+        if let Source::File(path) = &source {
+            self.path_bytes += path.capacity() + 16;
+        }
+        self.sources.push(source);
+        self.contents.push(content);
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.sources.capacity() * std::mem::size_of::<Source>()
+            + self.contents.capacity() * 8
+            + self.path_bytes
+    }
+
+    /// The set of content `g`, made again.
+    pub(crate) fn set(&self, g: usize) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        Worker::new(self).set(g, &mut out)?;
+        Ok(out)
+    }
+
+    /// The sets of `groups` (ascending, distinct), of `len(g)` shingles each, made
+    /// again in parallel into one allocation: where each one starts in the data (and
+    /// the end), and the data.
+    pub(crate) fn sets(
+        &self,
+        groups: &[u32],
+        len: impl Fn(u32) -> usize,
+    ) -> Result<(Vec<usize>, Vec<u64>)> {
+        let mut starts = Vec::with_capacity(groups.len() + 1);
+        starts.push(0);
+        for &g in groups {
+            starts.push(starts[starts.len() - 1] + len(g));
+        }
+        let mut data = vec![0u64; starts[groups.len()]];
+        // Each task fills its groups' stretch of the data.
+        let mut tasks = Vec::with_capacity(groups.len().div_ceil(TASK));
+        let mut rest = data.as_mut_slice();
+        for (i, chunk) in groups.chunks(TASK).enumerate() {
+            let first = i * TASK;
+            let (mine, after) = rest.split_at_mut(starts[first + chunk.len()] - starts[first]);
+            tasks.push((chunk, &starts[first..=first + chunk.len()], mine));
+            rest = after;
+        }
+        tasks.into_par_iter().try_for_each(|(chunk, starts, out)| {
+            let (mut worker, mut set) = (Worker::new(self), Vec::new());
+            for (i, &g) in chunk.iter().enumerate() {
+                worker.set(g as usize, &mut set)?;
+                let at = starts[i] - starts[0]..starts[i + 1] - starts[0];
+                if set.len() != at.len() {
+                    let source = &self.sources[g as usize];
+                    return Err(changed(source, "its text changed since it was read"));
+                }
+                out[at].copy_from_slice(&set);
+            }
+            Ok(())
+        })?;
+        Ok((starts, data))
+    }
+}
+
+/// Whether a file of many documents can be read a record at a time at its offset:
+/// JSON Lines or SGML, not compressed. An unreadable file is not (the first pass will
+/// say why it is skipped).
+fn readable_at_offsets(path: &Path, kind: Kind) -> bool {
+    if kind == Kind::Parquet {
+        return false;
+    }
+    let mut head = [0u8; 4];
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let n = file.read_at(&mut head, 0).unwrap_or(0);
+    !crate::source::container::is_compressed(&head[..n])
+}
+
+/// Makes sets again one after another, reusing its tokenizer, buffers and last file.
+struct Worker<'a> {
+    again: &'a Reshingle,
+    tok: Tokenizer,
+    tokens: Vec<u64>,
+    raw: Vec<u8>,
+    open: Option<(PathBuf, File)>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(again: &'a Reshingle) -> Worker<'a> {
+        Worker {
+            again,
+            tok: Tokenizer::new(&again.text),
+            tokens: Vec::new(),
+            raw: Vec::new(),
+            open: None,
+        }
+    }
+
+    /// Content `g`'s set into `out`; an error when its text can't be read or changed.
+    fn set(&mut self, g: usize, out: &mut Vec<u64>) -> Result<()> {
+        let source = &self.again.sources[g];
+        let text = self.text(source)?;
+        self.tokens.clear();
+        self.tok.token_hashes(&text, &mut self.tokens);
+        if content_hash(&self.tokens) != self.again.contents[g] {
+            return Err(changed(source, "its text changed since it was read"));
+        }
+        shingle_set(&self.tokens, self.again.k, out);
+        Ok(())
+    }
+
+    fn text(&mut self, source: &Source) -> Result<String> {
+        let failed = |(_, why): (_, String)| changed(source, &why);
+        match source {
+            Source::Memory(text) => Ok(text.to_string()),
+            Source::File(path) => read_file(path, self.again.max_bytes).map_err(failed),
+            Source::Part(part) => {
+                self.read_record(part).map_err(|e| Error::File {
+                    path: part.file.path.clone(),
+                    source: e,
+                })?;
+                let record = part.file.extract(&self.raw).map_err(failed)?;
+                Ok(record.text)
+            }
+            Source::Container(_) => Err(changed(source, "a file of many documents")),
+        }
+    }
+
+    /// Reads a record's bytes into `raw` with one positioned read, the file kept open
+    /// for the next record of the same file.
+    fn read_record(&mut self, part: &Part) -> io::Result<()> {
+        let path = &part.file.path;
+        if self.open.as_ref().is_none_or(|(p, _)| p != path) {
+            self.open = Some((path.clone(), File::open(path)?));
+        }
+        let (_, file) = self.open.as_ref().expect("opened just above");
+        self.raw.resize(part.len as usize, 0);
+        file.read_exact_at(&mut self.raw, part.offset)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::UnexpectedEof => {
+                    io::Error::other("the file is shorter than when it was read")
+                }
+                _ => e,
+            })
+    }
+}
+
+/// The error for a text that can't be made again as it was.
+fn changed(source: &Source, why: &str) -> Error {
+    Error::File {
+        path: source.path().map_or_else(PathBuf::new, Path::to_path_buf),
+        source: io::Error::other(format!("read again to verify a pair: {why}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::Error;
+    use crate::index::{Index, Keep, Params};
+    use crate::ooc::Budget;
+    use crate::progress::Silent;
+    use crate::source::{Corpus, WalkOptions};
+    use std::io::Write;
+    use std::path::Path;
+
+    /// A folder of plain files and a JSON Lines file, with near duplicates within and
+    /// across them.
+    fn corpus_dir(dir: &Path, gzip: bool) {
+        let text = |i: u64| -> String {
+            (0..60)
+                .map(|w| format!("w{}", crate::hash::mix64(i * 100 + w) % 300))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for i in 0..20u64 {
+            std::fs::write(dir.join(format!("f{i}.txt")), text(i % 7)).unwrap();
+        }
+        let mut lines = String::new();
+        for i in 0..30u64 {
+            let t = format!("{} tail{}", text(i % 9), i % 2);
+            lines.push_str(&format!("{{\"id\": \"r{i}\", \"text\": \"{t}\"}}\n"));
+        }
+        let path = dir.join("records.jsonl");
+        if gzip {
+            let file = std::fs::File::create(path.with_extension("jsonl.gz")).unwrap();
+            let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+            gz.write_all(lines.as_bytes()).unwrap();
+            gz.finish().unwrap();
+        } else {
+            std::fs::write(path, lines).unwrap();
+        }
+    }
+
+    fn build(dir: &Path, keep: Keep) -> Index {
+        let corpus = Corpus::walk(&[dir.to_path_buf()], &WalkOptions::default()).unwrap();
+        let params = Params::default();
+        let budget = Budget::unlimited();
+        Index::build_keeping(corpus, &params, None, keep, &budget, &Silent)
+            .unwrap()
+            .0
+    }
+
+    #[test]
+    fn files_and_json_lines_made_again_give_the_same_pairs() {
+        let dir = tempfile::tempdir().unwrap();
+        corpus_dir(dir.path(), false);
+        let kept = build(dir.path(), Keep::Everything);
+        let again = build(dir.path(), Keep::ToSearch);
+        assert!(again.shingles().is_read_again());
+        assert!(!kept.shingles().is_read_again());
+        assert_eq!(again.docs().len(), 50);
+        // Only what finding pairs needs: no titles.
+        assert!(again.docs().iter().all(|d| d.title.is_empty()));
+        assert!(kept.docs().iter().all(|d| !d.title.is_empty()));
+        assert_eq!(again.keeps(), Keep::ToSearch);
+        let want = kept.find(16, 8, 0.3, &Silent).unwrap();
+        let got = again.find(16, 8, 0.3, &Silent).unwrap();
+        assert!(want.pairs.len() > 50, "{} pairs", want.pairs.len());
+        assert_eq!(got.pairs, want.pairs);
+        assert_eq!(got.candidates, want.candidates);
+        assert_eq!(again.signatures().data(), kept.signatures().data());
+        // The sets themselves, one at a time.
+        for g in 0..kept.shingles().len() {
+            assert_eq!(again.shingles().get(g), kept.shingles().get(g));
+        }
+        // Made again, the sets take a length and a place per content, not the hashes.
+        let sets = |i: &Index| i.held_by_part()[2];
+        assert_eq!(sets(&kept).0, "shingle sets");
+        assert!(
+            sets(&again).1 * 4 < sets(&kept).1,
+            "{:?} {:?}",
+            sets(&again),
+            sets(&kept)
+        );
+    }
+
+    #[test]
+    fn a_compressed_file_keeps_its_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        corpus_dir(dir.path(), true);
+        let index = build(dir.path(), Keep::ToSearch);
+        assert_eq!(index.docs().len(), 50);
+        assert!(!index.shingles().is_read_again());
+    }
+
+    #[test]
+    fn a_text_changed_since_it_was_read_is_an_error_not_a_wrong_j() {
+        let dir = tempfile::tempdir().unwrap();
+        corpus_dir(dir.path(), false);
+        let again = build(dir.path(), Keep::ToSearch);
+        for i in 0..20 {
+            std::fs::write(dir.path().join(format!("f{i}.txt")), "something else").unwrap();
+        }
+        let err = again.find(16, 8, 0.3, &Silent).unwrap_err();
+        assert!(matches!(err, Error::File { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("changed since it was read"),
+            "{err}"
+        );
+    }
+}
