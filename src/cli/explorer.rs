@@ -44,9 +44,9 @@ pub struct ExplorerArgs {
     /// (--keep-list, else OUT.keep-list beside the list) that `simtui dedup --keep-list`
     /// honours. Give the corpus and the flags the dedup run had, so that ids match. Also
     /// read: datatrove's folder of .remove files (with --datatrove-tasks) and its
-    /// exclusion writer's JSON Lines, and text-dedup's output with __INDEX__ and
-    /// __CLUSTER__ (Arrow or Parquet); where a list names no kept document, the most
-    /// similar one is shown, marked `nearest`.
+    /// exclusion writer's JSON Lines, and text-dedup's output folder (its clusters.pickle,
+    /// or data files with __INDEX__ and __CLUSTER__, Arrow or Parquet); where a list names
+    /// no kept document, the most similar one is shown, marked `nearest`.
     #[arg(long, value_name = "FILE")]
     pub review: Option<PathBuf>,
     /// The number of tasks datatrove's reader ran with, for its .remove files

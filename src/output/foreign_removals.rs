@@ -13,7 +13,10 @@
 //!   (`Dataset.save_to_disk`: a folder of `data-*.arrow` Arrow IPC stream files) keeps
 //!   every row with `__INDEX__` (the row's position in the input) and `__CLUSTER__` (the
 //!   position of the row kept for it): a row whose two differ was removed. The same
-//!   columns in lower case (older versions), and in Parquet, are read too.
+//!   columns in lower case (older versions), and in Parquet, are read too. With
+//!   `save_clusters`, it also pickles its final assignment, `{__INDEX__: __CLUSTER__}` of
+//!   every row in a cluster, to `clusters.pickle` (`pickle.HIGHEST_PROTOCOL`): read
+//!   here as that dict of integers, and nothing else a pickle can hold.
 
 use super::removals::{self, DocRef, RemovalList, Removed};
 use arrow_array::cast::AsArray;
@@ -39,6 +42,16 @@ pub fn read(path: &Path) -> Result<RemovalList, String> {
     let files = folder_files(path)?;
     if files.iter().any(|f| has_suffix(f, ".remove")) {
         return read_datatrove(&files);
+    }
+    // text-dedup's output folder: the pickled assignment names every removal, whether
+    // the data files beside it were filtered (kept rows only) or not.
+    if let Some(pickle) = files.iter().find(|f| has_suffix(f, "clusters.pickle")) {
+        let mut list = RemovalList {
+            format: "",
+            removed: Vec::new(),
+        };
+        read_file(pickle, &mut list).map_err(|e| format!("{}: {e}", pickle.display()))?;
+        return Ok(list);
     }
     let data: Vec<&PathBuf> = files.iter().filter(|f| is_data_file(f)).collect();
     if data.is_empty() {
@@ -104,6 +117,10 @@ fn read_file(path: &Path, list: &mut RemovalList) -> Result<(), String> {
         let reader = arrow_ipc::reader::FileReader::try_new(open()?, None)
             .map_err(|e| format!("not a readable Arrow file: {e}"))?;
         ("text-dedup", text_dedup(reader)?)
+    } else if head.first() == Some(&0x80) && head.get(1).is_some_and(|p| (2..=5).contains(p)) {
+        // A pickle's PROTO opcode and protocol.
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        ("text-dedup", clusters_pickle(&bytes)?)
     } else if head.starts_with(&[0xFF, 0xFF, 0xFF, 0xFF]) {
         // An Arrow IPC stream starts with a message's continuation marker.
         let reader = arrow_ipc::reader::StreamReader::try_new(open()?, None)
@@ -172,6 +189,122 @@ fn text_dedup(
         }
     }
     Ok(out)
+}
+
+/// The removals of text-dedup's `clusters.pickle`: each key (a row) whose value (the
+/// cluster's kept row) differs from it.
+fn clusters_pickle(bytes: &[u8]) -> Result<Vec<Removed>, String> {
+    let mut rows = Vec::new();
+    for (row, kept) in int_dict(bytes)? {
+        let (Ok(row), Ok(kept)) = (u64::try_from(row), u64::try_from(kept)) else {
+            return Err(format!("a negative row in the clusters ({row}: {kept})"));
+        };
+        if row != kept {
+            rows.push((row, kept));
+        }
+    }
+    // The dict's order is polars'; the review pages through the input's.
+    rows.sort_unstable();
+    Ok(rows
+        .into_iter()
+        .map(|(row, kept)| Removed {
+            id: DocRef::Row(row),
+            kept: DocRef::Row(kept),
+            jaccard: None,
+            cluster: Some(kept),
+        })
+        .collect())
+}
+
+/// The items of a pickled dict of integers to integers, in the order pickled. Only the
+/// opcodes CPython's pickler writes for one (protocols 2 to 5) are read: anything else
+/// is an error, never code run.
+fn int_dict(bytes: &[u8]) -> Result<Vec<(i64, i64)>, String> {
+    enum Item {
+        Mark,
+        Int(i64),
+        Dict,
+    }
+    let bad = |why: String| format!("not a pickled dict of integers ({why})");
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Result<&[u8], String> {
+        let got = bytes
+            .get(at..at + n)
+            .ok_or_else(|| bad("cut short".to_string()))?;
+        at += n;
+        Ok(got)
+    };
+    let mut stack: Vec<Item> = Vec::new();
+    let mut items = Vec::new();
+    loop {
+        let op = take(1)?[0];
+        match op {
+            0x80 => drop(take(1)?),         // PROTO
+            0x95 => drop(take(8)?),         // FRAME: its length
+            0x94 => {}                      // MEMOIZE
+            b'q' => drop(take(1)?),         // BINPUT
+            b'r' => drop(take(4)?),         // LONG_BINPUT
+            b'}' => stack.push(Item::Dict), // EMPTY_DICT
+            b'(' => stack.push(Item::Mark), // MARK
+            b'K' => stack.push(Item::Int(i64::from(take(1)?[0]))),
+            b'M' => {
+                let b = take(2)?;
+                stack.push(Item::Int(i64::from(u16::from_le_bytes([b[0], b[1]]))));
+            }
+            b'J' => {
+                let b = take(4)?;
+                stack.push(Item::Int(i64::from(i32::from_le_bytes([
+                    b[0], b[1], b[2], b[3],
+                ]))));
+            }
+            0x8A => {
+                // LONG1: n bytes of a little-endian two's complement integer.
+                let n = take(1)?[0] as usize;
+                let b = take(n)?;
+                if n > 8 {
+                    return Err(bad(format!("an integer of {n} bytes")));
+                }
+                let fill = if b.last().is_some_and(|x| x & 0x80 != 0) {
+                    0xFF
+                } else {
+                    0
+                };
+                let mut le = [fill; 8];
+                le[..n].copy_from_slice(b);
+                stack.push(Item::Int(i64::from_le_bytes(le)));
+            }
+            b's' | b'u' => {
+                // SETITEM: one key and value; SETITEMS: the pairs down to the mark.
+                let mut ints = Vec::new();
+                loop {
+                    match stack.pop() {
+                        Some(Item::Int(v)) => ints.push(v),
+                        Some(Item::Mark) if op == b'u' => break,
+                        Some(Item::Dict) if op == b's' && ints.len() == 2 => {
+                            stack.push(Item::Dict);
+                            break;
+                        }
+                        _ => return Err(bad("items not of integers".to_string())),
+                    }
+                    if op == b's' && ints.len() > 2 {
+                        return Err(bad("items not of integers".to_string()));
+                    }
+                }
+                if ints.len() % 2 != 0 || !matches!(stack.last(), Some(Item::Dict)) {
+                    return Err(bad("items outside a dict".to_string()));
+                }
+                ints.reverse();
+                items.extend(ints.chunks_exact(2).map(|p| (p[0], p[1])));
+            }
+            b'.' => {
+                return match stack.as_slice() {
+                    [Item::Dict] => Ok(items),
+                    _ => Err(bad("not one dict".to_string())),
+                };
+            }
+            other => return Err(bad(format!("opcode 0x{other:02x}"))),
+        }
+    }
 }
 
 /// A non-negative integer cell; None for a null, a negative number or another type.
@@ -421,6 +554,64 @@ mod tests {
         w.close().unwrap();
         let e = read(&other).unwrap_err();
         assert!(e.contains("keep_cluster_column"), "{e}");
+    }
+
+    /// `pickle.dumps({0: 0, 2: 0, 1: 1, 4: 1, 300: 0, 70000: 1, 2**40: 5}, protocol=5)`,
+    /// as CPython 3.12 writes it (text-dedup's `save_clusters`).
+    const PICKLED: &str = "8005952b000000000000007d94284b004b004b024b004b014b014b044b014d2c014b004a701101004b018a060000000000014b05752e";
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len() / 2)
+            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn text_dedup_clusters_pickle_is_read_and_nothing_else_a_pickle_holds() {
+        let items = int_dict(&unhex(PICKLED)).unwrap();
+        assert_eq!(
+            items,
+            vec![
+                (0, 0),
+                (2, 0),
+                (1, 1),
+                (4, 1),
+                (300, 0),
+                (70000, 1),
+                (1 << 40, 5)
+            ]
+        );
+        // A dict of one item is SETITEM; batches of 1,000 come in frames of their own.
+        assert_eq!(
+            int_dict(&unhex("80059508000000000000007d944b074b03732e")).unwrap(),
+            vec![(7, 3)]
+        );
+        let framed = unhex(
+            "8005950800000000000000 7d94284b014b00 95050000000000000075284b024b0075 2e"
+                .replace(' ', "")
+                .as_str(),
+        );
+        assert_eq!(int_dict(&framed).unwrap(), vec![(1, 0), (2, 0)]);
+        // A string key, or a global (code a pickle could run), is refused.
+        let e = int_dict(&unhex("80057d94288c01619404752e")).unwrap_err();
+        assert!(e.contains("not a pickled dict of integers"), "{e}");
+        assert!(int_dict(&unhex("8004636f730a73797374656d0a2e")).is_err());
+        // In text-dedup's output folder it wins over the filtered data files beside it.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("clusters.pickle"), unhex(PICKLED)).unwrap();
+        std::fs::write(dir.path().join("state.json"), "{}\n").unwrap();
+        let list = read(dir.path()).unwrap();
+        assert_eq!(list.format, "text-dedup");
+        assert_eq!(
+            rows(&list),
+            vec![
+                (DocRef::Row(2), DocRef::Row(0)),
+                (DocRef::Row(4), DocRef::Row(1)),
+                (DocRef::Row(300), DocRef::Row(0)),
+                (DocRef::Row(70000), DocRef::Row(1)),
+                (DocRef::Row(1 << 40), DocRef::Row(5)),
+            ]
+        );
     }
 
     #[test]
