@@ -806,6 +806,24 @@ fn a_removal_list_is_reviewed_and_marks_reach_the_keep_list() {
     assert_eq!(status.exit_code(), 2, "a usage error");
     assert!(t.screen().contains("removal list"), "{}", t.screen());
     t.with_screen(|s| assert!(!s.alternate_screen()));
+
+    // datatrove's .remove folder needs the number of tasks; a torn one is refused.
+    let remove = dir.path().join("remove");
+    std::fs::create_dir(&remove).unwrap();
+    std::fs::write(remove.join("000000.remove"), [7u8, 0, 0, 0]).unwrap();
+    let r = remove.display().to_string();
+    let mut t = Pty::spawn(&["--review", &r, &c], &[]);
+    assert_eq!(t.wait_exit().exit_code(), 2, "a usage error");
+    assert!(t.screen().contains("--datatrove-tasks"), "{}", t.screen());
+    std::fs::write(remove.join("000001.remove"), [7u8, 0]).unwrap();
+    let mut t = Pty::spawn(&["--review", &r, "--datatrove-tasks", "2", &c], &[]);
+    assert_eq!(t.wait_exit().exit_code(), 2, "a usage error");
+    assert!(
+        t.screen().contains("not a datatrove .remove file"),
+        "{}",
+        t.screen()
+    );
+    t.with_screen(|s| assert!(!s.alternate_screen()));
 }
 
 /// `simtui --pairs DIR INPUT`: pairs computed elsewhere (a folder of part files, as the

@@ -37,15 +37,26 @@ pub struct ExplorerArgs {
     /// Enter, its pairs not compared. `simtui pairs --max-bucket N` leaves out the same.
     #[arg(long, value_name = "N", default_value_t = crate::tui::MAX_BUCKET as u64, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: u64,
-    /// Review a removal list (dedup's OUT.removed.jsonl) with its corpus
+    /// Review a removal list (simtui, datatrove, text-dedup) with its corpus
     ///
     /// Pages through each removed document beside the one kept in its place (Enter: side by
     /// side); x marks a removal wrong, and the ids marked are written to a keep-list
     /// (--keep-list, else OUT.keep-list beside the list) that `simtui dedup --keep-list`
-    /// honours. Give the corpus and the flags the dedup run had, so that ids match.
+    /// honours. Give the corpus and the flags the dedup run had, so that ids match. Also
+    /// read: datatrove's folder of .remove files (with --datatrove-tasks) and its
+    /// exclusion writer's JSON Lines, and text-dedup's output folder (its clusters.pickle,
+    /// or data files with __INDEX__ and __CLUSTER__, Arrow or Parquet); where a list names
+    /// no kept document, the most similar one is shown, marked `nearest`.
     #[arg(long, value_name = "FILE")]
     pub review: Option<PathBuf>,
-    /// Open pairs computed elsewhere (Parquet or JSON Lines, or a folder of them)
+    /// The number of tasks datatrove's reader ran with, for its .remove files
+    ///
+    /// Datatrove numbers a removed document by its task and its place among the documents
+    /// that task read (task r of N reads the sorted files r, r+N, …); N is needed to find
+    /// them in the corpus given.
+    #[arg(long, value_name = "N", requires = "review", value_parser = clap::value_parser!(u32).range(1..))]
+    pub datatrove_tasks: Option<u32>,
+    /// Open pairs computed elsewhere (Parquet, JSON Lines, or folders of them)
     ///
     /// A pairs file as `simtui pairs --format parquet|jsonl` writes it (a, b, jaccard,
     /// estimate), or the Spark job's DIR/pairs folder, listed with the J it stores; the
@@ -113,7 +124,7 @@ pub fn run(
     let review = args
         .review
         .as_deref()
-        .map(|p| review(p, args.keep_list.as_deref()))
+        .map(|p| review(p, args.keep_list.as_deref(), args.datatrove_tasks))
         .transpose()?;
     // A bad pairs file is a usage error before the terminal is touched.
     let pairs_file = match &args.pairs {
@@ -138,9 +149,22 @@ pub fn run(
 }
 
 /// Reads the removal list to review and the keep-list it marks (if there is one yet):
-/// an unreadable or malformed list is a usage error before the terminal is touched.
-fn review(list: &Path, keep_list: Option<&Path>) -> Result<Review, UsageError> {
-    let removed = removals::read(list).map_err(UsageError)?;
+/// an unreadable or malformed list is a usage error before the terminal is touched, as
+/// is a datatrove `.remove` folder without the number of tasks that numbers it.
+fn review(list: &Path, keep_list: Option<&Path>, tasks: Option<u32>) -> Result<Review, UsageError> {
+    let read = removals::read(list).map_err(UsageError)?;
+    let by_task = read.removed.iter().any(|x| {
+        [&x.id, &x.kept]
+            .iter()
+            .any(|r| matches!(r, removals::DocRef::Task { .. }))
+    });
+    if by_task && tasks.is_none() {
+        return Err(UsageError(format!(
+            "{} is datatrove's .remove folder, which numbers documents by task: give \
+             --datatrove-tasks N, the number of tasks its reader ran with",
+            list.display()
+        )));
+    }
     let keep_list = keep_list.map_or_else(|| removals::default_keep_list(list), Path::to_path_buf);
     let kept = match std::fs::read_to_string(&keep_list) {
         Ok(text) => removals::keep_ids(&text),
@@ -154,7 +178,9 @@ fn review(list: &Path, keep_list: Option<&Path>) -> Result<Review, UsageError> {
     };
     Ok(Review {
         list: list.to_path_buf(),
-        removed: Arc::new(removed),
+        format: read.format,
+        removed: Arc::new(read.removed),
+        tasks,
         keep_list,
         kept,
     })

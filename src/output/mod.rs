@@ -13,6 +13,8 @@ pub mod error;
 // `-o FILE`: written under a temporary name, renamed when complete.
 pub mod file;
 pub mod format;
+// Other tools' removal lists (datatrove, text-dedup), read for the explorer's review.
+pub mod foreign_removals;
 pub mod keyspec;
 pub mod pairs;
 // Pairs computed elsewhere (a Parquet or JSON Lines file, or a Spark job's folder), read
@@ -21,6 +23,8 @@ pub mod pairs_file;
 // Pairs and clusters as Parquet (`--format parquet`).
 pub mod parquet;
 pub mod progress;
+// A removal list's documents found in the corpus (by id, row or task), for the review.
+pub mod removal_map;
 pub mod removals;
 pub mod width;
 pub mod wrap;

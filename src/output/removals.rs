@@ -1,24 +1,60 @@
 //! Removal lists and keep-lists: what `simtui dedup` writes beside its output
 //! (`OUT.removed.jsonl`: one JSON object a line, the removed document's `id`, its
 //! `source`, the `kept` id, their `jaccard` and the `cluster`), read back by the
-//! explorer's review; and the keep-list (ids, one a line, `#` comments) that the review
-//! writes and `dedup --keep-list` honours.
+//! explorer's review, as are the removal lists of datatrove's and text-dedup's MinHash
+//! runs ([`super::foreign_removals`]); and the keep-list (ids, one a line, `#` comments)
+//! that the review writes and `dedup --keep-list` honours.
 
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::fmt;
 use std::path::{Path, PathBuf};
+
+/// How a removal list names a document of the corpus.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DocRef {
+    /// By its id (simtui's lists; datatrove's exclusion writer).
+    Id(String),
+    /// By its row in the whole input, from 0: files in name order, rows in file order
+    /// (text-dedup's `__INDEX__`).
+    Row(u64),
+    /// As the `doc`-th document (from 0) that task `rank` of datatrove's reader read
+    /// (datatrove's `.remove` files).
+    Task { rank: u32, doc: u32 },
+    /// Not named by the list: the review shows the most similar document instead.
+    Nearest,
+}
+
+impl fmt::Display for DocRef {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            DocRef::Id(id) => f.write_str(id),
+            DocRef::Row(row) => write!(f, "row {row}"),
+            DocRef::Task { rank, doc } => write!(f, "task {rank} document {doc}"),
+            DocRef::Nearest => f.write_str("(not named)"),
+        }
+    }
+}
 
 /// One removal: a document removed in favour of a kept one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Removed {
-    /// The removed document's id.
-    pub id: String,
-    /// The id of the document kept in its place.
-    pub kept: String,
+    /// The removed document.
+    pub id: DocRef,
+    /// The document kept in its place ([`DocRef::Nearest`] when the list does not say).
+    pub kept: DocRef,
     /// Their exact Jaccard similarity, as the list gives it.
     pub jaccard: Option<f64>,
     /// The cluster they are in, as the list numbers it.
     pub cluster: Option<u64>,
+}
+
+/// A removal list as read: what wrote it, and its removals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemovalList {
+    /// The list's shape, for the review's title (`simtui`, `datatrove .remove`, …).
+    pub format: &'static str,
+    pub removed: Vec<Removed>,
 }
 
 /// An id as a list writes it: a string, or a number written as its digits.
@@ -30,15 +66,33 @@ fn id_of(v: Option<&Value>) -> Option<String> {
     }
 }
 
-/// Reads a removal list: every non-empty line an object with `id` and `kept`. An error
-/// names the first line that is not.
-pub fn read(path: &Path) -> Result<Vec<Removed>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the removal list {}: {e}", path.display()))?;
-    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// Reads a removal list: simtui's `OUT.removed.jsonl`, or a list of datatrove or
+/// text-dedup ([`super::foreign_removals::read`] tells them apart by their content). An
+/// error names the file and, for JSON Lines, the first line that is not as it should be.
+pub fn read(path: &Path) -> Result<RemovalList, String> {
+    super::foreign_removals::read(path)
 }
 
-/// [`read`] on a list's text.
+/// Parses JSON Lines removals: simtui's list (every line with `id` and `kept`), or, when
+/// the first line has no `kept` but a `text`, datatrove's exclusion writer's documents
+/// (`id`, `text`, `metadata`), which name no kept document.
+pub fn parse_any(text: &str) -> Result<RemovalList, String> {
+    let first = text.lines().find(|l| !l.trim().is_empty());
+    let first: Option<Value> = first.and_then(|l| serde_json::from_str(l).ok());
+    let excluded = first.is_some_and(|v| v.get("kept").is_none() && v.get("text").is_some());
+    if excluded {
+        return parse_excluded(text).map(|removed| RemovalList {
+            format: "datatrove exclusion",
+            removed,
+        });
+    }
+    parse(text).map(|removed| RemovalList {
+        format: "simtui",
+        removed,
+    })
+}
+
+/// Simtui's list: every non-empty line an object with `id` and `kept`.
 pub fn parse(text: &str) -> Result<Vec<Removed>, String> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -50,10 +104,38 @@ pub fn parse(text: &str) -> Result<Vec<Removed>, String> {
         let id = id_of(v.get("id")).ok_or_else(|| bad("no \"id\" (string or number)"))?;
         let kept = id_of(v.get("kept")).ok_or_else(|| bad("no \"kept\" (string or number)"))?;
         out.push(Removed {
-            id,
-            kept,
+            id: DocRef::Id(id),
+            kept: DocRef::Id(kept),
             jaccard: v.get("jaccard").and_then(Value::as_f64),
             cluster: v.get("cluster").and_then(Value::as_u64),
+        });
+    }
+    Ok(out)
+}
+
+/// Datatrove's exclusion writer (`MinhashDedupFilter(exclusion_writer=JsonlWriter(..))`):
+/// each removed document as its `JsonlWriter` writes it, `id`, `text` and `metadata`
+/// (with `minhash_cluster_id` when the filter loaded cluster ids, at the top level when
+/// the writer expanded the metadata). The kept document is not named.
+fn parse_excluded(text: &str) -> Result<Vec<Removed>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |why: &str| format!("line {}: {why}", n + 1);
+        let v: Value = serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
+        let id = id_of(v.get("id")).ok_or_else(|| bad("no \"id\" (string or number)"))?;
+        let cluster = v
+            .get("metadata")
+            .and_then(|m| m.get("minhash_cluster_id"))
+            .or_else(|| v.get("minhash_cluster_id"))
+            .and_then(Value::as_u64);
+        out.push(Removed {
+            id: DocRef::Id(id),
+            kept: DocRef::Nearest,
+            jaccard: None,
+            cluster,
         });
     }
     Ok(out)
@@ -106,10 +188,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(list.len(), 2);
-        assert_eq!(list[0].kept, "a.txt");
+        assert_eq!(list[0].kept, DocRef::Id("a.txt".into()));
         assert_eq!(list[0].jaccard, Some(0.9));
         assert_eq!(list[0].cluster, Some(3));
-        assert_eq!((list[1].id.as_str(), list[1].kept.as_str()), ("17", "4"));
+        assert_eq!(list[1].id, DocRef::Id("17".into()));
+        assert_eq!(list[1].kept, DocRef::Id("4".into()));
         assert_eq!(list[1].jaccard, None);
     }
 
@@ -118,6 +201,32 @@ mod tests {
         let e = parse("{\"id\":\"a\",\"kept\":\"b\"}\n{\"id\":\"c\"}\n").unwrap_err();
         assert!(e.starts_with("line 2:"), "{e}");
         assert!(parse("not json\n").unwrap_err().starts_with("line 1:"));
+    }
+
+    #[test]
+    fn an_exclusion_list_names_no_kept_document() {
+        // As datatrove's JsonlWriter writes a removed Document (empty fields left out).
+        let text = concat!(
+            "{\"text\":\"the same words\",\"id\":\"doc-7\",\"metadata\":{\"file_path\":\"/d/a.jsonl\",\"minhash_cluster_id\":2}}\n",
+            "{\"text\":\"more words\",\"id\":\"a.jsonl/3\",\"minhash_cluster_id\":5}\n",
+        );
+        let list = parse_any(text).unwrap();
+        assert_eq!(list.format, "datatrove exclusion");
+        assert_eq!(list.removed[0].id, DocRef::Id("doc-7".into()));
+        assert_eq!(list.removed[0].kept, DocRef::Nearest);
+        assert_eq!(list.removed[0].cluster, Some(2));
+        assert_eq!(list.removed[1].cluster, Some(5), "expanded metadata");
+        // simtui's own list is still told by its `kept`.
+        let own = parse_any("{\"id\":\"b\",\"kept\":\"a\",\"text\":\"x\"}\n").unwrap();
+        assert_eq!(
+            (own.format, own.removed[0].kept.clone()),
+            ("simtui", DocRef::Id("a".into()))
+        );
+        assert!(
+            parse_any("{\"id\":\"b\"}\n")
+                .unwrap_err()
+                .starts_with("line 1:")
+        );
     }
 
     #[test]

@@ -23,7 +23,9 @@ fn reviewing() -> (tempfile::TempDir, App, Vec<(String, String)>) {
     std::fs::write(&path, &list).unwrap();
     let review = Review {
         list: path.clone(),
+        format: "simtui",
         removed: Arc::new(removals::parse(&list).unwrap()),
+        tasks: None,
         keep_list: removals::default_keep_list(&path),
         kept: BTreeSet::new(),
     };
@@ -78,4 +80,168 @@ fn marks_are_written_to_the_keep_list_as_they_change() {
     // Esc leaves the review for the pairs list.
     app.update(Action::Back);
     assert!(app.top_as::<ReviewView>().is_none());
+}
+
+// ---------------------------------------------------------------------------------------
+// Other tools' removal lists, in their documented shapes, over a JSON Lines corpus
+
+/// `c/a.jsonl` (3 records) and `c/b.jsonl` (2), b.jsonl's second record a copy of
+/// a.jsonl's first with one word changed; `extra` is written beside them, the list is
+/// read from `list` (under the temporary folder) and reviewed.
+fn reviewing_other(
+    extra: impl FnOnce(&std::path::Path) -> std::path::PathBuf,
+    tasks: Option<u32>,
+) -> (tempfile::TempDir, App) {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    std::fs::create_dir(&c).unwrap();
+    let words = |w: &str| {
+        (0..60)
+            .map(|i| format!("{w}{i}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let line = |text: &str| format!("{{\"text\":\"{text}\"}}\n");
+    let copy = words("alpha").replace("alpha30", "omega");
+    std::fs::write(
+        c.join("a.jsonl"),
+        [
+            line(&words("alpha")),
+            line(&words("beta")),
+            line(&words("delta")),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    std::fs::write(
+        c.join("b.jsonl"),
+        [line(&words("gamma")), line(&copy)].concat(),
+    )
+    .unwrap();
+    let path = extra(dir.path());
+    let read = removals::read(&path).unwrap();
+    let review = Review {
+        list: path.clone(),
+        format: read.format,
+        removed: Arc::new(read.removed),
+        tasks,
+        keep_list: removals::default_keep_list(&path),
+        kept: BTreeSet::new(),
+    };
+    let mut app = new_app(dir.path(), (120, 30));
+    app.open_review(review);
+    app.start();
+    pump(&mut app);
+    (dir, app)
+}
+
+/// The diff opened on the selected removal: its (kept, removed) ids.
+fn diffed(app: &mut App) -> (String, String) {
+    app.update(Action::Open);
+    let d = app.top_as::<DiffView>().expect("the diff opens");
+    let shown = (d.docs().0.id.clone(), d.docs().1.id.clone());
+    app.update(Action::Back);
+    shown
+}
+
+#[test]
+fn text_dedup_rows_are_reviewed_as_the_corpus_documents_they_number() {
+    // save_to_disk's shape: a data-*.arrow stream with __INDEX__ and __CLUSTER__ (row 4,
+    // b.jsonl's second record, kept out for row 0), beside its JSON files.
+    let (d, mut app) = reviewing_other(
+        |dir| {
+            use arrow_array::{Int64Array, RecordBatch};
+            use arrow_schema::{DataType, Field, Schema};
+            let out = dir.join("deduped");
+            std::fs::create_dir(&out).unwrap();
+            let schema = Arc::new(Schema::new(vec![
+                Field::new("__INDEX__", DataType::Int64, false),
+                Field::new("__CLUSTER__", DataType::Int64, false),
+            ]));
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![
+                    Arc::new(Int64Array::from(vec![0, 1, 2, 3, 4, 9])),
+                    Arc::new(Int64Array::from(vec![0, 1, 2, 3, 0, 1])),
+                ],
+            )
+            .unwrap();
+            let file = std::fs::File::create(out.join("data-00000-of-00001.arrow")).unwrap();
+            let mut w = arrow_ipc::writer::StreamWriter::try_new(file, &schema).unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+            std::fs::write(out.join("state.json"), "{}\n").unwrap();
+            out
+        },
+        None,
+    );
+    let screen = screen(&app);
+    assert!(
+        screen.contains("(text-dedup) · 1 not in the corpus · 2 removals"),
+        "{screen}"
+    );
+    assert!(screen.contains("row 9 (not in the corpus)"), "{screen}");
+    assert_eq!(diffed(&mut app), ("a.jsonl:1".into(), "b.jsonl:2".into()));
+    // The keep-list gets the corpus's id of the removed row.
+    app.update(Action::MarkWrong);
+    pump(&mut app);
+    let kept = std::fs::read_to_string(d.path().join("deduped.keep-list")).unwrap();
+    assert_eq!(
+        removals::keep_ids(&kept),
+        BTreeSet::from(["b.jsonl:2".to_string()])
+    );
+    // The unmatched row can't be marked, and says why.
+    app.update(Action::Down);
+    app.update(Action::MarkWrong);
+    assert!(app.status().unwrap().contains("not in the corpus"));
+}
+
+#[test]
+fn datatrove_remove_files_are_reviewed_beside_the_nearest_document() {
+    // Two tasks: task 0 read a.jsonl, task 1 b.jsonl; task 1 dropped its document 1, and
+    // a task 5 that read nothing is named too.
+    let (_d, mut app) = reviewing_other(
+        |dir| {
+            let out = dir.join("remove");
+            std::fs::create_dir(&out).unwrap();
+            std::fs::write(out.join("000001.remove"), 1u32.to_le_bytes()).unwrap();
+            std::fs::write(out.join("000005.remove"), 0u32.to_le_bytes()).unwrap();
+            out
+        },
+        Some(2),
+    );
+    let screen = screen(&app);
+    assert!(
+        screen.contains("(datatrove .remove) · 1 not in the corpus"),
+        "{screen}"
+    );
+    assert!(screen.contains("nearest: a.jsonl:1"), "{screen}");
+    assert!(screen.contains("(not named)"), "{screen}");
+    assert!(screen.contains("task 5 document 0"), "{screen}");
+    assert_eq!(diffed(&mut app), ("a.jsonl:1".into(), "b.jsonl:2".into()));
+}
+
+#[test]
+fn datatrove_exclusion_documents_are_found_by_datatrove_names() {
+    // The exclusion writer's gzipped JSON Lines; the input had no ids, so datatrove named
+    // them FILE/LINE (from 0).
+    let (_d, mut app) = reviewing_other(
+        |dir| {
+            use std::io::Write;
+            let out = dir.join("removed");
+            std::fs::create_dir(&out).unwrap();
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            let doc = "{\"text\":\"alpha0 alpha1\",\"id\":\"b.jsonl/1\",\"metadata\":{\"file_path\":\"/in/b.jsonl\"}}\n";
+            gz.write_all(doc.as_bytes()).unwrap();
+            std::fs::write(out.join("00001.jsonl.gz"), gz.finish().unwrap()).unwrap();
+            out
+        },
+        None,
+    );
+    let screen = screen(&app);
+    assert!(
+        screen.contains("(datatrove exclusion) · 1 removal"),
+        "{screen}"
+    );
+    assert_eq!(diffed(&mut app), ("a.jsonl:1".into(), "b.jsonl:2".into()));
 }

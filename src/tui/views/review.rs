@@ -1,14 +1,15 @@
-//! The review: a removal list (`simtui dedup`'s `OUT.removed.jsonl`) paged through with
-//! its corpus (`simtui --review OUT.removed.jsonl INPUT...`). Each row is a removed
-//! document beside the one kept in its place; Enter shows them side by side (n/p page
-//! on), x marks the removal wrong. The ids marked are written, as they change, to a
+//! The review: a removal list (`simtui dedup`'s `OUT.removed.jsonl`, or datatrove's or
+//! text-dedup's) paged through with its corpus (`simtui --review LIST INPUT...`). Each
+//! row is a removed document beside the one kept in its place (or, where the list names
+//! none, the most similar document, chosen here); Enter shows them side by side (n/p
+//! page on), x marks the removal wrong. The ids marked are written, as they change, to a
 //! keep-list that `simtui dedup --keep-list` honours: the next run keeps them.
 
 use super::diff::DiffView;
 use super::loading;
-use super::id_pairs::IdPairs;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::output::removals::{self, Removed};
+use crate::output::removal_map::{self, Found};
+use crate::output::removals::{self, DocRef, Removed};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
@@ -48,7 +49,11 @@ const TASK: &str = "Keep-list";
 pub struct Review {
     /// The removal list's path, for the title.
     pub list: PathBuf,
+    /// Its shape (`simtui`, `datatrove .remove`, `text-dedup`, …), for the title.
+    pub format: &'static str,
     pub removed: Arc<Vec<Removed>>,
+    /// The number of tasks of datatrove's reader, which `.remove` files count in.
+    pub tasks: Option<u32>,
     /// Where the ids marked wrong are written.
     pub keep_list: PathBuf,
     /// The ids the keep-list held when the review started: kept as they are, and shown
@@ -58,8 +63,9 @@ pub struct Review {
 
 pub struct ReviewView {
     review: Review,
-    /// Each removal's (kept, removed) documents in the index on screen.
-    resolved: IdPairs,
+    /// Each removal's documents in the index on screen (found once per index: a new
+    /// index, by a new k or a re-read, numbers its documents anew).
+    resolved: Option<(Arc<Index>, Vec<Found>)>,
     /// The keep-list's ids: those marked wrong here, and any it held before.
     marked: BTreeSet<String>,
     /// The keep-list's write under way (its job), and the last one's outcome.
@@ -73,7 +79,7 @@ impl ReviewView {
         ReviewView {
             marked: review.kept.clone(),
             review,
-            resolved: IdPairs::default(),
+            resolved: None,
             writing: None,
             written: None,
             cursor: Cursor::default(),
@@ -85,16 +91,59 @@ impl ReviewView {
         &self.marked
     }
 
-    /// Finds the removals' ids in the index on screen (once per index).
+    /// Finds the removals' documents in the index on screen (once per index).
     fn resolve(&mut self, session: &Session) {
-        let pairs = self.review.removed.iter();
-        let ids = pairs.map(|x| (x.kept.as_str(), x.id.as_str()));
-        self.resolved.resolve(session, ids);
+        let Some(r) = session.results() else {
+            return;
+        };
+        if self
+            .resolved
+            .as_ref()
+            .is_some_and(|(index, _)| Arc::ptr_eq(index, &r.index))
+        {
+            return;
+        }
+        let review = &self.review;
+        let found = removal_map::find(&r.index, &review.removed, review.tasks, r.bands, r.rows);
+        self.resolved = Some((r.index.clone(), found));
+    }
+
+    /// Removal `i`'s documents, if found.
+    fn found(&self, i: usize) -> Option<(&Arc<Index>, Found)> {
+        let (index, found) = self.resolved.as_ref()?;
+        Some((index, *found.get(i)?))
+    }
+
+    /// Removal `i`'s (kept, removed) documents, if the corpus has both.
+    fn docs(&self, i: usize) -> Option<(&Arc<Index>, u32, u32)> {
+        let (index, f) = self.found(i)?;
+        Some((index, f.kept?, f.removed?))
+    }
+
+    /// How many removals name a document the corpus lacks (0 until found).
+    fn missing(&self) -> usize {
+        let found = self.resolved.as_ref().map_or(&[][..], |(_, f)| &f[..]);
+        found
+            .iter()
+            .filter(|f| f.removed.is_none() || (!f.chosen && f.kept.is_none()))
+            .count()
+    }
+
+    /// The id a mark of removal `i` writes to the keep-list: the corpus's id of the
+    /// removed document, or the list's own id until the corpus is read.
+    fn mark_id(&self, i: usize) -> Option<String> {
+        if let Some((index, Found { removed: Some(d), .. })) = self.found(i) {
+            return Some(index.docs()[d as usize].id.clone());
+        }
+        match &self.review.removed.get(i)?.id {
+            DocRef::Id(id) => Some(id.clone()),
+            _ => None,
+        }
     }
 
     /// The selected removal's pair of documents, kept first.
     fn pair(&self, i: usize) -> Option<(Arc<Index>, Pair)> {
-        let (index, kept, removed) = self.resolved.get(i)?;
+        let (index, kept, removed) = self.docs(i)?;
         let (jaccard, estimate) = index.similarity(kept, removed);
         let pair = Pair {
             a: kept,
@@ -107,11 +156,11 @@ impl ReviewView {
 
     /// Marks the selected removal wrong, or not, and writes the keep-list.
     fn toggle(&mut self, cx: &mut Cx) {
-        let Some(x) = self.review.removed.get(self.cursor.selected) else {
-            return;
+        let Some(id) = self.mark_id(self.cursor.selected) else {
+            return cx.say("this removal's document is not in the corpus: nothing to keep");
         };
-        if !self.marked.remove(&x.id) {
-            self.marked.insert(x.id.clone());
+        if !self.marked.remove(&id) {
+            self.marked.insert(id);
         }
         let (path, text) = (self.review.keep_list.clone(), removals::keep_text(&self.marked));
         let count = self.marked.len();
@@ -166,7 +215,12 @@ impl View for ReviewView {
                     let diff = DiffView::open(index, pair, cx);
                     cx.push(diff);
                 }
-                None => cx.say("an id of this removal is not in the corpus given"),
+                None => match self.found(self.cursor.selected) {
+                    Some((_, f)) if f.chosen && f.removed.is_some() => {
+                        cx.say("the list names no kept document, and none similar was found")
+                    }
+                    _ => cx.say("a document of this removal is not in the corpus given"),
+                },
             },
             Action::MarkWrong => self.toggle(cx),
             _ => {}
@@ -216,10 +270,14 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let w = area.width as usize;
     let removed = &v.review.removed;
-    let missing = v.resolved.missing();
+    let missing = v.missing();
     let mut title = vec![
         Span::styled(
-            format!(" Review {}", fmt::shorten_middle(&v.review.list.display().to_string(), w / 3)),
+            format!(
+                " Review {} ({})",
+                fmt::shorten_middle(&v.review.list.display().to_string(), w / 3),
+                v.review.format
+            ),
             t.title(),
         ),
         Span::raw(format!(
@@ -242,8 +300,13 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let id_w = w.saturating_sub(1 + rank_w + 2 + 5 + 2 + 5 + 2 + 6 + 2) / 2;
     let row = |i: usize| {
         let x = &removed[i];
-        let found = v.resolved.get(i);
-        let (j, est) = match found {
+        let found = v.found(i);
+        let name = |d: Option<u32>, r: &DocRef| match (found, d) {
+            (Some((index, _)), Some(d)) => index.docs()[d as usize].id.clone(),
+            _ => r.to_string(),
+        };
+        let f = found.map(|(_, f)| f).unwrap_or_default();
+        let (j, est) = match v.docs(i) {
             Some((index, a, b)) => {
                 let (j, est) = index.similarity(a, b);
                 (format!("{j:.3}"), format!("{est:.3}"))
@@ -253,13 +316,23 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
                 format!("{:>5}", "—"),
             ),
         };
-        let mark = if v.marked.contains(&x.id) { "WRONG " } else { "      " };
-        let missing = if found.is_none() { " (not in the corpus)" } else { "" };
+        // A kept document the list does not name is simtui's choice: said so in the row.
+        let kept = match (f.chosen, f.kept) {
+            (true, Some(d)) => format!("nearest: {}", name(Some(d), &x.kept)),
+            (true, None) if f.removed.is_some() => "(none similar found)".to_string(),
+            _ => name(f.kept, &x.kept),
+        };
+        let mark = match v.mark_id(i) {
+            Some(id) if v.marked.contains(&id) => "WRONG ",
+            _ => "      ",
+        };
+        let lacking = found.is_some() && (f.removed.is_none() || (!f.chosen && f.kept.is_none()));
+        let missing = if lacking { " (not in the corpus)" } else { "" };
         format!(
             " {:>rank_w$}  {j}  {est}  {mark}  {}  {}{missing}",
             i + 1,
-            fmt::pad(&fmt::shorten_middle(&x.kept, id_w), id_w),
-            fmt::shorten_middle(&x.id, id_w),
+            fmt::pad(&fmt::shorten_middle(&kept, id_w), id_w),
+            fmt::shorten_middle(&name(f.removed, &x.id), id_w),
         )
     };
     let view = ListTable {

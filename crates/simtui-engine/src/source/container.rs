@@ -275,6 +275,12 @@ pub struct Part {
 }
 
 impl Part {
+    /// Its line in the file (JSON Lines, SGML), or its row from 1 (Parquet): with the
+    /// file, its place in the input, which other tools' removal lists number records by.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
     /// Where the record is, for messages: `PATH:LINE` (`PATH:ROW` for Parquet, from 1).
     pub fn place(&self) -> PathBuf {
         let mut p = self.file.path.clone().into_os_string();
