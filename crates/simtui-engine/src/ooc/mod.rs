@@ -4,7 +4,9 @@
 //! Under the limit nothing changes. Over it, the work goes out of core, and the output
 //! stays the same, byte for byte:
 //! - shingle sets are written to a temporary file as they are made, and read back with
-//!   positioned reads, each candidate's set once per batch;
+//!   positioned reads, each candidate's set once per batch (an index built only to
+//!   search keeps none: they are made again from the candidates' texts, see
+//!   [`crate::reshingle`]);
 //! - signatures, when they don't fit either, go to a file too; banding reads them back
 //!   front to back, a run of rows at a time, and the estimate of a verified pair reads
 //!   its two rows;
