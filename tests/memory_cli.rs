@@ -85,7 +85,8 @@ fn stats_say_what_was_spilled_and_verbose_names_the_files() {
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     let line = err.lines().find(|l| l.starts_with("memory")).expect(&err);
-    // pairs keeps no shingle sets: they are made again from the texts, never spilled.
+    // pairs (and clusters, dedup) keep no shingle sets: they are made again from the
+    // texts, never spilled.
     assert!(line.contains("to temporary files: signatures"), "{line}");
     assert!(line.contains("(--memory 0.0 KB)"), "{line}");
     assert!(
@@ -96,9 +97,18 @@ fn stats_say_what_was_spilled_and_verbose_names_the_files() {
         err.contains("temporary file for signatures: "),
         "-v names the file: {err}"
     );
-    // clusters keeps them (past the limit, on a temporary file).
+    // eval keeps them for its exact join (past the limit, on a temporary file).
+    let truth = dir.path().join("c.truth.jsonl");
     let out = simtui(&[
-        "clusters", &c, "-t", "0.5", "--memory", "0", "-v", "--format", "jsonl",
+        "eval",
+        &c,
+        "--truth",
+        truth.to_str().unwrap(),
+        "--memory",
+        "0",
+        "-v",
+        "--format",
+        "jsonl",
     ]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

@@ -118,7 +118,7 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
         &args.store,
         &index_args,
         &args.method,
-        (progress.budget(), simtui_engine::index::Keep::Everything),
+        (progress.budget(), simtui_engine::index::Keep::AllButSets),
         &progress,
     )?;
     super::banding::say("clusters", note);

@@ -104,7 +104,7 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         &args.store,
         &index_args,
         &args.method,
-        (progress.budget(), simtui_engine::index::Keep::Everything),
+        (progress.budget(), simtui_engine::index::Keep::AllButSets),
         &progress,
     )?;
     super::banding::say("dedup", note);

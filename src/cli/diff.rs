@@ -115,7 +115,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
             text,
             bytes: doc.bytes,
             tokens: doc.tokens,
-            shingles: index.shingles().get(doc.group as usize).len(),
+            shingles: index.shingles().set_len(doc.group as usize),
         })
     };
     let (left, right) = (side(a)?, side(b)?);

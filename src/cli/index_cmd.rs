@@ -152,14 +152,14 @@ fn open(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
 /// The engine for a command: from the saved index when there is one (`--index`, or
 /// found in the folder), else built from the corpus. Returns the walk time too (with a
 /// saved index: the time to open and update it). Skipped files are noted at `-v`.
-/// `sets`: whether an index built here keeps its shingle sets, or makes the candidates'
-/// again from the corpus (a command that only finds pairs).
+/// `keep`: what an index built here keeps of the corpus (a command that only finds pairs
+/// or clusters needs no shingle sets in memory).
 pub fn engine(
     roots: &[PathBuf],
     store_args: &StoreArgs,
     index: &IndexArgs,
     method_args: &MethodArgs,
-    (budget, sets): (&Budget, Keep),
+    (budget, keep): (&Budget, Keep),
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
     index.check()?;
@@ -168,7 +168,7 @@ pub fn engine(
         store_args,
         index,
         method_args,
-        (budget, sets),
+        (budget, keep),
         progress,
     )?;
     if let Some(warning) = check_id_field(&engine.index, index)? {
@@ -247,7 +247,7 @@ fn open_engine(
     store_args: &StoreArgs,
     index: &IndexArgs,
     method_args: &MethodArgs,
-    (budget, sets): (&Budget, Keep),
+    (budget, keep): (&Budget, Keep),
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
     let method = method_args.method(index)?;
@@ -257,10 +257,7 @@ fn open_engine(
             Corpus::walk(roots, &index.walk_options()).map_err(|e| UsageError(e.to_string()))?;
         let walk = t.elapsed();
         let params = method_args.params(index);
-        let engine = match sets {
-            Keep::Everything => Engine::build_within(corpus, &params, method, budget, progress)?,
-            Keep::ToSearch => Engine::build_to_search(corpus, &params, method, budget, progress)?,
-        };
+        let engine = Engine::build_keeping(corpus, &params, method, keep, budget, progress)?;
         for s in engine.index.skipped() {
             crate::output::diag::note(1, format_args!("skipped {s}"));
         }

@@ -65,13 +65,17 @@ impl Default for Params {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Keep {
     /// Everything: the shingle sets (in memory, or past the budget on a temporary
-    /// file), titles and metadata. What the explorer, the exact join, queries, clusters
-    /// and saved indexes need.
+    /// file), titles and metadata. What the explorer, the exact join, queries and saved
+    /// indexes need: they compare each document with many others.
     Everything,
-    /// What finding pairs needs (`simtui pairs`): signatures, ids and where each text
-    /// is. The shingle sets are made again from the texts of the candidates when the
-    /// corpus can be read again cheaply ([`Index::build_to_search`]), kept otherwise;
-    /// titles and metadata are left empty.
+    /// Everything but the shingle sets when the corpus can be read again cheaply
+    /// (files, texts in memory, uncompressed JSON Lines and SGML): each is made again
+    /// from its text when asked for ([`crate::reshingle`]), a batch at a time for the
+    /// candidates, one at a time (the latest few kept per thread) for a cluster's
+    /// similarities. What `clusters` and `dedup` need. Other corpora keep their sets.
+    AllButSets,
+    /// What finding pairs needs (`simtui pairs`): [`Keep::AllButSets`] without the
+    /// titles and metadata, which are left empty ([`Index::build_to_search`]).
     ToSearch,
 }
 
@@ -428,7 +432,7 @@ impl Index {
         let Corpus { entries, skipped } = corpus;
         let sketcher = Sketcher::new(params.sketch, params.seed, params.num_perm);
         // Sets made again: each document is sketched as it is read, its set dropped.
-        let again = keep == Keep::ToSearch && Reshingle::can_read_again(&entries);
+        let again = keep != Keep::Everything && Reshingle::can_read_again(&entries);
         let mut rows = again.then(|| RowsBuilder::new(params.num_perm));
         let shingles = if again {
             ShingleSets::read_again(&params.text, params.k, params.max_bytes)
@@ -645,7 +649,7 @@ impl Index {
         // An index only to search leaves out what names documents for people: at ten
         // million documents their titles alone are 2 GB.
         let labels = match self.keep {
-            Keep::Everything => labels,
+            Keep::Everything | Keep::AllButSets => labels,
             Keep::ToSearch => Labels::default(),
         };
         let doc = Doc {

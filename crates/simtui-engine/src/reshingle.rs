@@ -21,14 +21,20 @@ use crate::source::container::Kind;
 use crate::source::{Entry, Part, Source, read_file};
 use crate::text::{TextOptions, Tokenizer};
 use rayon::prelude::*;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where each content's text is, and how it was shingled: enough to make its set again.
 #[derive(Clone, Debug)]
 pub(crate) struct Reshingle {
+    /// Tells its sets apart from other indexes' in [`RECENT`] (a copy has the same sets).
+    id: u64,
     /// The source of each content's first document, content `g` at `g`.
     sources: Vec<Source>,
     /// The content hash each content had when it was read.
@@ -40,6 +46,22 @@ pub(crate) struct Reshingle {
     max_bytes: u64,
 }
 
+/// Numbers of [`Reshingle::id`].
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Sets made again one at a time ([`Reshingle::set`]) kept per thread, this many, the
+/// latest last: clustering compares a kept document with each member, and the members of
+/// a cluster with each other, so most of its sets are asked for again soon.
+const RECENT_SETS: usize = 256;
+
+/// A set made again: the id of its index's [`Reshingle`], its content, the set.
+type Recent = (u64, usize, Arc<[u64]>);
+
+thread_local! {
+    /// The sets this thread made again lately, the latest last.
+    static RECENT: RefCell<VecDeque<Recent>> = const { RefCell::new(VecDeque::new()) };
+}
+
 /// Contents re-shingled per parallel task: a task keeps its file open from one record
 /// to the next, and contents numbered together are mostly neighbours in one file.
 const TASK: usize = 64;
@@ -49,6 +71,7 @@ impl Reshingle {
     /// `max_bytes`.
     pub(crate) fn new(text: &TextOptions, k: usize, max_bytes: u64) -> Reshingle {
         Reshingle {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             sources: Vec::new(),
             contents: Vec::new(),
             path_bytes: 0,
@@ -85,11 +108,28 @@ impl Reshingle {
             + self.path_bytes
     }
 
-    /// The set of content `g`, made again.
-    pub(crate) fn set(&self, g: usize) -> Result<Vec<u64>> {
+    /// The set of content `g`, made again (or one of this thread's latest, see
+    /// [`RECENT_SETS`]).
+    pub(crate) fn set(&self, g: usize) -> Result<Arc<[u64]>> {
+        let recent = RECENT.with(|r| {
+            let r = r.borrow();
+            let hit = r.iter().rev().find(|(id, x, _)| *id == self.id && *x == g);
+            hit.map(|(_, _, set)| set.clone())
+        });
+        if let Some(set) = recent {
+            return Ok(set);
+        }
         let mut out = Vec::new();
         Worker::new(self).set(g, &mut out)?;
-        Ok(out)
+        let set: Arc<[u64]> = out.into();
+        RECENT.with(|r| {
+            let mut r = r.borrow_mut();
+            if r.len() == RECENT_SETS {
+                r.pop_front();
+            }
+            r.push_back((self.id, g, set.clone()));
+        });
+        Ok(set)
     }
 
     /// The sets of `groups` (ascending, distinct), of `len(g)` shingles each, made
@@ -303,6 +343,36 @@ mod tests {
             sets(&again),
             sets(&kept)
         );
+    }
+
+    #[test]
+    fn clusters_and_removals_with_sets_made_again_are_the_same() {
+        use crate::analysis::cluster::{self, Linkage};
+        let dir = tempfile::tempdir().unwrap();
+        corpus_dir(dir.path(), false);
+        let kept = build(dir.path(), Keep::Everything);
+        let again = build(dir.path(), Keep::AllButSets);
+        assert!(again.shingles().is_read_again());
+        // Titles are kept: dedup and clusters show them.
+        assert!(again.docs().iter().all(|d| !d.title.is_empty()));
+        let rule = cluster::Keep::default();
+        let search = |i: &Index| i.search(16, 8, 0.3, None, &Silent).unwrap();
+        let (want, got) = (search(&kept), search(&again));
+        let described = |cs: Vec<cluster::Cluster>| -> Vec<String> {
+            cs.iter().map(|c| format!("{c:?}")).collect()
+        };
+        let stars = described(cluster::stars_of(&kept, &want, rule));
+        assert!(stars.len() > 3, "{stars:?}");
+        assert_eq!(described(cluster::stars_of(&again, &got, rule)), stars);
+        let components =
+            |i: &Index, s| described(cluster::clusters_by(i, s, rule, Linkage::Components));
+        assert_eq!(components(&again, &got), components(&kept, &want));
+        let removals = |i: &Index, s| {
+            let cs = cluster::stars_of(i, s, rule);
+            let r = crate::dedup::removals(i, &cs, &Default::default());
+            format!("{r:?}")
+        };
+        assert_eq!(removals(&again, &got), removals(&kept, &want));
     }
 
     #[test]

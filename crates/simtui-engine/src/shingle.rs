@@ -256,7 +256,7 @@ impl ShingleSets {
     pub fn try_get(&self, i: usize) -> Result<Cow<'_, [u64]>> {
         let (from, to) = (self.offsets[i], self.offsets[i + 1]);
         if let Some(again) = &self.again {
-            return again.set(i).map(Cow::Owned);
+            return again.set(i).map(|set| Cow::Owned(set.to_vec()));
         }
         match &self.file {
             None => Ok(Cow::Borrowed(&self.data[from..to])),

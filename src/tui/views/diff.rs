@@ -90,7 +90,7 @@ impl DiffView {
                 title: doc.title.clone(),
                 bytes: doc.bytes,
                 tokens: doc.tokens,
-                shingles: index.shingles().get(doc.group as usize).len(),
+                shingles: index.shingles().set_len(doc.group as usize),
                 meta: doc.meta.clone(),
             }
         };

@@ -166,7 +166,7 @@ pub fn clusters_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
     let mut contents = vec![0u32; groups];
     for g in 0..groups as u32 {
         let root = sets.find(g) as usize;
-        if !index.shingles.get(g as usize).is_empty() {
+        if index.shingles.set_len(g as usize) != 0 {
             size[root] += index.members(g).len() as u32;
             contents[root] += 1;
         }
@@ -174,7 +174,7 @@ pub fn clusters_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
     let mut by_root = Vec::new();
     for g in 0..groups as u32 {
         let root = sets.find(g);
-        if size[root as usize] >= 2 && !index.shingles.get(g as usize).is_empty() {
+        if size[root as usize] >= 2 && index.shingles.set_len(g as usize) != 0 {
             by_root.extend(index.members(g).iter().map(|&d| (root, d)));
         }
     }
@@ -200,7 +200,7 @@ pub fn clusters_by(index: &Index, search: &Search, keep: Keep, linkage: Linkage)
 /// document, which is the best of its cluster by `keep`. Largest first, as [`clusters`].
 pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
     let groups = index.shingles.len();
-    let nonempty = |g: u32| !index.shingles.get(g as usize).is_empty();
+    let nonempty = |g: u32| index.shingles.set_len(g as usize) != 0;
     // Each content's neighbours within the threshold (both directions), with their J.
     let mut start = vec![0u32; groups + 1];
     for p in &search.group_pairs {

@@ -81,20 +81,10 @@ impl Engine {
         Engine::build_keeping(corpus, params, method, Keep::Everything, budget, progress)
     }
 
-    /// [`Engine::build_within`] for an engine that only finds pairs: its index's
-    /// shingle sets are made again from the corpus for the candidates instead of kept,
-    /// when the corpus can be read again (see [`Index::build_to_search`]).
-    pub fn build_to_search(
-        corpus: Corpus,
-        params: &Params,
-        method: Method,
-        budget: &Budget,
-        progress: &dyn Progress,
-    ) -> Result<Engine> {
-        Engine::build_keeping(corpus, params, method, Keep::ToSearch, budget, progress)
-    }
-
-    fn build_keeping(
+    /// [`Engine::build_within`], keeping of the corpus what `keep` says (see
+    /// [`Keep`]): an engine that only finds pairs or clusters needs no shingle sets in
+    /// memory when the corpus can be read again.
+    pub fn build_keeping(
         corpus: Corpus,
         params: &Params,
         method: Method,
