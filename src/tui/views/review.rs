@@ -1,9 +1,10 @@
 //! The review: a removal list (`simtui dedup`'s `OUT.removed.jsonl`, or datatrove's or
 //! text-dedup's) paged through with its corpus (`simtui --review LIST INPUT...`). Each
 //! row is a removed document beside the one kept in its place (or, where the list names
-//! none, the most similar document, chosen here); Enter shows them side by side (n/p
-//! page on), x marks the removal wrong. The ids marked are written, as they change, to a
-//! keep-list that `simtui dedup --keep-list` honours: the next run keeps them.
+//! none, the most similar document, chosen here on a worker while the rows are already
+//! shown); Enter shows them side by side (n/p page on), x marks the removal wrong. The
+//! ids marked are written, as they change, to a keep-list that `simtui dedup
+//! --keep-list` honours: the next run keeps them.
 
 use super::diff::DiffView;
 use super::loading;
