@@ -179,6 +179,19 @@ impl ReviewView {
         })
     }
 
+    /// Enter on a removal whose nearest document is still looked up: nothing opens yet
+    /// (the user sees the row fill in, and presses Enter again).
+    fn say_waiting(&self, cx: &mut Cx) {
+        let looking = self.resolved.as_ref().and_then(|r| r.looking);
+        let (done, total) = looking.map_or((0, 0), |l| (l.done, l.total));
+        cx.say(format!(
+            "this removal's nearest document is still being looked up ({} of {} done): \
+             Enter again once the row shows it",
+            fmt::count(done),
+            fmt::count(total)
+        ));
+    }
+
     /// The nearest documents arrived: kept if they are for the results on screen (an
     /// older index's or banding's are dropped).
     fn looked_up(&mut self, index: Arc<Index>, banding: (usize, usize), found: Vec<Found>) {
@@ -304,14 +317,7 @@ impl View for ReviewView {
             return;
         }
         match action {
-            Action::Open if self.waits(self.cursor.selected) => {
-                let (done, total) = self.resolved.as_ref().and_then(|r| r.looking).map_or((0, 0), |l| (l.done, l.total));
-                cx.say(format!(
-                    "this removal's nearest document is still being looked up ({} of {} done): Enter again once the row shows it",
-                    fmt::count(done),
-                    fmt::count(total)
-                ));
-            }
+            Action::Open if self.waits(self.cursor.selected) => self.say_waiting(cx),
             Action::Open => match self.pair(self.cursor.selected) {
                 Some((index, pair)) => {
                     let diff = DiffView::open(index, pair, cx);
