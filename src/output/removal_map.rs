@@ -15,6 +15,7 @@ use super::removals::{DocRef, Removed};
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::analysis::query::{Probe, Searcher};
 use simtui_engine::index::Index;
+use simtui_engine::progress::{Cancelled, Progress, Stage, check};
 use simtui_engine::source::Source;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -35,9 +36,11 @@ pub struct Found {
 /// How many neighbours are looked at for one the list does not remove.
 const NEAREST_TRIED: usize = 16;
 
-/// Finds every removal's documents in `index`. `tasks` is the number of tasks of
-/// datatrove's reader (positions of `.remove` files are meaningless without it: none is
-/// found then). `bands` × `rows` is the banding the nearest documents are looked up in.
+/// Finds every removal's documents in `index`, and the nearest document for those whose
+/// kept one the list does not name. `tasks` is the number of tasks of datatrove's reader
+/// (positions of `.remove` files are meaningless without it: none is found then).
+/// `bands` × `rows` is the banding the nearest documents are looked up in.
+#[cfg(test)]
 pub fn find(
     index: &Arc<Index>,
     list: &[Removed],
@@ -45,44 +48,78 @@ pub fn find(
     bands: usize,
     rows: usize,
 ) -> Vec<Found> {
+    let mut found = locate(index, list, tasks);
+    nearest(
+        index,
+        &mut found,
+        bands,
+        rows,
+        &simtui_engine::progress::Silent,
+    )
+    .expect("a silent lookup is never cancelled");
+    found
+}
+
+/// Finds every removal's documents in `index` by id or place (quick: no similarity
+/// searched). A removal whose list names no kept document is left `chosen` without
+/// one: [`nearest`] fills it in.
+pub fn locate(index: &Index, list: &[Removed], tasks: Option<u32>) -> Vec<Found> {
     let places = Places::new(index, tasks);
-    let mut found: Vec<Found> = list
-        .iter()
+    list.iter()
         .map(|x| Found {
             removed: places.find(&x.id),
             kept: places.find(&x.kept),
             chosen: x.kept == DocRef::Nearest,
         })
-        .collect();
-    if found.iter().any(|f| f.chosen && f.removed.is_some()) {
-        nearest(index, &mut found, bands, rows);
-    }
+        .collect()
+}
+
+/// How many removals [`nearest`] looks up: those it chooses a kept document for.
+pub fn to_look_up(found: &[Found]) -> usize {
     found
+        .iter()
+        .filter(|f| f.chosen && f.removed.is_some())
+        .count()
 }
 
 /// For each removal that names no kept document, the most similar document the list
-/// does not remove (else the most similar one), from the index's own LSH bands.
-fn nearest(index: &Arc<Index>, found: &mut [Found], bands: usize, rows: usize) {
+/// does not remove (else the most similar one), from the index's own LSH bands. Slow
+/// on a large list (a search per removal): the explorer runs it on a worker, which
+/// `progress` reports for (in removals looked up) and may cancel.
+pub fn nearest(
+    index: &Arc<Index>,
+    found: &mut [Found],
+    bands: usize,
+    rows: usize,
+    progress: &dyn Progress,
+) -> Result<(), Cancelled> {
+    let total = to_look_up(found) as u64;
     // An index without signatures this wide cannot be looked up in those bands.
-    if bands == 0 || bands * rows > index.signatures().width() {
-        return;
+    if total == 0 || bands == 0 || bands * rows > index.signatures().width() {
+        return Ok(());
     }
     let engine = Engine {
         index: index.clone(),
         method: Method::MinHash { bands, rows },
         fingerprints: None,
     };
+    progress.update(Stage::Band, 0, total);
     let searcher = Searcher::new(&engine);
     let gone: HashSet<u32> = found.iter().filter_map(|f| f.removed).collect();
+    let mut done = 0;
     for f in found.iter_mut().filter(|f| f.chosen) {
         let Some(doc) = f.removed else { continue };
+        check(progress)?;
         let answer = searcher.neighbours(&Probe::of_doc(&engine, doc), NEAREST_TRIED, false);
         let mut docs = answer.neighbours.iter().map(|n| n.doc);
         f.kept = docs
             .clone()
             .find(|d| !gone.contains(d))
             .or_else(|| docs.next());
+        done += 1;
+        progress.update(Stage::Band, done, total);
     }
+    Ok(())
 }
 
 /// The corpus's documents by id and by place.

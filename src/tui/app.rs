@@ -285,10 +285,10 @@ impl App {
             return;
         }
         let view = self.stack.remove(depth - 1);
-        if let Some((kind, job)) = view.waiting()
-            && self.jobs.is_current(job)
-        {
-            self.jobs.cancel(kind);
+        for (kind, job) in view.jobs() {
+            if self.jobs.is_current(job) {
+                self.jobs.cancel(kind);
+            }
         }
         if depth > self.stack.len() {
             self.resume_top();
@@ -381,7 +381,10 @@ impl App {
                         self.jobs.took(id)
                     ));
                 }
-                self.session.report(kind, stage, done, total);
+                match kind {
+                    Kind::Task(_) => self.view_progress(id, done, total),
+                    _ => self.session.report(kind, stage, done, total),
+                }
             }
             Msg::Counting { id, stage, counted } => {
                 if let Some(kind) = self.jobs.current_kind(id) {
@@ -447,13 +450,23 @@ impl App {
         }
     }
 
+    /// The view (its place in the stack) that waits for job `id`, if one is open.
+    fn waiting_for(&self, id: u64) -> Option<usize> {
+        self.stack
+            .iter()
+            .rposition(|v| v.jobs().iter().any(|&(_, job)| job == id))
+    }
+
+    /// A view's job reports progress: to the view waiting for it.
+    fn view_progress(&mut self, id: u64, done: u64, total: u64) {
+        if let Some(i) = self.waiting_for(id) {
+            self.stack[i].progress(id, done, total);
+        }
+    }
+
     /// A view's job replied: to the view waiting for it, if it is still open.
     fn view_done(&mut self, id: u64, reply: Reply) {
-        let Some(i) = self
-            .stack
-            .iter()
-            .rposition(|v| v.waiting().is_some_and(|(_, job)| job == id))
-        else {
+        let Some(i) = self.waiting_for(id) else {
             return;
         };
         let mut cx = cx!(self, None);
@@ -467,8 +480,16 @@ impl App {
         let t = Instant::now();
         self.list
             .results_replaced(replaced.old.as_ref(), &self.session, self.size);
-        for view in &mut self.stack {
-            view.results_replaced(&self.session);
+        // Each view may start jobs for the new results (and ask for more, carried out
+        // top down so that a view closed leaves the places of those below as they are).
+        let mut asked = Vec::new();
+        for (depth, view) in (1..).zip(self.stack.iter_mut()) {
+            let mut cx = cx!(self, None);
+            view.results_replaced(&mut cx);
+            asked.push((depth, cx.into_commands()));
+        }
+        for (depth, commands) in asked.into_iter().rev() {
+            self.carry_out(commands, depth);
         }
         self.log(&format!(
             "list refreshed in {:.1} ms",

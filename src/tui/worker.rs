@@ -1,7 +1,7 @@
 //! Background work: every slow step (walking, indexing, hashing more functions,
 //! banding, all-pairs similarity, and the views' own jobs: diffs, neighbours, clusters,
-//! heatmaps, exports) runs on its own thread and reports back over one channel, so the
-//! UI thread never blocks on the engine or the disk.
+//! heatmaps, exports, the review's nearest documents) runs on its own thread and reports
+//! back over one channel, so the UI thread never blocks on the engine or the disk.
 //!
 //! Each job has a kind; starting a job cancels the running job of the same kind (its
 //! result would be stale anyway), and the UI ignores results of jobs it no longer

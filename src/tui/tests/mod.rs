@@ -22,7 +22,7 @@ use crate::tui::keys::Action;
 use crate::tui::views;
 use crate::tui::views::help::HelpView;
 use crate::tui::widgets::theme::Theme;
-use crate::tui::worker::{self, JobError, Msg, Reporter};
+use crate::tui::worker::{self, Job, JobError, Msg, Reporter};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -72,33 +72,40 @@ pub fn pump(app: &mut App) {
             return;
         }
         for cmd in cmds {
-            let Cmd::Spawn(job) = cmd else { continue };
-            let (tx, rx) = mpsc::channel();
-            let reporter = Reporter::new(job.id, tx, Arc::new(AtomicBool::new(false)));
-            let out = worker::execute(job.work, &reporter);
-            for m in rx.try_iter() {
-                app.handle(m);
+            if let Cmd::Spawn(job) = cmd {
+                run_job(app, *job);
             }
-            app.handle(match out {
-                Ok(out) => Msg::Done {
-                    id: job.id,
-                    out: Box::new(out),
-                },
-                Err(JobError::Cancelled) => Msg::Cancelled { id: job.id },
-                Err(JobError::Failed(error)) => Msg::Failed {
-                    id: job.id,
-                    error,
-                    usage: false,
-                },
-                Err(JobError::Usage(error)) => Msg::Failed {
-                    id: job.id,
-                    error,
-                    usage: true,
-                },
-            });
         }
     }
     panic!("jobs keep queueing more jobs");
+}
+
+/// Runs one job as a worker would, feeding its progress, then its result, to the app.
+/// True if the app took the result (false: a job superseded or cancelled meanwhile).
+pub fn run_job(app: &mut App, job: Job) -> bool {
+    let (tx, rx) = mpsc::channel();
+    let reporter = Reporter::new(job.id, tx, Arc::new(AtomicBool::new(false)));
+    let out = worker::execute(job.work, &reporter);
+    for m in rx.try_iter() {
+        app.handle(m);
+    }
+    app.handle(match out {
+        Ok(out) => Msg::Done {
+            id: job.id,
+            out: Box::new(out),
+        },
+        Err(JobError::Cancelled) => Msg::Cancelled { id: job.id },
+        Err(JobError::Failed(error)) => Msg::Failed {
+            id: job.id,
+            error,
+            usage: false,
+        },
+        Err(JobError::Usage(error)) => Msg::Failed {
+            id: job.id,
+            error,
+            usage: true,
+        },
+    })
 }
 
 pub fn loaded(size: (u16, u16)) -> (tempfile::TempDir, App) {

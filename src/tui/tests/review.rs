@@ -3,8 +3,10 @@
 
 use super::*;
 use crate::output::removals;
+use crate::tui::jobs::Cmd;
 use crate::tui::views::diff::DiffView;
 use crate::tui::views::review::{Review, ReviewView};
+use crate::tui::worker::Kind;
 use std::collections::BTreeSet;
 
 /// The corpus, and a removal list of its first three pairs (the second document removed
@@ -92,6 +94,16 @@ fn reviewing_other(
     extra: impl FnOnce(&std::path::Path) -> std::path::PathBuf,
     tasks: Option<u32>,
 ) -> (tempfile::TempDir, App) {
+    let (dir, mut app) = started_other(extra, tasks);
+    pump(&mut app);
+    (dir, app)
+}
+
+/// As [`reviewing_other`], the first load queued but not run.
+fn started_other(
+    extra: impl FnOnce(&std::path::Path) -> std::path::PathBuf,
+    tasks: Option<u32>,
+) -> (tempfile::TempDir, App) {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("c");
     std::fs::create_dir(&c).unwrap();
@@ -131,7 +143,6 @@ fn reviewing_other(
     let mut app = new_app(dir.path(), (120, 30));
     app.open_review(review);
     app.start();
-    pump(&mut app);
     (dir, app)
 }
 
@@ -196,11 +207,11 @@ fn text_dedup_rows_are_reviewed_as_the_corpus_documents_they_number() {
     assert!(app.status().unwrap().contains("not in the corpus"));
 }
 
-#[test]
-fn datatrove_remove_files_are_reviewed_beside_the_nearest_document() {
-    // Two tasks: task 0 read a.jsonl, task 1 b.jsonl; task 1 dropped its document 1, and
-    // a task 5 that read nothing is named too.
-    let (_d, mut app) = reviewing_other(
+/// Datatrove's `.remove` folder of two tasks: task 0 read a.jsonl, task 1 b.jsonl; task
+/// 1 dropped its document 1 (a copy of a.jsonl's first), and a task 5 that read nothing
+/// is named too. The first load queued.
+fn started_datatrove() -> (tempfile::TempDir, App) {
+    started_other(
         |dir| {
             let out = dir.join("remove");
             std::fs::create_dir(&out).unwrap();
@@ -209,7 +220,39 @@ fn datatrove_remove_files_are_reviewed_beside_the_nearest_document() {
             out
         },
         Some(2),
-    );
+    )
+}
+
+/// The nearest documents' job kind.
+const NEAREST: Kind = Kind::Task("Nearest");
+
+/// Runs the queued jobs as [`pump`] does, but holds back the lookups of the nearest
+/// documents, as a worker still busy with them would: those jobs, in the order queued.
+fn pump_holding_lookups(app: &mut App) -> Vec<Job> {
+    let mut held = Vec::new();
+    for _ in 0..100 {
+        let cmds = app.take_outbox();
+        if cmds.is_empty() {
+            return held;
+        }
+        for cmd in cmds {
+            match cmd {
+                Cmd::Spawn(job) if job.work.kind() == NEAREST => held.push(*job),
+                Cmd::Spawn(job) => {
+                    run_job(app, *job);
+                }
+                Cmd::Cancel(_) => {}
+            }
+        }
+    }
+    panic!("jobs keep queueing more jobs");
+}
+
+#[test]
+fn datatrove_remove_files_are_reviewed_beside_the_nearest_document() {
+    let (_d, mut app) = started_datatrove();
+    pump(&mut app);
+    assert_eq!(app.top_as::<ReviewView>().unwrap().looking(), None);
     let screen = screen(&app);
     assert!(
         screen.contains("(datatrove .remove) · 1 not in the corpus"),
@@ -244,4 +287,99 @@ fn datatrove_exclusion_documents_are_found_by_datatrove_names() {
         "{screen}"
     );
     assert_eq!(diffed(&mut app), ("a.jsonl:1".into(), "b.jsonl:2".into()));
+}
+
+#[test]
+fn the_review_is_drawn_before_the_nearest_documents_are_found() {
+    let (_d, mut app) = started_datatrove();
+    let mut held = pump_holding_lookups(&mut app);
+    assert_eq!(held.len(), 1, "one lookup, on a worker");
+    // The rows are there, the one waiting for its nearest document says so.
+    let screen = screen(&app);
+    assert!(
+        screen.contains("finding the nearest documents 0/1…"),
+        "{screen}"
+    );
+    assert!(screen.contains("nearest: …"), "{screen}");
+    assert!(screen.contains("task 5 document 0"), "{screen}");
+    assert!(!screen.contains("nearest: a.jsonl:1"), "{screen}");
+    // Enter on it opens nothing yet, and says why.
+    app.update(Action::Open);
+    assert!(app.top_as::<ReviewView>().is_some(), "no diff yet");
+    assert!(
+        app.status()
+            .unwrap()
+            .contains("still being looked up (0 of 1 done)"),
+        "{:?}",
+        app.status()
+    );
+    // Its progress reaches the title, then its result fills the row in.
+    let job = held.remove(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reporter = Reporter::new(job.id, tx, Arc::new(AtomicBool::new(false)));
+    let out = worker::execute(job.work, &reporter).ok().unwrap();
+    for m in rx.try_iter() {
+        app.handle(m);
+    }
+    let screen = super::screen(&app);
+    assert!(
+        screen.contains("finding the nearest documents 1/1…"),
+        "{screen}"
+    );
+    assert_eq!(app.top_as::<ReviewView>().unwrap().looking(), Some((1, 1)));
+    assert!(app.handle(Msg::Done {
+        id: job.id,
+        out: Box::new(out)
+    }));
+    let screen = super::screen(&app);
+    assert!(!screen.contains("finding the nearest"), "{screen}");
+    assert!(screen.contains("nearest: a.jsonl:1"), "{screen}");
+    assert_eq!(diffed(&mut app), ("a.jsonl:1".into(), "b.jsonl:2".into()));
+    let again = app
+        .outbox()
+        .iter()
+        .any(|c| matches!(c, Cmd::Spawn(job) if job.work.kind() == NEAREST));
+    assert!(!again, "looked up once");
+}
+
+#[test]
+fn leaving_the_review_cancels_the_lookup_and_drops_its_result() {
+    let (_d, mut app) = started_datatrove();
+    let held = pump_holding_lookups(&mut app);
+    app.update(Action::Back);
+    assert!(app.top_as::<ReviewView>().is_none());
+    assert!(
+        app.outbox()
+            .iter()
+            .any(|c| matches!(c, Cmd::Cancel(k) if *k == NEAREST)),
+        "the lookup is cancelled"
+    );
+    app.take_outbox();
+    let before = screen(&app);
+    for job in held {
+        assert!(!run_job(&mut app, job), "its result is dropped");
+    }
+    assert_eq!(screen(&app), before);
+    assert!(!app.busy(), "no job left running: the explorer idles");
+}
+
+#[test]
+fn a_lookup_for_an_older_index_is_dropped() {
+    let (_d, mut app) = started_datatrove();
+    let mut old = pump_holding_lookups(&mut app);
+    // A re-index (a new k) while the lookup runs: the new results get a lookup of their
+    // own, which supersedes the old one.
+    app.with_cx(|cx| cx.session.set_k(3, cx.jobs).unwrap());
+    let mut new = pump_holding_lookups(&mut app);
+    assert_eq!((old.len(), new.len()), (1, 1));
+    assert_eq!(app.session().results().unwrap().index.params().k, 3);
+    assert!(
+        !run_job(&mut app, old.remove(0)),
+        "the old index's result is dropped"
+    );
+    let screen = screen(&app);
+    assert!(screen.contains("nearest: …"), "still waiting: {screen}");
+    assert!(run_job(&mut app, new.remove(0)));
+    let screen = super::screen(&app);
+    assert!(screen.contains("nearest: a.jsonl:1"), "{screen}");
 }

@@ -123,8 +123,8 @@ impl View for PairsFileView {
         }
     }
 
-    fn results_replaced(&mut self, session: &Session) {
-        self.resolve(session);
+    fn results_replaced(&mut self, cx: &mut Cx) {
+        self.resolve(cx.session);
     }
 
     fn step(&mut self, step: isize, cx: &mut Cx) -> bool {

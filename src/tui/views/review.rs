@@ -1,9 +1,10 @@
 //! The review: a removal list (`simtui dedup`'s `OUT.removed.jsonl`, or datatrove's or
 //! text-dedup's) paged through with its corpus (`simtui --review LIST INPUT...`). Each
 //! row is a removed document beside the one kept in its place (or, where the list names
-//! none, the most similar document, chosen here); Enter shows them side by side (n/p
-//! page on), x marks the removal wrong. The ids marked are written, as they change, to a
-//! keep-list that `simtui dedup --keep-list` honours: the next run keeps them.
+//! none, the most similar document, chosen here on a worker while the rows are already
+//! shown); Enter shows them side by side (n/p page on), x marks the removal wrong. The
+//! ids marked are written, as they change, to a keep-list that `simtui dedup
+//! --keep-list` honours: the next run keeps them.
 
 use super::diff::DiffView;
 use super::loading;
@@ -44,6 +45,9 @@ pub static KEYS: KeyTable = KeyTable {
 /// The keep-list's job kind: one write at a time.
 const TASK: &str = "Keep-list";
 
+/// The nearest documents' lookup: one at a time, for the results on screen.
+const NEAREST: &str = "Nearest";
+
 /// What the explorer was asked to review.
 #[derive(Clone, Debug)]
 pub struct Review {
@@ -63,15 +67,46 @@ pub struct Review {
 
 pub struct ReviewView {
     review: Review,
-    /// Each removal's documents in the index on screen (found once per index: a new
-    /// index, by a new k or a re-read, numbers its documents anew).
-    resolved: Option<(Arc<Index>, Vec<Found>)>,
+    /// Each removal's documents in the results on screen.
+    resolved: Option<Resolved>,
     /// The keep-list's ids: those marked wrong here, and any it held before.
     marked: BTreeSet<String>,
     /// The keep-list's write under way (its job), and the last one's outcome.
     writing: Option<u64>,
     written: Option<Result<usize, String>>,
     cursor: Cursor,
+}
+
+/// The removals' documents in one index, as one banding finds the nearest: found again
+/// for a new index (a new k or a re-read numbers its documents anew) or banding (other
+/// candidates).
+struct Resolved {
+    index: Arc<Index>,
+    banding: (usize, usize),
+    found: Vec<Found>,
+    /// The lookup of the nearest documents, while it runs on a worker: until it ends,
+    /// the removals it looks up have no kept document (their rows say they wait).
+    looking: Option<Lookup>,
+}
+
+/// The nearest documents' job, and how far it is: `done` of `total` removals.
+#[derive(Clone, Copy)]
+struct Lookup {
+    job: u64,
+    done: u64,
+    total: u64,
+}
+
+/// What the review's jobs reply.
+enum Replied {
+    /// The keep-list written: the number of ids, or why not.
+    Written(Result<usize, String>),
+    /// The nearest documents found, for this index and banding.
+    Nearest {
+        index: Arc<Index>,
+        banding: (usize, usize),
+        found: Vec<Found>,
+    },
 }
 
 impl ReviewView {
@@ -91,27 +126,80 @@ impl ReviewView {
         &self.marked
     }
 
-    /// Finds the removals' documents in the index on screen (once per index).
-    fn resolve(&mut self, session: &Session) {
-        let Some(r) = session.results() else {
+    /// The nearest documents' lookup, while it runs: (done, total) removals.
+    #[cfg(test)]
+    pub fn looking(&self) -> Option<(u64, u64)> {
+        let l = self.resolved.as_ref()?.looking?;
+        Some((l.done, l.total))
+    }
+
+    /// Finds the removals' documents in the results on screen (once per index and
+    /// banding): by id or place at once, the nearest documents on a worker. A lookup
+    /// still running for older results is superseded (cancelled).
+    fn resolve(&mut self, cx: &mut Cx) {
+        let Some(r) = cx.session.results() else {
             return;
         };
+        let banding = (r.bands, r.rows);
         if self
             .resolved
             .as_ref()
-            .is_some_and(|(index, _)| Arc::ptr_eq(index, &r.index))
+            .is_some_and(|x| Arc::ptr_eq(&x.index, &r.index) && x.banding == banding)
         {
             return;
         }
-        let review = &self.review;
-        let found = removal_map::find(&r.index, &review.removed, review.tasks, r.bands, r.rows);
-        self.resolved = Some((r.index.clone(), found));
+        let index = r.index.clone();
+        let found = removal_map::locate(&index, &self.review.removed, self.review.tasks);
+        let total = removal_map::to_look_up(&found) as u64;
+        let looking = if total == 0 {
+            cx.jobs.cancel(Kind::Task(NEAREST));
+            None
+        } else {
+            let job = cx.jobs.spawn(lookup(index.clone(), banding, found.clone()));
+            Some(Lookup { job, done: 0, total })
+        };
+        self.resolved = Some(Resolved {
+            index,
+            banding,
+            found,
+            looking,
+        });
     }
 
     /// Removal `i`'s documents, if found.
     fn found(&self, i: usize) -> Option<(&Arc<Index>, Found)> {
-        let (index, found) = self.resolved.as_ref()?;
-        Some((index, *found.get(i)?))
+        let r = self.resolved.as_ref()?;
+        Some((&r.index, *r.found.get(i)?))
+    }
+
+    /// Removal `i`'s kept document is still being looked up.
+    fn waits(&self, i: usize) -> bool {
+        self.resolved.as_ref().is_some_and(|r| {
+            r.looking.is_some() && r.found.get(i).is_some_and(|f| f.chosen && f.removed.is_some())
+        })
+    }
+
+    /// Enter on a removal whose nearest document is still looked up: nothing opens yet
+    /// (the user sees the row fill in, and presses Enter again).
+    fn say_waiting(&self, cx: &mut Cx) {
+        let looking = self.resolved.as_ref().and_then(|r| r.looking);
+        let (done, total) = looking.map_or((0, 0), |l| (l.done, l.total));
+        cx.say(format!(
+            "this removal's nearest document is still being looked up ({} of {} done): \
+             Enter again once the row shows it",
+            fmt::count(done),
+            fmt::count(total)
+        ));
+    }
+
+    /// The nearest documents arrived: kept if they are for the results on screen (an
+    /// older index's or banding's are dropped).
+    fn looked_up(&mut self, index: Arc<Index>, banding: (usize, usize), found: Vec<Found>) {
+        let Some(r) = &mut self.resolved else { return };
+        if Arc::ptr_eq(&r.index, &index) && r.banding == banding && r.looking.is_some() {
+            r.found = found;
+            r.looking = None;
+        }
     }
 
     /// Removal `i`'s (kept, removed) documents, if the corpus has both.
@@ -122,7 +210,7 @@ impl ReviewView {
 
     /// How many removals name a document the corpus lacks (0 until found).
     fn missing(&self) -> usize {
-        let found = self.resolved.as_ref().map_or(&[][..], |(_, f)| &f[..]);
+        let found = self.resolved.as_ref().map_or(&[][..], |r| &r.found[..]);
         found
             .iter()
             .filter(|f| f.removed.is_none() || (!f.chosen && f.kept.is_none()))
@@ -169,10 +257,29 @@ impl ReviewView {
             run: Box::new(move |_| {
                 let written = write_atomically(&path, &text).map(|()| count);
                 let written = written.map_err(|e| format!("cannot write {}: {e}", path.display()));
-                Ok(Reply::quiet(written))
+                Ok(Reply::quiet(Replied::Written(written)))
             }),
         })));
     }
+}
+
+/// The job that looks up the nearest documents of the removals `found` in `index`, by
+/// the banding given, reporting each removal looked up.
+fn lookup(index: Arc<Index>, banding: (usize, usize), mut found: Vec<Found>) -> Work {
+    Work::Task(Task {
+        name: NEAREST,
+        run: Box::new(move |progress| {
+            let total = removal_map::to_look_up(&found);
+            removal_map::nearest(&index, &mut found, banding.0, banding.1, progress)?;
+            let summary = format!("nearest documents of {total} removals");
+            let found = Replied::Nearest {
+                index,
+                banding,
+                found,
+            };
+            Ok(Reply::timed(found, summary))
+        }),
+    })
 }
 
 /// Writes `text` to `path` through a temporary file beside it: a crash leaves the old
@@ -198,7 +305,7 @@ impl View for ReviewView {
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
-        self.resolve(cx.session);
+        self.resolve(cx);
         if cx.session.results().is_none() {
             return;
         }
@@ -210,6 +317,7 @@ impl View for ReviewView {
             return;
         }
         match action {
+            Action::Open if self.waits(self.cursor.selected) => self.say_waiting(cx),
             Action::Open => match self.pair(self.cursor.selected) {
                 Some((index, pair)) => {
                     let diff = DiffView::open(index, pair, cx);
@@ -227,17 +335,41 @@ impl View for ReviewView {
         }
     }
 
-    fn results_replaced(&mut self, session: &Session) {
-        self.resolve(session);
+    fn results_replaced(&mut self, cx: &mut Cx) {
+        self.resolve(cx);
     }
 
     fn waiting(&self) -> Option<(Kind, u64)> {
         self.writing.map(|job| (Kind::Task(TASK), job))
     }
 
+    fn jobs(&self) -> Vec<(Kind, u64)> {
+        let looking = self.resolved.as_ref().and_then(|r| r.looking);
+        let looking = looking.map(|l| (Kind::Task(NEAREST), l.job));
+        self.waiting().into_iter().chain(looking).collect()
+    }
+
     fn done(&mut self, reply: Reply, _: &mut Cx) {
-        self.writing = None;
-        self.written = reply.take::<Result<usize, String>>();
+        match reply.take::<Replied>() {
+            Some(Replied::Written(written)) => {
+                self.writing = None;
+                self.written = Some(written);
+            }
+            Some(Replied::Nearest {
+                index,
+                banding,
+                found,
+            }) => self.looked_up(index, banding, found),
+            None => {}
+        }
+    }
+
+    fn progress(&mut self, job: u64, done: u64, total: u64) {
+        if let Some(l) = self.resolved.as_mut().and_then(|r| r.looking.as_mut())
+            && l.job == job
+        {
+            (l.done, l.total) = (done, total);
+        }
     }
 
     fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
@@ -287,6 +419,19 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
             v.review.keep_list.display()
         )),
     ];
+    if let Some(l) = v.resolved.as_ref().and_then(|r| r.looking) {
+        title.insert(
+            1,
+            Span::styled(
+                format!(
+                    " · finding the nearest documents {}/{}…",
+                    fmt::count(l.done),
+                    fmt::count(l.total)
+                ),
+                t.warn(),
+            ),
+        );
+    }
     if missing > 0 {
         title.insert(
             1,
@@ -318,6 +463,7 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
         };
         // A kept document the list does not name is simtui's choice: said so in the row.
         let kept = match (f.chosen, f.kept) {
+            _ if v.waits(i) => "nearest: …".to_string(),
             (true, Some(d)) => format!("nearest: {}", name(Some(d), &x.kept)),
             (true, None) if f.removed.is_some() => "(none similar found)".to_string(),
             _ => name(f.kept, &x.kept),

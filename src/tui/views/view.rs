@@ -35,15 +35,26 @@ pub trait View: AsAny {
         None
     }
 
-    /// The reply of the job it waited for.
+    /// Every job this view waits for: its `waiting` one, and any it runs beside it (the
+    /// review looks up nearest documents while a keep-list is written). Their replies
+    /// come to `done` and their progress to `progress`; closing the view cancels them.
+    fn jobs(&self) -> Vec<(Kind, u64)> {
+        self.waiting().into_iter().collect()
+    }
+
+    /// The reply of a job it waited for.
     fn done(&mut self, _reply: Reply, _cx: &mut Cx) {}
+
+    /// A job it waits for reports progress: `done` of `total` (in its own units).
+    fn progress(&mut self, _job: u64, _done: u64, _total: u64) {}
 
     /// Starts its job again: a view above it had superseded it (one job of a kind runs
     /// at a time), and is gone.
     fn restart(&mut self, _cx: &mut Cx) {}
 
-    /// New results are on screen (a first load, a new banding or index).
-    fn results_replaced(&mut self, _session: &Session) {}
+    /// New results are on screen (a first load, a new banding or index): the view may
+    /// start the jobs that follow from them.
+    fn results_replaced(&mut self, _cx: &mut Cx) {}
 
     /// The terminal's size changed (lists keep their selection on screen).
     fn resized(&mut self, _cx: &mut Cx) {}
