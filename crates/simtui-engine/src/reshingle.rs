@@ -24,8 +24,7 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io;
-use std::os::unix::fs::FileExt;
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -180,10 +179,10 @@ fn readable_at_offsets(path: &Path, kind: Kind) -> bool {
         return false;
     }
     let mut head = [0u8; 4];
-    let Ok(file) = File::open(path) else {
+    let Ok(mut file) = File::open(path) else {
         return false;
     };
-    let n = file.read_at(&mut head, 0).unwrap_or(0);
+    let n = file.read(&mut head).unwrap_or(0);
     !crate::source::container::is_compressed(&head[..n])
 }
 
@@ -237,22 +236,22 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Reads a record's bytes into `raw` with one positioned read, the file kept open
-    /// for the next record of the same file.
+    /// Reads a record's bytes into `raw` (a seek and a read: the file is this worker's
+    /// own), the file kept open for the next record of the same file.
     fn read_record(&mut self, part: &Part) -> io::Result<()> {
         let path = &part.file.path;
         if self.open.as_ref().is_none_or(|(p, _)| p != path) {
             self.open = Some((path.clone(), File::open(path)?));
         }
-        let (_, file) = self.open.as_ref().expect("opened just above");
+        let (_, file) = self.open.as_mut().expect("opened just above");
         self.raw.resize(part.len as usize, 0);
-        file.read_exact_at(&mut self.raw, part.offset)
-            .map_err(|e| match e.kind() {
-                io::ErrorKind::UnexpectedEof => {
-                    io::Error::other("the file is shorter than when it was read")
-                }
-                _ => e,
-            })
+        file.seek(SeekFrom::Start(part.offset))?;
+        file.read_exact(&mut self.raw).map_err(|e| match e.kind() {
+            io::ErrorKind::UnexpectedEof => {
+                io::Error::other("the file is shorter than when it was read")
+            }
+            _ => e,
+        })
     }
 }
 
