@@ -94,6 +94,24 @@ pub fn parse_any(text: &str) -> Result<RemovalList, String> {
 
 /// Simtui's list: every non-empty line an object with `id` and `kept`.
 pub fn parse(text: &str) -> Result<Vec<Removed>, String> {
+    each_line(text, |v, bad| {
+        let id = required_id(v, bad)?;
+        let kept = id_of(v.get("kept")).ok_or_else(|| bad("no \"kept\" (string or number)"))?;
+        Ok(Removed {
+            id: DocRef::Id(id),
+            kept: DocRef::Id(kept),
+            jaccard: v.get("jaccard").and_then(Value::as_f64),
+            cluster: v.get("cluster").and_then(Value::as_u64),
+        })
+    })
+}
+
+/// Each non-empty line of a JSON Lines list made a removal by `removal`, which is
+/// given the line's object and what makes an error naming the line.
+fn each_line(
+    text: &str,
+    removal: impl Fn(&Value, &dyn Fn(&str) -> String) -> Result<Removed, String>,
+) -> Result<Vec<Removed>, String> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -101,16 +119,14 @@ pub fn parse(text: &str) -> Result<Vec<Removed>, String> {
         }
         let bad = |why: &str| format!("line {}: {why}", n + 1);
         let v: Value = serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
-        let id = id_of(v.get("id")).ok_or_else(|| bad("no \"id\" (string or number)"))?;
-        let kept = id_of(v.get("kept")).ok_or_else(|| bad("no \"kept\" (string or number)"))?;
-        out.push(Removed {
-            id: DocRef::Id(id),
-            kept: DocRef::Id(kept),
-            jaccard: v.get("jaccard").and_then(Value::as_f64),
-            cluster: v.get("cluster").and_then(Value::as_u64),
-        });
+        out.push(removal(&v, &bad)?);
     }
     Ok(out)
+}
+
+/// A line's `id`, or the error that it has none.
+fn required_id(v: &Value, bad: &dyn Fn(&str) -> String) -> Result<String, String> {
+    id_of(v.get("id")).ok_or_else(|| bad("no \"id\" (string or number)"))
 }
 
 /// Datatrove's exclusion writer (`MinhashDedupFilter(exclusion_writer=JsonlWriter(..))`):
@@ -118,27 +134,19 @@ pub fn parse(text: &str) -> Result<Vec<Removed>, String> {
 /// (with `minhash_cluster_id` when the filter loaded cluster ids, at the top level when
 /// the writer expanded the metadata). The kept document is not named.
 fn parse_excluded(text: &str) -> Result<Vec<Removed>, String> {
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let bad = |why: &str| format!("line {}: {why}", n + 1);
-        let v: Value = serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
-        let id = id_of(v.get("id")).ok_or_else(|| bad("no \"id\" (string or number)"))?;
+    each_line(text, |v, bad| {
         let cluster = v
             .get("metadata")
             .and_then(|m| m.get("minhash_cluster_id"))
             .or_else(|| v.get("minhash_cluster_id"))
             .and_then(Value::as_u64);
-        out.push(Removed {
-            id: DocRef::Id(id),
+        Ok(Removed {
+            id: DocRef::Id(required_id(v, bad)?),
             kept: DocRef::Nearest,
             jaccard: None,
             cluster,
-        });
-    }
-    Ok(out)
+        })
+    })
 }
 
 /// Where the review writes its keep-list unless told: beside the removal list,

@@ -143,13 +143,8 @@ impl View for MembersView {
 
     fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
         // The representative (row 0) has no pair with itself.
-        let (len, to) = (self.order.len(), self.cursor.selected as isize + step);
-        if to < 1 || to >= len as isize {
-            cx.say(if step > 0 { "last pair" } else { "first pair" });
-            return false;
-        }
-        self.cursor.select(to, len, list_page(cx.size));
-        true
+        let rows = (1, self.order.len());
+        self.cursor.step_rows(step, rows, "pair", cx)
     }
 
     fn position(&self) -> String {

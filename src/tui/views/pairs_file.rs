@@ -128,13 +128,8 @@ impl View for PairsFileView {
     }
 
     fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
-        let (len, to) = (self.file.pairs.len(), self.cursor.selected as isize + step);
-        if to < 0 || to >= len as isize {
-            cx.say(if step > 0 { "last pair" } else { "first pair" });
-            return false;
-        }
-        self.cursor.select(to, len, list_page(cx.size));
-        true
+        let rows = (0, self.file.pairs.len());
+        self.cursor.step_rows(step, rows, "pair", cx)
     }
 
     fn position(&self) -> String {

@@ -373,13 +373,8 @@ impl View for ReviewView {
     }
 
     fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
-        let (len, to) = (self.review.removed.len(), self.cursor.selected as isize + step);
-        if to < 0 || to >= len as isize {
-            cx.say(if step > 0 { "last removal" } else { "first removal" });
-            return false;
-        }
-        self.cursor.select(to, len, list_page(cx.size));
-        true
+        let rows = (0, self.review.removed.len());
+        self.cursor.step_rows(step, rows, "removal", cx)
     }
 
     fn position(&self) -> String {

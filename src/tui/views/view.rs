@@ -207,6 +207,28 @@ impl Cursor {
         true
     }
 
+    /// The diff's `n`/`p` through a view's rows `first..len`: selects the row `step`
+    /// away, or says which end it is at ("last pair", with `what` "pair") and returns
+    /// false.
+    pub fn step_rows(
+        &mut self,
+        step: isize,
+        (first, len): (usize, usize),
+        what: &str,
+        cx: &mut Cx,
+    ) -> bool {
+        let to = self.selected as isize + step;
+        if to < first as isize || to >= len as isize {
+            cx.say(format!(
+                "{} {what}",
+                if step > 0 { "last" } else { "first" }
+            ));
+            return false;
+        }
+        self.select(to, len, list_page(cx.size));
+        true
+    }
+
     /// Selects row `to` (clamped to the list), scrolling so that it is on screen, and
     /// the list fills the page when it can.
     pub fn select(&mut self, to: isize, len: usize, page: usize) {
