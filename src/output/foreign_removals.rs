@@ -39,7 +39,7 @@ pub fn read(path: &Path) -> Result<RemovalList, String> {
         read_file(path, &mut list).map_err(|e| format!("{}: {e}", path.display()))?;
         return Ok(list);
     }
-    let files = folder_files(path)?;
+    let files = crate::output::pairs_file::part_files(path, "folder")?;
     if files.iter().any(|f| has_suffix(f, ".remove")) {
         return read_datatrove(&files);
     }
@@ -74,23 +74,6 @@ pub fn read(path: &Path) -> Result<RemovalList, String> {
 fn has_suffix(path: &Path, suffix: &str) -> bool {
     path.file_name()
         .is_some_and(|n| n.to_string_lossy().ends_with(suffix))
-}
-
-/// A folder's files, sorted by name; hidden ones, `_SUCCESS`-like markers and `.crc`
-/// checksums left out.
-fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let cannot = |e: std::io::Error| format!("cannot read the folder {}: {e}", dir.display());
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(cannot)? {
-        let entry = entry.map_err(cannot)?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let skipped = name.starts_with('.') || name.starts_with('_') || name.ends_with(".crc");
-        if !skipped && entry.path().is_file() {
-            files.push(entry.path());
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 /// A folder's file that holds removals: not `save_to_disk`'s `dataset_info.json` and

@@ -33,7 +33,7 @@ pub fn read(path: &Path) -> Result<Vec<StoredPair>, String> {
     let meta = std::fs::metadata(path)
         .map_err(|e| format!("cannot read the pairs file {}: {e}", path.display()))?;
     let files = if meta.is_dir() {
-        let files = part_files(path)?;
+        let files = part_files(path, "pairs folder")?;
         if files.is_empty() {
             return Err(format!(
                 "the pairs folder {} holds no data file",
@@ -51,13 +51,14 @@ pub fn read(path: &Path) -> Result<Vec<StoredPair>, String> {
     Ok(out)
 }
 
-/// A folder's data files, sorted by name.
-fn part_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read the pairs folder {}: {e}", dir.display()))?;
+/// A folder's data files, sorted by name: hidden files, `_SUCCESS`-like markers and
+/// `.crc` checksums left out (as Spark and Hadoop write them). `what` names the folder
+/// in errors ("pairs folder").
+pub(crate) fn part_files(dir: &Path, what: &str) -> Result<Vec<PathBuf>, String> {
+    let cannot = |e: std::io::Error| format!("cannot read the {what} {}: {e}", dir.display());
     let mut files = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in std::fs::read_dir(dir).map_err(cannot)? {
+        let entry = entry.map_err(cannot)?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let skipped = name.starts_with('.') || name.starts_with('_') || name.ends_with(".crc");
         if !skipped && entry.path().is_file() {
