@@ -6,10 +6,10 @@ use clap::{Arg, Args, Command, ValueEnum};
 use simtui_engine::analysis::method::Method;
 use simtui_engine::index::Params;
 use simtui_engine::minhash::sketch::SketchKind;
-use simtui_engine::ooc::Budget;
 use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::source::WalkOptions;
 use simtui_engine::source::{InputFormat, InputOptions, SgmlText};
+use simtui_engine::storage::Budget;
 use simtui_engine::text::{Language, TextOptions, Unit};
 use std::path::PathBuf;
 
@@ -539,7 +539,7 @@ impl MemoryArgs {
     pub fn budget(&self) -> Budget {
         let bytes = self
             .memory
-            .or_else(|| simtui_engine::memory::physical().map(|m| m / 4))
+            .or_else(|| simtui_engine::storage::memory::physical().map(|m| m / 4))
             .unwrap_or(u64::MAX);
         Budget::new(bytes, self.tmp_dir.clone())
     }

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::found::{GroupPair, Pair, Search};
 use crate::index::Index;
 use crate::progress::Progress;
-use crate::spill::{Keyed, Sorted, Spill};
+use crate::storage::runs::{Keyed, Sorted, Spill};
 use std::path::PathBuf;
 
 /// The order of pairs as one 128-bit key: J descending (the bits of a non-negative f64

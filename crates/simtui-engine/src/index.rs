@@ -8,7 +8,6 @@ use crate::error::Result;
 use crate::found::{Block, Found, GroupPair, Pair, Search};
 use crate::minhash::band;
 use crate::minhash::sketch::{RowsBuilder, Signatures, SketchKind, Sketcher, SpillTo};
-use crate::ooc::Budget;
 use crate::progress::{Cancelled, Counted, Progress, Stage, check};
 use crate::reshingle::Reshingle;
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
@@ -17,6 +16,7 @@ use crate::simhash::fingerprints::{FingerprintBuilder, Fingerprints};
 use crate::source::{
     Batches, Corpus, Entry, Item, Labels, SkipReason, Skipped, Source, extract_item,
 };
+use crate::storage::Budget;
 use crate::text::{TextOptions, Tokenizer};
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
@@ -1232,7 +1232,7 @@ impl Index {
                 .filter(|&n| !blocked(n))
                 .sum::<u64>();
         let mut pairs = Vec::new();
-        crate::memory::reserve(
+        crate::storage::memory::reserve(
             &mut pairs,
             usize::try_from(count).unwrap_or(usize::MAX),
             "the document pairs",
@@ -1352,13 +1352,13 @@ impl Index {
             .map(|b| (b.groups.len() as u64).pow(2) / 2)
             .sum();
         let mut huge: Vec<GroupPair> = Vec::new();
-        crate::memory::reserve(
+        crate::storage::memory::reserve(
             &mut huge,
             usize::try_from(most).unwrap_or(usize::MAX).min(1 << 20),
             "the pairs of huge buckets",
         )?;
         if (most as u128) * std::mem::size_of::<GroupPair>() as u128
-            > crate::memory::physical().unwrap_or(u64::MAX) as u128
+            > crate::storage::memory::physical().unwrap_or(u64::MAX) as u128
         {
             return Err(crate::Error::TooLarge {
                 job: "the pairs in memory",

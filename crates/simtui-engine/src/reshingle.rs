@@ -267,9 +267,9 @@ fn changed(source: &Source, why: &str) -> Error {
 mod tests {
     use crate::error::Error;
     use crate::index::{Index, Keep, Params};
-    use crate::ooc::Budget;
     use crate::progress::Silent;
     use crate::source::{Corpus, WalkOptions};
+    use crate::storage::Budget;
     use std::io::Write;
     use std::path::Path;
 

@@ -5,10 +5,10 @@
 
 use crate::error::Result;
 use crate::hash::combine;
-use crate::ooc::Spilled;
-use crate::ooc::file::SpillFile;
 use crate::reshingle::Reshingle;
 use crate::source::Source;
+use crate::storage::Spilled;
+use crate::storage::file::SpillFile;
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;

@@ -85,7 +85,7 @@ fn the_first_load_opens_and_creates_a_saved_index() {
         walk: Default::default(),
         params: Default::default(),
         store: Some(worker::StoreJob { file: file.clone() }),
-        budget: simtui_engine::ooc::Budget::unlimited(),
+        budget: simtui_engine::storage::Budget::unlimited(),
     };
     let docs = |out: Result<worker::Output, JobError>| match out {
         Ok(worker::Output::Indexed { index, corpus, .. }) => {
@@ -170,7 +170,7 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
             walk: Default::default(),
             params: Default::default(),
             store: job,
-            budget: simtui_engine::ooc::Budget::unlimited(),
+            budget: simtui_engine::storage::Budget::unlimited(),
         },
         &Silent,
     );
@@ -239,7 +239,7 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
 #[test]
 fn a_tiny_memory_budget_lists_the_same_pairs() {
     let dir = corpus_dir();
-    let listed = |budget: simtui_engine::ooc::Budget| {
+    let listed = |budget: simtui_engine::storage::Budget| {
         let mut app = new_app(dir.path(), (100, 30));
         app.set_budget(budget);
         app.start();
@@ -258,9 +258,9 @@ fn a_tiny_memory_budget_lists_the_same_pairs() {
             .collect();
         (pairs, spilled)
     };
-    let (in_memory, limited) = listed(simtui_engine::ooc::Budget::unlimited());
+    let (in_memory, limited) = listed(simtui_engine::storage::Budget::unlimited());
     assert!(!limited);
-    let (bounded, limited) = listed(simtui_engine::ooc::Budget::new(1, None));
+    let (bounded, limited) = listed(simtui_engine::storage::Budget::new(1, None));
     assert!(limited, "the index spilled to temporary files");
     assert!(!in_memory.is_empty());
     assert_eq!(bounded, in_memory);

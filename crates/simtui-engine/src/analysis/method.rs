@@ -5,12 +5,12 @@
 use crate::error::Result;
 use crate::found::{Found, Search};
 use crate::index::{Index, Keep, Params};
-use crate::ooc::Budget;
 use crate::progress::Progress;
 use crate::simhash::fingerprint::SimHasher;
 use crate::simhash::fingerprints::Fingerprints;
 use crate::simhash::search;
 use crate::source::Corpus;
+use crate::storage::Budget;
 use std::sync::Arc;
 
 /// How candidates are found.

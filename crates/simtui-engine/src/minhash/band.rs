@@ -352,7 +352,7 @@ fn band_keys(
     // Every word is written below, so a buffer kept from an earlier call is not cleared.
     let words = which.len().saturating_mul(n);
     keys.truncate(words);
-    crate::memory::reserve(keys, words, "the band keys")?;
+    crate::storage::memory::reserve(keys, words, "the band keys")?;
     keys.resize(words, 0);
     // Each task gets, for its run of items, one output slice per band.
     let mut outputs: Vec<Vec<&mut [u64]>> = (0..n.div_ceil(KEY_CHUNK))
@@ -475,7 +475,7 @@ fn shared_keys(part: &[u64], table: &mut Vec<u64>, shared: &mut Vec<u64>) {
 pub(crate) fn union(lists: &[impl AsRef<[u64]>]) -> Result<Vec<u64>> {
     let total = lists.iter().map(|l| l.as_ref().len()).sum();
     let mut all: Vec<u64> = Vec::new();
-    crate::memory::reserve(&mut all, total, "the candidate pairs")?;
+    crate::storage::memory::reserve(&mut all, total, "the candidate pairs")?;
     for list in lists {
         all.extend_from_slice(list.as_ref());
     }

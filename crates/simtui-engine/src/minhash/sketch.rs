@@ -14,11 +14,11 @@
 //! 512 bytes and a collision of two different minima costs 2^-32 of bias.
 
 use crate::error::Result;
-use crate::ooc::Spilled;
-use crate::ooc::file::SpillFile;
 use crate::progress::{Progress, Stage, check};
 use crate::rng::Rng;
 use crate::shingle::ShingleSets;
+use crate::storage::Spilled;
+use crate::storage::file::SpillFile;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -327,7 +327,7 @@ impl Signatures {
     ) -> Result<Signatures> {
         let n = sketcher.width();
         let cells = n.saturating_mul(sets.len());
-        let mut data = crate::memory::filled(cells, 0u32, "the signatures")?;
+        let mut data = crate::storage::memory::filled(cells, 0u32, "the signatures")?;
         fill_rows(sketcher, sets, 0, n, 0, &mut data, sets.len(), progress)?;
         Ok(Signatures {
             n,
@@ -398,7 +398,7 @@ impl Signatures {
             return Signatures::compute(sketcher, sets, progress);
         }
         let cells = (new - old).saturating_mul(sets.len());
-        let mut extra = crate::memory::filled(cells, 0u32, "the signatures")?;
+        let mut extra = crate::storage::memory::filled(cells, 0u32, "the signatures")?;
         fill_rows(
             sketcher,
             sets,
@@ -410,7 +410,7 @@ impl Signatures {
             progress,
         )?;
         let mut data = Vec::new();
-        crate::memory::reserve(&mut data, new * sets.len(), "the signatures")?;
+        crate::storage::memory::reserve(&mut data, new * sets.len(), "the signatures")?;
         for (row, more) in self
             .data
             .chunks_exact(old)
@@ -435,7 +435,11 @@ impl Signatures {
             return Ok(self.clone());
         }
         let mut data = Vec::new();
-        crate::memory::reserve(&mut data, n.saturating_mul(self.rows()), "the signatures")?;
+        crate::storage::memory::reserve(
+            &mut data,
+            n.saturating_mul(self.rows()),
+            "the signatures",
+        )?;
         if n > 0 {
             // Spilled rows are read back a block at a time (rows_range borrows when in memory).
             const BLOCK: usize = 4096;

@@ -9,9 +9,9 @@
 use crate::error::Result;
 use crate::minhash::band::{self, BandOut, Bucket, Expand};
 use crate::minhash::sketch::Signatures;
-use crate::ooc::Spilled;
 use crate::progress::{Progress, Stage, check};
-use crate::spill::{Sorted, Spill};
+use crate::storage::Spilled;
+use crate::storage::runs::{Sorted, Spill};
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
@@ -160,7 +160,7 @@ fn keys_of(
 ) -> Result<()> {
     let n = items.len();
     keys.clear();
-    crate::memory::reserve(keys, which.len() * n, "the band keys")?;
+    crate::storage::memory::reserve(keys, which.len() * n, "the band keys")?;
     keys.resize(which.len() * n, 0);
     let mut outputs: Vec<Vec<&mut [u64]>> = (0..n.div_ceil(KEY_CHUNK))
         .map(|_| Vec::with_capacity(which.len()))

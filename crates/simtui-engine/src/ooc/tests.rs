@@ -6,7 +6,9 @@ use crate::found::Pair;
 use crate::index::{Keep, Params};
 use crate::progress::Silent;
 use crate::source::Corpus;
+use crate::storage::{Budget, Spilled};
 use proptest::prelude::*;
+use std::sync::Arc;
 
 /// Near-duplicate families (copies, one word changed, a sentence added), unrelated
 /// texts, empty documents, and with `crowd` near-identical texts that make a huge bucket
@@ -233,7 +235,7 @@ fn sorted_runs_of_wide_keys_bucket_as_the_wide_path() {
     assert!(spilled.total() > 0, "the keys went through runs");
 }
 
-use crate::spill::Spill;
+use crate::storage::runs::Spill;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]

@@ -8,9 +8,9 @@ use crate::error::Result;
 use crate::found::GroupPair;
 use crate::index::Index;
 use crate::minhash::sketch::Signatures;
-use crate::ooc::file::SpillFile;
 use crate::progress::{Progress, Stage, check};
 use crate::shingle::ShingleSets;
+use crate::storage::file::SpillFile;
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
 

@@ -8,7 +8,7 @@
 //! allows it): nothing is left behind when the process ends, however it ends.
 
 use crate::error::{Error, Result};
-use crate::ooc::Spilled;
+use crate::storage::Spilled;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -136,7 +136,7 @@ impl<R: Record> Spill<R> {
             self.spill()?;
         }
         if self.buffer.capacity() == 0 {
-            crate::memory::reserve(&mut self.buffer, self.capacity, "the sort buffer")?;
+            crate::storage::memory::reserve(&mut self.buffer, self.capacity, "the sort buffer")?;
         }
         self.buffer.push(r);
         Ok(())
