@@ -183,7 +183,7 @@ fn readable_at_offsets(path: &Path, kind: Kind) -> bool {
         return false;
     };
     let n = file.read(&mut head).unwrap_or(0);
-    !crate::source::container::is_compressed(&head[..n])
+    !crate::source::read::is_compressed(&head[..n])
 }
 
 /// Makes sets again one after another, reusing its tokenizer, buffers and last file.
