@@ -10,7 +10,7 @@ use crate::output::format::with_stdout;
 use anyhow::Context;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
-use simtui_engine::dedup::{self, Partial, Removal};
+use simtui_engine::analysis::dedup::{self, Partial, Removal};
 use simtui_engine::index::Doc;
 use simtui_engine::index::Index;
 use simtui_engine::source::{Corpus, Source};

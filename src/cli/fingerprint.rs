@@ -8,8 +8,8 @@ use crate::output::format::{Format, csv_field, with_stdout};
 use clap::Args;
 use rayon::prelude::*;
 use simtui_engine::index::{Doc, Index};
-use simtui_engine::simhash::fingerprint::{SimHasher, Weight, heaviest_words, hex};
-use simtui_engine::simhash::fingerprints::Fingerprints;
+use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight, heaviest_words, hex};
+use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{self, Corpus, Entry};
 use std::io::{self, Write};
 

@@ -9,7 +9,7 @@ use clap::Args;
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::index::{Index, Keep};
 use simtui_engine::progress::Progress;
-use simtui_engine::simhash::fingerprints::Fingerprints;
+use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{Corpus, SkipReason};
 use simtui_engine::storage::Budget;
 use simtui_engine::store::{self, Mode, Opened, Request};

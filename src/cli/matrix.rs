@@ -10,7 +10,7 @@ use crate::output::format::{csv_field, with_stdout};
 use clap::{Args, ValueEnum};
 use simtui_engine::analysis::matrix::{Matrix, Measure, compute};
 use simtui_engine::index::Index;
-use simtui_engine::simhash::fingerprint::{SimHasher, Weight};
+use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight};
 use simtui_engine::source::Corpus;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};

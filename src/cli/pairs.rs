@@ -5,10 +5,10 @@ use crate::output::file::{check_output_file, with_output};
 use crate::output::format::{Format, Resolved, ResultFormat, printable};
 use crate::output::pairs::{Second, write_pair_stream};
 use clap::Args;
-use simtui_engine::doc_pairs::DocPairs;
-use simtui_engine::found::{Found, Search};
 use simtui_engine::index::Index;
 use simtui_engine::progress::Stage;
+use simtui_engine::search::found::{Found, Search};
+use simtui_engine::search::spell::DocPairs;
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]

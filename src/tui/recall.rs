@@ -11,9 +11,9 @@
 use simtui_engine::analysis::eval::{self, Score, Truth};
 use simtui_engine::analysis::exact::{self, Limits, pack};
 use simtui_engine::error::Error;
-use simtui_engine::found::Found;
 use simtui_engine::index::Index;
 use simtui_engine::progress::{Cancelled, Progress};
+use simtui_engine::search::found::Found;
 
 pub use simtui_engine::analysis::exact::{BINS, ExactPairs as AllPairs, Hist, bin};
 

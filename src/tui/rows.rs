@@ -5,11 +5,11 @@
 //! million rows; the export and the clusters still take every pair they stand for.
 
 use simtui_engine::analysis::cluster::{self, Cluster, DisjointSets, Keep};
-use simtui_engine::doc_pairs::DocPairs;
 use simtui_engine::error::Error;
-use simtui_engine::found::{Block, Found, Pair, Search};
 use simtui_engine::index::Index;
 use simtui_engine::progress::Progress;
+use simtui_engine::search::found::{Block, Found, Pair, Search};
+use simtui_engine::search::spell::DocPairs;
 use std::io;
 use std::sync::Arc;
 

@@ -10,14 +10,14 @@
 
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::rows::{self, Capped};
+use simtui_engine::analysis::reband::Rebander;
 use simtui_engine::error::Error;
-use simtui_engine::found::{Found, Search};
+use simtui_engine::index::resketch as search;
 use simtui_engine::index::{Index, Params};
-use simtui_engine::minhash::reband::Rebander;
 use simtui_engine::progress::{Cancelled, Counted, Progress, Stage};
-use simtui_engine::simhash::fingerprint::SimHasher;
-use simtui_engine::simhash::fingerprints::Fingerprints;
-use simtui_engine::simhash::search;
+use simtui_engine::search::found::{Found, Search};
+use simtui_engine::sketch::simhash::fingerprint::SimHasher;
+use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{Corpus, WalkOptions};
 use simtui_engine::storage::Budget;
 use simtui_gen::{GenOptions, Text, generate};
@@ -138,7 +138,7 @@ pub enum Work {
     /// Signatures of another width, sketch or seed for an index (shingles shared).
     Extend {
         index: Arc<Index>,
-        sketch: simtui_engine::minhash::sketch::SketchKind,
+        sketch: simtui_engine::sketch::minhash::SketchKind,
         seed: u64,
         perms: usize,
     },

@@ -2,12 +2,12 @@
 //! `cargo bench --bench engine`.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use simtui_engine::analysis::reband::Rebander;
 use simtui_engine::index::{Index, Params};
-use simtui_engine::minhash::band::candidates;
-use simtui_engine::minhash::reband::Rebander;
-use simtui_engine::minhash::sketch::MinHasher;
 use simtui_engine::progress::Silent;
+use simtui_engine::search::banding::candidates;
 use simtui_engine::shingle::shingle_set;
+use simtui_engine::sketch::minhash::MinHasher;
 use simtui_engine::source::Corpus;
 use simtui_engine::text::{TextOptions, Tokenizer};
 use simtui_engine::verify::jaccard;

@@ -10,10 +10,10 @@ use proptest::prelude::*;
 use simtui_engine::analysis::eval::{Score, Truth, score};
 use simtui_engine::analysis::exact::{Limits, all_pairs};
 use simtui_engine::index::Index;
-use simtui_engine::minhash::sketch::SketchKind;
+use simtui_engine::index::resketch as search;
 use simtui_engine::progress::Silent;
-use simtui_engine::simhash::fingerprints::Fingerprints;
-use simtui_engine::simhash::search;
+use simtui_engine::sketch::minhash::SketchKind;
+use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{Corpus, WalkOptions};
 use std::path::Path;
 

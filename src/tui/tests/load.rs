@@ -179,8 +179,8 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
 
 #[test]
 fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_build() {
-    use simtui_engine::minhash::sketch::SketchKind;
     use simtui_engine::progress::Silent;
+    use simtui_engine::sketch::minhash::SketchKind;
     let dir = corpus_dir();
     let walk = || {
         simtui_engine::source::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default())

@@ -11,8 +11,8 @@
 //! of the pairs that linked them) shows how tight a cluster is; the minimum similarity
 //! to the kept document shows whether removing the others is safe.
 
-use crate::found::{Pair, Search};
 use crate::index::Index;
+use crate::search::found::{Pair, Search};
 use crate::source::Source;
 use rayon::prelude::*;
 use std::time::SystemTime;

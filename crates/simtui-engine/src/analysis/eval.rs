@@ -6,9 +6,9 @@
 //! within a group (J = 1) are always found, as they are by any LSH.
 
 use crate::analysis::exact::{ExactPairs, pack};
-use crate::found::Found;
 use crate::index::Index;
-use crate::minhash::curve::probability;
+use crate::search::curve::probability;
+use crate::search::found::Found;
 use std::collections::HashMap;
 
 /// The thresholds `simtui eval` reports on.

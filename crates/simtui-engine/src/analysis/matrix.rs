@@ -1,7 +1,7 @@
 //! The similarity matrix of a handful of documents: every pair compared, no candidates.
 
 use crate::index::Index;
-use crate::simhash::fingerprints::Fingerprints;
+use crate::sketch::simhash::fingerprints::Fingerprints;
 use rayon::prelude::*;
 
 /// What the matrix holds.
@@ -88,7 +88,7 @@ mod tests {
     use super::*;
     use crate::index::Params;
     use crate::progress::Silent;
-    use crate::simhash::fingerprint::{SimHasher, Weight};
+    use crate::sketch::simhash::fingerprint::{SimHasher, Weight};
     use crate::source::Corpus;
 
     #[test]

@@ -3,12 +3,12 @@
 //! candidates are verified with the exact Jaccard of the shingle sets.
 
 use crate::error::Result;
-use crate::found::{Found, Search};
+use crate::index::resketch as search;
 use crate::index::{Index, Keep, Params};
 use crate::progress::Progress;
-use crate::simhash::fingerprint::SimHasher;
-use crate::simhash::fingerprints::Fingerprints;
-use crate::simhash::search;
+use crate::search::found::{Found, Search};
+use crate::sketch::simhash::fingerprint::SimHasher;
+use crate::sketch::simhash::fingerprints::Fingerprints;
 use crate::source::Corpus;
 use crate::storage::Budget;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ pub enum Method {
         /// How the fingerprints are computed (bits, seed, weights).
         hasher: SimHasher,
         /// The largest Hamming distance of a candidate pair, in bits; below half the
-        /// fingerprint's bits (see [`default_max_distance`](crate::simhash::fingerprint::default_max_distance)).
+        /// fingerprint's bits (see [`default_max_distance`](crate::sketch::simhash::fingerprint::default_max_distance)).
         max_distance: u32,
     },
 }
@@ -185,7 +185,7 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::progress::Silent;
-    use crate::simhash::fingerprint::Weight;
+    use crate::sketch::simhash::fingerprint::Weight;
 
     #[test]
     fn both_methods_find_the_near_duplicate_and_reseed() {

@@ -6,10 +6,10 @@
 //! from a brute-force scan of every document.
 
 use crate::analysis::method::{Engine, Method};
-use crate::minhash::band::band_key;
-use crate::minhash::sketch::Sketcher;
+use crate::search::banding::band_key;
+use crate::search::blocks::{BlockIndex, BlockTables};
 use crate::shingle::shingle_set;
-use crate::simhash::blocks::{BlockIndex, BlockTables};
+use crate::sketch::minhash::Sketcher;
 use crate::text::Tokenizer;
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
@@ -237,7 +237,7 @@ impl<'a> Searcher<'a> {
                 .fingerprints
                 .as_ref()
                 .zip(probe.fingerprint)
-                .map(|(f, fp)| crate::simhash::fingerprint::hamming(fp, f.get(g))),
+                .map(|(f, fp)| crate::sketch::simhash::fingerprint::hamming(fp, f.get(g))),
             scanned,
         }
     }
@@ -350,7 +350,7 @@ mod tests {
     use super::*;
     use crate::index::Params;
     use crate::progress::Silent;
-    use crate::simhash::fingerprint::{SimHasher, Weight};
+    use crate::sketch::simhash::fingerprint::{SimHasher, Weight};
     use crate::source::Corpus;
 
     const BASE: &str = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega";

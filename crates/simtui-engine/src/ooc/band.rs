@@ -1,15 +1,15 @@
 //! Banding when the band keys of every band don't fit in memory at once: the bands are
 //! taken as many at a time as fit (their keys computed in one pass over the signatures,
 //! read back front to back when they are on file, and bucketed in memory as
-//! [`band`](crate::minhash::band) does); when not even one band's keys fit, each band's
+//! [`band`](crate::search::banding) does); when not even one band's keys fit, each band's
 //! keys are sorted in runs on disk and merged, a bucket being a run of equal keys. The
 //! bands' candidate pairs are sorted the same way, and merged without repeats: the
 //! same pairs, in the same order, as [`band::candidates_capped`] gives.
 
 use crate::error::Result;
-use crate::minhash::band::{self, BandOut, Bucket, Expand};
-use crate::minhash::sketch::Signatures;
 use crate::progress::{Progress, Stage, check};
+use crate::search::banding::{self as band, BandOut, Bucket, Expand};
+use crate::sketch::minhash::Signatures;
 use crate::storage::Spilled;
 use crate::storage::runs::{Sorted, Spill};
 use rayon::prelude::*;
@@ -148,7 +148,7 @@ pub(crate) fn candidates(
 }
 
 /// The keys of the bands in `which` for every item, band after band (as
-/// [`band`](crate::minhash::band)'s keys: the word for band `which[j]` and item
+/// [`band`](crate::search::banding)'s keys: the word for band `which[j]` and item
 /// `items[i]` at `j * items.len() + i`), reading the rows a run of items at a time.
 fn keys_of(
     sigs: &Signatures,

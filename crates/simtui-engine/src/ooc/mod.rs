@@ -6,7 +6,7 @@
 //! - shingle sets are written to a temporary file as they are made, and read back with
 //!   positioned reads, each candidate's set once per batch (an index built only to
 //!   search keeps none: they are made again from the candidates' texts, see
-//!   [`crate::reshingle`]);
+//!   [`crate::shingle::again`]);
 //! - signatures, when they don't fit either, go to a file too; banding reads them back
 //!   front to back, a run of rows at a time, and the estimate of a verified pair reads
 //!   its two rows;
@@ -19,17 +19,16 @@
 //! went to them.
 
 pub(crate) mod band;
-pub(crate) mod verify;
 
 use crate::error::Result;
-use crate::found::Search;
 use crate::index::Index;
 use crate::progress::Progress;
+use crate::search::found::Search;
 use std::time::Instant;
 
 /// [`Index::search`] out of core: the candidates banded in the memory the budget
 /// leaves ([`band::candidates`]), then verified in batches as they come out of their
-/// sort ([`verify::stream`]). The same [`Search`] as in memory.
+/// sort ([`verify::stream`](crate::search::verify::stream)). The same [`Search`] as in memory.
 pub(crate) fn search(
     index: &Index,
     items: &[u32],
@@ -58,7 +57,7 @@ pub(crate) fn search(
     let band_time = t.elapsed();
     let t = Instant::now();
     let total = stream.pushed;
-    let (group_pairs, group_candidates, across) = verify::stream(
+    let (group_pairs, group_candidates, across) = crate::search::verify::stream(
         index,
         || stream.next_pair(),
         threshold,
@@ -80,6 +79,3 @@ pub(crate) fn search(
         verify_time: t.elapsed(),
     })
 }
-
-#[cfg(test)]
-mod tests;

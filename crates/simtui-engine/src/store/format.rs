@@ -7,8 +7,8 @@
 //! ask for a huge allocation, and every offset into the string table is checked.
 
 use crate::index::Params;
-use crate::minhash::sketch::{Signatures, SketchKind};
 use crate::shingle::ShingleSets;
+use crate::sketch::minhash::{Signatures, SketchKind};
 use crate::source::SkipReason;
 use crate::text::{Language, TextOptions, Unit};
 use rayon::prelude::*;

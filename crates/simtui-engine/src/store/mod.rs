@@ -22,9 +22,9 @@ pub mod format;
 
 use crate::error::{Error, Result};
 use crate::index::{Doc, Index, Params};
-use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
 use crate::progress::{Progress, Stage};
 use crate::shingle::ShingleSets;
+use crate::sketch::minhash::{Signatures, SketchKind, Sketcher};
 use crate::source::Part;
 use crate::source::{self, Corpus, SkipReason, Skipped, Source, WalkOptions};
 use format::{DocOut, FileRec, FormatError, Place, Saved, Stamp};

@@ -9,8 +9,8 @@
 //! more accurate when N is a large part of U. Empty bins, filled by further rounds, make
 //! the correction approximate when N comes close to U.
 
-use crate::minhash::sketch::{SketchKind, Sketcher};
 use crate::rng::Rng;
+use crate::sketch::minhash::{SketchKind, Sketcher};
 use crate::verify::estimate;
 use rayon::prelude::*;
 

@@ -90,7 +90,7 @@ pub enum SketchKind {
     /// Classic MinHash: N hash functions per shingle.
     MinHash,
     /// One-permutation hashing with optimal densification: one hash per shingle
-    /// (see [`crate::minhash::oph`]). The default: measured with `simtui eval --runs`, its recall
+    /// (see [`crate::sketch::oph`]). The default: measured with `simtui eval --runs`, its recall
     /// is MinHash's (within the spread over seeds) at a third of the sketching time.
     #[default]
     Oph,
@@ -145,7 +145,7 @@ impl Sketcher {
             SketchKind::MinHash => self.minhash.sketch_range(shingles, from, out),
             SketchKind::Oph => {
                 debug_assert!(from == 0 && out.len() == self.n);
-                crate::minhash::oph::sketch(self.seed, shingles, out)
+                crate::sketch::oph::sketch(self.seed, shingles, out)
             }
         }
     }

@@ -5,11 +5,11 @@
 //! [`Index::verify_groups`] gives them from memory.
 
 use crate::error::Result;
-use crate::found::GroupPair;
 use crate::index::Index;
-use crate::minhash::sketch::Signatures;
 use crate::progress::{Progress, Stage, check};
+use crate::search::found::GroupPair;
 use crate::shingle::ShingleSets;
+use crate::sketch::minhash::Signatures;
 use crate::storage::file::SpillFile;
 use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
@@ -346,7 +346,7 @@ pub(crate) fn stream(
 /// verified in batches, in the order the in-memory pass takes them.
 pub(crate) fn huge(
     index: &Index,
-    search: &crate::found::Search,
+    search: &crate::search::found::Search,
     budget: u64,
     progress: &dyn Progress,
     mut sink: impl FnMut(Vec<GroupPair>, u64) -> Result<()>,
@@ -354,7 +354,8 @@ pub(crate) fn huge(
     let Some((bands, rows)) = search.banding else {
         return Ok(());
     };
-    let open: Vec<&crate::found::Bucket> = search.huge.iter().filter(|b| !b.capped).collect();
+    let open: Vec<&crate::search::found::Bucket> =
+        search.huge.iter().filter(|b| !b.capped).collect();
     if open.is_empty() {
         return Ok(());
     }
@@ -362,7 +363,7 @@ pub(crate) fn huge(
     groups.sort_unstable();
     groups.dedup();
     let sig_rows = load_rows(&index.signatures, groups)?;
-    let owners = crate::minhash::band::HugeOwners::with_rows(sig_rows, bands, rows, &search.huge);
+    let owners = crate::search::banding::HugeOwners::with_rows(sig_rows, bands, rows, &search.huge);
     let size = |g: u32| index.members(g).len() as u64;
     let mut batches = Batches::new(index, search.threshold, budget, 0);
     let mut candidates = 0u64;

@@ -1,10 +1,12 @@
 //! Out of core = in memory: every limit gives the same searches and pairs as no limit.
 
-use super::*;
-use crate::doc_pairs::DocPairs;
-use crate::found::Pair;
+use crate::index::Index;
 use crate::index::{Keep, Params};
+use crate::ooc::band;
 use crate::progress::Silent;
+use crate::search::found::Pair;
+use crate::search::found::Search;
+use crate::search::spell::DocPairs;
 use crate::source::Corpus;
 use crate::storage::{Budget, Spilled};
 use proptest::prelude::*;
@@ -202,11 +204,11 @@ fn sorted_runs_of_wide_keys_bucket_as_the_wide_path() {
         spilled: &spilled,
     };
     for b in 0..16 {
-        let expand = crate::minhash::band::Expand {
+        let expand = crate::search::banding::Expand {
             band: b,
             max_bucket: usize::MAX,
         };
-        let want = crate::minhash::band::wide_band_pairs(index.signatures(), 8, &items, &expand);
+        let want = crate::search::banding::wide_band_pairs(index.signatures(), 8, &items, &expand);
         let mut pairs: Spill<u64> = Spill::new(1024, None);
         let mut huge = Vec::new();
         let keys = band::KeyRoom {

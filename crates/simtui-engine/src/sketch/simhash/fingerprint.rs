@@ -5,8 +5,8 @@
 //! fingerprint keeps the sign of every bit's total. Two documents then differ in a bit
 //! with probability θ/π, θ the angle between their weight vectors, so near-duplicates
 //! have fingerprints a few bits apart. Candidates are the pairs within a Hamming
-//! distance, found with permuted block tables ([`crate::simhash::blocks`]) and verified with the
-//! same exact Jaccard as MinHash candidates ([`crate::simhash::fingerprints`]).
+//! distance, found with permuted block tables ([`crate::search::blocks`]) and verified with the
+//! same exact Jaccard as MinHash candidates ([`crate::sketch::simhash::fingerprints`]).
 //!
 //! Weights: [`Weight::Tf`], the term frequency, is Charikar's scheme. In real text a few
 //! words are frequent in every document and outweigh the rest, so unrelated documents'

@@ -4,8 +4,10 @@
 //! similarity of two documents is that of their shingle sets.
 
 use crate::error::Result;
+pub mod again;
+
 use crate::hash::combine;
-use crate::reshingle::Reshingle;
+use crate::shingle::again::Reshingle;
 use crate::source::Source;
 use crate::storage::Spilled;
 use crate::storage::file::SpillFile;
@@ -50,7 +52,7 @@ pub struct ShingleSets {
     /// set `i` is at `offsets[i] * 8` bytes in the file.
     file: Option<Arc<SpillFile>>,
     /// The sets kept nowhere but made again from the corpus when asked for (see
-    /// [`crate::reshingle`]): `data` then holds none of them; `offsets` give lengths.
+    /// [`crate::shingle::again`]): `data` then holds none of them; `offsets` give lengths.
     again: Option<Box<Reshingle>>,
 }
 
@@ -205,7 +207,7 @@ impl ShingleSets {
     }
 
     /// Whether the sets are made again from the corpus when asked for (see
-    /// [`crate::reshingle`]).
+    /// [`crate::shingle::again`]).
     pub fn is_read_again(&self) -> bool {
         self.again.is_some()
     }

@@ -14,12 +14,12 @@
 //! they are always computed from them.
 
 use crate::error::Result;
-use crate::found::{Found, GroupPair, Search};
 use crate::index::Index;
-use crate::minhash::band;
-use crate::minhash::sketch::SketchKind;
 use crate::progress::Progress;
+use crate::search::banding as band;
+use crate::search::found::{Found, GroupPair, Search};
 use crate::shingle::ShingleSets;
+use crate::sketch::minhash::SketchKind;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Instant;
@@ -103,7 +103,7 @@ impl Rebander {
 
     /// [`Rebander::find`], with pairs past `max_block` kept as blocks, as
     /// [`Index::spell_blocked`] keeps them. Also returns the search by content the pairs
-    /// were spelled from (for streaming them all, as [`DocPairs`](crate::doc_pairs::DocPairs) does).
+    /// were spelled from (for streaming them all, as [`DocPairs`](crate::search::spell::DocPairs) does).
     pub fn find_blocked(
         &mut self,
         index: &Arc<Index>,

@@ -4,15 +4,17 @@
 //! shingled, sketched, banded and verified once: 10,000 copies of a file cost linear
 //! time and memory, and their pairs are only spelled out when the output asks for them.
 
+pub mod resketch;
+
 use crate::error::Result;
-use crate::found::{Block, Found, GroupPair, Pair, Search};
-use crate::minhash::band;
-use crate::minhash::sketch::{RowsBuilder, Signatures, SketchKind, Sketcher, SpillTo};
 use crate::progress::{Cancelled, Counted, Progress, Stage, check};
-use crate::reshingle::Reshingle;
+use crate::search::banding as band;
+use crate::search::found::{Block, Found, GroupPair, Pair, Search};
+use crate::shingle::again::Reshingle;
 use crate::shingle::{ShingleSets, content_hash, shingle_set};
-use crate::simhash::fingerprint::{Digest, SimHasher};
-use crate::simhash::fingerprints::{FingerprintBuilder, Fingerprints};
+use crate::sketch::minhash::{RowsBuilder, Signatures, SketchKind, Sketcher, SpillTo};
+use crate::sketch::simhash::fingerprint::{Digest, SimHasher};
+use crate::sketch::simhash::fingerprints::{FingerprintBuilder, Fingerprints};
 use crate::source::{
     Batches, Corpus, Entry, Item, Labels, SkipReason, Skipped, Source, extract_item,
 };
@@ -70,7 +72,7 @@ pub enum Keep {
     Everything,
     /// Everything but the shingle sets when the corpus can be read again cheaply
     /// (files, texts in memory, uncompressed JSON Lines and SGML): each is made again
-    /// from its text when asked for ([`crate::reshingle`]), a batch at a time for the
+    /// from its text when asked for ([`crate::shingle::again`]), a batch at a time for the
     /// candidates, one at a time (the latest few kept per thread) for a cluster's
     /// similarities. What `clusters` and `dedup` need. Other corpora keep their sets.
     AllButSets,
@@ -358,7 +360,7 @@ impl Index {
     /// [`Index::build_within`] for an index that only searches (`simtui pairs`): when
     /// the corpus can be read again cheaply (files, texts in memory, uncompressed JSON
     /// Lines and SGML), its shingle sets are not kept but made again from the texts of
-    /// the candidates when they are verified ([`crate::reshingle`]), and each document is
+    /// the candidates when they are verified ([`crate::shingle::again`]), and each document is
     /// sketched as it is read. The same pairs and values as [`Index::build_within`]'s
     /// index gives, in a fraction of the memory; other corpora are built as by
     /// [`Index::build_within`]. A text that changed since it was read makes the search
@@ -1018,7 +1020,7 @@ impl Index {
         let t = Instant::now();
         if self.shingles.is_spilled() || self.signatures.is_spilled() {
             let mut pairs = group_pairs.iter().copied();
-            let (kept, _, _) = crate::ooc::verify::stream(
+            let (kept, _, _) = crate::search::verify::stream(
                 self,
                 || Ok(pairs.next()),
                 threshold,
@@ -1154,7 +1156,7 @@ impl Index {
         }
         if self.shingles.is_spilled() || self.signatures.is_spilled() {
             let budget = self.work_room() / 2;
-            return crate::ooc::verify::huge(self, search, budget, progress, sink);
+            return crate::search::verify::huge(self, search, budget, progress, sink);
         }
         let owners = band::HugeOwners::new(&self.signatures, bands, rows, &search.huge);
         const BLOCK: usize = 64;
@@ -1194,7 +1196,7 @@ impl Index {
     /// The document pairs of a search, in memory: every pair of identical documents and
     /// of each kept pair of contents (those of huge buckets too), sorted by J descending
     /// then ids. [`Error::TooLarge`](crate::Error::TooLarge) when they would not fit in
-    /// memory: [`DocPairs`](crate::doc_pairs::DocPairs) streams them instead.
+    /// memory: [`DocPairs`](crate::search::spell::DocPairs) streams them instead.
     pub fn spell(&self, search: Search) -> Result<Found> {
         self.spell_ranked(search, None, None)
     }

@@ -2,7 +2,7 @@
 //! documents they stand for ([`Found`]). Shared by every way of finding candidates
 //! (MinHash banding, SimHash tables) and everything that reads their result.
 
-pub use crate::minhash::band::Bucket;
+pub use crate::search::banding::Bucket;
 use std::time::Duration;
 
 /// A verified pair of distinct contents (groups of identical documents).
@@ -21,7 +21,7 @@ pub struct GroupPair {
 /// What banding and verifying find, by content: the kept pairs of distinct contents.
 /// Each stands for |A|·|B| document pairs, and each content of several identical
 /// documents for all the pairs among them (J = 1); [`Index::spell`](crate::index::Index::spell)
-/// and [`DocPairs`](crate::doc_pairs::DocPairs) spell them out.
+/// and [`DocPairs`](crate::search::spell::DocPairs) spell them out.
 #[derive(Clone, Debug, Default)]
 pub struct Search {
     /// Verified pairs of contents with exact J ≥ `threshold`, in candidate order.
@@ -33,7 +33,7 @@ pub struct Search {
     /// Candidate pairs of distinct contents, as banding produced them.
     pub group_candidates: usize,
     /// Buckets of many contents, not expanded while banding (see
-    /// [`HugeOwners`](crate::minhash::band::HugeOwners)): those over the `max_bucket`
+    /// [`HugeOwners`](crate::search::banding::HugeOwners)): those over the `max_bucket`
     /// asked for are left out of the candidates, the others' pairs are candidates taken
     /// one at a time when the pairs are spelled out.
     pub huge: Vec<Bucket>,

@@ -368,7 +368,7 @@ mod tests {
         assert_eq!(components(&again, &got), components(&kept, &want));
         let removals = |i: &Index, s| {
             let cs = cluster::stars_of(i, s, rule);
-            let r = crate::dedup::removals(i, &cs, &Default::default());
+            let r = crate::analysis::dedup::removals(i, &cs, &Default::default());
             format!("{r:?}")
         };
         assert_eq!(removals(&again, &got), removals(&kept, &want));

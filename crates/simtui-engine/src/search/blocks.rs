@@ -16,7 +16,7 @@
 
 use crate::error::Result;
 use crate::progress::{Cancelled, Progress, Stage, check};
-use crate::simhash::fingerprint::WIDTHS;
+use crate::sketch::simhash::fingerprint::WIDTHS;
 use rayon::prelude::*;
 
 /// The most tables a layout may use (the cost model rarely wants more than a dozen).
@@ -274,7 +274,7 @@ mod tests {
     use super::*;
     use crate::progress::Silent;
     use crate::rng::Rng;
-    use crate::simhash::fingerprint::hamming;
+    use crate::sketch::simhash::fingerprint::hamming;
     use proptest::prelude::*;
 
     fn brute_pairs(fps: &[u128], items: &[u32], d: u32) -> Vec<(u32, u32)> {

@@ -3,7 +3,5 @@
 //! the pairs within a Hamming distance with permuted block tables, and [`search`] runs
 //! that over an index, verifying with the same exact Jaccard as MinHash.
 
-pub mod blocks;
 pub mod fingerprint;
 pub mod fingerprints;
-pub mod search;

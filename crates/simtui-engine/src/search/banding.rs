@@ -2,16 +2,16 @@
 //!
 //! A signature of b·r values is cut into b bands of r rows; two sets are candidates when
 //! they agree on every row of at least one band, which happens with probability
-//! 1 − (1 − s^r)^b for sets of Jaccard similarity s (see [`crate::minhash::curve`]).
+//! 1 − (1 − s^r)^b for sets of Jaccard similarity s (see [`crate::search::curve`]).
 //!
 //! Buckets are built by sorting (band key, item) pairs rather than with hash maps of
 //! vectors: one flat allocation per band, cache-friendly, and deterministic.
 
 use crate::error::Result;
 use crate::hash::mix64;
-use crate::minhash::sketch::Signatures;
-use crate::ooc::verify::RowsOf;
 use crate::progress::{Progress, Stage, check};
+use crate::search::verify::RowsOf;
+use crate::sketch::minhash::Signatures;
 use rayon::prelude::*;
 
 /// Odd constants weighting the values of a band (eight at a time) in [`band_key`].
@@ -157,7 +157,7 @@ impl<'a> HugeOwners<'a> {
             let mut groups: Vec<u32> = huge.iter().flat_map(|b| b.groups.clone()).collect();
             groups.sort_unstable();
             groups.dedup();
-            crate::ooc::verify::load_rows(sigs, groups)
+            crate::search::verify::load_rows(sigs, groups)
                 .unwrap_or_else(|e| panic!("reading back signatures: {e}"))
         } else {
             RowsOf::Memory(sigs)
@@ -525,9 +525,9 @@ pub(crate) fn wide_band_pairs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::minhash::sketch::{SketchKind, Sketcher};
     use crate::progress::Silent;
     use crate::shingle::ShingleSets;
+    use crate::sketch::minhash::{SketchKind, Sketcher};
 
     #[test]
     fn identical_signatures_collide_and_distinct_ones_do_not() {

@@ -2,13 +2,13 @@
 //! afterwards from the texts), permuted block tables, then the same exact-Jaccard
 //! verification as MinHash.
 
-use super::blocks::BlockTables;
-use super::fingerprint::{Digest, SimHasher};
-use super::fingerprints::{FingerprintBuilder, Fingerprints};
 use crate::error::Result;
-use crate::found::{Found, Search};
 use crate::index::Index;
 use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::search::blocks::BlockTables;
+use crate::search::found::{Found, Search};
+use crate::sketch::simhash::fingerprint::{Digest, SimHasher};
+use crate::sketch::simhash::fingerprints::{FingerprintBuilder, Fingerprints};
 use crate::source::{Entry, read_text};
 use crate::text::Tokenizer;
 use rayon::prelude::*;
@@ -110,10 +110,10 @@ pub fn search(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::found::Pair;
     use crate::index::Params;
     use crate::progress::Silent;
-    use crate::simhash::fingerprint::Weight;
+    use crate::search::found::Pair;
+    use crate::sketch::simhash::fingerprint::Weight;
     use crate::source::Corpus;
 
     const BASE: &str = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door and the bird sings";

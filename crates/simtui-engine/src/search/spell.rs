@@ -8,9 +8,9 @@
 //! temporary files past it. The two streams are merged.
 
 use crate::error::Result;
-use crate::found::{GroupPair, Pair, Search};
 use crate::index::Index;
 use crate::progress::Progress;
+use crate::search::found::{GroupPair, Pair, Search};
 use crate::storage::runs::{Keyed, Sorted, Spill};
 use std::path::PathBuf;
 
