@@ -8,7 +8,6 @@ use clap::Args;
 use simtui_engine::index::Index;
 use simtui_engine::progress::Stage;
 use simtui_engine::search::found::{Found, Search};
-use simtui_engine::search::spell::DocPairs;
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -100,7 +99,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     let max_bucket = args.max_bucket.map(|n| n as usize);
     let search = engine.search(args.threshold, max_bucket, &progress)?;
     report_huge_buckets(index, &search, max_bucket);
-    let second = if engine.fingerprints.is_some() {
+    let second = if engine.index.fingerprints().is_some() {
         Second::Hamming(&engine)
     } else {
         Second::Estimate
@@ -111,7 +110,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     } else {
         SORT_BUDGET
     };
-    let mut stream = DocPairs::new(index, &search, sort_budget, budget.tmp.clone(), &progress)?;
+    let mut stream = index.doc_pairs(&search, sort_budget as u64, &progress)?;
     progress.finish();
     let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();
     let candidates = search.candidates + stream.huge_candidates();
@@ -167,7 +166,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
                 start.elapsed()
             ),
             "memory",
-            crate::output::progress::stats_line(progress.budget()) + sets_note(index)
+            crate::output::progress::stats_line(progress.budget()) + &sets_note(index)
         ));
     }
     if let Some(max) = args.max_pairs
@@ -186,14 +185,13 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     Ok(())
 }
 
-/// What `--stats` adds when the index kept no shingle sets (see
-/// [`Index::build_to_search`](simtui_engine::index::Index::build_to_search)).
-fn sets_note(index: &Index) -> &'static str {
-    if index.shingles().is_read_again() {
-        "; shingle sets not kept: made again from the candidates' texts"
-    } else {
-        ""
-    }
+/// What `--stats` adds about where the shingle sets are, when it is worth saying (see
+/// [`ShingleSets::note`](simtui_engine::shingle::ShingleSets::note)).
+fn sets_note(index: &Index) -> String {
+    index
+        .shingles()
+        .note()
+        .map_or(String::new(), |note| format!("; {note}"))
 }
 
 /// Memory for sorting the pairs before they are written, at most (less when `--memory`

@@ -120,14 +120,11 @@ mod tests {
                 .enumerate()
                 .map(|(i, t)| (format!("d{i}"), t.to_string())),
         );
-        Index::build(
-            c,
-            &Params {
-                k: 2,
-                ..Default::default()
-            },
-            &Silent,
-        )
+        Index::builder(&Params {
+            k: 2,
+            ..Default::default()
+        })
+        .build(c, &Silent)
         .unwrap()
     }
 

@@ -9,7 +9,6 @@ use simtui_engine::error::Error;
 use simtui_engine::index::Index;
 use simtui_engine::progress::Progress;
 use simtui_engine::search::found::{Block, Found, Pair, Search};
-use simtui_engine::search::spell::DocPairs;
 use std::io;
 use std::sync::Arc;
 
@@ -242,7 +241,9 @@ impl Listed {
         };
         let blocks = self.rows.iter().any(|r| matches!(r, Row::Block(_)));
         if blocks && self.by_jaccard {
-            let mut stream = DocPairs::new(&self.index, &self.search, SORT_BUDGET, None, progress)?;
+            let mut stream = self
+                .index
+                .doc_pairs(&self.search, SORT_BUDGET as u64, progress)?;
             let next = move || loop {
                 match stream.next_pair() {
                     Ok(Some(p)) if !shown(&p) => continue,

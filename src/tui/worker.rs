@@ -12,7 +12,6 @@ use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::rows::{self, Capped};
 use simtui_engine::analysis::reband::Rebander;
 use simtui_engine::error::Error;
-use simtui_engine::index::resketch as search;
 use simtui_engine::index::{Index, Params};
 use simtui_engine::progress::{Cancelled, Counted, Progress, Stage};
 use simtui_engine::search::found::{Found, Search};
@@ -232,7 +231,7 @@ impl Output {
             ),
             Output::Extended(index) => format!(
                 "{} {} signatures of {} values in {t:.3} s",
-                index.signatures().rows(),
+                index.signatures().len(),
                 index.params().sketch.name(),
                 index.num_perm()
             ),
@@ -431,7 +430,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             // The walk is over: reading starts now.
             progress.update(Stage::Read, 0, corpus.entries.len() as u64);
             let corpus = Arc::new(corpus);
-            let index = Index::build_within((*corpus).clone(), &params, &budget, progress)?;
+            let index = Index::builder(&params)
+                .budget(&budget)
+                .build((*corpus).clone(), progress)?;
             Output::Indexed {
                 notice: id_field_notice(&index, walk.input.id_field.as_deref())?,
                 index,
@@ -445,7 +446,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             budget,
         } => {
             let t = Instant::now();
-            let index = Index::build_within((*corpus).clone(), &params, &budget, progress)?;
+            let index = Index::builder(&params)
+                .budget(&budget)
+                .build((*corpus).clone(), progress)?;
             Output::Indexed {
                 index,
                 corpus: None,
@@ -490,7 +493,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                     }
                 },
                 Some((fps, d)) => {
-                    let search = search::search(&index, &fps, d, 0.0, progress)?;
+                    let search = index.search_fingerprints(&fps, d, 0.0, progress)?;
                     (
                         index.spell_blocked(search.clone(), rows::MAX_BLOCK)?,
                         search,

@@ -25,7 +25,7 @@
 //! std::fs::write(folder.join("c.txt"), "nothing in common with the others at all").unwrap();
 //!
 //! let corpus = Corpus::walk(&[folder.to_path_buf()], &WalkOptions::default())?;
-//! let index = Index::build(corpus, &Params::default(), &Silent)?;
+//! let index = Index::builder(&Params::default()).build(corpus, &Silent)?;
 //! let found = index.find(16, 8, 0.5, &Silent)?;
 //! for pair in &found.pairs {
 //!     let (a, b) = (&index.docs()[pair.a as usize], &index.docs()[pair.b as usize]);
@@ -47,7 +47,6 @@ pub mod error;
 pub mod hash;
 pub mod index;
 pub mod natural;
-pub mod ooc;
 pub mod progress;
 pub mod rng;
 pub mod search;
@@ -57,19 +56,18 @@ pub mod source;
 pub mod storage;
 pub mod store;
 pub mod text;
-pub mod verify;
 
 pub use analysis::cluster::{Cluster, Keep};
-pub use analysis::method::{Engine, Method};
+pub use analysis::method::Engine;
 pub use error::{Error, Result};
-pub use index::{Doc, Index, Params};
+pub use index::{Doc, Index, IndexBuilder, Params};
 pub use natural::natural_cmp;
 pub use progress::{CancelFlag, Cancelled, Counted, Progress, Silent, Stage};
 pub use search::curve::{probability, threshold};
-pub use search::found::{Found, Pair};
-pub use sketch::minhash::SketchKind;
+pub use search::{Found, Method, Pair};
+pub use sketch::SketchKind;
 pub use sketch::simhash::fingerprint::{SimHasher, Weight};
 pub use sketch::simhash::fingerprints::Fingerprints;
 pub use source::{Corpus, Entry, SkipReason, Skipped, Source, WalkOptions};
-pub use storage::{Budget, Spilled};
+pub use storage::{Budget, Room, Spilled};
 pub use text::{TextOptions, Unit};

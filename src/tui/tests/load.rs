@@ -193,9 +193,11 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
             ..Params::default()
         };
         let index = Arc::new(
-            simtui_engine::index::Index::build(walk(), &at(sketch, 128), &Silent).unwrap(),
+            simtui_engine::index::Index::builder(&at(sketch, 128))
+                .build(walk(), &Silent)
+                .unwrap(),
         );
-        let before = index.signatures().data().to_vec();
+        let before = index.signatures().data().unwrap().to_vec();
         // Wider, narrower, and the other sketch: each what a fresh build computes.
         let other = match sketch {
             SketchKind::MinHash => SketchKind::Oph,
@@ -214,12 +216,13 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
             let Ok(worker::Output::Extended(got)) = out else {
                 panic!("no signatures")
             };
-            let fresh =
-                simtui_engine::index::Index::build(walk(), &at(want, perms), &Silent).unwrap();
+            let fresh = simtui_engine::index::Index::builder(&at(want, perms))
+                .build(walk(), &Silent)
+                .unwrap();
             assert_eq!(got.params(), fresh.params(), "{want:?} {perms}");
             assert_eq!(
-                got.signatures().data(),
-                fresh.signatures().data(),
+                got.signatures().data().unwrap(),
+                fresh.signatures().data().unwrap(),
                 "{want:?} {perms}"
             );
             // The shingle sets are the original's, not a copy.
@@ -229,7 +232,7 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
             );
         }
         // The original is unchanged.
-        assert_eq!(index.signatures().data(), &before[..]);
+        assert_eq!(&*index.signatures().data().unwrap(), &before[..]);
         assert_eq!(index.num_perm(), 128);
     }
 }

@@ -421,14 +421,11 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     let (setting, fps) = r.simhash.as_ref().expect("SimHash results");
     assert_eq!(setting.hasher.bits(), 64);
     // The same candidates and verification the headless `pairs --method simhash` uses.
-    let want = simtui_engine::index::resketch::find(
-        &r.index,
-        fps,
-        setting.max_distance,
-        0.0,
-        &simtui_engine::progress::Silent,
-    )
-    .unwrap();
+    let silent = &simtui_engine::progress::Silent;
+    let search = r
+        .index
+        .search_fingerprints(fps, setting.max_distance, 0.0, silent);
+    let want = r.index.spell(search.unwrap()).unwrap();
     assert_eq!(r.found.pairs, want.pairs);
     let s = screen(&app);
     assert!(s.contains("SimHash 64 idf ≤10"), "{s}");

@@ -99,11 +99,10 @@ impl NeighboursView {
                 let engine = Engine {
                     index,
                     method: Method::MinHash { bands, rows },
-                    fingerprints: None,
                 };
                 simtui_engine::progress::check(progress)?;
-                let probe = Probe::of_doc(&engine, doc);
-                let answer = Searcher::new(&engine).neighbours(&probe, TOP_NEIGHBOURS, true);
+                let probe = Probe::of_doc(&engine, doc)?;
+                let answer = Searcher::new(&engine)?.neighbours(&probe, TOP_NEIGHBOURS, true)?;
                 let summary = format!(
                     "{} neighbours from {} candidates",
                     answer.neighbours.len(),

@@ -218,14 +218,11 @@ mod tests {
                 "entirely other words that do not overlap at all with the first".to_string(),
             ),
         ];
-        let idx = Index::build(
-            Corpus::from_texts(texts),
-            &Params {
-                k: 2,
-                ..Default::default()
-            },
-            &Silent,
-        )
+        let idx = Index::builder(&Params {
+            k: 2,
+            ..Default::default()
+        })
+        .build(Corpus::from_texts(texts), &Silent)
         .unwrap();
         let exact = all_pairs(&idx, 0.01, &Limits::default(), &Silent).unwrap();
         let truth = Truth::from_exact(&exact);

@@ -103,13 +103,11 @@ mod tests {
             ),
             ("w".to_string(), base.to_string()),
         ];
-        let (index, fps) = Index::build_with_simhash(
-            Corpus::from_texts(texts),
-            &Params::default(),
-            &SimHasher::new(64, 1, Weight::Tf),
-            &Silent,
-        )
-        .unwrap();
+        let index = Index::builder(&Params::default())
+            .fingerprints(SimHasher::new(64, 1, Weight::Tf))
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
+        let fps = index.fingerprints().unwrap().clone();
         let j = compute(&index, Measure::Jaccard, None);
         let e = compute(&index, Measure::Estimate, None);
         let h = compute(&index, Measure::Hamming, Some(&fps));

@@ -16,10 +16,10 @@
 use crate::error::Result;
 use crate::index::Index;
 use crate::progress::Progress;
-use crate::search::banding as band;
-use crate::search::found::{Found, GroupPair, Search};
+use crate::search::buckets::{self, BandBuffers, BandOut};
+use crate::search::{Bucket, Found, GroupPair, Search, banding, verify};
 use crate::shingle::ShingleSets;
-use crate::sketch::minhash::SketchKind;
+use crate::sketch::SketchKind;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Instant;
@@ -52,16 +52,14 @@ pub struct Rebander {
     shingles: Weak<ShingleSets>,
     /// Non-empty groups, the items banded.
     items: Vec<u32>,
-    /// Each document's rank by id, for sorting the pairs.
-    id_order: Vec<u32>,
     /// The signatures the band cache was filled from.
     family: Option<Family>,
     /// (rows, band) → that band's pairs (packed and sorted) and huge buckets.
-    bands: HashMap<(usize, usize), band::BandOut>,
+    bands: HashMap<(usize, usize), BandOut>,
     band_pairs: usize,
     /// Verified pairs of groups, packed and sorted, with their exact J.
     verified: Vec<(u64, f64)>,
-    buffers: band::BandBuffers,
+    buffers: BandBuffers,
     /// Buckets of more contents than this are not expanded (see [`Index::search`]).
     max_bucket: Option<usize>,
 }
@@ -115,7 +113,10 @@ impl Rebander {
     ) -> Result<(Found, Search)> {
         let t = Instant::now();
         let search = self.search(index, bands, rows, threshold, progress)?;
-        let mut found = index.spell_ranked(search.clone(), Some(&self.id_order), max_block)?;
+        let mut found = match max_block {
+            Some(max) => index.spell_blocked(search.clone(), max)?,
+            None => index.spell(search.clone())?,
+        };
         found.verify_time = t.elapsed() - found.band_time;
         Ok((found, search))
     }
@@ -137,46 +138,49 @@ impl Rebander {
         let missing: Vec<usize> = (0..bands)
             .filter(|&band| !self.bands.contains_key(&(rows, band)))
             .collect();
-        let computed = band::band_pairs(
+        let computed = banding::band_pairs(
             &index.signatures,
             &self.items,
             rows,
             &missing,
             self.max_bucket,
             &mut self.buffers,
+            (0, missing.len() as u64),
             progress,
         )?;
         self.remember_bands(rows, &missing, computed);
-        let outs: Vec<&band::BandOut> = (0..bands).map(|b| &self.bands[&(rows, b)]).collect();
+        let outs: Vec<&BandOut> = (0..bands).map(|b| &self.bands[&(rows, b)]).collect();
         let lists: Vec<&[u64]> = outs.iter().map(|o| o.pairs.as_slice()).collect();
-        let huge: Vec<band::Bucket> = outs.iter().flat_map(|o| o.huge.iter().cloned()).collect();
-        let packed = band::union(&lists)?;
+        let huge: Vec<Bucket> = outs.iter().flat_map(|o| o.huge.iter().cloned()).collect();
+        let packed = buckets::union(&lists)?;
         let band_time = t.elapsed();
 
         let t = Instant::now();
         let jaccards = self.jaccards(index, &packed, progress)?;
-        let group_pairs = band::unpack(&packed);
-        let kept: Vec<(u32, u32, f64)> = group_pairs
+        let group_pairs = buckets::unpack(&packed);
+        let (kept, jaccards): (Vec<(u32, u32)>, Vec<f64>) = group_pairs
             .iter()
             .zip(&jaccards)
             .filter(|(_, j)| **j >= threshold)
-            .map(|(&(ga, gb), &j)| (ga, gb, j))
-            .collect();
-        let estimates = index.estimates(&kept, progress)?;
+            .unzip();
+        let estimates = verify::estimates(&index.lookup(), &kept)?;
         let kept = kept
-            .iter()
+            .into_iter()
+            .zip(jaccards)
             .zip(estimates)
-            .map(|(&(ga, gb, jaccard), estimate)| GroupPair {
+            .map(|(((ga, gb), jaccard), estimate)| GroupPair {
                 ga,
                 gb,
                 jaccard,
                 estimate,
             })
             .collect();
+        let groups = index.groups();
+        let across: u64 = group_pairs.iter().map(|&(a, b)| groups.across(a, b)).sum();
         Ok(Search {
             group_pairs: kept,
             threshold,
-            candidates: index.candidate_count(&group_pairs),
+            candidates: across + groups.within(),
             group_candidates: group_pairs.len(),
             huge,
             banding: Some((bands, rows)),
@@ -191,8 +195,7 @@ impl Rebander {
         if !Weak::ptr_eq(&self.shingles, &Arc::downgrade(&index.shingles)) {
             *self = Rebander {
                 shingles: Arc::downgrade(&index.shingles),
-                items: index.nonempty_groups(),
-                id_order: index.id_order(),
+                items: index.groups().nonempty(),
                 buffers: std::mem::take(&mut self.buffers),
                 max_bucket: self.max_bucket,
                 ..Rebander::default()
@@ -206,7 +209,7 @@ impl Rebander {
         }
     }
 
-    fn remember_bands(&mut self, rows: usize, which: &[usize], computed: Vec<band::BandOut>) {
+    fn remember_bands(&mut self, rows: usize, which: &[usize], computed: Vec<BandOut>) {
         let added: usize = computed.iter().map(|o| o.pairs.len()).sum();
         if self.band_pairs + added > MAX_BAND_PAIRS {
             self.bands.clear();
@@ -242,11 +245,8 @@ impl Rebander {
                 }
             }
         }
-        let computed: Vec<f64> = index
-            .similarities(&band::unpack(&new), progress)?
-            .into_iter()
-            .map(|(j, _)| j)
-            .collect();
+        let budget = index.work_room() / 2;
+        let computed = verify::jaccards(&index.shingles, &buckets::unpack(&new), budget, progress)?;
         let mut computed_iter = computed.iter();
         let all: Vec<f64> = known
             .into_iter()
@@ -300,7 +300,11 @@ mod tests {
         })
         .docs;
         let corpus = crate::source::Corpus::from_texts(corpus.into_iter().map(|d| (d.id, d.text)));
-        Arc::new(Index::build(corpus, &Params::default(), &Silent).unwrap())
+        Arc::new(
+            Index::builder(&Params::default())
+                .build(corpus, &Silent)
+                .unwrap(),
+        )
     }
 
     fn same(a: &Found, b: &Found) {

@@ -1,18 +1,81 @@
-//! The SimHash way of finding pairs in an index: its fingerprints (computed with it, or
-//! afterwards from the texts), permuted block tables, then the same exact-Jaccard
-//! verification as MinHash.
+//! Re-sketching a built index: a copy with other signatures (wider, narrower, another
+//! sketch or seed) sharing the shingle sets ([`Index::sketched`]), and SimHash
+//! fingerprints computed afterwards from the texts ([`Fingerprints::from_index`]).
 
+use super::{Index, Params};
 use crate::error::Result;
-use crate::index::Index;
-use crate::progress::{Cancelled, Progress, Stage, check};
-use crate::search::blocks::BlockTables;
-use crate::search::found::{Found, Search};
+use crate::progress::{Cancelled, Progress, check};
 use crate::sketch::simhash::fingerprint::{Digest, SimHasher};
 use crate::sketch::simhash::fingerprints::{FingerprintBuilder, Fingerprints};
+use crate::sketch::{Signatures, SketchKind, Sketcher};
 use crate::source::{Entry, read_text};
 use crate::text::Tokenizer;
 use rayon::prelude::*;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+
+impl Index {
+    /// A copy whose signatures are exactly those a fresh build with `num_perm = n` (the
+    /// same sketch and seed) computes, so that banding b × r with b·r = n finds what a
+    /// fresh run at b × r finds, estimates included. See [`Index::sketched`].
+    pub fn with_width(&self, n: usize, progress: &dyn Progress) -> Result<Index> {
+        self.sketched(self.params.sketch, self.params.seed, n, progress)
+    }
+
+    /// A copy whose signatures are exactly those a fresh build with this `sketch`, `seed`
+    /// and `num_perm = n` computes (the shingle sets are shared, not copied). Only what
+    /// differs is computed: MinHash of the same seed keeps the functions below `n` and
+    /// computes the missing ones; an OPH signature of another width is another sketch
+    /// (a shingle's bin depends on the number of bins), so it is computed anew, as is
+    /// any other sketch or seed. Fails only when cancelled, when the signatures would
+    /// not fit in memory, or when a set cannot be read back.
+    pub fn sketched(
+        &self,
+        sketch: SketchKind,
+        seed: u64,
+        n: usize,
+        progress: &dyn Progress,
+    ) -> Result<Index> {
+        let width = self.signatures.width();
+        let same = sketch == self.params.sketch && seed == self.params.seed;
+        let sketcher = Sketcher::new(sketch, seed, n);
+        let signatures = match sketch {
+            _ if same && n == width => self.signatures.clone(),
+            SketchKind::MinHash if same && n < width => self.signatures.truncated(n)?,
+            SketchKind::MinHash if same => {
+                self.signatures
+                    .extended(&sketcher, &self.shingles, progress)?
+            }
+            _ => Signatures::compute(&sketcher, &self.shingles, progress)?,
+        };
+        Ok(self.with_signatures(signatures, seed, sketch))
+    }
+
+    /// A copy with other signatures (of this index's groups), sharing the shingle sets.
+    fn with_signatures(&self, signatures: Signatures, seed: u64, sketch: SketchKind) -> Index {
+        let params = Params {
+            num_perm: signatures.width(),
+            seed,
+            sketch,
+            ..self.params.clone()
+        };
+        Index {
+            params,
+            docs: self.docs.clone(),
+            skipped: self.skipped.clone(),
+            shingles: self.shingles.clone(),
+            signatures,
+            fingerprints: self.fingerprints.clone(),
+            contents: self.contents.clone(),
+            groups: self.groups.clone(),
+            stats: self.stats.clone(),
+            budget: self.budget.clone(),
+            keep: self.keep,
+            text_bytes: self.text_bytes,
+            id_order: self.id_order.clone(),
+            failure: Arc::new(Mutex::new(None)),
+        }
+    }
+}
 
 impl Fingerprints {
     /// Fingerprints for an index built without them (another seed or width, or a
@@ -24,7 +87,7 @@ impl Fingerprints {
         hasher: SimHasher,
         progress: &dyn Progress,
     ) -> Result<Fingerprints> {
-        let groups: Vec<u32> = (0..index.shingles.len() as u32).collect();
+        let groups: Vec<u32> = (0..index.groups.len() as u32).collect();
         let params = &index.params;
         let digests: Vec<(Digest, bool)> = groups
             .par_chunks(1024)
@@ -67,46 +130,6 @@ impl Fingerprints {
     }
 }
 
-/// Every pair of documents whose fingerprints are within `max_distance` bits (found with
-/// permuted block tables, not by comparing all pairs), verified with exact Jaccard and
-/// kept when J ≥ `threshold`; pairs of identical documents are included, as with MinHash.
-/// `band_time` is the time spent in the block tables. Fails only when cancelled.
-///
-/// # Panics
-/// If `fps` has not one fingerprint per group of `index`, or `max_distance` is not below
-/// half the fingerprints' bits.
-pub fn find(
-    index: &Index,
-    fps: &Fingerprints,
-    max_distance: u32,
-    threshold: f64,
-    progress: &dyn Progress,
-) -> Result<Found> {
-    let search = search(index, fps, max_distance, threshold, progress)?;
-    index.spell(search)
-}
-
-/// [`find`] by content, without spelling out document pairs (see
-/// [`Index::search`](crate::index::Index::search)).
-pub fn search(
-    index: &Index,
-    fps: &Fingerprints,
-    max_distance: u32,
-    threshold: f64,
-    progress: &dyn Progress,
-) -> Result<Search> {
-    assert_eq!(fps.len(), index.shingles.len(), "one fingerprint per group");
-    let t = Instant::now();
-    let items = index.nonempty_groups();
-    let tables = BlockTables::new(fps.bits(), max_distance, items.len());
-    let group_pairs = tables.pairs(fps.as_slice(), &items, progress)?;
-    let band_time = t.elapsed();
-    progress.update(Stage::Band, 1, 1);
-    let mut search = index.verify_groups(&group_pairs, threshold, progress)?;
-    search.band_time = band_time;
-    Ok(search)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,8 +163,11 @@ mod tests {
         };
         for weight in [Weight::Tf, Weight::Idf] {
             let hasher = SimHasher::new(64, 1, weight);
-            let (index, fps) =
-                Index::build_with_simhash(corpus(), &params, &hasher, &Silent).unwrap();
+            let index = Index::builder(&params)
+                .fingerprints(hasher)
+                .build(corpus(), &Silent)
+                .unwrap();
+            let fps = index.fingerprints().unwrap();
             assert_eq!(fps.len(), index.shingles.len());
             let again = Fingerprints::from_index(&index, hasher, &Silent).unwrap();
             assert_eq!(again.as_slice(), fps.as_slice());
@@ -152,7 +178,11 @@ mod tests {
             tok.token_hashes(BASE, &mut t);
             assert_eq!(fps.of_tokens(&t), fps.get(index.docs[0].group));
 
-            let found = find(&index, &fps, 20, 0.0, &Silent).unwrap();
+            let find = |d| {
+                let search = index.search_fingerprints(fps, d, 0.0, &Silent).unwrap();
+                index.spell(search).unwrap()
+            };
+            let found = find(20);
             let ids = |p: &Pair| {
                 (
                     index.docs[p.a as usize].id.as_str(),
@@ -173,7 +203,7 @@ mod tests {
                 assert!(fps.distance(ga, gb) <= 20);
             }
             // Distance 0 keeps only identical fingerprints.
-            let exact = find(&index, &fps, 0, 0.0, &Silent).unwrap();
+            let exact = find(0);
             assert!(exact.pairs.iter().all(|p| {
                 let (ga, gb) = (
                     index.docs[p.a as usize].group,

@@ -1,18 +1,28 @@
-//! Locality-sensitive hashing by banding.
+//! Stage *search*, the MinHash way: locality-sensitive hashing by banding.
 //!
 //! A signature of b·r values is cut into b bands of r rows; two sets are candidates when
 //! they agree on every row of at least one band, which happens with probability
 //! 1 − (1 − s^r)^b for sets of Jaccard similarity s (see [`crate::search::curve`]).
 //!
-//! Buckets are built by sorting (band key, item) pairs rather than with hash maps of
-//! vectors: one flat allocation per band, cache-friendly, and deterministic.
+//! Band keys are computed in one place ([`keys_of`]), whatever the memory: every band's
+//! keys at once when they fit, as many bands at a time as fit past the budget, and when
+//! not even one band's keys fit, each band's keys sorted in runs on disk
+//! ([`sorted_band`], also the way for more items than fit beside a key in one word).
+//! Buckets are found in each band ([`buckets`](super::buckets)); the candidate pairs of
+//! every band are sorted together, in memory when they fit, and come out each once, in
+//! order ([`CandidateStream`]).
 
+use super::buckets::{BandBuffers, BandOut, Expand, Scratch, bucket_pairs, item_word, narrow};
+use super::found::Bucket;
 use crate::error::Result;
 use crate::hash::mix64;
 use crate::progress::{Progress, Stage, check};
-use crate::search::verify::RowsOf;
-use crate::sketch::minhash::Signatures;
+use crate::sketch::Signatures;
+use crate::storage::runs::{Sorted, Spill};
+use crate::storage::{Room, Spilled};
 use rayon::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Odd constants weighting the values of a band (eight at a time) in [`band_key`].
 const WEIGHTS: [u64; 8] = [
@@ -54,175 +64,42 @@ fn key_from(values: &[u32], seed: u64) -> u64 {
     h
 }
 
-/// Bits of a packed word that hold the item; the band key keeps the rest. Two different
-/// band keys that agree on their top 40 bits make a false candidate, which verification
-/// then rejects: about n²/2 · b / 2^40 of them expected, 0.07 for 100,000 items and 16 bands.
-const ITEM_BITS: u32 = 24;
-const ITEM_MASK: u64 = (1 << ITEM_BITS) - 1;
-/// Marks a free slot of the bucket table. No packed word equals it, because items stay
-/// below `ITEM_MASK` (larger item indices take the wide path).
-const FREE: u64 = u64::MAX;
-/// Items per parallel task when computing keys.
+/// Items whose rows are read and keyed per parallel task.
 const KEY_CHUNK: usize = 4096;
 
-/// A bucket of at least this many contents is not expanded into pairs while banding: it
-/// is kept as a [`Bucket`], and whoever needs its pairs takes them one at a time
-/// ([`HugeOwners`]), never all at once. Its pairs grow as the square of its size:
-/// 10,000 near-identical copies of a page make one bucket of 50 million pairs in each band.
-pub const HUGE_BUCKET: usize = 1000;
-
-/// A bucket of one band with [`HUGE_BUCKET`] contents or more, or more than the
-/// `max_bucket` asked for: its pairs are not among the band's candidates.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bucket {
-    /// The band it is a bucket of.
-    pub band: usize,
-    /// Its contents (group indices), ascending.
-    pub groups: Vec<u32>,
-    /// Over the `max_bucket` asked for: left out of the candidates altogether (else
-    /// huge, and its pairs are candidates taken one at a time).
-    pub capped: bool,
+/// Bytes banding `bands` bands of `n` items at once takes in memory: every band's keys,
+/// and a scratch copy of a band's keys (with its bucket table and shared words) per
+/// thread.
+pub(crate) fn in_memory_bytes(bands: usize, n: usize) -> u64 {
+    let threads = rayon::current_num_threads().min(bands) as u64;
+    (bands as u64 + 2 * threads) * n as u64 * 8
 }
 
-/// One band's banding: its candidate pairs, packed as `smaller << 32 | larger` and sorted,
-/// and its huge buckets.
-#[derive(Clone, Debug, Default)]
-pub struct BandOut {
-    /// Candidate pairs of the band's small buckets, packed and sorted.
-    pub pairs: Vec<u64>,
-    /// Its huge buckets, not expanded.
-    pub huge: Vec<Bucket>,
+/// The candidate pairs of contents, sorted and each once, read from their sort.
+pub(crate) struct CandidateStream {
+    sorted: Sorted<u64>,
+    last: Option<u64>,
+    /// Pairs pushed (repeats included): an upper bound of the stream's length.
+    pub(crate) pushed: u64,
 }
 
-/// How a band's buckets are treated: the band, and the largest bucket to expand.
-pub(crate) struct Expand {
-    pub(crate) band: usize,
-    /// Buckets of more contents than this are left out (the user's `max_bucket`).
-    pub(crate) max_bucket: usize,
-}
-
-/// An item's packed word: its band key's top bits above the item (narrow banding).
-#[inline]
-pub(crate) fn item_word(key: u64, item: u32) -> u64 {
-    (key & !ITEM_MASK) | item as u64
-}
-
-/// A packed word's key bits and item.
-#[inline]
-pub(crate) fn word_parts(word: u64) -> (u64, u32) {
-    (word & !ITEM_MASK, (word & ITEM_MASK) as u32)
-}
-
-impl Expand {
-    /// Appends a bucket's pairs to `out`, or records it in `huge`. `items` are distinct
-    /// and ascending.
-    pub(crate) fn bucket(&self, items: &[u32], out: &mut Vec<u64>, huge: &mut Vec<Bucket>) {
-        if items.len() >= HUGE_BUCKET || items.len() > self.max_bucket {
-            huge.push(Bucket {
-                band: self.band,
-                groups: items.to_vec(),
-                capped: items.len() > self.max_bucket,
-            });
-            return;
-        }
-        for (i, &x) in items.iter().enumerate() {
-            for &y in &items[i + 1..] {
-                out.push(((x as u64) << 32) | y as u64);
+impl CandidateStream {
+    /// The next pair (smaller, larger), None at the end.
+    pub(crate) fn next_pair(&mut self) -> Result<Option<(u32, u32)>> {
+        while let Some(p) = self.sorted.next_record()? {
+            if self.last != Some(p) {
+                self.last = Some(p);
+                return Ok(Some(((p >> 32) as u32, p as u32)));
             }
         }
+        Ok(None)
     }
-}
-
-/// Which pairs of the huge buckets of a banding (`bands` × `rows`, as
-/// [`candidates_capped`] listed them) are candidates still to take: a pair is *owned* by
-/// the first huge bucket its contents share, unless a small bucket of some band holds it
-/// (then it is among the band's candidates already). Capped buckets own nothing. Taken a
-/// row at a time ([`HugeOwners::row`]), the pairs of a bucket never need to be held.
-pub struct HugeOwners<'a> {
-    sigs: RowsOf<'a>,
-    bands: usize,
-    rows: usize,
-    /// For each content in a huge bucket: the bands where it is in one, and whether that
-    /// bucket is capped, by band.
-    state: std::collections::HashMap<u32, Vec<(usize, bool)>>,
-}
-
-impl<'a> HugeOwners<'a> {
-    /// The owners of `huge`'s pairs.
-    ///
-    /// # Panics
-    /// If the signatures are on a temporary file and cannot be read back.
-    pub fn new(sigs: &'a Signatures, bands: usize, rows: usize, huge: &[Bucket]) -> Self {
-        let sigs = if sigs.is_spilled() {
-            let mut groups: Vec<u32> = huge.iter().flat_map(|b| b.groups.clone()).collect();
-            groups.sort_unstable();
-            groups.dedup();
-            crate::search::verify::load_rows(sigs, groups)
-                .unwrap_or_else(|e| panic!("reading back signatures: {e}"))
-        } else {
-            RowsOf::Memory(sigs)
-        };
-        HugeOwners::with_rows(sigs, bands, rows, huge)
-    }
-
-    /// [`HugeOwners::new`] with the rows of the buckets' contents at hand.
-    pub(crate) fn with_rows(sigs: RowsOf<'a>, bands: usize, rows: usize, huge: &[Bucket]) -> Self {
-        let mut state: std::collections::HashMap<u32, Vec<(usize, bool)>> = Default::default();
-        for b in huge {
-            for &g in &b.groups {
-                state.entry(g).or_default().push((b.band, b.capped));
-            }
-        }
-        for v in state.values_mut() {
-            v.sort_unstable();
-        }
-        HugeOwners {
-            sigs,
-            bands,
-            rows,
-            state,
-        }
-    }
-
-    /// The contents after the `i`th of `bucket` whose pair with it `bucket` owns.
-    pub fn row<'b>(&'b self, bucket: &'b Bucket, i: usize) -> impl Iterator<Item = u32> + 'b {
-        let x = bucket.groups[i];
-        let skip = bucket.capped;
-        bucket.groups[i + 1..]
-            .iter()
-            .copied()
-            .filter(move |&y| !skip && self.owns(x, y, bucket.band))
-    }
-
-    fn owns(&self, x: u32, y: u32, band: usize) -> bool {
-        let (sx, sy) = (self.sigs.get(x), self.sigs.get(y));
-        let at = |b: usize| {
-            self.state
-                .get(&x)
-                .and_then(|v| v.binary_search_by_key(&b, |s| s.0).ok().map(|i| v[i].1))
-        };
-        (0..self.bands).all(|b| {
-            let r = b * self.rows..(b + 1) * self.rows;
-            if b == band || sx[r.clone()] != sy[r] {
-                return true;
-            }
-            // They share band b: a small bucket holds the pair; an earlier huge one owns it.
-            match at(b) {
-                None => false,
-                Some(capped) => capped || b > band,
-            }
-        })
-    }
-}
-
-/// Whether item indices fit beside a key in one word (under 16 million items).
-pub(crate) fn narrow(sigs: &Signatures) -> bool {
-    (sigs.rows() as u64) < ITEM_MASK
 }
 
 /// The candidate pairs among `items` (row indices into `sigs`) for `bands` × `rows`, each
 /// pair once, as (smaller, larger) row indices, sorted. Uses the first `bands * rows`
-/// functions of each signature, which must exist. Fails only when cancelled.
+/// functions of each signature, which must exist. Fails only when cancelled, or when
+/// the signatures cannot be read back.
 ///
 /// # Panics
 /// If `bands` or `rows` is 0, or the signatures have fewer than `bands * rows` functions.
@@ -241,8 +118,8 @@ pub fn candidates(
 pub type Candidates = (Vec<(u32, u32)>, Vec<Bucket>);
 
 /// [`candidates`], with buckets of more than `max_bucket` contents left out of the
-/// candidates; returns the huge buckets too ([`HUGE_BUCKET`] contents or more, expanded
-/// or not), as each band found them.
+/// candidates; returns the huge buckets too ([`HUGE_BUCKET`](super::buckets::HUGE_BUCKET)
+/// contents or more, expanded or not), as each band found them. In memory.
 pub fn candidates_capped(
     sigs: &Signatures,
     items: &[u32],
@@ -251,28 +128,105 @@ pub fn candidates_capped(
     max_bucket: Option<usize>,
     progress: &dyn Progress,
 ) -> Result<Candidates> {
-    assert!(bands >= 1 && rows >= 1, "bands and rows must be at least 1");
-    let which: Vec<usize> = (0..bands).collect();
-    let mut buffers = BandBuffers::default();
-    let per_band = band_pairs(
-        sigs,
-        items,
-        rows,
-        &which,
-        max_bucket,
-        &mut buffers,
-        progress,
-    )?;
-    let lists: Vec<&[u64]> = per_band.iter().map(|b| b.pairs.as_slice()).collect();
-    let pairs = unpack(&union(&lists)?);
-    let huge = per_band.into_iter().flat_map(|b| b.huge).collect();
+    let spilled = Arc::new(Spilled::default());
+    let room = Room {
+        bytes: u64::MAX,
+        dir: None,
+        spilled: &spilled,
+    };
+    let (mut stream, huge) =
+        candidate_stream(sigs, items, (bands, rows), max_bucket, &room, progress)?;
+    let mut pairs = Vec::new();
+    crate::storage::memory::reserve(&mut pairs, stream.pushed as usize, "the candidate pairs")?;
+    while let Some(p) = stream.next_pair()? {
+        pairs.push(p);
+    }
     Ok((pairs, huge))
+}
+
+/// The candidates of `items` (ascending) for `bands` × `rows` in `room`'s memory, each
+/// pair once, in order, with the huge buckets: the one way banding is done (see the
+/// module's documentation).
+///
+/// # Panics
+/// If `bands` or `rows` is 0, or the signatures have fewer than `bands * rows` functions.
+pub(crate) fn candidate_stream(
+    sigs: &Signatures,
+    items: &[u32],
+    (bands, rows): (usize, usize),
+    max_bucket: Option<usize>,
+    room: &Room,
+    progress: &dyn Progress,
+) -> Result<(CandidateStream, Vec<Bucket>)> {
+    assert!(bands >= 1 && rows >= 1, "bands and rows must be at least 1");
+    assert!(
+        bands * rows <= sigs.width(),
+        "{bands} bands × {rows} rows need {} hash functions, the signatures have {}",
+        bands * rows,
+        sigs.width()
+    );
+    let n = items.len();
+    // A quarter of the room sorts the candidate pairs; the rest bands.
+    let pair_room = (room.bytes / 4).max(1 << 10);
+    let band_room = room.with_bytes(room.bytes - pair_room.min(room.bytes));
+    let mut pairs: Spill<u64> = Spill::in_room(&room.with_bytes(pair_room), "candidate pairs");
+    let (mut pushed, mut huge) = (0u64, Vec::new());
+    let expand = |band| Expand {
+        band,
+        max_bucket: max_bucket.unwrap_or(usize::MAX),
+    };
+    // Bands a pass can take with their keys and scratch in memory (0: not even one).
+    let per_pass = (1..=bands)
+        .rev()
+        .find(|&k| in_memory_bytes(k, n) <= band_room.bytes)
+        .unwrap_or(0);
+    if n > 0 && per_pass > 0 && narrow(sigs.len()) {
+        let mut buffers = BandBuffers::default();
+        let all: Vec<usize> = (0..bands).collect();
+        for (pass, which) in all.chunks(per_pass).enumerate() {
+            let counted = ((pass * per_pass) as u64, bands as u64);
+            let outs = band_pairs(
+                sigs,
+                items,
+                rows,
+                which,
+                max_bucket,
+                &mut buffers,
+                counted,
+                progress,
+            )?;
+            for out in outs {
+                for &p in &out.pairs {
+                    pairs.push(p)?;
+                }
+                pushed += out.pairs.len() as u64;
+                huge.extend(out.huge);
+            }
+        }
+    } else if n > 0 {
+        for b in 0..bands {
+            check(progress)?;
+            let narrow = narrow(sigs.len());
+            let out = &mut (&mut pairs, &mut huge);
+            pushed += sorted_band(sigs, items, rows, &expand(b), narrow, &band_room, out)?;
+            progress.update(Stage::Band, b as u64 + 1, bands as u64);
+        }
+    }
+    let stream = CandidateStream {
+        sorted: pairs.sorted()?,
+        last: None,
+        pushed,
+    };
+    Ok((stream, huge))
 }
 
 /// For each band in `which` (bands of `rows` rows), the pairs of items that agree on all
 /// of its rows, packed as `smaller << 32 | larger` and sorted, and its huge buckets
-/// (those over `max_bucket` items are left out). The building block of [`candidates`],
-/// shared with re-banding ([`super::reband`]), which keeps the bands it has already seen.
+/// (those over `max_bucket` items are left out), all in memory. The building block of
+/// [`candidate_stream`], shared with re-banding
+/// ([`Rebander`](crate::analysis::reband::Rebander)), which keeps the bands it has seen.
+/// Progress counts bands: `counted` is (bands done before, bands in all).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn band_pairs(
     sigs: &Signatures,
     items: &[u32],
@@ -280,6 +234,7 @@ pub(crate) fn band_pairs(
     which: &[usize],
     max_bucket: Option<usize>,
     buffers: &mut BandBuffers,
+    counted: (u64, u64),
     progress: &dyn Progress,
 ) -> Result<Vec<BandOut>> {
     assert!(rows >= 1, "rows must be at least 1");
@@ -297,19 +252,47 @@ pub(crate) fn band_pairs(
         band,
         max_bucket: max_bucket.unwrap_or(usize::MAX),
     };
-    if !narrow(sigs) {
+    let done = AtomicU64::new(counted.0);
+    let report = || {
+        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+        progress.update(Stage::Band, d, counted.1);
+    };
+    if !narrow(sigs.len()) {
+        let spilled = Arc::new(Spilled::default());
+        let room = Room {
+            bytes: u64::MAX,
+            dir: None,
+            spilled: &spilled,
+        };
         return which
             .iter()
-            .enumerate()
-            .map(|(done, &band)| {
+            .map(|&band| {
                 check(progress)?;
-                progress.update(Stage::Band, done as u64, which.len() as u64);
-                Ok(wide_band_pairs(sigs, rows, items, &expand(band)))
+                let (mut pairs, mut huge) = (Spill::in_room(&room, "candidate pairs"), Vec::new());
+                sorted_band(
+                    sigs,
+                    items,
+                    rows,
+                    &expand(band),
+                    false,
+                    &room,
+                    &mut (&mut pairs, &mut huge),
+                )?;
+                let mut sorted = pairs.sorted()?;
+                let mut out = BandOut {
+                    pairs: Vec::new(),
+                    huge,
+                };
+                while let Some(p) = sorted.next_record()? {
+                    out.pairs.push(p);
+                }
+                report();
+                Ok(out)
             })
             .collect();
     }
-    band_keys(sigs, items, rows, which, &mut buffers.keys, progress)?;
-    let done = std::sync::atomic::AtomicU64::new(0);
+    check(progress)?;
+    keys_of(sigs, items, rows, which, &mut buffers.keys, progress)?;
     let pool = &buffers.scratch;
     buffers
         .keys
@@ -319,7 +302,7 @@ pub(crate) fn band_pairs(
             check(progress)?;
             // One scratch per thread at a time, taken from and returned to the pool, so
             // it stays warm in the cache from one band to the next.
-            let mut scratch = pool
+            let mut scratch: Scratch = pool
                 .lock()
                 .map(|mut p| p.pop())
                 .ok()
@@ -329,8 +312,7 @@ pub(crate) fn band_pairs(
             if let Ok(mut p) = pool.lock() {
                 p.push(scratch);
             }
-            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress.update(Stage::Band, d, which.len() as u64);
+            report();
             Ok(out)
         })
         .collect()
@@ -339,8 +321,9 @@ pub(crate) fn band_pairs(
 /// The keys of the bands in `which` for every item, band after band: the word for band
 /// `which[j]` and item `items[i]` is at `j * items.len() + i`, the key's top bits above
 /// the item. Computed in one pass over the signatures (each row read once, whatever the
-/// number of bands), in parallel over runs of items.
-fn band_keys(
+/// number of bands), in parallel over runs of items, each run's rows read at once (in
+/// one piece from a file, when they are on one).
+fn keys_of(
     sigs: &Signatures,
     items: &[u32],
     rows: usize,
@@ -369,165 +352,98 @@ fn band_keys(
         .zip(items.par_chunks(KEY_CHUNK))
         .try_for_each(|(mut outs, run)| {
             check(progress)?;
+            let first = run[0] as usize;
+            let block = sigs.rows(first..*run.last().expect("a run") as usize + 1)?;
             for (j, &item) in run.iter().enumerate() {
-                let row = sigs.row(item as usize);
+                let row = block.get(item as usize - first);
                 for ((out, &band), &seed) in outs.iter_mut().zip(which).zip(&seeds) {
                     let key = key_from(&row[band * rows..(band + 1) * rows], seed);
-                    out[j] = (key & !ITEM_MASK) | item as u64;
+                    out[j] = item_word(key, item);
                 }
             }
             Ok(())
         })
 }
 
-/// The pairs of items whose packed words share a key, sorted. The words are first split
-/// by the top bits of their keys into parts small enough for the first-level cache; in
-/// each part an open-addressing table finds the words whose key is already taken, in one
-/// pass (much faster than sorting every word). Only those words are sorted afterwards, to
-/// list each bucket's members. `scratch` is reused between bands.
-pub(crate) fn bucket_pairs(keyed: &[u64], expand: &Expand, scratch: &mut Scratch) -> BandOut {
-    let parts = 1usize << PART_BITS;
-    let part_of = |word: u64| (word >> (64 - PART_BITS)) as usize;
-    let mut start = vec![0usize; parts + 1];
-    for &word in keyed {
-        start[part_of(word) + 1] += 1;
-    }
-    for p in 0..parts {
-        start[p + 1] += start[p];
-    }
-    let mut next = start.clone();
-    // Every word is written below, so what an earlier band left is not cleared.
-    scratch.parted.truncate(keyed.len());
-    scratch.parted.resize(keyed.len(), 0);
-    for &word in keyed {
-        let p = part_of(word);
-        scratch.parted[next[p]] = word;
-        next[p] += 1;
-    }
-    let mut shared = Vec::new();
-    for p in 0..parts {
-        let part = &scratch.parted[start[p]..start[p + 1]];
-        shared_keys(part, &mut scratch.table, &mut shared);
-    }
-    shared.sort_unstable();
-    shared.dedup();
-    let mut out = BandOut::default();
-    let mut items = Vec::new();
-    for bucket in shared.chunk_by(|x, y| x & !ITEM_MASK == y & !ITEM_MASK) {
-        items.clear();
-        items.extend(bucket.iter().map(|&w| (w & ITEM_MASK) as u32));
-        expand.bucket(&items, &mut out.pairs, &mut out.huge);
-    }
-    out.pairs.sort_unstable();
-    out
-}
+/// Where one band's buckets' pairs go, and its huge buckets.
+type BandSink<'a> = (&'a mut Spill<u64>, &'a mut Vec<Bucket>);
 
-/// Bits of the key that choose a part in [`bucket_pairs`].
-const PART_BITS: u32 = 8;
+/// A band's (key, item) records in key order, whichever way they were sorted.
+type KeyStream<'a> = Box<dyn FnMut() -> Result<Option<(u64, u32)>> + 'a>;
 
-/// Buffers for banding, kept between calls by whoever bands again and again: fresh memory
-/// costs a page fault per 4 KiB on first touch, about 3 ms for the keys of 100,000 items
-/// in 16 bands on the machine this was measured on, a tenth of a re-band.
-#[derive(Default)]
-pub(crate) struct BandBuffers {
-    keys: Vec<u64>,
-    scratch: std::sync::Mutex<Vec<Scratch>>,
-}
-
-/// Scratch space of [`bucket_pairs`].
-#[derive(Default)]
-pub(crate) struct Scratch {
-    parted: Vec<u64>,
-    table: Vec<u64>,
-}
-
-/// Appends to `shared` every word of `part` whose key another word of it has (some
-/// words more than once).
-fn shared_keys(part: &[u64], table: &mut Vec<u64>, shared: &mut Vec<u64>) {
-    if part.len() < 2 {
-        return;
-    }
-    let bits = (part.len() * 2).next_power_of_two().trailing_zeros();
-    let mask = (1usize << bits) - 1;
-    table.clear();
-    table.resize(1 << bits, FREE);
-    for &word in part {
-        let key = word & !ITEM_MASK;
-        // The key's bits below the part's are a hash output too: they spread over the table.
-        let mut slot = ((key << PART_BITS) >> (64 - bits)) as usize;
-        loop {
-            let held = table[slot];
-            if held == FREE {
-                table[slot] = word;
-                break;
-            }
-            if held & !ITEM_MASK == key {
-                shared.push(held);
-                shared.push(word);
-                break;
-            }
-            slot = (slot + 1) & mask;
-        }
-    }
-}
-
-/// Every pair in any of the lists, once, sorted.
-pub(crate) fn union(lists: &[impl AsRef<[u64]>]) -> Result<Vec<u64>> {
-    let total = lists.iter().map(|l| l.as_ref().len()).sum();
-    let mut all: Vec<u64> = Vec::new();
-    crate::storage::memory::reserve(&mut all, total, "the candidate pairs")?;
-    for list in lists {
-        all.extend_from_slice(list.as_ref());
-    }
-    all.par_sort_unstable();
-    all.dedup();
-    Ok(all)
-}
-
-/// Packed pairs as (smaller, larger).
-pub(crate) fn unpack(packed: &[u64]) -> Vec<(u32, u32)> {
-    packed
-        .iter()
-        .map(|&p| ((p >> 32) as u32, p as u32))
-        .collect()
-}
-
-/// One band's pairs for item indices too large to fit beside a key in one word (over 16
-/// million): sorts (key, item) pairs instead.
-pub(crate) fn wide_band_pairs(
+/// One band's candidates through sorted runs: every item's key (packed with the item
+/// when `narrow`, or beside it when items are too many to pack) sorted in `room`, the
+/// buckets read off the sorted keys, their pairs pushed to `out`. Returns the number of
+/// pairs pushed.
+pub(crate) fn sorted_band(
     sigs: &Signatures,
-    rows: usize,
     items: &[u32],
+    rows: usize,
     expand: &Expand,
-) -> BandOut {
-    let band = expand.band;
-    let mut keyed: Vec<(u64, u32)> = items
-        .par_iter()
-        .map(|&i| {
-            let row = sigs.row(i as usize);
-            (band_key(&row[band * rows..(band + 1) * rows], band), i)
-        })
-        .collect();
-    keyed.par_sort_unstable();
-    let mut out = BandOut::default();
-    let mut members = Vec::new();
-    for bucket in keyed.chunk_by(|x, y| x.0 == y.0) {
-        if bucket.len() > 1 {
-            members.clear();
-            members.extend(bucket.iter().map(|x| x.1));
-            expand.bucket(&members, &mut out.pairs, &mut out.huge);
+    narrow: bool,
+    room: &Room,
+    (pairs, huge): &mut BandSink,
+) -> Result<u64> {
+    let b = expand.band;
+    let room = room.with_bytes(room.bytes.max(1 << 10));
+    let mut words: Spill<u64> = Spill::in_room(&room, "band keys");
+    let mut wide: Spill<(u64, u32)> = Spill::in_room(&room, "band keys");
+    let seed = band_seed(b);
+    for run in items.chunks(KEY_CHUNK) {
+        let first = run[0] as usize;
+        let block = sigs.rows(first..*run.last().expect("a run") as usize + 1)?;
+        for &item in run {
+            let row = block.get(item as usize - first);
+            let key = key_from(&row[b * rows..(b + 1) * rows], seed);
+            if narrow {
+                words.push(item_word(key, item))?;
+            } else {
+                wide.push((key, item))?;
+            }
         }
     }
-    out.pairs.par_sort_unstable();
-    out
+    // Buckets as runs of equal keys; the items of a run are ascending.
+    let mut pushed = 0u64;
+    let mut out = Vec::new();
+    let mut bucket: Vec<u32> = Vec::new();
+    let mut current: Option<u64> = None;
+    let mut close = |bucket: &mut Vec<u32>, pairs: &mut Spill<u64>| -> Result<()> {
+        if bucket.len() > 1 {
+            out.clear();
+            expand.bucket(bucket, &mut out, huge);
+            for &p in &out {
+                pairs.push(p)?;
+            }
+            pushed += out.len() as u64;
+        }
+        bucket.clear();
+        Ok(())
+    };
+    let mut next: KeyStream = if narrow {
+        let mut sorted = words.sorted()?;
+        Box::new(move || Ok(sorted.next_record()?.map(super::buckets::word_parts)))
+    } else {
+        let mut sorted = wide.sorted()?;
+        Box::new(move || sorted.next_record())
+    };
+    while let Some((key, item)) = next()? {
+        if current != Some(key) {
+            close(&mut bucket, pairs)?;
+            current = Some(key);
+        }
+        bucket.push(item);
+    }
+    close(&mut bucket, pairs)?;
+    Ok(pushed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::progress::Silent;
+    use crate::search::buckets::{HUGE_BUCKET, HugeOwners};
     use crate::shingle::ShingleSets;
-    use crate::sketch::minhash::{SketchKind, Sketcher};
+    use crate::sketch::{SketchKind, Sketcher};
 
     #[test]
     fn identical_signatures_collide_and_distinct_ones_do_not() {
@@ -562,10 +478,27 @@ mod tests {
             .unwrap();
         let items: Vec<u32> = (0..300).collect();
         let narrow = candidates(&sigs, &items, 16, 4, &Silent).unwrap();
-        let per_band: Vec<Vec<u64>> = (0..16)
-            .map(|band| wide_band_pairs(&sigs, 4, &items, &uncapped(band)).pairs)
-            .collect();
-        let wide = unpack(&union(&per_band).unwrap());
+        // Keys beside their items, as for more items than fit in a word with a key.
+        let spilled = Arc::new(Spilled::default());
+        let room = Room {
+            bytes: u64::MAX,
+            dir: None,
+            spilled: &spilled,
+        };
+        let (mut pairs, mut huge) = (Spill::in_room(&room, "pairs"), Vec::new());
+        for band in 0..16 {
+            let out = &mut (&mut pairs, &mut huge);
+            sorted_band(&sigs, &items, 4, &uncapped(band), false, &room, out).unwrap();
+        }
+        let mut sorted = pairs.sorted().unwrap();
+        let mut wide = Vec::new();
+        while let Some(p) = sorted.next_record().unwrap() {
+            if wide.last() != Some(&p) {
+                wide.push(p);
+            }
+        }
+        let wide = crate::search::buckets::unpack(&wide);
+        assert!(huge.is_empty());
         assert!(narrow.len() >= 250, "{}", narrow.len());
         assert_eq!(narrow, wide);
     }
@@ -574,40 +507,6 @@ mod tests {
         Expand {
             band,
             max_bucket: usize::MAX,
-        }
-    }
-
-    /// The reference: sort every word, list each run of equal keys.
-    fn sorted_bucket_pairs(keyed: &[u64]) -> Vec<u64> {
-        let mut sorted = keyed.to_vec();
-        sorted.sort_unstable();
-        let mut pairs = Vec::new();
-        for bucket in sorted.chunk_by(|x, y| x & !ITEM_MASK == y & !ITEM_MASK) {
-            for (i, x) in bucket.iter().enumerate() {
-                for y in &bucket[i + 1..] {
-                    pairs.push(((x & ITEM_MASK) << 32) | (y & ITEM_MASK));
-                }
-            }
-        }
-        pairs.sort_unstable();
-        pairs
-    }
-
-    #[test]
-    fn the_bucket_table_finds_what_sorting_finds() {
-        let mut scratch = Scratch::default();
-        // Few distinct keys (large buckets, long probe runs), then many (mostly singletons
-        // spread over every part); keys sharing their top bits but differing below them.
-        for distinct in [200u64, 3000, 50_000, 1 << 40] {
-            let keyed: Vec<u64> = (0..20_000u64)
-                .map(|i| {
-                    let key = crate::hash::mix64(i % distinct + distinct);
-                    let key = if i % 3 == 0 { key & !(0xff << 24) } else { key };
-                    (key & !ITEM_MASK) | i
-                })
-                .collect();
-            let found = bucket_pairs(&keyed, &uncapped(0), &mut scratch);
-            assert_eq!(found.pairs, sorted_bucket_pairs(&keyed), "{distinct} keys");
         }
     }
 
@@ -636,7 +535,7 @@ mod tests {
 
     /// Every pair the huge buckets own.
     fn owned(sigs: &Signatures, bands: usize, rows: usize, huge: &[Bucket]) -> Vec<(u32, u32)> {
-        let owners = HugeOwners::new(sigs, bands, rows, huge);
+        let owners = HugeOwners::new(sigs, bands, rows, huge).unwrap();
         let mut all = Vec::new();
         for b in huge {
             for i in 0..b.groups.len() {

@@ -2,8 +2,20 @@
 //! documents they stand for ([`Found`]). Shared by every way of finding candidates
 //! (MinHash banding, SimHash tables) and everything that reads their result.
 
-pub use crate::search::banding::Bucket;
 use std::time::Duration;
+
+/// A bucket of one band with [`HUGE_BUCKET`](super::buckets::HUGE_BUCKET) contents or more, or more than the
+/// `max_bucket` asked for: its pairs are not among the band's candidates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bucket {
+    /// The band it is a bucket of.
+    pub band: usize,
+    /// Its contents (group indices), ascending.
+    pub groups: Vec<u32>,
+    /// Over the `max_bucket` asked for: left out of the candidates altogether (else
+    /// huge, and its pairs are candidates taken one at a time).
+    pub capped: bool,
+}
 
 /// A verified pair of distinct contents (groups of identical documents).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,7 +45,7 @@ pub struct Search {
     /// Candidate pairs of distinct contents, as banding produced them.
     pub group_candidates: usize,
     /// Buckets of many contents, not expanded while banding (see
-    /// [`HugeOwners`](crate::search::banding::HugeOwners)): those over the `max_bucket`
+    /// [`HugeOwners`](super::buckets::HugeOwners)): those over the `max_bucket`
     /// asked for are left out of the candidates, the others' pairs are candidates taken
     /// one at a time when the pairs are spelled out.
     pub huge: Vec<Bucket>,

@@ -1,18 +1,27 @@
-//! The document pairs of a search, in order (J descending, then the ids of both
-//! documents), in bounded memory: what `simtui pairs` writes.
+//! Spelling out: the document pairs a search by content stands for, in order (J
+//! descending, then the ids of both documents), each pair once.
 //!
-//! Pairs of identical documents (every pair within a content of several documents,
-//! J = 1) are generated as they are needed, never held: 20,000 copies of a page are 200
-//! million pairs and cost a few bytes per document. The pairs that kept pairs of
-//! contents stand for are sorted through a [`Spill`], in memory up to its budget and in
-//! temporary files past it. The two streams are merged.
+//! Every document pair is a record of one key ([`Keyed`]: J's bits inverted, then both
+//! documents' ranks among the ids sorted), so one order serves every way out: pairs of
+//! identical documents (every pair within a content of several documents, J = 1) come
+//! from [`Identical`] in order, generated as they are needed; the pairs that kept pairs
+//! of contents stand for are listed by [`across`]. [`spell`] holds them all in memory
+//! (what the explorer and [`Found`] need), with the contents of more than `max_block`
+//! pairs kept whole as [`Block`]s; [`DocPairs`] streams them in bounded memory (what
+//! `simtui pairs` writes): the identical pairs generated, never held (20,000 copies of a
+//! page are 200 million pairs and cost a few bytes per document), the others sorted
+//! through a [`Spill`], in memory up to its room and in temporary files past it, and the
+//! two merged.
 
+use super::Lookup;
+use super::found::{Block, Found, GroupPair, Pair, Search};
+use super::groups::Groups;
+use super::verify;
 use crate::error::Result;
-use crate::index::Index;
-use crate::progress::Progress;
-use crate::search::found::{GroupPair, Pair, Search};
+use crate::progress::{Progress, Silent};
+use crate::storage::Room;
 use crate::storage::runs::{Keyed, Sorted, Spill};
-use std::path::PathBuf;
+use rayon::prelude::*;
 
 /// The order of pairs as one 128-bit key: J descending (the bits of a non-negative f64
 /// order like the number), then the ids' ranks of both documents.
@@ -21,26 +30,37 @@ fn key(jaccard: f64, rank_a: u32, rank_b: u32) -> u128 {
     ((j as u128) << 64) | ((rank_a as u128) << 32) | rank_b as u128
 }
 
-/// The document pairs of a search, in order; see the module's documentation.
-pub struct DocPairs<'a> {
-    index: &'a Index,
-    /// Document of each id rank.
-    by_rank: Vec<u32>,
-    identical: Identical,
-    next_identical: Option<Keyed>,
-    sorted: Sorted,
-    next_sorted: Option<Keyed>,
-    /// Candidate document pairs of the huge buckets, verified while sorting.
-    huge_candidates: u64,
-    /// Document pairs kept from the huge buckets.
-    huge_pairs: u64,
+/// A pair of documents of ranks `ra` and `rb` (any order) as a record.
+fn keyed(jaccard: f64, estimate: f64, ra: u32, rb: u32) -> Keyed {
+    let (ra, rb) = if ra < rb { (ra, rb) } else { (rb, ra) };
+    Keyed::new(key(jaccard, ra, rb), estimate.to_bits())
+}
+
+/// The pair a record stands for; `by_rank` is the document of each rank.
+fn pair_of(r: Keyed, by_rank: &[u32]) -> Pair {
+    let k = r.key();
+    let (ra, rb) = ((k >> 32) as u32, k as u32);
+    debug_assert!(ra < rb && (rb as usize) < by_rank.len());
+    Pair {
+        a: by_rank[ra as usize],
+        b: by_rank[rb as usize],
+        jaccard: f64::from_bits(u64::MAX - (k >> 64) as u64),
+        estimate: f64::from_bits(r.value()),
+    }
+}
+
+/// The document of each rank: the inverse of `rank`.
+fn by_rank(rank: &[u32]) -> Vec<u32> {
+    let mut by_rank = vec![0u32; rank.len()];
+    for (d, &r) in rank.iter().enumerate() {
+        by_rank[r as usize] = d as u32;
+    }
+    by_rank
 }
 
 /// Pairs of identical documents, generated in order: for each document in id order, the
 /// later members of its content, in id order.
 struct Identical {
-    /// Each document's id rank.
-    rank: Vec<u32>,
     /// Members of each content of two or more (non-empty) documents, by id rank.
     members: Vec<Vec<u32>>,
     /// For each rank: its content's list in `members` (u32::MAX: none) and place in it.
@@ -51,15 +71,19 @@ struct Identical {
 }
 
 impl Identical {
-    fn new(index: &Index, rank: Vec<u32>) -> Identical {
+    /// The pairs within each content of `groups` but those `skip` says.
+    fn new(groups: &Groups, rank: &[u32], skip: impl Fn(u32) -> bool) -> Identical {
         let mut place = vec![(u32::MAX, 0u32); rank.len()];
         let mut members = Vec::new();
-        for g in 0..index.shingles.len() as u32 {
-            let m = index.members(g);
-            if m.len() < 2 || index.shingles.set_len(g as usize) == 0 {
+        for g in 0..groups.len() as u32 {
+            if groups.pairs_within(g) == 0 || skip(g) {
                 continue;
             }
-            let mut ranks: Vec<u32> = m.iter().map(|&d| rank[d as usize]).collect();
+            let mut ranks: Vec<u32> = groups
+                .members(g)
+                .iter()
+                .map(|&d| rank[d as usize])
+                .collect();
             ranks.sort_unstable();
             for (i, &r) in ranks.iter().enumerate() {
                 place[r as usize] = (members.len() as u32, i as u32);
@@ -67,7 +91,6 @@ impl Identical {
             members.push(ranks);
         }
         Identical {
-            rank,
             members,
             place,
             at: 0,
@@ -83,10 +106,7 @@ impl Identical {
                 let p = i as usize + 1 + self.partner;
                 if p < members.len() {
                     self.partner += 1;
-                    return Some(Keyed {
-                        key: key(1.0, self.at as u32, members[p]),
-                        value: 1f64.to_bits(),
-                    });
+                    return Some(keyed(1.0, 1.0, self.at as u32, members[p]));
                 }
             }
             self.at += 1;
@@ -96,53 +116,237 @@ impl Identical {
     }
 }
 
+/// The document pairs across the two contents of a kept pair, as records.
+fn across(
+    groups: &Groups,
+    rank: &[u32],
+    p: &GroupPair,
+    mut push: impl FnMut(Keyed) -> Result<()>,
+) -> Result<()> {
+    for &a in groups.members(p.ga) {
+        for &b in groups.members(p.gb) {
+            push(keyed(
+                p.jaccard,
+                p.estimate,
+                rank[a as usize],
+                rank[b as usize],
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+/// Verifies the candidates of the search's huge buckets (those not capped) and adds the
+/// pairs kept to its pairs of contents, within `budget` bytes of sets.
+fn join_huge(look: &Lookup, search: &mut Search, budget: u64) -> Result<()> {
+    // At most every pair of each bucket.
+    let most: u64 = search
+        .huge
+        .iter()
+        .filter(|b| !b.capped)
+        .map(|b| (b.groups.len() as u64).pow(2) / 2)
+        .sum();
+    if (most as u128) * std::mem::size_of::<GroupPair>() as u128
+        > crate::storage::memory::physical().unwrap_or(u64::MAX) as u128
+    {
+        return Err(crate::Error::TooLarge {
+            job: "the pairs in memory",
+            why: format!("buckets of up to {most} pairs; a maximum bucket size caps them"),
+        });
+    }
+    let mut huge: Vec<GroupPair> = Vec::new();
+    crate::storage::memory::reserve(
+        &mut huge,
+        usize::try_from(most).unwrap_or(usize::MAX).min(1 << 20),
+        "the pairs of huge buckets",
+    )?;
+    let mut extra = 0;
+    verify::huge(look, search, budget, &Silent, |kept, candidates| {
+        huge.extend(kept);
+        extra += candidates;
+        Ok(())
+    })?;
+    search.group_pairs.extend(huge);
+    search.candidates += extra;
+    Ok(())
+}
+
+/// The document pairs of a search, in memory: every pair of identical documents and of
+/// each kept pair of contents (those of huge buckets too, verified here within `budget`
+/// bytes of sets), by J descending then ids (`rank` is each document's rank among the ids
+/// sorted). A content of identical documents, or a pair of contents, standing for more
+/// than `max_block` document pairs is kept whole as one [`Block`] instead.
+/// [`Error::TooLarge`](crate::Error::TooLarge) when the pairs would not fit in memory.
+pub(crate) fn spell(
+    look: &Lookup,
+    rank: &[u32],
+    mut search: Search,
+    max_block: Option<u64>,
+    budget: u64,
+) -> Result<Found> {
+    join_huge(look, &mut search, budget)?;
+    let groups = look.groups;
+    let blocked = |pairs: u64| max_block.is_some_and(|max| pairs > max);
+    let across_of = |p: &GroupPair| groups.across(p.ga, p.gb);
+    let count: u64 = (0..groups.len() as u32)
+        .map(|g| groups.pairs_within(g))
+        .filter(|&n| !blocked(n))
+        .sum::<u64>()
+        + search
+            .group_pairs
+            .iter()
+            .map(across_of)
+            .filter(|&n| !blocked(n))
+            .sum::<u64>();
+    let mut records: Vec<Keyed> = Vec::new();
+    crate::storage::memory::reserve(
+        &mut records,
+        usize::try_from(count).unwrap_or(usize::MAX),
+        "the document pairs",
+    )?;
+    let mut identical = Identical::new(groups, rank, |g| blocked(groups.pairs_within(g)));
+    while let Some(r) = identical.next() {
+        records.push(r);
+    }
+    let mut push = |r| {
+        records.push(r);
+        Ok(())
+    };
+    for p in search.group_pairs.iter().filter(|p| !blocked(across_of(p))) {
+        across(groups, rank, p, &mut push)?;
+    }
+    records.par_sort_unstable();
+    let by_rank = by_rank(rank);
+    // Records and pairs are both 24 bytes: the vector is reused in place.
+    let pairs: Vec<Pair> = records.into_iter().map(|r| pair_of(r, &by_rank)).collect();
+    let mut blocks = blocks(groups, rank, &search, &blocked);
+    blocks.sort_unstable_by_key(|b| {
+        key(
+            b.jaccard,
+            rank[b.first.a as usize],
+            rank[b.first.b as usize],
+        )
+    });
+    Ok(Found {
+        pairs,
+        blocks,
+        candidates: search.candidates,
+        group_candidates: search.group_candidates,
+        huge: search.huge,
+        band_time: search.band_time,
+        verify_time: search.verify_time,
+    })
+}
+
+/// The blocks of a search: the contents and pairs of contents whose document pairs are
+/// `blocked`, each with its first pair by ids.
+fn blocks(
+    groups: &Groups,
+    rank: &[u32],
+    search: &Search,
+    blocked: &dyn Fn(u64) -> bool,
+) -> Vec<Block> {
+    let by = |d: &&u32| rank[**d as usize];
+    let ordered = |a: u32, b: u32, jaccard: f64, estimate: f64| {
+        let (a, b) = if rank[a as usize] < rank[b as usize] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        Pair {
+            a,
+            b,
+            jaccard,
+            estimate,
+        }
+    };
+    // The first of a content's documents by id.
+    let first = |g: u32| *groups.members(g).iter().min_by_key(by).expect("a member");
+    let mut blocks = Vec::new();
+    for g in 0..groups.len() as u32 {
+        let n = groups.pairs_within(g);
+        if n == 0 || !blocked(n) {
+            continue;
+        }
+        let a = first(g);
+        let b = *groups
+            .members(g)
+            .iter()
+            .filter(|&&d| d != a)
+            .min_by_key(by)
+            .expect("a group of two or more documents");
+        blocks.push(Block {
+            ga: g,
+            gb: g,
+            jaccard: 1.0,
+            estimate: 1.0,
+            pairs: n,
+            first: ordered(a, b, 1.0, 1.0),
+        });
+    }
+    for p in &search.group_pairs {
+        let n = groups.across(p.ga, p.gb);
+        if blocked(n) {
+            blocks.push(Block {
+                ga: p.ga,
+                gb: p.gb,
+                jaccard: p.jaccard,
+                estimate: p.estimate,
+                pairs: n,
+                first: ordered(first(p.ga), first(p.gb), p.jaccard, p.estimate),
+            });
+        }
+    }
+    blocks
+}
+
+/// The document pairs of a search, in order, in bounded memory; see the module's
+/// documentation.
+pub struct DocPairs<'a> {
+    /// Each document's rank among the ids, and the document of each rank.
+    rank: &'a [u32],
+    by_rank: Vec<u32>,
+    identical: Identical,
+    next_identical: Option<Keyed>,
+    sorted: Sorted,
+    next_sorted: Option<Keyed>,
+    /// Candidate document pairs of the huge buckets, verified while sorting.
+    huge_candidates: u64,
+    /// Document pairs kept from the huge buckets.
+    huge_pairs: u64,
+}
+
 impl<'a> DocPairs<'a> {
-    /// The pairs of `search` over `index`, sorting in `budget` bytes of memory (temporary
-    /// files in `tmp`, or the system's, past it). The candidates of huge buckets are
-    /// verified here, as they are taken ([`Index::verify_huge`]).
-    pub fn new(
-        index: &'a Index,
+    /// The pairs of `search` (`rank` each document's rank among the ids sorted), sorting
+    /// in `room`. The candidates of huge buckets are verified here, as they are taken,
+    /// within `budget` bytes of sets.
+    pub(crate) fn new(
+        look: &Lookup,
+        rank: &'a [u32],
         search: &Search,
-        budget: usize,
-        tmp: Option<PathBuf>,
+        room: &Room,
+        budget: u64,
         progress: &dyn Progress,
     ) -> Result<DocPairs<'a>> {
-        let rank = index.id_order();
-        let mut by_rank = vec![0u32; rank.len()];
-        for (d, &r) in rank.iter().enumerate() {
-            by_rank[r as usize] = d as u32;
-        }
-        let mut spill = Spill::counted(budget, tmp, &index.budget.spilled, "document pairs");
-        let push = |spill: &mut Spill, p: &GroupPair| -> Result<()> {
-            for &a in index.members(p.ga) {
-                for &b in index.members(p.gb) {
-                    let (ra, rb) = (rank[a as usize], rank[b as usize]);
-                    let (ra, rb) = if ra < rb { (ra, rb) } else { (rb, ra) };
-                    spill.push(Keyed {
-                        key: key(p.jaccard, ra, rb),
-                        value: p.estimate.to_bits(),
-                    })?;
-                }
-            }
-            Ok(())
-        };
+        let groups = look.groups;
+        let mut spill = Spill::in_room(room, "document pairs");
         for p in &search.group_pairs {
-            push(&mut spill, p)?;
+            across(groups, rank, p, |r| spill.push(r))?;
         }
         let (mut huge_candidates, mut huge_pairs) = (0, 0);
-        index.verify_huge(search, progress, |kept, candidates| {
+        verify::huge(look, search, budget, progress, |kept, candidates| {
             huge_candidates += candidates;
             for p in &kept {
-                huge_pairs += (index.members(p.ga).len() * index.members(p.gb).len()) as u64;
-                push(&mut spill, p)?;
+                huge_pairs += groups.across(p.ga, p.gb);
+                across(groups, rank, p, |r| spill.push(r))?;
             }
             Ok(())
         })?;
         let mut sorted = spill.sorted()?;
-        let mut identical = Identical::new(index, rank);
+        let mut identical = Identical::new(groups, rank, |_| false);
         Ok(DocPairs {
-            index,
-            by_rank,
+            rank,
+            by_rank: by_rank(rank),
             next_identical: identical.next(),
             identical,
             next_sorted: sorted.next_record()?,
@@ -158,14 +362,15 @@ impl<'a> DocPairs<'a> {
     }
 
     /// Document pairs kept from the huge buckets (beyond
-    /// [`Index::pair_count`] of the search's pairs of contents).
+    /// [`Index::pair_count`](crate::index::Index::pair_count) of the search's pairs of
+    /// contents).
     pub fn huge_pairs(&self) -> u64 {
         self.huge_pairs
     }
 
     /// Each document's rank among the ids sorted (the order pairs come in).
     pub fn id_rank(&self) -> &[u32] {
-        &self.identical.rank
+        self.rank
     }
 
     /// Bytes that went through temporary files to sort the pairs.
@@ -179,7 +384,7 @@ impl<'a> DocPairs<'a> {
             (None, None) => return Ok(None),
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(i), Some(s)) => i.key <= s.key,
+            (Some(i), Some(s)) => i.key() <= s.key(),
         };
         let r = if take_identical {
             let r = self.next_identical.take();
@@ -190,24 +395,16 @@ impl<'a> DocPairs<'a> {
             self.next_sorted = self.sorted.next_record()?;
             r
         };
-        let r = r.expect("chosen because it is there");
-        let (ra, rb) = ((r.key >> 32) as u32, r.key as u32);
-        let jaccard = f64::from_bits(u64::MAX - (r.key >> 64) as u64);
-        debug_assert!(ra < rb && (ra as usize) < self.by_rank.len());
-        let _ = self.index;
-        Ok(Some(Pair {
-            a: self.by_rank[ra as usize],
-            b: self.by_rank[rb as usize],
-            jaccard,
-            estimate: f64::from_bits(r.value),
-        }))
+        Ok(Some(pair_of(
+            r.expect("chosen because it is there"),
+            &self.by_rank,
+        )))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::index::Params;
+    use crate::index::{Index, Params};
     use crate::progress::Silent;
     use crate::source::Corpus;
 
@@ -228,12 +425,14 @@ mod tests {
             };
             texts.push((format!("d{:02}", (i * 7) % 40), t));
         }
-        let index = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        let index = Index::builder(&Params::default())
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
         let search = index.search(32, 4, 0.0, None, &Silent).unwrap();
         let want = index.spell(search.clone()).unwrap().pairs;
         assert!(want.len() > 300, "{}", want.len());
         for budget in [0, 1 << 30] {
-            let mut stream = DocPairs::new(&index, &search, budget, None, &Silent).unwrap();
+            let mut stream = index.doc_pairs(&search, budget, &Silent).unwrap();
             let mut got = Vec::new();
             while let Some(p) = stream.next_pair().unwrap() {
                 got.push(p);
@@ -252,14 +451,16 @@ mod tests {
         let texts: Vec<(String, String)> = (0..1100)
             .map(|i| (format!("n{i:04}"), format!("{page} extra{i}")))
             .collect();
-        let index = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        let index = Index::builder(&Params::default())
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
         let search = index.search(16, 8, 0.9, None, &Silent).unwrap();
         assert!(
             search.huge.iter().any(|b| !b.capped),
             "{:?}",
             search.huge.len()
         );
-        let mut stream = DocPairs::new(&index, &search, 1 << 16, None, &Silent).unwrap();
+        let mut stream = index.doc_pairs(&search, 1 << 16, &Silent).unwrap();
         let mut got = Vec::new();
         while let Some(p) = stream.next_pair().unwrap() {
             got.push(p);

@@ -1,14 +1,13 @@
 //! Out of core = in memory: every limit gives the same searches and pairs as no limit.
 
-use crate::index::Index;
-use crate::index::{Keep, Params};
-use crate::ooc::band;
+use crate::index::{Index, Keep, Params};
 use crate::progress::Silent;
-use crate::search::found::Pair;
-use crate::search::found::Search;
-use crate::search::spell::DocPairs;
+use crate::search::banding;
+use crate::search::buckets::{Expand, narrow};
+use crate::search::found::{Pair, Search};
 use crate::source::Corpus;
-use crate::storage::{Budget, Spilled};
+use crate::storage::runs::Spill;
+use crate::storage::{Budget, Room, Spilled};
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -53,14 +52,15 @@ fn build(texts: &[(String, String)], budget: &Budget) -> Index {
 
 fn build_keeping(texts: &[(String, String)], budget: &Budget, keep: Keep) -> Index {
     let corpus = Corpus::from_texts(texts.iter().cloned());
-    let params = Params::default();
-    let (index, _) = Index::build_keeping(corpus, &params, None, keep, budget, &Silent).unwrap();
-    assert_eq!(index.shingles().is_read_again(), keep == Keep::ToSearch);
+    let builder = Index::builder(&Params::default()).keep(keep).budget(budget);
+    let index = builder.build(corpus, &Silent).unwrap();
+    let remade = index.shingles().kept() == crate::storage::Kept::Remade;
+    assert_eq!(remade, keep == Keep::ToSearch);
     index
 }
 
 fn stream(index: &Index, search: &Search, budget: usize) -> Vec<Pair> {
-    let mut pairs = DocPairs::new(index, search, budget, None, &Silent).unwrap();
+    let mut pairs = index.doc_pairs(search, budget as u64, &Silent).unwrap();
     let mut out = Vec::new();
     while let Some(p) = pairs.next_pair().unwrap() {
         out.push(p);
@@ -191,53 +191,75 @@ fn limits_between_spill_some_parts_and_change_nothing() {
 }
 
 #[test]
-fn sorted_runs_of_wide_keys_bucket_as_the_wide_path() {
-    // Items too many to pack beside their keys (over 16 million) take the wide path in
-    // memory; out of core they are sorted as (key, item). Forced here on a few items.
+fn a_temporary_file_that_fails_stops_the_run_with_an_error() {
+    use crate::error::Error;
+    use crate::storage::Kept;
+    let texts = texts(7, 200, 0);
+    // Built past a tiny budget: sets and signatures on temporary files, which then fail
+    // before they are read back.
+    let budget = Budget::new(0, None);
+    let index = build(&texts, &budget);
+    assert_eq!(index.shingles().kept(), Kept::File);
+    assert_eq!(index.signatures().kept(), Kept::File);
+    assert!(index.search(16, 8, 0.5, None, &Silent).is_ok());
+    budget.spilled.break_files();
+    let err = index.search(16, 8, 0.5, None, &Silent).unwrap_err();
+    assert!(matches!(err, Error::TempFile { .. }), "{err}");
+    assert!(matches!(
+        index.find(16, 8, 0.5, &Silent),
+        Err(Error::TempFile { .. })
+    ));
+    // A lookup that answers every call counts the pair as unlike and keeps the failure
+    // for the check, which hands it over once.
+    assert_eq!(index.similarity(0, 1), (0.0, 0.0));
+    assert!(matches!(index.check(), Err(Error::TempFile { .. })));
+    assert!(index.check().is_ok());
+    // Failing while it is built.
+    let budget = Budget::new(0, None);
+    budget.spilled.break_files();
+    let corpus = Corpus::from_texts(texts.iter().cloned());
+    let built = Index::builder(&Params::default())
+        .budget(&budget)
+        .build(corpus, &Silent);
+    assert!(matches!(built, Err(Error::TempFile { .. })));
+}
+
+#[test]
+fn sorted_runs_of_wide_keys_bucket_as_packed_words_do() {
+    // Items too many to pack beside their keys (over 16 million) are sorted as (key,
+    // item) pairs; packed words are sorted as words. Forced here on a few items, in a
+    // room small enough for runs on disk: the same pairs and huge buckets either way.
     let texts = texts(11, 200, 0);
     let index = build(&texts, &Budget::unlimited());
-    let items = index.nonempty_groups();
+    let items = index.groups().nonempty();
+    assert!(narrow(items.len()));
     let spilled = Arc::new(Spilled::default());
-    let room = band::Room {
+    let room = Room {
         bytes: 2048,
         dir: None,
         spilled: &spilled,
     };
     for b in 0..16 {
-        let expand = crate::search::banding::Expand {
+        let expand = Expand {
             band: b,
             max_bucket: usize::MAX,
         };
-        let want = crate::search::banding::wide_band_pairs(index.signatures(), 8, &items, &expand);
-        let mut pairs: Spill<u64> = Spill::new(1024, None);
-        let mut huge = Vec::new();
-        let keys = band::KeyRoom {
-            narrow: false,
-            bytes: 2048,
+        let band = |narrow: bool| {
+            let (mut pairs, mut huge) = (Spill::in_room(&room, "pairs"), Vec::new());
+            let out = &mut (&mut pairs, &mut huge);
+            banding::sorted_band(index.signatures(), &items, 8, &expand, narrow, &room, out)
+                .unwrap();
+            let mut sorted = pairs.sorted().unwrap();
+            let mut got: Vec<u64> = Vec::new();
+            while let Some(p) = sorted.next_record().unwrap() {
+                got.push(p);
+            }
+            (got, huge)
         };
-        band::sorted_band(
-            index.signatures(),
-            &items,
-            8,
-            &expand,
-            &keys,
-            &room,
-            &mut pairs,
-            &mut huge,
-        )
-        .unwrap();
-        let mut sorted = pairs.sorted().unwrap();
-        let mut got = Vec::new();
-        while let Some(p) = sorted.next_record().unwrap() {
-            got.push(p);
-        }
-        assert_eq!(got, want.pairs, "band {b}");
-        assert_eq!(huge, want.huge);
+        assert_eq!(band(false), band(true), "band {b}");
     }
     assert!(spilled.total() > 0, "the keys went through runs");
 }
-
-use crate::storage::runs::Spill;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]

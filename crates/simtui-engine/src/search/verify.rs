@@ -1,352 +1,264 @@
-//! Verification when the shingle sets (or the signatures) are on a temporary file:
-//! candidates are taken in batches, each batch's distinct contents are read back once
-//! (in file order, neighbouring sets in one read), and the batch is verified in
-//! parallel. The kept pairs come out in candidate order, with the same values, as
-//! [`Index::verify_groups`] gives them from memory.
+//! Verification: the exact Jaccard similarity of candidate pairs of contents, and the
+//! sketch's estimate of those kept, whatever found the candidates (LSH banding, SimHash
+//! tables, the huge buckets' owned pairs) and wherever the sets are.
+//!
+//! Candidates are taken in batches: a batch grows until the sets it would bring in pass
+//! its budget (sets in memory cost nothing to bring in, so only its size bounds it); its
+//! distinct contents' sets are then brought in at once ([`ShingleSets::pick`]: borrowed in
+//! memory, read back in file order, or made again from the corpus) and the batch is
+//! verified in parallel. The kept pairs come out in candidate order, with the same values,
+//! wherever the sets were.
 
+use super::Lookup;
+use super::buckets::HugeOwners;
+use super::found::{Bucket, GroupPair, Search};
 use crate::error::Result;
-use crate::index::Index;
-use crate::progress::{Progress, Stage, check};
-use crate::search::found::GroupPair;
-use crate::shingle::ShingleSets;
-use crate::sketch::minhash::Signatures;
-use crate::storage::file::SpillFile;
-use crate::verify::{estimate, jaccard};
+use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::shingle::{ShingleSets, jaccard};
+use crate::sketch::estimate;
+use crate::storage::Picked;
 use rayon::prelude::*;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Candidate pairs of a batch at most.
 const MAX_PAIRS: usize = 1 << 20;
-/// Bytes of sets a batch may hold at least, however small the budget: a few dozen
-/// sets, so that a batch is not one pair.
-const MIN_BATCH: u64 = 64 << 10;
-/// Bytes of sets a batch made again from the corpus holds at most, however large the
-/// budget: enough for the sets of tens of thousands of documents, so that a run in
-/// memory stays far below what keeping every set would take.
-const MAX_AGAIN: u64 = 256 << 20;
-/// Two spans of the file this close are read as one (the gap read and dropped): fewer,
-/// larger reads.
-const GAP: u64 = 16 << 10;
+/// Pairs verified per parallel task: small, so that a few thousand pairs still spread
+/// over every core.
+const TASK: usize = 256;
+/// Rows of a huge bucket whose owned pairs are listed in parallel at a time.
+const HUGE_ROWS: usize = 64;
 
-/// Values (u64 shingles or u32 signature values) of some groups read back from a
-/// file, found by group.
-pub(crate) struct Loaded<T> {
-    /// The groups held, ascending, and where each one's values start in `data`.
-    groups: Vec<u32>,
-    starts: Vec<usize>,
-    data: Vec<T>,
+/// What verifying a stream of candidates gives.
+#[derive(Debug, Default)]
+pub(crate) struct Verified {
+    /// The pairs with J ≥ the threshold, in candidate order, with their estimates.
+    pub(crate) kept: Vec<GroupPair>,
+    /// Candidate pairs of contents verified.
+    pub(crate) candidates: usize,
+    /// The candidate document pairs they stand for (identical documents not included).
+    pub(crate) across: u64,
 }
 
-impl<T> Loaded<T> {
-    /// The values of group `g`, which must be one of those loaded.
-    pub(crate) fn get(&self, g: u32) -> &[T] {
-        let i = self
-            .groups
-            .binary_search(&g)
-            .expect("a group of the batch is loaded");
-        &self.data[self.starts[i]..self.starts[i + 1]]
-    }
-}
-
-/// Shingle sets of some groups: all of them in memory, or those read back.
-pub(crate) enum SetsOf<'a> {
-    Memory(&'a ShingleSets),
-    Read(Loaded<u64>),
-}
-
-impl SetsOf<'_> {
-    /// The set of group `g` (one of those read back, if read back).
-    pub(crate) fn get(&self, g: u32) -> &[u64] {
-        match self {
-            SetsOf::Memory(sets) => sets.in_memory(g as usize),
-            SetsOf::Read(loaded) => loaded.get(g),
-        }
-    }
-}
-
-/// Signature rows of some groups: all of them in memory, or those read back.
-pub(crate) enum RowsOf<'a> {
-    Memory(&'a Signatures),
-    Read(Loaded<u32>),
-}
-
-impl RowsOf<'_> {
-    /// The row of group `g` (one of those read back, if read back).
-    pub(crate) fn get(&self, g: u32) -> &[u32] {
-        match self {
-            RowsOf::Memory(sigs) => sigs.in_memory_row(g as usize),
-            RowsOf::Read(loaded) => loaded.get(g),
-        }
-    }
-}
-
-/// Reads the values of `groups` (ascending, distinct) from `file`, group `g`'s being
-/// `span(g) = (first value, number of values)` of `size` bytes each: in file order,
-/// spans close together in one read.
-fn read_groups<T: Clone + 'static>(
-    file: &SpillFile,
-    groups: Vec<u32>,
-    span: impl Fn(u32) -> (usize, usize),
-    size: usize,
-    parse: impl Fn(&[u8]) -> T,
-) -> Result<Loaded<T>> {
-    let mut starts = Vec::with_capacity(groups.len() + 1);
-    let mut data: Vec<T> = Vec::new();
-    let mut bytes: Vec<u8> = Vec::new();
-    let mut i = 0;
-    while i < groups.len() {
-        // A run of groups whose spans are close enough to read at once.
-        let (first, _) = span(groups[i]);
-        let mut j = i + 1;
-        let mut end = {
-            let (f, l) = span(groups[i]);
-            f + l
-        };
-        while j < groups.len() {
-            let (f, l) = span(groups[j]);
-            if ((f.saturating_sub(end)) * size) as u64 > GAP {
-                break;
-            }
-            end = end.max(f + l);
-            j += 1;
-        }
-        bytes.resize((end - first) * size, 0);
-        file.read_at((first * size) as u64, &mut bytes)?;
-        for &g in &groups[i..j] {
-            let (f, l) = span(g);
-            starts.push(data.len());
-            let at = (f - first) * size;
-            data.extend(bytes[at..at + l * size].chunks_exact(size).map(&parse));
-        }
-        i = j;
-    }
-    starts.push(data.len());
-    Ok(Loaded {
-        groups,
-        starts,
-        data,
-    })
-}
-
-/// The shingle sets of `groups` (ascending, distinct): read back when spilled, all of
-/// them when in memory.
-pub(crate) fn load_sets(sets: &ShingleSets, groups: Vec<u32>) -> Result<SetsOf<'_>> {
-    if let Some(again) = sets.again() {
-        let (starts, data) = again.sets(&groups, |g| sets.set_len(g as usize))?;
-        return Ok(SetsOf::Read(Loaded {
-            groups,
-            starts,
-            data,
-        }));
-    }
-    match sets.file() {
-        Some(file) => Ok(SetsOf::Read(read_groups(
-            file,
-            groups,
-            |g| sets.span(g as usize),
-            8,
-            |b| u64::from_le_bytes(b.try_into().expect("8 bytes")),
-        )?)),
-        None => Ok(SetsOf::Memory(sets)),
-    }
-}
-
-/// The signature rows of `groups` (ascending, distinct): read back when spilled, all
-/// of them when in memory.
-pub(crate) fn load_rows(sigs: &Signatures, groups: Vec<u32>) -> Result<RowsOf<'_>> {
-    let n = sigs.width();
-    match sigs.file() {
-        Some(file) => Ok(RowsOf::Read(read_groups(
-            file,
-            groups,
-            |g| (g as usize * n, n),
-            4,
-            |b| u32::from_le_bytes(b.try_into().expect("4 bytes")),
-        )?)),
-        None => Ok(RowsOf::Memory(sigs)),
-    }
-}
-
-/// Gathers candidate pairs into batches whose distinct contents' sets fit in `budget`
-/// bytes (and at most [`MAX_PAIRS`] pairs), and verifies each batch as it is full.
-pub(crate) struct Batches<'a> {
-    index: &'a Index,
-    threshold: f64,
-    budget: u64,
+/// Candidate pairs gathered until the sets they need would pass the batch's budget.
+struct Batch {
     pairs: Vec<(u32, u32)>,
-    /// The batch's distinct groups and the bytes of their sets.
-    groups: std::collections::HashSet<u32>,
+    /// The contents whose sets cost memory to bring in, and that memory.
+    groups: HashSet<u32>,
     bytes: u64,
-    /// Candidates verified so far, and how many there are in all (for progress).
-    pub(crate) done: u64,
-    pub(crate) total: u64,
+    budget: u64,
 }
 
-impl<'a> Batches<'a> {
-    pub(crate) fn new(index: &'a Index, threshold: f64, budget: u64, total: u64) -> Self {
-        Batches {
-            index,
-            threshold,
-            budget: if index.shingles.is_read_again() {
-                budget.min(MAX_AGAIN)
-            } else {
-                budget
-            }
-            .max(MIN_BATCH),
+impl Batch {
+    fn new(sets: &ShingleSets, budget: u64) -> Batch {
+        Batch {
             pairs: Vec::new(),
-            groups: Default::default(),
+            groups: HashSet::new(),
             bytes: 0,
-            done: 0,
-            total,
+            budget: sets.batch_bytes(budget),
         }
     }
 
-    fn set_bytes(&self, g: u32) -> u64 {
-        self.index.shingles.set_len(g as usize) as u64 * 8
-    }
-
-    /// Adds a candidate; when the batch is full, verifies it first and returns its kept
-    /// pairs (in candidate order).
-    pub(crate) fn push(
-        &mut self,
-        pair: (u32, u32),
-        progress: &dyn Progress,
-    ) -> Result<Option<Vec<GroupPair>>> {
-        let new: u64 = [pair.0, pair.1]
+    /// Whether `pair` would take the batch past its size or budget: then the batch is
+    /// verified first.
+    fn is_full_for(&self, sets: &ShingleSets, (a, b): (u32, u32)) -> bool {
+        if self.pairs.len() >= MAX_PAIRS {
+            return true;
+        }
+        let new: u64 = [a, b]
             .iter()
             .filter(|g| !self.groups.contains(g))
-            .map(|&g| self.set_bytes(g))
+            .map(|&g| sets.load_bytes(g))
             .sum();
-        let full = self.pairs.len() >= MAX_PAIRS
-            || (!self.pairs.is_empty() && self.bytes + new > self.budget);
-        let out = if full {
-            Some(self.flush(progress)?)
-        } else {
-            None
-        };
+        !self.pairs.is_empty() && new > 0 && self.bytes + new > self.budget
+    }
+
+    fn push(&mut self, sets: &ShingleSets, pair: (u32, u32)) {
         for g in [pair.0, pair.1] {
-            if self.groups.insert(g) {
-                self.bytes += self.set_bytes(g);
+            let bytes = sets.load_bytes(g);
+            if bytes > 0 && self.groups.insert(g) {
+                self.bytes += bytes;
             }
         }
         self.pairs.push(pair);
-        Ok(out)
     }
 
-    /// Verifies what the batch holds, and empties it.
-    pub(crate) fn flush(&mut self, progress: &dyn Progress) -> Result<Vec<GroupPair>> {
-        check(progress)?;
-        let pairs = std::mem::take(&mut self.pairs);
+    /// The pairs, and the contents whose sets are to be brought in, ascending.
+    fn take(&mut self) -> (Vec<(u32, u32)>, Vec<u32>) {
         let mut groups: Vec<u32> = self.groups.drain().collect();
-        self.bytes = 0;
         groups.sort_unstable();
-        let kept = verify_batch(self.index, &pairs, groups, self.threshold, progress)?;
-        self.done += pairs.len() as u64;
-        progress.update(Stage::Verify, self.done, self.total.max(self.done));
-        Ok(kept)
+        self.bytes = 0;
+        (std::mem::take(&mut self.pairs), groups)
     }
 }
 
-/// Verifies one batch of candidates, whose distinct groups are `groups` (ascending).
-fn verify_batch(
-    index: &Index,
-    pairs: &[(u32, u32)],
-    groups: Vec<u32>,
-    threshold: f64,
-    progress: &dyn Progress,
-) -> Result<Vec<GroupPair>> {
-    let loaded = load_sets(&index.shingles, groups)?;
-    const TASK: usize = 256;
-    let kept: Vec<(u32, u32, f64)> = pairs
-        .par_chunks(TASK)
-        .map(|chunk| {
-            check(progress)?;
-            Ok(chunk
-                .iter()
-                .filter_map(|&(ga, gb)| {
-                    let j = group_jaccard(index, &loaded, ga, gb);
-                    (j >= threshold).then_some((ga, gb, j))
-                })
-                .collect::<Vec<_>>())
-        })
-        .collect::<Result<Vec<_>, crate::progress::Cancelled>>()?
-        .concat();
-    drop(loaded);
-    with_estimates(index, kept)
+/// Progress through the candidates: how many were verified, of how many.
+struct Count<'a> {
+    done: AtomicU64,
+    total: u64,
+    progress: &'a dyn Progress,
 }
 
-/// Exact Jaccard of two groups from loaded sets, as [`Index`] computes it from memory.
-pub(crate) fn group_jaccard(index: &Index, sets: &SetsOf, ga: u32, gb: u32) -> f64 {
+impl Count<'_> {
+    fn add(&self, n: u64) {
+        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
+        self.progress
+            .update(Stage::Verify, done, self.total.max(done));
+    }
+}
+
+/// Exact Jaccard of two contents from sets at hand; a non-empty content is identical to
+/// itself, an empty one similar to nothing.
+fn group_jaccard(sets: &ShingleSets, picked: &Picked<u64>, ga: u32, gb: u32) -> f64 {
     if ga == gb {
-        return if index.shingles.set_len(ga as usize) == 0 {
+        return if sets.set_len(ga as usize) == 0 {
             0.0
         } else {
             1.0
         };
     }
-    jaccard(sets.get(ga), sets.get(gb))
+    jaccard(picked.get(ga), picked.get(gb))
 }
 
-/// The kept pairs with their estimates, the rows of their groups read back once when
-/// the signatures are on file.
-pub(crate) fn with_estimates(index: &Index, kept: Vec<(u32, u32, f64)>) -> Result<Vec<GroupPair>> {
-    let sets = &index.shingles;
-    let empty = |g: u32| sets.set_len(g as usize) == 0;
-    let pair = |ga: u32, gb: u32, jaccard: f64, estimate: f64| GroupPair {
-        ga,
-        gb,
-        jaccard,
-        estimate,
-    };
-    let mut groups: Vec<u32> = Vec::new();
-    if index.signatures.is_spilled() {
-        groups = kept.iter().flat_map(|&(a, b, _)| [a, b]).collect();
-        groups.sort_unstable();
-        groups.dedup();
-    }
-    let rows = load_rows(&index.signatures, groups)?;
-    Ok(kept
-        .into_iter()
-        .map(|(ga, gb, j)| {
-            let e = if empty(ga) || empty(gb) {
+/// The exact Jaccard of each pair of `pairs`, whose contents' sets that cost memory are
+/// `groups`: brought in once, then verified in parallel.
+fn batch_jaccards(
+    sets: &ShingleSets,
+    pairs: &[(u32, u32)],
+    groups: Vec<u32>,
+    count: &Count,
+) -> Result<Vec<f64>> {
+    check(count.progress)?;
+    let picked = sets.pick(groups)?;
+    Ok(pairs
+        .par_chunks(TASK)
+        .map(|chunk| {
+            check(count.progress)?;
+            let js: Vec<f64> = chunk
+                .iter()
+                .map(|&(ga, gb)| group_jaccard(sets, &picked, ga, gb))
+                .collect();
+            count.add(chunk.len() as u64);
+            Ok(js)
+        })
+        .collect::<Result<Vec<_>, Cancelled>>()?
+        .concat())
+}
+
+/// The sketch's estimate of each pair (0 when either content is empty), the signatures
+/// of their contents brought in once.
+pub(crate) fn estimates(look: &Lookup, pairs: &[(u32, u32)]) -> Result<Vec<f64>> {
+    let mut groups: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let rows = look.sigs.pick(groups)?;
+    let empty = |g: u32| look.sets.set_len(g as usize) == 0;
+    Ok(pairs
+        .par_iter()
+        .map(|&(ga, gb)| {
+            if empty(ga) || empty(gb) {
                 0.0
             } else {
                 estimate(rows.get(ga), rows.get(gb))
-            };
-            pair(ga, gb, j, e)
+            }
         })
         .collect())
 }
 
-/// Verifies a stream of candidate pairs of groups in batches within `budget` bytes of
-/// sets: the kept pairs in candidate order, the number of candidates, and the candidate
-/// document pairs they stand for (identical documents not included).
+/// The exact Jaccard of every pair of `pairs`, in batches of sets within `budget` bytes
+/// (for re-banding, which keeps the J of every candidate).
+pub(crate) fn jaccards(
+    sets: &ShingleSets,
+    pairs: &[(u32, u32)],
+    budget: u64,
+    progress: &dyn Progress,
+) -> Result<Vec<f64>> {
+    let count = Count {
+        done: AtomicU64::new(0),
+        total: pairs.len() as u64,
+        progress,
+    };
+    let mut batch = Batch::new(sets, budget);
+    let mut out = Vec::with_capacity(pairs.len());
+    for &pair in pairs {
+        if batch.is_full_for(sets, pair) {
+            let (batched, groups) = batch.take();
+            out.extend(batch_jaccards(sets, &batched, groups, &count)?);
+        }
+        batch.push(sets, pair);
+    }
+    let (batched, groups) = batch.take();
+    out.extend(batch_jaccards(sets, &batched, groups, &count)?);
+    Ok(out)
+}
+
+/// Verifies a batch: the pairs with J ≥ `threshold`, in order, with their estimates.
+fn verify_batch(
+    look: &Lookup,
+    batch: &mut Batch,
+    threshold: f64,
+    count: &Count,
+) -> Result<Vec<GroupPair>> {
+    let (pairs, groups) = batch.take();
+    let js = batch_jaccards(look.sets, &pairs, groups, count)?;
+    let kept: Vec<((u32, u32), f64)> = pairs
+        .into_iter()
+        .zip(js)
+        .filter(|&(_, j)| j >= threshold)
+        .collect();
+    let kept_pairs: Vec<(u32, u32)> = kept.iter().map(|&(p, _)| p).collect();
+    let estimates = estimates(look, &kept_pairs)?;
+    Ok(kept
+        .into_iter()
+        .zip(estimates)
+        .map(|(((ga, gb), jaccard), estimate)| GroupPair {
+            ga,
+            gb,
+            jaccard,
+            estimate,
+        })
+        .collect())
+}
+
+/// Verifies a stream of candidate pairs of contents (distinct, non-empty contents) in
+/// batches of sets within `budget` bytes, keeping those with J ≥ `threshold`. `total` is
+/// how many candidates progress counts to (an upper bound will do).
 pub(crate) fn stream(
-    index: &Index,
+    look: &Lookup,
     mut next: impl FnMut() -> Result<Option<(u32, u32)>>,
     threshold: f64,
     budget: u64,
     total: u64,
     progress: &dyn Progress,
-) -> Result<(Vec<GroupPair>, usize, u64)> {
-    let mut batches = Batches::new(index, threshold, budget, total);
-    let (mut kept, mut count, mut across) = (Vec::new(), 0usize, 0u64);
+) -> Result<Verified> {
+    let count = Count {
+        done: AtomicU64::new(0),
+        total,
+        progress,
+    };
+    let mut batch = Batch::new(look.sets, budget);
+    let mut out = Verified::default();
     while let Some(pair) = next()? {
-        count += 1;
-        across += (index.members(pair.0).len() * index.members(pair.1).len()) as u64;
-        if let Some(k) = batches.push(pair, progress)? {
-            kept.extend(k);
+        out.candidates += 1;
+        out.across += look.groups.across(pair.0, pair.1);
+        if batch.is_full_for(look.sets, pair) {
+            out.kept
+                .extend(verify_batch(look, &mut batch, threshold, &count)?);
         }
+        batch.push(look.sets, pair);
     }
-    kept.extend(batches.flush(progress)?);
-    Ok((kept, count, across))
+    out.kept
+        .extend(verify_batch(look, &mut batch, threshold, &count)?);
+    Ok(out)
 }
 
-/// [`Index::verify_huge`] when the sets or the signatures are on file: the rows of the
-/// huge buckets' contents are read back once, and each bucket's owned pairs are
-/// verified in batches, in the order the in-memory pass takes them.
+/// Verifies the candidates the huge buckets of a search stand for (the pairs each owns,
+/// see [`HugeOwners`]), listed a block of a bucket's rows at a time in parallel and
+/// verified in batches, and hands the pairs kept (J ≥ the search's threshold) to `sink`,
+/// with the number of candidate document pairs verified. Nothing is held beyond a batch.
 pub(crate) fn huge(
-    index: &Index,
-    search: &crate::search::found::Search,
+    look: &Lookup,
+    search: &Search,
     budget: u64,
     progress: &dyn Progress,
     mut sink: impl FnMut(Vec<GroupPair>, u64) -> Result<()>,
@@ -354,29 +266,39 @@ pub(crate) fn huge(
     let Some((bands, rows)) = search.banding else {
         return Ok(());
     };
-    let open: Vec<&crate::search::found::Bucket> =
-        search.huge.iter().filter(|b| !b.capped).collect();
+    let open: Vec<&Bucket> = search.huge.iter().filter(|b| !b.capped).collect();
     if open.is_empty() {
         return Ok(());
     }
-    let mut groups: Vec<u32> = open.iter().flat_map(|b| b.groups.iter().copied()).collect();
-    groups.sort_unstable();
-    groups.dedup();
-    let sig_rows = load_rows(&index.signatures, groups)?;
-    let owners = crate::search::banding::HugeOwners::with_rows(sig_rows, bands, rows, &search.huge);
-    let size = |g: u32| index.members(g).len() as u64;
-    let mut batches = Batches::new(index, search.threshold, budget, 0);
+    let owners = HugeOwners::new(look.sigs, bands, rows, &search.huge)?;
+    let count = Count {
+        done: AtomicU64::new(0),
+        total: 0,
+        progress,
+    };
+    let mut batch = Batch::new(look.sets, budget);
     let mut candidates = 0u64;
     for bucket in open {
-        for (i, &x) in bucket.groups.iter().enumerate() {
+        for start in (0..bucket.groups.len()).step_by(HUGE_ROWS) {
             check(progress)?;
-            for y in owners.row(bucket, i) {
-                candidates += size(x) * size(y);
-                if let Some(kept) = batches.push((x, y), progress)? {
-                    sink(kept, std::mem::take(&mut candidates))?;
+            let end = (start + HUGE_ROWS).min(bucket.groups.len());
+            let owned: Vec<Vec<u32>> = (start..end)
+                .into_par_iter()
+                .map(|i| owners.row(bucket, i).collect())
+                .collect();
+            for (i, ys) in (start..end).zip(owned) {
+                let x = bucket.groups[i];
+                for y in ys {
+                    candidates += look.groups.across(x, y);
+                    if batch.is_full_for(look.sets, (x, y)) {
+                        let kept = verify_batch(look, &mut batch, search.threshold, &count)?;
+                        sink(kept, std::mem::take(&mut candidates))?;
+                    }
+                    batch.push(look.sets, (x, y));
                 }
             }
         }
     }
-    sink(batches.flush(progress)?, candidates)
+    let kept = verify_batch(look, &mut batch, search.threshold, &count)?;
+    sink(kept, candidates)
 }

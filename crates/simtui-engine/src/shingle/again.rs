@@ -3,7 +3,7 @@
 //! Finding pairs needs every document's signature, but the shingle sets only of the
 //! candidates, to verify them. The sets are the largest part of an index (285 M hashes
 //! of 8 bytes for a million documents of 300 words: 1.4× the text itself), so an index
-//! built only to search ([`Index::build_to_search`](crate::index::Index::build_to_search))
+//! built only to search ([`Keep::ToSearch`](crate::index::Keep::ToSearch))
 //! keeps each content's length and where its text is, and verification reads the
 //! candidates' texts again and shingles them anew: the same sets, so the same pairs and
 //! the same J, byte for byte, at a fraction of the memory and with nothing written to
@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::shingle::{content_hash, shingle_set};
 use crate::source::container::Kind;
 use crate::source::{Entry, Part, Source, read_file};
+use crate::storage::Remake;
 use crate::text::{TextOptions, Tokenizer};
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -131,23 +132,12 @@ impl Reshingle {
         Ok(set)
     }
 
-    /// The sets of `groups` (ascending, distinct), of `len(g)` shingles each, made
-    /// again in parallel into one allocation: where each one starts in the data (and
-    /// the end), and the data.
-    pub(crate) fn sets(
-        &self,
-        groups: &[u32],
-        len: impl Fn(u32) -> usize,
-    ) -> Result<(Vec<usize>, Vec<u64>)> {
-        let mut starts = Vec::with_capacity(groups.len() + 1);
-        starts.push(0);
-        for &g in groups {
-            starts.push(starts[starts.len() - 1] + len(g));
-        }
-        let mut data = vec![0u64; starts[groups.len()]];
+    /// The sets of `groups` (ascending, distinct) made again in parallel into `out`,
+    /// group `groups[j]`'s at `out[starts[j]..starts[j + 1]]`.
+    fn fill(&self, groups: &[u32], starts: &[usize], out: &mut [u64]) -> Result<()> {
         // Each task fills its groups' stretch of the data.
         let mut tasks = Vec::with_capacity(groups.len().div_ceil(TASK));
-        let mut rest = data.as_mut_slice();
+        let mut rest = out;
         for (i, chunk) in groups.chunks(TASK).enumerate() {
             let first = i * TASK;
             let (mine, after) = rest.split_at_mut(starts[first + chunk.len()] - starts[first]);
@@ -166,8 +156,22 @@ impl Reshingle {
                 out[at].copy_from_slice(&set);
             }
             Ok(())
-        })?;
-        Ok((starts, data))
+        })
+    }
+}
+
+/// The storage's way of making sets again ([`crate::storage::Rows`]).
+impl Remake<u64> for Reshingle {
+    fn row(&self, i: usize) -> Result<Arc<[u64]>> {
+        self.set(i)
+    }
+
+    fn rows(&self, rows: &[u32], starts: &[usize], out: &mut [u64]) -> Result<()> {
+        self.fill(rows, starts, out)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.heap_bytes()
     }
 }
 
@@ -270,6 +274,7 @@ mod tests {
     use crate::progress::Silent;
     use crate::source::{Corpus, WalkOptions};
     use crate::storage::Budget;
+    use crate::storage::Kept;
     use std::io::Write;
     use std::path::Path;
 
@@ -303,11 +308,11 @@ mod tests {
 
     fn build(dir: &Path, keep: Keep) -> Index {
         let corpus = Corpus::walk(&[dir.to_path_buf()], &WalkOptions::default()).unwrap();
-        let params = Params::default();
-        let budget = Budget::unlimited();
-        Index::build_keeping(corpus, &params, None, keep, &budget, &Silent)
+        let builder = Index::builder(&Params::default()).keep(keep);
+        builder
+            .budget(&Budget::unlimited())
+            .build(corpus, &Silent)
             .unwrap()
-            .0
     }
 
     #[test]
@@ -316,8 +321,8 @@ mod tests {
         corpus_dir(dir.path(), false);
         let kept = build(dir.path(), Keep::Everything);
         let again = build(dir.path(), Keep::ToSearch);
-        assert!(again.shingles().is_read_again());
-        assert!(!kept.shingles().is_read_again());
+        assert_eq!(again.shingles().kept(), Kept::Remade);
+        assert_eq!(kept.shingles().kept(), Kept::Memory);
         assert_eq!(again.docs().len(), 50);
         // Only what finding pairs needs: no titles.
         assert!(again.docs().iter().all(|d| d.title.is_empty()));
@@ -328,10 +333,16 @@ mod tests {
         assert!(want.pairs.len() > 50, "{} pairs", want.pairs.len());
         assert_eq!(got.pairs, want.pairs);
         assert_eq!(got.candidates, want.candidates);
-        assert_eq!(again.signatures().data(), kept.signatures().data());
+        assert_eq!(
+            again.signatures().data().unwrap(),
+            kept.signatures().data().unwrap()
+        );
         // The sets themselves, one at a time.
         for g in 0..kept.shingles().len() {
-            assert_eq!(again.shingles().get(g), kept.shingles().get(g));
+            assert_eq!(
+                again.shingles().get(g).unwrap(),
+                kept.shingles().get(g).unwrap()
+            );
         }
         // Made again, the sets take a length and a place per content, not the hashes.
         let sets = |i: &Index| i.held_by_part()[2];
@@ -351,7 +362,7 @@ mod tests {
         corpus_dir(dir.path(), false);
         let kept = build(dir.path(), Keep::Everything);
         let again = build(dir.path(), Keep::AllButSets);
-        assert!(again.shingles().is_read_again());
+        assert_eq!(again.shingles().kept(), Kept::Remade);
         // Titles are kept: dedup and clusters show them.
         assert!(again.docs().iter().all(|d| !d.title.is_empty()));
         let rule = cluster::Keep::default();
@@ -360,14 +371,18 @@ mod tests {
         let described = |cs: Vec<cluster::Cluster>| -> Vec<String> {
             cs.iter().map(|c| format!("{c:?}")).collect()
         };
-        let stars = described(cluster::stars_of(&kept, &want, rule));
+        let stars = described(cluster::stars_of(&kept, &want, rule).unwrap());
         assert!(stars.len() > 3, "{stars:?}");
-        assert_eq!(described(cluster::stars_of(&again, &got, rule)), stars);
-        let components =
-            |i: &Index, s| described(cluster::clusters_by(i, s, rule, Linkage::Components));
+        assert_eq!(
+            described(cluster::stars_of(&again, &got, rule).unwrap()),
+            stars
+        );
+        let components = |i: &Index, s| {
+            described(cluster::clusters_by(i, s, rule, Linkage::Components).unwrap())
+        };
         assert_eq!(components(&again, &got), components(&kept, &want));
         let removals = |i: &Index, s| {
-            let cs = cluster::stars_of(i, s, rule);
+            let cs = cluster::stars_of(i, s, rule).unwrap();
             let r = crate::analysis::dedup::removals(i, &cs, &Default::default());
             format!("{r:?}")
         };
@@ -380,7 +395,7 @@ mod tests {
         corpus_dir(dir.path(), true);
         let index = build(dir.path(), Keep::ToSearch);
         assert_eq!(index.docs().len(), 50);
-        assert!(!index.shingles().is_read_again());
+        assert_eq!(index.shingles().kept(), Kept::Memory);
     }
 
     #[test]

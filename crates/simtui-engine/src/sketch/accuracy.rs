@@ -10,8 +10,8 @@
 //! the correction approximate when N comes close to U.
 
 use crate::rng::Rng;
+use crate::sketch::estimate;
 use crate::sketch::minhash::{SketchKind, Sketcher};
-use crate::verify::estimate;
 use rayon::prelude::*;
 
 /// The theory's standard error of the estimate of `j` with `n` functions of `kind`, for

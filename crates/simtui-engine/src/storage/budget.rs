@@ -80,6 +80,41 @@ impl Budget {
     pub(crate) fn dir(&self) -> Option<&Path> {
         self.tmp.as_deref()
     }
+
+    /// A room of `bytes` within this budget: its temporary files go where the budget's
+    /// do and are counted with them.
+    pub fn room(&self, bytes: u64) -> Room<'_> {
+        Room {
+            bytes,
+            dir: self.dir(),
+            spilled: &self.spilled,
+        }
+    }
+}
+
+/// What one holder of data (a matrix of signatures, a sort, a batch of sets read back)
+/// may keep in memory, and where the rest goes. Every holder that can go to a temporary
+/// file takes one, so a budget reaches each of them the same way.
+#[derive(Clone, Copy, Debug)]
+pub struct Room<'a> {
+    /// Bytes it may hold in memory; [`u64::MAX`]: no limit.
+    pub bytes: u64,
+    /// The folder of its temporary files; None: the system's.
+    pub dir: Option<&'a Path>,
+    /// Where what it writes to temporary files is counted.
+    pub spilled: &'a Arc<Spilled>,
+}
+
+impl Room<'_> {
+    /// The same place, `bytes` of memory.
+    pub fn with_bytes(self, bytes: u64) -> Self {
+        Room { bytes, ..self }
+    }
+
+    /// The bytes as a buffer size (all of memory's addresses when there is no limit).
+    pub(crate) fn usize(&self) -> usize {
+        usize::try_from(self.bytes).unwrap_or(usize::MAX)
+    }
 }
 
 /// What went to temporary files, by what it was ("shingle sets", "signatures", "band
@@ -89,9 +124,33 @@ impl Budget {
 pub struct Spilled {
     bytes: Mutex<Vec<(&'static str, u64)>>,
     files: Mutex<Vec<String>>,
+    /// Tests break the temporary files counted here, to see a failing disk stop the work
+    /// with an error.
+    #[cfg(test)]
+    broken: std::sync::atomic::AtomicBool,
 }
 
 impl Spilled {
+    /// From now on, every read and write of a temporary file counted here fails, as on a
+    /// failing disk.
+    #[cfg(test)]
+    pub(crate) fn break_files(&self) {
+        self.broken
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The failure a read or write of a temporary file meets: none, but in tests that
+    /// broke the files.
+    pub(crate) fn fault(&self) -> std::io::Result<()> {
+        #[cfg(test)]
+        if self.broken.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(std::io::Error::other(
+                "the temporary file failed (broken by a test)",
+            ));
+        }
+        Ok(())
+    }
+
     /// Counts `n` more bytes written for `what`.
     pub(crate) fn add(&self, what: &'static str, n: u64) {
         let mut bytes = self.bytes.lock().unwrap_or_else(|e| e.into_inner());

@@ -3,12 +3,51 @@
 //! seek, so threads share it; no `mmap`, so nothing read back stays in the process's
 //! resident memory after it is used).
 
-use super::Spilled;
+use super::budget::Spilled;
 use crate::error::{Error, Result};
+use std::fmt;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// A value rows are made of, written to files as little-endian bytes.
+pub trait Value: Copy + Default + Send + Sync + fmt::Debug + 'static {
+    /// Bytes of one value.
+    const BYTES: usize;
+    /// Appends the values' bytes to `out`.
+    fn put(values: &[Self], out: &mut Vec<u8>);
+    /// Appends the values of `bytes` (whole values) to `out`.
+    fn get(bytes: &[u8], out: &mut Vec<Self>);
+}
+
+impl Value for u64 {
+    const BYTES: usize = 8;
+    fn put(values: &[u64], out: &mut Vec<u8>) {
+        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    fn get(bytes: &[u8], out: &mut Vec<u64>) {
+        out.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        );
+    }
+}
+
+impl Value for u32 {
+    const BYTES: usize = 4;
+    fn put(values: &[u32], out: &mut Vec<u8>) {
+        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    fn get(bytes: &[u8], out: &mut Vec<u32>) {
+        out.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
+        );
+    }
+}
 
 /// Bytes gathered before one write to the file.
 const BLOCK: usize = 1 << 20;
@@ -66,18 +105,13 @@ impl SpillFile {
         Ok(())
     }
 
-    /// Appends `u64`s, little-endian.
-    pub(crate) fn append_u64s(&mut self, values: &[u64]) -> Result<()> {
-        for v in values {
-            self.append(&v.to_le_bytes())?;
-        }
-        Ok(())
-    }
-
-    /// Appends `u32`s, little-endian.
-    pub(crate) fn append_u32s(&mut self, values: &[u32]) -> Result<()> {
-        for v in values {
-            self.append(&v.to_le_bytes())?;
+    /// Appends values, little-endian.
+    pub(crate) fn append_values<T: Value>(&mut self, values: &[T]) -> Result<()> {
+        let mut bytes = Vec::with_capacity(values.len().min(BLOCK) * T::BYTES);
+        for chunk in values.chunks(BLOCK / T::BYTES.max(1)) {
+            bytes.clear();
+            T::put(chunk, &mut bytes);
+            self.append(&bytes)?;
         }
         Ok(())
     }
@@ -87,7 +121,10 @@ impl SpillFile {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let written = (&self.file).write_all(&self.pending);
+        let written = self
+            .spilled
+            .fault()
+            .and_then(|()| (&self.file).write_all(&self.pending));
         written.map_err(|e| self.error(e))?;
         self.spilled.add(self.what, self.pending.len() as u64);
         self.pending.clear();
@@ -96,42 +133,22 @@ impl SpillFile {
 
     /// Fills `out` from byte `offset`, which must have been flushed.
     pub(crate) fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
-        read_exact_at(&self.file, out, offset).map_err(|e| self.error(e))
+        let read = self.spilled.fault();
+        read.and_then(|()| read_exact_at(&self.file, out, offset))
+            .map_err(|e| self.error(e))
     }
 
-    /// `n` `u64`s from byte `offset`, appended to `out`. `bytes` is scratch space.
-    pub(crate) fn read_u64s(
+    /// `n` values from byte `offset`, appended to `out`. `bytes` is scratch space.
+    pub(crate) fn read_values<T: Value>(
         &self,
         offset: u64,
         n: usize,
         bytes: &mut Vec<u8>,
-        out: &mut Vec<u64>,
+        out: &mut Vec<T>,
     ) -> Result<()> {
-        bytes.resize(n * 8, 0);
+        bytes.resize(n * T::BYTES, 0);
         self.read_at(offset, bytes)?;
-        out.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
-        );
-        Ok(())
-    }
-
-    /// `n` `u32`s from byte `offset`, appended to `out`. `bytes` is scratch space.
-    pub(crate) fn read_u32s(
-        &self,
-        offset: u64,
-        n: usize,
-        bytes: &mut Vec<u8>,
-        out: &mut Vec<u32>,
-    ) -> Result<()> {
-        bytes.resize(n * 4, 0);
-        self.read_at(offset, bytes)?;
-        out.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
-        );
+        T::get(bytes, out);
         Ok(())
     }
 }

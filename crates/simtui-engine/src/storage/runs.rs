@@ -7,14 +7,14 @@
 //! The temporary files are anonymous (unlinked as soon as they are made, where the system
 //! allows it): nothing is left behind when the process ends, however it ends.
 
+use super::budget::{Room, Spilled};
 use crate::error::{Error, Result};
-use crate::storage::Spilled;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A record that sorts in runs: ordered, and written as a fixed number of bytes.
@@ -28,25 +28,46 @@ pub trait Record: Copy + Ord + Send + Sync {
 }
 
 /// A record that sorts by its key and is written as 24 bytes: a 128-bit key and a
-/// 64-bit value that rides along.
+/// 64-bit value that rides along. Held as three words (24 bytes in memory too, where a
+/// `u128` would align it to 32), in the order they compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Keyed {
+    high: u64,
+    low: u64,
+    value: u64,
+}
+
+impl Keyed {
+    /// The record of `key`, with `value` riding along.
+    pub fn new(key: u128, value: u64) -> Keyed {
+        Keyed {
+            high: (key >> 64) as u64,
+            low: key as u64,
+            value,
+        }
+    }
+
     /// What records sort by, ascending.
-    pub key: u128,
+    pub fn key(&self) -> u128 {
+        ((self.high as u128) << 64) | self.low as u128
+    }
+
     /// Carried with the key, not compared first.
-    pub value: u64,
+    pub fn value(&self) -> u64 {
+        self.value
+    }
 }
 
 impl Record for Keyed {
     const BYTES: usize = 24;
     fn put(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.key.to_le_bytes());
+        out.extend_from_slice(&self.key().to_le_bytes());
         out.extend_from_slice(&self.value.to_le_bytes());
     }
     fn get(b: &[u8]) -> Keyed {
         let key = u128::from_le_bytes(b[..16].try_into().expect("16 bytes"));
         let value = u64::from_le_bytes(b[16..24].try_into().expect("8 bytes"));
-        Keyed { key, value }
+        Keyed::new(key, value)
     }
 }
 
@@ -78,6 +99,8 @@ impl Record for (u64, u32) {
 
 /// The fewest records a buffer holds, whatever the budget.
 const MIN_RECORDS: usize = 16;
+/// Records a buffer first makes room for, then twice as many each time it is full.
+const MIN_GROWTH: usize = 4096;
 /// Bytes read from a run at a time when merging: at most, and at least.
 const RUN_BLOCK: usize = 1 << 20;
 const MIN_BLOCK: usize = 4096;
@@ -118,15 +141,11 @@ impl<R: Record> Spill<R> {
         }
     }
 
-    /// [`Spill::new`], the bytes written counted in `spilled` as `what`.
-    pub fn counted(
-        budget: usize,
-        dir: Option<PathBuf>,
-        spilled: &Arc<Spilled>,
-        what: &'static str,
-    ) -> Spill<R> {
-        let mut spill = Spill::new(budget, dir);
-        spill.counter = Some((spilled.clone(), what));
+    /// Sorts in `room`'s memory (without a limit: all in memory), its runs written where
+    /// the room says and counted there as `what`.
+    pub fn in_room(room: &Room, what: &'static str) -> Spill<R> {
+        let mut spill = Spill::new(room.usize(), room.dir.map(Path::to_path_buf));
+        spill.counter = Some((room.spilled.clone(), what));
         spill
     }
 
@@ -135,8 +154,11 @@ impl<R: Record> Spill<R> {
         if self.buffer.len() == self.capacity {
             self.spill()?;
         }
-        if self.buffer.capacity() == 0 {
-            crate::storage::memory::reserve(&mut self.buffer, self.capacity, "the sort buffer")?;
+        if self.buffer.len() == self.buffer.capacity() {
+            // The buffer grows as records come, up to its capacity: a budget without a
+            // limit is not memory taken in advance.
+            let want = (self.buffer.len() * 2).max(MIN_GROWTH).min(self.capacity);
+            crate::storage::memory::reserve(&mut self.buffer, want, "the sort buffer")?;
         }
         self.buffer.push(r);
         Ok(())
@@ -168,7 +190,16 @@ impl<R: Record> Spill<R> {
         }
     }
 
+    /// The failure a temporary file meets (see [`Spilled::fault`]).
+    fn fault(&self) -> Result<()> {
+        match &self.counter {
+            Some((spilled, _)) => spilled.fault().map_err(|e| io_error(&self.dir, e)),
+            None => Ok(()),
+        }
+    }
+
     fn spill(&mut self) -> Result<()> {
+        self.fault()?;
         self.buffer.par_sort_unstable();
         if self.runs.file.is_none() {
             self.runs.file = Some(self.new_file()?);
@@ -209,7 +240,9 @@ impl<R: Record> Spill<R> {
             }
         }
         sources.push(Source::Memory(std::mem::take(&mut self.buffer).into_iter()));
-        Sorted::new(sources, self.dir.clone(), self.spilled)
+        let mut sorted = Sorted::new(sources, self.dir.clone(), self.spilled)?;
+        sorted.fault = self.counter.as_ref().map(|(spilled, _)| spilled.clone());
+        Ok(sorted)
     }
 
     /// Merges the runs in groups of `fan`, each into one run of a new file.
@@ -322,6 +355,8 @@ pub struct Sorted<R: Record = Keyed> {
     heap: BinaryHeap<Reverse<(R, usize)>>,
     dir: Option<PathBuf>,
     spilled: u64,
+    /// Where the runs' failures come from in tests (see [`Spilled::fault`]).
+    fault: Option<Arc<Spilled>>,
 }
 
 impl<R: Record> Sorted<R> {
@@ -331,10 +366,14 @@ impl<R: Record> Sorted<R> {
             sources,
             dir,
             spilled,
+            fault: None,
         };
-        for i in 0..sorted.sources.len() {
-            if let Some(r) = sorted.next_of(i)? {
-                sorted.heap.push(Reverse((r, i)));
+        // One source (everything fitted in memory) is read straight, without the heap.
+        if sorted.sources.len() > 1 {
+            for i in 0..sorted.sources.len() {
+                if let Some(r) = sorted.next_of(i)? {
+                    sorted.heap.push(Reverse((r, i)));
+                }
             }
         }
         Ok(sorted)
@@ -348,15 +387,21 @@ impl<R: Record> Sorted<R> {
     fn next_of(&mut self, i: usize) -> Result<Option<R>> {
         match &mut self.sources[i] {
             Source::Memory(it) => Ok(it.next()),
-            Source::Run(reader) => match reader.take(R::BYTES) {
-                Ok(b) => Ok(b.map(R::get)),
-                Err(e) => Err(io_error(&self.dir, e)),
-            },
+            Source::Run(reader) => {
+                let fault = self.fault.as_ref().map_or(Ok(()), |s| s.fault());
+                match fault.and_then(|()| reader.take(R::BYTES)) {
+                    Ok(b) => Ok(b.map(R::get)),
+                    Err(e) => Err(io_error(&self.dir, e)),
+                }
+            }
         }
     }
 
     /// The next record in order, None at the end.
     pub fn next_record(&mut self) -> Result<Option<R>> {
+        if self.sources.len() == 1 {
+            return self.next_of(0);
+        }
         let Some(Reverse((r, i))) = self.heap.pop() else {
             return Ok(None);
         };
@@ -373,10 +418,7 @@ mod tests {
 
     fn records(n: u64, seed: u64) -> Vec<Keyed> {
         (0..n)
-            .map(|i| Keyed {
-                key: crate::hash::mix64(i ^ seed) as u128 * 3 % 1000,
-                value: i,
-            })
+            .map(|i| Keyed::new(crate::hash::mix64(i ^ seed) as u128 * 3 % 1000, i))
             .collect()
     }
 

@@ -106,6 +106,11 @@ pub struct Idf {
 }
 
 impl Idf {
+    /// Number of distinct terms counted.
+    pub fn terms(&self) -> usize {
+        self.df.len()
+    }
+
     /// From the bags of the distinct contents.
     pub fn from_bags<'a>(bags: impl IntoIterator<Item = &'a [(u64, u32)]>) -> Idf {
         let mut idf = Idf::default();
@@ -348,8 +353,8 @@ mod tests {
     use super::*;
     use crate::hash::token_hash;
     use crate::rng::Rng;
+    use crate::shingle::jaccard;
     use crate::shingle::shingle_set;
-    use crate::verify::jaccard;
     use proptest::prelude::*;
 
     /// A stream of `len` tokens drawn from `vocab` distinct words of a namespace, with

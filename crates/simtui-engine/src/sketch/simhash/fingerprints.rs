@@ -117,6 +117,12 @@ impl Fingerprints {
         &self.data
     }
 
+    /// Heap bytes held: the fingerprints, and the document frequencies (a table entry
+    /// of 12 bytes and its slot's overhead each, about 16).
+    pub fn heap_bytes(&self) -> usize {
+        self.data.capacity() * 16 + self.idf.as_ref().map_or(0, |idf| idf.terms() * 16)
+    }
+
     /// The Hamming distance between groups `a` and `b`.
     pub fn distance(&self, a: u32, b: u32) -> u32 {
         hamming(self.get(a), self.get(b))
