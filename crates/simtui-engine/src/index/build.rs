@@ -5,7 +5,7 @@
 //! ([`IndexBuilder::from_parts`]).
 //!
 //! A build reads the corpus in batches, each read, tokenised and shingled in parallel
-//! ([`read`](super::read)) while the one before is merged in: identical contents become
+//! (`read`) while the one before is merged in: identical contents become
 //! one group, each new content's set written where the budget allows (in memory, on a
 //! temporary file past it, or not at all when the corpus can be read again cheaply: then
 //! each document is sketched as it is read and its set made again when needed). The

@@ -1,4 +1,4 @@
-//! Documents' ids: made unique where records named themselves ([`unique_ids`]), ranked
+//! Documents' ids: made unique where records named themselves (`unique_ids`), ranked
 //! in sorted order (the order pairs come in, [`Index::id_order`]), and how many records
 //! had no id of their own ([`Index::unnamed_records`]).
 

@@ -130,7 +130,7 @@ pub struct Stats {
     /// named `ID@FILE:LINE` instead.
     pub renamed: usize,
     /// Wall time of the read, shingle and sketch stages (banding and verifying are timed
-    /// in each [`Found`]). For an index opened from a file: of what was indexed anew.
+    /// in each [`Found`](crate::search::Found)). For an index opened from a file: of what was indexed anew.
     pub times: StageTimes,
 }
 

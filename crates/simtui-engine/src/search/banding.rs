@@ -4,13 +4,13 @@
 //! they agree on every row of at least one band, which happens with probability
 //! 1 − (1 − s^r)^b for sets of Jaccard similarity s (see [`crate::search::curve`]).
 //!
-//! Band keys are computed in one place ([`keys_of`]), whatever the memory: every band's
+//! Band keys are computed in one place (`keys_of`), whatever the memory: every band's
 //! keys at once when they fit, as many bands at a time as fit past the budget, and when
 //! not even one band's keys fit, each band's keys sorted in runs on disk
-//! ([`sorted_band`], also the way for more items than fit beside a key in one word).
+//! (`sorted_band`, also the way for more items than fit beside a key in one word).
 //! Buckets are found in each band ([`buckets`](super::buckets)); the candidate pairs of
 //! every band are sorted together, in memory when they fit, and come out each once, in
-//! order ([`CandidateStream`]).
+//! order (`CandidateStream`).
 
 use super::buckets::{BandBuffers, BandOut, Expand, Scratch, bucket_pairs, item_word, narrow};
 use super::found::Bucket;

@@ -1,6 +1,6 @@
 //! Buckets of one band: the contents whose band keys are equal, and the candidate pairs
-//! they make. Keys come packed with their item in one word ([`item_word`]); the words of
-//! a band are bucketed with a table that fits the cache ([`bucket_pairs`]). Buckets of
+//! they make. Keys come packed with their item in one word (`item_word`); the words of
+//! a band are bucketed with a table that fits the cache (`bucket_pairs`). Buckets of
 //! many contents are not expanded ([`HUGE_BUCKET`]): their pairs are taken one row at a
 //! time when verified ([`HugeOwners`]).
 

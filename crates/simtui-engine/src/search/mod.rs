@@ -3,7 +3,7 @@
 //!
 //! Candidates come from LSH banding of the signatures ([`banding`], its buckets in
 //! [`buckets`], its S-curve in [`curve`]) or from SimHash block tables ([`blocks`]); they
-//! are verified with the exact Jaccard of the contents' shingle sets ([`verify`]), and the
+//! are verified with the exact Jaccard of the contents' shingle sets (`verify`), and the
 //! kept pairs of contents are spelled out as document pairs ([`spell`]) through the
 //! documents each content stands for ([`groups`]). [`found`] holds what a search finds.
 //! Each of these exists once, whether the sets and signatures are in memory, on a

@@ -4,8 +4,8 @@
 //! Every document pair is a record of one key ([`Keyed`]: J's bits inverted, then both
 //! documents' ranks among the ids sorted), so one order serves every way out: pairs of
 //! identical documents (every pair within a content of several documents, J = 1) come
-//! from [`Identical`] in order, generated as they are needed; the pairs that kept pairs
-//! of contents stand for are listed by [`across`]. [`spell`] holds them all in memory
+//! from `Identical` in order, generated as they are needed; the pairs that kept pairs
+//! of contents stand for are listed by `across`. `spell` holds them all in memory
 //! (what the explorer and [`Found`] need), with the contents of more than `max_block`
 //! pairs kept whole as [`Block`]s; [`DocPairs`] streams them in bounded memory (what
 //! `simtui pairs` writes): the identical pairs generated, never held (20,000 copies of a

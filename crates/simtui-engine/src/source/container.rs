@@ -1,10 +1,10 @@
 //! Files that hold many documents: JSON Lines and Reuters-21578 SGML, maybe compressed,
-//! and Parquet (read by row groups: [`parquet`](super::parquet)).
+//! and Parquet (read by row groups, with the `parquet` feature).
 //!
 //! The walk marks such a file as a [`Container`] (by its extension, or as
 //! `--input-format` says); the index build streams it in blocks
 //! ([`stream`](super::stream)), splits the blocks into records and extracts the
-//! records' texts in parallel, each format through its [`RecordFormat`]. A document found
+//! records' texts in parallel, each format through its `RecordFormat`. A document found
 //! this way is a [`Part`]: its file and the byte range of its record (in the
 //! decompressed stream), so its text can be read again later (the explorer's diff view)
 //! without being kept in memory ([`read`](super::read)).

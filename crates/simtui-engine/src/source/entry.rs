@@ -1,5 +1,5 @@
 //! A document found by the walk, not read yet: its id and where its text comes from; and
-//! an [`Item`], what a batch of the corpus hands out to be read.
+//! an `Item`, what a batch of the corpus hands out to be read.
 
 use super::container::{Container, Part};
 use super::record::Record;

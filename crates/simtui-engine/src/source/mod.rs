@@ -3,7 +3,7 @@
 //! [`walk`] finds the files under the paths given (each file once, however it is
 //! reached); [`file`](mod@file) reads one file as text; a file of many documents (JSON
 //! Lines, SGML, Parquet) is a [`Container`] that [`stream`] splits into records (each
-//! format a [`format::RecordFormat`]: [`jsonl`], [`sgml`]; Parquet by row groups), each a
+//! format a `RecordFormat`: [`jsonl`], [`sgml`]; Parquet by row groups), each a
 //! [`Part`] that [`read`] can read again later by its place. [`skip`] holds why a path
 //! or record is not a document.
 //!

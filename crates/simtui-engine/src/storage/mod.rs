@@ -5,7 +5,7 @@
 //! holder its [`Room`]; [`Rows`] keeps rows of values (shingle sets, signatures) in
 //! memory, in a temporary file, or nowhere, made again from where they came from when
 //! asked for, and hands them out the same way in every case (`rows(range)`, `pick`),
-//! each read a [`Result`](crate::error::Result); [`file`] is the anonymous temporary
+//! each read a [`Result`](crate::error::Result); [`file`](mod@file) is the anonymous temporary
 //! file behind it; [`runs`] sorts more records than memory holds (band keys, candidate
 //! pairs, document pairs); [`memory`] asks for large buffers so that a setting too large
 //! for the machine is an error, not an abort.

@@ -14,7 +14,7 @@
 //! to a temporary file at any point ([`RowsWriter::spill`]) and go on there.
 //!
 //! A cache of rows made again (the sets of many identical copies asked for again and
-//! again) belongs in [`Place::Remade`]'s reads, within a [`Room`] of the budget.
+//! again) belongs in the reads of rows made again (`Place::Remade`), within a [`Room`] of the budget.
 
 use super::budget::Room;
 use super::file::{SpillFile, Value};
@@ -304,7 +304,7 @@ impl<T: Value> Rows<T> {
     }
 
     /// Bytes of rows one batch should bring in, given `budget` bytes for it: at least a
-    /// few dozen rows, and rows made again at most [`MAX_REMADE`] (making them is the
+    /// few dozen rows, and rows made again at most `MAX_REMADE` (making them is the
     /// cost; a smaller batch costs no more time and far less memory).
     pub fn batch_bytes(&self, budget: u64) -> u64 {
         match self.place {

@@ -1,7 +1,8 @@
 //! The SimHash fingerprints of a corpus, one per group (distinct content) like its
 //! signatures. The index collects them while it reads
-//! ([`Index::build_with_simhash`](crate::index::Index::build_with_simhash));
-//! [`super::search`] computes them afterwards and finds pairs with them.
+//! ([`IndexBuilder::fingerprints`](crate::index::IndexBuilder::fingerprints)), or
+//! computes them afterwards from the texts
+//! ([`Fingerprints::from_index`]).
 
 use super::fingerprint::{Digest, Idf, SimHasher, Weight, hamming};
 use rayon::prelude::*;

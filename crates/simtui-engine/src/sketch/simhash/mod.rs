@@ -1,7 +1,8 @@
-//! Stages 4 and 5 the SimHash way: [`fingerprint`] computes weighted SimHash
-//! fingerprints of token streams, [`fingerprints`] holds a corpus's, [`blocks`] finds
-//! the pairs within a Hamming distance with permuted block tables, and [`search`] runs
-//! that over an index, verifying with the same exact Jaccard as MinHash.
+//! The SimHash sketch: [`fingerprint`] computes weighted SimHash fingerprints of token
+//! streams, [`fingerprints`] holds a corpus's. The pairs within a Hamming distance are
+//! found with permuted block tables ([`blocks`](crate::search::blocks)) and verified
+//! with the same exact Jaccard as MinHash's
+//! ([`Index::search_fingerprints`](crate::index::Index::search_fingerprints)).
 
 pub mod fingerprint;
 pub mod fingerprints;
