@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::index::Index;
 use crate::progress::Progress;
 use crate::search::buckets::{self, BandBuffers, BandOut};
-use crate::search::{Bucket, Found, GroupPair, Search, banding, verify};
+use crate::search::{Bucket, Found, Search, banding, verify};
 use crate::shingle::ShingleSets;
 use crate::sketch::SketchKind;
 use std::collections::HashMap;
@@ -158,23 +158,7 @@ impl Rebander {
         let t = Instant::now();
         let jaccards = self.jaccards(index, &packed, progress)?;
         let group_pairs = buckets::unpack(&packed);
-        let (kept, jaccards): (Vec<(u32, u32)>, Vec<f64>) = group_pairs
-            .iter()
-            .zip(&jaccards)
-            .filter(|(_, j)| **j >= threshold)
-            .unzip();
-        let estimates = verify::estimates(&index.lookup(), &kept)?;
-        let kept = kept
-            .into_iter()
-            .zip(jaccards)
-            .zip(estimates)
-            .map(|(((ga, gb), jaccard), estimate)| GroupPair {
-                ga,
-                gb,
-                jaccard,
-                estimate,
-            })
-            .collect();
+        let kept = verify::kept(&index.lookup(), &group_pairs, &jaccards, threshold)?;
         let groups = index.groups();
         let across: u64 = group_pairs.iter().map(|&(a, b)| groups.across(a, b)).sum();
         Ok(Search {

@@ -192,24 +192,23 @@ pub(crate) fn jaccards(
     Ok(out)
 }
 
-/// Verifies a batch: the pairs with J ≥ `threshold`, in order, with their estimates.
-fn verify_batch(
+/// The pairs of `pairs` whose J (in `jaccards`) is at least `threshold`, in order, with
+/// their estimates.
+pub(crate) fn kept(
     look: &Lookup,
-    batch: &mut Batch,
+    pairs: &[(u32, u32)],
+    jaccards: &[f64],
     threshold: f64,
-    count: &Count,
 ) -> Result<Vec<GroupPair>> {
-    let (pairs, groups) = batch.take();
-    let js = batch_jaccards(look.sets, &pairs, groups, count)?;
-    let kept: Vec<((u32, u32), f64)> = pairs
-        .into_iter()
-        .zip(js)
-        .filter(|&(_, j)| j >= threshold)
-        .collect();
-    let kept_pairs: Vec<(u32, u32)> = kept.iter().map(|&(p, _)| p).collect();
-    let estimates = estimates(look, &kept_pairs)?;
+    let (kept, jaccards): (Vec<(u32, u32)>, Vec<f64>) = pairs
+        .iter()
+        .zip(jaccards)
+        .filter(|&(_, &j)| j >= threshold)
+        .unzip();
+    let estimates = estimates(look, &kept)?;
     Ok(kept
         .into_iter()
+        .zip(jaccards)
         .zip(estimates)
         .map(|(((ga, gb), jaccard), estimate)| GroupPair {
             ga,
@@ -218,6 +217,18 @@ fn verify_batch(
             estimate,
         })
         .collect())
+}
+
+/// Verifies a batch: the pairs with J ≥ `threshold`, in order, with their estimates.
+fn verify_batch(
+    look: &Lookup,
+    batch: &mut Batch,
+    threshold: f64,
+    count: &Count,
+) -> Result<Vec<GroupPair>> {
+    let (pairs, groups) = batch.take();
+    let jaccards = batch_jaccards(look.sets, &pairs, groups, count)?;
+    kept(look, &pairs, &jaccards, threshold)
 }
 
 /// Verifies a stream of candidate pairs of contents (distinct, non-empty contents) in
