@@ -158,7 +158,13 @@ impl Rebander {
         let t = Instant::now();
         let jaccards = self.jaccards(index, &packed, progress)?;
         let group_pairs = buckets::unpack(&packed);
-        let kept = verify::kept(&index.lookup(), &group_pairs, &jaccards, threshold)?;
+        let kept: Vec<((u32, u32), f64)> = group_pairs
+            .iter()
+            .zip(&jaccards)
+            .filter(|&(_, &j)| j >= threshold)
+            .map(|(&p, &j)| (p, j))
+            .collect();
+        let kept = verify::with_estimates(&index.lookup(), kept)?;
         let groups = index.groups();
         let across: u64 = group_pairs.iter().map(|&(a, b)| groups.across(a, b)).sum();
         Ok(Search {

@@ -195,6 +195,7 @@ pub(crate) fn candidate_stream(
                 counted,
                 progress,
             )?;
+            pairs.reserve(outs.iter().map(|o| o.pairs.len()).sum())?;
             for out in outs {
                 for &p in &out.pairs {
                     pairs.push(p)?;

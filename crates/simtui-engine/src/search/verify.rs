@@ -120,29 +120,33 @@ fn group_jaccard(sets: &ShingleSets, picked: &Picked<u64>, ga: u32, gb: u32) -> 
     jaccard(picked.get(ga), picked.get(gb))
 }
 
-/// The exact Jaccard of each pair of `pairs`, whose contents' sets that cost memory are
-/// `groups`: brought in once, then verified in parallel.
-fn batch_jaccards(
+/// What `keep` makes of each pair of `pairs` and its exact Jaccard (the pairs it
+/// returns nothing for left out), in order; the sets of the contents that cost memory to
+/// bring in (`groups`) brought in once, the pairs verified in parallel.
+fn batch_jaccards<T: Send>(
     sets: &ShingleSets,
     pairs: &[(u32, u32)],
     groups: Vec<u32>,
     count: &Count,
-) -> Result<Vec<f64>> {
+    keep: impl Fn((u32, u32), f64) -> Option<T> + Sync,
+) -> Result<Vec<T>> {
     check(count.progress)?;
     let picked = sets.pick(groups)?;
     Ok(pairs
         .par_chunks(TASK)
         .map(|chunk| {
             check(count.progress)?;
-            let js: Vec<f64> = chunk
+            let kept: Vec<T> = chunk
                 .iter()
-                .map(|&(ga, gb)| group_jaccard(sets, &picked, ga, gb))
+                .filter_map(|&(ga, gb)| keep((ga, gb), group_jaccard(sets, &picked, ga, gb)))
                 .collect();
             count.add(chunk.len() as u64);
-            Ok(js)
+            Ok(kept)
         })
         .collect::<Result<Vec<_>, Cancelled>>()?
-        .concat())
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// The sketch's estimate of each pair (0 when either content is empty), the signatures
@@ -180,35 +184,28 @@ pub(crate) fn jaccards(
     };
     let mut batch = Batch::new(sets, budget);
     let mut out = Vec::with_capacity(pairs.len());
+    let all = |_, j| Some(j);
     for &pair in pairs {
         if batch.is_full_for(sets, pair) {
             let (batched, groups) = batch.take();
-            out.extend(batch_jaccards(sets, &batched, groups, &count)?);
+            out.extend(batch_jaccards(sets, &batched, groups, &count, all)?);
         }
         batch.push(sets, pair);
     }
     let (batched, groups) = batch.take();
-    out.extend(batch_jaccards(sets, &batched, groups, &count)?);
+    out.extend(batch_jaccards(sets, &batched, groups, &count, all)?);
     Ok(out)
 }
 
-/// The pairs of `pairs` whose J (in `jaccards`) is at least `threshold`, in order, with
-/// their estimates.
-pub(crate) fn kept(
+/// Pairs of contents with their exact J, as [`GroupPair`]s with their estimates.
+pub(crate) fn with_estimates(
     look: &Lookup,
-    pairs: &[(u32, u32)],
-    jaccards: &[f64],
-    threshold: f64,
+    kept: Vec<((u32, u32), f64)>,
 ) -> Result<Vec<GroupPair>> {
-    let (kept, jaccards): (Vec<(u32, u32)>, Vec<f64>) = pairs
-        .iter()
-        .zip(jaccards)
-        .filter(|&(_, &j)| j >= threshold)
-        .unzip();
-    let estimates = estimates(look, &kept)?;
+    let pairs: Vec<(u32, u32)> = kept.iter().map(|&(p, _)| p).collect();
+    let estimates = estimates(look, &pairs)?;
     Ok(kept
         .into_iter()
-        .zip(jaccards)
         .zip(estimates)
         .map(|(((ga, gb), jaccard), estimate)| GroupPair {
             ga,
@@ -227,8 +224,9 @@ fn verify_batch(
     count: &Count,
 ) -> Result<Vec<GroupPair>> {
     let (pairs, groups) = batch.take();
-    let jaccards = batch_jaccards(look.sets, &pairs, groups, count)?;
-    kept(look, &pairs, &jaccards, threshold)
+    let keep = |pair, j: f64| (j >= threshold).then_some((pair, j));
+    let kept = batch_jaccards(look.sets, &pairs, groups, count, keep)?;
+    with_estimates(look, kept)
 }
 
 /// Verifies a stream of candidate pairs of contents (distinct, non-empty contents) in

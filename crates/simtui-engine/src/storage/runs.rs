@@ -109,6 +109,8 @@ const MIN_BLOCK: usize = 4096;
 pub struct Spill<R: Record = Keyed> {
     buffer: Vec<R>,
     capacity: usize,
+    /// Whether the capacity comes from a budget (not from its absence).
+    limited: bool,
     /// The runs written so far, one after the other in one file.
     runs: Runs,
     dir: Option<PathBuf>,
@@ -133,6 +135,7 @@ impl<R: Record> Spill<R> {
         Spill {
             buffer: Vec::new(),
             capacity: (budget / R::BYTES.max(std::mem::size_of::<R>())).max(MIN_RECORDS),
+            limited: budget != usize::MAX,
             runs: Runs::default(),
             dir,
             spilled: 0,
@@ -155,12 +158,27 @@ impl<R: Record> Spill<R> {
             self.spill()?;
         }
         if self.buffer.len() == self.buffer.capacity() {
-            // The buffer grows as records come, up to its capacity: a budget without a
-            // limit is not memory taken in advance.
-            let want = (self.buffer.len() * 2).max(MIN_GROWTH).min(self.capacity);
+            // A buffer of a limited size takes it all at once: address space, which costs
+            // nothing until written, and no copy as it fills. Without a limit it grows
+            // as records come (or by what `reserve` was told).
+            let want = if self.limited {
+                self.capacity
+            } else {
+                (self.buffer.len() * 2).max(MIN_GROWTH).min(self.capacity)
+            };
             crate::storage::memory::reserve(&mut self.buffer, want, "the sort buffer")?;
         }
         self.buffer.push(r);
+        Ok(())
+    }
+
+    /// Room for `n` more records at once (at most the buffer's capacity): what a sort
+    /// without a limit that knows what is coming takes, no more.
+    pub fn reserve(&mut self, n: usize) -> Result<()> {
+        let want = self.buffer.len().saturating_add(n).min(self.capacity);
+        if want > self.buffer.capacity() {
+            crate::storage::memory::reserve(&mut self.buffer, want, "the sort buffer")?;
+        }
         Ok(())
     }
 
