@@ -78,7 +78,6 @@ pub(crate) fn in_memory_bytes(bands: usize, n: usize) -> u64 {
 /// The candidate pairs of contents, sorted and each once, read from their sort.
 pub(crate) struct CandidateStream {
     sorted: Sorted<u64>,
-    last: Option<u64>,
     /// Pairs pushed (repeats included): an upper bound of the stream's length.
     pub(crate) pushed: u64,
 }
@@ -86,13 +85,10 @@ pub(crate) struct CandidateStream {
 impl CandidateStream {
     /// The next pair (smaller, larger), None at the end.
     pub(crate) fn next_pair(&mut self) -> Result<Option<(u32, u32)>> {
-        while let Some(p) = self.sorted.next_record()? {
-            if self.last != Some(p) {
-                self.last = Some(p);
-                return Ok(Some(((p >> 32) as u32, p as u32)));
-            }
-        }
-        Ok(None)
+        Ok(self
+            .sorted
+            .next_record()?
+            .map(|p| ((p >> 32) as u32, p as u32)))
     }
 }
 
@@ -214,8 +210,7 @@ pub(crate) fn candidate_stream(
         }
     }
     let stream = CandidateStream {
-        sorted: pairs.sorted()?,
-        last: None,
+        sorted: pairs.sorted_distinct()?,
         pushed,
     };
     Ok((stream, huge))

@@ -244,6 +244,23 @@ impl<R: Record> Spill<R> {
     /// in the budget are first merged in groups into longer runs, in a new file.
     pub fn sorted(mut self) -> Result<Sorted<R>> {
         self.buffer.par_sort_unstable();
+        self.into_sorted()
+    }
+
+    /// Every distinct record pushed, in order, each once: those still in memory made
+    /// distinct at once (their buffer shrunk to them, so that what is read next does not
+    /// hold the repeats), the others as the runs merge.
+    pub fn sorted_distinct(mut self) -> Result<Sorted<R>> {
+        self.buffer.par_sort_unstable();
+        self.buffer.dedup();
+        self.buffer.shrink_to_fit();
+        let mut sorted = self.into_sorted()?;
+        sorted.distinct = Some(None);
+        Ok(sorted)
+    }
+
+    /// The records in order, the buffer sorted.
+    fn into_sorted(mut self) -> Result<Sorted<R>> {
         let budget = self.capacity * R::BYTES;
         let fan = (budget / MIN_BLOCK).max(2);
         while self.runs.ranges.len() + 1 > fan {
@@ -375,6 +392,8 @@ pub struct Sorted<R: Record = Keyed> {
     spilled: u64,
     /// Where the runs' failures come from in tests (see [`Spilled::fault`]).
     fault: Option<Arc<Spilled>>,
+    /// When records are read distinct: the last one read.
+    distinct: Option<Option<R>>,
 }
 
 impl<R: Record> Sorted<R> {
@@ -385,6 +404,7 @@ impl<R: Record> Sorted<R> {
             dir,
             spilled,
             fault: None,
+            distinct: None,
         };
         // One source (everything fitted in memory) is read straight, without the heap.
         if sorted.sources.len() > 1 {
@@ -417,6 +437,19 @@ impl<R: Record> Sorted<R> {
 
     /// The next record in order, None at the end.
     pub fn next_record(&mut self) -> Result<Option<R>> {
+        loop {
+            let r = self.next_merged()?;
+            match &mut self.distinct {
+                Some(last) if r.is_some() && *last == r => continue,
+                Some(last) => *last = r,
+                None => {}
+            }
+            return Ok(r);
+        }
+    }
+
+    /// The next record of the merge of the sources.
+    fn next_merged(&mut self) -> Result<Option<R>> {
         if self.sources.len() == 1 {
             return self.next_of(0);
         }
@@ -472,6 +505,28 @@ mod tests {
                 n as usize > capacity,
                 "{n} records, {budget} bytes"
             );
+        }
+    }
+
+    #[test]
+    fn distinct_records_come_out_once_in_memory_or_from_runs() {
+        let input: Vec<u64> = (0..20_000u64)
+            .map(|i| crate::hash::mix64(i % 3000) % 5000)
+            .collect();
+        let mut want = input.clone();
+        want.sort_unstable();
+        want.dedup();
+        for budget in [usize::MAX, 4096] {
+            let mut spill: Spill<u64> = Spill::new(budget, None);
+            for &r in &input {
+                spill.push(r).unwrap();
+            }
+            let mut sorted = spill.sorted_distinct().unwrap();
+            let mut out = Vec::new();
+            while let Some(r) = sorted.next_record().unwrap() {
+                out.push(r);
+            }
+            assert_eq!(out, want, "budget {budget}");
         }
     }
 }
