@@ -1020,3 +1020,82 @@ fn control_characters_in_names_never_reach_the_terminal() {
     both.sort_unstable();
     assert_eq!(both, ["x\\\\xFF.txt", "x\\xFF.txt"]);
 }
+
+/// Issue 26, item 2: `--dupes` one path a line never prints a path that reads as another
+/// (`zz\nimportant.txt` read as `important.txt`, a unique file): such a path refuses line
+/// mode before anything is printed, naming `-0`; with `-0` the path is printed whole and
+/// deleting what was printed keeps every content.
+#[cfg(unix)]
+#[test]
+fn dupes_never_print_a_line_that_names_another_file() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    fs::create_dir(&d).unwrap();
+    fs::write(d.join("important.txt"), TEXT).unwrap();
+    let evil = d.join(std::ffi::OsStr::from_bytes(b"zz\nimportant.txt"));
+    fs::write(&evil, TEXT).unwrap();
+    fs::write(d.join("tab\there.txt"), TEXT).unwrap();
+    let out = simtui(&["clusters", "--no-config", s(&d), "-t", "0.9", "--dupes"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    assert!(
+        err.contains("-0") && err.contains("2 duplicate path(s)"),
+        "{err}"
+    );
+    // -0: each path whole, ended by NUL; deleting them leaves important.txt's content.
+    let out = simtui(&[
+        "clusters",
+        "--no-config",
+        s(&d),
+        "-t",
+        "0.9",
+        "--dupes",
+        "-0",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Vec<&[u8]> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .collect();
+    assert_eq!(printed.len(), 2, "{:?}", out.stdout);
+    for p in printed {
+        fs::remove_file(std::ffi::OsStr::from_bytes(p)).unwrap();
+    }
+    let left: Vec<_> = fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(fs::read_to_string(d.join(&left[0])).unwrap(), TEXT);
+}
+
+/// Issue 26, item 2: the records of a file of many documents (JSON Lines, SGML,
+/// Parquet) have ids, not paths (`/etc/passwd`, `..`, a NUL): `--dupes` refuses such a
+/// corpus, with or without `-0`, before printing anything, and points to `dedup`.
+#[test]
+fn dupes_refuse_records_whose_ids_are_no_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.jsonl");
+    let mut lines = String::new();
+    for id in ["/etc/passwd", "..", "nul\u{0}id", "ok"] {
+        let line = serde_json::json!({"id": id, "text": TEXT});
+        lines.push_str(&format!("{line}\n"));
+    }
+    fs::write(&file, lines).unwrap();
+    for extra in [&[][..], &["-0"]] {
+        let mut args = vec!["clusters", "--no-config", s(&file), "-t", "0.9", "--dupes"];
+        args.extend(extra);
+        let out = simtui(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}: {:?}", out.stdout);
+        assert!(err.contains("simtui dedup"), "{err}");
+    }
+}
