@@ -65,8 +65,9 @@ pub struct DedupArgs {
     ///
     /// Every path of a folder is copied but the removed documents: hidden files, `.git`,
     /// files that are no documents (binary, too large, not --ext), empty folders, hard
-    /// links (as hard links) and symbolic links (as links, never followed out of the
-    /// tree). FIFOs, sockets, devices and what cannot be read cannot be copied: without
+    /// links (as hard links) and symbolic links (as links; with --follow, one that leads
+    /// out of the tree is copied as what it leads to, as the corpus read it). FIFOs,
+    /// sockets, devices and what cannot be read cannot be copied: without
     /// this flag they refuse the copy before any work (named, -v lists them all); with
     /// it they are left out, counted in the summary.
     #[arg(long)]
