@@ -1099,3 +1099,132 @@ fn dupes_refuse_records_whose_ids_are_no_paths() {
         assert!(err.contains("simtui dedup"), "{err}");
     }
 }
+
+/// Runs simtui with `args`, killed after 20 s: a read that blocks (a FIFO) is a failure
+/// of the test, not a hang.
+fn run_for_at_most_20s(args: &[&str], cwd: &Path) -> std::process::Output {
+    let mut child = Command::new(BIN)
+        .current_dir(cwd)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("simtui {args:?} did not end within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 26, item 4: the files read beside the corpus (`dedup --keep-list`, the review's
+/// keep-list, `--config`, `--pairs`, `--review`, `eval --truth`) are regular files: a
+/// FIFO, a device or a folder is a usage error naming it, before any read that would
+/// block or never end; a file over its limit is refused from its size.
+#[cfg(unix)]
+#[test]
+fn side_inputs_are_regular_files_within_a_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir(d.join("c")).unwrap();
+    fs::write(d.join("c/a.txt"), TEXT).unwrap();
+    fs::write(d.join("c/b.txt"), TEXT).unwrap();
+    let fifo = std::ffi::CString::new(d.join("fifo").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path; the test needs a real FIFO.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    ok(&[
+        "--no-config",
+        "dedup",
+        s(&d.join("c")),
+        "-o",
+        s(&d.join("out")),
+        "-t",
+        "0.9",
+    ]);
+    let removed = d.join("out.removed.jsonl");
+    // A 3 GB sparse file: over every limit, never read.
+    let big = d.join("big.jsonl");
+    fs::File::create(&big).unwrap().set_len(3 << 30).unwrap();
+    for bad in ["fifo", "/dev/zero", "c", "big.jsonl"] {
+        let cases: [Vec<&str>; 6] = [
+            vec![
+                "--no-config",
+                "dedup",
+                "c",
+                "-o",
+                "o2",
+                "-t",
+                "0.9",
+                "--keep-list",
+                bad,
+            ],
+            vec![
+                "--no-config",
+                "--review",
+                s(&removed),
+                "--keep-list",
+                bad,
+                "c",
+            ],
+            vec!["--config", bad, "pairs", "c"],
+            vec!["--no-config", "--pairs", bad, "c"],
+            vec!["--no-config", "--review", bad, "c"],
+            vec!["--no-config", "eval", "c", "--truth", bad],
+        ];
+        for args in cases {
+            if bad == "c" && ["--pairs", "--review"].contains(&args[1]) && args[3] == "c" {
+                continue; // a folder of pairs files or removal lists is read
+            }
+            let out = run_for_at_most_20s(&args, d);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            let said = if bad == "big.jsonl" {
+                "limit for it (3221225472 bytes)"
+            } else {
+                "not a regular file but a"
+            };
+            assert!(err.contains(said) && err.contains(bad), "{args:?}: {err}");
+        }
+    }
+    assert!(!d.join("o2").exists());
+}
+
+/// Issue 26, item 4: a pairs file's similarities are checked: a J or an estimate outside
+/// [0, 1] (or not a number) is an error naming the line (the row in Parquet), not a row
+/// showing "exact J 2.500".
+#[test]
+fn a_pairs_file_with_a_similarity_outside_0_1_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir(d.join("c")).unwrap();
+    fs::write(d.join("c/a.txt"), TEXT).unwrap();
+    fs::write(d.join("c/b.txt"), TEXT).unwrap();
+    let good = r#"{"a":"a.txt","b":"b.txt","jaccard":1.0,"estimate":1.0}"#;
+    for (bad, said) in [
+        (
+            r#"{"a":"a.txt","b":"b.txt","jaccard":2.5}"#,
+            "line 2: \"jaccard\" 2.5",
+        ),
+        (
+            r#"{"a":"a.txt","b":"b.txt","jaccard":-0.1}"#,
+            "line 2: \"jaccard\" -0.1",
+        ),
+        (
+            r#"{"a":"a.txt","b":"b.txt","jaccard":0.5,"estimate":7}"#,
+            "line 2: \"estimate\" 7",
+        ),
+    ] {
+        fs::write(d.join("p.jsonl"), format!("{good}\n{bad}\n")).unwrap();
+        let out = run_for_at_most_20s(&["--no-config", "--pairs", "p.jsonl", "c"], d);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(said), "{said}: {err}");
+    }
+}

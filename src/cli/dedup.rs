@@ -7,7 +7,7 @@ use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, LinkageArg};
 use crate::output::error::UsageError;
 use crate::output::format::with_stdout;
-use anyhow::Context;
+use crate::output::side_input;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
 use simtui_engine::dedup::{self, Partial, Removal};
@@ -259,9 +259,11 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
     let Some(path) = path else {
         return Ok(HashSet::new());
     };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read --keep-list {}", path.display()))
-        .map_err(|e| UsageError(format!("{e:#}")))?;
+    // A regular file within a limit: `--keep-list /dev/zero` is an error, not a read
+    // without end.
+    let limit = side_input::KEEP_LIST_LIMIT;
+    let text = side_input::text(path, limit)
+        .map_err(|why| UsageError(side_input::named("--keep-list", path, &why)))?;
     // Read as the explorer's review writes it.
     Ok(crate::output::removals::keep_ids(&text)
         .into_iter()
