@@ -1228,3 +1228,159 @@ fn a_pairs_file_with_a_similarity_outside_0_1_is_refused() {
         assert!(err.contains(said), "{said}: {err}");
     }
 }
+
+/// Issue 26, item 8: a full temporary folder (a file-size limit stands for it) is one
+/// line, exit 1, that says its cause once: the engine's message holds it already, and
+/// was followed by it again.
+#[cfg(unix)]
+#[test]
+fn a_full_tmp_dir_says_its_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, tmp) = (dir.path().join("g"), dir.path().join("tmp"));
+    ok(&["gen", s(&g), "--docs", "3000"]);
+    fs::create_dir(&tmp).unwrap();
+    let out = sh(&format!(
+        "trap '' XFSZ; ulimit -f 8; exec \"$BIN\" pairs --no-config {} --memory 1M --tmp-dir {}",
+        s(&g),
+        s(&tmp)
+    ));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--tmp-dir"), "{err}");
+    assert_eq!(err.matches("File too large").count(), 1, "{err}");
+}
+
+/// Issue 26, item 8: a query path that gives no query (a FIFO, an empty folder) is a
+/// usage error naming it, not an exit 0 with nothing said.
+#[cfg(unix)]
+#[test]
+fn a_query_path_with_nothing_to_query_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("c")).unwrap();
+    fs::create_dir_all(d.join("empty")).unwrap();
+    fs::write(d.join("c/a.txt"), TEXT).unwrap();
+    let fifo = std::ffi::CString::new(d.join("fifo").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path; the test needs a real FIFO.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    for (q, said) in [
+        ("fifo", "query fifo: special file"),
+        ("empty", "query empty: no file in it"),
+    ] {
+        let out = run_for_at_most_20s(&["--no-config", "query", "c", q], d);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{q}: {err}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(err.trim(), format!("simtui: {said}"));
+    }
+}
+
+/// Issue 26, item 8: a home folder that cannot be searched, with no config file named,
+/// is no config file: every command runs (it made every command exit 2). A config file
+/// that exists but cannot be read is still an error.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_home_without_a_config_file_is_no_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(mut cmd) = unprivileged() else {
+        println!("skipped: running as root and `setpriv` cannot drop to nobody");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::create_dir_all(d.join("c")).unwrap();
+    fs::write(d.join("c/a.txt"), TEXT).unwrap();
+    fs::write(d.join("c/b.txt"), TEXT).unwrap();
+    for p in ["c", "c/a.txt", "c/b.txt"] {
+        let m = if p == "c" { 0o755 } else { 0o644 };
+        fs::set_permissions(d.join(p), fs::Permissions::from_mode(m)).unwrap();
+    }
+    let home = d.join("home");
+    fs::create_dir_all(home.join(".config/simtui")).unwrap();
+    fs::set_permissions(&home, fs::Permissions::from_mode(0o000)).unwrap();
+    let out = cmd
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("SIMTUI_CONFIG")
+        .args(["pairs", s(&d.join("c"))])
+        .output()
+        .unwrap();
+    fs::set_permissions(&home, fs::Permissions::from_mode(0o755)).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
+    // A config file there that cannot be read: an error naming it.
+    for p in [".config", ".config/simtui"] {
+        fs::set_permissions(home.join(p), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let config = home.join(".config/simtui/config.toml");
+    fs::write(&config, "").unwrap();
+    fs::set_permissions(&config, fs::Permissions::from_mode(0o000)).unwrap();
+    let out = unprivileged()
+        .unwrap()
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("SIMTUI_CONFIG")
+        .args(["pairs", s(&d.join("c"))])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("config.toml") && err.contains("Permission denied"),
+        "{err}"
+    );
+}
+
+/// Every (stage, done, total) a build reports.
+#[derive(Default)]
+struct Recorded(std::sync::Mutex<Vec<(simtui_engine::Stage, u64, u64)>>);
+
+impl simtui_engine::Progress for Recorded {
+    fn update(&self, stage: simtui_engine::Stage, done: u64, total: u64) {
+        self.0.lock().unwrap().push((stage, done, total));
+    }
+}
+
+/// Issue 26, item 8: the count of documents read is never above its total, and a stage
+/// is never reported done before its end: a gzipped file of many records is read ahead
+/// (its compressed bytes run out long before its records), and the total, estimated
+/// from the bytes read, fell to the count so far (then "500,087 of 500,000").
+#[test]
+fn indexing_progress_is_never_above_its_total_nor_done_early() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("many.jsonl.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        fs::File::create(&file).unwrap(),
+        flate2::Compression::default(),
+    );
+    // 20 MB of text in a few hundred KB: five blocks of records read from a file whose
+    // compressed bytes are all read with the first.
+    let page = TEXT.repeat(16);
+    for i in 0..20_000 {
+        let line = serde_json::json!({"id": i, "text": format!("{page} number {}", i % 97)});
+        writeln!(gz, "{line}").unwrap();
+    }
+    gz.finish().unwrap();
+    let recorded = Recorded::default();
+    let corpus = walk(&file, &WalkOptions::default());
+    Index::build(corpus, &Params::default(), &recorded).unwrap();
+    let reports = recorded.0.into_inner().unwrap();
+    let shingle: Vec<(u64, u64)> = reports
+        .iter()
+        .filter(|r| r.0 == simtui_engine::Stage::Shingle)
+        .map(|r| (r.1, r.2))
+        .collect();
+    assert!(shingle.len() > 2, "{shingle:?}");
+    // Below the total until the end, then the end (maybe twice: the last batch is
+    // merged after it is read).
+    let end = shingle.iter().position(|&(d, t)| d >= t).unwrap();
+    assert!(end > 0, "{shingle:?}");
+    assert!(
+        shingle[end..].iter().all(|&r| r == (20_000, 20_000)),
+        "{shingle:?}"
+    );
+}
