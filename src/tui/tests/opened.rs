@@ -411,12 +411,12 @@ fn a_cancelled_export_over_a_file_leaves_the_old_file() {
     use simtui_engine::progress::{Progress, Stage};
     use std::sync::atomic::{AtomicU32, Ordering};
 
-    /// Says "cancelled" once the job has written a little.
-    struct CancelledLater(AtomicU32);
-    impl Progress for CancelledLater {
+    /// Says "cancelled" from its second question on: once the job has begun.
+    struct CancelledOnceBegun(AtomicU32);
+    impl Progress for CancelledOnceBegun {
         fn update(&self, _: Stage, _: u64, _: u64) {}
         fn is_cancelled(&self) -> bool {
-            self.0.fetch_add(1, Ordering::Relaxed) > 2
+            self.0.fetch_add(1, Ordering::Relaxed) > 0
         }
     }
 
@@ -429,9 +429,10 @@ fn a_cancelled_export_over_a_file_leaves_the_old_file() {
     let Some(crate::tui::jobs::Cmd::Spawn(job)) = jobs.pop() else {
         panic!("the second Enter starts a job")
     };
-    let result = worker::execute(job.work, &CancelledLater(AtomicU32::new(0)));
+    let result = worker::execute(job.work, &CancelledOnceBegun(AtomicU32::new(0)));
+    let old = std::fs::read_to_string(&out);
+    assert_eq!(old.ok().as_deref(), Some("the old export\n"));
     assert!(matches!(result, Err(JobError::Cancelled)));
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "the old export\n");
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .flatten()
