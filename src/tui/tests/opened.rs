@@ -401,6 +401,23 @@ fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
     assert!(!out.exists(), "the partial file is removed");
 }
 
+/// Exploring the current folder (`simtui .`), the export's default name is not in it
+/// (it would be refused) but in the home or the temporary folder.
+#[test]
+fn the_default_export_name_is_outside_the_corpus() {
+    let (_dir, mut app) = loaded((160, 36));
+    app.update(Action::Export);
+    assert!(screen(&app).contains("▏simtui-pairs.csv"), "{}", screen(&app));
+    app.update(Action::FilterClear);
+    let cwd = std::env::current_dir().unwrap();
+    app.set_paths(crate::output::guard::Paths::default().inputs("the input", &[cwd]));
+    app.update(Action::Export);
+    let prompt = screen(&app);
+    let line = prompt.lines().find(|l| l.contains("Export to:")).unwrap();
+    assert!(line.contains("/simtui-pairs.csv"), "{line}");
+    assert!(!line.contains("▏simtui-pairs.csv"), "{line}");
+}
+
 /// An export over an existing file (confirmed), cancelled or failed half-way, leaves
 /// the old file as it was and no temporary file (issue 26: the file was created at its
 /// name and written there, so a cancel removed the old file and a full disk left a

@@ -13,6 +13,7 @@
 use super::view::{Cx, Ui, View};
 use crate::output::clusters::{KeepArg, write_clusters};
 use crate::output::file::write_atomically;
+use crate::output::guard::Paths;
 use crate::output::format::Format;
 use crate::output::pairs::{Second, write_pair_stream};
 use crate::tui::rows::Listed;
@@ -158,11 +159,24 @@ fn write_task(path: PathBuf, rows: Rows) -> Task {
 }
 
 impl ExportView {
-    /// The prompt for writing `rows`.
-    pub fn new(rows: Rows) -> ExportView {
+    /// The prompt for writing `rows`; its default name is in the current folder, or, when
+    /// that is inside the corpus (`simtui .`), in the home or the temporary folder.
+    pub fn new(rows: Rows, paths: &Paths) -> ExportView {
+        let name = format!("simtui-{}.csv", rows.noun());
+        let allowed = |p: &Path| paths.check_new("the export", p).is_ok();
+        let default = if allowed(Path::new(&name)) {
+            name
+        } else {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let elsewhere = home.into_iter().chain([std::env::temp_dir()]);
+            elsewhere
+                .map(|dir| dir.join(&name))
+                .find(|p| allowed(p))
+                .map_or(name, |p| p.display().to_string())
+        };
         ExportView {
             text: String::new(),
-            default: format!("simtui-{}.csv", rows.noun()),
+            default,
             rows,
             confirm: None,
             writing: None,
