@@ -56,7 +56,12 @@ pub struct DedupArgs {
     /// A review's list of removals marked wrong; lines starting with # are comments.
     #[arg(long, value_name = "FILE")]
     pub keep_list: Option<PathBuf>,
-    /// Replace OUT (and OUT.removed.jsonl) if they exist
+    /// Replace OUT (and OUT.removed.jsonl) if an earlier dedup wrote them
+    ///
+    /// Only an earlier output of dedup is replaced: a folder holding the .simtui-dedup file
+    /// dedup writes in it (or an empty folder), a file with its removal list beside it, a
+    /// removal list as dedup writes it. Never any other folder or file, nor an input or a
+    /// folder holding one.
     #[arg(long)]
     pub force: bool,
     /// Print the counts and write nothing
