@@ -407,7 +407,11 @@ fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
 fn the_default_export_name_is_outside_the_corpus() {
     let (_dir, mut app) = loaded((160, 36));
     app.update(Action::Export);
-    assert!(screen(&app).contains("▏simtui-pairs.csv"), "{}", screen(&app));
+    assert!(
+        screen(&app).contains("▏simtui-pairs.csv"),
+        "{}",
+        screen(&app)
+    );
     app.update(Action::FilterClear);
     let cwd = std::env::current_dir().unwrap();
     app.set_paths(crate::output::guard::Paths::default().inputs("the input", &[cwd]));
