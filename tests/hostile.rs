@@ -1133,6 +1133,7 @@ fn side_inputs_are_regular_files_within_a_limit() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     fs::create_dir(d.join("c")).unwrap();
+    fs::create_dir(d.join("folder")).unwrap();
     fs::write(d.join("c/a.txt"), TEXT).unwrap();
     fs::write(d.join("c/b.txt"), TEXT).unwrap();
     let fifo = std::ffi::CString::new(d.join("fifo").to_str().unwrap()).unwrap();
@@ -1151,7 +1152,7 @@ fn side_inputs_are_regular_files_within_a_limit() {
     // A 3 GB sparse file: over every limit, never read.
     let big = d.join("big.jsonl");
     fs::File::create(&big).unwrap().set_len(3 << 30).unwrap();
-    for bad in ["fifo", "/dev/zero", "c", "big.jsonl"] {
+    for bad in ["fifo", "/dev/zero", "folder", "big.jsonl"] {
         let cases: [Vec<&str>; 6] = [
             vec![
                 "--no-config",
@@ -1178,7 +1179,7 @@ fn side_inputs_are_regular_files_within_a_limit() {
             vec!["--no-config", "eval", "c", "--truth", bad],
         ];
         for args in cases {
-            if bad == "c" && ["--pairs", "--review"].contains(&args[1]) && args[3] == "c" {
+            if bad == "folder" && ["--pairs", "--review"].contains(&args[1]) && args[3] == "c" {
                 continue; // a folder of pairs files or removal lists is read
             }
             let out = run_for_at_most_20s(&args, d);

@@ -101,8 +101,12 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
         Some(args.format.resolve(output)?)
     };
     if let Some(file) = output {
-        check_output_file(file, &args.paths.paths)?;
+        check_output_file(file)?;
     }
+    args.store
+        .paths(&args.paths.paths)
+        .output("-o", output)
+        .check()?;
     let mut index_args = args.index.clone();
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);

@@ -7,7 +7,9 @@ use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, LinkageArg};
 use crate::output::error::UsageError;
 use crate::output::format::with_stdout;
+use crate::output::removals;
 use crate::output::side_input;
+use anyhow::Context;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
 use simtui_engine::dedup::{self, Partial, Removal};
@@ -55,7 +57,12 @@ pub struct DedupArgs {
     /// A review's list of removals marked wrong; lines starting with # are comments.
     #[arg(long, value_name = "FILE")]
     pub keep_list: Option<PathBuf>,
-    /// Replace OUT (and OUT.removed.jsonl) if they exist
+    /// Replace OUT (and OUT.removed.jsonl) if an earlier dedup wrote them
+    ///
+    /// Only an earlier output of dedup is replaced: a folder holding the .simtui-dedup file
+    /// dedup writes in it (or an empty folder), a file with its removal list beside it, a
+    /// removal list as dedup writes it. Never any other folder or file, nor an input or a
+    /// folder holding one.
     #[arg(long)]
     pub force: bool,
     /// Print the counts and write nothing
@@ -81,18 +88,17 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     super::check_similarity("--threshold", args.threshold)?;
     args.index.check()?;
     let removed_list = removal_list_path(&args.output);
-    if !args.dry_run && !args.force {
-        for p in [&args.output, &removed_list] {
-            if p.symlink_metadata().is_ok() {
-                return Err(UsageError(format!(
-                    "{} exists: choose another -o, or --force to replace it",
-                    p.display()
-                ))
-                .into());
-            }
-        }
+    let paths = &args.paths.paths;
+    args.store
+        .paths(paths)
+        .input("--keep-list", args.keep_list.as_deref())
+        .output("-o", args.output.as_path())
+        .output("the removal list", removed_list.as_path())
+        .check()?;
+    let single = paths.len() == 1 && paths[0].is_file();
+    if !args.dry_run {
+        check_replace(&args.output, &removed_list, single, args.force)?;
     }
-    crate::output::file::check_outside_inputs(&args.output, &args.paths.paths)?;
     let keep_list = read_keep_list(args.keep_list.as_deref())?;
     // Every path of the input, as the copy mirrors it: what cannot be copied is refused
     // before any work, unless --allow-incomplete.
@@ -144,7 +150,6 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         with_stdout(|out| writeln!(out, "{summary} (dry run: nothing written)"))?;
         return Ok(());
     }
-    let single = args.paths.paths.len() == 1 && args.paths.paths[0].is_file();
     let written = dedup::write_corpus(
         index,
         &files,
@@ -248,6 +253,39 @@ fn copied(w: &dedup::Written) -> String {
     out
 }
 
+/// Checks, before any work, that OUT and its removal list may be written: neither
+/// exists, or with `--force` both are an earlier output of `dedup` (a folder with
+/// [`dedup::MARKER`] in it, or empty; a file with simtui's removal list beside it; a
+/// removal list in simtui's shape). Anything else is never replaced.
+fn check_replace(out: &Path, list: &Path, single: bool, force: bool) -> Result<(), UsageError> {
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
+    if !force {
+        return match [out, list].into_iter().find(|p| exists(p)) {
+            Some(p) => Err(UsageError(format!(
+                "{} exists: choose another -o, or --force to replace an earlier output of dedup",
+                p.display()
+            ))),
+            None => Ok(()),
+        };
+    }
+    dedup::check_replace(out, single).map_err(|e| UsageError(e.to_string()))?;
+    let earlier = "--force replaces only an earlier output of simtui dedup";
+    if exists(list) && !removals::is_simtui_list(list) {
+        return Err(UsageError(format!(
+            "{} is not a removal list simtui dedup wrote: {earlier}",
+            list.display()
+        )));
+    }
+    if single && out.is_file() && !exists(list) {
+        return Err(UsageError(format!(
+            "{} has no removal list beside it ({}), so it may not be an output of dedup: {earlier}",
+            out.display(),
+            list.display()
+        )));
+    }
+    Ok(())
+}
+
 /// `OUT.removed.jsonl` beside OUT.
 pub fn removal_list_path(out: &Path) -> PathBuf {
     let mut name = out.file_name().unwrap_or_default().to_os_string();
@@ -282,7 +320,7 @@ fn write_removal_list(
     replace: bool,
 ) -> anyhow::Result<()> {
     let partial = Partial::new(path, replace)?;
-    let result = (|| -> std::io::Result<()> {
+    (|| -> std::io::Result<()> {
         let mut out = BufWriter::new(std::fs::File::create(&partial.tmp)?);
         for r in removals {
             let removed = &index.docs()[r.removed as usize];
@@ -307,14 +345,10 @@ fn write_removal_list(
             writeln!(out, "{line}")?;
         }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()
-    })();
-    match result {
-        Ok(()) => Ok(partial.commit()?),
-        Err(e) => {
-            partial.abandon();
-            Err(anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
-        }
-    }
+    })()
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    // On an error above, the partial list is removed as `partial` is dropped.
+    Ok(partial.commit()?)
 }
 
 /// Where a document is: its file, `FILE:LINE` for a record (`FILE:ROW` for Parquet), or

@@ -93,10 +93,16 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     if let Some(t) = args.threshold {
         super::check_similarity("--threshold", t)?;
     }
+    // The saved index, written when missing, is no corpus file and no query.
+    let corpus = std::slice::from_ref(&args.corpus);
+    args.store
+        .paths(corpus)
+        .inputs("QUERY", &args.queries)
+        .check()?;
     // Progress bars, -vv stage times, the memory budget.
     let progress = args.memory.run()?;
     let (engine, _) = super::index_cmd::engine(
-        std::slice::from_ref(&args.corpus),
+        corpus,
         &args.store,
         &args.index,
         &args.method,

@@ -12,7 +12,9 @@ pub mod diff_model;
 pub mod error;
 // `-o FILE`: written under a temporary name, renamed when complete.
 pub mod file;
+// Every output checked against the run's inputs and other outputs before any work.
 pub mod format;
+pub mod guard;
 // Other tools' removal lists (datatrove, text-dedup), read for the explorer's review.
 pub mod foreign_removals;
 pub mod keyspec;

@@ -152,17 +152,53 @@ fn cuts(index: &Index, removed: &[Removal]) -> Cuts {
     cuts
 }
 
+/// The file [`write_corpus`] puts in each folder it writes: `--force` replaces a folder
+/// only when it holds one (an earlier output), never any other folder.
+pub const MARKER: &str = ".simtui-dedup";
+
+/// Checks that [`write_corpus`] may replace `out` (with `single`, by one file): nothing
+/// is there; or, for a folder, an empty folder or one it wrote (its [`MARKER`] in it);
+/// for one file, a file (the caller tells whether it is an earlier output).
+pub fn check_replace(out: &Path, single: bool) -> Result<()> {
+    let Ok(meta) = fs::metadata(out) else {
+        return Ok(());
+    };
+    let refuse = |why: &str| {
+        Err(Error::Output(format!(
+            "{} {why}: --force replaces only an earlier output of simtui dedup",
+            out.display()
+        )))
+    };
+    match (single, meta.is_dir()) {
+        (true, true) => refuse("is a folder, and the output of one file is a file"),
+        (true, false) if !meta.is_file() => refuse("is not a file"),
+        (true, false) => Ok(()),
+        (false, false) => refuse("is not a folder, and the output of a folder is a folder"),
+        (false, true) => {
+            let marked = fs::symlink_metadata(out.join(MARKER)).is_ok_and(|m| m.is_file());
+            let empty = fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
+            if marked || empty {
+                Ok(())
+            } else {
+                refuse(&format!(
+                    "is a folder simtui dedup did not write (no {MARKER} in it)"
+                ))
+            }
+        }
+    }
+}
+
 /// Writes the corpus of `files` without the documents of `removed` to `out`: a folder
-/// with each path at its `rel` path, or, with `single`, the one file itself. Every path
-/// listed is copied, but the removed documents' files (and other paths to them): folders,
-/// files (filtered where records are removed, else byte for byte), symbolic links after
-/// everything else (so that no file is written through one); a second path to a file
-/// copied already is a hard link to its copy; [`Copy::Cannot`] paths are left out and
-/// named in [`Written::left_out`] (the caller refuses them first if it must). Written
-/// under a temporary name next to `out` and renamed to it once complete (replacing an
-/// existing `out` only if `replace`); a failure or cancellation removes the temporary
-/// copy. Fails if `out` exists and `replace` is false, or if `out` would be inside an
-/// input folder or be an input file.
+/// with each path at its `rel` path (and [`MARKER`]), or, with `single`, the one file
+/// itself. Every path listed is copied, but the removed documents' files (and other
+/// paths to them): folders, files (filtered where records are removed, else byte for
+/// byte), symbolic links after everything else (so that no file is written through
+/// one); a second path to a file copied already is a hard link to its copy;
+/// [`Copy::Cannot`] paths are left out and named in [`Written::left_out`] (the caller
+/// refuses them first if it must). Written under a temporary name next to `out` and
+/// renamed to it once complete (replacing an existing `out` only if `replace`, and only
+/// what [`check_replace`] allows); a failure or cancellation removes the temporary copy.
+/// Fails if `out` exists and `replace` is false.
 pub fn write_corpus(
     index: &Index,
     files: &[InputFile],
@@ -173,18 +209,23 @@ pub fn write_corpus(
     progress: &dyn Progress,
 ) -> Result<Written> {
     let cuts = cuts(index, removed);
+    if replace {
+        check_replace(out, single)?;
+    }
     let partial = Partial::new(out, replace)?;
     let result = copy_all(index, files, &cuts, (&partial.tmp, single), progress);
-    match result {
-        Ok(w) => {
-            partial.commit()?;
-            Ok(w)
+    let result = result.and_then(|written| {
+        if !single {
+            let marker = partial.tmp.join(MARKER);
+            let text = "Written by simtui dedup: `simtui dedup --force` may replace this folder.\n";
+            fs::write(&marker, text).map_err(|e| io_error(&marker, e))?;
         }
-        Err(e) => {
-            partial.abandon();
-            Err(e)
-        }
-    }
+        Ok(written)
+    });
+    // On an error the partial copy is removed as `partial` is dropped.
+    let written = result?;
+    partial.commit()?;
+    Ok(written)
 }
 
 /// Copies `files` into `tmp` (or, with `single`, to `tmp` itself) without the cuts.
@@ -323,16 +364,20 @@ fn io_error(path: &Path, e: io::Error) -> Error {
 }
 
 /// An output being written under a temporary name: `.NAME.simtui-partial.PID` beside it.
+/// Removed when dropped unless committed: nothing is left of an output that failed.
 pub struct Partial {
     /// Where it is written meanwhile.
     pub tmp: PathBuf,
     out: PathBuf,
     replace: bool,
+    committed: bool,
 }
 
 impl Partial {
-    /// Starts an output at `out`: fails if it exists and `replace` is false. A partial
-    /// output left by a process that is gone (killed) is removed first.
+    /// Starts an output at `out`: fails if it exists and `replace` is false. `out`
+    /// through a symbolic link (`-o link/`) is where the link leads: that is replaced,
+    /// the link stays. A partial output left by a process that is gone (killed) is
+    /// removed first.
     pub fn new(out: &Path, replace: bool) -> Result<Partial> {
         if !replace && fs::symlink_metadata(out).is_ok() {
             return Err(Error::Output(format!(
@@ -340,12 +385,20 @@ impl Partial {
                 out.display()
             )));
         }
-        let name = out
+        // `link/` is `link` (a trailing slash would follow the link in one call and not
+        // in the next), and a link is where it leads.
+        let mut target: PathBuf = out.components().collect();
+        if fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink())
+            && let Ok(real) = fs::canonicalize(&target)
+        {
+            target = real;
+        }
+        let name = target
             .file_name()
             .ok_or_else(|| Error::Output(format!("{} names no file", out.display())))?
             .to_string_lossy()
             .into_owned();
-        let dir = match out.parent() {
+        let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
@@ -354,27 +407,41 @@ impl Partial {
         let _ = remove_any(&tmp);
         Ok(Partial {
             tmp,
-            out: out.to_path_buf(),
+            out: target,
             replace,
+            committed: false,
         })
     }
 
-    /// Moves the complete output to its name (replacing what was there, if allowed).
-    pub fn commit(self) -> Result<()> {
-        if self.replace && fs::symlink_metadata(&self.out).is_ok() {
-            // A folder can't be renamed over: move the old one aside first, then remove it.
-            let old = self.tmp.with_extension("old");
-            fs::rename(&self.out, &old).map_err(|e| io_error(&self.out, e))?;
+    /// Moves the complete output to its name (replacing what was there, if allowed). If
+    /// that fails, what was there stays and the temporary copy is removed.
+    pub fn commit(mut self) -> Result<()> {
+        let exists = fs::symlink_metadata(&self.out).is_ok();
+        if !(self.replace && exists) {
             fs::rename(&self.tmp, &self.out).map_err(|e| io_error(&self.out, e))?;
-            let _ = remove_any(&old);
+            self.committed = true;
             return Ok(());
         }
-        fs::rename(&self.tmp, &self.out).map_err(|e| io_error(&self.out, e))
+        // A folder can't be renamed over: move the old one aside first, then remove it.
+        let mut old = self.tmp.clone().into_os_string();
+        old.push(".old");
+        let old = PathBuf::from(old);
+        fs::rename(&self.out, &old).map_err(|e| io_error(&self.out, e))?;
+        if let Err(e) = fs::rename(&self.tmp, &self.out) {
+            let _ = fs::rename(&old, &self.out);
+            return Err(io_error(&self.out, e));
+        }
+        self.committed = true;
+        let _ = remove_any(&old);
+        Ok(())
     }
+}
 
-    /// Removes what was written.
-    pub fn abandon(self) {
-        let _ = remove_any(&self.tmp);
+impl Drop for Partial {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = remove_any(&self.tmp);
+        }
     }
 }
 
@@ -384,6 +451,14 @@ fn remove_any(p: &Path) -> io::Result<()> {
         Ok(_) => fs::remove_file(p),
         Err(e) => Err(e),
     }
+}
+
+/// Whether process `pid` has ended (and is not this one). Only where the system lists
+/// its processes (Linux's /proc) can this be told; elsewhere a process counts as
+/// running, so that nothing of another run is ever removed.
+pub fn process_gone(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    pid != std::process::id() && proc.join("self").exists() && !proc.join(pid.to_string()).exists()
 }
 
 /// Removes `.NAME.simtui-partial.PID*` left in `dir` by processes that are gone.
@@ -398,10 +473,7 @@ fn remove_stale(dir: &Path, name: &str) {
             continue;
         };
         let pid = pid.split('.').next().unwrap_or("");
-        let gone = pid
-            .parse::<u32>()
-            .is_ok_and(|p| p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists());
-        if gone && Path::new("/proc/self").exists() {
+        if pid.parse::<u32>().is_ok_and(process_gone) {
             let _ = remove_any(&e.path());
         }
     }
@@ -560,6 +632,89 @@ mod tests {
         assert_eq!(without(data, &[(0, 7), (18, 7)]), b"{\"b\":2}\r\n\n");
         // A cut not followed by a new line keeps the next byte.
         assert_eq!(without(b"<R>x</R><R>y</R>\n", &[(0, 8)]), b"<R>y</R>\n");
+    }
+
+    /// A commit that fails (here: a folder appeared at the name meanwhile) leaves what
+    /// was there and no partial copy; so does an output dropped before its commit.
+    #[test]
+    fn a_failed_commit_leaves_no_partial_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let partial = Partial::new(&out, false).unwrap();
+        fs::create_dir_all(partial.tmp.join("sub")).unwrap();
+        fs::write(partial.tmp.join("sub/a.txt"), "a").unwrap();
+        fs::create_dir_all(out.join("theirs")).unwrap();
+        assert!(partial.commit().is_err());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["out"], "only what was there");
+        assert!(out.join("theirs").is_dir());
+        let partial = Partial::new(&dir.path().join("other"), false).unwrap();
+        fs::write(&partial.tmp, "x").unwrap();
+        drop(partial);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// `-o link/ --force`: the folder the link leads to is replaced, the link stays, and
+    /// nothing is left beside either (the partial copy was left, named after the link,
+    /// when the rename of `link/` failed).
+    #[cfg(unix)]
+    #[test]
+    fn an_output_through_a_link_replaces_where_it_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        fs::create_dir(&real).unwrap();
+        fs::write(real.join(MARKER), "").unwrap();
+        fs::write(real.join("old.txt"), "old").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let partial = Partial::new(Path::new(&format!("{}/", link.display())), true).unwrap();
+        fs::create_dir(&partial.tmp).unwrap();
+        fs::write(partial.tmp.join("new.txt"), "new").unwrap();
+        partial.commit().unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(real.join("new.txt").is_file() && !real.join("old.txt").exists());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "real and link only"
+        );
+    }
+
+    #[test]
+    fn force_replaces_only_an_earlier_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("folder");
+        fs::create_dir(&folder).unwrap();
+        check_replace(&folder, false).unwrap();
+        check_replace(&dir.path().join("missing"), false).unwrap();
+        fs::write(folder.join("mine.txt"), "mine").unwrap();
+        let e = check_replace(&folder, false).unwrap_err().to_string();
+        assert!(e.contains("did not write") && e.contains(MARKER), "{e}");
+        assert!(
+            check_replace(&folder, true)
+                .unwrap_err()
+                .to_string()
+                .contains("is a folder")
+        );
+        fs::write(folder.join(MARKER), "").unwrap();
+        check_replace(&folder, false).unwrap();
+        let file = folder.join("mine.txt");
+        assert!(
+            check_replace(&file, false)
+                .unwrap_err()
+                .to_string()
+                .contains("not a folder")
+        );
+        check_replace(&file, true).unwrap();
     }
 
     proptest::proptest! {
