@@ -68,13 +68,15 @@ fn an_empty_folder_gives_no_pairs_and_succeeds() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A folder with `c/a.txt` and `c/b.txt` (the same text) that the user `nobody` can
+/// read, and how to run simtui where permissions bite (see `unprivileged`); None, said,
+/// when simtui can't be run so.
 #[cfg(unix)]
-#[test]
-fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
+fn corpus_for_nobody() -> Option<(Command, tempfile::TempDir)> {
     use std::os::unix::fs::PermissionsExt;
-    let Some(mut cmd) = unprivileged() else {
+    let Some(cmd) = unprivileged() else {
         println!("skipped: running as root and `setpriv` cannot drop to nobody");
-        return;
+        return None;
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -83,13 +85,24 @@ fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
     fs::create_dir(d.join("c")).unwrap();
     fs::write(d.join("c/a.txt"), TEXT).unwrap();
     fs::write(d.join("c/b.txt"), TEXT).unwrap();
-    fs::write(d.join("c/secret.txt"), TEXT).unwrap();
-    fs::create_dir(d.join("c/locked")).unwrap();
-    fs::write(d.join("c/locked/inside.txt"), TEXT).unwrap();
     for p in ["c/a.txt", "c/b.txt"] {
         fs::set_permissions(d.join(p), fs::Permissions::from_mode(0o644)).unwrap();
     }
     fs::set_permissions(d.join("c"), fs::Permissions::from_mode(0o755)).unwrap();
+    Some((cmd, dir))
+}
+
+#[cfg(unix)]
+#[test]
+fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some((mut cmd, dir)) = corpus_for_nobody() else {
+        return;
+    };
+    let d = dir.path();
+    fs::write(d.join("c/secret.txt"), TEXT).unwrap();
+    fs::create_dir(d.join("c/locked")).unwrap();
+    fs::write(d.join("c/locked/inside.txt"), TEXT).unwrap();
     fs::set_permissions(d.join("c/secret.txt"), fs::Permissions::from_mode(0o000)).unwrap();
     fs::set_permissions(d.join("c/locked"), fs::Permissions::from_mode(0o000)).unwrap();
     let out = cmd
@@ -1284,20 +1297,10 @@ fn a_query_path_with_nothing_to_query_is_an_error() {
 #[test]
 fn an_unreadable_home_without_a_config_file_is_no_error() {
     use std::os::unix::fs::PermissionsExt;
-    let Some(mut cmd) = unprivileged() else {
-        println!("skipped: running as root and `setpriv` cannot drop to nobody");
+    let Some((mut cmd, dir)) = corpus_for_nobody() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    fs::set_permissions(d, fs::Permissions::from_mode(0o755)).unwrap();
-    fs::create_dir_all(d.join("c")).unwrap();
-    fs::write(d.join("c/a.txt"), TEXT).unwrap();
-    fs::write(d.join("c/b.txt"), TEXT).unwrap();
-    for p in ["c", "c/a.txt", "c/b.txt"] {
-        let m = if p == "c" { 0o755 } else { 0o644 };
-        fs::set_permissions(d.join(p), fs::Permissions::from_mode(m)).unwrap();
-    }
     let home = d.join("home");
     fs::create_dir_all(home.join(".config/simtui")).unwrap();
     fs::set_permissions(&home, fs::Permissions::from_mode(0o000)).unwrap();

@@ -28,12 +28,12 @@ pub fn named(what: &str, path: &Path, why: &str) -> String {
 /// Opens `path` for reading if it is a regular file of at most `limit` bytes; else why
 /// not ("not a regular file but a FIFO", an I/O error, "over the … limit").
 pub fn open(path: &Path, limit: u64) -> Result<File, String> {
-    let file = open_nonblocking(path).map_err(|e| e.to_string())?;
+    let file = simtui_engine::source::file::open_nonblocking(path).map_err(|e| e.to_string())?;
     let meta = file.metadata().map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err(format!(
             "not a regular file but {}",
-            kind(&meta.file_type())
+            simtui_engine::source::kind_name(&meta.file_type())
         ));
     }
     if meta.len() > limit {
@@ -94,40 +94,6 @@ fn over(limit: u64, size: Option<u64>) -> String {
         "over the {} limit for it{size}",
         crate::output::progress::human(limit)
     )
-}
-
-/// What a file that is not a regular file is, for messages.
-fn kind(ft: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            return "a FIFO";
-        }
-        if ft.is_socket() {
-            return "a socket";
-        }
-        if ft.is_block_device() || ft.is_char_device() {
-            return "a device";
-        }
-    }
-    if ft.is_dir() {
-        return "a folder";
-    }
-    "a special file"
-}
-
-/// Opens for reading; on Unix with O_NONBLOCK, so that opening a FIFO never waits for a
-/// writer (reads from a regular file are not affected by the flag).
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK);
-    }
-    opts.open(path)
 }
 
 #[cfg(test)]

@@ -156,7 +156,7 @@ impl Lister<'_> {
         let copy = match fs::metadata(path) {
             Ok(m) if m.is_dir() => Copy::Folder,
             Ok(m) if m.is_file() => regular(path, &m),
-            Ok(m) => Copy::Cannot(special(&m.file_type()).to_string()),
+            Ok(m) => Copy::Cannot(crate::source::kind_name(&m.file_type()).to_string()),
             Err(e) => cannot_read(e),
         };
         self.push(path, rel, copy);
@@ -256,25 +256,6 @@ fn regular(path: &Path, meta: &fs::Metadata) -> Copy {
 
 fn cannot_read(e: std::io::Error) -> Copy {
     Copy::Cannot(format!("cannot be read: {e}"))
-}
-
-/// What kind of special file this is, for messages.
-fn special(ft: &fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            return "a FIFO";
-        }
-        if ft.is_socket() {
-            return "a socket";
-        }
-        if ft.is_block_device() || ft.is_char_device() {
-            return "a device";
-        }
-    }
-    let _ = ft;
-    "a special file"
 }
 
 /// Whether a relative link target, from the folder `from` (relative to the output),
