@@ -8,13 +8,14 @@ use crate::output::clusters::{KeepArg, LinkageArg};
 use crate::output::error::UsageError;
 use crate::output::format::with_stdout;
 use crate::output::removals;
+use crate::output::side_input;
 use anyhow::Context;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
 use simtui_engine::dedup::{self, Partial, Removal};
 use simtui_engine::index::Doc;
 use simtui_engine::index::Index;
-use simtui_engine::source::{Corpus, Source};
+use simtui_engine::source::Source;
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -67,6 +68,17 @@ pub struct DedupArgs {
     /// Print the counts and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Copy a folder even when some of its paths cannot be copied
+    ///
+    /// Every path of a folder is copied but the removed documents: hidden files, `.git`,
+    /// files that are no documents (binary, too large, not --ext), empty folders, hard
+    /// links (as hard links) and symbolic links (as links; with --follow, one that leads
+    /// out of the tree is copied as what it leads to, as the corpus read it). FIFOs,
+    /// sockets, devices and what cannot be read cannot be copied: without
+    /// this flag they refuse the copy before any work (named, -v lists them all); with
+    /// it they are left out, counted in the summary.
+    #[arg(long)]
+    pub allow_incomplete: bool,
     /// Link a bucket of over N contents (1000) via a representative
     #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: u64,
@@ -88,6 +100,10 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         check_replace(&args.output, &removed_list, single, args.force)?;
     }
     let keep_list = read_keep_list(args.keep_list.as_deref())?;
+    // Every path of the input, as the copy mirrors it: what cannot be copied is refused
+    // before any work, unless --allow-incomplete.
+    let files = dedup::input_files(&args.paths.paths, args.index.follow)?;
+    refuse_uncopyable(&files, args.allow_incomplete)?;
     let mut index_args = args.index.clone();
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
@@ -134,11 +150,6 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         with_stdout(|out| writeln!(out, "{summary} (dry run: nothing written)"))?;
         return Ok(());
     }
-    // The files as the walk finds them (the index keeps documents, not the files that
-    // are none, which are copied too so that nothing of the corpus is lost).
-    let corpus = Corpus::walk(&args.paths.paths, &index_args.walk_options())
-        .map_err(|e| UsageError(e.to_string()))?;
-    let files = dedup::input_files(&args.paths.paths, &corpus)?;
     let written = dedup::write_corpus(
         index,
         &files,
@@ -154,15 +165,92 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     crate::output::diag::note(
         0,
         format_args!(
-            "simtui: {summary}; wrote {} ({} file(s); {} record(s) and {} file(s) left out) and {}",
+            "simtui: {summary}; wrote {} ({}) and {}",
             args.output.display(),
-            written.files,
-            written.records_removed,
-            written.files_removed,
+            copied(&written),
             removed_list.display()
         ),
     );
+    for (path, why) in &written.left_out {
+        crate::output::diag::note(1, format_args!("left out {}: {why}", path.display()));
+    }
     Ok(())
+}
+
+/// Paths the copy cannot make (FIFOs, sockets, devices, what cannot be read): a usage
+/// error naming the first few (-v: all of them), unless `allowed`.
+fn refuse_uncopyable(files: &[dedup::InputFile], allowed: bool) -> Result<(), UsageError> {
+    let cannot: Vec<(&Path, &str)> = files
+        .iter()
+        .filter_map(|f| match &f.copy {
+            dedup::Copy::Cannot(why) => Some((f.path.as_path(), why.as_str())),
+            _ => None,
+        })
+        .collect();
+    if cannot.is_empty() || allowed {
+        return Ok(());
+    }
+    for (path, why) in &cannot {
+        crate::output::diag::note(1, format_args!("cannot copy {}: {why}", path.display()));
+    }
+    let named: Vec<String> = cannot
+        .iter()
+        .take(3)
+        .map(|(p, why)| format!("{} ({why})", p.display()))
+        .collect();
+    let more = match cannot.len() {
+        n if n > 3 => format!(" and {} more (-v lists them)", n - 3),
+        _ => String::new(),
+    };
+    Err(UsageError(format!(
+        "the copy would leave out {} path(s) it cannot copy: {}{more}; \
+         --allow-incomplete writes it without them",
+        cannot.len(),
+        named.join(", ")
+    )))
+}
+
+/// What the copy holds and what it left out, each kind counted (kinds of none left out).
+fn copied(w: &dedup::Written) -> String {
+    let mut kinds = Vec::new();
+    let mut count = |n: u64, what: String| {
+        if n > 0 {
+            kinds.push(format!("{n} {what}"));
+        }
+    };
+    count(w.documents, "document file(s)".into());
+    count(
+        w.record_files,
+        format!(
+            "file(s) of records ({} record(s) left out)",
+            w.records_removed
+        ),
+    );
+    count(w.copied_unread, "other file(s) as they were".into());
+    count(w.hard_links, "hard link(s)".into());
+    count(
+        w.symlinks,
+        match w.dangling {
+            0 => "symlink(s)".to_string(),
+            n => format!("symlink(s) ({n} to a removed file: they reach nothing now)"),
+        },
+    );
+    count(w.folders, "folder(s)".into());
+    let mut out = if kinds.is_empty() {
+        "nothing copied".to_string()
+    } else {
+        kinds.join(", ")
+    };
+    if w.files_removed > 0 {
+        out.push_str(&format!("; left out {} removed file(s)", w.files_removed));
+    }
+    if !w.left_out.is_empty() {
+        out.push_str(&format!(
+            " and {} path(s) that cannot be copied (-v names them)",
+            w.left_out.len()
+        ));
+    }
+    out
 }
 
 /// Checks, before any work, that OUT and its removal list may be written: neither
@@ -209,9 +297,11 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
     let Some(path) = path else {
         return Ok(HashSet::new());
     };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read --keep-list {}", path.display()))
-        .map_err(|e| UsageError(format!("{e:#}")))?;
+    // A regular file within a limit: `--keep-list /dev/zero` is an error, not a read
+    // without end.
+    let limit = side_input::KEEP_LIST_LIMIT;
+    let text = side_input::text(path, limit)
+        .map_err(|why| UsageError(side_input::named("--keep-list", path, &why)))?;
     // Read as the explorer's review writes it.
     Ok(crate::output::removals::keep_ids(&text)
         .into_iter()

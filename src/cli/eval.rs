@@ -183,6 +183,14 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         )
         .into());
     }
+    if let Some(truth) = &args.truth {
+        // A regular file within a limit, checked before any work: a FIFO would block
+        // the read, a device never end it.
+        use crate::output::side_input;
+        side_input::open(truth, side_input::WHOLE_FILE_LIMIT).map_err(|why| {
+            crate::output::error::UsageError(side_input::named("--truth", truth, &why))
+        })?;
+    }
     let (bands, rows) = (args.index.bands as usize, args.index.rows as usize);
     let recommended = recommend(args.threshold, bands * rows, 0.5, 0.5);
     let mut sweep: Vec<(usize, usize)> = match &args.bandings {

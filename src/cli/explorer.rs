@@ -10,6 +10,7 @@ use crate::output::diag::{self, Log};
 use crate::output::error::UsageError;
 use crate::output::keyspec::ACTIONS;
 use crate::output::removals;
+use crate::output::side_input;
 use crate::tui::{ExploreOptions, KeepList, Settings};
 use crate::tui::{PairsFile, Review};
 use clap::Args;
@@ -178,14 +179,15 @@ fn review(list: &Path, keep_list: PathBuf, tasks: Option<u32>) -> Result<Review,
             list.display()
         )));
     }
-    let kept = match std::fs::read_to_string(&keep_list) {
-        Ok(text) => removals::keep_ids(&text),
+    // Not there yet: the review makes it. Else a regular file within a limit
+    // (`--keep-list /dev/zero` is an error, not a read without end).
+    let kept = match std::fs::symlink_metadata(&keep_list) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Default::default(),
-        Err(e) => {
-            return Err(UsageError(format!(
-                "cannot read the keep-list {}: {e}",
-                keep_list.display()
-            )));
+        _ => {
+            let limit = side_input::KEEP_LIST_LIMIT;
+            let text = side_input::text(&keep_list, limit)
+                .map_err(|why| UsageError(side_input::named("the keep-list", &keep_list, &why)))?;
+            removals::keep_ids(&text)
         }
     };
     Ok(Review {

@@ -28,5 +28,8 @@ pub mod progress;
 // A removal list's documents found in the corpus (by id, row or task), for the review.
 pub mod removal_map;
 pub mod removals;
+// Files read beside the corpus (config, keep-lists, --pairs, --review): regular files
+// only, within a size limit.
+pub mod side_input;
 pub mod width;
 pub mod wrap;
