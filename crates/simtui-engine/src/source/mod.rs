@@ -19,7 +19,7 @@ pub mod walk;
 pub(crate) use container::read_part;
 pub use container::{Container, InputFormat, InputOptions, Part, SgmlText};
 pub use entry::{Entry, Source, read_text};
-pub use file::{decode, read_file};
+pub use file::{decode, kind_name, read_file};
 pub(crate) use record::Labels;
 pub use record::{TITLE_MAX, title_of};
 pub use skip::{SkipReason, Skipped};
