@@ -67,6 +67,10 @@ fn main() -> ExitCode {
         Ok(parsed) => parsed,
         Err(e) => return cli::exit_code(Err(e.into())),
     };
+    // The config file read is an input: no output of the run may replace it.
+    if let Some(config) = &startup.config.path {
+        output::guard::set_config(config);
+    }
     let result = match &cli.command {
         Some(Command::Pairs(a)) => cli::pairs::run(a, &startup),
         Some(Command::Curve(a)) => cli::curve::run(a),

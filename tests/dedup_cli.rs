@@ -420,3 +420,171 @@ fn a_star_cluster_does_not_chain_where_components_do() {
         ["b", "c"]
     );
 }
+
+/// Every path under `root` (relative), with what it is: `f:CONTENT`, `d`, `l:TARGET`,
+/// `p` (a FIFO).
+#[cfg(unix)]
+fn tree_of(root: &Path) -> std::collections::BTreeMap<String, String> {
+    walkdir::WalkDir::new(root)
+        .min_depth(1)
+        .into_iter()
+        .map(|e| {
+            let e = e.unwrap();
+            let rel = e
+                .path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let ft = e.file_type();
+            let what = if ft.is_symlink() {
+                format!("l:{}", fs::read_link(e.path()).unwrap().display())
+            } else if ft.is_dir() {
+                "d".to_string()
+            } else if ft.is_file() {
+                format!(
+                    "f:{}",
+                    String::from_utf8_lossy(&fs::read(e.path()).unwrap())
+                )
+            } else {
+                "p".to_string()
+            };
+            (rel, what)
+        })
+        .collect()
+}
+
+/// Issue 26, item 3: a folder's copy holds every path but the removed documents: hidden
+/// files, `.git`, files `--ext` left out, binary files, empty folders, hard links (as
+/// hard links) and symbolic links (as links: one into the tree by an absolute path
+/// reaches the copy, never the input); the summary counts each kind.
+#[cfg(unix)]
+#[test]
+fn a_folder_copy_leaves_out_only_the_removed_documents() {
+    use std::os::unix::fs::{MetadataExt, symlink};
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("corpus");
+    let text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu";
+    fs::create_dir_all(c.join("sub")).unwrap();
+    fs::create_dir_all(c.join(".git")).unwrap();
+    fs::create_dir_all(c.join("empty")).unwrap();
+    fs::write(c.join("a.txt"), format!("{text} nu xi")).unwrap();
+    fs::write(c.join("sub/b.txt"), text).unwrap();
+    fs::write(
+        c.join("c.txt"),
+        "entirely other words here and there nothing shared",
+    )
+    .unwrap();
+    fs::write(c.join(".env"), "SECRET=1").unwrap();
+    fs::write(c.join(".git/HEAD"), "ref: refs/heads/main").unwrap();
+    fs::write(c.join("notes.md"), "not a txt file").unwrap();
+    fs::write(c.join("blob.txt"), b"bin\0ary").unwrap();
+    fs::hard_link(c.join("c.txt"), c.join("hard.txt")).unwrap();
+    symlink("a.txt", c.join("latest")).unwrap();
+    symlink(c.join("c.txt"), c.join("sub/abs-in")).unwrap();
+    symlink("b.txt", c.join("sub/to-removed")).unwrap();
+    let before = tree_of(&c);
+    let out = dir.path().join("clean");
+    let (ci, o) = (c.to_str().unwrap(), out.to_str().unwrap());
+    let run = simtui(&["dedup", ci, "-o", o, "-t", "0.5", "-k", "2", "--ext", "txt"]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert_eq!(tree_of(&c), before, "the input is untouched");
+    let mut want = before.clone();
+    want.remove("sub/b.txt");
+    // The absolute link into the tree reaches the copy's c.txt.
+    want.insert("sub/abs-in".into(), "l:../c.txt".into());
+    // What marks the folder as dedup's output (--force may replace it).
+    let marker = tree_of(&out)[".simtui-dedup"].clone();
+    want.insert(".simtui-dedup".into(), marker);
+    assert_eq!(tree_of(&out), want);
+    let ino = |p: &str| fs::metadata(out.join(p)).unwrap().ino();
+    assert_eq!(ino("hard.txt"), ino("c.txt"), "a hard link stays one");
+    for said in [
+        "2 document file(s)",
+        "4 other file(s) as they were",
+        "1 hard link(s)",
+        "3 symlink(s) (1 to a removed file",
+        "3 folder(s)",
+        "left out 1 removed file(s)",
+    ] {
+        assert!(err.contains(said), "{said}: {err}");
+    }
+}
+
+/// Issue 26, item 3: what cannot be copied (a FIFO) refuses the copy before any work,
+/// named, unless --allow-incomplete, which leaves it out and says so.
+#[cfg(unix)]
+#[test]
+fn a_path_that_cannot_be_copied_refuses_the_copy_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("corpus");
+    fs::create_dir(&c).unwrap();
+    fs::write(c.join("a.txt"), "one two three four five six seven").unwrap();
+    fs::write(c.join("b.txt"), "one two three four five six seven").unwrap();
+    let fifo = std::ffi::CString::new(c.join("pipe").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path; the test needs a special file.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let out = dir.path().join("clean");
+    let (ci, o) = (c.to_str().unwrap(), out.to_str().unwrap());
+    let a = ["dedup", ci, "-o", o, "-t", "0.9"];
+    assert_usage_error(&a);
+    let refused = simtui(&a);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("pipe (a FIFO)") && err.contains("--allow-incomplete"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let run = simtui(&["dedup", ci, "-o", o, "-t", "0.9", "--allow-incomplete"]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert!(err.contains("1 path(s) that cannot be copied"), "{err}");
+    let copied: Vec<_> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        copied.len(),
+        2,
+        "a.txt or b.txt, and the marker: {copied:?}"
+    );
+    assert!(!out.join("pipe").exists());
+}
+
+/// Issue 26, item 3: with --follow, a link out of the tree is copied as what it leads
+/// to (the corpus read it); a link inside it, or back into what is being copied, stays a
+/// link; nothing is written outside the copy.
+#[cfg(unix)]
+#[test]
+fn with_follow_a_link_out_of_the_tree_is_copied_as_what_it_reaches() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("dd/real")).unwrap();
+    fs::create_dir_all(d.join("ext/sub")).unwrap();
+    fs::write(d.join("dd/real/a.txt"), "one two three four five six seven").unwrap();
+    fs::write(d.join("ext/own.txt"), "eight nine ten eleven twelve").unwrap();
+    symlink("../ext", d.join("dd/ext")).unwrap();
+    symlink("..", d.join("ext/sub/up")).unwrap();
+    symlink(d.join("dd/real"), d.join("ext/back")).unwrap();
+    let (ext, dd) = (tree_of(&d.join("ext")), tree_of(&d.join("dd")));
+    let out = d.join("clean");
+    let dd_s = d.join("dd");
+    ok(&[
+        "dedup",
+        dd_s.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-t",
+        "0.9",
+        "--follow",
+    ]);
+    assert_eq!((tree_of(&d.join("ext")), tree_of(&d.join("dd"))), (ext, dd));
+    let got = tree_of(&out);
+    assert_eq!(got["ext"], "d");
+    assert_eq!(got["ext/own.txt"], "f:eight nine ten eleven twelve");
+    assert_eq!(got["ext/sub/up"], "l:..");
+    assert_eq!(got["ext/back"], "l:../real");
+    assert!(fs::read_to_string(out.join("ext/back/a.txt")).is_ok());
+}

@@ -104,3 +104,32 @@ fn diff_header_has_the_similarities_pairs_reports() {
         assert!(line.chars().count() <= 30, "{line:?}");
     }
 }
+
+/// Issue 26, item 8: two texts that differ only past the 256 KB diffed are not said to
+/// be identical, nor to differ in no word: the header says what was compared.
+#[test]
+fn texts_that_differ_past_the_part_shown_are_not_called_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let head: String = (0..40_000)
+        .map(|i| format!("line {i} of the text\n"))
+        .collect();
+    assert!(head.len() > 256 * 1024);
+    let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&a, format!("{head}the end\n")).unwrap();
+    std::fs::write(&b, format!("{head}another end\n")).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = ok(&["diff", a, b, "--width", "80", "--color", "never"]);
+    let header: String = out.lines().take(3).collect::<Vec<_>>().join("\n");
+    assert!(header.contains("TRUNCATED to 256 KB"), "{header}");
+    assert!(
+        header.contains("identical in the first 256 KB shown, different past it"),
+        "{header}"
+    );
+    assert!(!header.contains("identical texts") && !header.contains("no word differs"));
+    // The same texts in full are identical.
+    let same = ok(&["diff", a, a, "--width", "80", "--color", "never"]);
+    assert!(
+        same.lines().nth(2).unwrap().contains("identical texts"),
+        "{same}"
+    );
+}

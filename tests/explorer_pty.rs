@@ -30,6 +30,20 @@ struct Pty {
 
 impl Pty {
     fn spawn(args: &[&str], env: &[(&str, &str)]) -> Pty {
+        let mut cmd = CommandBuilder::new(BIN);
+        cmd.args(args);
+        Pty::spawn_command(cmd, env)
+    }
+
+    /// `sh -c script`, with `$BIN` the binary (for limits set before it starts).
+    fn spawn_shell(script: &str, env: &[(&str, &str)]) -> Pty {
+        let mut cmd = CommandBuilder::new("sh");
+        cmd.args(["-c", script]);
+        cmd.env("BIN", BIN);
+        Pty::spawn_command(cmd, env)
+    }
+
+    fn spawn_command(mut cmd: CommandBuilder, env: &[(&str, &str)]) -> Pty {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -38,8 +52,6 @@ impl Pty {
                 pixel_height: 0,
             })
             .expect("open a pty");
-        let mut cmd = CommandBuilder::new(BIN);
-        cmd.args(args);
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("NO_COLOR");
         cmd.env_remove("SIMTUI_DEBUG_PANIC");
@@ -209,6 +221,10 @@ fn corpus(docs: usize) -> tempfile::TempDir {
     });
     simtui_gen::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
     dir
+}
+
+fn path_of(p: &Path) -> String {
+    p.display().to_string()
 }
 
 fn path(dir: &Path) -> String {
@@ -824,6 +840,83 @@ fn a_removal_list_is_reviewed_and_marks_reach_the_keep_list() {
         t.screen()
     );
     t.with_screen(|s| assert!(!s.alternate_screen()));
+}
+
+/// A keep-list that cannot be written (its folder removed while the review runs) keeps
+/// the marks: the review says where they went, and quitting says so again and exits 1
+/// (issue 26: the marks were lost and quitting exited 0).
+#[test]
+fn an_unwritable_keep_list_keeps_the_marks_and_quitting_says_where() {
+    let dir = corpus(40);
+    let c = dir.path().join("c");
+    let list = dir.path().join("out.removed.jsonl");
+    std::fs::write(
+        &list,
+        "{\"id\":\"d000/doc000007.txt\",\"kept\":\"d000/doc000003.txt\",\"jaccard\":1.0,\"cluster\":1}\n",
+    )
+    .unwrap();
+    let (folder, tmp) = (dir.path().join("k"), dir.path().join("tmp"));
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::create_dir(&tmp).unwrap();
+    let keep = folder.join("keep-list");
+    let (c, l, k) = (path_of(&c), path_of(&list), path_of(&keep));
+    let mut t = Pty::spawn(
+        &["--review", &l, &c, "--keep-list", &k],
+        &[("TMPDIR", &path_of(&tmp))],
+    );
+    t.wait_for("doc000007.txt");
+    // Room for the paths in the title.
+    t.resize(ROWS, 240);
+    std::fs::remove_dir(&folder).unwrap();
+    t.send("x");
+    t.wait_for("WRONG");
+    t.wait_for("marks kept in");
+    let kept: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let text = std::fs::read_to_string(&kept[0]).unwrap();
+    assert!(text.contains("d000/doc000007.txt"), "{text}");
+    t.send("q");
+    let status = t.wait_exit();
+    assert_eq!(status.exit_code(), 1, "{}", t.screen());
+    let screen = t.screen();
+    assert!(screen.contains("could not be written"), "{screen}");
+    t.with_screen(|s| assert!(!s.alternate_screen()));
+    assert!(kept[0].exists(), "the marks stay where the message says");
+}
+
+/// The export on a full disk (a file-size limit stands for it) says it cannot write and
+/// leaves nothing: no file under the name (issue 26: a truncated one was left there),
+/// no temporary file beside it.
+#[test]
+fn an_export_on_a_full_disk_leaves_no_truncated_file() {
+    let dir = corpus(200);
+    let p = path(dir.path());
+    let outdir = dir.path().join("out");
+    std::fs::create_dir(&outdir).unwrap();
+    let out = outdir.join("listed.csv");
+    let mut t = Pty::spawn_shell(
+        &format!("trap '' XFSZ; ulimit -f 2; exec \"$BIN\" '{p}'"),
+        &[],
+    );
+    t.wait_for("candidates");
+    t.stable();
+    t.send("e");
+    t.wait_for("simtui-pairs.csv");
+    t.send(&path_of(&out));
+    t.send(ENTER);
+    t.wait_for("cannot write");
+    assert_eq!(
+        std::fs::read_dir(&outdir).unwrap().count(),
+        0,
+        "nothing left in {outdir:?}"
+    );
+    t.send(ESC);
+    t.send("q");
+    assert!(t.wait_exit().success(), "{}", t.screen());
 }
 
 /// `simtui --pairs DIR INPUT`: pairs computed elsewhere (a folder of part files, as the

@@ -515,8 +515,21 @@ fn clusters_and_query_name_records_by_id() {
     ]);
     let hits = jsonl(&out);
     assert_eq!(hits[0]["doc"], "sub/part-0002.ndjson:2", "{out}");
-    let dupes = ok(&["clusters", &c, "-t", "0.9", "--dupes", "-k", "3"]);
-    assert_eq!(dupes.trim(), "sub/part-0002.ndjson:2");
+    let found = jsonl(&ok(&[
+        "clusters", &c, "-t", "0.9", "-k", "3", "--format", "jsonl",
+    ]));
+    assert_eq!(found.len(), 1);
+    assert!(
+        found[0]["members"]
+            .as_array()
+            .unwrap()
+            .contains(&"sub/part-0002.ndjson:2".into()),
+        "{found:?}"
+    );
+    // A record's id is no path to delete (issue 26): --dupes refuses, pointing to dedup.
+    let dupes = simtui(&["clusters", &c, "-t", "0.9", "--dupes", "-k", "3"]);
+    assert_eq!(dupes.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&dupes.stderr).contains("simtui dedup"));
 }
 
 #[test]

@@ -70,13 +70,15 @@ fn an_empty_folder_gives_no_pairs_and_succeeds() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A folder with `c/a.txt` and `c/b.txt` (the same text) that the user `nobody` can
+/// read, and how to run simtui where permissions bite (see `unprivileged`); None, said,
+/// when simtui can't be run so.
 #[cfg(unix)]
-#[test]
-fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
+fn corpus_for_nobody() -> Option<(Command, tempfile::TempDir)> {
     use std::os::unix::fs::PermissionsExt;
-    let Some(mut cmd) = unprivileged() else {
+    let Some(cmd) = unprivileged() else {
         println!("skipped: running as root and `setpriv` cannot drop to nobody");
-        return;
+        return None;
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -85,13 +87,24 @@ fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
     fs::create_dir(d.join("c")).unwrap();
     fs::write(d.join("c/a.txt"), TEXT).unwrap();
     fs::write(d.join("c/b.txt"), TEXT).unwrap();
-    fs::write(d.join("c/secret.txt"), TEXT).unwrap();
-    fs::create_dir(d.join("c/locked")).unwrap();
-    fs::write(d.join("c/locked/inside.txt"), TEXT).unwrap();
     for p in ["c/a.txt", "c/b.txt"] {
         fs::set_permissions(d.join(p), fs::Permissions::from_mode(0o644)).unwrap();
     }
     fs::set_permissions(d.join("c"), fs::Permissions::from_mode(0o755)).unwrap();
+    Some((cmd, dir))
+}
+
+#[cfg(unix)]
+#[test]
+fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some((mut cmd, dir)) = corpus_for_nobody() else {
+        return;
+    };
+    let d = dir.path();
+    fs::write(d.join("c/secret.txt"), TEXT).unwrap();
+    fs::create_dir(d.join("c/locked")).unwrap();
+    fs::write(d.join("c/locked/inside.txt"), TEXT).unwrap();
     fs::set_permissions(d.join("c/secret.txt"), fs::Permissions::from_mode(0o000)).unwrap();
     fs::set_permissions(d.join("c/locked"), fs::Permissions::from_mode(0o000)).unwrap();
     let out = cmd
@@ -1021,4 +1034,361 @@ fn control_characters_in_names_never_reach_the_terminal() {
     let mut both = [pair["a"].as_str().unwrap(), pair["b"].as_str().unwrap()];
     both.sort_unstable();
     assert_eq!(both, ["x\\\\xFF.txt", "x\\xFF.txt"]);
+}
+
+/// Issue 26, item 2: `--dupes` one path a line never prints a path that reads as another
+/// (`zz\nimportant.txt` read as `important.txt`, a unique file): such a path refuses line
+/// mode before anything is printed, naming `-0`; with `-0` the path is printed whole and
+/// deleting what was printed keeps every content.
+#[cfg(unix)]
+#[test]
+fn dupes_never_print_a_line_that_names_another_file() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    fs::create_dir(&d).unwrap();
+    fs::write(d.join("important.txt"), TEXT).unwrap();
+    let evil = d.join(std::ffi::OsStr::from_bytes(b"zz\nimportant.txt"));
+    fs::write(&evil, TEXT).unwrap();
+    fs::write(d.join("tab\there.txt"), TEXT).unwrap();
+    let out = simtui(&["clusters", "--no-config", s(&d), "-t", "0.9", "--dupes"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    assert!(
+        err.contains("-0") && err.contains("2 duplicate path(s)"),
+        "{err}"
+    );
+    // -0: each path whole, ended by NUL; deleting them leaves important.txt's content.
+    let out = simtui(&[
+        "clusters",
+        "--no-config",
+        s(&d),
+        "-t",
+        "0.9",
+        "--dupes",
+        "-0",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Vec<&[u8]> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .collect();
+    assert_eq!(printed.len(), 2, "{:?}", out.stdout);
+    for p in printed {
+        fs::remove_file(std::ffi::OsStr::from_bytes(p)).unwrap();
+    }
+    let left: Vec<_> = fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(fs::read_to_string(d.join(&left[0])).unwrap(), TEXT);
+}
+
+/// Issue 26, item 2: the records of a file of many documents (JSON Lines, SGML,
+/// Parquet) have ids, not paths (`/etc/passwd`, `..`, a NUL): `--dupes` refuses such a
+/// corpus, with or without `-0`, before printing anything, and points to `dedup`.
+#[test]
+fn dupes_refuse_records_whose_ids_are_no_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.jsonl");
+    let mut lines = String::new();
+    for id in ["/etc/passwd", "..", "nul\u{0}id", "ok"] {
+        let line = serde_json::json!({"id": id, "text": TEXT});
+        lines.push_str(&format!("{line}\n"));
+    }
+    fs::write(&file, lines).unwrap();
+    for extra in [&[][..], &["-0"]] {
+        let mut args = vec!["clusters", "--no-config", s(&file), "-t", "0.9", "--dupes"];
+        args.extend(extra);
+        let out = simtui(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}: {:?}", out.stdout);
+        assert!(err.contains("simtui dedup"), "{err}");
+    }
+}
+
+/// Runs simtui with `args`, killed after 20 s: a read that blocks (a FIFO) is a failure
+/// of the test, not a hang.
+fn run_for_at_most_20s(args: &[&str], cwd: &Path) -> std::process::Output {
+    let mut child = Command::new(BIN)
+        .current_dir(cwd)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("simtui {args:?} did not end within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 26, item 4: the files read beside the corpus (`dedup --keep-list`, the review's
+/// keep-list, `--config`, `--pairs`, `--review`, `eval --truth`) are regular files: a
+/// FIFO, a device or a folder is a usage error naming it, before any read that would
+/// block or never end; a file over its limit is refused from its size.
+#[cfg(unix)]
+#[test]
+fn side_inputs_are_regular_files_within_a_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir(d.join("c")).unwrap();
+    fs::create_dir(d.join("folder")).unwrap();
+    fs::write(d.join("c/a.txt"), TEXT).unwrap();
+    fs::write(d.join("c/b.txt"), TEXT).unwrap();
+    let fifo = std::ffi::CString::new(d.join("fifo").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path; the test needs a real FIFO.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    ok(&[
+        "--no-config",
+        "dedup",
+        s(&d.join("c")),
+        "-o",
+        s(&d.join("out")),
+        "-t",
+        "0.9",
+    ]);
+    let removed = d.join("out.removed.jsonl");
+    // A 3 GB sparse file: over every limit, never read.
+    let big = d.join("big.jsonl");
+    fs::File::create(&big).unwrap().set_len(3 << 30).unwrap();
+    for bad in ["fifo", "/dev/zero", "folder", "big.jsonl"] {
+        let cases: [Vec<&str>; 6] = [
+            vec![
+                "--no-config",
+                "dedup",
+                "c",
+                "-o",
+                "o2",
+                "-t",
+                "0.9",
+                "--keep-list",
+                bad,
+            ],
+            vec![
+                "--no-config",
+                "--review",
+                s(&removed),
+                "--keep-list",
+                bad,
+                "c",
+            ],
+            vec!["--config", bad, "pairs", "c"],
+            vec!["--no-config", "--pairs", bad, "c"],
+            vec!["--no-config", "--review", bad, "c"],
+            vec!["--no-config", "eval", "c", "--truth", bad],
+        ];
+        for args in cases {
+            if bad == "folder" && ["--pairs", "--review"].contains(&args[1]) && args[3] == "c" {
+                continue; // a folder of pairs files or removal lists is read
+            }
+            let out = run_for_at_most_20s(&args, d);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            let said = if bad == "big.jsonl" {
+                "limit for it (3221225472 bytes)"
+            } else {
+                "not a regular file but a"
+            };
+            assert!(err.contains(said) && err.contains(bad), "{args:?}: {err}");
+        }
+    }
+    assert!(!d.join("o2").exists());
+}
+
+/// Issue 26, item 4: a pairs file's similarities are checked: a J or an estimate outside
+/// [0, 1] (or not a number) is an error naming the line (the row in Parquet), not a row
+/// showing "exact J 2.500".
+#[test]
+fn a_pairs_file_with_a_similarity_outside_0_1_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir(d.join("c")).unwrap();
+    fs::write(d.join("c/a.txt"), TEXT).unwrap();
+    fs::write(d.join("c/b.txt"), TEXT).unwrap();
+    let good = r#"{"a":"a.txt","b":"b.txt","jaccard":1.0,"estimate":1.0}"#;
+    for (bad, said) in [
+        (
+            r#"{"a":"a.txt","b":"b.txt","jaccard":2.5}"#,
+            "line 2: \"jaccard\" 2.5",
+        ),
+        (
+            r#"{"a":"a.txt","b":"b.txt","jaccard":-0.1}"#,
+            "line 2: \"jaccard\" -0.1",
+        ),
+        (
+            r#"{"a":"a.txt","b":"b.txt","jaccard":0.5,"estimate":7}"#,
+            "line 2: \"estimate\" 7",
+        ),
+    ] {
+        fs::write(d.join("p.jsonl"), format!("{good}\n{bad}\n")).unwrap();
+        let out = run_for_at_most_20s(&["--no-config", "--pairs", "p.jsonl", "c"], d);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(said), "{said}: {err}");
+    }
+}
+
+/// Issue 26, item 8: a full temporary folder (a file-size limit stands for it) is one
+/// line, exit 1, that says its cause once: the engine's message holds it already, and
+/// was followed by it again.
+#[cfg(unix)]
+#[test]
+fn a_full_tmp_dir_says_its_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, tmp) = (dir.path().join("g"), dir.path().join("tmp"));
+    ok(&["gen", s(&g), "--docs", "3000"]);
+    fs::create_dir(&tmp).unwrap();
+    let out = sh(&format!(
+        "trap '' XFSZ; ulimit -f 8; exec \"$BIN\" pairs --no-config {} --memory 1M --tmp-dir {}",
+        s(&g),
+        s(&tmp)
+    ));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--tmp-dir"), "{err}");
+    assert_eq!(err.matches("File too large").count(), 1, "{err}");
+}
+
+/// Issue 26, item 8: a query path that gives no query (a FIFO, an empty folder) is a
+/// usage error naming it, not an exit 0 with nothing said.
+#[cfg(unix)]
+#[test]
+fn a_query_path_with_nothing_to_query_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("c")).unwrap();
+    fs::create_dir_all(d.join("empty")).unwrap();
+    fs::write(d.join("c/a.txt"), TEXT).unwrap();
+    let fifo = std::ffi::CString::new(d.join("fifo").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path; the test needs a real FIFO.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    for (q, said) in [
+        ("fifo", "query fifo: special file"),
+        ("empty", "query empty: no file in it"),
+    ] {
+        let out = run_for_at_most_20s(&["--no-config", "query", "c", q], d);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{q}: {err}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(err.trim(), format!("simtui: {said}"));
+    }
+}
+
+/// Issue 26, item 8: a home folder that cannot be searched, with no config file named,
+/// is no config file: every command runs (it made every command exit 2). A config file
+/// that exists but cannot be read is still an error.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_home_without_a_config_file_is_no_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some((mut cmd, dir)) = corpus_for_nobody() else {
+        return;
+    };
+    let d = dir.path();
+    let home = d.join("home");
+    fs::create_dir_all(home.join(".config/simtui")).unwrap();
+    fs::set_permissions(&home, fs::Permissions::from_mode(0o000)).unwrap();
+    let out = cmd
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("SIMTUI_CONFIG")
+        .args(["pairs", s(&d.join("c"))])
+        .output()
+        .unwrap();
+    fs::set_permissions(&home, fs::Permissions::from_mode(0o755)).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
+    // A config file there that cannot be read: an error naming it.
+    for p in [".config", ".config/simtui"] {
+        fs::set_permissions(home.join(p), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let config = home.join(".config/simtui/config.toml");
+    fs::write(&config, "").unwrap();
+    fs::set_permissions(&config, fs::Permissions::from_mode(0o000)).unwrap();
+    let out = unprivileged()
+        .unwrap()
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("SIMTUI_CONFIG")
+        .args(["pairs", s(&d.join("c"))])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("config.toml") && err.contains("Permission denied"),
+        "{err}"
+    );
+}
+
+/// Every (stage, done, total) a build reports.
+#[derive(Default)]
+struct Recorded(std::sync::Mutex<Vec<(simtui_engine::Stage, u64, u64)>>);
+
+impl simtui_engine::Progress for Recorded {
+    fn update(&self, stage: simtui_engine::Stage, done: u64, total: u64) {
+        self.0.lock().unwrap().push((stage, done, total));
+    }
+}
+
+/// Issue 26, item 8: the count of documents read is never above its total, and a stage
+/// is never reported done before its end: a gzipped file of many records is read ahead
+/// (its compressed bytes run out long before its records), and the total, estimated
+/// from the bytes read, fell to the count so far (then "500,087 of 500,000").
+#[test]
+fn indexing_progress_is_never_above_its_total_nor_done_early() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("many.jsonl.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        fs::File::create(&file).unwrap(),
+        flate2::Compression::default(),
+    );
+    // 20 MB of text in a few hundred KB: five blocks of records read from a file whose
+    // compressed bytes are all read with the first.
+    let page = TEXT.repeat(16);
+    for i in 0..20_000 {
+        let line = serde_json::json!({"id": i, "text": format!("{page} number {}", i % 97)});
+        writeln!(gz, "{line}").unwrap();
+    }
+    gz.finish().unwrap();
+    let recorded = Recorded::default();
+    let corpus = walk(&file, &WalkOptions::default());
+    Index::builder(&Params::default())
+        .build(corpus, &recorded)
+        .unwrap();
+    let reports = recorded.0.into_inner().unwrap();
+    let shingle: Vec<(u64, u64)> = reports
+        .iter()
+        .filter(|r| r.0 == simtui_engine::Stage::Shingle)
+        .map(|r| (r.1, r.2))
+        .collect();
+    assert!(shingle.len() > 2, "{shingle:?}");
+    // Below the total until the end, then the end (maybe twice: the last batch is
+    // merged after it is read).
+    let end = shingle.iter().position(|&(d, t)| d >= t).unwrap();
+    assert!(end > 0, "{shingle:?}");
+    assert!(
+        shingle[end..].iter().all(|&r| r == (20_000, 20_000)),
+        "{shingle:?}"
+    );
 }

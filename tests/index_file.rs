@@ -34,7 +34,17 @@ fn id(i: usize) -> String {
 }
 
 fn small_corpus(dir: &Path) -> Corpus {
-    Corpus::new(dir, 60, 11)
+    let c = Corpus::new(dir, 60, 11);
+    settle_times();
+    c
+}
+
+/// Waits until the files just written are older than what a saved index reads again
+/// (a file modified within 0.1 s before an index run has no stamp saved: it is read
+/// again next time, since an edit later in its clock tick could leave its times as
+/// they were).
+fn settle_times() {
+    std::thread::sleep(std::time::Duration::from_millis(250));
 }
 
 #[test]
@@ -79,6 +89,7 @@ fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
     let text = fs::read(&touched).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     fs::write(&touched, text).unwrap();
+    settle_times();
 
     let fresh = outputs(c.path(), &[]);
     let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-v"]);
@@ -117,6 +128,7 @@ fn corpus_for_nobody() -> Option<(tempfile::TempDir, Corpus)> {
         let e = e.unwrap();
         mode(e.path(), if e.file_type().is_dir() { 0o777 } else { 0o644 });
     }
+    settle_times();
     Some((dir, c))
 }
 
@@ -434,6 +446,7 @@ fn json_lines_records_are_saved_and_updated_like_files() {
     other_text.push_str("not json\n");
     fs::write(c.join("other.jsonl"), other_text).unwrap();
     fs::write(c.join("a.txt"), base[7].join(" ")).unwrap();
+    settle_times();
 
     let cs = s(&c);
     let run = |extra: &[&str]| {
@@ -462,6 +475,7 @@ fn json_lines_records_are_saved_and_updated_like_files() {
     part.push(edit(&base[9], 58));
     fs::write(c.join("part.jsonl"), jsonl_lines(&part)).unwrap();
     fs::write(c.join("new.jsonl"), jsonl_lines(&[edit(&base[11], 59)])).unwrap();
+    settle_times();
     let out = simtui(&["pairs", cs, "-t", "0.3", "--format", "jsonl", "-v"]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -552,4 +566,41 @@ fn a_file_that_cannot_be_stated_does_not_make_every_run_rewrite_the_index() {
     mode(&shut, 0o755);
     assert!(!err.contains("written"), "rewritten: {err}");
     assert_eq!(before, fs::read(&idx).unwrap());
+}
+
+/// Issue 26, item 8: a file modified as its stamp was taken (here, with a time ahead of
+/// the clock: then or later, for sure) keeps no stamp, so the next run reads it again.
+/// On a filesystem with whole-second times, an edit later in that second at the same
+/// size leaves size, times and inode as they were: the saved stamp would pass the stale
+/// file for unchanged.
+#[test]
+fn a_file_modified_in_the_second_of_its_stamp_is_read_again_next_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let idx = dir.path().join("c.idx");
+    let path = c.file(&c.generated.docs[0].id);
+    let ahead = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    let set = |t| {
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(t)
+            .unwrap()
+    };
+    set(ahead);
+    ok(&["index", c.path(), "-o", s(&idx)]);
+    let again = simtui(&["index", c.path(), "-o", s(&idx)]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains(" 1 changed,"), "{err}");
+    // Once its times are in the past, it is taken from the index again.
+    set(std::time::SystemTime::now() - std::time::Duration::from_secs(3600));
+    settle_times();
+    ok(&["index", c.path(), "-o", s(&idx)]);
+    let last = simtui(&["index", c.path(), "-o", s(&idx)]);
+    let err = String::from_utf8_lossy(&last.stderr);
+    assert!(
+        err.contains(" 0 changed,") && err.contains("up to date"),
+        "{err}"
+    );
 }

@@ -4,13 +4,16 @@
 
 use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, LinkageArg, write_clusters};
+use crate::output::error::UsageError;
 use crate::output::file::{check_output_file, with_output};
+use crate::output::format::printable;
 use crate::output::format::{Resolved, ResultFormat};
 use clap::Args;
 use simtui_engine::analysis::cluster::{Cluster, clusters_by};
 use simtui_engine::index::Index;
 use simtui_engine::source::Source;
 use std::io::{self, Write};
+use std::path::Path;
 
 #[derive(Args, Debug)]
 pub struct ClustersArgs {
@@ -51,7 +54,10 @@ pub struct ClustersArgs {
     /// Print only the duplicates (all but the kept member), one path a line
     ///
     /// Every member of every cluster but the one kept, one path per line: a list for a
-    /// delete or move step of your own; simtui itself never changes a file.
+    /// delete or move step of your own; simtui itself never changes a file. A duplicate
+    /// whose path holds a new line or another control character is refused before
+    /// anything is printed (-0 carries any path); so is a corpus of records (JSON Lines,
+    /// SGML, Parquet), whose ids are no files: `simtui dedup` removes records.
     #[arg(long)]
     pub dupes: bool,
     /// With --dupes, end each path with NUL, not newline (for xargs -0)
@@ -95,8 +101,12 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
         Some(args.format.resolve(output)?)
     };
     if let Some(file) = output {
-        check_output_file(file, &args.paths.paths)?;
+        check_output_file(file)?;
     }
+    args.store
+        .paths(&args.paths.paths)
+        .output("-o", output)
+        .check()?;
     let mut index_args = args.index.clone();
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
@@ -121,6 +131,10 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
         (progress.budget(), simtui_engine::index::Keep::AllButSets),
         &progress,
     )?;
+    if args.dupes {
+        // Before the search: a corpus of records gives no list of files to delete.
+        refuse_records(&engine.index)?;
+    }
     super::banding::say("clusters", note);
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
     progress.finish();
@@ -129,6 +143,9 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
     match resolved {
         None => {
             let end = if args.null { b'\0' } else { b'\n' };
+            if !args.null {
+                refuse_unsplittable(index, &found)?;
+            }
             with_output(output, |out| write_dupes(out, index, &found, end))?;
         }
         Some(Resolved::Text(format)) => {
@@ -152,19 +169,66 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
     Ok(())
 }
 
+/// `--dupes` lists files to delete: a record of a file of many documents (JSON Lines,
+/// SGML, Parquet) has no file of its own, and its id is no path (an id can read `..` or
+/// `/etc/passwd`, or hold a NUL). Such a corpus is refused, pointing to `dedup`, which
+/// writes the corpus without the records.
+fn refuse_records(index: &Index) -> Result<(), UsageError> {
+    let mut records = index
+        .docs()
+        .iter()
+        .filter(|d| !matches!(d.source, Source::File(_)));
+    let Some(first) = records.next() else {
+        return Ok(());
+    };
+    let n = 1 + records.count();
+    Err(UsageError(format!(
+        "--dupes lists files to delete, and {n} document(s) are records of a file of many \
+         (the first in {}): `simtui dedup` writes the corpus without the duplicates (and \
+         lists them), `clusters --format jsonl` names them",
+        printable(
+            &first
+                .source
+                .path()
+                .unwrap_or(Path::new(&first.id))
+                .to_string_lossy()
+        )
+    )))
+}
+
+/// One path a line is only safe when no path holds a line end: `zz\nimportant.txt`
+/// would read as `important.txt`. A path with any control character refuses line mode
+/// before anything is written, naming `-0`, whose NUL ends cannot be part of a path.
+fn refuse_unsplittable(index: &Index, found: &[Cluster]) -> Result<(), UsageError> {
+    let mut bad = found
+        .iter()
+        .flat_map(Cluster::duplicates)
+        .filter_map(|d| match &index.docs()[d as usize].source {
+            Source::File(path) => Some(path.to_string_lossy()),
+            _ => None,
+        })
+        .filter(|p| p.chars().any(char::is_control));
+    let Some(first) = bad.next() else {
+        return Ok(());
+    };
+    let n = 1 + bad.count();
+    Err(UsageError(format!(
+        "{n} duplicate path(s) hold a new line or another control character ({}), which \
+         one path a line cannot carry: use --dupes -0 (each path ended by NUL, for xargs -0)",
+        printable(&first)
+    )))
+}
+
 /// Every member but the representative, as a path the shell can use (the file as found,
-/// not its id relative to the corpus root), in cluster order.
+/// not its id relative to the corpus root), in cluster order. Every document is a file
+/// ([`refuse_records`]).
 fn write_dupes(out: &mut dyn Write, index: &Index, found: &[Cluster], end: u8) -> io::Result<()> {
     for c in found {
         for d in c.duplicates() {
-            let doc = &index.docs()[d as usize];
-            match &doc.source {
-                Source::File(path) => write_path(out, path)?,
-                // A text in memory or a record of a file of many documents has no file
-                // of its own: its id stands for it.
-                _ => out.write_all(doc.id.as_bytes())?,
+            if let Source::File(path) = &index.docs()[d as usize].source {
+                write_path(out, path)?;
+                out.write_all(&[end])?;
             }
-            out.write_all(&[end])?;
         }
     }
     Ok(())

@@ -156,27 +156,25 @@ pub fn load(
     at: &Location,
     check: impl FnOnce(&Config) -> Vec<Problem>,
 ) -> Result<Config, ConfigError> {
-    let text = match std::fs::read_to_string(&at.path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && at.origin == Origin::Default => {
-            return Ok(Config::default());
-        }
-        Err(e) => {
-            let from = match at.origin {
-                Origin::Flag => " (given by --config)",
-                Origin::Env => " (given by SIMTUI_CONFIG)",
-                Origin::Default => "",
-            };
-            return Err(ConfigError {
-                path: at.path.clone(),
-                problems: vec![Problem {
-                    line: None,
-                    key: None,
-                    message: format!("cannot read the config file{from}: {e}"),
-                }],
-            });
-        }
-        Ok(text) => text,
+    if at.origin == Origin::Default && !reachable(&at.path) {
+        return Ok(Config::default());
+    }
+    let from = match at.origin {
+        Origin::Flag => " (given by --config)",
+        Origin::Env => " (given by SIMTUI_CONFIG)",
+        Origin::Default => "",
     };
+    // A regular file within a limit: `--config /dev/zero` or a FIFO is an error, not a
+    // read without end or a wait for a writer.
+    let limit = crate::output::side_input::CONFIG_LIMIT;
+    let text = crate::output::side_input::text(&at.path, limit).map_err(|why| ConfigError {
+        path: at.path.clone(),
+        problems: vec![Problem {
+            line: None,
+            key: None,
+            message: format!("cannot read the config file{from}: {why}"),
+        }],
+    })?;
     let (mut config, mut problems) = parse_partial(&text);
     config.path = Some(at.path.clone());
     problems.extend(check(&config));
@@ -189,6 +187,20 @@ pub fn load(
         path: at.path.clone(),
         problems,
     })
+}
+
+/// Whether there may be a file at the usual place: not when there is none, or when a
+/// folder on the way cannot be searched (an unreadable `$HOME`) or is a file. No config
+/// file there is no error; a file that exists but cannot be read is one.
+fn reachable(path: &Path) -> bool {
+    use std::io::ErrorKind;
+    match std::fs::metadata(path) {
+        Ok(_) => true,
+        Err(e) => !matches!(
+            e.kind(),
+            ErrorKind::NotFound | ErrorKind::PermissionDenied | ErrorKind::NotADirectory
+        ),
+    }
 }
 
 /// Parses and checks a config file's text (the tests' entry; `load` reads files).

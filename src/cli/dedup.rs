@@ -7,13 +7,15 @@ use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, LinkageArg};
 use crate::output::error::UsageError;
 use crate::output::format::with_stdout;
+use crate::output::removals;
+use crate::output::side_input;
 use anyhow::Context;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
 use simtui_engine::analysis::dedup::{self, Partial, Removal};
 use simtui_engine::index::Doc;
 use simtui_engine::index::Index;
-use simtui_engine::source::{Corpus, Source};
+use simtui_engine::source::Source;
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -55,12 +57,28 @@ pub struct DedupArgs {
     /// A review's list of removals marked wrong; lines starting with # are comments.
     #[arg(long, value_name = "FILE")]
     pub keep_list: Option<PathBuf>,
-    /// Replace OUT (and OUT.removed.jsonl) if they exist
+    /// Replace OUT (and OUT.removed.jsonl) if an earlier dedup wrote them
+    ///
+    /// Only an earlier output of dedup is replaced: a folder holding the .simtui-dedup file
+    /// dedup writes in it (or an empty folder), a file with its removal list beside it, a
+    /// removal list as dedup writes it. Never any other folder or file, nor an input or a
+    /// folder holding one.
     #[arg(long)]
     pub force: bool,
     /// Print the counts and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Copy a folder even when some of its paths cannot be copied
+    ///
+    /// Every path of a folder is copied but the removed documents: hidden files, `.git`,
+    /// files that are no documents (binary, too large, not --ext), empty folders, hard
+    /// links (as hard links) and symbolic links (as links; with --follow, one that leads
+    /// out of the tree is copied as what it leads to, as the corpus read it). FIFOs,
+    /// sockets, devices and what cannot be read cannot be copied: without
+    /// this flag they refuse the copy before any work (named, -v lists them all); with
+    /// it they are left out, counted in the summary.
+    #[arg(long)]
+    pub allow_incomplete: bool,
     /// Link a bucket of over N contents (1000) via a representative
     #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: u64,
@@ -70,19 +88,22 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     super::check_similarity("--threshold", args.threshold)?;
     args.index.check()?;
     let removed_list = removal_list_path(&args.output);
-    if !args.dry_run && !args.force {
-        for p in [&args.output, &removed_list] {
-            if p.symlink_metadata().is_ok() {
-                return Err(UsageError(format!(
-                    "{} exists: choose another -o, or --force to replace it",
-                    p.display()
-                ))
-                .into());
-            }
-        }
+    let paths = &args.paths.paths;
+    args.store
+        .paths(paths)
+        .input("--keep-list", args.keep_list.as_deref())
+        .output("-o", args.output.as_path())
+        .output("the removal list", removed_list.as_path())
+        .check()?;
+    let single = paths.len() == 1 && paths[0].is_file();
+    if !args.dry_run {
+        check_replace(&args.output, &removed_list, single, args.force)?;
     }
-    crate::output::file::check_outside_inputs(&args.output, &args.paths.paths)?;
     let keep_list = read_keep_list(args.keep_list.as_deref())?;
+    // Every path of the input, as the copy mirrors it: what cannot be copied is refused
+    // before any work, unless --allow-incomplete.
+    let files = dedup::input_files(&args.paths.paths, args.index.follow)?;
+    refuse_uncopyable(&files, args.allow_incomplete)?;
     let mut index_args = args.index.clone();
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
@@ -131,12 +152,6 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         with_stdout(|out| writeln!(out, "{summary} (dry run: nothing written)"))?;
         return Ok(());
     }
-    // The files as the walk finds them (the index keeps documents, not the files that
-    // are none, which are copied too so that nothing of the corpus is lost).
-    let corpus = Corpus::walk(&args.paths.paths, &index_args.walk_options())
-        .map_err(|e| UsageError(e.to_string()))?;
-    let files = dedup::input_files(&args.paths.paths, &corpus)?;
-    let single = args.paths.paths.len() == 1 && args.paths.paths[0].is_file();
     let written = dedup::write_corpus(
         index,
         &files,
@@ -152,14 +167,124 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     crate::output::diag::note(
         0,
         format_args!(
-            "simtui: {summary}; wrote {} ({} file(s); {} record(s) and {} file(s) left out) and {}",
+            "simtui: {summary}; wrote {} ({}) and {}",
             args.output.display(),
-            written.files,
-            written.records_removed,
-            written.files_removed,
+            copied(&written),
             removed_list.display()
         ),
     );
+    for (path, why) in &written.left_out {
+        crate::output::diag::note(1, format_args!("left out {}: {why}", path.display()));
+    }
+    Ok(())
+}
+
+/// Paths the copy cannot make (FIFOs, sockets, devices, what cannot be read): a usage
+/// error naming the first few (-v: all of them), unless `allowed`.
+fn refuse_uncopyable(files: &[dedup::InputFile], allowed: bool) -> Result<(), UsageError> {
+    let cannot: Vec<(&Path, &str)> = files
+        .iter()
+        .filter_map(|f| match &f.copy {
+            dedup::Copy::Cannot(why) => Some((f.path.as_path(), why.as_str())),
+            _ => None,
+        })
+        .collect();
+    if cannot.is_empty() || allowed {
+        return Ok(());
+    }
+    for (path, why) in &cannot {
+        crate::output::diag::note(1, format_args!("cannot copy {}: {why}", path.display()));
+    }
+    let named: Vec<String> = cannot
+        .iter()
+        .take(3)
+        .map(|(p, why)| format!("{} ({why})", p.display()))
+        .collect();
+    let more = match cannot.len() {
+        n if n > 3 => format!(" and {} more (-v lists them)", n - 3),
+        _ => String::new(),
+    };
+    Err(UsageError(format!(
+        "the copy would leave out {} path(s) it cannot copy: {}{more}; \
+         --allow-incomplete writes it without them",
+        cannot.len(),
+        named.join(", ")
+    )))
+}
+
+/// What the copy holds and what it left out, each kind counted (kinds of none left out).
+fn copied(w: &dedup::Written) -> String {
+    let mut kinds = Vec::new();
+    let mut count = |n: u64, what: String| {
+        if n > 0 {
+            kinds.push(format!("{n} {what}"));
+        }
+    };
+    count(w.documents, "document file(s)".into());
+    count(
+        w.record_files,
+        format!(
+            "file(s) of records ({} record(s) left out)",
+            w.records_removed
+        ),
+    );
+    count(w.copied_unread, "other file(s) as they were".into());
+    count(w.hard_links, "hard link(s)".into());
+    count(
+        w.symlinks,
+        match w.dangling {
+            0 => "symlink(s)".to_string(),
+            n => format!("symlink(s) ({n} to a removed file: they reach nothing now)"),
+        },
+    );
+    count(w.folders, "folder(s)".into());
+    let mut out = if kinds.is_empty() {
+        "nothing copied".to_string()
+    } else {
+        kinds.join(", ")
+    };
+    if w.files_removed > 0 {
+        out.push_str(&format!("; left out {} removed file(s)", w.files_removed));
+    }
+    if !w.left_out.is_empty() {
+        out.push_str(&format!(
+            " and {} path(s) that cannot be copied (-v names them)",
+            w.left_out.len()
+        ));
+    }
+    out
+}
+
+/// Checks, before any work, that OUT and its removal list may be written: neither
+/// exists, or with `--force` both are an earlier output of `dedup` (a folder with
+/// [`dedup::MARKER`] in it, or empty; a file with simtui's removal list beside it; a
+/// removal list in simtui's shape). Anything else is never replaced.
+fn check_replace(out: &Path, list: &Path, single: bool, force: bool) -> Result<(), UsageError> {
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
+    if !force {
+        return match [out, list].into_iter().find(|p| exists(p)) {
+            Some(p) => Err(UsageError(format!(
+                "{} exists: choose another -o, or --force to replace an earlier output of dedup",
+                p.display()
+            ))),
+            None => Ok(()),
+        };
+    }
+    dedup::check_replace(out, single).map_err(|e| UsageError(e.to_string()))?;
+    let earlier = "--force replaces only an earlier output of simtui dedup";
+    if exists(list) && !removals::is_simtui_list(list) {
+        return Err(UsageError(format!(
+            "{} is not a removal list simtui dedup wrote: {earlier}",
+            list.display()
+        )));
+    }
+    if single && out.is_file() && !exists(list) {
+        return Err(UsageError(format!(
+            "{} has no removal list beside it ({}), so it may not be an output of dedup: {earlier}",
+            out.display(),
+            list.display()
+        )));
+    }
     Ok(())
 }
 
@@ -174,9 +299,11 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
     let Some(path) = path else {
         return Ok(HashSet::new());
     };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read --keep-list {}", path.display()))
-        .map_err(|e| UsageError(format!("{e:#}")))?;
+    // A regular file within a limit: `--keep-list /dev/zero` is an error, not a read
+    // without end.
+    let limit = side_input::KEEP_LIST_LIMIT;
+    let text = side_input::text(path, limit)
+        .map_err(|why| UsageError(side_input::named("--keep-list", path, &why)))?;
     // Read as the explorer's review writes it.
     Ok(crate::output::removals::keep_ids(&text)
         .into_iter()
@@ -195,7 +322,7 @@ fn write_removal_list(
     replace: bool,
 ) -> anyhow::Result<()> {
     let partial = Partial::new(path, replace)?;
-    let result = (|| -> std::io::Result<()> {
+    (|| -> std::io::Result<()> {
         let mut out = BufWriter::new(std::fs::File::create(&partial.tmp)?);
         for r in removals {
             let removed = &index.docs()[r.removed as usize];
@@ -220,14 +347,10 @@ fn write_removal_list(
             writeln!(out, "{line}")?;
         }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()
-    })();
-    match result {
-        Ok(()) => Ok(partial.commit()?),
-        Err(e) => {
-            partial.abandon();
-            Err(anyhow::Error::new(e).context(format!("cannot write {}", path.display())))
-        }
-    }
+    })()
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    // On an error above, the partial list is removed as `partial` is dropped.
+    Ok(partial.commit()?)
 }
 
 /// Where a document is: its file, `FILE:LINE` for a record (`FILE:ROW` for Parquet), or

@@ -187,8 +187,8 @@ impl Header<'_> {
             "exact J {:.3} · estimate {:.3} ({} functions) · k = {}",
             self.jaccard, self.estimate, self.functions, self.k
         );
-        if self.model.changed_words == [0, 0] {
-            line.push_str(" · no word differs (only white space)");
+        if let Some(verdict) = diff_model::verdict(self.model) {
+            line.push_str(&format!(" · {verdict}"));
         }
         if self.model.approximate {
             line.push_str(" · approximate diff (time limit)");

@@ -103,11 +103,15 @@ fn write_truth(
     exact: &simtui_engine::analysis::exact::ExactPairs,
     path: &std::path::Path,
 ) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let file = std::fs::File::create(path).map_err(|e| {
-        crate::output::error::UsageError(format!("cannot write {}: {e}", path.display()))
-    })?;
-    let mut out = std::io::BufWriter::new(file);
+    crate::output::file::write_file(path, |out| write_exact(index, exact, out))
+}
+
+/// The lines of [`write_truth`].
+fn write_exact(
+    index: &Index,
+    exact: &simtui_engine::analysis::exact::ExactPairs,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let id = |d: u32| index.docs()[d as usize].id.as_str();
     let mut line = |a: u32, b: u32, j: f64| -> std::io::Result<()> {
         let (a, b) = if id(a) <= id(b) { (a, b) } else { (b, a) };
@@ -134,7 +138,6 @@ fn write_truth(
             }
         }
     }
-    out.flush()?;
     Ok(())
 }
 
@@ -164,6 +167,13 @@ const STOP_SIGNALS: [i32; 3] = [
 pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     args.index.check()?;
+    if let Some(file) = &args.write_truth {
+        crate::output::file::check_output_file(file)?;
+    }
+    (crate::output::guard::Paths::new().inputs("the input", &args.paths.paths))
+        .input("--truth", args.truth.as_deref())
+        .output("--write-truth", args.write_truth.as_deref())
+        .check()?;
     let method = args.method.method(&args.index)?;
     let simhash = matches!(method, Method::SimHash { .. });
     if simhash && (args.sweep || args.bandings.is_some()) {
@@ -172,6 +182,14 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
                 .into(),
         )
         .into());
+    }
+    if let Some(truth) = &args.truth {
+        // A regular file within a limit, checked before any work: a FIFO would block
+        // the read, a device never end it.
+        use crate::output::side_input;
+        side_input::open(truth, side_input::WHOLE_FILE_LIMIT).map_err(|why| {
+            crate::output::error::UsageError(side_input::named("--truth", truth, &why))
+        })?;
     }
     let (bands, rows) = (args.index.bands as usize, args.index.rows as usize);
     let recommended = recommend(args.threshold, bands * rows, 0.5, 0.5);

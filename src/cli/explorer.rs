@@ -10,7 +10,8 @@ use crate::output::diag::{self, Log};
 use crate::output::error::UsageError;
 use crate::output::keyspec::ACTIONS;
 use crate::output::removals;
-use crate::tui::{ExploreOptions, Settings};
+use crate::output::side_input;
+use crate::tui::{ExploreOptions, KeepList, Settings};
 use crate::tui::{PairsFile, Review};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -94,9 +95,9 @@ impl ExplorerArgs {
     }
 }
 
-/// Starts the explorer on `paths` (none: the demo corpus).
+/// Starts the explorer on `roots` (none: the demo corpus).
 pub fn run(
-    paths: &[PathBuf],
+    roots: &[PathBuf],
     index: &IndexArgs,
     store: &StoreArgs,
     args: &ExplorerArgs,
@@ -105,6 +106,19 @@ pub fn run(
     index.check()?;
     let memory = args.memory();
     memory.check()?;
+    // Before anything is opened (the log) or read: no file the explorer writes may be
+    // one it reads, or lie in the corpus.
+    let keep_list = args.review.as_deref().map(|list| {
+        args.keep_list
+            .clone()
+            .unwrap_or_else(|| removals::default_keep_list(list))
+    });
+    let paths = (store.paths(roots))
+        .input("--review", args.review.as_deref())
+        .input("--pairs", args.pairs.as_deref())
+        .output("--keep-list", keep_list.as_deref())
+        .output("--log", args.log.as_deref());
+    paths.check()?;
     let mut settings = settings(args, startup)?;
     // The starting s (the config's threshold) picks or checks the banding, as -t does.
     let mut index = index.clone();
@@ -121,11 +135,10 @@ pub fn run(
         });
     }
     let index = &index;
-    let review = args
-        .review
-        .as_deref()
-        .map(|p| review(p, args.keep_list.as_deref(), args.datatrove_tasks))
-        .transpose()?;
+    let review = match (args.review.as_deref(), keep_list) {
+        (Some(list), Some(keep_list)) => Some(review(list, keep_list, args.datatrove_tasks)?),
+        _ => None,
+    };
     // A bad pairs file is a usage error before the terminal is touched.
     let pairs_file = match &args.pairs {
         Some(path) => Some(PairsFile {
@@ -135,23 +148,24 @@ pub fn run(
         None => None,
     };
     crate::tui::run(ExploreOptions {
-        roots: paths.to_vec(),
+        roots: roots.to_vec(),
         walk: index.walk_options(),
         params: index.params(),
         bands: index.bands as usize,
         rows: index.rows as usize,
-        index_file: store.file(paths),
+        index_file: store.file(roots),
         review,
         budget: memory.budget(),
         pairs_file,
         settings,
+        paths,
     })
 }
 
 /// Reads the removal list to review and the keep-list it marks (if there is one yet):
 /// an unreadable or malformed list is a usage error before the terminal is touched, as
 /// is a datatrove `.remove` folder without the number of tasks that numbers it.
-fn review(list: &Path, keep_list: Option<&Path>, tasks: Option<u32>) -> Result<Review, UsageError> {
+fn review(list: &Path, keep_list: PathBuf, tasks: Option<u32>) -> Result<Review, UsageError> {
     let read = removals::read(list).map_err(UsageError)?;
     let by_task = read.removed.iter().any(|x| {
         [&x.id, &x.kept]
@@ -165,15 +179,15 @@ fn review(list: &Path, keep_list: Option<&Path>, tasks: Option<u32>) -> Result<R
             list.display()
         )));
     }
-    let keep_list = keep_list.map_or_else(|| removals::default_keep_list(list), Path::to_path_buf);
-    let kept = match std::fs::read_to_string(&keep_list) {
-        Ok(text) => removals::keep_ids(&text),
+    // Not there yet: the review makes it. Else a regular file within a limit
+    // (`--keep-list /dev/zero` is an error, not a read without end).
+    let kept = match std::fs::symlink_metadata(&keep_list) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Default::default(),
-        Err(e) => {
-            return Err(UsageError(format!(
-                "cannot read the keep-list {}: {e}",
-                keep_list.display()
-            )));
+        _ => {
+            let limit = side_input::KEEP_LIST_LIMIT;
+            let text = side_input::text(&keep_list, limit)
+                .map_err(|why| UsageError(side_input::named("the keep-list", &keep_list, &why)))?;
+            removals::keep_ids(&text)
         }
     };
     Ok(Review {
@@ -181,7 +195,7 @@ fn review(list: &Path, keep_list: Option<&Path>, tasks: Option<u32>) -> Result<R
         format: read.format,
         removed: Arc::new(read.removed),
         tasks,
-        keep_list,
+        keep_list: KeepList::new(keep_list),
         kept,
     })
 }

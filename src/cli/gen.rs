@@ -99,7 +99,34 @@ pub fn run(args: &GenArgs) -> Result<()> {
         None => default_truth_path(&args.out)?,
     };
     // Before generating: a bad OUT or truth path is an input error (exit 2), found at once.
+    (crate::output::guard::Paths::new().output("OUT", args.out.as_path()))
+        .output("--truth", truth.as_path())
+        .check()?;
+    let created = !args.out.exists();
+    let truth_existed = truth.exists();
     prepare_out(&args.out, &truth)?;
+    let generated = generate(args, &truth);
+    if generated.is_err() {
+        // OUT was new or empty: what is in it now is this run's, and so is a new truth
+        // file. A failed run leaves neither.
+        if created {
+            let _ = std::fs::remove_dir_all(&args.out);
+        } else if let Ok(entries) = std::fs::read_dir(&args.out) {
+            for e in entries.flatten() {
+                let p = e.path();
+                let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+            }
+        }
+        if !truth_existed {
+            let _ = std::fs::remove_file(&truth);
+        }
+    }
+    generated
+}
+
+/// Generates the corpus into OUT (checked and created) and the planted pairs into
+/// `truth`, and says what was written.
+fn generate(args: &GenArgs, truth: &Path) -> Result<()> {
     let start = Instant::now();
     let opts = GenOptions {
         docs: args.docs,
@@ -113,7 +140,7 @@ pub fn run(args: &GenArgs) -> Result<()> {
         },
     };
     if args.format == GenFormat::Jsonl {
-        let (bytes, planted) = simtui_gen::write_jsonl(&opts, &args.out, &truth)?;
+        let (bytes, planted) = simtui_gen::write_jsonl(&opts, &args.out, truth)?;
         crate::output::diag::say(format_args!(
             "generated {} docs ({bytes} bytes of JSON Lines) in {} and {planted} planted pairs in {} ({:.2} s)",
             args.docs,
@@ -124,7 +151,7 @@ pub fn run(args: &GenArgs) -> Result<()> {
         return Ok(());
     }
     let g = simtui_gen::generate(&opts);
-    simtui_gen::write(&g, &args.out, &truth)?;
+    simtui_gen::write(&g, &args.out, truth)?;
     let bytes: usize = g.docs.iter().map(|d| d.text.len()).sum();
     crate::output::diag::say(format_args!(
         "generated {} docs ({} bytes) in {} and {} planted pairs in {} ({:.2} s)",

@@ -5,6 +5,7 @@
 use super::args::{IndexArgs, MethodArgs, PathArgs};
 use crate::output::error::UsageError;
 use crate::output::error::store_error;
+use crate::output::guard::Paths;
 use clap::Args;
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::index::{Index, IndexBuilder, Keep};
@@ -55,6 +56,14 @@ impl StoreArgs {
         }
         self.index.clone().or_else(|| store::auto_file(roots))
     }
+
+    /// The run's paths as the output check takes them: the corpus given and the saved
+    /// index (which may lie in it); the command adds its own.
+    pub fn paths(&self, roots: &[PathBuf]) -> Paths {
+        Paths::new()
+            .inputs("the input", roots)
+            .index("--index", self.file(roots).as_deref())
+    }
 }
 
 pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
@@ -72,6 +81,15 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         },
     };
     args.index.check()?;
+    let what = if args.output.is_some() {
+        "-o"
+    } else {
+        "the index"
+    };
+    Paths::new()
+        .inputs("the input", roots)
+        .index(what, file.as_path())
+        .check()?;
     let t = Instant::now();
     let progress = args.memory.run()?;
     let opened = open(

@@ -77,6 +77,9 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         return Err(UsageError("--bits and --weight are for --measure simhash".into()).into());
     }
     args.index.check()?;
+    (crate::output::guard::Paths::new().inputs("the input", &args.paths.paths))
+        .output("-o", args.output.as_deref())
+        .check()?;
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
         .map_err(|e| UsageError(e.to_string()))?;
     // Counted before anything is read.
@@ -128,9 +131,6 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         MeasureArg::Estimate => Measure::Estimate,
         MeasureArg::Simhash => Measure::Hamming,
     };
-    if let Some(out) = &args.output {
-        refuse_an_input(&index, out)?;
-    }
     let m = compute(&index, measure, fps.as_ref());
     let format = resolve_format(args.format, args.output.as_deref());
     let csv = format == MatrixFormat::Csv;
@@ -163,7 +163,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
     };
     match &args.output {
         None => with_stdout(|out| write(out))?,
-        Some(path) => write_file(path, write)?,
+        Some(path) => crate::output::file::write_file(path, |out| write(out))?,
     }
     Ok(())
 }
@@ -184,34 +184,6 @@ fn resolve_format(asked: MatrixFormat, output: Option<&Path>) -> MatrixFormat {
         (MatrixFormat::Auto, None) => MatrixFormat::Csv,
         (f, _) => f,
     }
-}
-
-/// -o must not name a document just read: simtui never writes over its input.
-fn refuse_an_input(index: &Index, out: &Path) -> Result<(), UsageError> {
-    let Ok(out) = out.canonicalize() else {
-        return Ok(()); // does not exist yet, so it was not read
-    };
-    let read = index
-        .docs()
-        .iter()
-        .filter_map(|d| d.source.path())
-        .any(|p| p.canonicalize().is_ok_and(|p| p == out));
-    if read {
-        return Err(UsageError(format!(
-            "-o {}: that file is one of the documents read; simtui never writes over its input",
-            out.display()
-        )));
-    }
-    Ok(())
-}
-
-/// Writes the output into `path` (created or replaced), naming the file in any error.
-fn write_file(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> anyhow::Result<()> {
-    let named = |e: io::Error| anyhow::anyhow!("writing {}: {e}", path.display());
-    let file = std::fs::File::create(path).map_err(named)?;
-    let mut out = io::BufWriter::new(file);
-    f(&mut out).and_then(|()| out.flush()).map_err(named)?;
-    Ok(())
 }
 
 fn write_csv(

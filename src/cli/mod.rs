@@ -44,6 +44,21 @@ pub fn check_similarity(flag: &str, value: f64) -> Result<(), UsageError> {
     }
 }
 
+/// An error and its causes, each said once: a cause its error's message already holds
+/// (the engine's errors say their cause, and also give it as their source) is not
+/// repeated after it.
+fn message(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !out.contains(&cause) {
+            out.push_str(": ");
+            out.push_str(&cause);
+        }
+    }
+    out
+}
+
 /// The exit code of a command's result, after saying on stderr what went wrong:
 /// 0 success, 1 no result or a failed run, 2 a usage or input error.
 pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
@@ -55,7 +70,7 @@ pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
             ExitCode::FAILURE
         }
         Err(e) => {
-            crate::output::diag::say(format_args!("simtui: {e:#}"));
+            crate::output::diag::say(format_args!("simtui: {}", message(&e)));
             if e.is::<UsageError>() {
                 ExitCode::from(2)
             } else if e.is::<Interrupted>() {
@@ -64,5 +79,20 @@ pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
                 ExitCode::FAILURE
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_cause_the_message_holds_is_said_once() {
+        let full = simtui_engine::Error::TempFile {
+            dir: "tt".into(),
+            source: std::io::Error::other("File too large"),
+        };
+        let said = super::message(&anyhow::Error::new(full));
+        assert_eq!(said.matches("File too large").count(), 1, "{said}");
+        let wrapped = anyhow::Error::new(std::io::Error::other("disk full")).context("writing x");
+        assert_eq!(super::message(&wrapped), "writing x: disk full");
     }
 }

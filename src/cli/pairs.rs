@@ -69,8 +69,12 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     let output = args.output.as_deref();
     let resolved = args.format.resolve(output)?;
     if let Some(file) = output {
-        check_output_file(file, &args.paths.paths)?;
+        check_output_file(file)?;
     }
+    args.store
+        .paths(&args.paths.paths)
+        .output("-o", output)
+        .check()?;
     let mut index_args = args.index.clone();
     // Said once the corpus is found: a usage error stays the one line on stderr.
     let note = matches!(args.method.method, super::args::MethodArg::Minhash)

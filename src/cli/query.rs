@@ -93,10 +93,16 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     if let Some(t) = args.threshold {
         super::check_similarity("--threshold", t)?;
     }
+    // The saved index, written when missing, is no corpus file and no query.
+    let corpus = std::slice::from_ref(&args.corpus);
+    args.store
+        .paths(corpus)
+        .inputs("QUERY", &args.queries)
+        .check()?;
     // Progress bars, -vv stage times, the memory budget.
     let progress = args.memory.run()?;
     let (engine, _) = super::index_cmd::engine(
-        std::slice::from_ref(&args.corpus),
+        corpus,
         &args.store,
         &args.index,
         &args.method,
@@ -223,15 +229,11 @@ fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> 
             crate::output::diag::note(1, format_args!("skipped query {s}"));
         }
         let by_path = by_path.get_or_insert_with(|| corpus_paths(engine));
+        let before = out.len();
+        let mut many = Vec::new();
         for entry in found.entries {
             let Source::File(path) = &entry.source else {
-                crate::output::diag::note(
-                    0,
-                    format_args!(
-                        "{}: holds many documents: query by their ids instead",
-                        entry.place().display()
-                    ),
-                );
+                many.push(entry.place());
                 continue;
             };
             let label = path.to_string_lossy().into_owned();
@@ -241,8 +243,48 @@ fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> 
             };
             out.push(Query { label, target });
         }
+        if out.len() == before {
+            // A FIFO, a device, a folder of nothing to query: never an empty success.
+            return Err(UsageError(format!(
+                "query {}: {}",
+                q.display(),
+                no_query(q, &many, &found.skipped)
+            )));
+        }
+        for file in many {
+            crate::output::diag::note(
+                0,
+                format_args!(
+                    "{}: holds many documents: query by their ids instead",
+                    file.display()
+                ),
+            );
+        }
     }
     Ok(out)
+}
+
+/// Why a query path gave no query: a file of many documents, what the walk skipped
+/// (a FIFO, a device, a link not followed), or nothing in it.
+fn no_query(q: &Path, many: &[PathBuf], skipped: &[simtui_engine::Skipped]) -> String {
+    match (many.first(), skipped) {
+        (Some(file), _) => format!(
+            "{} holds many documents: query by their ids instead",
+            file.display()
+        ),
+        (None, [skip]) => {
+            let mut why = skip.reason.name().to_string();
+            if !skip.detail.is_empty() {
+                why.push_str(&format!(" ({})", skip.detail));
+            }
+            if skip.path != q {
+                why = format!("{}: {why}", skip.path.display());
+            }
+            why
+        }
+        (None, []) => "no file in it".to_string(),
+        (None, more) => format!("{} paths, none a file to query (-v names them)", more.len()),
+    }
 }
 
 /// The corpus's files by canonical path.

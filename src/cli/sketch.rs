@@ -6,8 +6,9 @@
 
 use super::args::IndexArgs;
 use crate::output::error::UsageError;
-use crate::output::file::{check_outside_inputs, write_file};
+use crate::output::file::write_file;
 use crate::output::format::{refuse_terminal, with_stdout};
+use crate::output::guard::Paths;
 use crate::output::parquet::{Out, Table, properties};
 use arrow_array::ArrayRef;
 use arrow_array::builder::{
@@ -97,37 +98,72 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
         .out
         .as_deref()
         .expect("clap requires -o without --stdin");
+    (Paths::new().inputs("the input", &args.inputs))
+        .output("-o", out)
+        .check()?;
     check_new_folder(out)?;
-    check_outside_inputs(out, &args.inputs)?;
     let corpus = Corpus::walk(&args.inputs, &args.index.walk_options())
         .map_err(|e| UsageError(e.to_string()))?;
     let index = Index::builder(&params).build(corpus, &Silent)?;
+    let created = !out.exists();
     std::fs::create_dir_all(out)?;
-    let docs = index.docs();
-    let kv = file_metadata(&params, &rows);
-    for (n, shard) in docs.chunks(SHARD_DOCS).enumerate() {
-        match format {
-            SketchFormat::Jsonl => {
-                write_file(&out.join(format!("part-{n:05}.jsonl")), |w| {
-                    for doc in shard {
-                        rows.write_json(w, &rows.row(&index, doc).map_err(std::io::Error::other)?)?;
-                    }
-                    Ok(())
-                })?;
-            }
-            SketchFormat::Parquet => {
-                write_file(&out.join(format!("part-{n:05}.parquet")), |w| {
-                    let mut table = rows.table(w, &kv)?;
-                    for group in shard.chunks(ROW_GROUP_DOCS) {
-                        rows.write_group(&mut table, &index, group)?;
-                    }
-                    table.finish()
-                })?;
-            }
+    let written = write_shards(out, &index, &params, &rows, format);
+    if written.is_err() {
+        // Each shard is written whole (renamed into place), but a failure halfway leaves
+        // no half set: the shards this run wrote go, and the folder if it made it.
+        let shards = index.docs().len().div_ceil(SHARD_DOCS);
+        for name in (0..shards).map(|n| shard_name(n, format)) {
+            let _ = std::fs::remove_file(out.join(name));
+        }
+        let _ = std::fs::remove_file(out.join(META_NAME));
+        if created {
+            let _ = std::fs::remove_dir(out);
         }
     }
-    let meta = metadata(&params, &rows, docs.len());
-    write_file(&out.join("_simtui.json"), |w| writeln!(w, "{meta}"))?;
+    written
+}
+
+/// The file of each folder of shards that describes them.
+const META_NAME: &str = "_simtui.json";
+
+/// The name of shard `n`.
+fn shard_name(n: usize, format: SketchFormat) -> String {
+    match format {
+        SketchFormat::Jsonl => format!("part-{n:05}.jsonl"),
+        SketchFormat::Parquet => format!("part-{n:05}.parquet"),
+    }
+}
+
+/// The shards of `index` and their `_simtui.json` in `out`.
+fn write_shards(
+    out: &Path,
+    index: &Index,
+    params: &Params,
+    rows: &Rows,
+    format: SketchFormat,
+) -> anyhow::Result<()> {
+    let docs = index.docs();
+    let kv = file_metadata(params, rows);
+    for (n, shard) in docs.chunks(SHARD_DOCS).enumerate() {
+        let file = out.join(shard_name(n, format));
+        match format {
+            SketchFormat::Jsonl => write_file(&file, |w| {
+                for doc in shard {
+                    rows.write_json(w, &rows.row(index, doc).map_err(std::io::Error::other)?)?;
+                }
+                Ok(())
+            })?,
+            SketchFormat::Parquet => write_file(&file, |w| {
+                let mut table = rows.table(w, &kv)?;
+                for group in shard.chunks(ROW_GROUP_DOCS) {
+                    rows.write_group(&mut table, index, group)?;
+                }
+                table.finish()
+            })?,
+        }
+    }
+    let meta = metadata(params, rows, docs.len());
+    write_file(&out.join(META_NAME), |w| writeln!(w, "{meta}"))?;
     Ok(())
 }
 

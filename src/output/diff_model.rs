@@ -43,8 +43,12 @@ pub struct DiffModel {
     pub changed_words: [usize; 2],
     /// Punctuation and other marks only on the left / only on the right.
     pub changed_marks: [usize; 2],
-    /// The two texts are the same, byte for byte (CRLF and LF apart).
+    /// The two whole texts are the same, byte for byte (CRLF and LF apart), compared in
+    /// full even past [`CAP`].
     pub identical: bool,
+    /// The parts diffed (each side cut to [`CAP`]) are the same: with a side cut, the
+    /// texts may still differ past it.
+    pub shown_identical: bool,
     /// A side was longer than [`CAP`] and was cut.
     pub truncated: [bool; 2],
     /// The diff hit its time limit and is not minimal.
@@ -240,6 +244,7 @@ pub fn build(left: &str, right: &str, timeout: Duration) -> DiffModel {
     let mut model = DiffModel {
         approximate,
         identical: left == right,
+        shown_identical: left == right,
         ..Default::default()
     };
     let (mut l, mut r) = (Side::default(), Side::default());
@@ -305,7 +310,34 @@ pub fn compare(left: &str, right: &str) -> DiffModel {
     let (r, cut_r) = truncate(right, CAP);
     let mut model = build(l, r, TIMEOUT);
     model.truncated = [cut_l, cut_r];
+    if cut_l || cut_r {
+        // What was diffed is not all: "identical" speaks of the whole texts.
+        model.identical = left.replace("\r\n", "\n") == right.replace("\r\n", "\n");
+    }
     model
+}
+
+/// What the diff says of the two texts as a whole, when it says something: identical,
+/// or no word differs; with a side cut to [`CAP`], what it says of the part shown only
+/// ("identical texts" is always said of the whole texts).
+pub fn verdict(m: &DiffModel) -> Option<String> {
+    let shown = format!("the first {} KB shown", CAP / 1024);
+    let cut = m.truncated.contains(&true);
+    let said = if m.identical {
+        "identical texts".to_string()
+    } else if m.shown_identical && cut {
+        format!("identical in {shown}, different past it")
+    } else if m.changed_words == [0, 0] && m.changed_marks == [0, 0] {
+        "no word differs (only white space)".to_string()
+    } else if m.changed_words == [0, 0] {
+        "no word differs (only punctuation and white space)".to_string()
+    } else {
+        return None;
+    };
+    if cut && !m.identical && !m.shown_identical {
+        return Some(format!("{said} in {shown}"));
+    }
+    Some(said)
 }
 
 /// The model with every changed passage bracketed, as `git diff --word-diff` marks them
@@ -606,6 +638,26 @@ mod tests {
         assert!(lay.changes.is_empty());
         let m = build("x\ty\n", "x\ty\n", T);
         assert_eq!(text(&layout(&m, 20).rows[0].left), "x   y");
+    }
+
+    #[test]
+    fn texts_cut_to_the_cap_are_identical_only_when_whole() {
+        let head = "same line of text\n".repeat(CAP / 10);
+        let cut = compare(&format!("{head}one end\n"), &format!("{head}other end\n"));
+        assert_eq!(cut.truncated, [true, true]);
+        assert!(cut.shown_identical && !cut.identical);
+        assert_eq!(
+            verdict(&cut).unwrap(),
+            "identical in the first 256 KB shown, different past it"
+        );
+        let whole = compare(&head, &head.replace('\n', "\r\n"));
+        assert!(whole.identical);
+        assert_eq!(verdict(&whole).unwrap(), "identical texts");
+        let spaces = compare("a  b\n", "a b\n");
+        assert_eq!(
+            verdict(&spaces).unwrap(),
+            "no word differs (only white space)"
+        );
     }
 
     #[test]

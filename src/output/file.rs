@@ -1,17 +1,20 @@
 //! `-o FILE`: results written under a temporary name beside FILE and renamed to it only
 //! once complete and on disk, so a failure (a full disk, an error half-way) never
-//! leaves a half-written file under the name asked for; and the checks made before any
-//! work starts (the folder exists, FILE is not inside an input).
+//! leaves a half-written file under the name asked for; the temporary files of runs
+//! that were killed are removed by the next write beside them; and the check made before
+//! any work starts (the folder exists, FILE is no folder). Whether FILE may be written
+//! at all (it is no input) is [`super::guard`]'s.
 
 use super::error::UsageError;
 use super::format::with_stdout;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Checks `-o FILE` before the corpus is read: its folder exists, it is no folder
-/// itself, and it is not inside an input (simtui never writes into its input).
-pub fn check_output_file(file: &Path, inputs: &[PathBuf]) -> Result<(), UsageError> {
+/// Checks `-o FILE` before the corpus is read: its folder exists and it is no folder
+/// itself.
+pub fn check_output_file(file: &Path) -> Result<(), UsageError> {
     if file.is_dir() {
         return Err(UsageError(format!(
             "{} is a folder: -o takes a file name",
@@ -25,29 +28,6 @@ pub fn check_output_file(file: &Path, inputs: &[PathBuf]) -> Result<(), UsageErr
             folder.display(),
             file.display()
         )));
-    }
-    check_outside_inputs(file, inputs)
-}
-
-/// Fails when `out` is an input, or inside an input folder.
-pub fn check_outside_inputs(out: &Path, inputs: &[PathBuf]) -> Result<(), UsageError> {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let out_abs = abs(out);
-    // The output's folder as it really is (links resolved), as the inputs are.
-    let out_real = out_abs
-        .parent()
-        .and_then(|p| std::fs::canonicalize(p).ok())
-        .map(|p| p.join(out_abs.file_name().unwrap_or_default()))
-        .unwrap_or_else(|| out_abs.clone());
-    for input in inputs {
-        let input_abs = std::fs::canonicalize(input).unwrap_or_else(|_| abs(input));
-        if out_real == input_abs || out_real.starts_with(&input_abs) && input_abs.is_dir() {
-            return Err(UsageError(format!(
-                "{} is inside the input {}: simtui never writes into its input",
-                out.display(),
-                input.display()
-            )));
-        }
     }
     Ok(())
 }
@@ -72,24 +52,65 @@ pub fn with_output<T: Default>(
     }
 }
 
-/// Writes `path` through `f`: into a new temporary file beside it (`.NAME.PID.tmp`, in
+/// Writes `path` through `f`: into a new temporary file beside it (`.NAME.PID.N.tmp`, in
 /// the same folder so the rename cannot cross file systems), flushed and synced, then
 /// renamed over `path`. On any error the temporary file is removed and `path` is left
-/// as it was.
+/// as it was. Temporary files of `path` left by processes that are gone (killed) are
+/// removed first. A device or a FIFO (`-o /dev/stdout`) is written as it is: renaming a
+/// file over it would replace it.
 pub fn write_file<T>(
     path: &Path,
     f: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<T>,
 ) -> anyhow::Result<T> {
+    write_atomically(path, f).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+}
+
+/// [`write_file`], its error the system's alone (for a message that names the file its
+/// own way).
+pub fn write_atomically<T>(
+    path: &Path,
+    f: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<T>,
+) -> io::Result<T> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut out = BufWriter::new(File::options().write(true).open(path)?);
+        return f(&mut out).and_then(|v| out.flush().map(|()| v));
+    }
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = Temp(folder_of(path).join(format!(".{name}.{}.tmp", std::process::id())));
-    let result = (|| -> io::Result<T> {
-        let mut out = BufWriter::with_capacity(1 << 16, File::create_new(&tmp.0)?);
-        let value = f(&mut out)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp.0, path)?;
-        Ok(value)
-    })();
-    result.map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+    let folder = folder_of(path);
+    remove_stale_temps(folder, &name);
+    // A number of its own for each write, so that two writes of one file in a process
+    // (the explorer's keep-list) never share a temporary file.
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    let tmp = Temp(folder.join(format!(".{name}.{}.{n}.tmp", std::process::id())));
+    let mut out = BufWriter::with_capacity(1 << 16, File::create_new(&tmp.0)?);
+    let value = f(&mut out)?;
+    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    std::fs::rename(&tmp.0, path)?;
+    Ok(value)
+}
+
+/// Removes `.NAME.PID.tmp` and `.NAME.PID.N.tmp` in `folder` whose process is gone: what a
+/// killed run left (only names of that shape, only of processes that no longer run).
+fn remove_stale_temps(folder: &Path, name: &str) {
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let pid = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix)?.strip_suffix(".tmp"))
+            .and_then(|rest| match rest.split_once('.') {
+                Some((pid, n)) if n.bytes().all(|b| b.is_ascii_digit()) => pid.parse().ok(),
+                Some(_) => None,
+                None => rest.parse().ok(),
+            });
+        if pid.is_some_and(simtui_engine::analysis::dedup::process_gone) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// A temporary file, removed when dropped (by then renamed away if all went well).
@@ -140,18 +161,85 @@ mod tests {
         let input = dir.path().join("corpus");
         std::fs::create_dir(&input).unwrap();
         let missing = dir.path().join("no/such/out.parquet");
-        let e = check_output_file(&missing, &[]).unwrap_err();
+        let e = check_output_file(&missing).unwrap_err();
         assert!(e.0.contains("no such folder"), "{e}");
         assert!(
-            check_output_file(&input, &[])
+            check_output_file(&input)
                 .unwrap_err()
                 .0
                 .contains("is a folder")
         );
-        let inside = input.join("pairs.parquet");
-        let e = check_output_file(&inside, std::slice::from_ref(&input)).unwrap_err();
-        assert!(e.0.contains("never writes into its input"), "{e}");
-        check_output_file(&dir.path().join("pairs.parquet"), &[input]).unwrap();
-        check_output_file(Path::new("bare-name.parquet"), &[]).unwrap();
+        check_output_file(&dir.path().join("pairs.parquet")).unwrap();
+        check_output_file(Path::new("bare-name.parquet")).unwrap();
+    }
+
+    /// A process that has ended: its id, once waited for.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    /// What a killed run left beside FILE is removed by the next write of FILE; a
+    /// running process's temporary file, and files only like one, are left alone.
+    #[test]
+    fn temporary_files_of_killed_runs_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.jsonl");
+        let dead = dead_pid();
+        let stale = [
+            format!(".out.jsonl.{dead}.tmp"),
+            format!(".out.jsonl.{dead}.3.tmp"),
+        ];
+        let alive = format!(".out.jsonl.{}.7.tmp", std::process::id());
+        let others = [
+            ".out.jsonl.notes.tmp",
+            ".other.jsonl.1.tmp",
+            "out.jsonl.1.tmp",
+        ];
+        for name in stale
+            .iter()
+            .chain([&alive])
+            .map(String::as_str)
+            .chain(others)
+        {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        write_file(&target, |w| w.write_all(b"new\n")).unwrap();
+        for name in &stale {
+            assert!(!dir.path().join(name).exists(), "{name} removed");
+        }
+        for name in others.into_iter().chain([alive.as_str()]) {
+            assert!(dir.path().join(name).exists(), "{name} left alone");
+        }
+    }
+
+    /// `-o` naming a FIFO (or a device, `/dev/stdout`) writes into it: a file renamed
+    /// over it would replace it (as root, `-o /dev/null` replaced the device).
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_written_into_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        write_file(&fifo, |w| w.write_all(b"through\n")).unwrap();
+        // Checked first: with the FIFO replaced, the reader would wait forever.
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        assert_eq!(reader.join().unwrap(), "through\n");
     }
 }

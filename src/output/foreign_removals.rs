@@ -19,6 +19,7 @@
 //!   here as that dict of integers, and nothing else a pickle can hold.
 
 use super::removals::{self, DocRef, RemovalList, Removed};
+use super::side_input;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -86,10 +87,13 @@ fn is_data_file(path: &Path) -> bool {
 /// Reads one file into `list`, its shape told by its first bytes.
 fn read_file(path: &Path, list: &mut RemovalList) -> Result<(), String> {
     let mut head = [0u8; 6];
-    let mut f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // Regular files only: a FIFO or a device is an error, never a read that blocks or
+    // has no end; what is read whole is within a limit (a gzip stream too).
+    let limit = side_input::WHOLE_FILE_LIMIT;
+    let mut f = side_input::open(path, u64::MAX)?;
     let n = f.read(&mut head).map_err(|e| e.to_string())?;
     let head = &head[..n];
-    let open = || std::fs::File::open(path).map_err(|e| e.to_string());
+    let open = || side_input::open(path, u64::MAX);
     let (format, removed) = if head.starts_with(b"PAR1") {
         let reader =
             parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(open()?)
@@ -102,7 +106,7 @@ fn read_file(path: &Path, list: &mut RemovalList) -> Result<(), String> {
         ("text-dedup", text_dedup(reader)?)
     } else if head.first() == Some(&0x80) && head.get(1).is_some_and(|p| (2..=5).contains(p)) {
         // A pickle's PROTO opcode and protocol.
-        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let bytes = side_input::bytes(path, limit)?;
         ("text-dedup", clusters_pickle(&bytes)?)
     } else if head.starts_with(&[0xFF, 0xFF, 0xFF, 0xFF]) {
         // An Arrow IPC stream starts with a message's continuation marker.
@@ -110,16 +114,14 @@ fn read_file(path: &Path, list: &mut RemovalList) -> Result<(), String> {
             .map_err(|e| format!("not a readable Arrow stream: {e}"))?;
         ("text-dedup", text_dedup(reader)?)
     } else {
-        let mut text = String::new();
-        if head.starts_with(&[0x1F, 0x8B]) {
-            flate2::read::MultiGzDecoder::new(open()?)
-                .read_to_string(&mut text)
-                .map_err(|e| format!("not readable gzipped text: {e}"))?;
+        let text = if head.starts_with(&[0x1F, 0x8B]) {
+            let gz = flate2::read::MultiGzDecoder::new(open()?);
+            side_input::bounded(gz, limit).map_err(|e| format!("gzipped text: {e}"))?
         } else {
-            open()?
-                .read_to_string(&mut text)
-                .map_err(|e| format!("not readable text: {e}"))?;
-        }
+            let file = open()?;
+            side_input::within(&file, limit)?;
+            side_input::bounded(file, limit).map_err(|e| format!("text: {e}"))?
+        };
         let read = removals::parse_any(&text)?;
         (read.format, read.removed)
     };
@@ -319,7 +321,8 @@ fn rank_of(path: &Path, ext: &str) -> Result<u32, String> {
 
 /// A file of little-endian `u32`s, whole.
 fn u32s(path: &Path, ext: &str) -> Result<Vec<u32>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let limit = side_input::WHOLE_FILE_LIMIT;
+    let bytes = side_input::bytes(path, limit).map_err(|e| side_input::named("", path, &e))?;
     if bytes.len() % 4 != 0 {
         return Err(format!(
             "{}: not a datatrove {ext} file ({} bytes, not whole 4-byte numbers)",

@@ -12,7 +12,9 @@ pub mod diff_model;
 pub mod error;
 // `-o FILE`: written under a temporary name, renamed when complete.
 pub mod file;
+// Every output checked against the run's inputs and other outputs before any work.
 pub mod format;
+pub mod guard;
 // Other tools' removal lists (datatrove, text-dedup), read for the explorer's review.
 pub mod foreign_removals;
 pub mod keyspec;
@@ -26,5 +28,8 @@ pub mod progress;
 // A removal list's documents found in the corpus (by id, row or task), for the review.
 pub mod removal_map;
 pub mod removals;
+// Files read beside the corpus (config, keep-lists, --pairs, --review): regular files
+// only, within a size limit.
+pub mod side_input;
 pub mod width;
 pub mod wrap;

@@ -5,6 +5,7 @@
 //! its first bytes (Parquet's magic `PAR1`), not its name, so part files without an
 //! extension are read too.
 
+use super::side_input;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -45,8 +46,10 @@ pub fn read(path: &Path) -> Result<Vec<StoredPair>, String> {
         vec![path.to_path_buf()]
     };
     let mut out = Vec::new();
+    // JSON Lines files are read whole: together within a limit.
+    let mut left = side_input::WHOLE_FILE_LIMIT;
     for file in &files {
-        read_one(file, &mut out).map_err(|e| format!("{}: {e}", file.display()))?;
+        read_one(file, &mut out, &mut left).map_err(|e| format!("{}: {e}", file.display()))?;
     }
     Ok(out)
 }
@@ -69,15 +72,41 @@ pub(crate) fn part_files(dir: &Path, what: &str) -> Result<Vec<PathBuf>, String>
     Ok(files)
 }
 
-fn read_one(file: &Path, out: &mut Vec<StoredPair>) -> Result<(), String> {
+/// One file, Parquet or JSON Lines; a regular file only (a FIFO or a device is an
+/// error, never a read that blocks or has no end), JSON Lines within `left` bytes.
+fn read_one(file: &Path, out: &mut Vec<StoredPair>, left: &mut u64) -> Result<(), String> {
     let mut magic = [0u8; 4];
-    let mut f = std::fs::File::open(file).map_err(|e| e.to_string())?;
+    let mut f = side_input::open(file, u64::MAX)?;
     let n = f.read(&mut magic).map_err(|e| e.to_string())?;
     if n == 4 && &magic == b"PAR1" {
-        read_parquet(std::fs::File::open(file).map_err(|e| e.to_string())?, out)
+        read_parquet(f, out)
     } else {
-        let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+        use std::io::{Seek, SeekFrom};
+        f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+        let text = side_input::within(&f, *left)
+            .and_then(|()| side_input::bounded(f, *left))
+            .map_err(|why| {
+                if *left < side_input::WHOLE_FILE_LIMIT && why.starts_with("over") {
+                    "with the files before it, over the limit for a folder's JSON Lines files \
+                 (2.0 GB together)"
+                        .to_string()
+                } else {
+                    why
+                }
+            })?;
+        *left -= text.len() as u64;
         parse_jsonl(&text, out)
+    }
+}
+
+/// A similarity as a pairs file may hold it: a number within [0, 1]; else why not.
+fn similarity(name: &str, value: f64) -> Result<f64, String> {
+    if value.is_finite() && (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "\"{name}\" {value} is not a similarity (within [0, 1])"
+        ))
     }
 }
 
@@ -101,7 +130,11 @@ pub fn parse_jsonl(text: &str, out: &mut Vec<StoredPair>) -> Result<(), String> 
             .get("jaccard")
             .and_then(Value::as_f64)
             .ok_or_else(|| bad("no numeric \"jaccard\""))?;
-        let estimate = v.get("estimate").and_then(Value::as_f64);
+        let jaccard = similarity("jaccard", jaccard).map_err(|e| bad(&e))?;
+        let estimate = match v.get("estimate").and_then(Value::as_f64) {
+            Some(e) => Some(similarity("estimate", e).map_err(|e| bad(&e))?),
+            None => None,
+        };
         out.push(StoredPair {
             a,
             b,
@@ -118,14 +151,21 @@ fn read_parquet(file: std::fs::File, out: &mut Vec<StoredPair>) -> Result<(), St
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| b.build())
         .map_err(|e| format!("not a readable Parquet file: {e}"))?;
+    let mut first_row = 0;
     for batch in reader {
         let batch = batch.map_err(|e| format!("cannot read a row group: {e}"))?;
-        read_batch(&batch, out)?;
+        read_batch(&batch, first_row, out)?;
+        first_row += batch.num_rows();
     }
     Ok(())
 }
 
-fn read_batch(batch: &RecordBatch, out: &mut Vec<StoredPair>) -> Result<(), String> {
+/// The rows of one batch, the first of them row `first_row` of the file (from 0).
+fn read_batch(
+    batch: &RecordBatch,
+    first_row: usize,
+    out: &mut Vec<StoredPair>,
+) -> Result<(), String> {
     let column = |name: &str| -> Result<&ArrayRef, String> {
         batch
             .column_by_name(name)
@@ -134,13 +174,19 @@ fn read_batch(batch: &RecordBatch, out: &mut Vec<StoredPair>) -> Result<(), Stri
     let (a, b, j) = (column("a")?, column("b")?, column("jaccard")?);
     let estimate = batch.column_by_name("estimate");
     for row in 0..batch.num_rows() {
-        let jaccard =
-            float(j, row).ok_or_else(|| format!("`jaccard` null or not a number at row {row}"))?;
+        let at = first_row + row;
+        let bad = |e: String| format!("{e} at row {at}");
+        let jaccard = float(j, row).ok_or_else(|| bad("`jaccard` null or not a number".into()))?;
+        let jaccard = similarity("jaccard", jaccard).map_err(bad)?;
+        let estimate = match estimate.and_then(|e| float(e, row)) {
+            Some(e) => Some(similarity("estimate", e).map_err(bad)?),
+            None => None,
+        };
         out.push(StoredPair {
-            a: id(a, row).ok_or_else(|| format!("`a` null or not an id at row {row}"))?,
-            b: id(b, row).ok_or_else(|| format!("`b` null or not an id at row {row}"))?,
+            a: id(a, row).ok_or_else(|| bad("`a` null or not an id".into()))?,
+            b: id(b, row).ok_or_else(|| bad("`b` null or not an id".into()))?,
             jaccard,
-            estimate: estimate.and_then(|e| float(e, row)),
+            estimate,
         });
     }
     Ok(())

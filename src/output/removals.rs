@@ -163,6 +163,50 @@ pub fn default_keep_list(removed: &Path) -> PathBuf {
     removed.with_file_name(format!("{stem}.keep-list"))
 }
 
+/// The fields of each line of the removal list `simtui dedup` writes.
+const LIST_FIELDS: [&str; 5] = ["id", "source", "kept", "jaccard", "cluster"];
+
+/// Whether `path` is a removal list as `simtui dedup` writes it (what `dedup --force`
+/// may replace): a regular file, empty or of JSON lines each with simtui's fields. Only
+/// its first 64 KiB are read (whole lines: at least one when it is longer).
+pub fn is_simtui_list(path: &Path) -> bool {
+    use std::io::Read;
+    const HEAD: u64 = 64 << 10;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = Vec::new();
+    if file.take(HEAD + 1).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let whole = head.len() as u64 <= HEAD;
+    let Ok(text) = std::str::from_utf8(&head) else {
+        // Cut inside a character: the lines before the cut are still whole.
+        return !whole && is_list_text(&String::from_utf8_lossy(&head), false);
+    };
+    is_list_text(text, whole)
+}
+
+/// Every whole line of `text` a removal of simtui's list (the last one only if `whole`
+/// says the text is the file's end); a text cut before its first line ends is none.
+fn is_list_text(text: &str, whole: bool) -> bool {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let complete = match lines.last() {
+        Some(last) if !whole && !last.ends_with('\n') => &lines[..lines.len() - 1],
+        _ => &lines[..],
+    };
+    if !whole && complete.is_empty() {
+        return false;
+    }
+    complete.iter().filter(|l| !l.trim().is_empty()).all(|l| {
+        serde_json::from_str::<Value>(l)
+            .is_ok_and(|v| v.is_object() && LIST_FIELDS.iter().all(|f| v.get(f).is_some()))
+    })
+}
+
 /// The ids of a keep-list's text: one a line, blank lines and `#` comments skipped (as
 /// `dedup --keep-list` reads them).
 pub fn keep_ids(text: &str) -> BTreeSet<String> {
@@ -188,6 +232,29 @@ pub fn keep_text(ids: &BTreeSet<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn simtui_lists_are_told_from_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let list = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            is_simtui_list(&p)
+        };
+        let line = r#"{"id":"a","source":"c/a","kept":"b","jaccard":0.9,"cluster":1}"#;
+        assert!(list("empty", ""));
+        assert!(list("one", &format!("{line}\n")));
+        assert!(
+            list("long", &format!("{line}\n").repeat(5000)),
+            "read to 64 KiB only"
+        );
+        assert!(!list("text", "some notes\n"));
+        assert!(!list("other", "{\"id\":\"a\",\"kept\":\"b\"}\n"));
+        assert!(!list("mixed", &format!("{line}\nnotes\n")));
+        assert!(!list("one long line", &"x".repeat(70_000)));
+        assert!(!is_simtui_list(dir.path()), "a folder");
+        assert!(!is_simtui_list(&dir.path().join("missing")));
+    }
 
     #[test]
     fn a_removal_list_reads_ids_as_strings_or_numbers() {

@@ -95,6 +95,11 @@ impl App {
         self.session.set_budget(budget);
     }
 
+    /// The run's inputs and outputs, which the export may not write over or into.
+    pub fn set_paths(&mut self, paths: crate::output::guard::Paths) {
+        self.session.set_paths(paths);
+    }
+
     /// Opens the review of a removal list over the pairs list (Esc leaves it for them).
     pub fn open_review(&mut self, review: crate::tui::views::review::Review) {
         self.stack

@@ -50,6 +50,7 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     );
     app.configure(settings);
     app.set_budget(opts.budget.clone());
+    app.set_paths(opts.paths.clone());
     if let Some(review) = &opts.review {
         app.open_review(review.clone());
     }
@@ -69,6 +70,20 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     let result = event_loop(&mut session, &mut app, &rx, &mut workers);
     workers.cancel_all();
     drop(session);
+    // The review's marks not yet in its keep-list are written now; if they cannot be,
+    // the exit says where they are (exit 1).
+    let saved = match &opts.review {
+        Some(review) => review.keep_list.finish(),
+        None => Ok(()),
+    };
+    let result = match (result, saved) {
+        (Ok(()), saved) => saved,
+        (Err(e), Err(unsaved)) => {
+            crate::output::diag::say(format_args!("simtui: {unsaved:#}"));
+            Err(e)
+        }
+        (Err(e), Ok(())) => Err(e),
+    };
     match &result {
         Ok(()) => app.log("quit"),
         Err(e) => app.log(&format!("quit with an error: {e:#}")),

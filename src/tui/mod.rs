@@ -14,6 +14,7 @@ mod app;
 mod chrome;
 mod event_loop;
 mod jobs;
+mod keep_list;
 mod keys;
 mod log;
 mod options;
@@ -30,6 +31,7 @@ mod worker;
 mod tests;
 
 pub use event_loop::run;
+pub use keep_list::KeepList;
 pub use options::{ExploreOptions, Settings};
 pub use rows::MAX_BUCKET;
 pub use views::pairs_file::PairsFile;

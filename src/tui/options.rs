@@ -30,6 +30,9 @@ pub struct ExploreOptions {
     /// Colour, mouse, log, colours, keys and the starting similarity, resolved from the
     /// flags and the config file.
     pub settings: Settings,
+    /// The run's inputs and outputs, checked before the terminal is touched: the export
+    /// is checked against them too.
+    pub paths: crate::output::guard::Paths,
 }
 
 /// Everything the explorer takes beyond `ExploreOptions`' engine settings.

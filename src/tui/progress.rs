@@ -71,7 +71,9 @@ impl Board {
         } else {
             done
         };
-        s.total = total;
+        // Never more done than in all: a total is an estimate while files of many
+        // documents are read (the loading view marks it so).
+        s.total = total.max(s.done);
         s.updated = Some(now);
         s.wanted = true;
     }
@@ -83,6 +85,15 @@ impl Board {
 
     pub fn get(&self, stage: Stage) -> &StageState {
         &self.stages[stage as usize]
+    }
+
+    /// Whether a stage's total is an estimate: it counts documents while files of many
+    /// documents are read (their records are counted as they come), until it ends.
+    pub fn estimated(&self, stage: Stage) -> bool {
+        let s = self.get(stage);
+        matches!(stage, Stage::Shingle | Stage::Sketch)
+            && self.get(Stage::Read).bytes
+            && !s.finished()
     }
 }
 
@@ -130,6 +141,22 @@ mod tests {
         assert_eq!(eta(s, at(9000)), None);
         // A finished stage's rate is over its own duration, not until now.
         assert!((rate(s, at(9000)).unwrap() - 200.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn done_is_never_above_the_total_and_estimates_are_marked() {
+        let t0 = Instant::now();
+        let mut b = Board::new(t0);
+        b.reset(&Stage::ALL, t0);
+        b.update(Stage::Shingle, 500_087, 500_000, t0);
+        let s = b.get(Stage::Shingle);
+        assert_eq!((s.done, s.total), (500_087, 500_087));
+        // Documents of files of many are counted as read: estimated until the end.
+        b.stages[Stage::Read as usize].bytes = true;
+        b.update(Stage::Sketch, 10, 20, t0);
+        assert!(b.estimated(Stage::Sketch));
+        b.update(Stage::Sketch, 20, 20, t0);
+        assert!(!b.estimated(Stage::Sketch));
     }
 
     #[test]

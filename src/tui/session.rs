@@ -11,6 +11,7 @@ use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::rows::{self, Capped};
 use super::worker::{Kind, Output, StoreJob, Work};
+use crate::output::guard::Paths;
 use simtui_engine::analysis::eval::Score;
 use simtui_engine::analysis::reband::Rebander;
 use simtui_engine::index::{Index, Params};
@@ -117,6 +118,8 @@ pub struct Session {
     /// What is being explored ("the demo corpus", or the paths).
     label: String,
     roots: Vec<PathBuf>,
+    /// The run's inputs and outputs, which the export may not write over or into.
+    paths: Paths,
     walk: WalkOptions,
     /// The saved index the first load opens, if any.
     store: Option<StoreJob>,
@@ -198,6 +201,7 @@ impl Session {
         params.num_perm = bands * rows;
         Session {
             label,
+            paths: Paths::default().inputs("the input", &roots),
             roots,
             walk,
             store: None,
@@ -242,8 +246,9 @@ impl Session {
         &self.label
     }
 
-    pub fn roots(&self) -> &[PathBuf] {
-        &self.roots
+    /// The run's inputs and outputs (see [`Session::set_paths`]).
+    pub fn paths(&self) -> &Paths {
+        &self.paths
     }
 
     pub fn is_demo(&self) -> bool {
@@ -378,6 +383,12 @@ impl Session {
 
     pub fn set_log(&mut self, log: Logger) {
         self.log = log;
+    }
+
+    /// The run's inputs and outputs as the command line gave them (the roots, the list
+    /// reviewed, the keep-list, the log...): by default, the roots alone.
+    pub fn set_paths(&mut self, paths: Paths) {
+        self.paths = paths;
     }
 
     /// The memory indexes keep within (`--memory`): past it they spill to temporary

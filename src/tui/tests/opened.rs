@@ -314,16 +314,23 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     app.update(Action::FilterClear);
     assert!(app.top_as::<ExportView>().is_none());
 
-    // Inside the corpus: asked first, nothing written until confirmed.
-    let inside = dir.path().join("c").join("pairs.csv");
-    export_to(&mut app, inside.to_str().unwrap());
-    assert!(!inside.exists(), "nothing written into the corpus unasked");
-    assert!(app.top_as::<ExportView>().unwrap().confirm().is_some());
-    app.update(Action::FilterKeep);
-    pump(&mut app);
-    let csv = std::fs::read_to_string(&inside).unwrap();
-    assert!(csv.starts_with("a,b,jaccard,estimate\n"), "{csv}");
-    std::fs::remove_file(&inside).unwrap();
+    // Inside the corpus, or the corpus itself: refused, Enter again or not (issue 26:
+    // a second Enter wrote into the corpus).
+    let c = dir.path().join("c");
+    for path in [c.join("pairs.csv"), c.clone()] {
+        export_to(&mut app, path.to_str().unwrap());
+        app.update(Action::FilterKeep);
+        pump(&mut app);
+        let p = app.top_as::<ExportView>().expect("the prompt stays open");
+        let e = p.error().unwrap();
+        assert!(e.contains("the input") && p.confirm().is_none(), "{e}");
+        app.update(Action::FilterClear);
+    }
+    assert!(
+        !c.join("pairs.csv").exists(),
+        "nothing written into the corpus"
+    );
+    assert!(c.is_dir());
 
     // A folder that does not exist: an error in the prompt itself, where the next key
     // goes, and the explorer goes on.
@@ -392,6 +399,68 @@ fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
     let result = worker::execute(job.work, &progress);
     assert!(matches!(result, Err(JobError::Cancelled)));
     assert!(!out.exists(), "the partial file is removed");
+}
+
+/// Exploring the current folder (`simtui .`), the export's default name is not in it
+/// (it would be refused) but in the home or the temporary folder.
+#[test]
+fn the_default_export_name_is_outside_the_corpus() {
+    let (_dir, mut app) = loaded((160, 36));
+    app.update(Action::Export);
+    assert!(
+        screen(&app).contains("▏simtui-pairs.csv"),
+        "{}",
+        screen(&app)
+    );
+    app.update(Action::FilterClear);
+    let cwd = std::env::current_dir().unwrap();
+    app.set_paths(crate::output::guard::Paths::default().inputs("the input", &[cwd]));
+    app.update(Action::Export);
+    let prompt = screen(&app);
+    let line = prompt.lines().find(|l| l.contains("Export to:")).unwrap();
+    assert!(line.contains("/simtui-pairs.csv"), "{line}");
+    assert!(!line.contains("▏simtui-pairs.csv"), "{line}");
+}
+
+/// An export over an existing file (confirmed), cancelled or failed half-way, leaves
+/// the old file as it was and no temporary file (issue 26: the file was created at its
+/// name and written there, so a cancel removed the old file and a full disk left a
+/// truncated one).
+#[test]
+fn a_cancelled_export_over_a_file_leaves_the_old_file() {
+    use crate::tui::worker::{self, JobError};
+    use simtui_engine::progress::{Progress, Stage};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// Says "cancelled" from its second question on: once the job has begun.
+    struct CancelledOnceBegun(AtomicU32);
+    impl Progress for CancelledOnceBegun {
+        fn update(&self, _: Stage, _: u64, _: u64) {}
+        fn is_cancelled(&self) -> bool {
+            self.0.fetch_add(1, Ordering::Relaxed) > 0
+        }
+    }
+
+    let (dir, mut app) = loaded((120, 36));
+    let out = dir.path().join("old.csv");
+    std::fs::write(&out, "the old export\n").unwrap();
+    export_to(&mut app, out.to_str().unwrap());
+    app.update(Action::FilterKeep);
+    let mut jobs = app.take_outbox();
+    let Some(crate::tui::jobs::Cmd::Spawn(job)) = jobs.pop() else {
+        panic!("the second Enter starts a job")
+    };
+    let result = worker::execute(job.work, &CancelledOnceBegun(AtomicU32::new(0)));
+    let old = std::fs::read_to_string(&out);
+    assert_eq!(old.ok().as_deref(), Some("the old export\n"));
+    assert!(matches!(result, Err(JobError::Cancelled)));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("old.csv"))
+        .collect();
+    assert_eq!(names, ["old.csv"], "no temporary file left");
 }
 
 #[test]

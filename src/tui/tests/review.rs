@@ -4,6 +4,7 @@
 use super::*;
 use crate::output::removals;
 use crate::tui::jobs::Cmd;
+use crate::tui::keep_list::KeepList;
 use crate::tui::views::diff::DiffView;
 use crate::tui::views::review::{Review, ReviewView};
 use crate::tui::worker::Kind;
@@ -28,7 +29,7 @@ fn reviewing() -> (tempfile::TempDir, App, Vec<(String, String)>) {
         format: "simtui",
         removed: Arc::new(removals::parse(&list).unwrap()),
         tasks: None,
-        keep_list: removals::default_keep_list(&path),
+        keep_list: KeepList::new(removals::default_keep_list(&path)),
         kept: BTreeSet::new(),
     };
     let mut app = new_app(dir.path(), (110, 30));
@@ -137,7 +138,7 @@ fn started_other(
         format: read.format,
         removed: Arc::new(read.removed),
         tasks,
-        keep_list: removals::default_keep_list(&path),
+        keep_list: KeepList::new(removals::default_keep_list(&path)),
         kept: BTreeSet::new(),
     };
     let mut app = new_app(dir.path(), (120, 30));

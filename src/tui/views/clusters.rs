@@ -160,7 +160,7 @@ impl View for ClustersView {
                 let heatmap = HeatmapView::open(index, &c.members, format!("{} members", c.members.len()), cx);
                 cx.push(heatmap);
             }
-            Action::Export => cx.push(ExportView::new(Rows::Clusters(index, clusters.clone()))),
+            Action::Export => cx.push(ExportView::new(Rows::Clusters(index, clusters.clone()), cx.session.paths())),
             _ => {}
         }
     }

@@ -517,14 +517,8 @@ fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
             ),
             t.dim(),
         ));
-        if m.identical {
-            info.push(Span::raw(" · identical texts"));
-        } else if m.changed_words == [0, 0] && m.changed_marks == [0, 0] {
-            info.push(Span::raw(" · no word differs (only white space)"));
-        } else if m.changed_words == [0, 0] {
-            info.push(Span::raw(
-                " · no word differs (only punctuation and white space)",
-            ));
+        if let Some(verdict) = diff_model::verdict(m) {
+            info.push(Span::raw(format!(" · {verdict}")));
         }
         if m.approximate {
             info.push(Span::styled(" · approximate diff (time limit)", t.warn()));

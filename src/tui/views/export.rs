@@ -3,13 +3,17 @@
 //! fields as `simtui pairs` and `simtui clusters` print. Drawn on the last line of the
 //! view it exports.
 //!
-//! simtui never writes into the corpus unless asked: a name inside one of the explored
-//! folders, or one that already exists, needs Enter a second time. The file is written
-//! by a job, which Esc cancels (the partial file is removed). A file that cannot be
-//! written is an error on the status line; the explorer goes on.
+//! simtui never writes into, over or around its input: a name inside one of the explored
+//! folders, an input itself, a folder holding one, or another file of the run (the
+//! keep-list, the log) is refused; a name that exists needs Enter a second time. The
+//! file is written by a job into a temporary file beside it, renamed to the name once
+//! complete: Esc (which cancels the job), a full disk or any error leaves the name as it
+//! was. A file that cannot be written is an error in the prompt; the explorer goes on.
 
 use super::view::{Cx, Ui, View};
 use crate::output::clusters::{KeepArg, write_clusters};
+use crate::output::file::write_atomically;
+use crate::output::guard::Paths;
 use crate::output::format::Format;
 use crate::output::pairs::{Second, write_pair_stream};
 use crate::tui::rows::Listed;
@@ -94,28 +98,28 @@ pub fn format_of(path: &Path) -> Format {
     }
 }
 
-/// Writes the rows; the number written. Stops with an error at the next write once
-/// `progress` says the job is cancelled.
+/// Writes the rows, atomically (see [`write_atomically`]); the number written. Stops
+/// with an error at the next write once `progress` says the job is cancelled.
 pub fn write(path: &Path, rows: &Rows, progress: &dyn Progress) -> io::Result<usize> {
-    let file = std::fs::File::create(path)?;
-    let mut out = io::BufWriter::new(Cancellable {
-        inner: file,
-        progress,
-    });
-    let format = format_of(path);
-    match rows {
-        Rows::Listed(listed) => {
-            let mut pairs = listed.pairs(progress).map_err(io::Error::other)?;
-            let mut next = || pairs.next().transpose();
-            let index = &listed.index;
-            write_pair_stream(&mut out, index, &mut next, 1, None, format, Second::Estimate)?;
+    write_atomically(path, |file| {
+        let mut out = Cancellable {
+            inner: file,
+            progress,
+        };
+        let format = format_of(path);
+        match rows {
+            Rows::Listed(listed) => {
+                let mut pairs = listed.pairs(progress).map_err(io::Error::other)?;
+                let mut next = || pairs.next().transpose();
+                let index = &listed.index;
+                write_pair_stream(&mut out, index, &mut next, 1, None, format, Second::Estimate)?;
+            }
+            Rows::Clusters(index, clusters) => {
+                write_clusters(&mut out, index, clusters, &KeepArg::Longest, format)?
+            }
         }
-        Rows::Clusters(index, clusters) => {
-            write_clusters(&mut out, index, clusters, &KeepArg::Longest, format)?
-        }
-    }
-    out.flush()?;
-    Ok(rows.len())
+        Ok(rows.len())
+    })
 }
 
 /// A writer that fails once its job is cancelled, so that a long export stops at the
@@ -139,7 +143,7 @@ impl<W: Write> Write for Cancellable<'_, W> {
 }
 
 /// The export's job: writes `rows` to `path` and replies with the number written, or
-/// why it could not. Cancelled once it has begun, it removes what it wrote.
+/// why it could not. Cancelled once it has begun, it has written nothing under `path`.
 fn write_task(path: PathBuf, rows: Rows) -> Task {
     Task {
         name: TASK,
@@ -147,7 +151,6 @@ fn write_task(path: PathBuf, rows: Rows) -> Task {
             simtui_engine::progress::check(progress)?;
             let written = write(&path, &rows, progress);
             if written.is_err() && progress.is_cancelled() {
-                let _ = std::fs::remove_file(&path);
                 return Err(JobError::Cancelled);
             }
             Ok(Reply::quiet(written.map_err(|e| e.to_string())))
@@ -155,29 +158,25 @@ fn write_task(path: PathBuf, rows: Rows) -> Task {
     }
 }
 
-/// Why a name needs confirming, if it does: it exists, or it is inside the corpus.
-fn caution(path: &Path, roots: &[PathBuf]) -> Option<String> {
-    if path.exists() {
-        return Some("exists: Enter again overwrites it".into());
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let dir = parent.canonicalize().ok()?;
-    let inside = roots
-        .iter()
-        .filter_map(|r| r.canonicalize().ok())
-        .any(|r| r.is_dir() && dir.starts_with(&r));
-    inside.then(|| "is inside the corpus: Enter again writes there anyway".into())
-}
-
 impl ExportView {
-    /// The prompt for writing `rows`.
-    pub fn new(rows: Rows) -> ExportView {
+    /// The prompt for writing `rows`; its default name is in the current folder, or, when
+    /// that is inside the corpus (`simtui .`), in the home or the temporary folder.
+    pub fn new(rows: Rows, paths: &Paths) -> ExportView {
+        let name = format!("simtui-{}.csv", rows.noun());
+        let allowed = |p: &Path| paths.check_new("the export", p).is_ok();
+        let default = if allowed(Path::new(&name)) {
+            name
+        } else {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let elsewhere = home.into_iter().chain([std::env::temp_dir()]);
+            elsewhere
+                .map(|dir| dir.join(&name))
+                .find(|p| allowed(p))
+                .map_or(name, |p| p.display().to_string())
+        };
         ExportView {
             text: String::new(),
-            default: format!("simtui-{}.csv", rows.noun()),
+            default,
             rows,
             confirm: None,
             writing: None,
@@ -203,9 +202,14 @@ impl ExportView {
             typed => typed.to_string(),
         };
         let path = PathBuf::from(&name);
+        // Never an input or another file of the run, confirmed or not.
+        if let Err(refused) = cx.session.paths().check_new("the export", &path) {
+            self.error = Some(refused.0);
+            return;
+        }
         let confirmed = self.confirm.as_ref().is_some_and(|(n, _)| *n == name);
-        if !confirmed && let Some(why) = caution(&path, cx.session.roots()) {
-            self.confirm = Some((name, why));
+        if !confirmed && path.exists() {
+            self.confirm = Some((name, "exists: Enter again overwrites it".into()));
             return;
         }
         let job = cx

@@ -367,7 +367,7 @@ impl ListView {
             }
             Action::Export => {
                 let rows = Rows::Listed(Arc::new(self.listed(r)));
-                cx.push(ExportView::new(rows));
+                cx.push(ExportView::new(rows, cx.session.paths()));
             }
             Action::SwitchMethod => {
                 let said = cx.session.switch_method(cx.jobs);

@@ -73,10 +73,12 @@ fn stage_line(ui: &Ui, stage: Stage, width: usize) -> Line<'static> {
         // Files of many documents: read by bytes, whose total is known from the start.
         format!(" {:>9} / {:<9} {:<9}", fmt::bytes(s.done), fmt::bytes(s.total), "")
     } else {
+        // ≈: the number of documents in files of many is known once they are read.
+        let about = if progress.estimated(stage) { "≈" } else { "" };
         format!(
             " {:>9} / {:<9} {:<9}",
             fmt::count(s.done),
-            fmt::count(s.total),
+            format!("{about}{}", fmt::count(s.total)),
             unit(stage)
         )
     };

@@ -11,6 +11,7 @@ use super::loading;
 use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::output::removal_map::{self, Found};
 use crate::output::removals::{self, DocRef, Removed};
+use crate::tui::keep_list::{Failed, KeepList};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
@@ -59,7 +60,7 @@ pub struct Review {
     /// The number of tasks of datatrove's reader, which `.remove` files count in.
     pub tasks: Option<u32>,
     /// Where the ids marked wrong are written.
-    pub keep_list: PathBuf,
+    pub keep_list: KeepList,
     /// The ids the keep-list held when the review started: kept as they are, and shown
     /// marked where the list removes them.
     pub kept: BTreeSet<String>,
@@ -73,7 +74,7 @@ pub struct ReviewView {
     marked: BTreeSet<String>,
     /// The keep-list's write under way (its job), and the last one's outcome.
     writing: Option<u64>,
-    written: Option<Result<usize, String>>,
+    written: Option<Result<usize, Failed>>,
     cursor: Cursor,
 }
 
@@ -100,7 +101,7 @@ struct Lookup {
 /// What the review's jobs reply.
 enum Replied {
     /// The keep-list written: the number of ids, or why not.
-    Written(Result<usize, String>),
+    Written(Result<usize, Failed>),
     /// The nearest documents found, for this index and banding.
     Nearest {
         index: Arc<Index>,
@@ -250,14 +251,12 @@ impl ReviewView {
         if !self.marked.remove(&id) {
             self.marked.insert(id);
         }
-        let (path, text) = (self.review.keep_list.clone(), removals::keep_text(&self.marked));
-        let count = self.marked.len();
+        let keep = self.review.keep_list.clone();
+        keep.want(removals::keep_text(&self.marked), self.marked.len());
         self.writing = Some(cx.jobs.spawn(Work::Task(Task {
             name: TASK,
             run: Box::new(move |_| {
-                let written = write_atomically(&path, &text).map(|()| count);
-                let written = written.map_err(|e| format!("cannot write {}: {e}", path.display()));
-                Ok(Reply::quiet(Replied::Written(written)))
+                Ok(Reply::quiet(Replied::Written(keep.save())))
             }),
         })));
     }
@@ -280,19 +279,6 @@ fn lookup(index: Arc<Index>, banding: (usize, usize), mut found: Vec<Found>) -> 
             Ok(Reply::timed(found, summary))
         }),
     })
-}
-
-/// Writes `text` to `path` through a temporary file beside it: a crash leaves the old
-/// list or the new one, never half of one.
-fn write_atomically(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".tmp.{}", std::process::id()));
-    let tmp = PathBuf::from(name);
-    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
 }
 
 impl View for ReviewView {
@@ -349,10 +335,15 @@ impl View for ReviewView {
         self.waiting().into_iter().chain(looking).collect()
     }
 
-    fn done(&mut self, reply: Reply, _: &mut Cx) {
+    fn done(&mut self, reply: Reply, cx: &mut Cx) {
         match reply.take::<Replied>() {
             Some(Replied::Written(written)) => {
                 self.writing = None;
+                if let Err(failed) = &written {
+                    // The whole story once, where the title has no room for it.
+                    cx.log.write(&failed.to_string());
+                    cx.say(failed.to_string());
+                }
                 self.written = Some(written);
             }
             Some(Replied::Nearest {
@@ -411,7 +402,7 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
             " · {} · {} marked wrong → {}",
             fmt::plural(removed.len() as u64, "removal", "removals"),
             fmt::count(v.marked.len() as u64),
-            v.review.keep_list.display()
+            v.review.keep_list.path().display()
         )),
     ];
     if let Some(l) = v.resolved.as_ref().and_then(|r| r.looking) {
@@ -433,8 +424,8 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
             Span::styled(format!(" · {} not in the corpus", fmt::count(missing as u64)), t.warn()),
         );
     }
-    if let Some(Err(e)) = &v.written {
-        title.insert(1, Span::styled(format!(" · {e}"), t.warn()));
+    if let Some(Err(failed)) = &v.written {
+        title.insert(1, Span::styled(format!(" · {}", failed.short()), t.warn()));
     }
     let rank_w = fmt::count(removed.len().max(1) as u64).len();
     let id_w = w.saturating_sub(1 + rank_w + 2 + 5 + 2 + 5 + 2 + 6 + 2) / 2;

@@ -2,21 +2,22 @@
 //! written again without them, each file in its own format ([`write_corpus`]): JSON
 //! Lines and SGML files with the removed records' bytes left out (every other byte as it
 //! was, compressed as it was), Parquet files with the removed rows left out (the same
-//! schema, codec and key-value metadata), plain files copied unless removed. Nothing is
-//! ever written into the input; the output appears under its name only when complete.
+//! schema, codec and key-value metadata), plain files copied unless removed, and every
+//! other path of the input copied too ([`input_files`]: hidden files, files that are no
+//! documents, links as links). Nothing is ever written into the input; the output
+//! appears under its name only when complete.
 
 use crate::analysis::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::progress::{Progress, check};
+use crate::source::Source;
 use crate::source::container::Kind;
 use crate::source::read::{Compression, open as open_container};
-use crate::source::{Container, Corpus, SkipReason, Source};
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
 /// A document removed: the one kept in its place, their exact Jaccard similarity, and
 /// its cluster (from 1, in the clusters' order).
@@ -63,93 +64,8 @@ pub fn removals(index: &Index, clusters: &[Cluster], keep_list: &HashSet<String>
         .collect()
 }
 
-/// A file of the input, and where its copy goes under the output.
-#[derive(Clone, Debug)]
-pub struct InputFile {
-    /// The file as the walk found it.
-    pub path: PathBuf,
-    /// Its path under the output folder (relative, no `..`).
-    pub rel: PathBuf,
-    /// How its documents were read, for a file of many; None for a plain file (one
-    /// document, or a file that is none and is copied as it is).
-    pub container: Option<Arc<Container>>,
-}
-
-/// The files of a walked corpus and where each goes under an output folder: under each
-/// folder given, its path below it; with several paths given, below the last part of
-/// each one's name (`a/x.txt` and `b/x.txt` stay apart). Files that are no documents
-/// by their contents (binary, too large, too short, no record) are copied too, so that
-/// nothing of the corpus is lost; links not followed, special files and other paths to
-/// a file already listed are not. Fails when two paths given have the same last name.
-pub fn input_files(roots: &[PathBuf], corpus: &Corpus) -> Result<Vec<InputFile>> {
-    let mut names = HashSet::new();
-    let prefix = roots.len() > 1;
-    if prefix {
-        for r in roots {
-            let name = last_name(r);
-            if !names.insert(name.clone()) {
-                return Err(Error::Output(format!(
-                    "two paths given are named {}: their files would share the output's {0}/",
-                    name.display()
-                )));
-            }
-        }
-    }
-    let rel_of = |path: &Path| -> PathBuf {
-        for root in roots {
-            if let Ok(rel) = path.strip_prefix(root) {
-                let rel = if rel.as_os_str().is_empty() {
-                    last_name(root)
-                } else {
-                    clean_rel(rel)
-                };
-                return if prefix && root.is_dir() {
-                    last_name(root).join(rel)
-                } else {
-                    rel
-                };
-            }
-        }
-        last_name(path)
-    };
-    let mut out: Vec<InputFile> = corpus
-        .entries
-        .iter()
-        .filter_map(|e| {
-            let path = e.source.path()?.to_path_buf();
-            let container = match &e.source {
-                Source::Container(c) => Some(c.clone()),
-                _ => None,
-            };
-            Some(InputFile {
-                rel: rel_of(&path),
-                path,
-                container,
-            })
-        })
-        .collect();
-    let listed: HashSet<PathBuf> = out.iter().map(|f| f.path.clone()).collect();
-    for s in &corpus.skipped {
-        let content = matches!(
-            s.reason,
-            SkipReason::Binary
-                | SkipReason::TooLarge
-                | SkipReason::TooShort
-                | SkipReason::BadRecord
-                | SkipReason::NoBody
-                | SkipReason::Unreadable
-        );
-        // Records' skips are places in files (`FILE:LINE`), not files.
-        if content && s.path.is_file() && !listed.contains(&s.path) {
-            out.push(InputFile {
-                rel: rel_of(&s.path),
-                path: s.path.clone(),
-                container: None,
-            });
-        }
-    }
-    Ok(out)
-}
+mod tree;
+pub use tree::{Copy, FileId, InputFile, input_files};
 
 /// The last part of a path's name (`.` and `..` resolved as far as the path tells).
 fn last_name(p: &Path) -> PathBuf {
@@ -172,27 +88,43 @@ fn clean_rel(p: &Path) -> PathBuf {
         .collect()
 }
 
-/// What [`write_corpus`] wrote.
+/// What [`write_corpus`] wrote, and what it left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Written {
-    /// Files written (filtered or copied).
+    /// Files written (filtered or copied; hard links not counted).
     pub files: u64,
-    /// Files left out: plain files that were removed documents.
+    /// Files left out: plain files that were removed documents (each path to one).
     pub files_removed: u64,
     /// Records (lines, articles, rows) left out of files of many documents.
     pub records_removed: u64,
-    /// Files copied that are no documents (binary, too large, ...): kept as they were.
+    /// Files copied that are no documents (binary, too large, hidden, not `--ext`, ...):
+    /// kept as they were.
     pub copied_unread: u64,
+    /// Plain files that are documents, copied.
+    pub documents: u64,
+    /// Files of many documents (JSON Lines, SGML, Parquet), filtered or copied.
+    pub record_files: u64,
+    /// Second paths to a file copied already, made hard links to its copy.
+    pub hard_links: u64,
+    /// Symbolic links made again.
+    pub symlinks: u64,
+    /// Of those, links to a removed document (they reach nothing now).
+    pub dangling: u64,
+    /// Folders made (empty ones too).
+    pub folders: u64,
+    /// Paths that could not be copied, and why (see [`Copy::Cannot`]).
+    pub left_out: Vec<(PathBuf, String)>,
 }
 
-/// What to leave out of each file.
+/// What to leave out of each file, by the file's identity (so that a hard link to a
+/// removed file goes with it).
 #[derive(Default)]
 struct Cuts {
     /// Plain files removed whole.
-    whole: HashSet<PathBuf>,
+    whole: HashSet<FileId>,
     /// JSON Lines and SGML: byte ranges (offset, length) in the decompressed file;
     /// Parquet: (row group, row in it). Sorted.
-    parts: HashMap<PathBuf, Vec<(u64, u64)>>,
+    parts: HashMap<FileId, (Kind, Vec<(u64, u64)>)>,
 }
 
 fn cuts(index: &Index, removed: &[Removal]) -> Cuts {
@@ -200,29 +132,74 @@ fn cuts(index: &Index, removed: &[Removal]) -> Cuts {
     for r in removed {
         match &index.docs()[r.removed as usize].source {
             Source::File(p) => {
-                cuts.whole.insert(p.clone());
+                cuts.whole.extend(tree::file_id(p));
             }
-            Source::Part(part) => cuts
-                .parts
-                .entry(part.file.path.clone())
-                .or_default()
-                .push((part.offset, part.len)),
+            Source::Part(part) => {
+                if let Some(id) = tree::file_id(&part.file.path) {
+                    let (_, v) = cuts
+                        .parts
+                        .entry(id)
+                        .or_insert_with(|| (part.file.kind, Vec::new()));
+                    v.push((part.offset, part.len));
+                }
+            }
             Source::Memory(_) | Source::Container(_) => {}
         }
     }
-    for v in cuts.parts.values_mut() {
+    for (_, v) in cuts.parts.values_mut() {
         v.sort_unstable();
         v.dedup();
     }
     cuts
 }
 
+/// The file [`write_corpus`] puts in each folder it writes: `--force` replaces a folder
+/// only when it holds one (an earlier output), never any other folder.
+pub const MARKER: &str = ".simtui-dedup";
+
+/// Checks that [`write_corpus`] may replace `out` (with `single`, by one file): nothing
+/// is there; or, for a folder, an empty folder or one it wrote (its [`MARKER`] in it);
+/// for one file, a file (the caller tells whether it is an earlier output).
+pub fn check_replace(out: &Path, single: bool) -> Result<()> {
+    let Ok(meta) = fs::metadata(out) else {
+        return Ok(());
+    };
+    let refuse = |why: &str| {
+        Err(Error::Output(format!(
+            "{} {why}: --force replaces only an earlier output of simtui dedup",
+            out.display()
+        )))
+    };
+    match (single, meta.is_dir()) {
+        (true, true) => refuse("is a folder, and the output of one file is a file"),
+        (true, false) if !meta.is_file() => refuse("is not a file"),
+        (true, false) => Ok(()),
+        (false, false) => refuse("is not a folder, and the output of a folder is a folder"),
+        (false, true) => {
+            let marked = fs::symlink_metadata(out.join(MARKER)).is_ok_and(|m| m.is_file());
+            let empty = fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
+            if marked || empty {
+                Ok(())
+            } else {
+                refuse(&format!(
+                    "is a folder simtui dedup did not write (no {MARKER} in it)"
+                ))
+            }
+        }
+    }
+}
+
 /// Writes the corpus of `files` without the documents of `removed` to `out`: a folder
-/// with each file at its `rel` path, or, with `single`, the one file itself. Written
-/// under a temporary name next to `out` and renamed to it once complete (replacing an
-/// existing `out` only if `replace`); a failure or cancellation removes the temporary
-/// copy. Fails if `out` exists and `replace` is false, or if `out` would be inside an
-/// input folder or be an input file.
+/// with each path at its `rel` path (and [`MARKER`]), or, with `single`, the one file
+/// itself. Every path listed is copied, but the removed documents' files (and other
+/// paths to them): folders, files (filtered where records are removed, else byte for
+/// byte), symbolic links after everything else (so that no file is written through
+/// one); a second path to a file copied already is a hard link to its copy;
+/// [`Copy::Cannot`] paths are left out and named in [`Written::left_out`] (the caller
+/// refuses them first if it must). Written under a temporary name next to `out` and
+/// renamed to it once complete (replacing an existing `out` only if `replace`, and only
+/// what [`check_replace`] allows); a failure or cancellation removes the temporary copy.
+/// Fails if `out` exists and `replace` is false.
 pub fn write_corpus(
     index: &Index,
     files: &[InputFile],
@@ -233,6 +210,33 @@ pub fn write_corpus(
     progress: &dyn Progress,
 ) -> Result<Written> {
     let cuts = cuts(index, removed);
+    if replace {
+        check_replace(out, single)?;
+    }
+    let partial = Partial::new(out, replace)?;
+    let result = copy_all(index, files, &cuts, (&partial.tmp, single), progress);
+    let result = result.and_then(|written| {
+        if !single {
+            let marker = partial.tmp.join(MARKER);
+            let text = "Written by simtui dedup: `simtui dedup --force` may replace this folder.\n";
+            fs::write(&marker, text).map_err(|e| io_error(&marker, e))?;
+        }
+        Ok(written)
+    });
+    // On an error the partial copy is removed as `partial` is dropped.
+    let written = result?;
+    partial.commit()?;
+    Ok(written)
+}
+
+/// Copies `files` into `tmp` (or, with `single`, to `tmp` itself) without the cuts.
+fn copy_all(
+    index: &Index,
+    files: &[InputFile],
+    cuts: &Cuts,
+    (tmp, single): (&Path, bool),
+    progress: &dyn Progress,
+) -> Result<Written> {
     // The plain files that are documents (the others are copied unread).
     let documents: HashSet<&Path> = index
         .docs()
@@ -242,55 +246,115 @@ pub fn write_corpus(
             _ => None,
         })
         .collect();
-    let partial = Partial::new(out, replace)?;
-    let result = (|| {
-        let mut written = Written::default();
-        if !single {
-            fs::create_dir_all(&partial.tmp).map_err(|e| io_error(&partial.tmp, e))?;
-        }
-        for f in files {
-            check(progress)?;
-            let target = if single {
-                partial.tmp.clone()
-            } else {
-                partial.tmp.join(&f.rel)
-            };
-            if cuts.whole.contains(&f.path) {
-                written.files_removed += 1;
+    let containers: HashSet<&Path> = index
+        .docs()
+        .iter()
+        .filter_map(|d| match &d.source {
+            Source::Part(p) => Some(p.file.path.as_path()),
+            _ => None,
+        })
+        .collect();
+    let mut written = Written::default();
+    if !single {
+        fs::create_dir_all(tmp).map_err(|e| io_error(tmp, e))?;
+    }
+    // The copy of each file with more than one link, for its other paths.
+    let mut copied: HashMap<FileId, PathBuf> = HashMap::new();
+    let mut links = Vec::new();
+    for f in files {
+        check(progress)?;
+        let target = if single {
+            tmp.to_path_buf()
+        } else {
+            tmp.join(&f.rel)
+        };
+        let (id, nlink) = match &f.copy {
+            Copy::Folder => {
+                if !f.rel.as_os_str().is_empty() {
+                    fs::create_dir_all(&target).map_err(|e| io_error(&target, e))?;
+                    written.folders += 1;
+                }
                 continue;
             }
-            if let Some(parent) = target.parent() {
-                fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
+            Copy::Symlink { .. } => {
+                links.push((f, target));
+                continue;
             }
-            let none = Vec::new();
-            let parts = cuts.parts.get(&f.path).unwrap_or(&none);
-            match &f.container {
-                Some(c) if c.kind == Kind::Parquet => {
+            Copy::Cannot(why) => {
+                written.left_out.push((f.path.clone(), why.clone()));
+                continue;
+            }
+            Copy::File { id, links } => (*id, *links),
+        };
+        if cuts.whole.contains(&id) {
+            written.files_removed += 1;
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
+        }
+        if let Some(first) = copied.get(&id) {
+            fs::hard_link(first, &target).map_err(|e| io_error(&target, e))?;
+            written.hard_links += 1;
+            continue;
+        }
+        match cuts.parts.get(&id) {
+            Some((kind, parts)) => {
+                if *kind == Kind::Parquet {
                     crate::source::parquet::write_without(&f.path, &target, parts, progress)?;
+                } else {
+                    filter_bytes(&f.path, &target, parts)?;
                 }
-                Some(_) => filter_bytes(&f.path, &target, parts)?,
-                None => {
-                    fs::copy(&f.path, &target).map_err(|e| io_error(&f.path, e))?;
-                    if !documents.contains(f.path.as_path()) {
-                        written.copied_unread += 1;
-                    }
+                written.records_removed += parts.len() as u64;
+                written.record_files += 1;
+            }
+            // No record of it removed: byte for byte (compressed files not recompressed).
+            None => {
+                fs::copy(&f.path, &target).map_err(|e| io_error(&f.path, e))?;
+                let path = f.path.as_path();
+                if documents.contains(path) {
+                    written.documents += 1;
+                } else if containers.contains(path) {
+                    written.record_files += 1;
+                } else {
+                    written.copied_unread += 1;
                 }
             }
-            written.records_removed += parts.len() as u64;
-            written.files += 1;
         }
-        Ok(written)
-    })();
-    match result {
-        Ok(w) => {
-            partial.commit()?;
-            Ok(w)
-        }
-        Err(e) => {
-            partial.abandon();
-            Err(e)
+        written.files += 1;
+        if nlink > 1 {
+            copied.insert(id, target);
         }
     }
+    for (f, target) in links {
+        let Copy::Symlink {
+            target: to,
+            reaches,
+        } = &f.copy
+        else {
+            continue;
+        };
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
+        }
+        symlink(to, &target).map_err(|e| io_error(&target, e))?;
+        written.symlinks += 1;
+        written.dangling += reaches.is_some_and(|id| cuts.whole.contains(&id)) as u64;
+    }
+    Ok(written)
+}
+
+#[cfg(unix)]
+fn symlink(to: &Path, at: &Path) -> io::Result<()> {
+    std::os::unix::fs::symlink(to, at)
+}
+
+#[cfg(not(unix))]
+fn symlink(_: &Path, at: &Path) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("{}: symbolic links are made on Unix only", at.display()),
+    ))
 }
 
 fn io_error(path: &Path, e: io::Error) -> Error {
@@ -301,16 +365,20 @@ fn io_error(path: &Path, e: io::Error) -> Error {
 }
 
 /// An output being written under a temporary name: `.NAME.simtui-partial.PID` beside it.
+/// Removed when dropped unless committed: nothing is left of an output that failed.
 pub struct Partial {
     /// Where it is written meanwhile.
     pub tmp: PathBuf,
     out: PathBuf,
     replace: bool,
+    committed: bool,
 }
 
 impl Partial {
-    /// Starts an output at `out`: fails if it exists and `replace` is false. A partial
-    /// output left by a process that is gone (killed) is removed first.
+    /// Starts an output at `out`: fails if it exists and `replace` is false. `out`
+    /// through a symbolic link (`-o link/`) is where the link leads: that is replaced,
+    /// the link stays. A partial output left by a process that is gone (killed) is
+    /// removed first.
     pub fn new(out: &Path, replace: bool) -> Result<Partial> {
         if !replace && fs::symlink_metadata(out).is_ok() {
             return Err(Error::Output(format!(
@@ -318,12 +386,20 @@ impl Partial {
                 out.display()
             )));
         }
-        let name = out
+        // `link/` is `link` (a trailing slash would follow the link in one call and not
+        // in the next), and a link is where it leads.
+        let mut target: PathBuf = out.components().collect();
+        if fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink())
+            && let Ok(real) = fs::canonicalize(&target)
+        {
+            target = real;
+        }
+        let name = target
             .file_name()
             .ok_or_else(|| Error::Output(format!("{} names no file", out.display())))?
             .to_string_lossy()
             .into_owned();
-        let dir = match out.parent() {
+        let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
@@ -332,27 +408,41 @@ impl Partial {
         let _ = remove_any(&tmp);
         Ok(Partial {
             tmp,
-            out: out.to_path_buf(),
+            out: target,
             replace,
+            committed: false,
         })
     }
 
-    /// Moves the complete output to its name (replacing what was there, if allowed).
-    pub fn commit(self) -> Result<()> {
-        if self.replace && fs::symlink_metadata(&self.out).is_ok() {
-            // A folder can't be renamed over: move the old one aside first, then remove it.
-            let old = self.tmp.with_extension("old");
-            fs::rename(&self.out, &old).map_err(|e| io_error(&self.out, e))?;
+    /// Moves the complete output to its name (replacing what was there, if allowed). If
+    /// that fails, what was there stays and the temporary copy is removed.
+    pub fn commit(mut self) -> Result<()> {
+        let exists = fs::symlink_metadata(&self.out).is_ok();
+        if !(self.replace && exists) {
             fs::rename(&self.tmp, &self.out).map_err(|e| io_error(&self.out, e))?;
-            let _ = remove_any(&old);
+            self.committed = true;
             return Ok(());
         }
-        fs::rename(&self.tmp, &self.out).map_err(|e| io_error(&self.out, e))
+        // A folder can't be renamed over: move the old one aside first, then remove it.
+        let mut old = self.tmp.clone().into_os_string();
+        old.push(".old");
+        let old = PathBuf::from(old);
+        fs::rename(&self.out, &old).map_err(|e| io_error(&self.out, e))?;
+        if let Err(e) = fs::rename(&self.tmp, &self.out) {
+            let _ = fs::rename(&old, &self.out);
+            return Err(io_error(&self.out, e));
+        }
+        self.committed = true;
+        let _ = remove_any(&old);
+        Ok(())
     }
+}
 
-    /// Removes what was written.
-    pub fn abandon(self) {
-        let _ = remove_any(&self.tmp);
+impl Drop for Partial {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = remove_any(&self.tmp);
+        }
     }
 }
 
@@ -362,6 +452,14 @@ fn remove_any(p: &Path) -> io::Result<()> {
         Ok(_) => fs::remove_file(p),
         Err(e) => Err(e),
     }
+}
+
+/// Whether process `pid` has ended (and is not this one). Only where the system lists
+/// its processes (Linux's /proc) can this be told; elsewhere a process counts as
+/// running, so that nothing of another run is ever removed.
+pub fn process_gone(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    pid != std::process::id() && proc.join("self").exists() && !proc.join(pid.to_string()).exists()
 }
 
 /// Removes `.NAME.simtui-partial.PID*` left in `dir` by processes that are gone.
@@ -376,10 +474,7 @@ fn remove_stale(dir: &Path, name: &str) {
             continue;
         };
         let pid = pid.split('.').next().unwrap_or("");
-        let gone = pid
-            .parse::<u32>()
-            .is_ok_and(|p| p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists());
-        if gone && Path::new("/proc/self").exists() {
+        if pid.parse::<u32>().is_ok_and(process_gone) {
             let _ = remove_any(&e.path());
         }
     }
@@ -538,6 +633,89 @@ mod tests {
         assert_eq!(without(data, &[(0, 7), (18, 7)]), b"{\"b\":2}\r\n\n");
         // A cut not followed by a new line keeps the next byte.
         assert_eq!(without(b"<R>x</R><R>y</R>\n", &[(0, 8)]), b"<R>y</R>\n");
+    }
+
+    /// A commit that fails (here: a folder appeared at the name meanwhile) leaves what
+    /// was there and no partial copy; so does an output dropped before its commit.
+    #[test]
+    fn a_failed_commit_leaves_no_partial_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let partial = Partial::new(&out, false).unwrap();
+        fs::create_dir_all(partial.tmp.join("sub")).unwrap();
+        fs::write(partial.tmp.join("sub/a.txt"), "a").unwrap();
+        fs::create_dir_all(out.join("theirs")).unwrap();
+        assert!(partial.commit().is_err());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["out"], "only what was there");
+        assert!(out.join("theirs").is_dir());
+        let partial = Partial::new(&dir.path().join("other"), false).unwrap();
+        fs::write(&partial.tmp, "x").unwrap();
+        drop(partial);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// `-o link/ --force`: the folder the link leads to is replaced, the link stays, and
+    /// nothing is left beside either (the partial copy was left, named after the link,
+    /// when the rename of `link/` failed).
+    #[cfg(unix)]
+    #[test]
+    fn an_output_through_a_link_replaces_where_it_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        fs::create_dir(&real).unwrap();
+        fs::write(real.join(MARKER), "").unwrap();
+        fs::write(real.join("old.txt"), "old").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let partial = Partial::new(Path::new(&format!("{}/", link.display())), true).unwrap();
+        fs::create_dir(&partial.tmp).unwrap();
+        fs::write(partial.tmp.join("new.txt"), "new").unwrap();
+        partial.commit().unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(real.join("new.txt").is_file() && !real.join("old.txt").exists());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "real and link only"
+        );
+    }
+
+    #[test]
+    fn force_replaces_only_an_earlier_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("folder");
+        fs::create_dir(&folder).unwrap();
+        check_replace(&folder, false).unwrap();
+        check_replace(&dir.path().join("missing"), false).unwrap();
+        fs::write(folder.join("mine.txt"), "mine").unwrap();
+        let e = check_replace(&folder, false).unwrap_err().to_string();
+        assert!(e.contains("did not write") && e.contains(MARKER), "{e}");
+        assert!(
+            check_replace(&folder, true)
+                .unwrap_err()
+                .to_string()
+                .contains("is a folder")
+        );
+        fs::write(folder.join(MARKER), "").unwrap();
+        check_replace(&folder, false).unwrap();
+        let file = folder.join("mine.txt");
+        assert!(
+            check_replace(&file, false)
+                .unwrap_err()
+                .to_string()
+                .contains("not a folder")
+        );
+        check_replace(&file, true).unwrap();
     }
 
     proptest::proptest! {

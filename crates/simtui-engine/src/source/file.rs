@@ -67,8 +67,33 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, Str
 /// How much of a file is looked at for a NUL byte (binary).
 const BINARY_HEAD: usize = 8192;
 
+/// What a path that is no regular file is, for messages: "a folder", "a FIFO", "a
+/// socket", "a device", "a symbolic link" (not followed), else "a special file".
+pub fn kind_name(ft: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+        if ft.is_block_device() || ft.is_char_device() {
+            return "a device";
+        }
+    }
+    if ft.is_dir() {
+        "a folder"
+    } else if ft.is_symlink() {
+        "a symbolic link"
+    } else {
+        "a special file"
+    }
+}
+
 /// Opens a file for reading; on Unix with O_NONBLOCK, so a FIFO never blocks the caller.
-pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+pub fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

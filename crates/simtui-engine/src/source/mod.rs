@@ -30,7 +30,7 @@ pub mod walk;
 pub use container::{Container, InputFormat, InputOptions, Part};
 pub(crate) use entry::Item;
 pub use entry::{Entry, Source};
-pub use file::{decode, read_file};
+pub use file::{decode, kind_name, read_file};
 pub use format::SgmlText;
 pub use read::read_text;
 pub(crate) use record::Labels;

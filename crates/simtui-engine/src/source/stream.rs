@@ -372,8 +372,12 @@ impl Batches {
                 return self.done + self.entries.len() as u64 + 1;
             }
             let scaled = (self.done as f64 * total as f64 / done as f64).ceil() as u64;
-            // Never fewer than what is known: the items so far and one per entry left.
-            return scaled.max(self.done + self.entries.len() as u64);
+            // Never fewer than what is known: the items so far, one per entry left, and
+            // one more while a file is being read (a compressed file's bytes are all
+            // read long before its last records: the total must not fall to the count
+            // so far, which says "done" early).
+            let open = u64::from(self.current.is_some());
+            return scaled.max(self.done + self.entries.len() as u64 + open);
         }
         let remaining = match &self.current {
             Some(Current::Bytes(s)) => s.remaining_estimate(),

@@ -277,7 +277,10 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
             None
         }
     });
+    // Before the files' stamps are taken: see `update::settle`.
+    let stamped = epoch_time(std::time::SystemTime::now());
     let mut update = update::update(&corpus, saved, &req.params, &cwd, &mut report, progress)?;
+    update::settle(&mut update, stamped);
     let index = &mut update.index;
 
     // Enough hash functions for the banding asked for; OPH of another width is another

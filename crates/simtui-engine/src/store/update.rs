@@ -210,6 +210,33 @@ fn read_anew(
     })
 }
 
+/// Drops the stamp of every file whose times are too close to `stamped` (when stamping
+/// began) to prove it unchanged next time: a later edit at the same size could leave
+/// its size, times and inode as they were. With whole-second times (both times'
+/// nanoseconds 0), a file modified in the second stamping began, or the one before (a
+/// kernel clock tick late, or FAT's two-second times); with finer times, within 0.1 s
+/// before it (the kernel stamps files with a clock a tick behind) or after. A file with
+/// no stamp is read again next time; that is the files modified just before an index
+/// run, read once more.
+pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
+    let nanos = |secs: i64, n: u32| i128::from(secs) * 1_000_000_000 + i128::from(n);
+    let since = nanos(stamped.0, stamped.1) - 100_000_000;
+    let racy = |s: &Stamp| {
+        if s.nanos == 0 && s.ctime_nanos == 0 {
+            s.secs.max(s.ctime_secs) >= stamped.0 - 1
+        } else {
+            nanos(s.secs, s.nanos).max(nanos(s.ctime_secs, s.ctime_nanos)) >= since
+        }
+    };
+    for f in &mut update.files {
+        if f.stamp.as_ref().is_some_and(racy) {
+            f.stamp = None;
+            f.hash = None;
+            update.dirty = true;
+        }
+    }
+}
+
 /// The up-to-date index: saved documents of unchanged files, the others indexed now.
 pub(super) fn update(
     corpus: &Corpus,

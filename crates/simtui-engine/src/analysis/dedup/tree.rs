@@ -1,0 +1,377 @@
+//! Every path of the input as the copy mirrors it ([`input_files`]): folders (empty ones
+//! too), regular files whatever the walk made of them (documents, hidden files, `.git`,
+//! files skipped by `--ext` or a size limit), symbolic links as links, and what cannot be
+//! copied (FIFOs, sockets, devices, what cannot be read) with why. The corpus's walk
+//! decides what is a document; this one decides what the copy holds, so that a file is
+//! never left out because it was not read.
+
+use super::{clean_rel, last_name};
+use crate::error::{Error, Result};
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+/// A file's identity: (device, inode) on Unix. Two paths with one identity are one file
+/// (a hard link, a second root over the same folder).
+pub type FileId = (u64, u64);
+
+/// A path of the input, and where its copy goes under the output.
+#[derive(Clone, Debug)]
+pub struct InputFile {
+    /// The path as the walk found it.
+    pub path: PathBuf,
+    /// Its path under the output folder (relative, no `..`).
+    pub rel: PathBuf,
+    /// What the copy makes of it.
+    pub copy: Copy,
+}
+
+/// What the copy makes of a path of the input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Copy {
+    /// A folder: made (an empty one too).
+    Folder,
+    /// A regular file (or one a followed link leads to out of the tree): copied, filtered
+    /// (a file of records some of which are removed), or left out if it is a removed
+    /// document; a second path to a file already copied becomes a hard link to that copy.
+    File {
+        /// The file's identity.
+        id: FileId,
+        /// Its number of hard links: more than one, and another path may reach it.
+        links: u64,
+    },
+    /// A symbolic link: made again, never followed by the copy.
+    Symlink {
+        /// What the new link holds: the old one's target as it was, unless that would
+        /// reach another place from the output (a relative target leaving the tree
+        /// becomes absolute; a target in the tree by an absolute path becomes relative,
+        /// to reach the copy, not the input).
+        target: PathBuf,
+        /// The file it reaches in the input, if it reaches one: a link to a removed
+        /// document is made but reaches nothing.
+        reaches: Option<FileId>,
+    },
+    /// Cannot be copied: a FIFO, socket or device, a file or folder that cannot be read.
+    Cannot(String),
+}
+
+/// Every path under `roots`, in a sorted walk, and where each goes under an output
+/// folder: under each folder given, its path below it; with several paths given, below
+/// the last part of each one's name (`a/x.txt` and `b/x.txt` stay apart). Hidden files
+/// are listed whatever the corpus's walk skipped. Symbolic links are listed as links,
+/// except with `follow` one that leads out of the trees given: the files and folders it
+/// leads to are listed in its place, as the corpus's walk read them. Fails when two
+/// paths given have the same last name.
+pub fn input_files(roots: &[PathBuf], follow: bool) -> Result<Vec<InputFile>> {
+    let prefix = roots.len() > 1;
+    if prefix {
+        let mut names = HashSet::new();
+        for r in roots {
+            let name = last_name(r);
+            if !names.insert(name.clone()) {
+                return Err(Error::Output(format!(
+                    "two paths given are named {}: their files would share the output's {0}/",
+                    name.display()
+                )));
+            }
+        }
+    }
+    let trees: Vec<Tree> = roots
+        .iter()
+        .filter_map(|r| {
+            let real = fs::canonicalize(r).ok()?;
+            let out = if prefix { last_name(r) } else { PathBuf::new() };
+            Some(Tree { real, out })
+        })
+        .collect();
+    let mut lister = Lister {
+        trees: &trees,
+        follow,
+        out: Vec::new(),
+        entered: Vec::new(),
+    };
+    for root in roots {
+        let is_dir = fs::metadata(root).is_ok_and(|m| m.is_dir());
+        if is_dir {
+            let out = if prefix {
+                last_name(root)
+            } else {
+                PathBuf::new()
+            };
+            lister.tree(root, &out);
+        } else {
+            lister.one(root, last_name(root), None);
+        }
+    }
+    Ok(lister.out)
+}
+
+/// A folder given, by its real path, and where its copy goes under the output.
+struct Tree {
+    real: PathBuf,
+    out: PathBuf,
+}
+
+struct Lister<'a> {
+    trees: &'a [Tree],
+    follow: bool,
+    out: Vec<InputFile>,
+    /// The folders being walked through links that leave the trees (with `follow`): a
+    /// link into one of them is made again as a link, as one into a tree given.
+    entered: Vec<Tree>,
+}
+
+impl Lister<'_> {
+    /// The folder `dir` and everything under it, its copy at `out`.
+    fn tree(&mut self, dir: &Path, out: &Path) {
+        let walker = walkdir::WalkDir::new(dir)
+            .follow_root_links(true)
+            .sort_by_file_name();
+        for item in walker {
+            match item {
+                Ok(e) => {
+                    let rel = out.join(clean_rel(e.path().strip_prefix(dir).unwrap_or(e.path())));
+                    if e.depth() > 0 && e.path_is_symlink() {
+                        self.link(e.path(), rel, out);
+                    } else {
+                        self.one(e.path(), rel, Some(e.file_type()));
+                    }
+                }
+                Err(err) => {
+                    let path = err.path().unwrap_or(dir).to_path_buf();
+                    let why = err.io_error().map_or(err.to_string(), ToString::to_string);
+                    let rel = out.join(clean_rel(path.strip_prefix(dir).unwrap_or(&path)));
+                    self.push(&path, rel, Copy::Cannot(format!("cannot be read: {why}")));
+                }
+            }
+        }
+    }
+
+    /// One path that is no link (or a link given as a root, followed as the corpus's walk
+    /// follows it), of the type its folder's listing gave (None: not known yet).
+    fn one(&mut self, path: &Path, rel: PathBuf, listed: Option<fs::FileType>) {
+        if listed.is_some_and(|ft| ft.is_dir()) {
+            return self.push(path, rel, Copy::Folder);
+        }
+        let copy = match fs::metadata(path) {
+            Ok(m) if m.is_dir() => Copy::Folder,
+            Ok(m) if m.is_file() => regular(path, &m),
+            Ok(m) => Copy::Cannot(crate::source::kind_name(&m.file_type()).to_string()),
+            Err(e) => cannot_read(e),
+        };
+        self.push(path, rel, copy);
+    }
+
+    /// A symbolic link found in a walk whose top is copied to `base`: made again, or
+    /// with `--follow` and a target out of the trees, what it leads to.
+    fn link(&mut self, path: &Path, rel: PathBuf, base: &Path) {
+        let real = fs::canonicalize(path).ok();
+        let outside = real.as_ref().is_some_and(|r| self.tree_of(r).is_none());
+        if self.follow && outside {
+            let real = real.clone().expect("outside means resolved");
+            // A link to a folder it is in never ends: made again as a link.
+            let here = path.parent().and_then(|p| fs::canonicalize(p).ok());
+            let around = here.is_some_and(|h| h.starts_with(&real));
+            if real.is_dir() && !around {
+                self.entered.push(Tree {
+                    real,
+                    out: rel.clone(),
+                });
+                self.tree(path, &rel);
+                self.entered.pop();
+                return;
+            }
+            if !real.is_dir() {
+                return self.one(&real, rel, None);
+            }
+        }
+        let Ok(target) = fs::read_link(path) else {
+            return self.push(path, rel, Copy::Cannot("a link that cannot be read".into()));
+        };
+        let reaches = fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| identity(path, &m));
+        let target = self.link_target((path, &rel, base), target, real.as_deref());
+        self.push(path, rel, Copy::Symlink { target, reaches });
+    }
+
+    /// What the copy of the link at `path` (copied to `rel`, in a walk copied to
+    /// `base`) holds to reach what `target` reaches (`real`: that place, resolved).
+    fn link_target(
+        &self,
+        (path, rel, base): (&Path, &Path, &Path),
+        target: PathBuf,
+        real: Option<&Path>,
+    ) -> PathBuf {
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let within = parent.strip_prefix(base).unwrap_or(parent);
+        if target.is_relative() && stays_below(within, &target) {
+            return target; // `v2.txt`, `../shared/a.txt`: the same place in the copy
+        }
+        if let Some(real) = real
+            && let Some(t) = self.tree_of(real)
+        {
+            // Into a tree given: to its copy, not to the input.
+            let to = t.out.join(real.strip_prefix(&t.real).unwrap_or(real));
+            return relative(parent, &to);
+        }
+        if target.is_absolute() {
+            return target;
+        }
+        // Out of the trees: where it leads from the input, whatever the output's place.
+        match real {
+            Some(real) => real.to_path_buf(),
+            None => std::path::absolute(path.parent().unwrap_or(Path::new("")).join(&target))
+                .unwrap_or(target),
+        }
+    }
+
+    /// The tree given (or walked through a link) that holds a real path.
+    fn tree_of(&self, real: &Path) -> Option<&Tree> {
+        let trees = self.trees.iter().chain(self.entered.iter().rev());
+        trees.into_iter().find(|t| real.starts_with(&t.real))
+    }
+
+    fn push(&mut self, path: &Path, rel: PathBuf, copy: Copy) {
+        self.out.push(InputFile {
+            path: path.to_path_buf(),
+            rel,
+            copy,
+        });
+    }
+}
+
+/// A regular file, once it opens: a file that cannot be read can't be copied, and the
+/// copy refuses before writing anything rather than fail half-way.
+fn regular(path: &Path, meta: &fs::Metadata) -> Copy {
+    match crate::source::file::open_nonblocking(path) {
+        Ok(_) => Copy::File {
+            id: identity(path, meta),
+            links: link_count(meta),
+        },
+        Err(e) => cannot_read(e),
+    }
+}
+
+fn cannot_read(e: std::io::Error) -> Copy {
+    Copy::Cannot(format!("cannot be read: {e}"))
+}
+
+/// Whether a relative link target, from the folder `from` (relative to the output),
+/// stays below the output's top: then it reaches the same place in the copy.
+fn stays_below(from: &Path, target: &Path) -> bool {
+    let mut depth = from.components().count() as i64;
+    for c in target.components() {
+        match c {
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// The relative path from the folder `from` to `to`, both relative to one top.
+fn relative(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<_> = from.components().collect();
+    let to_parts: Vec<_> = to.components().collect();
+    let common = from
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for c in &to_parts[common..] {
+        out.push(c);
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// A file's identity from its metadata (`path`: the file, followed).
+#[cfg(unix)]
+pub(crate) fn identity(_: &Path, m: &fs::Metadata) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
+}
+
+/// Without inode numbers: the file's real path, hashed.
+#[cfg(not(unix))]
+pub(crate) fn identity(path: &Path, _: &fs::Metadata) -> FileId {
+    use std::hash::{Hash, Hasher};
+    let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    real.hash(&mut h);
+    (0, h.finish())
+}
+
+/// The identity of the file at `path` (followed), if it can be stat'ed.
+pub(crate) fn file_id(path: &Path) -> Option<FileId> {
+    fs::metadata(path).ok().map(|m| identity(path, &m))
+}
+
+#[cfg(unix)]
+fn link_count(m: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(m)
+}
+
+#[cfg(not(unix))]
+fn link_count(_: &fs::Metadata) -> u64 {
+    1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_targets_below_the_top_stay_and_others_are_rebuilt() {
+        assert!(stays_below(Path::new("a/b"), Path::new("../../x.txt")));
+        assert!(!stays_below(Path::new("a"), Path::new("../../x.txt")));
+        assert!(!stays_below(Path::new(""), Path::new("x/../../y")));
+        assert_eq!(
+            relative(Path::new("a/b"), Path::new("a/c/x")),
+            Path::new("../c/x")
+        );
+        assert_eq!(relative(Path::new(""), Path::new("x")), Path::new("x"));
+        assert_eq!(relative(Path::new("a"), Path::new("a")), Path::new("."));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn every_path_is_listed_links_as_links() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir_all(d.join("t/.git")).unwrap();
+        fs::write(d.join("t/.git/HEAD"), "x").unwrap();
+        fs::write(d.join("t/a.txt"), "a").unwrap();
+        fs::write(d.join("outside.txt"), "o").unwrap();
+        symlink("a.txt", d.join("t/near")).unwrap();
+        symlink("../outside.txt", d.join("t/far")).unwrap();
+        let files = input_files(&[d.join("t")], false).unwrap();
+        let listed: Vec<(String, &Copy)> = files
+            .iter()
+            .map(|f| (f.rel.to_string_lossy().into_owned(), &f.copy))
+            .collect();
+        let names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["", ".git", ".git/HEAD", "a.txt", "far", "near"]);
+        let target = |i: usize| match listed[i].1 {
+            Copy::Symlink { target, reaches } => (target.clone(), reaches.is_some()),
+            other => panic!("{other:?}"),
+        };
+        // Out of the tree: absolute, so the copy's link reaches the same file.
+        let real = fs::canonicalize(d.join("outside.txt")).unwrap();
+        assert_eq!(target(4), (real, true));
+        assert_eq!(target(5), (PathBuf::from("a.txt"), true));
+    }
+}
