@@ -18,6 +18,8 @@ pub mod guard;
 // Other tools' removal lists (datatrove, text-dedup), read for the explorer's review.
 pub mod foreign_removals;
 pub mod keyspec;
+// Ids for people: numbers as numbers, in the views, the exports and the tables.
+pub mod order;
 pub mod pairs;
 // Pairs computed elsewhere (a Parquet or JSON Lines file, or a Spark job's folder), read
 // back for the explorer's `--pairs`.
