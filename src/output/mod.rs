@@ -18,6 +18,8 @@ pub mod guard;
 // Other tools' removal lists (datatrove, text-dedup), read for the explorer's review.
 pub mod foreign_removals;
 pub mod keyspec;
+// Documents named in the tables: the id, then the title, cut to the terminal.
+pub mod label;
 // Ids for people: numbers as numbers, in the views, the exports and the tables.
 pub mod order;
 pub mod pairs;
