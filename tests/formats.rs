@@ -648,4 +648,14 @@ fn parquet_of_many_row_groups_is_read_whole_and_pairs_as_its_json_lines() {
     let from_parquet = pairs(&pq);
     assert!(from_parquet.len() > 30 * 29, "{}", from_parquet.len());
     assert_eq!(from_parquet, pairs(&jl));
+    // A record's fields, named for a user whose ids match nothing (issue 28): the
+    // Parquet file's columns, the JSON object's keys.
+    for (path, want) in [(&pq, &["id", "text"][..]), (&jl, &["id", "meta", "text"])] {
+        let idx = build(path, &Params::default());
+        let simtui_engine::Source::Part(part) = &idx.docs()[0].source else {
+            panic!("a record");
+        };
+        let fields = simtui_engine::source::record_fields(part).unwrap();
+        assert_eq!(fields, want, "{}", path.display());
+    }
 }
