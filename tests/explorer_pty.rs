@@ -1062,7 +1062,9 @@ fn newswire(dir: &Path) -> String {
         lines.join("\n")
     };
     let article = |id: &str, date: &str, title: &str, body: Option<&str>| {
-        let body = body.map_or(String::new(), |b| format!("<BODY>{b}\n Reuter\n&#3;</BODY>"));
+        let body = body.map_or(String::new(), |b| {
+            format!("<BODY>{b}\n Reuter\n&#3;</BODY>")
+        });
         format!(
             "<REUTERS NEWID=\"{id}\">\n<DATE>{date}</DATE>\n<PLACES><D>usa</D></PLACES>\n\
              <TEXT>&#2;\n<TITLE>{title}</TITLE>\n{body}</TEXT>\n</REUTERS>\n"
@@ -1075,7 +1077,12 @@ fn newswire(dir: &Path) -> String {
         article("906", "1-APR-1987", "OIL PRICES RISE", Some(&oil)),
         article("4", "1-APR-1987", "FED ADDS RESERVES", Some(&fed)),
         article("77", "1-APR-1987", "BRIEF HEADLINE ALONE", None),
-        article("1014", "2-APR-1987", "OIL PRICES RISE", Some(&oil.replacen("x1", "y1", 1))),
+        article(
+            "1014",
+            "2-APR-1987",
+            "OIL PRICES RISE",
+            Some(&oil.replacen("x1", "y1", 1)),
+        ),
         article("1077", "2-APR-1987", "BRIEF HEADLINE ALONE", None),
     ]
     .concat();

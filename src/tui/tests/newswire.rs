@@ -57,25 +57,27 @@ fn record(id: &str, title: &str, date: &str, text: &str) -> String {
 fn wire(dir: &Path) -> std::path::PathBuf {
     let c = dir.join("c");
     std::fs::create_dir_all(&c).unwrap();
-    let fed = body(1, 90);
-    let oil = body(2, 120);
-    let mut lines = vec![
-        record("16", "FED ADDS RESERVES", "3-APR-1987", &fed),
-        record("906", "OIL PRICES RISE", "1-APR-1987", &oil),
-        record("4", "FED ADDS RESERVES", "1-APR-1987", &fed),
-        record(
+    let (fed, oil) = (body(1, 90), body(2, 120));
+    let stories = [
+        ("16", "FED ADDS RESERVES", "3-APR-1987", fed.clone()),
+        ("906", "OIL PRICES RISE", "1-APR-1987", oil.clone()),
+        ("4", "FED ADDS RESERVES", "1-APR-1987", fed),
+        (
             "1014",
             "OIL PRICES RISE",
             "2-APR-1987",
-            &oil.replacen("ka", "zzz", 1),
+            oil.replacen("ka", "zzz", 1),
         ),
-        record(
+        (
             "1200",
             "OIL PRICES RISE",
             "4-APR-1987",
-            &oil.replacen("lo", "yyy", 1),
+            oil.replacen("lo", "yyy", 1),
         ),
     ];
+    let mut lines: Vec<String> = (stories.iter())
+        .map(|(id, title, date, text)| record(id, title, date, text))
+        .collect();
     for (i, id) in ["1086", "1017", "10265", "1019"].iter().enumerate() {
         let text = body(10 + i as u64, 80);
         let title = format!("STORY {i}");
@@ -275,4 +277,36 @@ fn a_review_whose_ids_match_nothing_says_where_ids_come_from() {
     // Enter says it again, where the status line is.
     app.update(Action::Open);
     assert!(app.status().unwrap().contains("Try --id-field id"));
+}
+
+#[test]
+fn identical_copies_are_listed_as_numbers() {
+    let text = "the same page copied many times over with nothing changed at all";
+    let names = ["copy_10", "copy_2", "copy_11", "copy_1", "copy_3"];
+    let texts: Vec<(String, String)> = names
+        .iter()
+        .map(|n| (n.to_string(), text.to_string()))
+        .collect();
+    let corpus = simtui_engine::source::Corpus::from_texts(texts);
+    let index = Arc::new(
+        simtui_engine::index::Index::build(corpus, &Params::default(), &simtui_engine::Silent)
+            .unwrap(),
+    );
+    let links: Vec<simtui_engine::found::Pair> = (1..names.len() as u32)
+        .map(|b| simtui_engine::found::Pair {
+            a: 0,
+            b,
+            jaccard: 1.0,
+            estimate: 1.0,
+        })
+        .collect();
+    let keep = simtui_engine::Keep::Longest;
+    let cluster = simtui_engine::analysis::cluster::clusters(&index, &links, keep).remove(0);
+    let rep = cluster.representative;
+    let view = MembersView::named(index.clone(), cluster, "Identical documents".into());
+    let id = |d: u32| index.docs()[d as usize].id.as_str();
+    let rest: Vec<&str> = view.order()[1..].iter().map(|&d| id(d)).collect();
+    let mut want: Vec<&str> = ["copy_1", "copy_2", "copy_3", "copy_10", "copy_11"].to_vec();
+    want.retain(|n| *n != id(rep));
+    assert_eq!(rest, want);
 }
