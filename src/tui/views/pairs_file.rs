@@ -13,7 +13,7 @@ use crate::output::pairs_file::StoredPair;
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::widgets::list_table::{self, Cell, ListTable};
+use crate::tui::widgets::list_table::{self, Cell, ListTable, NOTE_ROWS};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
@@ -133,7 +133,9 @@ impl View for PairsFileView {
             return cx.close();
         }
         let len = self.file.pairs.len();
-        if self.cursor.apply(action, len, list_page(cx.size)) {
+        // The note of ids matching nothing takes rows above the list.
+        let page = list_page(cx.size).saturating_sub(self.unmatched.is_some() as usize * NOTE_ROWS);
+        if self.cursor.apply(action, len, page.max(1)) {
             return;
         }
         if action == Action::Open {

@@ -16,7 +16,7 @@ use crate::tui::keep_list::{Failed, KeepList};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::widgets::list_table::{self, Cell, ListTable};
+use crate::tui::widgets::list_table::{self, Cell, ListTable, NOTE_ROWS};
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -317,7 +317,10 @@ impl View for ReviewView {
             return cx.close();
         }
         let len = self.review.removed.len();
-        if self.cursor.apply(action, len, list_page(cx.size)) {
+        // The note of ids matching nothing takes rows above the list.
+        let note = self.resolved.as_ref().is_some_and(|r| r.unmatched.is_some());
+        let page = list_page(cx.size).saturating_sub(note as usize * NOTE_ROWS);
+        if self.cursor.apply(action, len, page.max(1)) {
             return;
         }
         match action {
