@@ -650,7 +650,9 @@ fn sigtstp_suspends_and_sigcont_resumes_drawn_in_raw_mode() {
 
 /// After b, r and sketch keys there and back, the export of the list is byte for byte
 /// what `simtui pairs` writes at the settings in force (issue 15: OPH signatures of 160
-/// bins, kept after 17 × 8, used to be banded at 16 × 8 again).
+/// bins, kept after 17 × 8, used to be banded at 16 × 8 again). The export lists ids in
+/// natural order and `pairs` by bytes: the generated ids are zero-padded, the same
+/// order either way.
 #[test]
 fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
     let dir = corpus(200);
