@@ -115,7 +115,17 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     } else {
         SORT_BUDGET
     };
-    let mut stream = DocPairs::new(index, &search, sort_budget, budget.tmp.clone(), &progress)?;
+    let tmp = budget.tmp.clone();
+    let mut stream = match resolved {
+        // A table is for people: ids in natural order (numbers as numbers), within each
+        // pair and among ties. The other formats keep the engine's order, ids by bytes,
+        // as every command and the Spark job write them.
+        Resolved::Text(Format::Table) => {
+            let rank = crate::output::order::natural_rank(index);
+            DocPairs::ranked(index, &search, sort_budget, tmp, &progress, rank)?
+        }
+        _ => DocPairs::new(index, &search, sort_budget, tmp, &progress)?,
+    };
     progress.finish();
     let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();
     let candidates = search.candidates + stream.huge_candidates();

@@ -107,7 +107,22 @@ impl<'a> DocPairs<'a> {
         tmp: Option<PathBuf>,
         progress: &dyn Progress,
     ) -> Result<DocPairs<'a>> {
-        let rank = index.id_order();
+        Self::ranked(index, search, budget, tmp, progress, index.id_order())
+    }
+
+    /// As [`DocPairs::new`], with the ids in another order: `rank` gives each
+    /// document's place in it (a permutation of the documents), such as the natural
+    /// order of [`natural_cmp`](crate::natural::natural_cmp) for people. Within each
+    /// pair, `a` is the one that comes first; ties on J come in that order.
+    pub fn ranked(
+        index: &'a Index,
+        search: &Search,
+        budget: usize,
+        tmp: Option<PathBuf>,
+        progress: &dyn Progress,
+        rank: Vec<u32>,
+    ) -> Result<DocPairs<'a>> {
+        assert_eq!(rank.len(), index.docs().len(), "a rank per document");
         let mut by_rank = vec![0u32; rank.len()];
         for (d, &r) in rank.iter().enumerate() {
             by_rank[r as usize] = d as u32;
@@ -241,6 +256,37 @@ mod tests {
             assert_eq!(got, want, "budget {budget}");
             assert_eq!(stream.spilled_bytes() > 0, budget == 0);
         }
+    }
+
+    #[test]
+    fn ranked_streams_put_ids_in_the_order_given() {
+        // Copies named by numbers: bytes put "16" before "4", numbers the other way.
+        let ids = ["16", "4", "1086", "10265", "1014", "1017", "9"];
+        let texts: Vec<(String, String)> = ids
+            .iter()
+            .map(|id| (id.to_string(), BASE.to_string()))
+            .collect();
+        let index = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        let search = index.search(32, 4, 0.0, None, &Silent).unwrap();
+        let id = |d: u32| index.docs()[d as usize].id.as_str();
+        let natural = crate::natural::natural_ranks(ids.len(), id);
+        let mut stream =
+            DocPairs::ranked(&index, &search, 1 << 20, None, &Silent, natural).unwrap();
+        let mut got = Vec::new();
+        while let Some(p) = stream.next_pair().unwrap() {
+            got.push((id(p.a), id(p.b)));
+        }
+        assert_eq!(got.len(), 21);
+        assert_eq!(got[..3], [("4", "9"), ("4", "16"), ("4", "1014")]);
+        let firsts: Vec<&str> = got.iter().map(|p| p.0).collect();
+        assert!(
+            firsts.is_sorted_by(|a, b| crate::natural_cmp(a, b).is_le()),
+            "{firsts:?}"
+        );
+        // The engine's own order is by bytes.
+        let mut bytes = DocPairs::new(&index, &search, 1 << 20, None, &Silent).unwrap();
+        let p = bytes.next_pair().unwrap().unwrap();
+        assert_eq!((id(p.a), id(p.b)), ("1014", "1017"));
     }
 
     #[test]

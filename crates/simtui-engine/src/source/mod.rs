@@ -17,7 +17,10 @@ pub mod stream;
 pub mod walk;
 
 pub(crate) use container::read_part;
-pub use container::{Container, InputFormat, InputOptions, Part, SgmlText};
+pub use container::{
+    Container, DEFAULT_RECORD_META, DEFAULT_SGML_META, InputFormat, InputOptions, Part, SgmlText,
+    record_fields,
+};
 pub use entry::{Entry, Source, read_text};
 pub use file::{decode, kind_name, read_file};
 pub(crate) use record::Labels;
