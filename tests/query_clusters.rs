@@ -389,13 +389,14 @@ fn query_fail_empty_exits_1_only_without_a_neighbour() {
     // Without --fail-empty, no neighbour is a success.
     assert_eq!(simtui(&["query", c, "lonely.txt"]).status.code(), Some(0));
 
-    // The (empty) output of each format is written before exiting 1.
+    // The (empty) output of each format is written before exiting 1; the table names
+    // the query by its title (its first line) too.
     for (format, want) in [
         ("jsonl", ""),
         ("csv", "query,doc,jaccard,estimate,rank\n"),
         (
             "table",
-            "query lonely.txt: 0 candidate(s)\n  rank  jaccard  estimate  doc\n\n",
+            "query lonely.txt (v0 v1 v2 v3 v4 v5 v6 v7 v8 v9 v10 v11 v12 v13 v14 v15 v16 v…): 0 candidate(s)\n  rank  jaccard  estimate  doc  title\n\n",
         ),
     ] {
         let none = simtui(&["query", c, "lonely.txt", "--fail-empty", "--format", format]);

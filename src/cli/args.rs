@@ -161,14 +161,23 @@ pub struct IndexArgs {
     /// JSON Lines or Parquet fields, or SGML elements (DATE, PLACES, TOPICS, ...) or else
     /// attributes of <REUTERS> (LEWISSPLIT). Shown in the diff's header for both sides
     /// (values that differ marked), written in exports and removal lists, and usable by
-    /// --keep field:NAME.
+    /// --keep field:NAME. Added to the usual fields (see --no-default-meta).
     #[arg(help_heading = INDEX_HEADING, long, value_name = "NAMES", value_delimiter = ',')]
     pub meta_field: Vec<String>,
+    /// Only --meta-field's fields, not the usual dates
+    ///
+    /// Without it, an SGML article keeps its DATE and PLACES, and a JSON Lines record or a
+    /// Parquet row its date, timestamp, created_at, published, url and source fields
+    /// (those it has): the explorer's diff shows them, as two reports alike word for word
+    /// are often of different days. With it, --meta-field replaces them.
+    #[arg(help_heading = INDEX_HEADING, long)]
+    pub no_default_meta: bool,
     /// An SGML article's text: title+body (default) or body
     ///
-    /// title+body: the <TITLE>, a blank line and the <BODY>. body: the <BODY> alone, as
-    /// the Reuters-21578 studies read it (two reports under one routine headline are
-    /// compared by what they say).
+    /// title+body: the <TITLE>, a blank line and the <BODY> (an article with a title and
+    /// no body is its title). body: the <BODY> alone, as the Reuters-21578 studies read
+    /// it (two reports under one routine headline are compared by what they say; an
+    /// article without a body is skipped).
     #[arg(help_heading = INDEX_HEADING, long, value_enum, value_name = "TEXT", default_value_t = SgmlTextArg::TitleBody, hide_default_value = true, hide_possible_values = true)]
     pub sgml_text: SgmlTextArg,
     /// Skip documents with fewer words than this
@@ -202,6 +211,7 @@ impl IndexArgs {
                 id_field: self.id_field.clone(),
                 title_field: self.title_field.clone(),
                 meta_fields: self.meta_field.clone(),
+                default_meta: !self.no_default_meta,
                 sgml_text: match self.sgml_text {
                     SgmlTextArg::TitleBody => SgmlText::TitleBody,
                     SgmlTextArg::Body => SgmlText::Body,

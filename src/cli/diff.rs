@@ -120,6 +120,12 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
     };
     let (left, right) = (side(a)?, side(b)?);
     let (jaccard, estimate) = index.similarity(a, b);
+    // The fields asked for, and the usual date and origin fields either one has.
+    let (meta_names, meta) = crate::output::meta::side_by_side(
+        &args.index.meta_field,
+        &index.docs()[a as usize],
+        &index.docs()[b as usize],
+    );
     let total = match args.width {
         Some(w) => w as usize,
         None if io::stdout().is_terminal() => ratatui::crossterm::terminal::size()
@@ -145,6 +151,8 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         functions: index.signatures().width(),
         k: params.k,
         model: &model,
+        meta_names: &meta_names,
+        meta: &meta,
     };
     with_stdout(|out| {
         header.write(out, &paint, total)?;
@@ -161,15 +169,22 @@ struct Header<'a> {
     functions: usize,
     k: usize,
     model: &'a DiffModel,
+    /// Metadata fields shown, and each side's values of them.
+    meta_names: &'a [String],
+    meta: &'a [Vec<String>; 2],
 }
 
 impl Header<'_> {
     /// A line per document (id, sizes, words only on its side), the similarities, a rule.
     fn write(&self, out: &mut dyn Write, paint: &Paint, total: usize) -> io::Result<()> {
         for (tag, s, i) in [("A", self.left, 0), ("B", self.right, 1)] {
+            let words = self.model.changed_words[i];
             let mut facts = format!(
-                "{} bytes · {} tokens · {} shingles · {} words only here",
-                s.bytes, s.tokens, s.shingles, self.model.changed_words[i]
+                "{} bytes · {} tokens · {} shingles · {words} {} only here",
+                s.bytes,
+                s.tokens,
+                s.shingles,
+                if words == 1 { "word" } else { "words" }
             );
             if self.model.truncated[i] {
                 facts.push_str(&format!(" · TRUNCATED to {} KB", diff_model::CAP / 1024));
@@ -182,6 +197,9 @@ impl Header<'_> {
                 paint.bold(&id),
                 paint.dim(&facts)
             )?;
+            if !self.meta_names.is_empty() {
+                writeln!(out, "  {}", self.meta_line(i))?;
+            }
         }
         let mut line = format!(
             "exact J {:.3} · estimate {:.3} ({} functions) · k = {}",
@@ -195,6 +213,23 @@ impl Header<'_> {
         }
         writeln!(out, "{}", paint.bold(&line))?;
         writeln!(out, "{}", paint.dim(&"─".repeat(total)))
+    }
+}
+
+impl Header<'_> {
+    /// A side's metadata: `NAME value · NAME value`, a value that differs from the other
+    /// side's marked '≠' (two reports alike word for word can be of different days).
+    fn meta_line(&self, side: usize) -> String {
+        let (mine, theirs) = (&self.meta[side], &self.meta[1 - side]);
+        let fields: Vec<String> = (self.meta_names.iter().enumerate())
+            .map(|(i, name)| {
+                let v = clean(&mine[i]);
+                let mark = if mine[i] != theirs[i] { "≠" } else { "" };
+                let v = if v.is_empty() { "—".to_string() } else { v };
+                format!("{mark}{name} {v}")
+            })
+            .collect();
+        fields.join(" · ")
     }
 }
 

@@ -7,8 +7,9 @@ use crate::output::color::Paint;
 use crate::output::error::UsageError;
 use crate::output::format::printable;
 use crate::output::format::{csv_field, with_stdout};
+use crate::output::label;
 use clap::{Args, ValueEnum};
-use simtui_engine::analysis::matrix::{Matrix, Measure, compute};
+use simtui_engine::analysis::matrix::{Matrix, Measure, compute_docs};
 use simtui_engine::index::Index;
 use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight};
 use simtui_engine::source::Corpus;
@@ -131,10 +132,20 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         MeasureArg::Estimate => Measure::Estimate,
         MeasureArg::Simhash => Measure::Hamming,
     };
-    let m = compute(&index, measure, fps.as_ref());
+    let docs = in_order(&index, &args.paths.paths);
+    let m = compute_docs(&index, &docs, measure, fps.as_ref());
     let format = resolve_format(args.format, args.output.as_deref());
     let csv = format == MatrixFormat::Csv;
-    let ids: Vec<&str> = index.docs().iter().map(|d| d.id.as_str()).collect();
+    let doc = |i: usize| &index.docs()[docs[i] as usize];
+    let ids: Vec<&str> = (0..docs.len()).map(|i| doc(i).id.as_str()).collect();
+    let titles: Vec<&str> = (0..docs.len()).map(|i| doc(i).title.as_str()).collect();
+    // The picture's labels name a document by its id and title.
+    let labels: Vec<String> = (ids.iter().zip(&titles))
+        .map(|(id, t)| match t.is_empty() {
+            true => id.to_string(),
+            false => format!("{id} {t}"),
+        })
+        .collect();
     let cell = |v: f64| -> String {
         if measure == Measure::Hamming {
             format!("{v}")
@@ -156,16 +167,35 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         },
     };
     let write = |out: &mut dyn Write| match format {
-        MatrixFormat::Svg => matrix_svg::write(out, &ids, &m, scale),
+        MatrixFormat::Svg => {
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            matrix_svg::write(out, &labels, &m, scale)
+        }
         MatrixFormat::Csv => write_csv(out, &ids, &m, &cell),
         // Hamming distances are not similarities: only their header is styled.
-        _ => write_table(out, &ids, &m, &cell, measure != Measure::Hamming),
+        _ => write_table(out, (&ids, &titles), &m, &cell, measure != Measure::Hamming),
     };
     match &args.output {
         None => with_stdout(|out| write(out))?,
         Some(path) => crate::output::file::write_file(path, |out| write(out))?,
     }
     Ok(())
+}
+
+/// The documents in the order of the paths given, each path's documents (a folder's
+/// files, a file's records) in the natural order of their ids: numbers as numbers
+/// (`1125` before `10503`), in every format.
+fn in_order(index: &Index, roots: &[PathBuf]) -> Vec<u32> {
+    let root = |d: u32| {
+        let path = index.docs()[d as usize].source.path();
+        let found = path.and_then(|p| roots.iter().position(|r| p.starts_with(r)));
+        found.unwrap_or(roots.len())
+    };
+    let mut docs: Vec<u32> = (0..index.docs().len() as u32).collect();
+    crate::output::order::sort_docs(index, &mut docs);
+    // Stable: by path given, natural within each.
+    docs.sort_by_key(|&d| root(d));
+    docs
 }
 
 /// `auto` made concrete: on standard output a table on a terminal and CSV in a pipe; into
@@ -207,12 +237,13 @@ fn write_csv(
     Ok(())
 }
 
-/// Columns are numbered (ids are too long for headers); each row gives its number and id.
-/// Coloured as `pairs`' table: a bold header, and with `similarity`, cells by value and
-/// the diagonal (each document against itself) faint.
+/// Columns are numbered (ids are too long for headers); each row gives its number and id,
+/// and after its cells the document's title. Coloured as `pairs`' table: a bold header,
+/// and with `similarity`, cells by value and the diagonal (each document against itself)
+/// faint.
 fn write_table(
     out: &mut dyn Write,
-    ids: &[&str],
+    (ids, titles): (&[&str], &[&str]),
     m: &Matrix,
     cell: &dyn Fn(f64) -> String,
     similarity: bool,
@@ -243,9 +274,12 @@ fn write_table(
     for j in 1..=n {
         header.push_str(&format!("  {j:>w$}"));
     }
+    header.push_str("  title");
     writeln!(out, "{}", paint.bold(&header))?;
+    let used = num_w + 2 + id_w + n * (w + 2) + 2;
     for (i, row) in cells.iter().enumerate() {
-        write!(out, "{:>num_w$}  {:<id_w$}", i + 1, ids[i])?;
+        let pad = id_w - ids[i].chars().count();
+        write!(out, "{:>num_w$}  {}{}", i + 1, ids[i], " ".repeat(pad))?;
         for (j, (c, &v)) in row.iter().zip(m.row(i)).enumerate() {
             // Padded before painting, so escape codes don't count as width.
             let c = format!("{c:>w$}");
@@ -255,6 +289,10 @@ fn write_table(
                 (true, false) => paint.similarity(v, &c),
             };
             write!(out, "  {c}")?;
+        }
+        let title = label::title(titles[i], used);
+        if !title.is_empty() {
+            write!(out, "  {}", paint.dim(&title))?;
         }
         writeln!(out)?;
     }

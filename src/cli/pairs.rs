@@ -114,7 +114,17 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     } else {
         SORT_BUDGET
     };
-    let mut stream = index.doc_pairs(&search, sort_budget as u64, &progress)?;
+    let natural;
+    let mut stream = match resolved {
+        // A table is for people: ids in natural order (numbers as numbers), within each
+        // pair and among ties. The other formats keep the engine's order, ids by bytes,
+        // as every command and the Spark job write them.
+        Resolved::Text(Format::Table) => {
+            natural = crate::output::order::natural_rank(index);
+            index.doc_pairs_ranked(&search, sort_budget as u64, &progress, &natural)?
+        }
+        _ => index.doc_pairs(&search, sort_budget as u64, &progress)?,
+    };
     progress.finish();
     let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();
     let candidates = search.candidates + stream.huge_candidates();

@@ -5,6 +5,7 @@ use crate::output::color::Paint;
 use crate::output::error::UsageError;
 use crate::output::format::printable;
 use crate::output::format::{Format, csv_field, with_stdout};
+use crate::output::label;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use simtui_engine::analysis::method::Engine;
@@ -382,7 +383,21 @@ fn write_answer(
         Format::Table => {
             // Coloured as `pairs`' table: a bold title and header, J by its value.
             let paint = Paint::stdout();
-            let mut title = format!("query {}: {} candidate(s)", printable(label), a.candidates);
+            let docs = engine.index.docs();
+            // A document of the corpus is named by its title too.
+            let named = docs
+                .iter()
+                .find(|d| d.id == label)
+                .map(|d| d.title.as_str());
+            let about = match named.map(|t| label::title(t, label::columns(label) + 20)) {
+                Some(t) if !t.is_empty() => format!(" ({t})"),
+                _ => String::new(),
+            };
+            let mut title = format!(
+                "query {}{about}: {} candidate(s)",
+                printable(label),
+                a.candidates
+            );
             if ask.min_jaccard > 0.0 {
                 title.push_str(&format!(", J ≥ {}", ask.min_jaccard));
             }
@@ -396,22 +411,36 @@ fn write_answer(
             }
             writeln!(out, "{}", paint.bold(&title))?;
             let measure = if simhash { "hamming" } else { "estimate" };
-            let header = format!("{:>6}  {:>7}  {measure:>8}  doc", "rank", "jaccard");
+            // Ids padded to the longest, titles after them.
+            let id_w = (a.neighbours.iter())
+                .map(|n| label::columns(id(n.doc)))
+                .max()
+                .unwrap_or(3)
+                .max(3);
+            let header = format!(
+                "{:>6}  {:>7}  {measure:>8}  {:<id_w$}  title",
+                "rank", "jaccard", "doc"
+            );
             writeln!(out, "{}", paint.bold(&header))?;
             for (rank, n) in a.neighbours.iter().enumerate() {
                 let m = match n.hamming {
                     Some(h) => h.to_string(),
                     None => format!("{:.4}", n.estimate),
                 };
-                let mark = if n.scanned { "  (scan)" } else { "" };
+                let mark = if n.scanned { "(scan)  " } else { "" };
                 // Padded before painting, so escape codes don't count as width.
                 let jaccard = paint.similarity(n.jaccard, &format!("{:>7.4}", n.jaccard));
-                writeln!(
-                    out,
-                    "{:>6}  {jaccard}  {m:>8}  {}{mark}",
+                let name = printable(id(n.doc));
+                let pad = id_w.saturating_sub(label::columns(id(n.doc)));
+                let used = 6 + 2 + 7 + 2 + 8 + 2 + id_w + 2 + mark.len();
+                let title = label::title(&engine.index.docs()[n.doc as usize].title, used);
+                let row = format!(
+                    "{:>6}  {jaccard}  {m:>8}  {name}{}  {mark}{}",
                     rank + 1,
-                    printable(id(n.doc))
-                )?;
+                    " ".repeat(pad),
+                    label::dim(&paint, &title)
+                );
+                writeln!(out, "{}", row.trim_end())?;
             }
             writeln!(out)?;
         }

@@ -2,6 +2,7 @@
 
 use super::color::Paint;
 use super::format::{Format, csv_field, printable};
+use super::label;
 use simtui_engine::analysis::cluster::{Cluster, Keep};
 use simtui_engine::index::Index;
 use std::io::{self, Write};
@@ -169,14 +170,32 @@ pub fn write_clusters(
                     paint.similarity(c.mean_jaccard, &format!("{:.4}", c.mean_jaccard)),
                     paint.similarity(c.min_jaccard, &format!("{:.4}", c.min_jaccard))
                 )?;
-                for &d in &c.members {
+                // Members in natural order (numbers as numbers), ids padded, titles after.
+                let mut members = c.members.clone();
+                super::order::sort_docs(index, &mut members);
+                let id_w = (members.iter())
+                    .map(|&d| label::columns(id(d)))
+                    .max()
+                    .unwrap_or(0);
+                let kept = format!("  (kept: {keep})");
+                for &d in &members {
                     // Names' control characters shown as escapes, never sent to the terminal.
                     let name = printable(id(d));
-                    if d == c.representative {
-                        writeln!(out, "  * {name}  (kept: {keep})")?;
+                    let pad = " ".repeat(id_w - label::columns(id(d)));
+                    let mark = if d == c.representative { "*" } else { " " };
+                    let title = &index.docs()[d as usize].title;
+                    let title = label::title(title, 4 + id_w + 2 + kept.len());
+                    let title = match title.is_empty() {
+                        true => title,
+                        false => format!("  {}", paint.dim(&title)),
+                    };
+                    let kept = if d == c.representative {
+                        kept.as_str()
                     } else {
-                        writeln!(out, "    {name}")?;
-                    }
+                        ""
+                    };
+                    let row = format!("  {mark} {name}{pad}{title}{kept}");
+                    writeln!(out, "{}", row.trim_end())?;
                 }
             }
             let members: usize = found.iter().map(|c| c.members.len()).sum();

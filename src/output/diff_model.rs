@@ -11,6 +11,7 @@
 //! form a block, and the shorter side of a block gets blank rows. Identical passages
 //! therefore sit on the same rows, line for line.
 
+use super::paragraphs;
 use super::wrap::{self, Seg, push_seg};
 use similar::{Algorithm, ChangeTag, DiffTag, TextDiff};
 use std::time::{Duration, Instant};
@@ -53,6 +54,9 @@ pub struct DiffModel {
     pub truncated: [bool; 2],
     /// The diff hit its time limit and is not minimal.
     pub approximate: bool,
+    /// Per side, the number in the text of each line's first line, where lines were
+    /// joined into paragraphs ([`compare_joined`]); empty: each line is its own.
+    pub line_numbers: [Vec<usize>; 2],
 }
 
 /// Cuts `text` to at most `cap` bytes, at a line end when there is one in the last
@@ -340,6 +344,31 @@ pub fn verdict(m: &DiffModel) -> Option<String> {
     Some(said)
 }
 
+/// The diff of two texts with their hard-wrapped paragraphs joined into one line each
+/// ([`paragraphs::join`]), numbered by the text's lines; None when neither text has
+/// any (the diff of [`compare`] is the one to show).
+pub fn compare_joined(left: &str, right: &str) -> Option<DiffModel> {
+    let (l, cut_l) = truncate(left, CAP);
+    let (r, cut_r) = truncate(right, CAP);
+    let (jl, jr) = (paragraphs::join(l), paragraphs::join(r));
+    if jl.is_none() && jr.is_none() {
+        return None;
+    }
+    let shown = |j: &Option<paragraphs::Joined>, t: &str| -> String {
+        j.as_ref().map_or_else(|| t.to_string(), |j| j.text.clone())
+    };
+    let mut model = build(&shown(&jl, l), &shown(&jr, r), TIMEOUT);
+    model.truncated = [cut_l, cut_r];
+    // Texts that differ only in where their lines break are not identical, and
+    // "identical" speaks of the whole texts.
+    let same = |a: &str, b: &str| a.replace("\r\n", "\n") == b.replace("\r\n", "\n");
+    model.shown_identical = same(l, r);
+    model.identical = same(left, right);
+    let numbers = |j: Option<paragraphs::Joined>| j.map(|j| j.first_lines).unwrap_or_default();
+    model.line_numbers = [numbers(jl), numbers(jr)];
+    Some(model)
+}
+
 /// The model with every changed passage bracketed, as `git diff --word-diff` marks them
 /// where there is no colour: `[-old-]` on the left, `{+new+}` on the right. The brackets
 /// are part of the text, so the layout wraps them with it.
@@ -410,7 +439,13 @@ fn digits(n: usize) -> usize {
 /// Lays the model out in rows for columns of `column` display cells each (gutter
 /// included).
 pub fn layout(model: &DiffModel, column: usize) -> Layout {
-    let gutter = digits(model.lines[0].max(model.lines[1])) + 1;
+    // A side's line `n` (from 1) is its text's line `number(side, n)`.
+    let number = |side: usize, n: usize| model.line_numbers[side].get(n - 1).copied().unwrap_or(n);
+    let last = |side: usize| match model.lines[side] {
+        0 => 0,
+        n => number(side, n),
+    };
+    let gutter = digits(last(0).max(last(1))) + 1;
     // Drop the gutter rather than the text when columns are very narrow.
     let gutter = if column >= gutter + 12 { gutter } else { 0 };
     let text_width = column.saturating_sub(gutter).max(wrap::MIN_WIDTH);
@@ -421,13 +456,13 @@ pub fn layout(model: &DiffModel, column: usize) -> Layout {
         ..Default::default()
     };
     let (mut ln, mut rn) = (0usize, 0usize);
-    let side_rows = |lines: &Lines, n: &mut usize| -> Vec<SideRow> {
+    let side_rows = |lines: &Lines, n: &mut usize, side: usize| -> Vec<SideRow> {
         let mut rows = Vec::new();
         for line in lines {
             *n += 1;
             for (i, segs) in wrap::wrap(line, text_width).into_iter().enumerate() {
                 rows.push(SideRow {
-                    line: (i == 0).then_some(*n),
+                    line: (i == 0).then_some(number(side, *n)),
                     segs,
                 });
             }
@@ -435,8 +470,8 @@ pub fn layout(model: &DiffModel, column: usize) -> Layout {
         rows
     };
     for block in &model.blocks {
-        let left = side_rows(&block.left, &mut ln);
-        let right = side_rows(&block.right, &mut rn);
+        let left = side_rows(&block.left, &mut ln, 0);
+        let right = side_rows(&block.right, &mut rn, 1);
         if block.changed {
             out.changes.push(out.rows.len());
         }
@@ -658,6 +693,34 @@ mod tests {
             verdict(&spaces).unwrap(),
             "no word differs (only white space)"
         );
+    }
+
+    #[test]
+    fn joined_paragraphs_keep_the_texts_line_numbers() {
+        // Hard-wrapped lines of about 50 columns, one paragraph.
+        let para = |words: &[&str]| -> String {
+            let line = |w: &&str| format!("{w} alpha beta gamma delta epsilon zeta eta theta\n");
+            words.iter().map(line).collect()
+        };
+        let a = para(&["one", "two", "three", "four"]);
+        let b = a.replace("three", "THREE");
+        // Unjoined: four lines a side; joined: one paragraph, numbered by its first line.
+        assert!(compare(&a, &b).lines == [4, 4]);
+        let m = compare_joined(&a, &b).expect("wrapped lines");
+        assert_eq!(m.lines, [1, 1]);
+        assert_eq!((m.changed_words, m.identical), ([1, 1], false));
+        let lay = layout(&m, 40);
+        assert_eq!(lay.rows[0].left.as_ref().unwrap().line, Some(1));
+        assert!(lay.rows.len() > 4, "the paragraph wraps at 40 columns");
+        assert!(
+            lay.rows[1..]
+                .iter()
+                .all(|r| r.left.as_ref().unwrap().line.is_none())
+        );
+        assert_eq!(compare_joined("short\nlines\n", "short\nlines\n"), None);
+        // Texts differing only in their line breaks are not identical.
+        let m = compare_joined(&a, &a.replacen('\n', " ", 1)).unwrap();
+        assert!(!m.identical && m.changed_words == [0, 0]);
     }
 
     #[test]

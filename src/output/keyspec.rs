@@ -49,6 +49,7 @@ pub const ACTIONS: &[&str] = &[
     "switch_method",
     "switch_sketch",
     "mark_wrong",
+    "toggle_lines",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

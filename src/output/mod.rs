@@ -18,7 +18,15 @@ pub mod guard;
 // Other tools' removal lists (datatrove, text-dedup), read for the explorer's review.
 pub mod foreign_removals;
 pub mod keyspec;
+// Documents named in the tables: the id, then the title, cut to the terminal.
+pub mod label;
+// The metadata two documents show side by side: the fields asked for, the usual ones.
+pub mod meta;
+// Ids for people: numbers as numbers, in the views, the exports and the tables.
+pub mod order;
 pub mod pairs;
+// Hard-wrapped paragraphs joined for the diff's display.
+pub mod paragraphs;
 // Pairs computed elsewhere (a Parquet or JSON Lines file, or a Spark job's folder), read
 // back for the explorer's `--pairs`.
 pub mod pairs_file;

@@ -74,6 +74,8 @@ pub enum Action {
     SwitchSketch,
     /// The review: mark the selected removal wrong (or not).
     MarkWrong,
+    /// The diff: hard-wrapped paragraphs joined, or the texts' own lines.
+    ToggleLines,
     /// Mouse wheel (only delivered when mouse capture is on).
     WheelUp,
     WheelDown,
@@ -252,6 +254,7 @@ pub const NAMES: &[(&str, Action)] = &[
     ("switch_method", Action::SwitchMethod),
     ("switch_sketch", Action::SwitchSketch),
     ("mark_wrong", Action::MarkWrong),
+    ("toggle_lines", Action::ToggleLines),
 ];
 
 impl Action {

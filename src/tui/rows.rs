@@ -4,6 +4,7 @@
 //! page are one row ("20,000 identical documents") that lists them on demand, not 200
 //! million rows; the export and the clusters still take every pair they stand for.
 
+use crate::output::order;
 use simtui_engine::analysis::cluster::{self, Cluster, DisjointSets, Keep};
 use simtui_engine::error::Error;
 use simtui_engine::index::Index;
@@ -49,8 +50,7 @@ impl Capped {
     /// to the kept one exact (one comparison per content).
     pub fn cluster(&self, index: &Index) -> Cluster {
         let mut members = self.docs.clone();
-        let id = |d: u32| index.docs()[d as usize].id.as_str();
-        members.sort_by(|&a, &b| id(a).cmp(id(b)));
+        order::sort_docs(index, &mut members);
         Cluster {
             min_jaccard: cluster::min_to(index, &members, self.kept),
             mean_jaccard: cluster::sampled_mean(index, &members, CAPPED_SAMPLE),
@@ -110,9 +110,11 @@ fn cluster_of(index: &Index, docs: &[u32]) -> Cluster {
             estimate: 0.0,
         })
         .collect();
-    cluster::clusters(index, &star, Keep::Longest)
+    let mut cluster = cluster::clusters(index, &star, Keep::Longest)
         .pop()
-        .expect("two or more documents make one cluster")
+        .expect("two or more documents make one cluster");
+    order::sort_members(index, &mut cluster);
+    cluster
 }
 
 /// The documents of a block: one content's, or two contents'.
@@ -129,29 +131,25 @@ pub fn block_cluster(index: &Index, block: &Block) -> Cluster {
     cluster_of(index, &block_docs(index, block))
 }
 
-/// Every pair of a block, `a`'s id before `b`'s: by ids within a content (its
-/// documents sorted by id), content by content across two.
-pub fn block_pairs<'a>(index: &'a Index, block: &'a Block) -> Box<dyn Iterator<Item = Pair> + 'a> {
+/// Every pair of a block, `a`'s id before `b`'s in natural order (`rank`): by ids
+/// within a content (its documents sorted by id), content by content across two.
+pub fn block_pairs<'a>(
+    rank: &'a [u32],
+    index: &'a Index,
+    block: &'a Block,
+) -> Box<dyn Iterator<Item = Pair> + 'a> {
     let pair = move |x: u32, y: u32| {
-        let (a, b) = if index.docs()[x as usize].id <= index.docs()[y as usize].id {
-            (x, y)
-        } else {
-            (y, x)
-        };
-        Pair {
-            a,
-            b,
+        let p = Pair {
+            a: x,
+            b: y,
             jaccard: block.jaccard,
             estimate: block.estimate,
-        }
+        };
+        order::ordered(rank, p)
     };
     if block.is_within() {
         let mut docs = index.members(block.ga).to_vec();
-        docs.sort_by(|&x, &y| {
-            index.docs()[x as usize]
-                .id
-                .cmp(&index.docs()[y as usize].id)
-        });
+        docs.sort_by_key(|&d| rank[d as usize]);
         // Shared by every run of pairs, not copied per run (20,000 copies: 20,000 runs).
         let docs: Arc<[u32]> = docs.into();
         Box::new((0..docs.len()).flat_map(move |i| {
@@ -217,19 +215,21 @@ pub struct Listed {
     pub rows: Vec<Row>,
     /// The documents the filter matches (none: no filter).
     pub hit: Option<Arc<Vec<bool>>>,
-    /// Sorted by exact J (the engine's order, as `simtui pairs` writes it).
+    /// Sorted by exact J (then by ids, as `simtui pairs` sorts them).
     pub by_jaccard: bool,
     /// The pairs the rows stand for.
     pub pairs: u64,
+    /// Each document's rank in the natural order of ids, which pairs are written in.
+    pub natural: Arc<Vec<u32>>,
 }
 
 /// Memory for sorting the pairs of a list with blocks (temporary files past it).
 const SORT_BUDGET: usize = 256 << 20;
 
 impl Listed {
-    /// Every pair the rows stand for, in list order; with blocks, in the order `simtui
-    /// pairs` writes them when sorted by J (streamed from the search, as it does), a
-    /// block's pairs by ids at its row otherwise.
+    /// Every pair the rows stand for, in list order, ids in natural order; with blocks,
+    /// sorted by J then ids when the list is (streamed from the search, as `simtui
+    /// pairs` does), a block's pairs by ids at its row otherwise.
     pub fn pairs<'a>(
         &'a self,
         progress: &dyn Progress,
@@ -241,9 +241,12 @@ impl Listed {
         };
         let blocks = self.rows.iter().any(|r| matches!(r, Row::Block(_)));
         if blocks && self.by_jaccard {
-            let mut stream = self
-                .index
-                .doc_pairs(&self.search, SORT_BUDGET as u64, progress)?;
+            let mut stream = self.index.doc_pairs_ranked(
+                &self.search,
+                SORT_BUDGET as u64,
+                progress,
+                &self.natural,
+            )?;
             let next = move || loop {
                 match stream.next_pair() {
                     Ok(Some(p)) if !shown(&p) => continue,
@@ -253,14 +256,14 @@ impl Listed {
             };
             return Ok(Box::new(std::iter::from_fn(next)));
         }
-        let (index, found) = (&self.index, &self.found);
+        let (index, found, natural) = (&self.index, &self.found, &self.natural[..]);
         Ok(Box::new(
             self.rows
                 .iter()
                 .flat_map(move |&row| -> Box<dyn Iterator<Item = Pair> + 'a> {
                     match row {
                         Row::Pair(i) => Box::new(std::iter::once(found.pairs[i as usize])),
-                        Row::Block(i) => block_pairs(index, &found.blocks[i as usize]),
+                        Row::Block(i) => block_pairs(natural, index, &found.blocks[i as usize]),
                         Row::Bucket(_) => Box::new(std::iter::empty()),
                     }
                 })

@@ -80,6 +80,9 @@ pub struct Results {
     pub rows: usize,
     /// Generation of the index (bumped by each build; extending keeps it).
     pub generation: u64,
+    /// Each document's rank in the natural order of ids (numbers as numbers): `found` is
+    /// listed in it, and the list sorts and exports by it.
+    pub natural: Arc<Vec<u32>>,
     /// Id of the band job (recall results are matched to it).
     pub id: u64,
 }
@@ -143,6 +146,8 @@ pub struct Session {
     results: Option<Results>,
     /// The index a running band job works on, its generation and method.
     banding: Option<(Arc<Index>, u64, Option<SimHashUsed>)>,
+    /// The documents' natural order, found by the first band job of a generation.
+    natural: Option<(u64, Arc<Vec<u32>>)>,
     /// Bands and verified pairs remembered between band jobs (b and r keys).
     rebander: Arc<Mutex<Rebander>>,
     /// The memory indexes keep within.
@@ -219,6 +224,7 @@ impl Session {
             generation: 0,
             results: None,
             banding: None,
+            natural: None,
             budget: Budget::unlimited(),
             rebander: Arc::new(Mutex::new(Rebander::with_max_bucket(Some(
                 rows::MAX_BUCKET,
@@ -409,6 +415,11 @@ impl Session {
 
     pub fn set_store(&mut self, store: Option<StoreJob>) {
         self.store = store;
+    }
+
+    /// The field (or SGML attribute) records' ids are read from (`--id-field`), if any.
+    pub fn id_field(&self) -> Option<&str> {
+        self.walk.input.id_field.as_deref()
     }
 
     /// The metadata fields read with each document (`--meta-field`), in the order of
@@ -648,12 +659,16 @@ impl Session {
         self.progress.reset(&[Stage::Band, Stage::Verify], self.now);
         self.banding = Some((index.clone(), self.generation, simhash.clone()));
         self.counters.band_jobs += 1;
+        let natural = (self.natural.as_ref())
+            .filter(|(generation, _)| *generation == self.generation)
+            .map(|(_, natural)| natural.clone());
         jobs.spawn(Work::Band {
             index,
             rebander: self.rebander.clone(),
             bands: self.bands,
             rows: self.rows,
             simhash: simhash.map(|(s, fps)| (fps, s.max_distance)),
+            natural,
         });
     }
 
@@ -792,8 +807,10 @@ impl Session {
                 search,
                 groups,
                 capped,
+                natural,
             } => {
                 let (index, generation, simhash) = self.banding.take()?;
+                self.natural = Some((generation, natural.clone()));
                 let old = self.results.replace(Results {
                     index,
                     simhash,
@@ -804,6 +821,7 @@ impl Session {
                     bands,
                     rows,
                     generation,
+                    natural,
                     id,
                 });
                 return Some(Replaced { old });

@@ -11,6 +11,7 @@
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::rows::{self, Capped};
 use simtui_engine::analysis::reband::Rebander;
+use crate::output::order;
 use simtui_engine::error::Error;
 use simtui_engine::index::{Index, Params};
 use simtui_engine::progress::{Cancelled, Counted, Progress, Stage};
@@ -149,6 +150,9 @@ pub enum Work {
         rows: usize,
         /// SimHash instead of LSH: the fingerprints and the largest distance.
         simhash: Option<(Arc<Fingerprints>, u32)>,
+        /// The documents' natural order (`output::order`), if an earlier band job of the
+        /// index found it.
+        natural: Option<Arc<Vec<u32>>>,
     },
     /// SimHash fingerprints of an index's groups (the texts are read again).
     Fingerprints {
@@ -209,6 +213,8 @@ pub enum Output {
         search: Box<Search>,
         groups: FoundGroups,
         capped: Vec<Capped>,
+        /// Each document's rank in the natural order of ids, which `found` is listed in.
+        natural: Arc<Vec<u32>>,
     },
     AllPairs(Result<AllPairs, String>),
     Recall(Recall),
@@ -473,10 +479,11 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             bands,
             rows,
             simhash,
+            natural,
         } => {
             // Many copies of a page stay one block, not n² pairs (see `rows`).
             let block = Some(rows::MAX_BLOCK);
-            let (found, search) = match simhash {
+            let (mut found, search) = match simhash {
                 None => match rebander.lock() {
                     Ok(mut rebander) => {
                         rebander.find_blocked(&index, bands, rows, 0.0, block, progress)?
@@ -500,6 +507,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                     )
                 }
             };
+            // Listed for people: ids in natural order, within each pair and among ties.
+            let natural = natural.unwrap_or_else(|| Arc::new(order::natural_rank(&index)));
+            order::order_found(&index, &natural, &mut found);
             let groups = recall::found_groups(&index, &found);
             let capped = rows::capped(&index, &found);
             Output::Banded {
@@ -509,6 +519,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 search: Box::new(search),
                 groups,
                 capped,
+                natural,
             }
         }
         Work::AllPairs { index, floor } => {

@@ -8,6 +8,7 @@ mod copies;
 mod fuzz;
 mod history;
 mod load;
+mod newswire;
 mod opened;
 mod pairs_file;
 mod render;

@@ -10,7 +10,8 @@ use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::widgets::list_table::{self, ListTable};
+use crate::output::order;
+use crate::tui::widgets::list_table::{self, Cell, ListTable};
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -112,7 +113,12 @@ impl ClustersView {
         self.job = cx.jobs.spawn(Work::Task(Task {
             name: TASK,
             run: Box::new(move |_| {
-                let clusters = cluster::clusters(&index, &pairs, Keep::Longest);
+                let mut clusters = cluster::clusters(&index, &pairs, Keep::Longest);
+                // Members in natural order, for the members view, the heatmap and the
+                // export (the clusters keep `simtui clusters`' order and numbers).
+                for c in &mut clusters {
+                    order::sort_members(&index, c);
+                }
                 let summary = format!("{} clusters", clusters.len());
                 Ok(Reply::timed(clusters, summary))
             }),
@@ -186,7 +192,7 @@ impl View for ClustersView {
 
 fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
-    let id = |d: u32| v.index.docs()[d as usize].id.as_str();
+    let doc = |d: u32| &v.index.docs()[d as usize];
     let clusters = v.clusters.as_deref().map_or(&[][..], |c| &c[..]);
     let docs: usize = clusters.iter().map(|c| c.members.len()).sum();
     let mut title = vec![
@@ -210,13 +216,16 @@ fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let id_w = w.saturating_sub(1 + rank_w + 2 + 6 + 2 + 6 + 2);
     let row = |i: usize| {
         let c = &clusters[i];
-        format!(
-            " {:>rank_w$}  {:>6}  {:>6.3}  {}",
+        let numbers = format!(
+            " {:>rank_w$}  {:>6}  {:>6.3}  ",
             i + 1,
             c.members.len(),
             c.mean_jaccard,
-            fmt::shorten_middle(id(c.representative), id_w)
-        )
+        );
+        let rep = doc(c.representative);
+        let mut cells = vec![Cell::plain(numbers)];
+        cells.extend(list_table::doc(&rep.id, &rep.title, id_w));
+        cells
     };
     let empty = if v.clusters.is_none() {
         " Joining the pairs…".to_string()
@@ -233,6 +242,7 @@ fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
             "#", "size", "mean J"
         ),
         empty,
+        note: None,
         len: clusters.len(),
         selected: v.cursor.selected,
         offset: v.cursor.offset,

@@ -5,6 +5,7 @@
 
 use super::view::{Cx, Ui, View};
 use crate::output::diff_model::{self, DiffModel, Layout, SideRow};
+use crate::output::meta;
 use crate::tui::keys::{Action, Context, DOWN, END, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::{fmt, layout};
@@ -33,6 +34,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('G'), END], "G/End", Action::Bottom, "", "bottom", false),
         b(&[k(']')], "]/[", Action::NextChange, "change", "jump to the next / previous difference", true),
         b(&[k('[')], "", Action::PrevChange, "", "", false),
+        b(&[k('w')], "w", Action::ToggleLines, "lines", "hard-wrapped paragraphs joined, or the texts' own lines", true),
         b(&[k('n')], "n/p", Action::NextPair, "pair", "next / previous pair, in list order", true),
         b(&[k('p')], "", Action::PrevPair, "", "", false),
         b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the pair list", true),
@@ -58,20 +60,28 @@ pub struct DiffView {
     pair: Pair,
     a: DocInfo,
     b: DocInfo,
-    /// The metadata fields (`--meta-field`): a header row shows their values per side.
+    /// The metadata fields shown (those asked for, the usual ones either document has):
+    /// a header row shows their values per side.
     meta_names: Vec<String>,
     /// The diff job being waited for.
     job: u64,
+    /// The diff shown, or why the texts could not be read.
     model: Option<Result<Arc<DiffModel>, String>>,
+    /// The other way to show it (`w`): the texts' own lines, or their paragraphs joined;
+    /// none when no line of either text is hard-wrapped.
+    other: Option<Arc<DiffModel>>,
+    /// The diff shown has the paragraphs joined.
+    joined: bool,
     layout: Layout,
     /// The first row shown.
     scroll: usize,
 }
 
-/// Width of one diff column (gutter included) for the terminal size.
+/// Width of one diff column's text (gutter included) for the terminal size: its area
+/// less a blank column beside the separator, so no word touches it.
 pub fn column_width(size: (u16, u16)) -> usize {
     let s = layout::screen(layout::area(size));
-    layout::diff(s.body).left.width as usize
+    (layout::diff(s.body).left.width as usize).saturating_sub(1)
 }
 
 /// Rows of the diff on screen, under a header of `header` rows.
@@ -83,15 +93,19 @@ fn page(size: (u16, u16), header: u16) -> usize {
 impl DiffView {
     /// The diff of a pair of documents of an index, its texts read by a job.
     pub fn open(index: Arc<Index>, pair: Pair, cx: &mut Cx) -> DiffView {
-        let info = |d: u32| {
-            let doc = &index.docs()[d as usize];
+        let docs = |d: u32| &index.docs()[d as usize];
+        // The fields asked for, and the usual date and origin fields either one has.
+        let (meta_names, [meta_a, meta_b]) =
+            meta::side_by_side(cx.session.meta_fields(), docs(pair.a), docs(pair.b));
+        let info = |d: u32, meta: Vec<String>| {
+            let doc = docs(d);
             DocInfo {
                 id: doc.id.clone(),
                 title: doc.title.clone(),
                 bytes: doc.bytes,
                 tokens: doc.tokens,
                 shingles: index.shingles().set_len(doc.group as usize),
-                meta: doc.meta.clone(),
+                meta,
             }
         };
         let entry = |d: u32| {
@@ -118,11 +132,13 @@ impl DiffView {
         }));
         DiffView {
             pair,
-            a: info(pair.a),
-            b: info(pair.b),
-            meta_names: cx.session.meta_fields().to_vec(),
+            a: info(pair.a, meta_a),
+            b: info(pair.b, meta_b),
+            meta_names,
             job,
             model: None,
+            other: None,
+            joined: false,
             layout: Layout::default(),
             scroll: 0,
         }
@@ -144,6 +160,12 @@ impl DiffView {
         self.model.as_ref()
     }
 
+    /// The diff shown has its hard-wrapped paragraphs joined.
+    #[cfg(test)]
+    pub fn joined(&self) -> bool {
+        self.joined
+    }
+
     #[cfg(test)]
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -162,6 +184,13 @@ impl DiffView {
         self.model = Some(Ok(Arc::new(model)));
     }
 
+    /// The diff to show, and the other way to show it, laid out for the terminal.
+    fn set_models(&mut self, shown: DiffModel, other: Option<DiffModel>, size: (u16, u16)) {
+        self.layout = diff_model::layout(&shown, column_width(size));
+        self.model = Some(Ok(Arc::new(shown)));
+        self.other = other.map(Arc::new);
+    }
+
     #[cfg(test)]
     pub fn set_scroll(&mut self, scroll: usize) {
         self.scroll = scroll;
@@ -170,6 +199,37 @@ impl DiffView {
     /// Rows of the header: one more when there is metadata to show.
     fn header_rows(&self) -> u16 {
         layout::DIFF_HEADER + !self.meta_names.is_empty() as u16
+    }
+
+    /// `w`: shows the other way (paragraphs joined, or the texts' own lines), keeping
+    /// the text at the top in view.
+    fn toggle_lines(&mut self, cx: &mut Cx) {
+        let Some(other) = self.other.take() else {
+            return cx.say("no hard-wrapped paragraph to join: these are the texts' lines");
+        };
+        let Some(Ok(shown)) = self.model.replace(Ok(other.clone())) else {
+            return;
+        };
+        self.other = Some(shown);
+        self.joined = !self.joined;
+        let top = self.top_line();
+        self.layout = diff_model::layout(&other, column_width(cx.size));
+        self.scroll = top.map_or(0, |line| self.row_of(line));
+        self.scroll_to(self.scroll as isize, page(cx.size, self.header_rows()));
+    }
+
+    /// The left side's line at the top of the screen (the one the top row is part of).
+    fn top_line(&self) -> Option<usize> {
+        let rows = &self.layout.rows[..=self.scroll.min(self.layout.rows.len().checked_sub(1)?)];
+        rows.iter().rev().find_map(|r| r.left.as_ref().and_then(|s| s.line))
+    }
+
+    /// The first row of the left side's last line that starts at or before `line`.
+    fn row_of(&self, line: usize) -> usize {
+        let rows = self.layout.rows.iter().enumerate().rev();
+        rows.filter_map(|(i, r)| Some((i, r.left.as_ref()?.line?)))
+            .find_map(|(i, l)| (l <= line).then_some(i))
+            .unwrap_or(0)
     }
 
     fn scroll_to(&mut self, to: isize, page: usize) {
@@ -231,6 +291,7 @@ impl View for DiffView {
                     self.scroll_to(r as isize, page);
                 }
             }
+            Action::ToggleLines => self.toggle_lines(cx),
             Action::NextPair => cx.step_pair(1),
             Action::PrevPair => cx.step_pair(-1),
             Action::Back => cx.close(),
@@ -243,14 +304,19 @@ impl View for DiffView {
     }
 
     fn done(&mut self, reply: Reply, cx: &mut Cx) {
-        let Some(model) = reply.take::<Result<DiffModel, String>>() else {
+        let Some(model) = reply.take::<Result<Diffs, String>>() else {
             return;
         };
         match model {
-            Ok(model) => {
-                self.layout = diff_model::layout(&model, column_width(cx.size));
-                self.model = Some(Ok(Arc::new(model)));
+            // Hard-wrapped paragraphs joined first, where there are any.
+            Ok(Diffs {
+                lines,
+                joined: Some(joined),
+            }) => {
+                self.set_models(joined, Some(lines), cx.size);
+                self.joined = true;
             }
+            Ok(Diffs { lines, joined: None }) => self.set_models(lines, None, cx.size),
             Err(e) => self.model = Some(Err(e)),
         }
         self.scroll = 0;
@@ -277,11 +343,21 @@ fn read(doc: &Entry, max_bytes: u64) -> Result<Arc<str>, String> {
     })
 }
 
+/// Two documents aligned: line by line, and with their hard-wrapped paragraphs joined
+/// when they have any.
+struct Diffs {
+    lines: DiffModel,
+    joined: Option<DiffModel>,
+}
+
 /// Reads both documents and aligns them (on the job's thread).
-fn diff_docs(a: &Entry, b: &Entry, max_bytes: u64) -> Result<DiffModel, String> {
+fn diff_docs(a: &Entry, b: &Entry, max_bytes: u64) -> Result<Diffs, String> {
     let ta = read(a, max_bytes)?;
     let tb = read(b, max_bytes)?;
-    Ok(diff_model::compare(&ta, &tb))
+    Ok(Diffs {
+        lines: diff_model::compare(&ta, &tb),
+        joined: diff_model::compare_joined(&ta, &tb),
+    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -324,9 +400,15 @@ fn render(d: &DiffView, ui: &Ui, frame: &mut Frame, body: Rect) {
                     }
                 })
                 .collect();
-            frame.render_widget(Paragraph::new(left), areas.left);
+            // A blank column on each side of the separator: "costs │ The", not "costs│The".
+            let text = |area: Rect, x: u16| Rect {
+                x: area.x + x,
+                width: area.width.saturating_sub(1),
+                ..area
+            };
+            frame.render_widget(Paragraph::new(left), text(areas.left, 0));
             frame.render_widget(Paragraph::new(sep), areas.sep);
-            frame.render_widget(Paragraph::new(right), areas.right);
+            frame.render_widget(Paragraph::new(right), text(areas.right, 1));
         }
     }
 }
@@ -517,6 +599,9 @@ fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
             ),
             t.dim(),
         ));
+        if d.joined {
+            info.push(Span::styled(" · paragraphs joined", t.dim()));
+        }
         if let Some(verdict) = diff_model::verdict(m) {
             info.push(Span::raw(format!(" · {verdict}")));
         }

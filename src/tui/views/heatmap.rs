@@ -207,7 +207,12 @@ fn column_numbers(from: usize, to: usize, cursor: usize, cell: usize) -> String 
 fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let w = area.width as usize;
-    let id = |i: usize| v.index.docs()[v.docs[i] as usize].id.as_str();
+    let doc = |i: usize| &v.index.docs()[v.docs[i] as usize];
+    // A document by its id and title, in `room` columns.
+    let label = |i: usize, room: usize| {
+        let (id, title) = fmt::id_and_title(&doc(i).id, &doc(i).title, room);
+        id + &title
+    };
     let n = v.docs.len();
     let mut lines = vec![Line::from(vec![
         Span::styled(format!(" Heatmap of {}", v.caption), t.title()),
@@ -224,17 +229,21 @@ fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
         return;
     };
     let (ci, cj) = v.at;
-    // The value under the cursor.
+    // The value under the cursor, between the two documents.
+    let num_w = n.to_string().len();
+    let side = w.saturating_sub(12 + 5 + 2 * (num_w + 3)) / 2;
     lines.push(Line::from(vec![
         Span::styled(format!(" J = {:.3}", m.get(ci, cj)), t.key()),
-        Span::raw(fmt::shorten_middle(
-            &format!("  [{}] {}  ×  [{}] {}", ci + 1, id(ci), cj + 1, id(cj)),
-            w.saturating_sub(12),
+        Span::raw(format!(
+            "  [{}] {}  ×  [{}] {}",
+            ci + 1,
+            label(ci, side),
+            cj + 1,
+            label(cj, side)
         )),
     ]));
-    // Row labels: number and a shortened id; two characters per cell when they fit.
-    let num_w = n.to_string().len();
-    let label_w = (w / 4).clamp(num_w + 2, 30);
+    // Row labels: number, id and title; two characters per cell when they fit.
+    let label_w = (w / 3).clamp(num_w + 2, 40);
     let cell = if label_w + 2 * n <= w { 2 } else { 1 };
     let cols = ((w.saturating_sub(label_w)) / cell).max(1);
     let rows = (area.height as usize).saturating_sub(3).max(1);
@@ -242,11 +251,7 @@ fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let header = fmt::pad("", label_w) + &column_numbers(c0, (c0 + cols).min(n), cj, cell);
     lines.push(Line::from(Span::styled(header, t.dim())));
     for i in r0..(r0 + rows).min(n) {
-        let label = format!(
-            "{:>num_w$} {}",
-            i + 1,
-            fmt::shorten_middle(&fmt::clean(id(i)), label_w - num_w - 2)
-        );
+        let label = format!("{:>num_w$} {}", i + 1, label(i, label_w - num_w - 2));
         let mut spans = vec![Span::styled(
             fmt::pad(&label, label_w),
             if i == ci { t.key() } else { t.dim() },

@@ -184,6 +184,7 @@ impl ListView {
             hit: self.hit.clone(),
             by_jaccard: self.sort == Sort::Jaccard,
             pairs: self.visible_pairs,
+            natural: r.natural.clone(),
         }
     }
 
@@ -247,12 +248,12 @@ impl ListView {
             .enumerate()
             .filter(|(_, b)| hit.is_none() || any(&rows::block_docs(index, b)))
             .peekable();
+        // Ids in natural order (numbers as numbers), as the band job listed them.
+        let rank = |p: &Pair| (r.natural[p.a as usize], r.natural[p.b as usize]);
         let before = |x: &Pair, y: &Pair| {
-            let id = |d: u32| index.docs()[d as usize].id.as_str();
             y.jaccard
                 .total_cmp(&x.jaccard)
-                .then_with(|| id(x.a).cmp(id(y.a)))
-                .then_with(|| id(x.b).cmp(id(y.b)))
+                .then_with(|| rank(x).cmp(&rank(y)))
                 .is_lt()
         };
         for (i, p) in pairs.iter().enumerate() {
@@ -271,17 +272,12 @@ impl ListView {
             Row::Bucket(_) => unreachable!("buckets are listed apart"),
         };
         use rayon::slice::ParallelSliceMut;
-        use simtui_engine::natural_cmp;
         match self.sort {
-            Sort::Jaccard => {} // the engine's order: J descending, then ids
+            Sort::Jaccard => {} // as listed: J descending, then ids
             Sort::Estimate => {
                 listed.par_sort_by(|x, y| first(y).estimate.total_cmp(&first(x).estimate))
             }
-            Sort::Path => listed.par_sort_by(|x, y| {
-                let (p, q) = (first(x), first(y));
-                let id = |d: u32| index.docs()[d as usize].id.as_str();
-                natural_cmp(id(p.a), id(q.a)).then_with(|| natural_cmp(id(p.b), id(q.b)))
-            }),
+            Sort::Path => listed.par_sort_by(|x, y| rank(&first(x)).cmp(&rank(&first(y)))),
         }
         // Buckets too big to compare first, in every order: what was not compared is
         // the first thing to know.
@@ -628,30 +624,6 @@ fn columns(list: &ListView, session: &Session, width: usize) -> Columns {
     }
 }
 
-/// A document's id and title in a column `width` wide: the id whole if it takes at most
-/// two thirds of the column (else shortened in the middle), then the title in what is
-/// left, when that is worth showing (at least 6 columns). The title starts with a space.
-fn id_and_title(id: &str, title: &str, width: usize) -> (String, String) {
-    let id = fmt::clean(id);
-    let id = if fmt::width(&id) <= width {
-        id
-    } else {
-        fmt::shorten_middle(&id, width)
-    };
-    let id_max = (width * 2 / 3).max(width.min(12));
-    let id = if fmt::width(&id) > id_max && !title.is_empty() {
-        fmt::shorten_middle(&id, id_max)
-    } else {
-        id
-    };
-    let room = width.saturating_sub(fmt::width(&id) + 1);
-    let title = fmt::clean(title);
-    if room < 6 || title.is_empty() {
-        return (id, String::new());
-    }
-    (id, format!(" {}", fmt::truncate(&title, room)))
-}
-
 impl ListView {
     fn render_list(&self, ui: &Ui, frame: &mut Frame, area: Rect) {
         let t = &ui.theme;
@@ -728,7 +700,7 @@ fn cells(r: &Results, row: Row, pos: usize, c: &Columns) -> Cells {
             rank = c.rank
         )
     };
-    let side = |d: u32| id_and_title(&doc(d).id, &doc(d).title, c.id);
+    let side = |d: u32| fmt::id_and_title(&doc(d).id, &doc(d).title, c.id);
     let text = |s: String| (fmt::truncate(&s, c.id), String::new());
     match row {
         Row::Pair(i) => {

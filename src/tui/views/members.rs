@@ -9,7 +9,7 @@ use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::widgets::list_table::{self, ListTable};
+use crate::tui::widgets::list_table::{self, Cell, ListTable};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
@@ -17,6 +17,7 @@ use ratatui::text::{Line, Span};
 use simtui_engine::analysis::cluster::Cluster;
 use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
+use simtui_engine::natural_cmp;
 use std::sync::Arc;
 
 /// The members view's keys.
@@ -62,12 +63,14 @@ impl MembersView {
             .iter()
             .map(|&d| (d, index.similarity(rep, d)))
             .collect();
-        // The representative first, then the most similar to it.
+        // The representative first, then the most similar to it, ties by id (numbers
+        // as numbers: copy_2 before copy_10).
+        let id = |d: u32| index.docs()[d as usize].id.as_str();
         order.sort_by(|x, y| {
             (y.0 == rep)
                 .cmp(&(x.0 == rep))
                 .then(y.1.0.total_cmp(&x.1.0))
-                .then(x.0.cmp(&y.0))
+                .then_with(|| natural_cmp(id(x.0), id(y.0)))
         });
         MembersView {
             index,
@@ -162,7 +165,6 @@ impl View for MembersView {
 
 fn render(v: &MembersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
-    let id = |d: u32| v.index.docs()[d as usize].id.as_str();
     let title = Line::from(vec![
         Span::styled(
             format!(
@@ -181,14 +183,16 @@ fn render(v: &MembersView, ui: &Ui, frame: &mut Frame, area: Rect) {
         let doc = &v.index.docs()[d as usize];
         let (j, est) = v.sims[i];
         let kept = d == v.cluster.representative;
-        format!(
-            " {}  {:.3}  {:.3}  {:>8}  {}",
+        let numbers = format!(
+            " {}  {:.3}  {:.3}  {:>8}  ",
             if kept { "kept" } else { "    " },
             j,
             est,
             fmt::count(doc.tokens),
-            fmt::shorten_middle(id(d), id_w)
-        )
+        );
+        let mut cells = vec![Cell::plain(numbers)];
+        cells.extend(list_table::doc(&doc.id, &doc.title, id_w));
+        cells
     };
     let view = ListTable {
         title,
@@ -197,6 +201,7 @@ fn render(v: &MembersView, ui: &Ui, frame: &mut Frame, area: Rect) {
             "", "J", "est", "words"
         ),
         empty: String::new(),
+        note: None,
         len: v.order.len(),
         selected: v.cursor.selected,
         offset: v.cursor.offset,

@@ -32,6 +32,9 @@ pub mod view;
 /// Ids read from a file, found in the index on screen (the review, the pairs file).
 mod id_pairs;
 
+/// Why no id of a list names a document of the corpus (the review, the pairs file).
+mod unmatched;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::widgets::list_table::{self, ListTable};
+use crate::tui::widgets::list_table::{self, Cell, ListTable};
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -212,11 +212,13 @@ impl View for NeighboursView {
 
 fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
-    let id = |d: u32| v.index.docs()[d as usize].id.as_str();
+    let doc = |d: u32| &v.index.docs()[d as usize];
     let w = area.width as usize;
+    let (of, of_title) = fmt::id_and_title(&doc(v.doc).id, &doc(v.doc).title, w / 2);
     let mut title = vec![
         Span::styled(" Neighbours of ", t.title()),
-        Span::styled(fmt::shorten_middle(id(v.doc), w / 2), t.title()),
+        Span::styled(of, t.title()),
+        Span::styled(of_title, t.dim()),
     ];
     let empty = match &v.answer {
         None => {
@@ -244,15 +246,17 @@ fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let id_w = w.saturating_sub(1 + rank_w + 2 + 5 + 2 + 5 + 2 + 4 + 2);
     let row = |i: usize| {
         let n = &neighbours[i];
-        format!(
-            " {:>rank_w$}  {:.3}  {:.3}  {}  {}",
+        let numbers = format!(
+            " {:>rank_w$}  {:.3}  {:.3}  {}  ",
             i + 1,
             n.jaccard,
             n.estimate,
             // Where it was found: an LSH candidate, or only by the brute-force scan.
             if n.scanned { "scan" } else { "LSH " },
-            fmt::shorten_middle(id(n.doc), id_w)
-        )
+        );
+        let mut cells = vec![Cell::plain(numbers)];
+        cells.extend(list_table::doc(&doc(n.doc).id, &doc(n.doc).title, id_w));
+        cells
     };
     let view = ListTable {
         title: Line::from(title),
@@ -261,6 +265,7 @@ fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
             "#", "J", "est", "via"
         ),
         empty,
+        note: None,
         len: neighbours.len(),
         selected: v.cursor.selected,
         offset: v.cursor.offset,

@@ -6,19 +6,21 @@
 
 use super::diff::DiffView;
 use super::loading;
+use super::unmatched;
 use super::id_pairs::IdPairs;
 use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::output::pairs_file::StoredPair;
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::widgets::list_table::{self, ListTable};
+use crate::tui::widgets::list_table::{self, Cell, ListTable, NOTE_ROWS};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
+use simtui_engine::natural_cmp;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -49,6 +51,8 @@ pub struct PairsFileView {
     file: PairsFile,
     /// Each pair's documents in the index on screen.
     resolved: IdPairs,
+    /// Why none of the file's ids is in the corpus (for which index), when none is.
+    unmatched: Option<(Arc<Index>, String)>,
     cursor: Cursor,
 }
 
@@ -57,6 +61,7 @@ impl PairsFileView {
         PairsFileView {
             file,
             resolved: IdPairs::default(),
+            unmatched: None,
             cursor: Cursor::default(),
         }
     }
@@ -65,12 +70,32 @@ impl PairsFileView {
     fn resolve(&mut self, session: &Session) {
         let ids = self.file.pairs.iter().map(|p| (p.a.as_str(), p.b.as_str()));
         self.resolved.resolve(session, ids);
+        let Some(r) = session.results() else {
+            return;
+        };
+        if self.unmatched.as_ref().is_some_and(|(i, _)| Arc::ptr_eq(i, &r.index)) {
+            return;
+        }
+        // None of the file's pairs found: say why, once per index.
+        let pairs = &self.file.pairs;
+        self.unmatched = (!pairs.is_empty() && self.resolved.missing() == pairs.len())
+            .then(|| {
+                let what = format!("the file's {}", fmt::plural(pairs.len() as u64, "pair", "pairs"));
+                let why = unmatched::explain(&r.index, session.id_field(), &pairs[0].a, &what);
+                (r.index.clone(), why)
+            });
+    }
+
+    /// Why none of the file's ids is in the corpus, if none is.
+    fn unmatched(&self) -> Option<&str> {
+        self.unmatched.as_ref().map(|(_, why)| why.as_str())
     }
 
     /// Pair `i` for the diff: the J (and estimate) the file stores; the index's estimate
     /// where the file has none.
     fn pair(&self, i: usize) -> Option<(Arc<Index>, Pair)> {
         let (index, a, b) = self.resolved.get(i)?;
+        let (a, b) = natural_pair(index, a, b);
         let stored = &self.file.pairs[i];
         let estimate = stored
             .estimate
@@ -108,7 +133,9 @@ impl View for PairsFileView {
             return cx.close();
         }
         let len = self.file.pairs.len();
-        if self.cursor.apply(action, len, list_page(cx.size)) {
+        // The note of ids matching nothing takes rows above the list.
+        let page = list_page(cx.size).saturating_sub(self.unmatched.is_some() as usize * NOTE_ROWS);
+        if self.cursor.apply(action, len, page.max(1)) {
             return;
         }
         if action == Action::Open {
@@ -118,7 +145,10 @@ impl View for PairsFileView {
                     cx.push(diff);
                 }
                 None if len == 0 => {}
-                None => cx.say("an id of this pair is not in the corpus given"),
+                None => match self.unmatched() {
+                    Some(why) => cx.say(why.to_string()),
+                    None => cx.say("an id of this pair is not in the corpus given"),
+                },
             }
         }
     }
@@ -145,6 +175,16 @@ impl View for PairsFileView {
             return loading::render(ui, frame, body);
         }
         render(self, ui, frame, body);
+    }
+}
+
+/// Two documents, the one whose id comes first in natural order first (files keep the
+/// engine's byte order: `16` before `4`).
+fn natural_pair(index: &Index, a: u32, b: u32) -> (u32, u32) {
+    let id = |d: u32| index.docs()[d as usize].id.as_str();
+    match natural_cmp(id(a), id(b)) {
+        std::cmp::Ordering::Greater => (b, a),
+        _ => (a, b),
     }
 }
 
@@ -181,20 +221,28 @@ fn render(v: &PairsFileView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let row = |i: usize| {
         let p = &pairs[i];
         let est = p.estimate.map_or_else(|| dash.clone(), |e| format!("{e:.3}"));
-        let (here, missing) = match v.resolved.get(i) {
-            Some((index, a, b)) => (format!("{:.3}", index.similarity(a, b).0), ""),
-            None => (dash.clone(), " (not in the corpus)"),
+        let numbers = |here: String| {
+            Cell::plain(format!(" {:>rank_w$}  {:.3}  {est}  {here}  ", i + 1, p.jaccard))
         };
-        format!(
-            " {:>rank_w$}  {:.3}  {est}  {here}  {}  {}{missing}",
-            i + 1,
-            p.jaccard,
-            fmt::pad(&fmt::shorten_middle(&p.a, id_w), id_w),
-            fmt::shorten_middle(&p.b, id_w),
-        )
+        let Some((index, a, b)) = v.resolved.get(i) else {
+            // Ids the corpus lacks: as the file names them.
+            let id = |s: &str| fmt::shorten_middle(&fmt::clean(s), id_w);
+            let a = fmt::pad(&id(&p.a), id_w);
+            let text = format!("{a}  {} (not in the corpus)", id(&p.b));
+            return vec![numbers(dash.clone()), Cell::plain(text)];
+        };
+        // Found: by id and title, the first in natural order on the left.
+        let (a, b) = natural_pair(index, a, b);
+        let doc = |d: u32| &index.docs()[d as usize];
+        let mut cells = vec![numbers(format!("{:.3}", index.similarity(a, b).0))];
+        cells.extend(list_table::doc(&doc(a).id, &doc(a).title, id_w));
+        cells.push(Cell::plain("  "));
+        cells.extend(list_table::last_doc(&doc(b).id, &doc(b).title, id_w));
+        cells
     };
     let view = ListTable {
         title: Line::from(title),
+        note: v.unmatched().map(String::from),
         header: format!(
             " {:>rank_w$}  {:>5}  {:>5}  {:>5}  {}  b",
             "#",

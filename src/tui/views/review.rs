@@ -8,6 +8,7 @@
 
 use super::diff::DiffView;
 use super::loading;
+use super::unmatched;
 use super::view::{Cursor, Cx, Ui, View, list_page};
 use crate::output::removal_map::{self, Found};
 use crate::output::removals::{self, DocRef, Removed};
@@ -15,7 +16,7 @@ use crate::tui::keep_list::{Failed, KeepList};
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::widgets::list_table::{self, ListTable};
+use crate::tui::widgets::list_table::{self, Cell, ListTable, NOTE_ROWS};
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -88,6 +89,8 @@ struct Resolved {
     /// The lookup of the nearest documents, while it runs on a worker: until it ends,
     /// the removals it looks up have no kept document (their rows say they wait).
     looking: Option<Lookup>,
+    /// Why none of the list's ids is in the corpus, when none is.
+    unmatched: Option<String>,
 }
 
 /// The nearest documents' job, and how far it is: `done` of `total` removals.
@@ -151,6 +154,7 @@ impl ReviewView {
         }
         let index = r.index.clone();
         let found = removal_map::locate(&index, &self.review.removed, self.review.tasks);
+        let unmatched = self.unmatched(&index, &found, cx.session.id_field());
         let total = removal_map::to_look_up(&found) as u64;
         let looking = if total == 0 {
             cx.jobs.cancel(Kind::Task(NEAREST));
@@ -164,7 +168,21 @@ impl ReviewView {
             banding,
             found,
             looking,
+            unmatched,
         });
+    }
+
+    /// Why no removal of the list names a document of the corpus, if none does and the
+    /// list names them by id (the corpus read without the `--id-field` of the list).
+    fn unmatched(&self, index: &Index, found: &[Found], id_field: Option<&str>) -> Option<String> {
+        if found.is_empty() || found.iter().any(|f| f.removed.is_some()) {
+            return None;
+        }
+        let DocRef::Id(example) = &self.review.removed.first()?.id else {
+            return None;
+        };
+        let what = format!("the list's {}", fmt::plural(found.len() as u64, "removal", "removals"));
+        Some(unmatched::explain(index, id_field, example, &what))
     }
 
     /// Removal `i`'s documents, if found.
@@ -299,11 +317,18 @@ impl View for ReviewView {
             return cx.close();
         }
         let len = self.review.removed.len();
-        if self.cursor.apply(action, len, list_page(cx.size)) {
+        // The note of ids matching nothing takes rows above the list.
+        let note = self.resolved.as_ref().is_some_and(|r| r.unmatched.is_some());
+        let page = list_page(cx.size).saturating_sub(note as usize * NOTE_ROWS);
+        if self.cursor.apply(action, len, page.max(1)) {
             return;
         }
         match action {
             Action::Open if self.waits(self.cursor.selected) => self.say_waiting(cx),
+            Action::Open if self.resolved.as_ref().is_some_and(|r| r.unmatched.is_some()) => {
+                let why = self.resolved.as_ref().and_then(|r| r.unmatched.clone());
+                cx.say(why.unwrap_or_default());
+            }
             Action::Open => match self.pair(self.cursor.selected) {
                 Some((index, pair)) => {
                     let diff = DiffView::open(index, pair, cx);
@@ -432,10 +457,30 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let row = |i: usize| {
         let x = &removed[i];
         let found = v.found(i);
-        let name = |d: Option<u32>, r: &DocRef| match (found, d) {
-            (Some((index, _)), Some(d)) => index.docs()[d as usize].id.clone(),
-            _ => r.to_string(),
+        // A document of the corpus by its id and title; else as the list names it.
+        // The kept column is padded to its width; the removed one, last, is not.
+        let name = |d: Option<u32>, r: &DocRef, prefix: &str, last: bool| -> Vec<Cell> {
+            let room = id_w.saturating_sub(fmt::width(prefix));
+            let mut cells = vec![Cell::plain(prefix)];
+            match (found, d) {
+                (Some((index, _)), Some(d)) => {
+                    let doc = &index.docs()[d as usize];
+                    cells.extend(match last {
+                        true => list_table::last_doc(&doc.id, &doc.title, room),
+                        false => list_table::doc(&doc.id, &doc.title, room),
+                    });
+                }
+                _ => {
+                    let named = fmt::shorten_middle(&fmt::clean(&r.to_string()), room);
+                    cells.push(Cell::plain(match last {
+                        true => named,
+                        false => fmt::pad(&named, room),
+                    }));
+                }
+            }
+            cells
         };
+        let text = |s: &str| vec![Cell::plain(fmt::pad(s, id_w))];
         let f = found.map(|(_, f)| f).unwrap_or_default();
         let (j, est) = match v.docs(i) {
             Some((index, a, b)) => {
@@ -449,26 +494,30 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
         };
         // A kept document the list does not name is simtui's choice: said so in the row.
         let kept = match (f.chosen, f.kept) {
-            _ if v.waits(i) => "nearest: …".to_string(),
-            (true, Some(d)) => format!("nearest: {}", name(Some(d), &x.kept)),
-            (true, None) if f.removed.is_some() => "(none similar found)".to_string(),
-            _ => name(f.kept, &x.kept),
+            _ if v.waits(i) => text("nearest: …"),
+            (true, Some(d)) => name(Some(d), &x.kept, "nearest: ", false),
+            (true, None) if f.removed.is_some() => text("(none similar found)"),
+            _ => name(f.kept, &x.kept, "", false),
         };
         let mark = match v.mark_id(i) {
             Some(id) if v.marked.contains(&id) => "WRONG ",
             _ => "      ",
         };
         let lacking = found.is_some() && (f.removed.is_none() || (!f.chosen && f.kept.is_none()));
-        let missing = if lacking { " (not in the corpus)" } else { "" };
-        format!(
-            " {:>rank_w$}  {j}  {est}  {mark}  {}  {}{missing}",
-            i + 1,
-            fmt::pad(&fmt::shorten_middle(&kept, id_w), id_w),
-            fmt::shorten_middle(&name(f.removed, &x.id), id_w),
-        )
+        let mut cells = vec![Cell::plain(format!(" {:>rank_w$}  {j}  {est}  {mark}  ", i + 1))];
+        cells.extend(kept);
+        cells.push(Cell::plain("  "));
+        cells.extend(name(f.removed, &x.id, "", true));
+        if lacking {
+            cells.push(Cell::plain(" (not in the corpus)"));
+        }
+        cells
     };
+    // Nothing of the list found: why, above the rows.
+    let note = v.resolved.as_ref().and_then(|r| r.unmatched.clone());
     let view = ListTable {
         title: Line::from(title),
+        note,
         header: format!(
             " {:>rank_w$}  {:>5}  {:>5}  {:<6}  {}  removed",
             "#",

@@ -74,6 +74,31 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// A document's id and title in a column `columns` wide: the id whole if it takes at most
+/// two thirds of the column (else shortened in the middle), then the title in what is
+/// left, when that is worth showing (at least 6 columns). The title starts with a space.
+/// Both are clean (no control characters).
+pub fn id_and_title(id: &str, title: &str, columns: usize) -> (String, String) {
+    let id = clean(id);
+    let id = if width(&id) <= columns {
+        id
+    } else {
+        shorten_middle(&id, columns)
+    };
+    let id_max = (columns * 2 / 3).max(columns.min(12));
+    let id = if width(&id) > id_max && !title.is_empty() {
+        shorten_middle(&id, id_max)
+    } else {
+        id
+    };
+    let room = columns.saturating_sub(width(&id) + 1);
+    let title = clean(title);
+    if room < 6 || title.is_empty() {
+        return (id, String::new());
+    }
+    (id, format!(" {}", truncate(&title, room)))
+}
+
 /// Pads or cuts `s` (already clean) to exactly `w` columns, left-aligned.
 pub fn pad(s: &str, w: usize) -> String {
     let mut out = String::new();

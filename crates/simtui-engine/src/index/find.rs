@@ -174,15 +174,23 @@ impl Index {
         sort_bytes: u64,
         progress: &dyn Progress,
     ) -> Result<DocPairs<'_>> {
+        self.doc_pairs_ranked(search, sort_bytes, progress, self.id_order())
+    }
+
+    /// As [`Index::doc_pairs`], with the ids in another order: `rank` gives each
+    /// document's place in it (a permutation of the documents), such as the natural
+    /// order of [`natural_cmp`](crate::natural::natural_cmp) for people. Within each
+    /// pair, `a` is the one that comes first; ties on J come in that order.
+    pub fn doc_pairs_ranked<'a>(
+        &'a self,
+        search: &Search,
+        sort_bytes: u64,
+        progress: &dyn Progress,
+        rank: &'a [u32],
+    ) -> Result<DocPairs<'a>> {
+        assert_eq!(rank.len(), self.docs.len(), "a rank per document");
         let (room, budget) = (self.budget.room(sort_bytes), self.work_room() / 2);
-        DocPairs::new(
-            &self.lookup(),
-            self.id_order(),
-            search,
-            &room,
-            budget,
-            progress,
-        )
+        DocPairs::new(&self.lookup(), rank, search, &room, budget, progress)
     }
 
     /// The pairs of distinct contents among what `found` holds, with their J: its

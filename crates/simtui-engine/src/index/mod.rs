@@ -104,10 +104,11 @@ pub struct Doc {
     /// `<TITLE>`), else its first non-empty line; white space collapsed, at most
     /// [`TITLE_MAX`](crate::source::TITLE_MAX) bytes.
     pub title: String,
-    /// The values of the metadata fields read with it
-    /// ([`InputOptions::meta_fields`](crate::source::InputOptions::meta_fields)), in
-    /// that order, an empty string where it has none; empty for a document that is a
-    /// whole file.
+    /// The values of the metadata fields read with it, named by its record's
+    /// [`Part::meta_names`](crate::source::Part::meta_names): those asked for
+    /// ([`InputOptions::meta_fields`](crate::source::InputOptions::meta_fields)), an
+    /// empty string where it has none, then the format's usual fields up to the last it
+    /// has; empty for a document that is a whole file.
     pub meta: Vec<String>,
 }
 

@@ -411,6 +411,40 @@ mod tests {
     const BASE: &str = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door";
 
     #[test]
+    fn ranked_streams_put_ids_in_the_order_given() {
+        // Copies named by numbers: bytes put "16" before "4", numbers the other way.
+        let ids = ["16", "4", "1086", "10265", "1014", "1017", "9"];
+        let texts: Vec<(String, String)> = ids
+            .iter()
+            .map(|id| (id.to_string(), BASE.to_string()))
+            .collect();
+        let index = Index::builder(&Params::default())
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
+        let search = index.search(32, 4, 0.0, None, &Silent).unwrap();
+        let id = |d: u32| index.docs()[d as usize].id.as_str();
+        let natural = crate::natural::natural_ranks(ids.len(), id);
+        let mut stream = index
+            .doc_pairs_ranked(&search, 1 << 20, &Silent, &natural)
+            .unwrap();
+        let mut got = Vec::new();
+        while let Some(p) = stream.next_pair().unwrap() {
+            got.push((id(p.a), id(p.b)));
+        }
+        assert_eq!(got.len(), 21);
+        assert_eq!(got[..3], [("4", "9"), ("4", "16"), ("4", "1014")]);
+        let firsts: Vec<&str> = got.iter().map(|p| p.0).collect();
+        assert!(
+            firsts.is_sorted_by(|a, b| crate::natural_cmp(a, b).is_le()),
+            "{firsts:?}"
+        );
+        // The engine's own order is by bytes.
+        let mut bytes = index.doc_pairs(&search, 1 << 20, &Silent).unwrap();
+        let p = bytes.next_pair().unwrap().unwrap();
+        assert_eq!((id(p.a), id(p.b)), ("1014", "1017"));
+    }
+
+    #[test]
     fn the_stream_gives_what_spelling_out_gives_in_memory_or_spilled() {
         // Copies of two near-duplicate texts, an unrelated one, empty ones: identical
         // pairs, pairs of contents standing for several document pairs, J ties.

@@ -52,8 +52,13 @@ pub struct InputOptions {
     /// Metadata to keep with each document of a file of many: JSON Lines fields, or SGML
     /// elements (`DATE`, `PLACES`, ...) or else attributes of `<REUTERS>`
     /// (`LEWISSPLIT`). Each document's [`Doc::meta`](crate::index::Doc::meta) holds
-    /// their values in this order.
+    /// their values in this order, then those of the format's usual fields when
+    /// `default_meta` is on ([`Part::meta_names`] names them all).
     pub meta_fields: Vec<String>,
+    /// Also keep the fields that usually say when and where a record comes from, those a
+    /// record has ([`DEFAULT_SGML_META`], [`DEFAULT_RECORD_META`]): two reports of the
+    /// same routine story on different days read alike, and their dates tell them apart.
+    pub default_meta: bool,
     /// What an SGML article's text is.
     pub sgml_text: SgmlText,
 }
@@ -66,10 +71,27 @@ impl Default for InputOptions {
             id_field: None,
             title_field: None,
             meta_fields: Vec::new(),
+            default_meta: true,
             sgml_text: SgmlText::TitleBody,
         }
     }
 }
+
+/// The metadata an SGML article keeps without being asked (see
+/// [`InputOptions::default_meta`]): Reuters-21578's date and places.
+pub const DEFAULT_SGML_META: &[&str] = &["DATE", "PLACES"];
+
+/// The fields a JSON Lines record or a Parquet row keeps without being asked, when it has
+/// them (see [`InputOptions::default_meta`]): those that commonly carry a date or an
+/// origin.
+pub const DEFAULT_RECORD_META: &[&str] = &[
+    "date",
+    "timestamp",
+    "created_at",
+    "published",
+    "url",
+    "source",
+];
 
 /// A format of files that hold many documents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,8 +158,38 @@ pub struct Container {
     pub(crate) text_field: String,
     pub(crate) id_field: Option<String>,
     pub(crate) title_field: Option<String>,
+    /// The metadata fields read: those asked for, then the format's usual ones.
     pub(crate) meta_fields: Vec<String>,
+    /// How many of `meta_fields` were asked for (the others are kept only when present).
+    pub(crate) asked_meta: usize,
     pub(crate) sgml_text: SgmlText,
+}
+
+/// The metadata fields a file of `kind` is read for: those asked for, then (with
+/// `default_meta`) the format's usual ones not asked for already (SGML's names in any
+/// case, as its elements are found).
+fn meta_fields(kind: Kind, opts: &InputOptions) -> Vec<String> {
+    let mut fields = opts.meta_fields.clone();
+    if !opts.default_meta {
+        return fields;
+    }
+    let (defaults, any_case) = match kind {
+        Kind::Sgml => (DEFAULT_SGML_META, true),
+        Kind::Jsonl | Kind::Parquet => (DEFAULT_RECORD_META, false),
+    };
+    for name in defaults {
+        let asked = opts.meta_fields.iter().any(|m| {
+            if any_case {
+                m.eq_ignore_ascii_case(name)
+            } else {
+                m == name
+            }
+        });
+        if !asked {
+            fields.push(name.to_string());
+        }
+    }
+    fields
 }
 
 impl Container {
@@ -149,9 +201,32 @@ impl Container {
             text_field: opts.text_field.clone(),
             id_field: opts.id_field.clone(),
             title_field: opts.title_field.clone(),
-            meta_fields: opts.meta_fields.clone(),
+            meta_fields: meta_fields(kind, opts),
+            asked_meta: opts.meta_fields.len(),
             sgml_text: opts.sgml_text,
         }
+    }
+
+    /// A record's metadata values as a document keeps them: every field asked for (an
+    /// empty string where it has none), and the usual fields up to the last it has (a
+    /// corpus without them pays nothing for them), each of those at most
+    /// [`TITLE_MAX`](super::TITLE_MAX) bytes (a `source` may be a whole JSON object).
+    pub(crate) fn kept_meta(&self, mut meta: Vec<String>) -> Vec<String> {
+        while meta.len() > self.asked_meta && meta.last().is_some_and(String::is_empty) {
+            meta.pop();
+        }
+        for value in meta.iter_mut().skip(self.asked_meta) {
+            if value.len() > super::TITLE_MAX {
+                let mut cut = super::TITLE_MAX;
+                while !value.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                value.truncate(cut);
+                value.shrink_to_fit();
+            }
+        }
+        meta.shrink_to_fit();
+        meta
     }
 
     /// How the file is read (its format and fields), saved with it in an index: the
@@ -169,10 +244,17 @@ impl Container {
             || !self.meta_fields.is_empty()
             || self.sgml_text != SgmlText::TitleBody
         {
+            // The usual fields marked '+': kept only when present, unlike those asked for.
+            let meta: Vec<String> = (self.meta_fields.iter().enumerate())
+                .map(|(i, m)| match i < self.asked_meta {
+                    true => m.clone(),
+                    false => format!("+{m}"),
+                })
+                .collect();
             s.push_str(&format!(
                 "\t{}\t{}\t{}",
                 self.title_field.as_deref().unwrap_or(""),
-                self.meta_fields.join(","),
+                meta.join(","),
                 self.sgml_text.name()
             ));
         }
@@ -232,6 +314,24 @@ pub struct Part {
 }
 
 impl Part {
+    /// The names of its metadata values ([`Doc::meta`](crate::index::Doc::meta)), in
+    /// order: the fields asked for, then the usual ones of its format (a document may
+    /// hold fewer values than names: it lacks the others).
+    pub fn meta_names(&self) -> &[String] {
+        &self.file.meta_fields
+    }
+
+    /// Its file's format, for messages: "JSON Lines", "SGML" or "Parquet".
+    pub fn format(&self) -> &'static str {
+        self.file.kind.name()
+    }
+
+    /// How many of [`Part::meta_names`] were asked for (`--meta-field`); the others are
+    /// the format's usual fields, shown where a document has them.
+    pub fn asked_meta(&self) -> usize {
+        self.file.asked_meta
+    }
+
     /// Its line in the file (JSON Lines, SGML), or its row from 1 (Parquet): with the
     /// file, its place in the input, which other tools' removal lists number records by.
     pub fn line(&self) -> u64 {
@@ -273,5 +373,74 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(sgml.kind_of(Path::new("a.txt")), Some(Kind::Sgml));
+    }
+
+    /// A container of `kind` read with `opts`, and a record of it extracted.
+    fn read(kind: Kind, opts: &InputOptions, raw: &[u8]) -> (Container, Record) {
+        let c = Container::new(PathBuf::from("x"), "x".into(), kind, opts);
+        let mut r = c.extract(raw).unwrap();
+        r.meta = c.kept_meta(r.meta);
+        (c, r)
+    }
+
+    #[test]
+    fn the_usual_date_and_origin_fields_are_kept_when_present() {
+        let opts = InputOptions::default();
+        let line = br#"{"text":"t","url":"http://a","date":"1987-04-01","x":1}"#;
+        let (c, r) = read(Kind::Jsonl, &opts, line);
+        assert_eq!(
+            c.meta_fields,
+            [
+                "date",
+                "timestamp",
+                "created_at",
+                "published",
+                "url",
+                "source"
+            ]
+        );
+        // Up to the last it has: no source, so nothing after url.
+        assert_eq!(r.meta, ["1987-04-01", "", "", "", "http://a"]);
+        let (_, r) = read(Kind::Jsonl, &opts, br#"{"text":"t"}"#);
+        assert!(r.meta.is_empty(), "a record without them pays nothing");
+        let long = format!(r#"{{"text":"t","date":"{}"}}"#, "é".repeat(300));
+        let (_, r) = read(Kind::Jsonl, &opts, long.as_bytes());
+        assert_eq!(r.meta[0].len(), super::super::TITLE_MAX);
+        // Asked for first, always kept (empty where absent); the usual ones after.
+        let asked = InputOptions {
+            meta_fields: vec!["lang".into(), "url".into()],
+            ..Default::default()
+        };
+        let (c, r) = read(Kind::Jsonl, &asked, br#"{"text":"t"}"#);
+        assert_eq!(c.meta_fields[..3], ["lang", "url", "date"]);
+        assert_eq!(r.meta, ["", ""]);
+        // SGML: DATE and PLACES, whatever the case they are asked in.
+        let article = b"<REUTERS NEWID=\"5\"><DATE>26-FEB-1987</DATE><PLACES><D>usa</D></PLACES>\
+            <TEXT><TITLE>T</TITLE><BODY>b</BODY></TEXT></REUTERS>";
+        let (c, r) = read(Kind::Sgml, &opts, article);
+        assert_eq!(c.meta_fields, ["DATE", "PLACES"]);
+        assert_eq!(r.meta, ["26-FEB-1987", "usa"]);
+        let lower = InputOptions {
+            meta_fields: vec!["date".into()],
+            ..Default::default()
+        };
+        let (c, _) = read(Kind::Sgml, &lower, article);
+        assert_eq!(c.meta_fields, ["date", "PLACES"]);
+        // Turned off: only what is asked for.
+        let off = InputOptions {
+            default_meta: false,
+            ..Default::default()
+        };
+        let (c, r) = read(Kind::Sgml, &off, article);
+        assert!(c.meta_fields.is_empty() && r.meta.is_empty());
+        // Read another way, the same bytes are other documents.
+        let with = Container::new(PathBuf::from("x"), "x".into(), Kind::Sgml, &opts);
+        let without = Container::new(PathBuf::from("x"), "x".into(), Kind::Sgml, &off);
+        assert_ne!(with.reading(), without.reading());
+        assert!(
+            with.reading().ends_with("\t+DATE,+PLACES\ttitle+body"),
+            "{}",
+            with.reading()
+        );
     }
 }

@@ -235,6 +235,29 @@ pub(crate) fn extract(line: &[u8], fields: &Fields) -> Result<Record, (SkipReaso
     })
 }
 
+/// The keys of a line's object, in order (their values skipped, not built).
+pub(crate) fn keys(line: &[u8]) -> Result<Vec<String>, (SkipReason, String)> {
+    struct Keys;
+    impl<'de> Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                map.next_value::<IgnoredAny>()?;
+                keys.push(key.into_owned());
+            }
+            Ok(keys)
+        }
+    }
+    let line = String::from_utf8_lossy(line);
+    let line = line.trim_start_matches('\u{FEFF}');
+    let mut parser = serde_json::Deserializer::from_str(line);
+    de::Deserializer::deserialize_map(&mut parser, Keys).map_err(bad_json)
+}
+
 fn bad_json(e: serde_json::Error) -> (SkipReason, String) {
     let what = if e.classify() == serde_json::error::Category::Data {
         "not a JSON object".to_string()

@@ -27,12 +27,14 @@ pub mod skip;
 pub mod stream;
 pub mod walk;
 
-pub use container::{Container, InputFormat, InputOptions, Part};
+pub use container::{
+    Container, DEFAULT_RECORD_META, DEFAULT_SGML_META, InputFormat, InputOptions, Part,
+};
 pub(crate) use entry::Item;
 pub use entry::{Entry, Source};
 pub use file::{decode, kind_name, read_file};
 pub use format::SgmlText;
-pub use read::read_text;
+pub use read::{read_text, record_fields};
 pub(crate) use record::Labels;
 pub use record::{TITLE_MAX, title_of};
 pub use skip::{SkipReason, Skipped};

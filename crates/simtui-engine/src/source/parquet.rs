@@ -156,6 +156,24 @@ pub(crate) fn open(c: &Container) -> Result<ParquetFile, (SkipReason, String)> {
     })
 }
 
+/// The names of a Parquet file's columns (its top-level fields), in order.
+pub(crate) fn columns(c: &Container) -> Result<Vec<String>, (SkipReason, String)> {
+    let file = open_nonblocking(&c.path).map_err(unreadable)?;
+    let len = file.metadata().map_err(unreadable)?.len();
+    let file = Positional {
+        file: Arc::new(file),
+        len,
+    };
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+        .map_err(|e| (SkipReason::BadRecord, format!("not Parquet: {e}")))?;
+    Ok(meta
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect())
+}
+
 /// Whether a column's values can be a document's text.
 fn is_text(t: &DataType) -> bool {
     match t {

@@ -149,6 +149,23 @@ pub(crate) fn read_part(part: &Part, max_bytes: u64) -> Result<String, (SkipReas
     if part.len > max_bytes {
         return Err((SkipReason::TooLarge, format!("{} bytes", part.len)));
     }
+    part.file.extract(&read_raw(part)?).map(|r| r.text)
+}
+
+/// The fields a document's record has, by the names the field options take: a JSON
+/// Lines object's keys, a Parquet file's columns, the attributes of an SGML article's
+/// `<REUTERS>` tag (where `--id-field` finds ids). For telling a user which field to
+/// name when ids match nothing.
+pub fn record_fields(part: &Part) -> Result<Vec<String>, (SkipReason, String)> {
+    match part.file.kind {
+        Kind::Parquet => super::parquet::columns(&part.file),
+        Kind::Jsonl => super::jsonl::keys(&read_raw(part)?),
+        Kind::Sgml => Ok(super::sgml::attribute_names(&read_raw(part)?)),
+    }
+}
+
+/// A JSON Lines or SGML record's bytes, read again from its place.
+fn read_raw(part: &Part) -> Result<Vec<u8>, (SkipReason, String)> {
     let mut raw = vec![0; part.len as usize];
     let opened = open(&part.file.path)?;
     let changed = |e: io::Error| {
@@ -176,7 +193,7 @@ pub(crate) fn read_part(part: &Part, max_bytes: u64) -> Result<String, (SkipReas
         }
         reader.read_exact(&mut raw).map_err(changed)?;
     }
-    part.file.extract(&raw).map(|r| r.text)
+    Ok(raw)
 }
 
 /// Reads an entry's text (at most `max_bytes` of it). Fails with the reason it is not a

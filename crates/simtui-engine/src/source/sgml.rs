@@ -4,7 +4,8 @@
 //! the odd stray control character. An article is found by its `<REUTERS` tag (a missing
 //! `</REUTERS>` ends it at the next article or the end of the file); its text is the
 //! `<TITLE>` and the `<BODY>`, with entities decoded and control characters dropped. An
-//! article with no `<BODY>` (the collection's `BRIEF` and `UNPROC` ones) is skipped.
+//! article with a `<TITLE>` and no `<BODY>` (the collection's `BRIEF` ones) is its title
+//! alone, unless bodies alone are read; one with neither (`UNPROC`) is skipped.
 
 use super::format::{Fields, RecordFormat, SgmlText};
 use super::record::Record;
@@ -147,6 +148,18 @@ pub(crate) fn attributes(tag: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The names of an article's `<REUTERS>` attributes (upper-cased), where `--id-field`
+/// finds ids.
+pub(crate) fn attribute_names(raw: &[u8]) -> Vec<String> {
+    let s = to_text(raw);
+    let end = s.find('>').unwrap_or(s.len());
+    let inside = s.get(OPEN.len().min(end)..end).unwrap_or("");
+    attributes(inside)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
 /// The content of the first `<NAME>` (attributes allowed) element of `s`, ended by its
 /// closing tag or else by the first of `ends`, or the end of `s`.
 fn element<'a>(s: &'a str, name: &str, ends: &[&str]) -> Option<&'a str> {
@@ -281,18 +294,26 @@ pub(crate) fn extract(raw: &[u8], fields: &Fields) -> Result<Record, (SkipReason
         .map(|(_, v)| v.trim().to_string());
     let inner = &s[tag_end + 1..];
     let ends = ["</TEXT>", "</REUTERS>"];
-    let Some(body) = element(inner, "BODY", &ends) else {
-        return Err((SkipReason::NoBody, String::new()));
-    };
+    let body = element(inner, "BODY", &ends);
     let title = element(inner, "TITLE", &["</TEXT>", "<BODY", "</REUTERS>"])
         .map(|t| clean(&decode_entities(t)).trim().to_string())
         .filter(|t| !t.is_empty());
-    let mut text = String::new();
-    if let (Some(t), SgmlText::TitleBody) = (&title, fields.sgml_text) {
-        text.push_str(t);
-        text.push_str("\n\n");
+    let title_body = fields.sgml_text == SgmlText::TitleBody;
+    // A headline alone (the collection's BRIEF articles) is a document when the text is
+    // the title and the body; read for bodies alone, it has no text.
+    if body.is_none() && !(title_body && title.is_some()) {
+        return Err((SkipReason::NoBody, String::new()));
     }
-    text.push_str(clean(&decode_entities(body)).trim_end());
+    let mut text = String::new();
+    if let (Some(t), true) = (&title, title_body) {
+        text.push_str(t);
+        if body.is_some() {
+            text.push_str("\n\n");
+        }
+    }
+    if let Some(body) = body {
+        text.push_str(clean(&decode_entities(body)).trim_end());
+    }
     text.push('\n');
     let meta = fields
         .meta
@@ -471,8 +492,25 @@ mod tests {
 
     #[test]
     fn no_body_and_malformed_tags() {
-        let brief = b"<REUTERS NEWID=\"3\"><TEXT TYPE=\"BRIEF\"><TITLE>T</TITLE></TEXT></REUTERS>";
-        assert_eq!(extract(brief, None).unwrap_err().0, SkipReason::NoBody);
+        // A headline without a body is a document of its title, unless bodies alone are
+        // read; with neither, an article has no text.
+        let brief =
+            b"<REUTERS NEWID=\"3\"><TEXT TYPE=\"BRIEF\"><TITLE>T &amp; U</TITLE></TEXT></REUTERS>";
+        let r = extract(brief, None).unwrap();
+        assert_eq!(
+            (r.text.as_str(), r.title.as_deref()),
+            ("T & U\n", Some("T & U"))
+        );
+        let body = Fields {
+            sgml_text: SgmlText::Body,
+            ..Fields::text_id("text", None)
+        };
+        assert_eq!(
+            super::extract(brief, &body).unwrap_err().0,
+            SkipReason::NoBody
+        );
+        let unproc = b"<REUTERS NEWID=\"4\"><TEXT TYPE=\"UNPROC\">raw</TEXT></REUTERS>";
+        assert_eq!(extract(unproc, None).unwrap_err().0, SkipReason::NoBody);
         assert_eq!(
             extract(b"<REUTERS NEWID=\"3\" <BODY>x</BODY>", None)
                 .unwrap_err()

@@ -432,7 +432,7 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipp
                 let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
                 let labels = Labels {
                     title: title_of(record.title.as_deref(), &record.text),
-                    meta: record.meta,
+                    meta: part.file.kept_meta(record.meta),
                 };
                 let text: Arc<str> = record.text.into();
                 Ok((
@@ -462,7 +462,7 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipp
             }
             let labels = Labels {
                 title: title_of(record.title.as_deref(), &record.text),
-                meta: record.meta,
+                meta: part.file.kept_meta(record.meta),
             };
             let text: Arc<str> = record.text.into();
             Ok((
