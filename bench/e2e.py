@@ -86,6 +86,7 @@ def main():
 
 def paired(cmd_a, cmd_b, runs, docs):
     """Runs A and B in turn; prints each one's medians and the median ratio A/B."""
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     timed(cmd_a)
     timed(cmd_b)  # warm-up: page cache, both binaries
     ra, rb = [], []
@@ -93,11 +94,15 @@ def paired(cmd_a, cmd_b, runs, docs):
         ra.append(timed(cmd_a))
         rb.append(timed(cmd_b))
     med = statistics.median
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for name, cmd, rs in (("A", cmd_a, ra), ("B", cmd_b, rb)):
         walls = [w for w, _, _ in rs]
         print(f"{name}: {cmd[0]}: wall median {med(walls):.3f} s (min {min(walls):.3f}, "
               f"max {max(walls):.3f}), peak RSS median {med(r for _, r, _ in rs):.0f} MiB, "
               f"{docs / med(walls):,.0f} documents/s")
+        per_stage = [stages(e) for _, _, e in rs]
+        print("   stage medians: " + ", ".join(
+            f"{k} {med(s[k] for s in per_stage):.3f} s" for k in per_stage[0]))
     ratios = [x[0] / y[0] for x, y in zip(ra, rb)]
     print(f"wall A/B pair by pair: median {med(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
 

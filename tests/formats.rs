@@ -295,7 +295,7 @@ fn build_with(root: &Path, params: &Params, input: InputOptions) -> Index {
         ..Default::default()
     };
     let corpus = Corpus::walk(&[root.to_path_buf()], &walk).unwrap();
-    Index::build(corpus, params, &Silent).unwrap()
+    Index::builder(params).build(corpus, &Silent).unwrap()
 }
 
 #[test]

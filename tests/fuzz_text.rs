@@ -110,7 +110,7 @@ proptest! {
             .collect();
         let n = docs.len();
         let params = Params { text: opts, k, num_perm: 32, ..Params::default() };
-        let index = Index::build(Corpus::from_texts(docs), &params, &Silent).unwrap();
+        let index = Index::builder(&params).build(Corpus::from_texts(docs), &Silent).unwrap();
         prop_assert_eq!(index.docs().len(), n);
         let found = index.find(8, 4, threshold, &Silent).unwrap();
         for p in &found.pairs {

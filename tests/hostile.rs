@@ -25,7 +25,9 @@ fn build(root: &Path, opts: &WalkOptions) -> Index {
         max_bytes: opts.max_bytes,
         ..Params::default()
     };
-    Index::build(walk(root, opts), &params, &Silent).expect("not cancelled")
+    Index::builder(&params)
+        .build(walk(root, opts), &Silent)
+        .expect("not cancelled")
 }
 
 fn reasons(index: &Index) -> Vec<SkipReason> {
@@ -219,7 +221,7 @@ fn files_vanishing_or_changing_after_the_walk() {
         max_bytes: 1000,
         ..Params::default()
     };
-    let index = Index::build(corpus, &params, &Silent).unwrap();
+    let index = Index::builder(&params).build(corpus, &Silent).unwrap();
     let ids: Vec<_> = index.docs().iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["keep1.txt", "keep2.txt"]);
     let mut r = reasons(&index);
@@ -1371,7 +1373,9 @@ fn indexing_progress_is_never_above_its_total_nor_done_early() {
     gz.finish().unwrap();
     let recorded = Recorded::default();
     let corpus = walk(&file, &WalkOptions::default());
-    Index::build(corpus, &Params::default(), &recorded).unwrap();
+    Index::builder(&Params::default())
+        .build(corpus, &recorded)
+        .unwrap();
     let reports = recorded.0.into_inner().unwrap();
     let shingle: Vec<(u64, u64)> = reports
         .iter()

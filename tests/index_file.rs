@@ -395,8 +395,14 @@ proptest! {
                 meta: d.meta.clone(),
             }).collect();
             let w = saved.signatures.width();
-            let index = simtui_engine::index::Index::from_parts(
-                saved.params.clone(), docs, Vec::new(), saved.shingles, saved.signatures, saved.contents);
+            let parts = simtui_engine::index::Parts {
+                docs,
+                skipped: Vec::new(),
+                shingles: saved.shingles,
+                signatures: saved.signatures,
+                contents: saved.contents,
+            };
+            let index = simtui_engine::index::IndexBuilder::new(&saved.params).from_parts(parts);
             if w > 0 {
                 let _ = index.find(1, 1, 0.0, &simtui_engine::progress::Silent);
             }

@@ -4,12 +4,11 @@
 
 use proptest::prelude::*;
 use simtui_engine::hash::mix64;
-use simtui_engine::minhash::band::candidates;
-use simtui_engine::minhash::curve::probability;
-use simtui_engine::minhash::sketch::{Signatures, SketchKind, Sketcher};
 use simtui_engine::progress::Silent;
-use simtui_engine::shingle::ShingleSets;
-use simtui_engine::verify::{estimate, jaccard};
+use simtui_engine::search::banding::candidates;
+use simtui_engine::search::curve::probability;
+use simtui_engine::shingle::{ShingleSets, jaccard};
+use simtui_engine::sketch::{Signatures, SketchKind, Sketcher, estimate};
 
 /// Two sets of `size` elements sharing `shared` of them, drawn from a random stream, so that
 /// J = shared / (2·size − shared) exactly.

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{Corpus, assert_usage_error, jsonl, ok};
-use simtui_engine::simhash::fingerprint::{Idf, SimHasher, Weight, bag, hamming};
+use simtui_engine::sketch::simhash::fingerprint::{Idf, SimHasher, Weight, bag, hamming};
 use simtui_engine::text::{TextOptions, Tokenizer};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

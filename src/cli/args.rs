@@ -5,11 +5,11 @@ use super::config::{Config, ConfigError, Problem};
 use clap::{Arg, Args, Command, ValueEnum};
 use simtui_engine::analysis::method::Method;
 use simtui_engine::index::Params;
-use simtui_engine::minhash::sketch::SketchKind;
-use simtui_engine::ooc::Budget;
-use simtui_engine::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
+use simtui_engine::sketch::minhash::SketchKind;
+use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::source::WalkOptions;
 use simtui_engine::source::{InputFormat, InputOptions, SgmlText};
+use simtui_engine::storage::Budget;
 use simtui_engine::text::{Language, TextOptions, Unit};
 use std::path::PathBuf;
 
@@ -462,7 +462,7 @@ pub struct MethodArgs {
 /// A SimHash width (8, 16, 32, 64 or 128), as a number.
 pub fn bits_parser() -> impl clap::builder::TypedValueParser<Value = u32> {
     use clap::builder::TypedValueParser;
-    use simtui_engine::simhash::fingerprint::WIDTHS;
+    use simtui_engine::sketch::simhash::fingerprint::WIDTHS;
     clap::builder::PossibleValuesParser::new(WIDTHS.map(|b| b.to_string()))
         .map(|s| s.parse::<u32>().expect("one of WIDTHS"))
 }
@@ -549,7 +549,7 @@ impl MemoryArgs {
     pub fn budget(&self) -> Budget {
         let bytes = self
             .memory
-            .or_else(|| simtui_engine::memory::physical().map(|m| m / 4))
+            .or_else(|| simtui_engine::storage::memory::physical().map(|m| m / 4))
             .unwrap_or(u64::MAX);
         Budget::new(bytes, self.tmp_dir.clone())
     }

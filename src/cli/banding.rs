@@ -3,7 +3,7 @@
 //! pairs (`pairs`, `clusters`, the explorer's starting s).
 
 use super::args::{IndexArgs, MAX_FUNCTIONS};
-use simtui_engine::minhash::curve::{false_positive_area, probability, recommend, threshold};
+use simtui_engine::search::curve::{false_positive_area, probability, recommend, threshold};
 
 /// The functions a banding is chosen within: the default 16 × 8.
 pub const DEFAULT_FUNCTIONS: usize = 128;

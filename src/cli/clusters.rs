@@ -139,7 +139,7 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
     progress.finish();
     let index = &engine.index;
-    let found = clusters_by(index, &search, keep, args.cluster.linkage());
+    let found = clusters_by(index, &search, keep, args.cluster.linkage())?;
     match resolved {
         None => {
             let end = if args.null { b'\0' } else { b'\n' };

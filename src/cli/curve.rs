@@ -3,7 +3,7 @@
 use crate::output::color::Paint;
 use crate::output::format::with_stdout;
 use clap::Args;
-use simtui_engine::minhash::curve::{probability, recommend, threshold};
+use simtui_engine::search::curve::{probability, recommend, threshold};
 use std::io::{self, Write};
 
 #[derive(Args, Debug)]
@@ -55,8 +55,8 @@ const ACCURACY_N: [usize; 7] = [16, 32, 64, 128, 256, 512, 1024];
 
 /// `curve --accuracy`: bytes per document and the estimate's standard error by N.
 fn accuracy(args: &CurveArgs) -> anyhow::Result<()> {
-    use simtui_engine::minhash::accuracy::{measure, theory};
-    use simtui_engine::minhash::sketch::SketchKind;
+    use simtui_engine::sketch::accuracy::{measure, theory};
+    use simtui_engine::sketch::minhash::SketchKind;
     super::check_similarity("--at", args.at)?;
     let paint = Paint::stdout();
     let (pairs, union) = (args.pairs as usize, args.shingles as usize);

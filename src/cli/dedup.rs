@@ -12,7 +12,7 @@ use crate::output::side_input;
 use anyhow::Context;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
-use simtui_engine::dedup::{self, Partial, Removal};
+use simtui_engine::analysis::dedup::{self, Partial, Removal};
 use simtui_engine::index::Doc;
 use simtui_engine::index::Index;
 use simtui_engine::source::Source;
@@ -131,8 +131,10 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     super::banding::say("dedup", note);
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
     let index = &engine.index;
-    let clusters = clusters_by(index, &search, keep, args.cluster.linkage());
+    let clusters = clusters_by(index, &search, keep, args.cluster.linkage())?;
     let removals = dedup::removals(index, &clusters, &keep_list);
+    // A similarity that could not be read back (a text changed since it was read).
+    index.check()?;
     let docs = index.docs().len();
     let summary = format!(
         "{docs} documents, {} clusters, {} removed, {} left{}",

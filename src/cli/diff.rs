@@ -61,7 +61,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         Some(corpus) => {
             let found = Corpus::walk(std::slice::from_ref(corpus), &args.index.walk_options())
                 .map_err(|e| UsageError(e.to_string()))?;
-            let index = Index::build(found, &params, &progress)?;
+            let index = Index::builder(&params).build(found, &progress)?;
             let find = |id: &str| -> Result<u32, UsageError> {
                 index
                     .docs()
@@ -97,7 +97,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
                 Ok((name.to_string(), text.to_string()))
             };
             let texts = [read(&args.a)?, read(&args.b)?];
-            let index = Index::build(Corpus::from_texts(texts), &params, &progress)?;
+            let index = Index::builder(&params).build(Corpus::from_texts(texts), &progress)?;
             (index, 0, 1)
         }
     };

@@ -8,9 +8,9 @@ use simtui_engine::analysis::eval::{Score, THRESHOLDS, Truth, bandings, mean_sd,
 use simtui_engine::analysis::exact::{Limits, all_pairs};
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::error::Error;
-use simtui_engine::index::Index;
-use simtui_engine::minhash::curve::{Banding, recommend, threshold};
+use simtui_engine::index::{Index, IndexBuilder};
 use simtui_engine::progress::{Progress, Stage};
+use simtui_engine::search::curve::{Banding, recommend, threshold};
 use simtui_engine::source::Corpus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -236,11 +236,16 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
         .map_err(|e| crate::output::error::UsageError(e.to_string()))?;
     let budget = tracker.run.budget().clone();
-    let mut engine =
-        Engine::build_within(corpus, &params, method, &budget, &*tracker).map_err(|e| match e {
-            Error::Cancelled => interrupted("indexing"),
-            e => e.into(),
-        })?;
+    let mut engine = Engine::build(
+        IndexBuilder::new(&params).budget(&budget),
+        method,
+        corpus,
+        &*tracker,
+    )
+    .map_err(|e| match e {
+        Error::Cancelled => interrupted("indexing"),
+        e => e.into(),
+    })?;
     let built = start.elapsed();
     let index = &engine.index;
     if let Some(warning) = super::index_cmd::check_id_field(index, &args.index)? {

@@ -8,8 +8,8 @@ use crate::output::format::{Format, csv_field, with_stdout};
 use clap::Args;
 use rayon::prelude::*;
 use simtui_engine::index::{Doc, Index};
-use simtui_engine::simhash::fingerprint::{SimHasher, Weight, heaviest_words, hex};
-use simtui_engine::simhash::fingerprints::Fingerprints;
+use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight, heaviest_words, hex};
+use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{self, Corpus, Entry};
 use std::io::{self, Write};
 
@@ -56,7 +56,10 @@ pub fn run(args: &FingerprintArgs) -> anyhow::Result<()> {
     let hasher = SimHasher::new(args.bits, params.seed, weight);
     // -vv: when each stage finishes.
     let progress = crate::output::diag::StageLog::default();
-    let (index, fps) = Index::build_with_simhash(corpus, &params, &hasher, &progress)?;
+    let index = Index::builder(&params)
+        .fingerprints(hasher)
+        .build(corpus, &progress)?;
+    let fps = index.fingerprints().expect("built with fingerprints");
     for s in index.skipped() {
         crate::output::diag::note(1, format_args!("skipped {s}"));
     }
@@ -86,7 +89,7 @@ pub fn run(args: &FingerprintArgs) -> anyhow::Result<()> {
         for batch in index.docs().chunks(256) {
             let words: Vec<Option<Vec<(String, f64)>>> = batch
                 .par_iter()
-                .map(|d| heaviest.map(|n| words_of(&index, &fps, d, n)))
+                .map(|d| heaviest.map(|n| words_of(&index, fps, d, n)))
                 .collect();
             for (d, words) in batch.iter().zip(words) {
                 let fp = hex(fps.get(d.group), args.bits);

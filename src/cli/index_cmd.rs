@@ -8,11 +8,11 @@ use crate::output::error::store_error;
 use crate::output::guard::Paths;
 use clap::Args;
 use simtui_engine::analysis::method::{Engine, Method};
-use simtui_engine::index::{Index, Keep};
-use simtui_engine::ooc::Budget;
+use simtui_engine::index::{Index, IndexBuilder, Keep};
 use simtui_engine::progress::Progress;
-use simtui_engine::simhash::fingerprints::Fingerprints;
+use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{Corpus, SkipReason};
+use simtui_engine::storage::Budget;
 use simtui_engine::store::{self, Mode, Opened, Request};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -275,7 +275,8 @@ fn open_engine(
             Corpus::walk(roots, &index.walk_options()).map_err(|e| UsageError(e.to_string()))?;
         let walk = t.elapsed();
         let params = method_args.params(index);
-        let engine = Engine::build_keeping(corpus, &params, method, keep, budget, progress)?;
+        let builder = IndexBuilder::new(&params).keep(keep).budget(budget);
+        let engine = Engine::build(builder, method, corpus, progress)?;
         for s in engine.index.skipped() {
             crate::output::diag::note(1, format_args!("skipped {s}"));
         }
@@ -294,18 +295,18 @@ fn open_engine(
     let walk = t.elapsed();
     say_if_over(&opened.index, budget);
     let opened_index = opened.index.with_budget(budget.clone());
-    let fingerprints = match method {
-        Method::MinHash { .. } => None,
+    let opened_index = match method {
+        Method::MinHash { .. } => opened_index,
         // SimHash fingerprints are not saved: they are computed from the text.
         Method::SimHash { hasher, .. } => {
-            Some(Fingerprints::from_index(&opened_index, hasher, progress)?)
+            let fps = Fingerprints::from_index(&opened_index, hasher, progress)?;
+            opened_index.with_fingerprints(fps)
         }
     };
     Ok((
         Engine {
             index: std::sync::Arc::new(opened_index),
             method,
-            fingerprints,
         },
         walk,
     ))

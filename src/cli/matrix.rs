@@ -11,7 +11,7 @@ use crate::output::label;
 use clap::{Args, ValueEnum};
 use simtui_engine::analysis::matrix::{Matrix, Measure, compute_docs};
 use simtui_engine::index::Index;
-use simtui_engine::simhash::fingerprint::{SimHasher, Weight};
+use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight};
 use simtui_engine::source::Corpus;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -112,14 +112,17 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
                 );
             }
             let hasher = SimHasher::new(args.bits.unwrap_or(64), params.seed, weight);
-            let (index, fps) = Index::build_with_simhash(corpus, &params, &hasher, &progress)?;
-            (index, Some(fps))
+            let index = Index::builder(&params)
+                .fingerprints(hasher)
+                .build(corpus, &progress)?;
+            let fps = index.fingerprints().cloned();
+            (index, fps)
         }
         MeasureArg::Jaccard => {
             params.num_perm = 0; // exact only: no signatures needed
-            (Index::build(corpus, &params, &progress)?, None)
+            (Index::builder(&params).build(corpus, &progress)?, None)
         }
-        MeasureArg::Estimate => (Index::build(corpus, &params, &progress)?, None),
+        MeasureArg::Estimate => (Index::builder(&params).build(corpus, &progress)?, None),
     };
     for s in index.skipped() {
         crate::output::diag::note(1, format_args!("skipped {s}"));

@@ -5,10 +5,9 @@ use crate::output::file::{check_output_file, with_output};
 use crate::output::format::{Format, Resolved, ResultFormat, printable};
 use crate::output::pairs::{Second, write_pair_stream};
 use clap::Args;
-use simtui_engine::doc_pairs::DocPairs;
-use simtui_engine::found::{Found, Search};
 use simtui_engine::index::Index;
 use simtui_engine::progress::Stage;
+use simtui_engine::search::found::{Found, Search};
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -104,7 +103,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     let max_bucket = args.max_bucket.map(|n| n as usize);
     let search = engine.search(args.threshold, max_bucket, &progress)?;
     report_huge_buckets(index, &search, max_bucket);
-    let second = if engine.fingerprints.is_some() {
+    let second = if engine.index.fingerprints().is_some() {
         Second::Hamming(&engine)
     } else {
         Second::Estimate
@@ -115,16 +114,16 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     } else {
         SORT_BUDGET
     };
-    let tmp = budget.tmp.clone();
+    let natural;
     let mut stream = match resolved {
         // A table is for people: ids in natural order (numbers as numbers), within each
         // pair and among ties. The other formats keep the engine's order, ids by bytes,
         // as every command and the Spark job write them.
         Resolved::Text(Format::Table) => {
-            let rank = crate::output::order::natural_rank(index);
-            DocPairs::ranked(index, &search, sort_budget, tmp, &progress, rank)?
+            natural = crate::output::order::natural_rank(index);
+            index.doc_pairs_ranked(&search, sort_budget as u64, &progress, &natural)?
         }
-        _ => DocPairs::new(index, &search, sort_budget, tmp, &progress)?,
+        _ => index.doc_pairs(&search, sort_budget as u64, &progress)?,
     };
     progress.finish();
     let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();
@@ -181,7 +180,7 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
                 start.elapsed()
             ),
             "memory",
-            crate::output::progress::stats_line(progress.budget()) + sets_note(index)
+            crate::output::progress::stats_line(progress.budget()) + &sets_note(index)
         ));
     }
     if let Some(max) = args.max_pairs
@@ -200,14 +199,13 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     Ok(())
 }
 
-/// What `--stats` adds when the index kept no shingle sets (see
-/// [`Index::build_to_search`](simtui_engine::index::Index::build_to_search)).
-fn sets_note(index: &Index) -> &'static str {
-    if index.shingles().is_read_again() {
-        "; shingle sets not kept: made again from the candidates' texts"
-    } else {
-        ""
-    }
+/// What `--stats` adds about where the shingle sets are, when it is worth saying (see
+/// [`ShingleSets::note`](simtui_engine::shingle::ShingleSets::note)).
+fn sets_note(index: &Index) -> String {
+    index
+        .shingles()
+        .note()
+        .map_or(String::new(), |note| format!("; {note}"))
 }
 
 /// Memory for sorting the pairs before they are written, at most (less when `--memory`

@@ -112,7 +112,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     )?;
     progress.finish();
     let queries = resolve(args, &engine)?;
-    let searcher = Searcher::new(&engine);
+    let searcher = Searcher::new(&engine)?;
     let top = args.top as usize;
     let ask = Ask {
         top,
@@ -125,7 +125,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     };
     let format = args.format.resolve();
     let index = &engine.index;
-    let simhash = engine.fingerprints.is_some();
+    let simhash = engine.index.fingerprints().is_some();
 
     let one = queries.len() == 1;
     let mut short = 0usize;
@@ -142,7 +142,9 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
                     || Tokenizer::new(&index.params().text),
                     |tok, q| {
                         let probe = match &q.target {
-                            Target::Doc(d) => Probe::of_doc(&engine, *d),
+                            Target::Doc(d) => {
+                                Probe::of_doc(&engine, *d).map_err(|e| e.to_string())?
+                            }
                             Target::File(e) => match source::read_text(e, index.params().max_bytes)
                             {
                                 Ok(text) => Probe::of_text(&engine, tok, &text),
@@ -152,7 +154,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
                         if probe.shingles.is_empty() {
                             return Err("no tokens".to_string());
                         }
-                        Ok(searcher.ask(&probe, &ask))
+                        searcher.ask(&probe, &ask).map_err(|e| e.to_string())
                     },
                 )
                 .collect();
@@ -344,7 +346,7 @@ fn write_answer(
     ask: &Ask,
 ) -> io::Result<()> {
     let id = |d: u32| engine.index.docs()[d as usize].id.as_str();
-    let simhash = engine.fingerprints.is_some();
+    let simhash = engine.index.fingerprints().is_some();
     match format {
         Format::Jsonl | Format::Auto => {
             for (rank, n) in a.neighbours.iter().enumerate() {

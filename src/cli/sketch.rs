@@ -104,7 +104,7 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
     check_new_folder(out)?;
     let corpus = Corpus::walk(&args.inputs, &args.index.walk_options())
         .map_err(|e| UsageError(e.to_string()))?;
-    let index = Index::build(corpus, &params, &Silent)?;
+    let index = Index::builder(&params).build(corpus, &Silent)?;
     let created = !out.exists();
     std::fs::create_dir_all(out)?;
     let written = write_shards(out, &index, &params, &rows, format);
@@ -149,7 +149,7 @@ fn write_shards(
         match format {
             SketchFormat::Jsonl => write_file(&file, |w| {
                 for doc in shard {
-                    rows.write_json(w, &rows.row(index, doc))?;
+                    rows.write_json(w, &rows.row(index, doc).map_err(std::io::Error::other)?)?;
                 }
                 Ok(())
             })?,
@@ -228,26 +228,26 @@ struct Row<'a> {
 }
 
 impl Rows {
-    fn row<'a>(&self, index: &'a Index, doc: &'a Doc) -> Row<'a> {
+    fn row<'a>(&self, index: &'a Index, doc: &'a Doc) -> simtui_engine::Result<Row<'a>> {
         let g = doc.group;
-        let set = index.shingles().get(g as usize);
+        let set = index.shingles().get(g as usize)?;
         // An empty document pairs with nothing: it has no band keys (simtui bands only
         // documents with shingles).
         let bands = if set.is_empty() {
             Vec::new()
         } else {
             let (b, r) = self.banding;
-            index.band_keys(g, b, r)
+            index.band_keys(g, b, r)?
         };
-        Row {
+        Ok(Row {
             id: &doc.id,
             source: source_of(doc),
             tokens: doc.tokens,
             bytes: doc.bytes,
             bands,
-            signature: index.signatures().row(g as usize),
+            signature: index.signatures().row(g as usize)?,
             shingles: self.shingles.then_some(set),
-        }
+        })
     }
 
     fn write_json(&self, w: &mut dyn Write, row: &Row) -> io::Result<()> {
@@ -300,7 +300,7 @@ impl Rows {
         let mut shingles =
             ListBuilder::new(UInt64Builder::new()).with_field(list(DataType::UInt64));
         for doc in docs {
-            let row = self.row(index, doc);
+            let row = self.row(index, doc).map_err(std::io::Error::other)?;
             id.append_value(row.id);
             source.append_value(&row.source);
             tokens.append_value(row.tokens as i64);
@@ -383,7 +383,8 @@ fn sketch_stdin(
             if batch.is_empty() {
                 break;
             }
-            let index = Index::build(Corpus::from_texts(batch), params, &Silent)
+            let index = Index::builder(params)
+                .build(Corpus::from_texts(batch), &Silent)
                 .map_err(|e| io::Error::other(e.to_string()))?;
             match &mut sink {
                 Sink::Parquet(table) => {
@@ -393,7 +394,10 @@ fn sketch_stdin(
                 }
                 Sink::Json(out) => {
                     for doc in index.docs() {
-                        rows.write_json(*out, &rows.row(&index, doc))?;
+                        rows.write_json(
+                            *out,
+                            &rows.row(&index, doc).map_err(std::io::Error::other)?,
+                        )?;
                     }
                 }
             }

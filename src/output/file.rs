@@ -107,7 +107,7 @@ fn remove_stale_temps(folder: &Path, name: &str) {
                 Some(_) => None,
                 None => rest.parse().ok(),
             });
-        if pid.is_some_and(simtui_engine::dedup::process_gone) {
+        if pid.is_some_and(simtui_engine::analysis::dedup::process_gone) {
             let _ = std::fs::remove_file(entry.path());
         }
     }

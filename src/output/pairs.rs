@@ -3,8 +3,8 @@
 use super::color::Paint;
 use super::format::{Format, csv_field, printable};
 use simtui_engine::analysis::method::Engine;
-use simtui_engine::found::Pair;
 use simtui_engine::index::Index;
+use simtui_engine::search::found::Pair;
 use std::io::{self, Write};
 
 /// The column after `jaccard`: the MinHash estimate, or for SimHash the Hamming distance

@@ -6,8 +6,8 @@
 
 use super::diag::{self, StageLog};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use simtui_engine::ooc::{Budget, Spilled};
 use simtui_engine::progress::{Progress, Stage};
+use simtui_engine::storage::{Budget, Spilled};
 use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

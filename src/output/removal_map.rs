@@ -15,7 +15,7 @@ use super::removals::{DocRef, Removed};
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::analysis::query::{Probe, Searcher};
 use simtui_engine::index::Index;
-use simtui_engine::progress::{Cancelled, Progress, Stage, check};
+use simtui_engine::progress::{Progress, Stage, check};
 use simtui_engine::source::Source;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -92,7 +92,7 @@ pub fn nearest(
     bands: usize,
     rows: usize,
     progress: &dyn Progress,
-) -> Result<(), Cancelled> {
+) -> simtui_engine::Result<()> {
     let total = to_look_up(found) as u64;
     // An index without signatures this wide cannot be looked up in those bands.
     if total == 0 || bands == 0 || bands * rows > index.signatures().width() {
@@ -101,16 +101,15 @@ pub fn nearest(
     let engine = Engine {
         index: index.clone(),
         method: Method::MinHash { bands, rows },
-        fingerprints: None,
     };
     progress.update(Stage::Band, 0, total);
-    let searcher = Searcher::new(&engine);
+    let searcher = Searcher::new(&engine)?;
     let gone: HashSet<u32> = found.iter().filter_map(|f| f.removed).collect();
     let mut done = 0;
     for f in found.iter_mut().filter(|f| f.chosen) {
         let Some(doc) = f.removed else { continue };
         check(progress)?;
-        let answer = searcher.neighbours(&Probe::of_doc(&engine, doc), NEAREST_TRIED, false);
+        let answer = searcher.neighbours(&Probe::of_doc(&engine, doc)?, NEAREST_TRIED, false)?;
         let mut docs = answer.neighbours.iter().map(|n| n.doc);
         f.kept = docs
             .clone()
@@ -220,7 +219,11 @@ mod tests {
             ..WalkOptions::default()
         };
         let corpus = Corpus::walk(&[dir.to_path_buf()], &walk).unwrap();
-        Arc::new(Index::build(corpus, &Params::default(), &Silent).unwrap())
+        Arc::new(
+            Index::builder(&Params::default())
+                .build(corpus, &Silent)
+                .unwrap(),
+        )
     }
 
     /// Two JSON Lines files; b.jsonl's line 2 copies a.jsonl's line 1, and a.jsonl's line

@@ -91,7 +91,7 @@ impl App {
     }
 
     /// The memory indexes keep within (`--memory`): set before `start`.
-    pub fn set_budget(&mut self, budget: simtui_engine::ooc::Budget) {
+    pub fn set_budget(&mut self, budget: simtui_engine::storage::Budget) {
         self.session.set_budget(budget);
     }
 

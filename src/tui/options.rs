@@ -22,7 +22,7 @@ pub struct ExploreOptions {
     /// A saved index to open (and update) instead of reading every file.
     pub index_file: Option<PathBuf>,
     /// The memory the index keeps within (`--memory`, `--tmp-dir`).
-    pub budget: simtui_engine::ooc::Budget,
+    pub budget: simtui_engine::storage::Budget,
     /// A removal list to review (`--review`), read before the terminal is touched.
     pub review: Option<crate::tui::views::review::Review>,
     /// Pairs computed elsewhere to list (`--pairs`), read before the terminal is touched.

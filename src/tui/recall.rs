@@ -11,9 +11,9 @@
 use simtui_engine::analysis::eval::{self, Score, Truth};
 use simtui_engine::analysis::exact::{self, Limits, pack};
 use simtui_engine::error::Error;
-use simtui_engine::found::Found;
 use simtui_engine::index::Index;
 use simtui_engine::progress::{Cancelled, Progress};
+use simtui_engine::search::found::Found;
 
 pub use simtui_engine::analysis::exact::{BINS, ExactPairs as AllPairs, Hist, bin};
 
@@ -120,14 +120,11 @@ mod tests {
                 .enumerate()
                 .map(|(i, t)| (format!("d{i}"), t.to_string())),
         );
-        Index::build(
-            c,
-            &Params {
-                k: 2,
-                ..Default::default()
-            },
-            &Silent,
-        )
+        Index::builder(&Params {
+            k: 2,
+            ..Default::default()
+        })
+        .build(c, &Silent)
         .unwrap()
     }
 

@@ -6,11 +6,10 @@
 
 use crate::output::order;
 use simtui_engine::analysis::cluster::{self, Cluster, DisjointSets, Keep};
-use simtui_engine::doc_pairs::DocPairs;
 use simtui_engine::error::Error;
-use simtui_engine::found::{Block, Found, Pair, Search};
 use simtui_engine::index::Index;
 use simtui_engine::progress::Progress;
+use simtui_engine::search::found::{Block, Found, Pair, Search};
 use std::io;
 use std::sync::Arc;
 
@@ -242,9 +241,12 @@ impl Listed {
         };
         let blocks = self.rows.iter().any(|r| matches!(r, Row::Block(_)));
         if blocks && self.by_jaccard {
-            let rank = self.natural.to_vec();
-            let mut stream =
-                DocPairs::ranked(&self.index, &self.search, SORT_BUDGET, None, progress, rank)?;
+            let mut stream = self.index.doc_pairs_ranked(
+                &self.search,
+                SORT_BUDGET as u64,
+                progress,
+                &self.natural,
+            )?;
             let next = move || loop {
                 match stream.next_pair() {
                     Ok(Some(p)) if !shown(&p) => continue,

@@ -10,17 +10,16 @@
 
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::rows::{self, Capped};
+use simtui_engine::analysis::reband::Rebander;
 use crate::output::order;
 use simtui_engine::error::Error;
-use simtui_engine::found::{Found, Search};
 use simtui_engine::index::{Index, Params};
-use simtui_engine::minhash::reband::Rebander;
-use simtui_engine::ooc::Budget;
 use simtui_engine::progress::{Cancelled, Counted, Progress, Stage};
-use simtui_engine::simhash::fingerprint::SimHasher;
-use simtui_engine::simhash::fingerprints::Fingerprints;
-use simtui_engine::simhash::search;
+use simtui_engine::search::found::{Found, Search};
+use simtui_engine::sketch::simhash::fingerprint::SimHasher;
+use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{Corpus, WalkOptions};
+use simtui_engine::storage::Budget;
 use simtui_gen::{GenOptions, Text, generate};
 use std::any::Any;
 use std::collections::HashMap;
@@ -139,7 +138,7 @@ pub enum Work {
     /// Signatures of another width, sketch or seed for an index (shingles shared).
     Extend {
         index: Arc<Index>,
-        sketch: simtui_engine::minhash::sketch::SketchKind,
+        sketch: simtui_engine::sketch::minhash::SketchKind,
         seed: u64,
         perms: usize,
     },
@@ -238,7 +237,7 @@ impl Output {
             ),
             Output::Extended(index) => format!(
                 "{} {} signatures of {} values in {t:.3} s",
-                index.signatures().rows(),
+                index.signatures().len(),
                 index.params().sketch.name(),
                 index.num_perm()
             ),
@@ -437,7 +436,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             // The walk is over: reading starts now.
             progress.update(Stage::Read, 0, corpus.entries.len() as u64);
             let corpus = Arc::new(corpus);
-            let index = Index::build_within((*corpus).clone(), &params, &budget, progress)?;
+            let index = Index::builder(&params)
+                .budget(&budget)
+                .build((*corpus).clone(), progress)?;
             Output::Indexed {
                 notice: id_field_notice(&index, walk.input.id_field.as_deref())?,
                 index,
@@ -451,7 +452,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             budget,
         } => {
             let t = Instant::now();
-            let index = Index::build_within((*corpus).clone(), &params, &budget, progress)?;
+            let index = Index::builder(&params)
+                .budget(&budget)
+                .build((*corpus).clone(), progress)?;
             Output::Indexed {
                 index,
                 corpus: None,
@@ -497,7 +500,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                     }
                 },
                 Some((fps, d)) => {
-                    let search = search::search(&index, &fps, d, 0.0, progress)?;
+                    let search = index.search_fingerprints(&fps, d, 0.0, progress)?;
                     (
                         index.spell_blocked(search.clone(), rows::MAX_BLOCK)?,
                         search,

@@ -2,15 +2,15 @@
 //! `cargo bench --bench engine`.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use simtui_engine::analysis::reband::Rebander;
 use simtui_engine::index::{Index, Params};
-use simtui_engine::minhash::band::candidates;
-use simtui_engine::minhash::reband::Rebander;
-use simtui_engine::minhash::sketch::MinHasher;
 use simtui_engine::progress::Silent;
+use simtui_engine::search::banding::candidates;
+use simtui_engine::shingle::jaccard;
 use simtui_engine::shingle::shingle_set;
+use simtui_engine::sketch::minhash::MinHasher;
 use simtui_engine::source::Corpus;
 use simtui_engine::text::{TextOptions, Tokenizer};
-use simtui_engine::verify::jaccard;
 use simtui_gen::{GenOptions, generate};
 use std::hint::black_box;
 
@@ -98,7 +98,9 @@ fn bench_band_verify(c: &mut Criterion) {
             .enumerate()
             .map(|(i, t)| (format!("{i:06}"), t.clone())),
     );
-    let index = Index::build(corpus, &Params::default(), &Silent).unwrap();
+    let index = Index::builder(&Params::default())
+        .build(corpus, &Silent)
+        .unwrap();
     let items: Vec<u32> = (0..index.shingles().len() as u32).collect();
     let mut g = c.benchmark_group("100k documents");
     g.bench_function("band 16x8", |b| {
@@ -110,8 +112,8 @@ fn bench_band_verify(c: &mut Criterion) {
         b.iter(|| {
             for &(x, y) in &cands {
                 black_box(jaccard(
-                    &index.shingles().get(x as usize),
-                    &index.shingles().get(y as usize),
+                    &index.shingles().get(x as usize).unwrap(),
+                    &index.shingles().get(y as usize).unwrap(),
                 ));
             }
         })

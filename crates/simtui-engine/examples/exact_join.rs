@@ -86,7 +86,9 @@ fn main() {
     params.k = a.k.unwrap_or(if a.unit == Unit::Char { 9 } else { 5 });
     let t = Instant::now();
     let corpus = Corpus::walk(&a.paths, &WalkOptions::default()).expect("a corpus");
-    let index = Index::build(corpus, &params, &Silent).expect("an index");
+    let index = Index::builder(&params)
+        .build(corpus, &Silent)
+        .expect("an index");
     let s = index.stats();
     println!(
         "{} documents ({} distinct), {} shingles (k = {} {}), indexed in {:.1} s",

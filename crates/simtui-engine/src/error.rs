@@ -66,6 +66,14 @@ pub enum Error {
     /// An output that can't be written as asked: it exists, it would be inside the input,
     /// two inputs would share a name in it.
     Output(String),
+    /// An input this build of the engine cannot read (a Parquet file without the
+    /// `parquet` feature).
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// What it is, and what reading it needs.
+        what: &'static str,
+    },
 }
 
 /// A result with the engine's [`Error`].
@@ -125,6 +133,7 @@ impl fmt::Display for Error {
             Error::TooLarge { job, why } => write!(f, "too large for {job}: {why}"),
             Error::File { path, source } => write!(f, "{}: {source}", path.display()),
             Error::Output(why) => f.write_str(why),
+            Error::Unsupported { path, what } => write!(f, "{}: {what}", path.display()),
         }
     }
 }

@@ -908,7 +908,9 @@ impl Maker {
                                         b: docs[y].0.id.clone(),
                                         edit: edit.to_string(),
                                         rate,
-                                        jaccard: simtui_engine::verify::jaccard(&sets[x], &sets[y]),
+                                        jaccard: simtui_engine::shingle::jaccard(
+                                            &sets[x], &sets[y],
+                                        ),
                                     },
                                 ));
                             }
@@ -1516,7 +1518,7 @@ mod tests {
         let mut worst: f64 = 0.0;
         for i in 0..sets.len() {
             for j in i + 1..sets.len() {
-                worst = worst.max(simtui_engine::verify::jaccard(&sets[i], &sets[j]));
+                worst = worst.max(simtui_engine::shingle::jaccard(&sets[i], &sets[j]));
             }
         }
         worst

@@ -6,8 +6,8 @@ use super::*;
 use crate::tui::rows::Row;
 use crate::tui::views::clusters::ClustersView;
 use crate::tui::views::members::MembersView;
-use simtui_engine::found::Pair;
 use simtui_engine::progress::Silent;
+use simtui_engine::search::found::Pair;
 
 /// Identical copies of one page (a block of `copies`·(`copies`−1)/2 pairs), near copies
 /// of another differing in one word each (one bucket of nearly all of them in most

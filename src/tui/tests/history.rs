@@ -10,10 +10,9 @@ use proptest::prelude::*;
 use simtui_engine::analysis::eval::{Score, Truth, score};
 use simtui_engine::analysis::exact::{Limits, all_pairs};
 use simtui_engine::index::Index;
-use simtui_engine::minhash::sketch::SketchKind;
 use simtui_engine::progress::Silent;
-use simtui_engine::simhash::fingerprints::Fingerprints;
-use simtui_engine::simhash::search;
+use simtui_engine::sketch::minhash::SketchKind;
+use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::{Corpus, WalkOptions};
 use std::path::Path;
 
@@ -58,12 +57,13 @@ fn fresh(dir: &Path, app: &App) -> ((Vec<Row>, u64), Option<Vec<Score>>) {
     let mut params = session.params().clone();
     params.num_perm = b * r;
     let corpus = Corpus::walk(&[dir.join("c")], &WalkOptions::default()).unwrap();
-    let index = Index::build(corpus, &params, &Silent).unwrap();
+    let index = Index::builder(&params).build(corpus, &Silent).unwrap();
     let (found, lsh) = match session.simhash() {
         None => (index.find(b, r, 0.0, &Silent).unwrap(), true),
         Some(s) => {
             let fps = Fingerprints::from_index(&index, s.hasher, &Silent).unwrap();
-            let found = search::find(&index, &fps, s.max_distance, 0.0, &Silent).unwrap();
+            let search = index.search_fingerprints(&fps, s.max_distance, 0.0, &Silent);
+            let found = index.spell(search.unwrap()).unwrap();
             (found, false)
         }
     };

@@ -85,7 +85,7 @@ fn the_first_load_opens_and_creates_a_saved_index() {
         walk: Default::default(),
         params: Default::default(),
         store: Some(worker::StoreJob { file: file.clone() }),
-        budget: simtui_engine::ooc::Budget::unlimited(),
+        budget: simtui_engine::storage::Budget::unlimited(),
     };
     let docs = |out: Result<worker::Output, JobError>| match out {
         Ok(worker::Output::Indexed { index, corpus, .. }) => {
@@ -170,7 +170,7 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
             walk: Default::default(),
             params: Default::default(),
             store: job,
-            budget: simtui_engine::ooc::Budget::unlimited(),
+            budget: simtui_engine::storage::Budget::unlimited(),
         },
         &Silent,
     );
@@ -179,8 +179,8 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
 
 #[test]
 fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_build() {
-    use simtui_engine::minhash::sketch::SketchKind;
     use simtui_engine::progress::Silent;
+    use simtui_engine::sketch::minhash::SketchKind;
     let dir = corpus_dir();
     let walk = || {
         simtui_engine::source::Corpus::walk(&[dir.path().join("c")], &WalkOptions::default())
@@ -193,9 +193,11 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
             ..Params::default()
         };
         let index = Arc::new(
-            simtui_engine::index::Index::build(walk(), &at(sketch, 128), &Silent).unwrap(),
+            simtui_engine::index::Index::builder(&at(sketch, 128))
+                .build(walk(), &Silent)
+                .unwrap(),
         );
-        let before = index.signatures().data().to_vec();
+        let before = index.signatures().data().unwrap().to_vec();
         // Wider, narrower, and the other sketch: each what a fresh build computes.
         let other = match sketch {
             SketchKind::MinHash => SketchKind::Oph,
@@ -214,12 +216,13 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
             let Ok(worker::Output::Extended(got)) = out else {
                 panic!("no signatures")
             };
-            let fresh =
-                simtui_engine::index::Index::build(walk(), &at(want, perms), &Silent).unwrap();
+            let fresh = simtui_engine::index::Index::builder(&at(want, perms))
+                .build(walk(), &Silent)
+                .unwrap();
             assert_eq!(got.params(), fresh.params(), "{want:?} {perms}");
             assert_eq!(
-                got.signatures().data(),
-                fresh.signatures().data(),
+                got.signatures().data().unwrap(),
+                fresh.signatures().data().unwrap(),
                 "{want:?} {perms}"
             );
             // The shingle sets are the original's, not a copy.
@@ -229,7 +232,7 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
             );
         }
         // The original is unchanged.
-        assert_eq!(index.signatures().data(), &before[..]);
+        assert_eq!(&*index.signatures().data().unwrap(), &before[..]);
         assert_eq!(index.num_perm(), 128);
     }
 }
@@ -239,7 +242,7 @@ fn signatures_of_another_width_or_sketch_share_the_shingles_and_equal_a_fresh_bu
 #[test]
 fn a_tiny_memory_budget_lists_the_same_pairs() {
     let dir = corpus_dir();
-    let listed = |budget: simtui_engine::ooc::Budget| {
+    let listed = |budget: simtui_engine::storage::Budget| {
         let mut app = new_app(dir.path(), (100, 30));
         app.set_budget(budget);
         app.start();
@@ -258,9 +261,9 @@ fn a_tiny_memory_budget_lists_the_same_pairs() {
             .collect();
         (pairs, spilled)
     };
-    let (in_memory, limited) = listed(simtui_engine::ooc::Budget::unlimited());
+    let (in_memory, limited) = listed(simtui_engine::storage::Budget::unlimited());
     assert!(!limited);
-    let (bounded, limited) = listed(simtui_engine::ooc::Budget::new(1, None));
+    let (bounded, limited) = listed(simtui_engine::storage::Budget::new(1, None));
     assert!(limited, "the index spilled to temporary files");
     assert!(!in_memory.is_empty());
     assert_eq!(bounded, in_memory);

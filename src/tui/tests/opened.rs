@@ -14,7 +14,7 @@ use crate::tui::views::neighbours::NeighboursView;
 use crate::tui::views::view::{Cursor, View};
 use ratatui::style::Modifier;
 use simtui_engine::analysis::cluster::{Keep, clusters};
-use simtui_engine::found::Pair;
+use simtui_engine::search::found::Pair;
 
 /// e, a file name typed, Enter; then the write job, if one was started, runs.
 fn export_to(app: &mut App, name: &str) {
@@ -490,14 +490,11 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     let (setting, fps) = r.simhash.as_ref().expect("SimHash results");
     assert_eq!(setting.hasher.bits(), 64);
     // The same candidates and verification the headless `pairs --method simhash` uses.
-    let want = simtui_engine::simhash::search::find(
-        &r.index,
-        fps,
-        setting.max_distance,
-        0.0,
-        &simtui_engine::progress::Silent,
-    )
-    .unwrap();
+    let silent = &simtui_engine::progress::Silent;
+    let search = r
+        .index
+        .search_fingerprints(fps, setting.max_distance, 0.0, silent);
+    let want = r.index.spell(search.unwrap()).unwrap();
     assert_eq!(r.found.pairs, want.pairs);
     let s = screen(&app);
     assert!(s.contains("SimHash 64 idf ≤10"), "{s}");

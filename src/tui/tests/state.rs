@@ -139,7 +139,10 @@ fn a_session_of_actions_rebands_without_rehashing() {
     simtui_engine::text::Tokenizer::new(&index.params().text).token_hashes(&text, &mut tokens);
     let mut set = Vec::new();
     simtui_engine::shingle::shingle_set(&tokens, crate::tui::session::CHAR_K, &mut set);
-    assert_eq!(index.shingles().get(doc.group as usize), &set[..]);
+    assert_eq!(
+        &*index.shingles().get(doc.group as usize).unwrap(),
+        &set[..]
+    );
     assert!(
         doc.tokens > 2 * text.split_whitespace().count() as u64,
         "char tokens"

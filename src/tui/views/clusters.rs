@@ -18,7 +18,7 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::analysis::cluster::{self, Cluster, Keep};
-use simtui_engine::found::Pair;
+use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
 use std::sync::Arc;
 

@@ -16,7 +16,7 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use simtui_engine::source::Entry;
-use simtui_engine::found::Pair;
+use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
 use std::sync::Arc;
 

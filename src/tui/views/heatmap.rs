@@ -14,7 +14,7 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use simtui_engine::found::Pair;
+use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
 use simtui_engine::analysis::matrix::{self, Matrix, Measure};
 use std::sync::Arc;

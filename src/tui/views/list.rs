@@ -21,7 +21,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use simtui_engine::found::Pair;
+use simtui_engine::search::found::Pair;
 use std::sync::Arc;
 
 /// The list's keys (with the tuning panel closed).
@@ -661,7 +661,7 @@ impl ListView {
                     " No candidate pairs with b={} r={} (threshold ≈ {:.2}). Press t to tune: more bands or fewer rows find more.",
                     r.bands,
                     r.rows,
-                    simtui_engine::minhash::curve::threshold(r.bands, r.rows)
+                    simtui_engine::search::curve::threshold(r.bands, r.rows)
                 )
             } else {
                 " No pair matches the filter. Esc clears it.".to_string()

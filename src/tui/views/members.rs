@@ -15,7 +15,7 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::analysis::cluster::Cluster;
-use simtui_engine::found::Pair;
+use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
 use simtui_engine::natural_cmp;
 use std::sync::Arc;

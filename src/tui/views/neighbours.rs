@@ -15,7 +15,7 @@ use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use simtui_engine::found::Pair;
+use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::analysis::query::{Answer, Probe, Searcher};
@@ -99,11 +99,10 @@ impl NeighboursView {
                 let engine = Engine {
                     index,
                     method: Method::MinHash { bands, rows },
-                    fingerprints: None,
                 };
                 simtui_engine::progress::check(progress)?;
-                let probe = Probe::of_doc(&engine, doc);
-                let answer = Searcher::new(&engine).neighbours(&probe, TOP_NEIGHBOURS, true);
+                let probe = Probe::of_doc(&engine, doc)?;
+                let answer = Searcher::new(&engine)?.neighbours(&probe, TOP_NEIGHBOURS, true)?;
                 let summary = format!(
                     "{} neighbours from {} candidates",
                     answer.neighbours.len(),

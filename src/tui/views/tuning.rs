@@ -15,7 +15,7 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
-use simtui_engine::minhash::curve::{probability, threshold};
+use simtui_engine::search::curve::{probability, threshold};
 
 /// The keys while the tuning panel is open: its letters tune, the arrows still
 /// move in the list.

@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
-use simtui_engine::minhash::curve::{probability, threshold};
+use simtui_engine::search::curve::{probability, threshold};
 
 /// What the chart shows.
 pub struct SCurve<'a> {

@@ -11,8 +11,9 @@
 //! of the pairs that linked them) shows how tight a cluster is; the minimum similarity
 //! to the kept document shows whether removing the others is safe.
 
-use crate::found::{Pair, Search};
+use crate::error::Result;
 use crate::index::Index;
+use crate::search::found::{Pair, Search};
 use crate::source::Source;
 use rayon::prelude::*;
 use std::time::SystemTime;
@@ -131,7 +132,8 @@ impl DisjointSets {
 
 /// The clusters formed by `pairs` (as [`Index::find`] gives them, already cut at a
 /// threshold), largest first (then by first member id). Documents in no pair are in no
-/// cluster.
+/// cluster. Their similarities are looked up pair by pair ([`Index::similarity`]): a set
+/// that cannot be read back is kept for [`Index::check`].
 pub fn clusters(index: &Index, pairs: &[Pair], keep: Keep) -> Vec<Cluster> {
     let mut sets = DisjointSets::new(index.docs.len());
     for p in pairs {
@@ -150,8 +152,9 @@ pub fn clusters(index: &Index, pairs: &[Pair], keep: Keep) -> Vec<Cluster> {
 /// the candidates (over the search's `max_bucket`) by their similarity to a
 /// representative: the bucket's first content takes every member within the threshold
 /// of it, then the first of those left, for at most [`REP_ROUNDS`] rounds. Largest
-/// first, as [`clusters`].
-pub fn clusters_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
+/// first, as [`clusters`]. An error when a set could not be read back for a similarity
+/// (see [`Index::check`]).
+pub fn clusters_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Cluster>> {
     let groups = index.shingles.len();
     let mut sets = DisjointSets::new(groups);
     for p in &search.group_pairs {
@@ -178,12 +181,19 @@ pub fn clusters_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
             by_root.extend(index.members(g).iter().map(|&d| (root, d)));
         }
     }
-    finish(index, by_root, keep)
+    let clusters = finish(index, by_root, keep);
+    index.check()?;
+    Ok(clusters)
 }
 
 /// The clusters of a search, linked as `linkage` says: [`clusters_of`] for components,
 /// [`stars_of`] for stars.
-pub fn clusters_by(index: &Index, search: &Search, keep: Keep, linkage: Linkage) -> Vec<Cluster> {
+pub fn clusters_by(
+    index: &Index,
+    search: &Search,
+    keep: Keep,
+    linkage: Linkage,
+) -> Result<Vec<Cluster>> {
     match linkage {
         Linkage::Components => clusters_of(index, search, keep),
         Linkage::Star => stars_of(index, search, keep),
@@ -198,7 +208,8 @@ pub fn clusters_by(index: &Index, search: &Search, keep: Keep, linkage: Linkage)
 /// bucket it shares, verified against it: each bucket for at most [`REP_ROUNDS`]
 /// centres, as [`clusters_of`] does). Every member is within the threshold of the kept
 /// document, which is the best of its cluster by `keep`. Largest first, as [`clusters`].
-pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
+/// An error when a set could not be read back for a similarity (see [`Index::check`]).
+pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Cluster>> {
     let groups = index.shingles.len();
     let nonempty = |g: u32| index.shingles.set_len(g as usize) != 0;
     // Each content's neighbours within the threshold (both directions), with their J.
@@ -301,7 +312,8 @@ pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Vec<Cluster> {
         })
         .collect();
     sort_clusters(index, &mut clusters);
-    clusters
+    index.check()?;
+    Ok(clusters)
 }
 
 /// Contents (by their best documents `best`) from the one to keep first to the last,
@@ -689,12 +701,12 @@ mod tests {
             ),
             ("f", "nothing like the others here, alone".to_string()),
         ];
-        let index = Index::build(
-            Corpus::from_texts(texts.iter().map(|(i, t)| (i.to_string(), t.clone()))),
-            &Params::default(),
-            &Silent,
-        )
-        .unwrap();
+        let index = Index::builder(&Params::default())
+            .build(
+                Corpus::from_texts(texts.iter().map(|(i, t)| (i.to_string(), t.clone()))),
+                &Silent,
+            )
+            .unwrap();
         let found = index.find(64, 2, 0.5, &Silent).unwrap();
         let cs = clusters(&index, &found.pairs, Keep::Longest);
         let ids = |c: &Cluster| -> Vec<&str> {
@@ -754,7 +766,9 @@ mod tests {
             };
             texts.push((format!("d{i:03}"), text));
         }
-        let index = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        let index = Index::builder(&Params::default())
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
         for threshold in [0.3, 0.6, 0.9] {
             let search = index.search(32, 4, threshold, None, &Silent).unwrap();
             let by_pairs = clusters(
@@ -764,7 +778,7 @@ mod tests {
             );
             assert!(!by_pairs.is_empty());
             assert_eq!(
-                clusters_of(&index, &search, Keep::Longest),
+                clusters_of(&index, &search, Keep::Longest).unwrap(),
                 by_pairs,
                 "J >= {threshold}"
             );
@@ -779,10 +793,12 @@ mod tests {
             .map(|i| (format!("n{i:04}"), format!("{page} extra{i}")))
             .collect();
         texts.push(("zz".into(), "nothing like the others".into()));
-        let index = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        let index = Index::builder(&Params::default())
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
         let search = index.search(16, 8, 0.9, None, &Silent).unwrap();
         assert!(!search.huge.is_empty());
-        let cs = clusters_of(&index, &search, Keep::First);
+        let cs = clusters_of(&index, &search, Keep::First).unwrap();
         assert_eq!(cs.len(), 1);
         assert_eq!(cs[0].members.len(), 1100);
         // 1,100 distinct contents: 604,450 pairs, compared one by one (under the sample).
@@ -803,7 +819,9 @@ mod tests {
                 )
             })
             .collect();
-        let index = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        let index = Index::builder(&Params::default())
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
         let members: Vec<u32> = (0..1500).collect();
         let (sampled, was) = mean_similarity(&index, &members);
         assert!(was);

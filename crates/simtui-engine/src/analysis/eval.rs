@@ -6,9 +6,9 @@
 //! within a group (J = 1) are always found, as they are by any LSH.
 
 use crate::analysis::exact::{ExactPairs, pack};
-use crate::found::Found;
 use crate::index::Index;
-use crate::minhash::curve::probability;
+use crate::search::curve::probability;
+use crate::search::found::Found;
 use std::collections::HashMap;
 
 /// The thresholds `simtui eval` reports on.
@@ -218,14 +218,11 @@ mod tests {
                 "entirely other words that do not overlap at all with the first".to_string(),
             ),
         ];
-        let idx = Index::build(
-            Corpus::from_texts(texts),
-            &Params {
-                k: 2,
-                ..Default::default()
-            },
-            &Silent,
-        )
+        let idx = Index::builder(&Params {
+            k: 2,
+            ..Default::default()
+        })
+        .build(Corpus::from_texts(texts), &Silent)
         .unwrap();
         let exact = all_pairs(&idx, 0.01, &Limits::default(), &Silent).unwrap();
         let truth = Truth::from_exact(&exact);

@@ -15,6 +15,7 @@ pub use crate::analysis::join::{GroupPair, Limits};
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::progress::{Cancelled, Progress, Stage, check};
+use crate::storage::Slab;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -107,32 +108,20 @@ fn sort_pairs(pairs: &mut [GroupPair]) {
     });
 }
 
-/// Computes every pair of distinct contents sharing a shingle, keeping those with
-/// J ≥ `floor` (floor > 0), and a histogram of them all. Reports `Stage::Verify`
-/// progress over contents. Fails with [`Error::TooLarge`] past one of the `limits`, or
-/// when cancelled. The reference [`all_pairs`] is tested and benchmarked against.
-///
-/// # Panics
-/// If `floor` is not above 0.
-pub fn shared_pairs(
-    index: &Index,
-    floor: f64,
-    limits: &Limits,
-    progress: &dyn Progress,
-) -> Result<ExactPairs> {
-    assert!(
-        floor > 0.0,
-        "the floor must be above 0: every pair has J >= 0"
-    );
-    let sets = &index.shingles;
+/// The postings of the shingles that two contents or more share (the others pair
+/// nothing: most shingles of a corpus are in one document only): each such shingle
+/// (`keys`, ascending) with its contents ascending (`members[starts[k]..starts[k + 1]]`),
+/// and the pairs they make to count (`work`). Built a slice of the hash space at a time,
+/// so that the (shingle, content) list sorted at once is a sixteenth of the corpus's.
+struct Postings {
+    keys: Vec<u64>,
+    starts: Vec<usize>,
+    members: Vec<u32>,
+    work: u64,
+}
+
+fn postings(sets: &Slab<u64>, progress: &dyn Progress) -> Result<Postings> {
     let groups = sets.len();
-    if sets.total() > limits.max_shingles {
-        return Err(too_large(format!("{} shingles", sets.total())));
-    }
-    // Postings of the shingles that two contents or more share (the others pair
-    // nothing: most shingles of a corpus are in one document only), each shingle's
-    // contents ascending. Built a slice of the hash space at a time, so that the
-    // (shingle, content) list sorted at once is a sixteenth of the corpus's.
     let mut keys: Vec<u64> = Vec::new();
     let mut starts: Vec<usize> = Vec::new();
     let mut members: Vec<u32> = Vec::new();
@@ -162,6 +151,43 @@ pub fn shared_pairs(
     }
     starts.push(members.len());
     drop(occ);
+    Ok(Postings {
+        keys,
+        starts,
+        members,
+        work,
+    })
+}
+
+/// Computes every pair of distinct contents sharing a shingle, keeping those with
+/// J ≥ `floor` (floor > 0), and a histogram of them all. Reports `Stage::Verify`
+/// progress over contents. Fails with [`Error::TooLarge`] past one of the `limits`, or
+/// when cancelled. The reference [`all_pairs`] is tested and benchmarked against.
+///
+/// # Panics
+/// If `floor` is not above 0.
+pub fn shared_pairs(
+    index: &Index,
+    floor: f64,
+    limits: &Limits,
+    progress: &dyn Progress,
+) -> Result<ExactPairs> {
+    assert!(
+        floor > 0.0,
+        "the floor must be above 0: every pair has J >= 0"
+    );
+    let groups = index.shingles.len();
+    if index.shingles.total() > limits.max_shingles {
+        return Err(too_large(format!("{} shingles", index.shingles.total())));
+    }
+    // Every set at hand (read back or made again once when not in memory).
+    let sets = index.shingles.sets(0..groups)?;
+    let Postings {
+        keys,
+        starts,
+        members,
+        work,
+    } = postings(&sets, progress)?;
     if work > limits.max_work {
         return Err(too_large(format!("{work} shared-shingle pairs to count")));
     }
@@ -251,8 +277,8 @@ mod tests {
     use super::*;
     use crate::index::Params;
     use crate::progress::Silent;
+    use crate::shingle::jaccard;
     use crate::source::Corpus;
-    use crate::verify::jaccard;
 
     #[test]
     fn matches_brute_force_over_all_pairs() {
@@ -270,21 +296,19 @@ mod tests {
                 .enumerate()
                 .map(|(i, t)| (format!("d{i}"), t.to_string())),
         );
-        let idx = Index::build(
-            c,
-            &Params {
-                k: 2,
-                ..Default::default()
-            },
-            &Silent,
-        )
+        let idx = Index::builder(&Params {
+            k: 2,
+            ..Default::default()
+        })
+        .build(c, &Silent)
         .unwrap();
         let exact = all_pairs(&idx, 1e-9, &Limits::default(), &Silent).unwrap();
         let n = idx.shingles.len() as u32;
         let mut brute = Vec::new();
         for a in 0..n {
             for b in a + 1..n {
-                let j = jaccard(&idx.shingles.get(a as usize), &idx.shingles.get(b as usize));
+                let (x, y) = (idx.shingles.get(a as usize), idx.shingles.get(b as usize));
+                let j = jaccard(&x.unwrap(), &y.unwrap());
                 if j > 0.0 {
                     brute.push((a, b, j));
                 }
@@ -314,13 +338,15 @@ mod tests {
         })
         .docs;
         let c = crate::source::Corpus::from_texts(c.into_iter().map(|d| (d.id, d.text)));
-        let idx = Index::build(c, &Params::default(), &Silent).unwrap();
+        let idx = Index::builder(&Params::default())
+            .build(c, &Silent)
+            .unwrap();
         let exact = all_pairs(&idx, 1e-9, &Limits::default(), &Silent).unwrap();
         let n = idx.shingles.len();
         let mut brute = Vec::new();
         for a in 0..n {
             for b in a + 1..n {
-                let j = jaccard(&idx.shingles.get(a), &idx.shingles.get(b));
+                let j = jaccard(&idx.shingles.get(a).unwrap(), &idx.shingles.get(b).unwrap());
                 if j > 0.0 {
                     brute.push((a as u32, b as u32, j));
                 }
@@ -358,14 +384,11 @@ mod tests {
         let c = Corpus::from_texts(
             (0..10).map(|i| (format!("d{i}"), format!("shared words here {i}"))),
         );
-        let idx = Index::build(
-            c,
-            &Params {
-                k: 2,
-                ..Default::default()
-            },
-            &Silent,
-        )
+        let idx = Index::builder(&Params {
+            k: 2,
+            ..Default::default()
+        })
+        .build(c, &Silent)
         .unwrap();
         let tight = Limits {
             max_pairs: 3,

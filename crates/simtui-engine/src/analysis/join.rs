@@ -18,7 +18,8 @@
 
 use crate::error::{Error, Result};
 use crate::progress::{Cancelled, Progress, Stage, check};
-use crate::shingle::{SetRange, ShingleSets};
+use crate::shingle::ShingleSets;
+use crate::storage::Slab;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 
@@ -130,7 +131,7 @@ pub fn similar_pairs(
     }
     // Every set is probed and verified in an order of its own: the join holds them all in
     // memory (a spilled index's sets are read back, in one piece).
-    let all = sets.range(0, sets.len())?;
+    let all = sets.sets(0..sets.len())?;
     let sets = &all;
     if total > limits.max_shingles
         || bits_for(total) > MAX_POSITION_BITS
@@ -161,7 +162,7 @@ pub fn similar_pairs(
 
 /// How many sets hold each shingle occurrence's shingle (saturating at 255), by the
 /// occurrence's position in the sets' data.
-fn frequencies(sets: &SetRange, progress: &dyn Progress, n: u64) -> Result<Vec<AtomicU8>> {
+fn frequencies(sets: &Slab<u64>, progress: &dyn Progress, n: u64) -> Result<Vec<AtomicU8>> {
     let total = sets.total();
     let pos_bits = bits_for(total);
     let pos_mask = (1u64 << pos_bits) - 1;
@@ -220,7 +221,7 @@ fn for_runs(keys: &[u64], low_bits: u32, f: impl Fn(&[u64]) + Sync) {
 
 /// The non-empty sets by (size, number): the order sets are probed in, so that a set
 /// only looks back at sets no larger than itself.
-fn by_size(sets: &SetRange) -> Vec<u32> {
+fn by_size(sets: &Slab<u64>) -> Vec<u32> {
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&g| !sets.get(g as usize).is_empty())
         .collect();
@@ -237,7 +238,7 @@ struct Prefixes {
 }
 
 impl Prefixes {
-    fn build(sets: &SetRange, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
+    fn build(sets: &Slab<u64>, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
         let per: Vec<Vec<(u64, bool)>> = order
             .par_iter()
             .map_init(Vec::new, |shared, &g| {
@@ -353,7 +354,7 @@ fn overlap_at_least(x: &[u64], y: &[u64], need: usize) -> Option<usize> {
 
 /// Probes each set's prefix against the sets before it and verifies the candidates.
 fn probe(
-    sets: &SetRange,
+    sets: &Slab<u64>,
     order: &[u32],
     start: &[usize],
     index: &PrefixIndex,
@@ -445,7 +446,7 @@ fn probe(
 mod tests {
     use super::*;
     use crate::progress::{CancelFlag, Silent};
-    use crate::verify::jaccard;
+    use crate::shingle::jaccard;
     use proptest::collection::{btree_set, vec};
     use proptest::prelude::*;
 
@@ -462,7 +463,7 @@ mod tests {
         let mut out = Vec::new();
         for a in 0..sets.len() {
             for b in a + 1..sets.len() {
-                let j = jaccard(&sets.get(a), &sets.get(b));
+                let j = jaccard(&sets.get(a).unwrap(), &sets.get(b).unwrap());
                 if j >= floor {
                     out.push((a as u32, b as u32, j));
                 }

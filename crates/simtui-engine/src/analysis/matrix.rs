@@ -1,7 +1,7 @@
 //! The similarity matrix of a handful of documents: every pair compared, no candidates.
 
 use crate::index::Index;
-use crate::simhash::fingerprints::Fingerprints;
+use crate::sketch::simhash::fingerprints::Fingerprints;
 use rayon::prelude::*;
 
 /// What the matrix holds.
@@ -88,7 +88,7 @@ mod tests {
     use super::*;
     use crate::index::Params;
     use crate::progress::Silent;
-    use crate::simhash::fingerprint::{SimHasher, Weight};
+    use crate::sketch::simhash::fingerprint::{SimHasher, Weight};
     use crate::source::Corpus;
 
     #[test]
@@ -103,13 +103,11 @@ mod tests {
             ),
             ("w".to_string(), base.to_string()),
         ];
-        let (index, fps) = Index::build_with_simhash(
-            Corpus::from_texts(texts),
-            &Params::default(),
-            &SimHasher::new(64, 1, Weight::Tf),
-            &Silent,
-        )
-        .unwrap();
+        let index = Index::builder(&Params::default())
+            .fingerprints(SimHasher::new(64, 1, Weight::Tf))
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
+        let fps = index.fingerprints().unwrap().clone();
         let j = compute(&index, Measure::Jaccard, None);
         let e = compute(&index, Measure::Estimate, None);
         let h = compute(&index, Measure::Hamming, Some(&fps));

@@ -1,111 +1,41 @@
-//! The two ways of finding candidate pairs, behind one interface: MinHash signatures
-//! banded by LSH, or SimHash fingerprints looked up in permuted block tables. Either way
-//! candidates are verified with the exact Jaccard of the shingle sets.
+//! The two ways of finding candidate pairs, behind one interface ([`Engine`]): MinHash
+//! signatures banded by LSH, or SimHash fingerprints looked up in permuted block tables.
+//! Either way candidates are verified with the exact Jaccard of the shingle sets.
 
 use crate::error::Result;
-use crate::found::{Found, Search};
-use crate::index::{Index, Keep, Params};
-use crate::ooc::Budget;
+use crate::index::{Index, IndexBuilder};
 use crate::progress::Progress;
-use crate::simhash::fingerprint::SimHasher;
-use crate::simhash::fingerprints::Fingerprints;
-use crate::simhash::search;
+use crate::search::{Found, Search};
+use crate::sketch::simhash::fingerprints::Fingerprints;
 use crate::source::Corpus;
 use std::sync::Arc;
 
-/// How candidates are found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// MinHash signatures, `bands` × `rows` LSH banding.
-    MinHash {
-        /// Number of bands b, at least 1: more bands, more candidates.
-        bands: usize,
-        /// Hash functions per band r, at least 1: more rows, fewer candidates. The first
-        /// b·r functions of each signature are used.
-        rows: usize,
-    },
-    /// SimHash fingerprints; candidates are at most `max_distance` bits apart.
-    SimHash {
-        /// How the fingerprints are computed (bits, seed, weights).
-        hasher: SimHasher,
-        /// The largest Hamming distance of a candidate pair, in bits; below half the
-        /// fingerprint's bits (see [`default_max_distance`](crate::simhash::fingerprint::default_max_distance)).
-        max_distance: u32,
-    },
-}
+pub use crate::search::Method;
 
-impl Method {
-    /// `"minhash"` or `"simhash"`, as the command line names the method.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Method::MinHash { .. } => "minhash",
-            Method::SimHash { .. } => "simhash",
-        }
-    }
-}
-
-/// An index and what its method needs beyond it.
+/// An index and the way it finds candidates.
 #[derive(Clone)]
 pub struct Engine {
     /// The index searched. Shared, so the explorer can query the index it already holds
     /// without a copy.
     pub index: Arc<Index>,
-    /// How candidates are found. For SimHash its hasher is the one `fingerprints` were
-    /// computed with.
+    /// How candidates are found. For SimHash its hasher is the one the index's
+    /// fingerprints were computed with.
     pub method: Method,
-    /// The groups' fingerprints, one per group of `index`: `Some` exactly for SimHash.
-    pub fingerprints: Option<Fingerprints>,
 }
 
 impl Engine {
-    /// Builds the index for a method. MinHash computes at least `bands × rows` functions;
-    /// SimHash computes `params.num_perm` functions as given (0 skips MinHash, which
-    /// SimHash does not need: estimates are then 0) and the fingerprints in the same pass.
+    /// Builds the index a method searches (see [`IndexBuilder::method`]) with what
+    /// `builder` says (parameters, budget, what to keep).
     pub fn build(
-        corpus: Corpus,
-        params: &Params,
+        builder: IndexBuilder,
         method: Method,
+        corpus: Corpus,
         progress: &dyn Progress,
     ) -> Result<Engine> {
-        Engine::build_within(corpus, params, method, &Budget::unlimited(), progress)
-    }
-
-    /// [`Engine::build`] in `budget` bytes of memory (see [`Index::build_within`]).
-    pub fn build_within(
-        corpus: Corpus,
-        params: &Params,
-        method: Method,
-        budget: &Budget,
-        progress: &dyn Progress,
-    ) -> Result<Engine> {
-        Engine::build_keeping(corpus, params, method, Keep::Everything, budget, progress)
-    }
-
-    /// [`Engine::build_within`], keeping of the corpus what `keep` says (see
-    /// [`Keep`]): an engine that only finds pairs or clusters needs no shingle sets in
-    /// memory when the corpus can be read again.
-    pub fn build_keeping(
-        corpus: Corpus,
-        params: &Params,
-        method: Method,
-        keep: Keep,
-        budget: &Budget,
-        progress: &dyn Progress,
-    ) -> Result<Engine> {
-        let mut params = params.clone();
-        let simhash = match method {
-            Method::MinHash { bands, rows } => {
-                params.num_perm = params.num_perm.max(bands * rows);
-                None
-            }
-            Method::SimHash { hasher, .. } => Some(hasher),
-        };
-        let (index, fingerprints) =
-            Index::build_keeping(corpus, &params, simhash.as_ref(), keep, budget, progress)?;
+        let index = builder.method(&method).build(corpus, progress)?;
         Ok(Engine {
             index: Arc::new(index),
             method,
-            fingerprints,
         })
     }
 
@@ -114,13 +44,15 @@ impl Engine {
     pub fn find(&self, threshold: f64, progress: &dyn Progress) -> Result<Found> {
         match self.method {
             Method::MinHash { bands, rows } => self.index.find(bands, rows, threshold, progress),
-            Method::SimHash { max_distance, .. } => search::find(
-                &self.index,
-                self.fingerprints(),
-                max_distance,
-                threshold,
-                progress,
-            ),
+            Method::SimHash { max_distance, .. } => {
+                let search = self.index.search_fingerprints(
+                    self.fingerprints(),
+                    max_distance,
+                    threshold,
+                    progress,
+                )?;
+                self.index.spell(search)
+            }
         }
     }
 
@@ -137,8 +69,7 @@ impl Engine {
             Method::MinHash { bands, rows } => self
                 .index
                 .search(bands, rows, threshold, max_bucket, progress),
-            Method::SimHash { max_distance, .. } => search::search(
-                &self.index,
+            Method::SimHash { max_distance, .. } => self.index.search_fingerprints(
                 self.fingerprints(),
                 max_distance,
                 threshold,
@@ -152,14 +83,14 @@ impl Engine {
     /// # Panics
     /// For a MinHash engine, which has none.
     pub fn fingerprints(&self) -> &Fingerprints {
-        self.fingerprints
-            .as_ref()
+        self.index
+            .fingerprints()
             .expect("a SimHash engine has fingerprints")
     }
 
     /// The Hamming distance of two documents' fingerprints (SimHash only).
     pub fn hamming(&self, a: u32, b: u32) -> Option<u32> {
-        let fps = self.fingerprints.as_ref()?;
+        let fps = self.index.fingerprints()?;
         let docs = &self.index.docs;
         Some(fps.distance(docs[a as usize].group, docs[b as usize].group))
     }
@@ -169,12 +100,14 @@ impl Engine {
     pub fn reseed(&mut self, seed: u64, progress: &dyn Progress) -> Result<()> {
         match &mut self.method {
             Method::MinHash { .. } => {
-                let sketch = self.index.params.sketch;
-                Arc::make_mut(&mut self.index).resketch(seed, sketch, progress)
+                let (sketch, width) = (self.index.params.sketch, self.index.num_perm());
+                self.index = Arc::new(self.index.sketched(sketch, seed, width, progress)?);
+                Ok(())
             }
             Method::SimHash { hasher, .. } => {
                 *hasher = hasher.reseeded(seed);
-                self.fingerprints = Some(Fingerprints::from_index(&self.index, *hasher, progress)?);
+                let fps = Fingerprints::from_index(&self.index, *hasher, progress)?;
+                Arc::make_mut(&mut self.index).fingerprints = Some(fps);
                 Ok(())
             }
         }
@@ -184,8 +117,9 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::Params;
     use crate::progress::Silent;
-    use crate::simhash::fingerprint::Weight;
+    use crate::sketch::simhash::fingerprint::{SimHasher, Weight};
 
     #[test]
     fn both_methods_find_the_near_duplicate_and_reseed() {
@@ -211,8 +145,8 @@ mod tests {
                 max_distance: 24,
             },
         ] {
-            let mut e =
-                Engine::build(Corpus::from_texts(texts.clone()), &params, method, &Silent).unwrap();
+            let corpus = Corpus::from_texts(texts.clone());
+            let mut e = Engine::build(IndexBuilder::new(&params), method, corpus, &Silent).unwrap();
             let found = e.find(0.3, &Silent).unwrap();
             assert_eq!(found.pairs.len(), 1, "{}", method.name());
             let p = found.pairs[0];

@@ -5,9 +5,11 @@
 //! SimHash behind one interface ([`method`]).
 
 pub mod cluster;
+pub mod dedup;
 pub mod eval;
 pub mod exact;
 pub mod join;
 pub mod matrix;
 pub mod method;
 pub mod query;
+pub mod reband;

@@ -6,12 +6,12 @@
 //! from a brute-force scan of every document.
 
 use crate::analysis::method::{Engine, Method};
-use crate::minhash::band::band_key;
-use crate::minhash::sketch::Sketcher;
-use crate::shingle::shingle_set;
-use crate::simhash::blocks::{BlockIndex, BlockTables};
+use crate::error::Result;
+use crate::search::banding::band_key;
+use crate::search::blocks::{BlockIndex, BlockTables};
+use crate::shingle::{jaccard, shingle_set};
+use crate::sketch::{Sketcher, estimate};
 use crate::text::Tokenizer;
-use crate::verify::{estimate, jaccard};
 use rayon::prelude::*;
 
 /// What a query is compared with: its shingle set and its sketch.
@@ -29,16 +29,17 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// A document of the corpus.
-    pub fn of_doc(engine: &Engine, doc: u32) -> Probe {
+    /// A document of the corpus; an error when its set or signature cannot be read
+    /// back.
+    pub fn of_doc(engine: &Engine, doc: u32) -> Result<Probe> {
         let index = &engine.index;
         let g = index.docs[doc as usize].group;
-        Probe {
-            shingles: index.shingles.get(g as usize).to_vec(),
-            signature: index.signatures.row(g as usize).to_vec(),
-            fingerprint: engine.fingerprints.as_ref().map(|f| f.get(g)),
+        Ok(Probe {
+            shingles: index.shingles.get(g as usize)?.to_vec(),
+            signature: index.signatures.row(g as usize)?.to_vec(),
+            fingerprint: index.fingerprints().map(|f| f.get(g)),
             doc: Some(doc),
-        }
+        })
     }
 
     /// A text from outside the corpus, read with the index's text options, k and sketch.
@@ -57,7 +58,7 @@ impl Probe {
         );
         Probe {
             signature: sketcher.sketch(&shingles),
-            fingerprint: engine.fingerprints.as_ref().map(|f| f.of_tokens(&tokens)),
+            fingerprint: engine.index.fingerprints().map(|f| f.of_tokens(&tokens)),
             shingles,
             doc: None,
         }
@@ -144,24 +145,26 @@ pub struct Searcher<'a> {
 }
 
 impl<'a> Searcher<'a> {
-    /// Buckets every non-empty group once, for any number of queries.
+    /// Buckets every non-empty group once, for any number of queries; an error when the
+    /// signatures cannot be read back.
     ///
     /// # Panics
     /// If a MinHash engine's bands × rows exceed its signatures' width, or a SimHash
     /// engine has no fingerprints (neither happens to an engine from [`Engine::build`]).
-    pub fn new(engine: &'a Engine) -> Searcher<'a> {
+    pub fn new(engine: &'a Engine) -> Result<Searcher<'a>> {
         let index = &engine.index;
-        let items = index.nonempty_groups();
+        let items = index.groups().nonempty();
         let lookup = match engine.method {
             Method::MinHash { bands, rows } => {
                 assert!(bands * rows <= index.signatures.width());
+                let sigs = index.signatures.pick(items.clone())?;
                 let tables = (0..bands)
                     .into_par_iter()
                     .map(|band| {
                         let mut t: Vec<(u64, u32)> = items
                             .iter()
                             .map(|&g| {
-                                let row = index.signatures.row(g as usize);
+                                let row = sigs.get(g);
                                 (band_key(&row[band * rows..(band + 1) * rows], band), g)
                             })
                             .collect();
@@ -181,7 +184,7 @@ impl<'a> Searcher<'a> {
                 Lookup::Blocks(BlockIndex::new(layout, fps.as_slice(), &items))
             }
         };
-        Searcher { engine, lookup }
+        Ok(Searcher { engine, lookup })
     }
 
     /// The candidate groups of a probe, sorted.
@@ -221,10 +224,17 @@ impl<'a> Searcher<'a> {
         groups
     }
 
-    fn neighbour(&self, probe: &Probe, g: u32, doc: u32, scanned: bool, j: f64) -> Neighbour {
+    fn neighbour(
+        &self,
+        probe: &Probe,
+        g: u32,
+        doc: u32,
+        scanned: bool,
+        j: f64,
+    ) -> Result<Neighbour> {
         let index = &self.engine.index;
-        let sig = index.signatures.row(g as usize);
-        Neighbour {
+        let sig = index.signatures.row(g as usize)?;
+        Ok(Neighbour {
             doc,
             jaccard: j,
             estimate: if sig.is_empty() || sig.len() != probe.signature.len() {
@@ -232,21 +242,19 @@ impl<'a> Searcher<'a> {
             } else {
                 estimate(&probe.signature, &sig)
             },
-            hamming: self
-                .engine
-                .fingerprints
-                .as_ref()
+            hamming: index
+                .fingerprints()
                 .zip(probe.fingerprint)
-                .map(|(f, fp)| crate::simhash::fingerprint::hamming(fp, f.get(g))),
+                .map(|(f, fp)| crate::sketch::simhash::fingerprint::hamming(fp, f.get(g))),
             scanned,
-        }
+        })
     }
 
     /// The `top` nearest documents among the candidates, by exact Jaccard (then id). With
     /// `exhaustive`, fewer than `top` candidates are filled up with the most similar
     /// other documents (J > 0) from a scan of the whole corpus. An empty query has no
-    /// neighbours.
-    pub fn neighbours(&self, probe: &Probe, top: usize, exhaustive: bool) -> Answer {
+    /// neighbours. An error when a set or signature cannot be read back.
+    pub fn neighbours(&self, probe: &Probe, top: usize, exhaustive: bool) -> Result<Answer> {
         self.ask(probe, &Ask::top(top, exhaustive))
     }
 
@@ -254,38 +262,42 @@ impl<'a> Searcher<'a> {
     /// `ask.min_jaccard`, ordered by `ask.rank`, the first `ask.top` of them. With
     /// `ask.exhaustive`, fewer than `top` such candidates are filled up with the most
     /// similar other documents (by exact Jaccard, J > 0 and at least `min_jaccard`) from
-    /// a scan of the whole corpus. An empty query has no neighbours.
-    pub fn ask(&self, probe: &Probe, ask: &Ask) -> Answer {
+    /// a scan of the whole corpus. An empty query has no neighbours. An error when a set
+    /// or signature cannot be read back.
+    pub fn ask(&self, probe: &Probe, ask: &Ask) -> Result<Answer> {
         let index = &self.engine.index;
         let top = ask.top;
         if probe.shingles.is_empty() {
-            return Answer::default();
+            return Ok(Answer::default());
         }
         let groups = self.candidate_groups(probe);
         let mut out = Vec::new();
         let mut candidates = 0;
         for &g in &groups {
-            let j = jaccard(&probe.shingles, &index.shingles.get(g as usize));
+            let j = jaccard(&probe.shingles, &index.shingles.get(g as usize)?);
             for &d in index.members(g) {
                 if Some(d) != probe.doc {
                     candidates += 1;
                     if j >= ask.min_jaccard {
-                        out.push(self.neighbour(probe, g, d, false, j));
+                        out.push(self.neighbour(probe, g, d, false, j)?);
                     }
                 }
             }
         }
         if ask.exhaustive && out.len() < top {
             // Every other non-empty group, by exact Jaccard; a scan over the whole corpus.
+            let scan = |g: u32| -> Result<Option<(f64, u32)>> {
+                let j = jaccard(&probe.shingles, &index.shingles.get(g as usize)?);
+                Ok((j > 0.0 && j >= ask.min_jaccard).then_some((j, g)))
+            };
             let mut scanned: Vec<(f64, u32)> = index
-                .nonempty_groups()
+                .groups()
+                .nonempty()
                 .into_par_iter()
                 .filter(|g| groups.binary_search(g).is_err())
-                .filter_map(|g| {
-                    let j = jaccard(&probe.shingles, &index.shingles.get(g as usize));
-                    (j > 0.0 && j >= ask.min_jaccard).then_some((j, g))
-                })
-                .collect();
+                .map(scan)
+                .filter_map(Result::transpose)
+                .collect::<Result<_>>()?;
             scanned.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
             let mut extra = Vec::new();
             for (j, g) in scanned {
@@ -295,7 +307,7 @@ impl<'a> Searcher<'a> {
                 }
                 for &d in index.members(g) {
                     if Some(d) != probe.doc {
-                        extra.push(self.neighbour(probe, g, d, true, j));
+                        extra.push(self.neighbour(probe, g, d, true, j)?);
                     }
                 }
             }
@@ -308,10 +320,10 @@ impl<'a> Searcher<'a> {
             Rank::Estimate => sort_by_estimate(index, &mut out),
         }
         out.truncate(top);
-        Answer {
+        Ok(Answer {
             neighbours: out,
             candidates,
-        }
+        })
     }
 }
 
@@ -348,9 +360,10 @@ fn sort_by_estimate(index: &crate::index::Index, v: &mut [Neighbour]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::IndexBuilder;
     use crate::index::Params;
     use crate::progress::Silent;
-    use crate::simhash::fingerprint::{SimHasher, Weight};
+    use crate::sketch::simhash::fingerprint::{SimHasher, Weight};
     use crate::source::Corpus;
 
     const BASE: &str = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega";
@@ -368,9 +381,9 @@ mod tests {
             ),
         ];
         Engine::build(
-            Corpus::from_texts(texts.into_iter().map(|(i, t)| (i.to_string(), t))),
-            &Params::default(),
+            IndexBuilder::new(&Params::default()),
             method,
+            Corpus::from_texts(texts.into_iter().map(|(i, t)| (i.to_string(), t))),
             &Silent,
         )
         .unwrap()
@@ -379,8 +392,10 @@ mod tests {
     #[test]
     fn a_corpus_document_finds_its_copy_and_near_duplicates_but_not_itself() {
         let e = engine(Method::MinHash { bands: 64, rows: 2 });
-        let s = Searcher::new(&e);
-        let ans = s.neighbours(&Probe::of_doc(&e, 0), 10, false);
+        let s = Searcher::new(&e).unwrap();
+        let ans = s
+            .neighbours(&Probe::of_doc(&e, 0).unwrap(), 10, false)
+            .unwrap();
         let ids: Vec<&str> = ans
             .neighbours
             .iter()
@@ -397,7 +412,8 @@ mod tests {
         );
         // Top 1 keeps the best.
         assert_eq!(
-            s.neighbours(&Probe::of_doc(&e, 0), 1, false)
+            s.neighbours(&Probe::of_doc(&e, 0).unwrap(), 1, false)
+                .unwrap()
                 .neighbours
                 .len(),
             1
@@ -407,16 +423,16 @@ mod tests {
     #[test]
     fn an_outside_text_is_sketched_like_the_corpus_and_the_scan_fills_up() {
         let e = engine(Method::MinHash { bands: 4, rows: 32 });
-        let s = Searcher::new(&e);
+        let s = Searcher::new(&e).unwrap();
         let mut tok = Tokenizer::new(&e.index.params.text);
         // The same words as a and c: identical shingles, identical signature.
         let p = Probe::of_text(&e, &mut tok, &BASE.to_uppercase());
-        assert_eq!(p.signature, *e.index.signatures.row(0));
-        let ans = s.neighbours(&p, 10, false);
+        assert_eq!(p.signature, *e.index.signatures.row(0).unwrap());
+        let ans = s.neighbours(&p, 10, false).unwrap();
         assert!(ans.candidates >= 2);
         // Bands of 32 rows make b and d (J about 0.6) unlikely candidates; the scan adds
         // them, marked, and nothing with J = 0 (e).
-        let full = s.neighbours(&p, 10, true);
+        let full = s.neighbours(&p, 10, true).unwrap();
         assert_eq!(full.neighbours.len(), 4);
         assert_eq!(
             full.neighbours.iter().filter(|n| n.scanned).count(),
@@ -438,6 +454,7 @@ mod tests {
         // An empty text has no neighbours.
         assert!(
             s.neighbours(&Probe::of_text(&e, &mut tok, " "), 5, true)
+                .unwrap()
                 .neighbours
                 .is_empty()
         );
@@ -446,9 +463,9 @@ mod tests {
     #[test]
     fn a_threshold_keeps_exactly_the_neighbours_at_or_above_it() {
         let e = engine(Method::MinHash { bands: 64, rows: 2 });
-        let s = Searcher::new(&e);
-        let p = Probe::of_doc(&e, 0);
-        let all = s.neighbours(&p, 100, true).neighbours;
+        let s = Searcher::new(&e).unwrap();
+        let p = Probe::of_doc(&e, 0).unwrap();
+        let all = s.neighbours(&p, 100, true).unwrap().neighbours;
         let js: Vec<f64> = all.iter().map(|n| n.jaccard).collect();
         assert!(
             js.iter().any(|&j| j < 0.7) && js.iter().any(|&j| j >= 0.7),
@@ -459,26 +476,29 @@ mod tests {
                 min_jaccard: t,
                 ..Ask::top(100, true)
             };
-            let got = s.ask(&p, &ask);
+            let got = s.ask(&p, &ask).unwrap();
             let want: Vec<Neighbour> = all.iter().copied().filter(|n| n.jaccard >= t).collect();
             assert_eq!(got.neighbours, want, "threshold {t}");
             // The candidates are counted before the threshold.
-            assert_eq!(got.candidates, s.neighbours(&p, 100, false).candidates);
+            assert_eq!(
+                got.candidates,
+                s.neighbours(&p, 100, false).unwrap().candidates
+            );
         }
         // The threshold applies before the cut to the top N.
         let ask = Ask {
             min_jaccard: 0.5,
             ..Ask::top(1, false)
         };
-        assert_eq!(s.ask(&p, &ask).neighbours, all[..1]);
+        assert_eq!(s.ask(&p, &ask).unwrap().neighbours, all[..1]);
     }
 
     #[test]
     fn ranked_by_estimate_the_top_n_are_the_best_estimates() {
         let e = engine(Method::MinHash { bands: 64, rows: 2 });
-        let s = Searcher::new(&e);
-        let p = Probe::of_doc(&e, 1);
-        let all = s.neighbours(&p, 100, false).neighbours;
+        let s = Searcher::new(&e).unwrap();
+        let p = Probe::of_doc(&e, 1).unwrap();
+        let all = s.neighbours(&p, 100, false).unwrap().neighbours;
         let mut by_estimate = all.clone();
         by_estimate.sort_by(|x, y| {
             y.estimate
@@ -495,7 +515,7 @@ mod tests {
                 rank: Rank::Estimate,
                 ..Ask::top(top, false)
             };
-            let got = s.ask(&p, &ask).neighbours;
+            let got = s.ask(&p, &ask).unwrap().neighbours;
             assert_eq!(got, by_estimate[..top], "top {top}");
         }
         // The estimates are the signatures' and J is still exact.
@@ -507,6 +527,7 @@ mod tests {
                     ..Ask::top(10, false)
                 },
             )
+            .unwrap()
             .neighbours
         {
             let (j, est) = e.index.similarity(1, n.doc);
@@ -517,14 +538,16 @@ mod tests {
             hasher: SimHasher::new(64, 1, Weight::Tf),
             max_distance: 31,
         });
-        let s = Searcher::new(&e);
-        let ans = s.ask(
-            &Probe::of_doc(&e, 1),
-            &Ask {
-                rank: Rank::Estimate,
-                ..Ask::top(10, false)
-            },
-        );
+        let s = Searcher::new(&e).unwrap();
+        let ans = s
+            .ask(
+                &Probe::of_doc(&e, 1).unwrap(),
+                &Ask {
+                    rank: Rank::Estimate,
+                    ..Ask::top(10, false)
+                },
+            )
+            .unwrap();
         assert!(ans.neighbours.len() >= 2);
         assert!(
             ans.neighbours
@@ -539,8 +562,10 @@ mod tests {
             hasher: SimHasher::new(128, 1, Weight::Idf),
             max_distance: 40,
         });
-        let s = Searcher::new(&e);
-        let ans = s.neighbours(&Probe::of_doc(&e, 0), 10, false);
+        let s = Searcher::new(&e).unwrap();
+        let ans = s
+            .neighbours(&Probe::of_doc(&e, 0).unwrap(), 10, false)
+            .unwrap();
         assert_eq!(e.index.docs[ans.neighbours[0].doc as usize].id, "c");
         assert_eq!(ans.neighbours[0].hamming, Some(0));
         assert!(ans.neighbours.iter().all(|n| n.hamming.unwrap() <= 40));

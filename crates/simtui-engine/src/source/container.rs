@@ -1,22 +1,21 @@
 //! Files that hold many documents: JSON Lines and Reuters-21578 SGML, maybe compressed,
-//! and Parquet (read by row groups: [`parquet`](super::parquet)).
+//! and Parquet (read by row groups, with the `parquet` feature).
 //!
 //! The walk marks such a file as a [`Container`] (by its extension, or as
-//! `--input-format` says); [`Index::build`](crate::index::Index::build) streams it in
-//! blocks ([`stream`](super::stream)), splits the blocks into records and extracts the
-//! records' texts in parallel. A document found this way is a [`Part`]: its file and the byte range of its
-//! record (in the decompressed stream), so its text can be read again later (the
-//! explorer's diff view) without being kept in memory. An uncompressed record is read
-//! back by seeking to it; a compressed one by decompressing the file up to it.
+//! `--input-format` says); the index build streams it in blocks
+//! ([`stream`](super::stream)), splits the blocks into records and extracts the
+//! records' texts in parallel, each format through its `RecordFormat`. A document found
+//! this way is a [`Part`]: its file and the byte range of its record (in the
+//! decompressed stream), so its text can be read again later (the explorer's diff view)
+//! without being kept in memory ([`read`](super::read)).
 
-use super::file::open_nonblocking;
+use super::format::{Fields, RecordFormat, SgmlText};
+use super::jsonl::Jsonl;
 use super::record::Record;
+use super::sgml::Sgml;
 use super::skip::SkipReason;
-use super::{jsonl, sgml};
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How files are read: `--input-format`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,27 +32,6 @@ pub enum InputFormat {
     Sgml,
     /// Every file is Parquet.
     Parquet,
-}
-
-/// What an SGML article's text is: `--sgml-text`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SgmlText {
-    /// The `<TITLE>`, a blank line, then the `<BODY>`.
-    #[default]
-    TitleBody,
-    /// The `<BODY>` alone (as the Reuters-21578 studies read it): two articles under the
-    /// same headline are compared by what they say.
-    Body,
-}
-
-impl SgmlText {
-    /// The name `--sgml-text` takes: `title+body` or `body`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SgmlText::TitleBody => "title+body",
-            SgmlText::Body => "body",
-        }
-    }
 }
 
 /// How documents are found in files: the input format and the fields to read.
@@ -129,6 +107,16 @@ impl Kind {
             Kind::Jsonl => "JSON Lines",
             Kind::Sgml => "SGML",
             Kind::Parquet => "Parquet",
+        }
+    }
+
+    /// How records are found in its bytes and read: a new format of records is one
+    /// [`RecordFormat`] and a line here. Parquet rows are decoded by row group, never
+    /// from bytes (its lines split as JSON Lines would, and never are).
+    fn format(self) -> &'static dyn RecordFormat {
+        match self {
+            Kind::Jsonl | Kind::Parquet => &Jsonl,
+            Kind::Sgml => &Sgml,
         }
     }
 }
@@ -281,10 +269,9 @@ impl Container {
     /// The id and text of a record.
     pub(crate) fn extract(&self, raw: &[u8]) -> Result<Record, (SkipReason, String)> {
         match self.kind {
-            Kind::Jsonl => jsonl::extract(raw, &self.fields()),
-            Kind::Sgml => sgml::extract(raw, &self.fields()),
             // Rows are decoded by row group, never from bytes.
             Kind::Parquet => Err((SkipReason::BadRecord, "a Parquet row".to_string())),
+            kind => kind.format().extract(raw, &self.fields()),
         }
     }
 
@@ -299,49 +286,19 @@ impl Container {
         }
     }
 
-    /// Splits a block of the file into records (see [`jsonl::split`], [`sgml::split`]).
+    /// Splits a block of the file into records (see [`RecordFormat::split`]).
     pub(crate) fn split(&self, buf: &[u8], eof: bool) -> (Vec<std::ops::Range<usize>>, usize) {
-        match self.kind {
-            Kind::Jsonl | Kind::Parquet => jsonl::split(buf, eof),
-            Kind::Sgml => sgml::split(buf, eof),
-        }
+        self.kind.format().split(buf, eof)
     }
 
     /// Where a record being passed over (too large) ends in the data that follows.
     pub(crate) fn find_end(&self, buf: &[u8]) -> Option<usize> {
-        match self.kind {
-            Kind::Jsonl | Kind::Parquet => jsonl::find_end(buf),
-            Kind::Sgml => sgml::find_end(buf),
-        }
+        self.kind.format().find_end(buf)
     }
 
     /// Records that are not documents and say nothing (blank JSON Lines).
     pub(crate) fn is_blank(&self, raw: &[u8]) -> bool {
-        self.kind == Kind::Jsonl && jsonl::is_blank(raw)
-    }
-}
-
-/// The fields of a record to read: text, id, title and metadata.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Fields<'a> {
-    pub(crate) text: &'a str,
-    pub(crate) id: Option<&'a str>,
-    pub(crate) title: Option<&'a str>,
-    pub(crate) meta: &'a [String],
-    pub(crate) sgml_text: SgmlText,
-}
-
-impl Fields<'_> {
-    /// Only a text field (and maybe an id): what the tests of one format need.
-    #[cfg(test)]
-    pub(crate) fn text_id<'a>(text: &'a str, id: Option<&'a str>) -> Fields<'a> {
-        Fields {
-            text,
-            id,
-            title: None,
-            meta: &[],
-            sgml_text: SgmlText::TitleBody,
-        }
+        self.kind == Kind::Jsonl && self.kind.format().is_blank(raw)
     }
 }
 
@@ -387,190 +344,6 @@ impl Part {
         p.push(format!(":{}", self.line));
         p.into()
     }
-}
-
-/// How a file is compressed, from its first bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Compression {
-    None,
-    Gzip,
-    Zstd,
-}
-
-impl Compression {
-    fn detect(head: &[u8]) -> Compression {
-        if head.starts_with(&[0x1F, 0x8B]) {
-            Compression::Gzip
-        } else if head.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
-            Compression::Zstd
-        } else {
-            Compression::None
-        }
-    }
-}
-
-/// Whether a file beginning with `head` is compressed (gzip or zstd).
-pub(crate) fn is_compressed(head: &[u8]) -> bool {
-    Compression::detect(head) != Compression::None
-}
-
-/// Counts the bytes read from a file, for progress through a compressed one.
-struct Counting<R> {
-    inner: R,
-    count: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-/// Decodes every frame of a zstd stream (a file may hold several, concatenated).
-struct ZstdFrames<R: BufRead> {
-    decoder: Option<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>>,
-}
-
-impl<R: BufRead> ZstdFrames<R> {
-    fn new(source: R) -> io::Result<Self> {
-        let decoder = ruzstd::decoding::StreamingDecoder::new(source).map_err(io::Error::other)?;
-        Ok(ZstdFrames {
-            decoder: Some(decoder),
-        })
-    }
-}
-
-impl<R: BufRead> Read for ZstdFrames<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            let Some(d) = self.decoder.as_mut() else {
-                return Ok(0);
-            };
-            let n = d.read(buf)?;
-            if n > 0 || buf.is_empty() {
-                return Ok(n);
-            }
-            if !d.decoder.is_finished() {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "zstd stream ends inside a frame",
-                ));
-            }
-            let mut source = self.decoder.take().expect("a decoder").into_inner();
-            if source.fill_buf()?.is_empty() {
-                return Ok(0);
-            }
-            self.decoder =
-                Some(ruzstd::decoding::StreamingDecoder::new(source).map_err(io::Error::other)?);
-        }
-    }
-}
-
-/// An open container file: its decompressed bytes, and progress through it.
-pub(crate) struct Opened {
-    pub(crate) reader: Box<dyn Read + Send>,
-    pub(crate) compression: Compression,
-    /// Bytes of the file on disk.
-    pub(crate) size: u64,
-    /// Bytes of the file on disk read so far.
-    pub(crate) consumed: Arc<AtomicU64>,
-}
-
-fn unreadable(e: io::Error) -> (SkipReason, String) {
-    (SkipReason::Unreadable, e.to_string())
-}
-
-/// Opens a container file for reading, decompressing gzip and zstd (told by their first
-/// bytes, whatever the name).
-pub(crate) fn open(path: &Path) -> Result<Opened, (SkipReason, String)> {
-    let file = open_nonblocking(path).map_err(unreadable)?;
-    let meta = file.metadata().map_err(unreadable)?;
-    if !meta.is_file() {
-        return Err((SkipReason::Special, String::new()));
-    }
-    let consumed = Arc::new(AtomicU64::new(0));
-    let mut buffered = BufReader::with_capacity(
-        256 << 10,
-        Counting {
-            inner: file,
-            count: consumed.clone(),
-        },
-    );
-    let compression = Compression::detect(buffered.fill_buf().map_err(unreadable)?);
-    let reader: Box<dyn Read + Send> = match compression {
-        Compression::None => Box::new(buffered),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
-        Compression::Zstd => Box::new(ZstdFrames::new(buffered).map_err(unreadable)?),
-    };
-    Ok(Opened {
-        reader,
-        compression,
-        size: meta.len(),
-        consumed,
-    })
-}
-
-/// Reads a part's record again and extracts its text (for the diff view, SimHash
-/// fingerprints of a loaded index, ...). A file changed since it was indexed gives
-/// whatever is at the record's place now, or an error.
-pub(crate) fn read_part(part: &Part, max_bytes: u64) -> Result<String, (SkipReason, String)> {
-    if part.file.kind == Kind::Parquet {
-        let text = super::parquet::read_row(part)?.text;
-        if text.len() as u64 > max_bytes {
-            return Err((SkipReason::TooLarge, format!("{} bytes", text.len())));
-        }
-        return Ok(text);
-    }
-    if part.len > max_bytes {
-        return Err((SkipReason::TooLarge, format!("{} bytes", part.len)));
-    }
-    part.file.extract(&read_raw(part)?).map(|r| r.text)
-}
-
-/// The fields a document's record has, by the names the field options take: a JSON
-/// Lines object's keys, a Parquet file's columns, the attributes of an SGML article's
-/// `<REUTERS>` tag (where `--id-field` finds ids). For telling a user which field to
-/// name when ids match nothing.
-pub fn record_fields(part: &Part) -> Result<Vec<String>, (SkipReason, String)> {
-    match part.file.kind {
-        Kind::Parquet => super::parquet::columns(&part.file),
-        Kind::Jsonl => jsonl::keys(&read_raw(part)?),
-        Kind::Sgml => Ok(sgml::attribute_names(&read_raw(part)?)),
-    }
-}
-
-/// A JSON Lines or SGML record's bytes, read again from its place.
-fn read_raw(part: &Part) -> Result<Vec<u8>, (SkipReason, String)> {
-    let mut raw = vec![0; part.len as usize];
-    let opened = open(&part.file.path)?;
-    let changed = |e: io::Error| {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            (
-                SkipReason::Unreadable,
-                "the file is shorter than when it was indexed".to_string(),
-            )
-        } else {
-            unreadable(e)
-        }
-    };
-    if opened.compression == Compression::None {
-        // Seek on the file itself: the reader is a BufReader over it.
-        let mut file = open_nonblocking(&part.file.path).map_err(unreadable)?;
-        file.seek(SeekFrom::Start(part.offset))
-            .map_err(unreadable)?;
-        file.read_exact(&mut raw).map_err(changed)?;
-    } else {
-        let mut reader = opened.reader;
-        let skipped =
-            io::copy(&mut (&mut reader).take(part.offset), &mut io::sink()).map_err(unreadable)?;
-        if skipped < part.offset {
-            return Err(changed(io::ErrorKind::UnexpectedEof.into()));
-        }
-        reader.read_exact(&mut raw).map_err(changed)?;
-    }
-    Ok(raw)
 }
 
 #[cfg(test)]
@@ -669,16 +442,5 @@ mod tests {
             "{}",
             with.reading()
         );
-    }
-
-    #[test]
-    fn compression_by_magic() {
-        assert_eq!(Compression::detect(&[0x1F, 0x8B, 8]), Compression::Gzip);
-        assert_eq!(
-            Compression::detect(&[0x28, 0xB5, 0x2F, 0xFD]),
-            Compression::Zstd
-        );
-        assert_eq!(Compression::detect(b"{\"text\""), Compression::None);
-        assert_eq!(Compression::detect(b""), Compression::None);
     }
 }

@@ -1,8 +1,10 @@
-//! A document found by the walk, not read yet: its id and where its text comes from.
+//! A document found by the walk, not read yet: its id and where its text comes from; and
+//! an `Item`, what a batch of the corpus hands out to be read.
 
 use super::container::{Container, Part};
-use super::file::read_file;
-use super::skip::SkipReason;
+use super::record::Record;
+use super::skip::Skipped;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -59,17 +61,19 @@ impl Entry {
     }
 }
 
-/// Reads an entry's text (at most `max_bytes` of it). Fails with the reason it is not a
-/// document and a detail for messages: binary, larger than `max_bytes`, unreadable, ...;
-/// a [`Source::Container`] is not one document either.
-pub fn read_text(entry: &Entry, max_bytes: u64) -> Result<Arc<str>, (SkipReason, String)> {
-    match &entry.source {
-        Source::Memory(text) => Ok(text.clone()),
-        Source::File(path) => read_file(path, max_bytes).map(Arc::from),
-        Source::Part(part) => crate::source::read_part(part, max_bytes).map(Arc::from),
-        Source::Container(c) => Err((
-            SkipReason::BadRecord,
-            format!("a {} file holds many documents", c.kind.name()),
-        )),
-    }
+/// One unit of work of a batch.
+pub(crate) enum Item {
+    /// A whole file (or text in memory): one document.
+    Whole(Entry),
+    /// A record already decoded (a Parquet row).
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    Parsed { part: Part, record: Record },
+    /// A record of a container, to extract.
+    Record {
+        part: Part,
+        block: Arc<Vec<u8>>,
+        range: Range<usize>,
+    },
+    /// Not a document, known before extraction (an unreadable file, a record too large).
+    Skip(Skipped),
 }

@@ -3,7 +3,7 @@
 //! A line is parsed for the two fields only: the other fields are skipped without being
 //! built, so records with large metadata cost little more than their text.
 
-use super::container::Fields;
+use super::format::{Fields, RecordFormat};
 use super::record::Record;
 use super::skip::SkipReason;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -268,6 +268,26 @@ fn bad_json(e: serde_json::Error) -> (SkipReason, String) {
         format!("not JSON: {message} at column {}", e.column())
     };
     (SkipReason::BadRecord, what)
+}
+
+/// JSON Lines: a record per line.
+pub(crate) struct Jsonl;
+
+impl RecordFormat for Jsonl {
+    fn split(&self, buf: &[u8], eof: bool) -> (Vec<std::ops::Range<usize>>, usize) {
+        split(buf, eof)
+    }
+
+    fn find_end(&self, buf: &[u8]) -> Option<usize> {
+        find_end(buf)
+    }
+
+    fn extract(&self, raw: &[u8], fields: &Fields) -> Result<Record, (SkipReason, String)> {
+        extract(raw, fields)
+    }
+    fn is_blank(&self, raw: &[u8]) -> bool {
+        is_blank(raw)
+    }
 }
 
 #[cfg(test)]

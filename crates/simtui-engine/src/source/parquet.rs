@@ -8,10 +8,10 @@
 //! 1): it is read again by those (`read_row`) for the diff and for `query`.
 
 use super::container::{Container, Part};
+use super::entry::Item;
 use super::file::open_nonblocking;
 use super::record::Record;
 use super::skip::{SkipReason, Skipped};
-use super::stream::Item;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Date32Type, Date64Type, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,

@@ -7,7 +7,7 @@
 //! article with a `<TITLE>` and no `<BODY>` (the collection's `BRIEF` ones) is its title
 //! alone, unless bodies alone are read; one with neither (`UNPROC`) is skipped.
 
-use super::container::{Fields, SgmlText};
+use super::format::{Fields, RecordFormat, SgmlText};
 use super::record::Record;
 use super::skip::SkipReason;
 use std::ops::Range;
@@ -336,6 +336,23 @@ pub(crate) fn extract(raw: &[u8], fields: &Fields) -> Result<Record, (SkipReason
         title,
         meta,
     })
+}
+
+/// Reuters-21578 SGML: a record per `<REUTERS>` element.
+pub(crate) struct Sgml;
+
+impl RecordFormat for Sgml {
+    fn split(&self, buf: &[u8], eof: bool) -> (Vec<Range<usize>>, usize) {
+        split(buf, eof)
+    }
+
+    fn find_end(&self, buf: &[u8]) -> Option<usize> {
+        find_end(buf)
+    }
+
+    fn extract(&self, raw: &[u8], fields: &Fields) -> Result<Record, (SkipReason, String)> {
+        extract(raw, fields)
+    }
 }
 
 #[cfg(test)]

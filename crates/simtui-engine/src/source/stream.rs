@@ -3,13 +3,13 @@
 //! large a file is. Batches are made in order on one thread; their texts are read and
 //! extracted in parallel (`extract_item`, called by the index build).
 
-use super::container::{Container, Opened, Part};
-use super::entry::{Entry, Source, read_text};
+use super::container::{Container, Part};
+use super::entry::{Entry, Item, Source};
 use super::parquet::ParquetStream;
-use super::record::{Labels, Record, title_of};
+use super::read::{Opened, read_text};
+use super::record::{Labels, title_of};
 use super::skip::{SkipReason, Skipped};
 use std::io::Read;
-use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -19,22 +19,6 @@ const BLOCK: usize = 4 << 20;
 const BATCH_BYTES: usize = 16 << 20;
 /// Bytes kept from a record being passed over, in case its end marker is cut in two.
 const TAIL: usize = 16;
-
-/// One unit of work of a batch.
-pub(crate) enum Item {
-    /// A whole file (or text in memory): one document.
-    Whole(Entry),
-    /// A record already decoded (a Parquet row).
-    Parsed { part: Part, record: Record },
-    /// A record of a container, to extract.
-    Record {
-        part: Part,
-        block: Arc<Vec<u8>>,
-        range: Range<usize>,
-    },
-    /// Not a document, known before extraction (an unreadable file, a record too large).
-    Skip(Skipped),
-}
 
 /// A container file being read.
 pub(crate) struct Stream {
@@ -59,7 +43,7 @@ impl Stream {
         file: Arc<Container>,
         max_bytes: u64,
     ) -> Result<Stream, (SkipReason, String)> {
-        let opened = super::container::open(&file.path)?;
+        let opened = super::read::open(&file.path)?;
         Ok(Stream {
             file,
             opened,

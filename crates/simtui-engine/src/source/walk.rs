@@ -60,6 +60,10 @@ impl Corpus {
     /// A file is one document however many roots, hard links or followed symbolic links
     /// reach it: the other paths are skipped as [`SkipReason::SameFile`], so a file is
     /// never listed as its own duplicate.
+    ///
+    /// Built without the `parquet` feature, a Parquet file found (by its name, or as
+    /// `--input-format parquet` says) fails the walk with [`Error::Unsupported`]: its
+    /// rows would otherwise be lost without a word.
     pub fn walk(roots: &[PathBuf], opts: &WalkOptions) -> Result<Corpus> {
         for root in roots {
             fs::metadata(root)
@@ -74,7 +78,18 @@ impl Corpus {
         for root in roots {
             walk.root(root, prefix_root, opts);
         }
-        Ok(walk.into_corpus())
+        let corpus = walk.into_corpus();
+        #[cfg(not(feature = "parquet"))]
+        if let Some(path) = corpus.entries.iter().find_map(|e| match &e.source {
+            Source::Container(c) if c.kind == super::container::Kind::Parquet => Some(&c.path),
+            _ => None,
+        }) {
+            return Err(Error::Unsupported {
+                path: path.clone(),
+                what: super::parquet::NEEDS_FEATURE,
+            });
+        }
+        Ok(corpus)
     }
 
     /// A corpus of texts held in memory, as (id, text) pairs, in that order. The ids are
@@ -425,8 +440,8 @@ fn slash_path(p: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::entry::read_text;
     use crate::source::file::read_file;
+    use crate::source::read::read_text;
 
     #[test]
     fn walk_is_sorted_skips_hidden_and_reports_reasons() {
@@ -527,6 +542,17 @@ mod tests {
                 assert!(tree.entries.len() >= 5 && !tree.skipped.is_empty());
             }
         }
+    }
+
+    #[cfg(not(feature = "parquet"))]
+    #[test]
+    fn a_parquet_file_without_the_feature_is_an_error_not_a_loss() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "some text").unwrap();
+        fs::write(dir.path().join("rows.parquet"), "PAR1").unwrap();
+        let err = Corpus::walk(&[dir.path().to_path_buf()], &WalkOptions::default()).unwrap_err();
+        assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
+        assert!(err.to_string().contains("`parquet` feature"), "{err}");
     }
 
     #[test]

@@ -18,18 +18,17 @@
 //! range and line) and the file with how it was read (format, text and id fields): a
 //! file read another way is indexed again.
 
+mod encode;
 pub mod format;
+mod update;
 
 use crate::error::{Error, Result};
-use crate::index::{Doc, Index, Params};
-use crate::minhash::sketch::{Signatures, SketchKind, Sketcher};
+use crate::index::{Index, Params};
 use crate::progress::{Progress, Stage};
-use crate::shingle::ShingleSets;
+use crate::sketch::{Signatures, SketchKind, Sketcher};
 use crate::source::Part;
-use crate::source::{self, Corpus, SkipReason, Skipped, Source, WalkOptions};
-use format::{DocOut, FileRec, FormatError, Place, Saved, Stamp};
-use rayon::prelude::*;
-use std::collections::HashMap;
+use crate::source::{self, Corpus, Source, WalkOptions};
+use format::{FormatError, Place, Saved, Stamp};
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -278,31 +277,35 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
             None
         }
     });
-    // Before the files' stamps are taken: see `settle`.
+    // Before the files' stamps are taken: see `update::settle`.
     let stamped = epoch_time(std::time::SystemTime::now());
-    let mut update = update(&corpus, saved, &req.params, &cwd, &mut report, progress)?;
-    settle(&mut update, stamped);
+    let mut update = update::update(&corpus, saved, &req.params, &cwd, &mut report, progress)?;
+    update::settle(&mut update, stamped);
     let index = &mut update.index;
 
     // Enough hash functions for the banding asked for; OPH of another width is another
     // sketch altogether.
     let needed = req.params.num_perm;
     let width = index.signatures.width();
-    match req.params.sketch {
-        SketchKind::MinHash if width < needed => {
-            index.ensure_perms(needed, progress)?;
-            update.dirty = true;
-        }
-        SketchKind::Oph if width != needed => {
-            let sketcher = Sketcher::new(SketchKind::Oph, req.params.seed, needed);
-            index.signatures = Signatures::compute(&sketcher, &index.shingles, progress)?;
-            index.params.num_perm = needed;
-            update.dirty = true;
-        }
-        _ => {}
+    let more = match req.params.sketch {
+        SketchKind::MinHash => width < needed,
+        SketchKind::Oph => width != needed,
+    };
+    if more {
+        let sketcher = Sketcher::new(req.params.sketch, req.params.seed, needed);
+        index.signatures = match req.params.sketch {
+            SketchKind::MinHash => {
+                index
+                    .signatures
+                    .extended(&sketcher, &index.shingles, progress)?
+            }
+            SketchKind::Oph => Signatures::compute(&sketcher, &index.shingles, progress)?,
+        };
+        index.params.num_perm = needed;
+        update.dirty = true;
     }
     if update.dirty {
-        let bytes = encode(index, &update.files);
+        let bytes = update::encode(index, &update.files)?;
         if seal_of(&bytes) == loaded_seal {
             // Files re-read as they were (a file that still cannot be read or
             // stat'ed): the same index, nothing to write.
@@ -310,7 +313,7 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
         }
     }
     if update.dirty {
-        let bytes = encode(index, &update.files);
+        let bytes = update::encode(index, &update.files)?;
         report.file_bytes = bytes.len() as u64;
         match write_atomic(&req.file, &bytes) {
             Ok(()) => report.written = true,
@@ -325,15 +328,7 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     }
     // More functions than asked for: use the first `needed`, as a fresh run would.
     if req.params.sketch == SketchKind::MinHash && index.signatures.width() > needed {
-        let w = index.signatures.width();
-        let data: Vec<u32> = index
-            .signatures
-            .data()
-            .chunks_exact(w)
-            .flat_map(|row| &row[..needed])
-            .copied()
-            .collect();
-        index.signatures = Signatures::from_data(needed, data).expect("whole rows");
+        index.signatures = index.signatures.truncated(needed)?;
         index.params.num_perm = needed;
     }
     Ok(Opened {
@@ -548,446 +543,4 @@ fn hash_file(p: &Path, max_bytes: u64) -> Option<u64> {
     let mut bytes = Vec::with_capacity(m.len() as usize);
     f.take(max_bytes + 1).read_to_end(&mut bytes).ok()?;
     (bytes.len() as u64 <= max_bytes).then(|| xxhash_rust::xxh3::xxh3_64(&bytes))
-}
-
-/// The files of a walk, in order: each with its entries.
-struct WalkFile {
-    path: PathBuf,
-    abs: PathBuf,
-    entries: std::ops::Range<usize>,
-}
-
-fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
-    let mut files: Vec<WalkFile> = Vec::new();
-    for (i, e) in corpus.entries.iter().enumerate() {
-        let p = file_of(&e.source).expect("checked: every entry has a file");
-        match files.last_mut() {
-            Some(last) if last.path == p => last.entries.end = i + 1,
-            _ => files.push(WalkFile {
-                path: p.to_path_buf(),
-                abs: absolute(cwd, p),
-                entries: i..i + 1,
-            }),
-        }
-    }
-    files
-}
-
-enum Plan {
-    /// Take saved file `i`'s documents (with this stamp now).
-    Reuse(usize, Option<Stamp>),
-    /// Index it again (or for the first time).
-    Read,
-}
-
-struct Update {
-    index: Index,
-    files: Vec<FileRec>,
-    /// The index differs from the file's.
-    dirty: bool,
-}
-
-/// Drops the stamp of every file whose times are too close to `stamped` (when stamping
-/// began) to prove it unchanged next time: a later edit at the same size could leave
-/// its size, times and inode as they were. With whole-second times (both times'
-/// nanoseconds 0), a file modified in the second stamping began, or the one before (a
-/// kernel clock tick late, or FAT's two-second times); with finer times, within 0.1 s
-/// before it (the kernel stamps files with a clock a tick behind) or after. A file with
-/// no stamp is read again next time; that is the files modified just before an index
-/// run, read once more.
-fn settle(update: &mut Update, stamped: (i64, u32)) {
-    let nanos = |secs: i64, n: u32| i128::from(secs) * 1_000_000_000 + i128::from(n);
-    let since = nanos(stamped.0, stamped.1) - 100_000_000;
-    let racy = |s: &Stamp| {
-        if s.nanos == 0 && s.ctime_nanos == 0 {
-            s.secs.max(s.ctime_secs) >= stamped.0 - 1
-        } else {
-            nanos(s.secs, s.nanos).max(nanos(s.ctime_secs, s.ctime_nanos)) >= since
-        }
-    };
-    for f in &mut update.files {
-        if f.stamp.as_ref().is_some_and(racy) {
-            f.stamp = None;
-            f.hash = None;
-            update.dirty = true;
-        }
-    }
-}
-
-/// The up-to-date index: saved documents of unchanged files, the others indexed now.
-fn update(
-    corpus: &Corpus,
-    saved: Option<Saved>,
-    params: &Params,
-    cwd: &Path,
-    report: &mut Report,
-    progress: &dyn Progress,
-) -> Result<Update> {
-    let files = walk_files(corpus, cwd);
-    let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
-    let by_path: HashMap<&Path, usize> = saved
-        .as_ref()
-        .map(|s| {
-            s.files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| (f.path.as_path(), i))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut plans: Vec<Plan> = files
-        .par_iter()
-        .zip(&stamps)
-        .map(|(f, now)| {
-            let Some(&i) = by_path.get(f.abs.as_path()) else {
-                return Plan::Read;
-            };
-            let rec = &saved.as_ref().expect("a saved index").files[i];
-            // A read that failed (permissions, a file swapped for a FIFO) may work now:
-            // such a file is tried again on every run, as a fresh run would.
-            if matches!(
-                rec.status,
-                Some(SkipReason::Unreadable | SkipReason::Special)
-            ) {
-                return Plan::Read;
-            }
-            // Read another way (other fields, another format), the same bytes are
-            // other documents.
-            if rec.status.is_none()
-                && rec.detail != reading_of(&corpus.entries[f.entries.start].source)
-            {
-                return Plan::Read;
-            }
-            match (rec.stamp, now) {
-                (Some(was), Some(now)) if was == *now => Plan::Reuse(i, Some(*now)),
-                (_, Some(now))
-                    if rec.hash.is_some() && rec.stamp.is_some_and(|s| s.size == now.size) =>
-                {
-                    // Same size, another time: the same bytes are the same documents.
-                    if hash_file(&f.path, params.max_bytes) == rec.hash
-                        && stamp(&f.path) == Some(*now)
-                    {
-                        Plan::Reuse(i, Some(*now))
-                    } else {
-                        Plan::Read
-                    }
-                }
-                _ => Plan::Read,
-            }
-        })
-        .collect();
-    // Saved files still in the corpus (changed or not); the others are deleted.
-    let mut seen = vec![false; saved.as_ref().map_or(0, |s| s.files.len())];
-    for f in &files {
-        if let Some(&i) = by_path.get(f.abs.as_path()) {
-            seen[i] = true;
-        }
-    }
-    // A saved file matched twice (a path given twice): index the repeats anew.
-    let mut taken = vec![false; seen.len()];
-    for p in plans.iter_mut() {
-        if let Plan::Reuse(i, _) = *p {
-            if taken[i] {
-                *p = Plan::Read;
-            }
-            taken[i] = true;
-        }
-    }
-    for (f, p) in files.iter().zip(&plans) {
-        match p {
-            Plan::Reuse(i, now) => {
-                let was = saved.as_ref().expect("a saved index").files[*i].stamp;
-                if was == *now {
-                    report.unchanged += 1;
-                } else {
-                    report.touched += 1;
-                }
-            }
-            Plan::Read if by_path.contains_key(f.abs.as_path()) => report.changed += 1,
-            Plan::Read => report.added += 1,
-        }
-    }
-    report.deleted = seen.iter().filter(|s| !**s).count();
-
-    // Index the files to read, hashing them first: a file that changes between its
-    // hash and its reading is read again next time (its stamp is dropped).
-    let read: Vec<usize> = (0..files.len())
-        .filter(|&i| matches!(plans[i], Plan::Read))
-        .collect();
-    let hashes: Vec<Option<u64>> = read
-        .par_iter()
-        .map(|&i| hash_file(&files[i].path, params.max_bytes))
-        .collect();
-    let sub_entries: Vec<source::Entry> = read
-        .iter()
-        .flat_map(|&i| corpus.entries[files[i].entries.clone()].iter().cloned())
-        .collect();
-    let width = saved
-        .as_ref()
-        .map_or(params.num_perm, |s| s.signatures.width());
-    let sub_params = Params {
-        num_perm: width,
-        ..params.clone()
-    };
-    let sub = Index::build(
-        Corpus {
-            entries: sub_entries,
-            skipped: Vec::new(),
-        },
-        &sub_params,
-        progress,
-    )?;
-    let after: Vec<Option<Stamp>> = read.par_iter().map(|&i| stamp(&files[i].path)).collect();
-
-    let all_reused = read.is_empty()
-        && saved.as_ref().is_some_and(|s| {
-            s.files.len() == files.len()
-                && plans
-                    .iter()
-                    .enumerate()
-                    .all(|(k, p)| matches!(p, Plan::Reuse(i, _) if *i == k))
-        });
-    let mut dirty = !all_reused;
-    let mut out_files = Vec::with_capacity(files.len());
-    let mut docs: Vec<Doc> = Vec::with_capacity(corpus.entries.len());
-    let mut skipped = corpus.skipped.clone();
-
-    if all_reused {
-        // Nothing to merge: the saved groups are the index's, as they are.
-        let s = saved.expect("a saved index");
-        let mut next = 0usize;
-        for ((f, plan), rec) in files.iter().zip(&plans).zip(s.files) {
-            let Plan::Reuse(_, now) = plan else {
-                unreachable!()
-            };
-            dirty |= *now != rec.stamp;
-            reuse_file(
-                f,
-                &rec,
-                &s.docs[next..next + rec.docs as usize],
-                corpus,
-                &mut docs,
-                &mut skipped,
-                &mut dirty,
-                |g| g,
-            );
-            next += rec.docs as usize;
-            out_files.push(FileRec { stamp: *now, ..rec });
-        }
-        let index = Index::from_parts(
-            sub_params,
-            docs,
-            skipped,
-            s.shingles,
-            s.signatures,
-            s.contents,
-        );
-        return Ok(Update {
-            index,
-            files: out_files,
-            dirty,
-        });
-    }
-
-    let mut starts = Vec::new();
-    if let Some(s) = &saved {
-        let mut at = 0usize;
-        for f in &s.files {
-            starts.push(at);
-            at += f.docs as usize;
-        }
-    }
-    let sub_skips: HashMap<&Path, &Skipped> =
-        sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
-    let mut groups = Groups::new(width);
-    let mut cursor = 0usize;
-    let mut read_at = 0usize;
-    for (fi, (f, plan)) in files.iter().zip(&plans).enumerate() {
-        match plan {
-            Plan::Reuse(i, now) => {
-                let s = saved.as_ref().expect("a saved index");
-                let rec = &s.files[*i];
-                let range = starts[*i]..starts[*i] + rec.docs as usize;
-                reuse_file(
-                    f,
-                    rec,
-                    &s.docs[range],
-                    corpus,
-                    &mut docs,
-                    &mut skipped,
-                    &mut dirty,
-                    |g| {
-                        groups.intern(
-                            s.contents[g as usize],
-                            &s.shingles.get(g as usize),
-                            &s.signatures.row(g as usize),
-                        )
-                    },
-                );
-                out_files.push(FileRec {
-                    path: f.abs.clone(),
-                    stamp: *now,
-                    ..rec.clone()
-                });
-            }
-            Plan::Read => {
-                let k = read_at;
-                read_at += 1;
-                let skip = sub_skips.get(f.path.as_path());
-                if let Some(s) = skip {
-                    skipped.push((*s).clone());
-                }
-                let first = cursor;
-                while cursor < sub.docs.len() && file_of(&sub.docs[cursor].source) == Some(&f.path)
-                {
-                    let d = &sub.docs[cursor];
-                    let g = d.group as usize;
-                    let group = groups.intern(
-                        sub.contents[g],
-                        &sub.shingles.get(g),
-                        &sub.signatures.row(g),
-                    );
-                    docs.push(Doc { group, ..d.clone() });
-                    cursor += 1;
-                }
-                let before = stamps[fi];
-                let steady = before.is_some() && before == after[k];
-                out_files.push(FileRec {
-                    path: f.abs.clone(),
-                    stamp: if steady { before } else { None },
-                    hash: if steady { hashes[k] } else { None },
-                    status: skip.map(|s| s.reason),
-                    detail: match skip {
-                        Some(s) => s.detail.clone(),
-                        None => reading_of(&corpus.entries[f.entries.start].source),
-                    },
-                    docs: (cursor - first) as u32,
-                });
-            }
-        }
-    }
-    // Records of the files read that were skipped (bad lines, too short, ...): the
-    // files' own skips are in their records above.
-    let read_paths: std::collections::HashSet<&Path> =
-        read.iter().map(|&i| files[i].path.as_path()).collect();
-    skipped.extend(
-        sub.skipped
-            .iter()
-            .filter(|s| !read_paths.contains(s.path.as_path()))
-            .cloned(),
-    );
-    // Ids from the data that clash across old and new files are renamed as a fresh run
-    // renames them (`ID@FILE:LINE`).
-    let renamed = crate::index::unique_ids(&mut docs);
-    let (shingles, signatures, contents) = groups.finish();
-    let mut index = Index::from_parts(sub_params, docs, skipped, shingles, signatures, contents);
-    index.stats.renamed = renamed;
-    index.stats.times = sub.stats.times;
-    Ok(Update {
-        index,
-        files: out_files,
-        dirty,
-    })
-}
-
-/// Adds the saved documents of an unchanged file (and its skip, if it was skipped).
-#[allow(clippy::too_many_arguments)]
-fn reuse_file(
-    f: &WalkFile,
-    rec: &FileRec,
-    saved_docs: &[format::DocRec],
-    corpus: &Corpus,
-    docs: &mut Vec<Doc>,
-    skipped: &mut Vec<Skipped>,
-    dirty: &mut bool,
-    mut group: impl FnMut(u32) -> u32,
-) {
-    if let Some(reason) = rec.status {
-        skipped.push(Skipped {
-            path: f.path.clone(),
-            reason,
-            detail: rec.detail.clone(),
-        });
-    }
-    let entries = &corpus.entries[f.entries.clone()];
-    for d in saved_docs {
-        // A whole-file document takes its id from this walk (the roots may be spelled
-        // differently from the last time).
-        let id = match entries {
-            [e] if d.part.line == 0 => e.id.clone(),
-            _ => d.id.clone(),
-        };
-        *dirty |= id != d.id;
-        docs.push(Doc {
-            id,
-            source: source_of(&f.path, d.part, &entries[0].source),
-            bytes: d.bytes,
-            tokens: d.tokens,
-            group: group(d.group),
-            title: d.title.clone(),
-            meta: d.meta.clone(),
-        });
-    }
-}
-
-/// Groups of identical documents, numbered in order of first appearance.
-struct Groups {
-    width: usize,
-    ids: HashMap<u64, u32>,
-    shingles: ShingleSets,
-    signatures: Vec<u32>,
-    contents: Vec<u64>,
-}
-
-impl Groups {
-    fn new(width: usize) -> Self {
-        Groups {
-            width,
-            ids: HashMap::new(),
-            shingles: ShingleSets::new(),
-            signatures: Vec::new(),
-            contents: Vec::new(),
-        }
-    }
-
-    fn intern(&mut self, content: u64, set: &[u64], row: &[u32]) -> u32 {
-        let next = self.contents.len() as u32;
-        let g = *self.ids.entry(content).or_insert(next);
-        if g == next {
-            self.contents.push(content);
-            self.shingles.push(set);
-            debug_assert_eq!(row.len(), self.width);
-            self.signatures.extend_from_slice(row);
-        }
-        g
-    }
-
-    fn finish(self) -> (ShingleSets, Signatures, Vec<u64>) {
-        let sigs = Signatures::from_data(self.width, self.signatures).expect("whole rows");
-        (self.shingles, sigs, self.contents)
-    }
-}
-
-fn encode(index: &Index, files: &[FileRec]) -> Vec<u8> {
-    let docs: Vec<DocOut> = index
-        .docs
-        .iter()
-        .map(|d| DocOut {
-            id: &d.id,
-            group: d.group,
-            bytes: d.bytes,
-            tokens: d.tokens,
-            title: &d.title,
-            meta: &d.meta,
-            part: part_of(&d.source),
-        })
-        .collect();
-    format::encode(
-        &index.params,
-        files,
-        &docs,
-        &index.contents,
-        &index.shingles,
-        &index.signatures,
-    )
 }

@@ -1,0 +1,469 @@
+//! Building an index: one builder ([`IndexBuilder`]) says with what (the parameters),
+//! in how much memory ([`Budget`]), keeping what of the corpus ([`Keep`]), and for which
+//! way of finding pairs ([`Method`]: MinHash's width, or SimHash fingerprints too); it
+//! builds from a corpus ([`IndexBuilder::build`]) or puts a saved index's parts together
+//! ([`IndexBuilder::from_parts`]).
+//!
+//! A build reads the corpus in batches, each read, tokenised and shingled in parallel
+//! (`read`) while the one before is merged in: identical contents become
+//! one group, each new content's set written where the budget allows (in memory, on a
+//! temporary file past it, or not at all when the corpus can be read again cheaply: then
+//! each document is sketched as it is read and its set made again when needed). The
+//! signatures are computed last, from the sets, unless they were made along the way.
+
+use super::read::{ReadDoc, Shingled, StageClock, read_and_shingle};
+use super::{Doc, Index, Keep, Params, Stats};
+use crate::error::Result;
+use crate::progress::{Counted, Progress, Stage, check};
+use crate::search::{Groups, Method};
+use crate::shingle::ShingleSets;
+use crate::shingle::again::Reshingle;
+use crate::shingle::sets::SetsWriter;
+use crate::sketch::signatures::SigsWriter;
+use crate::sketch::simhash::fingerprint::SimHasher;
+use crate::sketch::simhash::fingerprints::FingerprintBuilder;
+use crate::sketch::{Signatures, Sketcher};
+use crate::source::{Batches, Corpus, Entry, Labels, SkipReason, Skipped};
+use crate::storage::Budget;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Documents read and shingled per step: bounds the text held in memory at once and
+/// paces progress reports.
+const CHUNK: usize = 2048;
+
+/// How an index is built; see the module's documentation.
+///
+/// ```
+/// use simtui_engine::index::{Index, Keep};
+/// use simtui_engine::{Budget, Corpus, Params, Silent};
+///
+/// let corpus = Corpus::from_texts([("a".to_string(), "some words here".to_string())]);
+/// let index = Index::builder(&Params::default())
+///     .budget(&Budget::new(64 << 20, None))
+///     .keep(Keep::ToSearch)
+///     .build(corpus, &Silent)?;
+/// assert_eq!(index.docs().len(), 1);
+/// # Ok::<(), simtui_engine::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct IndexBuilder {
+    params: Params,
+    budget: Budget,
+    keep: Keep,
+    simhash: Option<SimHasher>,
+}
+
+/// The parts of a saved index: the documents in corpus order (their groups numbered in
+/// order of their first document, as a build numbers them), what was skipped, and per
+/// group its shingle set, signature and content hash.
+#[derive(Debug)]
+pub struct Parts {
+    /// The documents, in corpus order.
+    pub docs: Vec<Doc>,
+    /// What was left out, and why.
+    pub skipped: Vec<Skipped>,
+    /// The groups' shingle sets.
+    pub shingles: ShingleSets,
+    /// The groups' signatures (of width 0 when there are none).
+    pub signatures: Signatures,
+    /// The groups' content hashes.
+    pub contents: Vec<u64>,
+}
+
+impl Index {
+    /// A builder of indexes with `params` (see [`IndexBuilder`]).
+    pub fn builder(params: &Params) -> IndexBuilder {
+        IndexBuilder::new(params)
+    }
+}
+
+impl IndexBuilder {
+    /// Builds with `params`, without a memory limit, keeping everything, MinHash only.
+    pub fn new(params: &Params) -> IndexBuilder {
+        IndexBuilder {
+            params: params.clone(),
+            budget: Budget::unlimited(),
+            keep: Keep::Everything,
+            simhash: None,
+        }
+    }
+
+    /// Builds in `budget` bytes of memory: past it, the shingle sets are written to a
+    /// temporary file as they are made, and the signatures too when they don't fit
+    /// either; the searches of the index keep to the budget too. A build then also fails
+    /// when a temporary file cannot be written
+    /// ([`Error::TempFile`](crate::Error::TempFile)).
+    pub fn budget(mut self, budget: &Budget) -> IndexBuilder {
+        self.budget = budget.clone();
+        self
+    }
+
+    /// Keeps of the corpus what `keep` says: without the shingle sets, made again from
+    /// the texts when needed, when the corpus can be read again cheaply (files, texts in
+    /// memory, uncompressed JSON Lines and SGML); the same pairs and values in a fraction
+    /// of the memory. A text that changed since it was read then makes the search fail
+    /// ([`Error::File`](crate::Error::File)), never a wrong J.
+    pub fn keep(mut self, keep: Keep) -> IndexBuilder {
+        self.keep = keep;
+        self
+    }
+
+    /// Also computes the SimHash fingerprint of every group ([`Index::fingerprints`])
+    /// from its token stream while it is at hand, so the text is read and tokenised
+    /// once. `params.num_perm` may be 0 when no MinHash is wanted.
+    pub fn fingerprints(mut self, hasher: SimHasher) -> IndexBuilder {
+        self.simhash = Some(hasher);
+        self
+    }
+
+    /// Builds what `method` searches with: MinHash computes at least `bands × rows`
+    /// functions; SimHash computes `params.num_perm` functions as given (0 skips MinHash,
+    /// which SimHash does not need: estimates are then 0) and the fingerprints.
+    pub fn method(self, method: &Method) -> IndexBuilder {
+        match *method {
+            Method::MinHash { bands, rows } => {
+                let mut b = self;
+                b.params.num_perm = b.params.num_perm.max(bands * rows);
+                b
+            }
+            Method::SimHash { hasher, .. } => self.fingerprints(hasher),
+        }
+    }
+
+    /// Reads, shingles and sketches a corpus. Documents that cannot be read are skipped
+    /// (see [`Index::skipped`]), not errors: fails only when cancelled, or when a
+    /// temporary file cannot be written or read back.
+    pub fn build(self, corpus: Corpus, progress: &dyn Progress) -> Result<Index> {
+        let Corpus { entries, skipped } = corpus;
+        let sketcher = Sketcher::new(self.params.sketch, self.params.seed, self.params.num_perm);
+        // Sets made again: each document is sketched as it is read, its set dropped.
+        let again = self.keep != Keep::Everything && Reshingle::can_read_again(&entries);
+        let mut building = Building::new(&self, skipped, entries.len(), again);
+        let batches = Batches::new(entries, self.params.max_bytes);
+        let sketch = again.then_some(&sketcher);
+        building.read_all(batches, sketch, progress)?;
+        building.finish(&self, &sketcher, progress)
+    }
+
+    /// An index from a saved index's parts, whose counters are recomputed (stage times
+    /// are zero).
+    ///
+    /// # Panics
+    /// If a document's group is out of range, or the parts disagree on the number of
+    /// groups (the caller validates a file before).
+    pub fn from_parts(self, parts: Parts) -> Index {
+        let Parts {
+            docs,
+            skipped,
+            shingles,
+            signatures,
+            contents,
+        } = parts;
+        let groups = shingles.len();
+        assert_eq!(contents.len(), groups, "a content hash per group");
+        assert!(
+            signatures.width() == 0 || signatures.len() == groups,
+            "a signature per group"
+        );
+        assert!(docs.iter().all(|d| (d.group as usize) < groups));
+        let mut stats = Stats {
+            docs: docs.len(),
+            groups,
+            shingles: shingles.total() as u64,
+            ..Stats::default()
+        };
+        for d in &docs {
+            // Saturating: the sizes come from a file (checked, but not trusted to be sane).
+            stats.bytes = stats.bytes.saturating_add(d.bytes);
+            stats.tokens = stats.tokens.saturating_add(d.tokens);
+            stats.empty += (d.tokens == 0) as usize;
+        }
+        let mut index = self.index(docs, skipped, shingles, contents, stats);
+        index.signatures = signatures;
+        index
+    }
+
+    /// The index of these parts, its signatures and fingerprints still to come.
+    fn index(
+        &self,
+        docs: Vec<Doc>,
+        skipped: Vec<Skipped>,
+        shingles: ShingleSets,
+        contents: Vec<u64>,
+        stats: Stats,
+    ) -> Index {
+        let blank = (0..shingles.len() as u32)
+            .filter(|&g| shingles.set_len(g as usize) == 0)
+            .collect();
+        let groups = Groups::new(docs.iter().map(|d| d.group), shingles.len(), blank);
+        Index {
+            params: self.params.clone(),
+            text_bytes: docs.iter().map(Doc::text_bytes).sum(),
+            docs,
+            skipped,
+            shingles: Arc::new(shingles),
+            signatures: Signatures::default(),
+            fingerprints: None,
+            contents,
+            groups,
+            stats,
+            budget: self.budget.clone(),
+            keep: self.keep,
+            id_order: OnceLock::new(),
+            failure: Arc::new(Mutex::new(None)),
+        }
+    }
+}
+
+/// An index being built: what the batches merged so far made.
+struct Building<'a> {
+    params: &'a Params,
+    budget: &'a Budget,
+    keep: Keep,
+    docs: Vec<Doc>,
+    skipped: Vec<Skipped>,
+    sets: SetsWriter,
+    /// The signatures, when each document is sketched as it is read.
+    rows: Option<SigsWriter>,
+    fingerprints: Option<FingerprintBuilder>,
+    simhash: Option<SimHasher>,
+    /// Each group's content hash, and the group of each content hash.
+    contents: Vec<u64>,
+    by_content: HashMap<u64, u32>,
+    stats: Stats,
+    /// Heap bytes of the documents' ids, titles and paths (see [`Doc::text_bytes`]).
+    text_bytes: u64,
+}
+
+impl<'a> Building<'a> {
+    fn new(b: &'a IndexBuilder, skipped: Vec<Skipped>, docs: usize, again: bool) -> Self {
+        let p = &b.params;
+        Building {
+            params: p,
+            budget: &b.budget,
+            keep: b.keep,
+            docs: Vec::with_capacity(docs),
+            skipped,
+            sets: match again {
+                true => SetsWriter::made_again(&p.text, p.k, p.max_bytes),
+                false => SetsWriter::kept(),
+            },
+            rows: again.then(|| SigsWriter::new(p.num_perm)),
+            fingerprints: b.simhash.map(FingerprintBuilder::new),
+            simhash: b.simhash,
+            contents: Vec::new(),
+            by_content: HashMap::new(),
+            stats: Stats::default(),
+            text_bytes: 0,
+        }
+    }
+
+    /// Reads every batch: each read and shingled in parallel while the one before is
+    /// merged in (the merge is serial, and this way the other threads don't wait for it).
+    fn read_all(
+        &mut self,
+        mut batches: Batches,
+        sketch: Option<&Sketcher>,
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        if batches.bytes().is_some() {
+            progress.counting(Stage::Read, Counted::Bytes);
+        }
+        let simhash = self.simhash;
+        // The total last reported (it changes as files of many documents are read).
+        let mut reported = 0;
+        let mut pending: Option<Vec<ReadDoc>> = None;
+        loop {
+            check(progress)?;
+            let t = Instant::now();
+            let batch = batches.next_batch(CHUNK);
+            if batch.is_none() && pending.is_none() {
+                break;
+            }
+            let clock = StageClock::default();
+            let params = self.params;
+            let (shingled, merged) = rayon::join(
+                || batch.map(|b| read_and_shingle(b, params, simhash.as_ref(), sketch, &clock)),
+                || {
+                    let t = Instant::now();
+                    let merged = pending.take().map_or(Ok(()), |p| self.merge(p));
+                    clock.add(Duration::ZERO, t.elapsed(), Duration::ZERO);
+                    merged
+                },
+            );
+            merged?;
+            pending = shingled;
+            let (read, shingle, sketched) = clock.split(t.elapsed());
+            self.stats.times.add(Stage::Read, read);
+            self.stats.times.add(Stage::Shingle, shingle);
+            self.stats.times.add(Stage::Sketch, sketched);
+            reported = batches.total_estimate();
+            self.keep_to_budget(reported)?;
+            self.report(&batches, false, progress);
+        }
+        if reported != batches.done() {
+            // The last estimate was off: say that everything is done.
+            self.report(&batches, true, progress);
+        }
+        Ok(())
+    }
+
+    /// Says how far reading (and shingling, and sketching as read) is; at the `end`,
+    /// that everything is done.
+    fn report(&self, batches: &Batches, end: bool, progress: &dyn Progress) {
+        let done = batches.done();
+        let total = if end { done } else { batches.total_estimate() };
+        match batches.bytes() {
+            Some((_, size)) if end => progress.update(Stage::Read, size, size),
+            Some((read, size)) => progress.update(Stage::Read, read, size),
+            None => progress.update(Stage::Read, done, total),
+        }
+        progress.update(Stage::Shingle, done, total);
+        if self.rows.is_some() {
+            progress.update(Stage::Sketch, done, total);
+        }
+    }
+
+    /// Makes room for the corpus as it will be with `total` documents at this rate (so
+    /// the matrices are not copied again and again as they grow), or, past the budget,
+    /// sends what is written to a temporary file: the sets, or the signatures when each
+    /// document is sketched as it is read.
+    fn keep_to_budget(&mut self, total: u64) -> Result<()> {
+        let scale = |x: u64| x * total / (self.stats.docs as u64).max(1);
+        let projected = scale(self.sets.total() as u64);
+        let groups = self.by_content.len();
+        let budget: &Budget = self.budget;
+        let room = budget.room(u64::MAX);
+        // Sets kept count; signatures made as read count per content.
+        let sets = if self.rows.is_some() { 0 } else { projected };
+        if self.over_budget(sets, total, groups) {
+            match &mut self.rows {
+                Some(rows) => rows.spill(&room)?,
+                None => self.sets.spill(&room)?,
+            }
+        }
+        if let Some(rows) = &mut self.rows {
+            rows.reserve_rows(scale(groups as u64) as usize);
+        }
+        self.sets.reserve_total(projected as usize);
+        Ok(())
+    }
+
+    /// Whether the index, at `shingles` shingles held, `groups` contents and the
+    /// documents read so far, and as it will be with `total` documents (signatures
+    /// included), is past the memory its budget leaves it: then its sets (or, when the
+    /// sets are not kept, its signatures) go to a temporary file.
+    fn over_budget(&self, shingles: u64, total: u64, groups: usize) -> bool {
+        if !self.budget.is_limited() {
+            return false;
+        }
+        let done = (self.stats.docs as u64).max(1);
+        let scale = |x: u64| x.saturating_mul(total.max(done)) / done;
+        let docs = self.docs.len() as u64 * std::mem::size_of::<Doc>() as u64 + self.text_bytes;
+        // Per content: its offset, content hash, signature, and its entry while building.
+        let per_group = 8 + 8 + 24 + self.params.num_perm as u64 * 4;
+        let projected = shingles.saturating_mul(8)
+            + scale(docs + 8 * self.stats.docs as u64)
+            + scale(groups as u64 * per_group);
+        projected > self.budget.for_index()
+    }
+
+    /// Adds a batch of documents read and shingled, in corpus order. Fails only when a
+    /// temporary file cannot be written.
+    fn merge(&mut self, batch: Vec<ReadDoc>) -> Result<()> {
+        for read in batch {
+            let (entry, labels, s, digest) = match read {
+                Ok(read) => read,
+                Err(skip) => {
+                    self.skipped.push(skip);
+                    continue;
+                }
+            };
+            if s.words < self.params.min_words {
+                self.skipped.push(Skipped {
+                    path: entry.place(),
+                    reason: SkipReason::TooShort,
+                    detail: format!("{} of {} words", s.words, self.params.min_words),
+                });
+                continue;
+            }
+            let groups = self.sets.len();
+            self.add_doc(entry, labels, s)?;
+            if let Some(fps) = self
+                .fingerprints
+                .as_mut()
+                .filter(|_| self.sets.len() > groups)
+            {
+                fps.push(digest.expect("a digest for each document"));
+            }
+        }
+        Ok(())
+    }
+
+    fn add_doc(&mut self, entry: Entry, labels: Labels, s: Shingled) -> Result<()> {
+        let next = self.sets.len() as u32;
+        let group = *self.by_content.entry(s.content).or_insert(next);
+        if group == next {
+            self.sets.push(&s.set, s.size, &entry.source, s.content)?;
+            if let Some(rows) = &mut self.rows {
+                rows.push(s.row.as_deref().expect("a row for each document"))?;
+            }
+            self.contents.push(s.content);
+            self.stats.shingles += s.size as u64;
+        }
+        self.stats.docs += 1;
+        self.stats.bytes += s.bytes;
+        self.stats.tokens += s.tokens;
+        self.stats.empty += (s.tokens == 0) as usize;
+        // An index only to search leaves out what names documents for people: at ten
+        // million documents their titles alone are 2 GB.
+        let labels = match self.keep {
+            Keep::Everything | Keep::AllButSets => labels,
+            Keep::ToSearch => Labels::default(),
+        };
+        let doc = Doc {
+            id: entry.id,
+            source: entry.source,
+            bytes: s.bytes,
+            tokens: s.tokens,
+            group,
+            title: labels.title,
+            meta: labels.meta,
+        };
+        self.text_bytes += doc.text_bytes();
+        self.docs.push(doc);
+        Ok(())
+    }
+
+    /// The index: its sets finished, ids made unique, and its signatures, made along the
+    /// way or computed now from the sets (in memory when they fit what the budget leaves,
+    /// else on a temporary file).
+    fn finish(
+        mut self,
+        builder: &IndexBuilder,
+        sketcher: &Sketcher,
+        progress: &dyn Progress,
+    ) -> Result<Index> {
+        self.stats.renamed = super::ids::unique_ids(&mut self.docs);
+        self.stats.groups = self.sets.len();
+        drop(std::mem::take(&mut self.by_content));
+        let shingles = self.sets.finish()?;
+        let (rows, fingerprints) = (self.rows, self.fingerprints);
+        let mut index = builder.index(self.docs, self.skipped, shingles, self.contents, self.stats);
+        index.fingerprints = fingerprints.map(FingerprintBuilder::finish);
+        if let Some(rows) = rows {
+            index.signatures = rows.finish()?;
+            return Ok(index);
+        }
+        let t = Instant::now();
+        let budget = &index.budget;
+        let room = budget.room(budget.for_index().saturating_sub(index.held()));
+        let block = (budget.work() / 2).min(256 << 20);
+        index.signatures =
+            Signatures::compute_in(sketcher, &index.shingles, &room, block, progress)?;
+        index.stats.times.add(Stage::Sketch, t.elapsed());
+        Ok(index)
+    }
+}

@@ -1,0 +1,64 @@
+//! What an index holds in memory: one account of it ([`Index::held`], by part in
+//! [`Index::held_by_part`]), and the memory its budget leaves its searches.
+
+use super::{Doc, Index};
+use crate::source::Source;
+
+impl Doc {
+    /// Heap bytes of its id, title, metadata values and path, each allocation with the
+    /// allocator's least overhead (16 bytes): what a million documents' labels take.
+    pub(crate) fn text_bytes(&self) -> u64 {
+        let string = |s: &String| {
+            if s.capacity() == 0 {
+                0
+            } else {
+                s.capacity() as u64 + 16
+            }
+        };
+        let meta = self.meta.capacity() as u64 * std::mem::size_of::<String>() as u64;
+        let path = match &self.source {
+            Source::File(p) => p.capacity() as u64 + 16,
+            _ => 0,
+        };
+        string(&self.id)
+            + string(&self.title)
+            + meta
+            + self.meta.iter().map(string).sum::<u64>()
+            + path
+    }
+}
+
+impl Index {
+    /// Approximate heap memory the index holds, in bytes: the sum of
+    /// [`Index::held_by_part`] (nothing for what is on temporary files).
+    pub fn held(&self) -> u64 {
+        self.held_by_part().iter().map(|(_, b)| b).sum()
+    }
+
+    /// Where [`Index::held`] goes: documents (their records, then their ids' text),
+    /// shingle sets, signatures (and fingerprints), the group tables, in bytes.
+    pub fn held_by_part(&self) -> [(&'static str, u64); 5] {
+        let fingerprints = self.fingerprints.as_ref().map_or(0, |f| f.heap_bytes());
+        [
+            (
+                "documents",
+                (self.docs.capacity() * std::mem::size_of::<Doc>()) as u64,
+            ),
+            ("ids, titles", self.text_bytes),
+            ("shingle sets", self.shingles.heap_bytes() as u64),
+            (
+                "signatures",
+                (self.signatures.heap_bytes() + fingerprints) as u64,
+            ),
+            (
+                "group tables",
+                (self.contents.capacity() * 8 + self.groups.heap_bytes()) as u64,
+            ),
+        ]
+    }
+
+    /// Memory left for a search's work (band keys, sort buffers, sets read back).
+    pub(crate) fn work_room(&self) -> u64 {
+        self.budget.left(self.held())
+    }
+}

@@ -1,0 +1,121 @@
+//! Stage 3, *shingle*: k-shingles, every run of k consecutive tokens hashed to 64 bits.
+//!
+//! A document's shingle set is a sorted, deduplicated `Vec<u64>` ([`shingle_set`]); the
+//! exact Jaccard similarity of two documents is that of their shingle sets
+//! ([`jaccard`]). An index keeps the sets of its distinct contents as [`ShingleSets`]:
+//! in memory, on a temporary file, or made again from the corpus when asked for
+//! ([`again`]), wherever the budget puts them.
+
+pub mod again;
+pub mod sets;
+
+pub use sets::ShingleSets;
+
+use crate::hash::combine;
+
+/// Appends the sorted, deduplicated shingle hashes of a token-hash stream to `out`
+/// (which is cleared first). A document with fewer than `k` tokens (but at least one)
+/// gets a single shingle of all its tokens, so short duplicates are still found; an
+/// empty one gets none.
+pub fn shingle_set(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
+    assert!(k >= 1, "k must be at least 1");
+    out.clear();
+    if tokens.is_empty() {
+        return;
+    }
+    if tokens.len() < k {
+        out.push(combine(tokens));
+        return;
+    }
+    out.extend(tokens.windows(k).map(combine));
+    crate::hash::sort_by_hash(out, |&x| x);
+    out.dedup();
+}
+
+/// The content hash of a normalised token stream: documents with equal streams are
+/// identical for every k, and are indexed once.
+pub fn content_hash(tokens: &[u64]) -> u64 {
+    // Distinct from any shingle hash of the same tokens by a tag folded into the seed.
+    combine(tokens) ^ 0xc0_47e4_7000_0000
+}
+
+/// Exact Jaccard similarity |A ∩ B| / |A ∪ B| of two sorted, deduplicated sets, by a merge.
+/// Two empty sets have similarity 0: an empty document is like nothing.
+pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let inter = intersection_size(a, b);
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
+/// |A ∩ B| for sorted, deduplicated slices.
+pub(crate) fn intersection_size(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        // Branch-light merge: advance whichever is smaller (both when equal).
+        n += (x == y) as usize;
+        i += (x <= y) as usize;
+        j += (y <= x) as usize;
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shingles_of_a_stream() {
+        let t = [1u64, 2, 3, 4, 1, 2, 3];
+        let mut s = Vec::new();
+        shingle_set(&t, 3, &mut s);
+        // windows: 123 234 341 412 123 -> 4 distinct
+        assert_eq!(s.len(), 4);
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+        assert!(s.contains(&combine(&[1, 2, 3])));
+        assert!(s.contains(&combine(&[4, 1, 2])));
+    }
+
+    #[test]
+    fn short_and_empty_documents() {
+        let mut s = vec![99];
+        shingle_set(&[], 5, &mut s);
+        assert!(s.is_empty());
+        shingle_set(&[7, 8], 5, &mut s);
+        assert_eq!(s, vec![combine(&[7, 8])]);
+        shingle_set(&[7, 8, 9, 10, 11], 5, &mut s);
+        assert_eq!(s, vec![combine(&[7, 8, 9, 10, 11])]);
+    }
+
+    #[test]
+    fn known_similarities() {
+        assert_eq!(jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
+        assert_eq!(jaccard(&[1, 2], &[1, 2]), 1.0);
+        assert_eq!(jaccard(&[1], &[2]), 0.0);
+        assert_eq!(jaccard(&[], &[]), 0.0);
+    }
+
+    use proptest::collection::btree_set;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn jaccard_is_symmetric_bounded_and_one_only_for_equal_sets(
+            a in btree_set(0u64..200, 0..60),
+            b in btree_set(0u64..200, 0..60),
+        ) {
+            let a: Vec<u64> = a.into_iter().collect();
+            let b: Vec<u64> = b.into_iter().collect();
+            let j = jaccard(&a, &b);
+            prop_assert_eq!(j, jaccard(&b, &a));
+            prop_assert!((0.0..=1.0).contains(&j));
+            prop_assert_eq!(j == 1.0, !a.is_empty() && a == b);
+            // Against a set-based reference.
+            let sa: std::collections::HashSet<_> = a.iter().collect();
+            let sb: std::collections::HashSet<_> = b.iter().collect();
+            prop_assert_eq!(intersection_size(&a, &b), sa.intersection(&sb).count());
+        }
+    }
+}

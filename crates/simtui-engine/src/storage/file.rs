@@ -1,0 +1,185 @@
+//! A temporary file that work past the memory limit goes to: written once, front to
+//! back, through a buffer, then read back at any offset with positioned reads (no
+//! seek, so threads share it; no `mmap`, so nothing read back stays in the process's
+//! resident memory after it is used).
+
+use super::budget::Spilled;
+use crate::error::{Error, Result};
+use std::fmt;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A value rows are made of, written to files as little-endian bytes.
+pub trait Value: Copy + Default + Send + Sync + fmt::Debug + 'static {
+    /// Bytes of one value.
+    const BYTES: usize;
+    /// Appends the values' bytes to `out`.
+    fn put(values: &[Self], out: &mut Vec<u8>);
+    /// Appends the values of `bytes` (whole values) to `out`.
+    fn get(bytes: &[u8], out: &mut Vec<Self>);
+}
+
+impl Value for u64 {
+    const BYTES: usize = 8;
+    fn put(values: &[u64], out: &mut Vec<u8>) {
+        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    fn get(bytes: &[u8], out: &mut Vec<u64>) {
+        out.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        );
+    }
+}
+
+impl Value for u32 {
+    const BYTES: usize = 4;
+    fn put(values: &[u32], out: &mut Vec<u8>) {
+        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    fn get(bytes: &[u8], out: &mut Vec<u32>) {
+        out.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
+        );
+    }
+}
+
+/// Bytes gathered before one write to the file.
+const BLOCK: usize = 1 << 20;
+
+/// An anonymous temporary file (unlinked as soon as it is made where the system allows
+/// it, so the kernel removes it however the process ends), appended to, then read.
+pub(crate) struct SpillFile {
+    file: File,
+    dir: PathBuf,
+    /// What it holds ("shingle sets"), for the counters and messages.
+    what: &'static str,
+    spilled: Arc<Spilled>,
+    pending: Vec<u8>,
+}
+
+impl SpillFile {
+    /// A new empty file in `dir` (the system's temporary folder when None), counted in
+    /// `spilled` under `what`.
+    pub(crate) fn create(
+        dir: Option<&Path>,
+        what: &'static str,
+        spilled: &Arc<Spilled>,
+    ) -> Result<SpillFile> {
+        let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        let file = tempfile::tempfile_in(&dir).map_err(|source| Error::TempFile {
+            dir: dir.clone(),
+            source,
+        })?;
+        spilled.file_made(what, &file, &dir);
+        Ok(SpillFile {
+            file,
+            dir,
+            what,
+            spilled: spilled.clone(),
+            pending: Vec::new(),
+        })
+    }
+
+    fn error(&self, source: std::io::Error) -> Error {
+        Error::TempFile {
+            dir: self.dir.clone(),
+            source,
+        }
+    }
+
+    /// Appends bytes (written out a block at a time).
+    pub(crate) fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.pending.capacity() == 0 {
+            self.pending.reserve_exact(BLOCK);
+        }
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= BLOCK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Appends values, little-endian.
+    pub(crate) fn append_values<T: Value>(&mut self, values: &[T]) -> Result<()> {
+        let mut bytes = Vec::with_capacity(values.len().min(BLOCK) * T::BYTES);
+        for chunk in values.chunks(BLOCK / T::BYTES.max(1)) {
+            bytes.clear();
+            T::put(chunk, &mut bytes);
+            self.append(&bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is pending: everything appended can be read back after this.
+    pub(crate) fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let written = self
+            .spilled
+            .fault()
+            .and_then(|()| (&self.file).write_all(&self.pending));
+        written.map_err(|e| self.error(e))?;
+        self.spilled.add(self.what, self.pending.len() as u64);
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Fills `out` from byte `offset`, which must have been flushed.
+    pub(crate) fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        let read = self.spilled.fault();
+        read.and_then(|()| read_exact_at(&self.file, out, offset))
+            .map_err(|e| self.error(e))
+    }
+
+    /// `n` values from byte `offset`, appended to `out`. `bytes` is scratch space.
+    pub(crate) fn read_values<T: Value>(
+        &self,
+        offset: u64,
+        n: usize,
+        bytes: &mut Vec<u8>,
+        out: &mut Vec<T>,
+    ) -> Result<()> {
+        bytes.resize(n * T::BYTES, 0);
+        self.read_at(offset, bytes)?;
+        T::get(bytes, out);
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for SpillFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpillFile")
+            .field("what", &self.what)
+            .field("dir", &self.dir)
+            .finish()
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, out, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut out: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !out.is_empty() {
+        match file.seek_read(out, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                out = &mut out[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

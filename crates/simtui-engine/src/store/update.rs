@@ -1,0 +1,538 @@
+//! Bringing a saved index up to date with the files: which saved files are reused
+//! as they are ([`Plan`]), the others indexed anew, and the two merged into the index a
+//! fresh run would build, group for group.
+
+use super::format::{self, DocOut, FileRec, Saved, Stamp};
+use super::{Report, file_of, hash_file, part_of, reading_of, source_of, stamp};
+use crate::error::Result;
+use crate::index::{Doc, Index, IndexBuilder, Params, Parts};
+use crate::progress::Progress;
+use crate::shingle::ShingleSets;
+use crate::sketch::Signatures;
+use crate::source::{self, Corpus, SkipReason, Skipped};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The files of a walk, in order: each with its entries.
+struct WalkFile {
+    path: PathBuf,
+    abs: PathBuf,
+    entries: std::ops::Range<usize>,
+}
+
+fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
+    let mut files: Vec<WalkFile> = Vec::new();
+    for (i, e) in corpus.entries.iter().enumerate() {
+        let p = file_of(&e.source).expect("checked: every entry has a file");
+        match files.last_mut() {
+            Some(last) if last.path == p => last.entries.end = i + 1,
+            _ => files.push(WalkFile {
+                path: p.to_path_buf(),
+                abs: super::absolute(cwd, p),
+                entries: i..i + 1,
+            }),
+        }
+    }
+    files
+}
+
+enum Plan {
+    /// Take saved file `i`'s documents (with this stamp now).
+    Reuse(usize, Option<Stamp>),
+    /// Index it again (or for the first time).
+    Read,
+}
+
+pub(super) struct Update {
+    pub(super) index: Index,
+    pub(super) files: Vec<FileRec>,
+    /// The index differs from the file's.
+    pub(super) dirty: bool,
+}
+
+/// What the saved index is, as files (with where each one's documents start) and by
+/// path.
+struct Known<'a> {
+    saved: Option<&'a Saved>,
+    starts: Vec<usize>,
+    by_path: HashMap<&'a Path, usize>,
+}
+
+impl<'a> Known<'a> {
+    fn new(saved: Option<&'a Saved>) -> Known<'a> {
+        let mut starts = Vec::new();
+        let mut by_path = HashMap::new();
+        if let Some(s) = saved {
+            let mut at = 0usize;
+            for (i, f) in s.files.iter().enumerate() {
+                starts.push(at);
+                at += f.docs as usize;
+                by_path.insert(f.path.as_path(), i);
+            }
+        }
+        Known {
+            saved,
+            starts,
+            by_path,
+        }
+    }
+
+    fn files(&self) -> &'a [FileRec] {
+        self.saved.map_or(&[], |s| &s.files)
+    }
+}
+
+/// What to do with each file of the walk: reuse its saved documents when it is unchanged
+/// (its stamp, or else its bytes), read it otherwise; counted in `report`.
+fn plan(
+    files: &[WalkFile],
+    stamps: &[Option<Stamp>],
+    known: &Known,
+    corpus: &Corpus,
+    params: &Params,
+    report: &mut Report,
+) -> Vec<Plan> {
+    let mut plans: Vec<Plan> = files
+        .par_iter()
+        .zip(stamps)
+        .map(|(f, now)| {
+            let Some(&i) = known.by_path.get(f.abs.as_path()) else {
+                return Plan::Read;
+            };
+            let rec = &known.files()[i];
+            // A read that failed (permissions, a file swapped for a FIFO) may work now:
+            // such a file is tried again on every run, as a fresh run would.
+            if matches!(
+                rec.status,
+                Some(SkipReason::Unreadable | SkipReason::Special)
+            ) {
+                return Plan::Read;
+            }
+            // Read another way (other fields, another format), the same bytes are
+            // other documents.
+            if rec.status.is_none()
+                && rec.detail != reading_of(&corpus.entries[f.entries.start].source)
+            {
+                return Plan::Read;
+            }
+            match (rec.stamp, now) {
+                (Some(was), Some(now)) if was == *now => Plan::Reuse(i, Some(*now)),
+                (_, Some(now))
+                    if rec.hash.is_some() && rec.stamp.is_some_and(|s| s.size == now.size) =>
+                {
+                    // Same size, another time: the same bytes are the same documents.
+                    if hash_file(&f.path, params.max_bytes) == rec.hash
+                        && stamp(&f.path) == Some(*now)
+                    {
+                        Plan::Reuse(i, Some(*now))
+                    } else {
+                        Plan::Read
+                    }
+                }
+                _ => Plan::Read,
+            }
+        })
+        .collect();
+    // Saved files still in the corpus (changed or not); the others are deleted.
+    let mut seen = vec![false; known.files().len()];
+    for f in files {
+        if let Some(&i) = known.by_path.get(f.abs.as_path()) {
+            seen[i] = true;
+        }
+    }
+    // A saved file matched twice (a path given twice): index the repeats anew.
+    let mut taken = vec![false; seen.len()];
+    for p in plans.iter_mut() {
+        if let Plan::Reuse(i, _) = *p {
+            if taken[i] {
+                *p = Plan::Read;
+            }
+            taken[i] = true;
+        }
+    }
+    for (f, p) in files.iter().zip(&plans) {
+        match p {
+            Plan::Reuse(i, now) => {
+                if known.files()[*i].stamp == *now {
+                    report.unchanged += 1;
+                } else {
+                    report.touched += 1;
+                }
+            }
+            Plan::Read if known.by_path.contains_key(f.abs.as_path()) => report.changed += 1,
+            Plan::Read => report.added += 1,
+        }
+    }
+    report.deleted = seen.iter().filter(|s| !**s).count();
+    plans
+}
+
+/// The files read anew: their hashes (taken before reading: a file that changes between
+/// its hash and its reading is read again next time, its stamp dropped), their index,
+/// and their stamps after it was built.
+struct Fresh {
+    read: Vec<usize>,
+    hashes: Vec<Option<u64>>,
+    index: Index,
+    after: Vec<Option<Stamp>>,
+}
+
+fn read_anew(
+    files: &[WalkFile],
+    plans: &[Plan],
+    corpus: &Corpus,
+    params: &Params,
+    progress: &dyn Progress,
+) -> Result<Fresh> {
+    let read: Vec<usize> = (0..files.len())
+        .filter(|&i| matches!(plans[i], Plan::Read))
+        .collect();
+    let hashes: Vec<Option<u64>> = read
+        .par_iter()
+        .map(|&i| hash_file(&files[i].path, params.max_bytes))
+        .collect();
+    let entries: Vec<source::Entry> = read
+        .iter()
+        .flat_map(|&i| corpus.entries[files[i].entries.clone()].iter().cloned())
+        .collect();
+    let corpus = Corpus {
+        entries,
+        skipped: Vec::new(),
+    };
+    let index = Index::builder(params).build(corpus, progress)?;
+    let after: Vec<Option<Stamp>> = read.par_iter().map(|&i| stamp(&files[i].path)).collect();
+    Ok(Fresh {
+        read,
+        hashes,
+        index,
+        after,
+    })
+}
+
+/// Drops the stamp of every file whose times are too close to `stamped` (when stamping
+/// began) to prove it unchanged next time: a later edit at the same size could leave
+/// its size, times and inode as they were. With whole-second times (both times'
+/// nanoseconds 0), a file modified in the second stamping began, or the one before (a
+/// kernel clock tick late, or FAT's two-second times); with finer times, within 0.1 s
+/// before it (the kernel stamps files with a clock a tick behind) or after. A file with
+/// no stamp is read again next time; that is the files modified just before an index
+/// run, read once more.
+pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
+    let nanos = |secs: i64, n: u32| i128::from(secs) * 1_000_000_000 + i128::from(n);
+    let since = nanos(stamped.0, stamped.1) - 100_000_000;
+    let racy = |s: &Stamp| {
+        if s.nanos == 0 && s.ctime_nanos == 0 {
+            s.secs.max(s.ctime_secs) >= stamped.0 - 1
+        } else {
+            nanos(s.secs, s.nanos).max(nanos(s.ctime_secs, s.ctime_nanos)) >= since
+        }
+    };
+    for f in &mut update.files {
+        if f.stamp.as_ref().is_some_and(racy) {
+            f.stamp = None;
+            f.hash = None;
+            update.dirty = true;
+        }
+    }
+}
+
+/// The up-to-date index: saved documents of unchanged files, the others indexed now.
+pub(super) fn update(
+    corpus: &Corpus,
+    saved: Option<Saved>,
+    params: &Params,
+    cwd: &Path,
+    report: &mut Report,
+    progress: &dyn Progress,
+) -> Result<Update> {
+    let files = walk_files(corpus, cwd);
+    let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
+    let known = Known::new(saved.as_ref());
+    let plans = plan(&files, &stamps, &known, corpus, params, report);
+    let width = saved
+        .as_ref()
+        .map_or(params.num_perm, |s| s.signatures.width());
+    let sub_params = Params {
+        num_perm: width,
+        ..params.clone()
+    };
+    let fresh = read_anew(&files, &plans, corpus, &sub_params, progress)?;
+    let all_reused = fresh.read.is_empty()
+        && saved.as_ref().is_some_and(|s| {
+            s.files.len() == files.len()
+                && plans
+                    .iter()
+                    .enumerate()
+                    .all(|(k, p)| matches!(p, Plan::Reuse(i, _) if *i == k))
+        });
+    if all_reused {
+        let saved = saved.expect("a saved index");
+        return reuse_all(&files, &plans, saved, corpus, &sub_params);
+    }
+    merge(&files, &plans, &stamps, &known, fresh, corpus, &sub_params)
+}
+
+/// Every file unchanged, in the same order: the saved groups are the index's, as they
+/// are.
+fn reuse_all(
+    files: &[WalkFile],
+    plans: &[Plan],
+    s: Saved,
+    corpus: &Corpus,
+    params: &Params,
+) -> Result<Update> {
+    let mut dirty = false;
+    let mut out_files = Vec::with_capacity(files.len());
+    let mut docs: Vec<Doc> = Vec::with_capacity(corpus.entries.len());
+    let mut skipped = corpus.skipped.clone();
+    let mut next = 0usize;
+    for ((f, plan), rec) in files.iter().zip(plans).zip(s.files) {
+        let Plan::Reuse(_, now) = plan else {
+            unreachable!()
+        };
+        dirty |= *now != rec.stamp;
+        reuse_file(
+            f,
+            &rec,
+            &s.docs[next..next + rec.docs as usize],
+            corpus,
+            &mut docs,
+            &mut skipped,
+            &mut dirty,
+            Ok,
+        )?;
+        next += rec.docs as usize;
+        out_files.push(FileRec { stamp: *now, ..rec });
+    }
+    let index = IndexBuilder::new(params).from_parts(Parts {
+        docs,
+        skipped,
+        shingles: s.shingles,
+        signatures: s.signatures,
+        contents: s.contents,
+    });
+    Ok(Update {
+        index,
+        files: out_files,
+        dirty,
+    })
+}
+
+/// The saved documents of unchanged files and the documents of the files read anew, in
+/// walk order, their groups numbered anew in order of first appearance.
+fn merge(
+    files: &[WalkFile],
+    plans: &[Plan],
+    stamps: &[Option<Stamp>],
+    known: &Known,
+    fresh: Fresh,
+    corpus: &Corpus,
+    params: &Params,
+) -> Result<Update> {
+    let sub = &fresh.index;
+    let mut dirty = true;
+    let mut out_files = Vec::with_capacity(files.len());
+    let mut docs: Vec<Doc> = Vec::with_capacity(corpus.entries.len());
+    let mut skipped = corpus.skipped.clone();
+    let sub_skips: HashMap<&Path, &Skipped> =
+        sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
+    let mut groups = Interned::new(params.num_perm);
+    let mut cursor = 0usize;
+    let mut read_at = 0usize;
+    for (fi, (f, plan)) in files.iter().zip(plans).enumerate() {
+        match plan {
+            Plan::Reuse(i, now) => {
+                let s = known.saved.expect("a saved index");
+                let rec = &s.files[*i];
+                let range = known.starts[*i]..known.starts[*i] + rec.docs as usize;
+                let group = |g: u32| -> Result<u32> {
+                    let (set, row) = (s.shingles.get(g as usize)?, s.signatures.row(g as usize)?);
+                    Ok(groups.intern(s.contents[g as usize], &set, &row))
+                };
+                let (docs, skipped) = (&mut docs, &mut skipped);
+                reuse_file(
+                    f,
+                    rec,
+                    &s.docs[range],
+                    corpus,
+                    docs,
+                    skipped,
+                    &mut dirty,
+                    group,
+                )?;
+                out_files.push(FileRec {
+                    path: f.abs.clone(),
+                    stamp: *now,
+                    ..rec.clone()
+                });
+            }
+            Plan::Read => {
+                let k = read_at;
+                read_at += 1;
+                let skip = sub_skips.get(f.path.as_path());
+                if let Some(s) = skip {
+                    skipped.push((*s).clone());
+                }
+                let first = cursor;
+                while cursor < sub.docs.len() && file_of(&sub.docs[cursor].source) == Some(&f.path)
+                {
+                    let d = &sub.docs[cursor];
+                    let g = d.group as usize;
+                    let (set, row) = (sub.shingles.get(g)?, sub.signatures.row(g)?);
+                    let group = groups.intern(sub.contents[g], &set, &row);
+                    docs.push(Doc { group, ..d.clone() });
+                    cursor += 1;
+                }
+                let before = stamps[fi];
+                let steady = before.is_some() && before == fresh.after[k];
+                out_files.push(FileRec {
+                    path: f.abs.clone(),
+                    stamp: if steady { before } else { None },
+                    hash: if steady { fresh.hashes[k] } else { None },
+                    status: skip.map(|s| s.reason),
+                    detail: match skip {
+                        Some(s) => s.detail.clone(),
+                        None => reading_of(&corpus.entries[f.entries.start].source),
+                    },
+                    docs: (cursor - first) as u32,
+                });
+            }
+        }
+    }
+    // Records of the files read that were skipped (bad lines, too short, ...): the
+    // files' own skips are in their records above.
+    let read_paths: std::collections::HashSet<&Path> = fresh
+        .read
+        .iter()
+        .map(|&i| files[i].path.as_path())
+        .collect();
+    skipped.extend(
+        sub.skipped
+            .iter()
+            .filter(|s| !read_paths.contains(s.path.as_path()))
+            .cloned(),
+    );
+    // Ids from the data that clash across old and new files are renamed as a fresh run
+    // renames them (`ID@FILE:LINE`).
+    let renamed = crate::index::ids::unique_ids(&mut docs);
+    let (shingles, signatures, contents) = groups.finish();
+    let parts = Parts {
+        docs,
+        skipped,
+        shingles,
+        signatures,
+        contents,
+    };
+    let mut index = IndexBuilder::new(params).from_parts(parts);
+    index.stats.renamed = renamed;
+    index.stats.times = sub.stats.times;
+    Ok(Update {
+        index,
+        files: out_files,
+        dirty,
+    })
+}
+
+/// Adds the saved documents of an unchanged file (and its skip, if it was skipped).
+#[allow(clippy::too_many_arguments)]
+fn reuse_file(
+    f: &WalkFile,
+    rec: &FileRec,
+    saved_docs: &[format::DocRec],
+    corpus: &Corpus,
+    docs: &mut Vec<Doc>,
+    skipped: &mut Vec<Skipped>,
+    dirty: &mut bool,
+    mut group: impl FnMut(u32) -> Result<u32>,
+) -> Result<()> {
+    if let Some(reason) = rec.status {
+        skipped.push(Skipped {
+            path: f.path.clone(),
+            reason,
+            detail: rec.detail.clone(),
+        });
+    }
+    let entries = &corpus.entries[f.entries.clone()];
+    for d in saved_docs {
+        // A whole-file document takes its id from this walk (the roots may be spelled
+        // differently from the last time).
+        let id = match entries {
+            [e] if d.part.line == 0 => e.id.clone(),
+            _ => d.id.clone(),
+        };
+        *dirty |= id != d.id;
+        docs.push(Doc {
+            id,
+            source: source_of(&f.path, d.part, &entries[0].source),
+            bytes: d.bytes,
+            tokens: d.tokens,
+            group: group(d.group)?,
+            title: d.title.clone(),
+            meta: d.meta.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Groups of identical documents, numbered in order of first appearance.
+struct Interned {
+    width: usize,
+    ids: HashMap<u64, u32>,
+    shingles: ShingleSets,
+    signatures: Vec<u32>,
+    contents: Vec<u64>,
+}
+
+impl Interned {
+    fn new(width: usize) -> Self {
+        Interned {
+            width,
+            ids: HashMap::new(),
+            shingles: ShingleSets::new(),
+            signatures: Vec::new(),
+            contents: Vec::new(),
+        }
+    }
+
+    fn intern(&mut self, content: u64, set: &[u64], row: &[u32]) -> u32 {
+        let next = self.contents.len() as u32;
+        let g = *self.ids.entry(content).or_insert(next);
+        if g == next {
+            self.contents.push(content);
+            self.shingles.push(set);
+            debug_assert_eq!(row.len(), self.width);
+            self.signatures.extend_from_slice(row);
+        }
+        g
+    }
+
+    fn finish(self) -> (ShingleSets, Signatures, Vec<u64>) {
+        let sigs = Signatures::from_data(self.width, self.signatures).expect("whole rows");
+        (self.shingles, sigs, self.contents)
+    }
+}
+
+pub(super) fn encode(index: &Index, files: &[FileRec]) -> Result<Vec<u8>> {
+    let docs: Vec<DocOut> = index
+        .docs
+        .iter()
+        .map(|d| DocOut {
+            id: &d.id,
+            group: d.group,
+            bytes: d.bytes,
+            tokens: d.tokens,
+            title: &d.title,
+            meta: &d.meta,
+            part: part_of(&d.source),
+        })
+        .collect();
+    super::encode::encode(
+        &index.params,
+        files,
+        &docs,
+        &index.contents,
+        &index.shingles,
+        &index.signatures,
+    )
+}
