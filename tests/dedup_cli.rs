@@ -588,3 +588,165 @@ fn with_follow_a_link_out_of_the_tree_is_copied_as_what_it_reaches() {
     assert_eq!(got["ext/back"], "l:../real");
     assert!(fs::read_to_string(out.join("ext/back/a.txt")).is_ok());
 }
+
+/// `--annotate`: every record kept, with its cluster, the cluster's size, whether dedup
+/// keeps it and its J to the kept one; the same records marked `kept: false` as a plain
+/// dedup removes, in JSON Lines (every other byte as it was) and Parquet (columns added).
+#[test]
+fn annotate_marks_every_record_and_agrees_with_the_removals() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.parquet");
+    let rows = write_parquet(&input);
+    let jl = dir.path().join("in.jsonl");
+    let lines: Vec<String> = fs::read_to_string(&jl)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let removed_ids = |list: &Path| -> HashSet<String> {
+        let text = fs::read_to_string(list).unwrap();
+        jsonl(&text)
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let plain = dir.path().join("plain.jsonl");
+    ok(&args(jl.to_str().unwrap(), plain.to_str().unwrap(), &[]));
+    let gone = removed_ids(&dir.path().join("plain.jsonl.removed.jsonl"));
+    assert!(!gone.is_empty());
+
+    // JSON Lines: each line the input's with the four fields before its closing brace.
+    let out = dir.path().join("ann.jsonl");
+    ok(&args(
+        jl.to_str().unwrap(),
+        out.to_str().unwrap(),
+        &["--annotate"],
+    ));
+    let written: Vec<String> = fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(written.len(), lines.len(), "every record kept");
+    let mut marked = HashSet::new();
+    for (line, orig) in written.iter().zip(&lines) {
+        assert!(
+            line.starts_with(&orig[..orig.len() - 1]),
+            "{line} extends {orig}"
+        );
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let id = v["id"].as_str().unwrap().to_string();
+        let j = v["jaccard_to_kept"].as_f64().unwrap();
+        match v["cluster"].as_u64() {
+            None => assert_eq!(
+                (v["cluster_size"].as_u64(), v["kept"].as_bool(), j),
+                (Some(1), Some(true), 1.0)
+            ),
+            Some(c) => {
+                assert!(c >= 1 && v["cluster_size"].as_u64().unwrap() >= 2, "{line}");
+                assert!(j >= 0.7 - 1e-12 || v["kept"] == true, "{line}");
+            }
+        }
+        if v["kept"] == false {
+            marked.insert(id);
+        }
+    }
+    assert_eq!(marked, gone, "marked kept: false = what dedup removes");
+    assert_eq!(
+        removed_ids(&dir.path().join("ann.jsonl.removed.jsonl")),
+        gone
+    );
+
+    // Parquet: the input's columns and rows, then the four columns.
+    let pq = dir.path().join("ann.parquet");
+    ok(&args(
+        input.to_str().unwrap(),
+        pq.to_str().unwrap(),
+        &["--annotate"],
+    ));
+    let (in_fields, in_kv, _, _) = read_parquet(&input);
+    let (out_fields, out_kv, _, out_rows) = read_parquet(&pq);
+    assert_eq!(out_rows, rows, "every row, every column as it was");
+    assert_eq!(out_kv, in_kv);
+    assert_eq!(out_fields[..in_fields.len()], in_fields[..]);
+    let names: Vec<&str> = out_fields[in_fields.len()..]
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["cluster", "cluster_size", "kept", "jaccard_to_kept"]
+    );
+    use arrow_array::{Array, BooleanArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(&pq).unwrap()).unwrap();
+    let mut pq_marked = HashSet::new();
+    let mut row = 0;
+    for batch in reader.build().unwrap() {
+        let batch = batch.unwrap();
+        let kept = batch.column_by_name("kept").unwrap();
+        let kept = kept.as_any().downcast_ref::<BooleanArray>().unwrap();
+        for i in 0..batch.num_rows() {
+            if !kept.value(i) {
+                pq_marked.insert(out_rows[row].0.clone());
+            }
+            row += 1;
+        }
+    }
+    assert_eq!(
+        pq_marked, gone,
+        "Parquet marks what the JSON Lines copy does"
+    );
+}
+
+/// `--annotate` refuses what it cannot write fields into, and a record that has one of
+/// its fields already, leaving nothing behind.
+#[test]
+fn annotate_refuses_plain_files_and_a_field_it_would_write_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("docs");
+    fs::create_dir(&folder).unwrap();
+    fs::write(folder.join("a.txt"), "one two three four five six").unwrap();
+    fs::write(folder.join("b.txt"), "one two three four five six").unwrap();
+    let out = dir.path().join("out");
+    let o = simtui(&[
+        "dedup",
+        folder.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-t",
+        "0.8",
+        "--annotate",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--annotate writes fields into records"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    let jl = dir.path().join("in.jsonl");
+    fs::write(&jl, "{\"text\":\"one two three four five six\",\"kept\":1}\n{\"text\":\"one two three four five six\"}\n").unwrap();
+    let out = dir.path().join("out.jsonl");
+    let o = simtui(&[
+        "dedup",
+        jl.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-t",
+        "0.8",
+        "-k",
+        "2",
+        "--text-field",
+        "text",
+        "--annotate",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 1") && err.contains("\"kept\" already"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing is left of the output");
+}

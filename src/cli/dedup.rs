@@ -68,6 +68,15 @@ pub struct DedupArgs {
     /// Print the counts and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Keep every record and mark it instead of removing duplicates
+    ///
+    /// OUT holds every record with four more fields (JSON Lines) or columns (Parquet):
+    /// cluster (from 1, as OUT.removed.jsonl numbers them; null for a record with no
+    /// near-duplicate), cluster_size, kept (false for what dedup would remove) and
+    /// jaccard_to_kept. OUT.removed.jsonl still lists the records marked kept: false.
+    /// Inputs of plain files or SGML are refused (clusters --format jsonl lists theirs).
+    #[arg(long)]
+    pub annotate: bool,
     /// Copy a folder even when some of its paths cannot be copied
     ///
     /// Every path of a folder is copied but the removed documents: hidden files, `.git`,
@@ -137,9 +146,14 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     index.check()?;
     let docs = index.docs().len();
     let summary = format!(
-        "{docs} documents, {} clusters, {} removed, {} left{}",
+        "{docs} documents, {} clusters, {} {}, {} left{}",
         clusters.len(),
         removals.len(),
+        if args.annotate {
+            "marked kept: false"
+        } else {
+            "removed"
+        },
         docs - removals.len(),
         if keep_list.is_empty() {
             String::new()
@@ -152,15 +166,28 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         with_stdout(|out| writeln!(out, "{summary} (dry run: nothing written)"))?;
         return Ok(());
     }
-    let written = dedup::write_corpus(
-        index,
-        &files,
-        &removals,
-        &args.output,
-        single,
-        args.force,
-        &progress,
-    )?;
+    let written = if args.annotate {
+        let notes = dedup::annotations(index, &clusters, &removals);
+        dedup::write_annotated(
+            index,
+            &files,
+            &notes,
+            &args.output,
+            single,
+            args.force,
+            &progress,
+        )?
+    } else {
+        dedup::write_corpus(
+            index,
+            &files,
+            &removals,
+            &args.output,
+            single,
+            args.force,
+            &progress,
+        )?
+    };
     let meta = &index_args.meta_field;
     write_removal_list(&removed_list, index, meta, &removals, args.force)?;
     progress.finish();
@@ -221,13 +248,11 @@ fn copied(w: &dedup::Written) -> String {
         }
     };
     count(w.documents, "document file(s)".into());
-    count(
-        w.record_files,
-        format!(
-            "file(s) of records ({} record(s) left out)",
-            w.records_removed
-        ),
-    );
+    let records = match w.records_annotated {
+        0 => format!("{} record(s) left out", w.records_removed),
+        n => format!("{n} record(s) annotated"),
+    };
+    count(w.record_files, format!("file(s) of records ({records})"));
     count(w.copied_unread, "other file(s) as they were".into());
     count(w.hard_links, "hard link(s)".into());
     count(

@@ -64,7 +64,9 @@ pub fn removals(index: &Index, clusters: &[Cluster], keep_list: &HashSet<String>
         .collect()
 }
 
+mod annotate;
 mod tree;
+pub use annotate::{ALONE, Annotation, FIELDS, annotations};
 pub use tree::{Copy, FileId, InputFile, input_files};
 
 /// The last part of a path's name (`.` and `..` resolved as far as the path tells).
@@ -97,6 +99,8 @@ pub struct Written {
     pub files_removed: u64,
     /// Records (lines, articles, rows) left out of files of many documents.
     pub records_removed: u64,
+    /// Records given their annotation (`--annotate`): JSON Lines lines, Parquet rows.
+    pub records_annotated: u64,
     /// Files copied that are no documents (binary, too large, hidden, not `--ext`, ...):
     /// kept as they were.
     pub copied_unread: u64,
@@ -125,6 +129,8 @@ struct Cuts {
     /// JSON Lines and SGML: byte ranges (offset, length) in the decompressed file;
     /// Parquet: (row group, row in it). Sorted.
     parts: HashMap<FileId, (Kind, Vec<(u64, u64)>)>,
+    /// Instead of cuts (`--annotate`): each file of records' annotations.
+    notes: HashMap<FileId, (Kind, annotate::FileNotes)>,
 }
 
 fn cuts(index: &Index, removed: &[Removal]) -> Cuts {
@@ -209,12 +215,30 @@ pub fn write_corpus(
     replace: bool,
     progress: &dyn Progress,
 ) -> Result<Written> {
-    let cuts = cuts(index, removed);
+    write_with(
+        index,
+        files,
+        &cuts(index, removed),
+        out,
+        (single, replace),
+        progress,
+    )
+}
+
+/// [`write_corpus`] and [`write_annotated`]: `files` copied to `out` with `cuts` made.
+fn write_with(
+    index: &Index,
+    files: &[InputFile],
+    cuts: &Cuts,
+    out: &Path,
+    (single, replace): (bool, bool),
+    progress: &dyn Progress,
+) -> Result<Written> {
     if replace {
         check_replace(out, single)?;
     }
     let partial = Partial::new(out, replace)?;
-    let result = copy_all(index, files, &cuts, (&partial.tmp, single), progress);
+    let result = copy_all(index, files, cuts, (&partial.tmp, single), progress);
     let result = result.and_then(|written| {
         if !single {
             let marker = partial.tmp.join(MARKER);
@@ -227,6 +251,32 @@ pub fn write_corpus(
     let written = result?;
     partial.commit()?;
     Ok(written)
+}
+
+/// Writes the corpus of `files` to `out` as [`write_corpus`] does, but with every
+/// record kept and annotated ([`annotations`], one per document of the index): JSON
+/// Lines records gain the fields of [`FIELDS`], Parquet files those columns; every other
+/// path is copied as it was. An input with documents that are no records (plain files,
+/// SGML articles) is an error before anything is written, as is a record that has one
+/// of those fields already (found while writing: nothing is left of the output).
+pub fn write_annotated(
+    index: &Index,
+    files: &[InputFile],
+    notes: &[Annotation],
+    out: &Path,
+    single: bool,
+    replace: bool,
+    progress: &dyn Progress,
+) -> Result<Written> {
+    let (by_path, others) = annotate::by_file(index, notes);
+    if let Some(path) = others.iter().min() {
+        return Err(annotate::cannot_annotate(path));
+    }
+    let mut cuts = Cuts::default();
+    for (path, file) in by_path {
+        cuts.notes.extend(tree::file_id(path).map(|id| (id, file)));
+    }
+    write_with(index, files, &cuts, out, (single, replace), progress)
 }
 
 /// Copies `files` into `tmp` (or, with `single`, to `tmp` itself) without the cuts.
@@ -298,26 +348,32 @@ fn copy_all(
             written.hard_links += 1;
             continue;
         }
-        match cuts.parts.get(&id) {
-            Some((kind, parts)) => {
-                if *kind == Kind::Parquet {
-                    crate::source::parquet::write_without(&f.path, &target, parts, progress)?;
-                } else {
-                    filter_bytes(&f.path, &target, parts)?;
-                }
-                written.records_removed += parts.len() as u64;
-                written.record_files += 1;
-            }
-            // No record of it removed: byte for byte (compressed files not recompressed).
-            None => {
-                fs::copy(&f.path, &target).map_err(|e| io_error(&f.path, e))?;
-                let path = f.path.as_path();
-                if documents.contains(path) {
-                    written.documents += 1;
-                } else if containers.contains(path) {
+        if let Some((kind, notes)) = cuts.notes.get(&id) {
+            annotate::write_file(*kind, &f.path, &target, notes, progress)?;
+            written.records_annotated += notes.len() as u64;
+            written.record_files += 1;
+        } else {
+            match cuts.parts.get(&id) {
+                Some((kind, parts)) => {
+                    if *kind == Kind::Parquet {
+                        crate::source::parquet::write_without(&f.path, &target, parts, progress)?;
+                    } else {
+                        filter_bytes(&f.path, &target, parts)?;
+                    }
+                    written.records_removed += parts.len() as u64;
                     written.record_files += 1;
-                } else {
-                    written.copied_unread += 1;
+                }
+                // No record of it removed: byte for byte (compressed files not recompressed).
+                None => {
+                    fs::copy(&f.path, &target).map_err(|e| io_error(&f.path, e))?;
+                    let path = f.path.as_path();
+                    if documents.contains(path) {
+                        written.documents += 1;
+                    } else if containers.contains(path) {
+                        written.record_files += 1;
+                    } else {
+                        written.copied_unread += 1;
+                    }
                 }
             }
         }
@@ -485,15 +541,26 @@ fn remove_stale(dir: &Path, name: &str) {
 // The cuts are copied into the reader, which owns them while the output is written.
 #[allow(clippy::unnecessary_to_owned)]
 fn filter_bytes(input: &Path, target: &Path, cuts: &[(u64, u64)]) -> Result<()> {
-    let opened = open_container(input)
-        .map_err(|(_, why)| Error::Output(format!("{}: {why}", input.display())))?;
-    let without = Without {
-        inner: opened.reader,
+    rewrite_stream(input, target, |reader| Without {
+        inner: reader,
         pos: 0,
         cuts: cuts.to_vec().into_iter(),
         next: None,
         eat_newline: false,
-    };
+    })
+}
+
+/// Writes `target` from a JSON Lines or SGML file's decompressed bytes read through
+/// `through`, compressed as the input is. An error of the reader (a record that cannot
+/// be annotated) names the input.
+fn rewrite_stream<R: Read>(
+    input: &Path,
+    target: &Path,
+    through: impl FnOnce(Box<dyn Read + Send>) -> R,
+) -> Result<()> {
+    let opened = open_container(input)
+        .map_err(|(_, why)| Error::Output(format!("{}: {why}", input.display())))?;
+    let without = through(opened.reader);
     let file = fs::File::create(target).map_err(|e| io_error(target, e))?;
     let mut file = BufWriter::with_capacity(256 << 10, file);
     let copied = match opened.compression {

@@ -53,3 +53,18 @@ pub(crate) fn write_without(
         what: NEEDS_FEATURE,
     })
 }
+
+pub(crate) type RowNote = (Option<u32>, u32, bool, f64);
+
+pub(crate) fn write_annotated(
+    input: &Path,
+    _target: &Path,
+    _names: &[&str; 4],
+    _note: &dyn Fn(u64, u64) -> RowNote,
+    _progress: &dyn crate::progress::Progress,
+) -> Result<()> {
+    Err(Error::Unsupported {
+        path: input.to_path_buf(),
+        what: NEEDS_FEATURE,
+    })
+}

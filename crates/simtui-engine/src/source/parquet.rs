@@ -19,7 +19,7 @@ use arrow_array::types::{
     TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
-use arrow_schema::{DataType, TimeUnit};
+use arrow_schema::{ArrowError, DataType, SchemaRef, TimeUnit};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
@@ -466,6 +466,90 @@ pub(crate) fn write_without(
     cuts: &[(u64, u64)],
     progress: &dyn crate::progress::Progress,
 ) -> crate::error::Result<()> {
+    let mut cut = cuts.iter().peekable();
+    rewrite(input, target, progress, Ok, |g, first, batch, _| {
+        let keep: arrow_array::BooleanArray = (0..batch.num_rows() as u64)
+            .map(|i| {
+                let here = (g, first + i);
+                while cut.peek().is_some_and(|&&c| c < here) {
+                    cut.next();
+                }
+                Some(cut.peek() != Some(&&here))
+            })
+            .collect();
+        arrow_select::filter::filter_record_batch(&batch, &keep)
+    })
+}
+
+/// A row's annotation as `dedup --annotate` adds it: cluster (none for a row alone),
+/// cluster size, kept, exact Jaccard to the kept row.
+pub(crate) type RowNote = (Option<u32>, u32, bool, f64);
+
+/// Writes a Parquet file with four columns added (named `names`: UInt32 nullable,
+/// UInt32, Boolean, Float64), each row's values from `note(row group, row in it)`; the
+/// rest as [`write_without`] keeps it. A column of one of those names already is an error.
+pub(crate) fn write_annotated(
+    input: &Path,
+    target: &Path,
+    names: &[&str; 4],
+    note: &dyn Fn(u64, u64) -> RowNote,
+    progress: &dyn crate::progress::Progress,
+) -> crate::error::Result<()> {
+    use arrow_array::{ArrayRef, BooleanArray, Float64Array, UInt32Array};
+    use arrow_schema::{Field, Schema};
+    let added = |schema: SchemaRef| -> crate::error::Result<SchemaRef> {
+        if let Some(name) = names.iter().find(|n| schema.field_with_name(n).is_ok()) {
+            return Err(crate::error::Error::Output(format!(
+                "{}: the file has a column \"{name}\" already: --annotate would write it twice",
+                input.display()
+            )));
+        }
+        let types = [
+            DataType::UInt32,
+            DataType::UInt32,
+            DataType::Boolean,
+            DataType::Float64,
+        ];
+        let mut fields: Vec<Arc<Field>> = schema.fields().iter().cloned().collect();
+        for (i, (name, t)) in names.iter().zip(types).enumerate() {
+            fields.push(Arc::new(Field::new(*name, t, i == 0)));
+        }
+        Ok(Arc::new(Schema::new_with_metadata(
+            fields,
+            schema.metadata().clone(),
+        )))
+    };
+    let with = |g: u64, first: u64, batch: RecordBatch, schema: &SchemaRef| {
+        let notes: Vec<RowNote> = (0..batch.num_rows() as u64)
+            .map(|i| note(g, first + i))
+            .collect();
+        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+        columns.push(Arc::new(notes.iter().map(|n| n.0).collect::<UInt32Array>()));
+        columns.push(Arc::new(
+            notes.iter().map(|n| Some(n.1)).collect::<UInt32Array>(),
+        ));
+        columns.push(Arc::new(
+            notes.iter().map(|n| Some(n.2)).collect::<BooleanArray>(),
+        ));
+        columns.push(Arc::new(
+            notes.iter().map(|n| Some(n.3)).collect::<Float64Array>(),
+        ));
+        RecordBatch::try_new(schema.clone(), columns)
+    };
+    rewrite(input, target, progress, added, with)
+}
+
+/// Writes `target` from the Parquet file `input`, each batch of rows (with its row
+/// group and its first row in it) through `batch`, under the schema `schema` makes of
+/// the input's: the codec of the input's first column chunk and its key-value metadata
+/// kept, a row group of the input giving one of the output.
+fn rewrite(
+    input: &Path,
+    target: &Path,
+    progress: &dyn crate::progress::Progress,
+    schema: impl FnOnce(SchemaRef) -> crate::error::Result<SchemaRef>,
+    mut batch: impl FnMut(u64, u64, RecordBatch, &SchemaRef) -> Result<RecordBatch, ArrowError>,
+) -> crate::error::Result<()> {
     use crate::error::Error;
     use parquet::arrow::ArrowWriter;
     use parquet::file::properties::WriterProperties;
@@ -499,10 +583,10 @@ pub(crate) fn write_without(
     if !kv.is_empty() {
         props = props.set_key_value_metadata(Some(kv));
     }
+    let out_schema = schema(meta.schema().clone())?;
     let out = File::create(target).map_err(|e| io(target, e))?;
     let mut writer =
-        ArrowWriter::try_new(out, meta.schema().clone(), Some(props.build())).map_err(bad)?;
-    let mut cut = cuts.iter().peekable();
+        ArrowWriter::try_new(out, out_schema.clone(), Some(props.build())).map_err(bad)?;
     for g in 0..metadata.num_row_groups() {
         crate::progress::check(progress)?;
         let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(
@@ -514,23 +598,13 @@ pub(crate) fn write_without(
         .build()
         .map_err(bad)?;
         let mut row = 0u64;
-        for batch in reader {
-            let batch = batch.map_err(|e| bad(e.into()))?;
-            let n = batch.num_rows() as u64;
-            let keep: arrow_array::BooleanArray = (0..n)
-                .map(|i| {
-                    let here = (g as u64, row + i);
-                    while cut.peek().is_some_and(|&&c| c < here) {
-                        cut.next();
-                    }
-                    Some(cut.peek() != Some(&&here))
-                })
-                .collect();
+        for read in reader {
+            let read = read.map_err(|e| bad(e.into()))?;
+            let n = read.num_rows() as u64;
+            let made = batch(g as u64, row, read, &out_schema).map_err(|e| bad(e.into()))?;
             row += n;
-            let kept = arrow_select::filter::filter_record_batch(&batch, &keep)
-                .map_err(|e| bad(e.into()))?;
-            if kept.num_rows() > 0 {
-                writer.write(&kept).map_err(bad)?;
+            if made.num_rows() > 0 {
+                writer.write(&made).map_err(bad)?;
             }
         }
         writer.flush().map_err(bad)?;
