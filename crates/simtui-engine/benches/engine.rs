@@ -7,11 +7,12 @@ use simtui_engine::minhash::band::candidates;
 use simtui_engine::minhash::reband::Rebander;
 use simtui_engine::minhash::sketch::MinHasher;
 use simtui_engine::progress::Silent;
+use simtui_engine::rng::Rng;
 use simtui_engine::shingle::shingle_set;
 use simtui_engine::source::Corpus;
-use simtui_engine::text::{TextOptions, Tokenizer};
+use simtui_engine::text::{TextOptions, Tokenizer, Unit};
 use simtui_engine::verify::jaccard;
-use simtui_gen::{GenOptions, generate};
+use simtui_gen::{GenOptions, Text, generate};
 use std::hint::black_box;
 
 fn texts(docs: usize) -> Vec<String> {
@@ -24,6 +25,163 @@ fn texts(docs: usize) -> Vec<String> {
     .into_iter()
     .map(|d| d.text)
     .collect()
+}
+
+/// Generated English (sentences of public-domain novels), about 300 words a document.
+fn english_texts(docs: usize) -> Vec<String> {
+    generate(&GenOptions {
+        docs,
+        seed: 7,
+        text: Text::English,
+        ..Default::default()
+    })
+    .docs
+    .into_iter()
+    .map(|d| d.text)
+    .collect()
+}
+
+/// News wire stories in the style of Reuters-21578 (a headline in capitals, a dateline,
+/// earnings tables, "U.S.", "1.5 billion dlrs", "pct", tickers in angle brackets), from
+/// templates written for this bench and filled at random: the punctuation and numbers
+/// that the word rules join ("3.5", "1,250", "U.S") are what the English novels lack.
+fn news_texts(docs: usize) -> Vec<String> {
+    let mut rng = Rng::new(7);
+    (0..docs).map(|_| news_story(&mut rng)).collect()
+}
+
+fn news_story(rng: &mut Rng) -> String {
+    const COMPANIES: &[(&str, &str)] = &[
+        ("Allied Steel Corp", "ALS"),
+        ("Midland Grain Co", "MGC"),
+        ("Pacific Lumber Inc", "PLI"),
+        ("Northern Gas Ltd", "NGL"),
+        ("First Union Bancorp", "FUB"),
+        ("Delta Chemical", "DCH"),
+    ];
+    const CITIES: &[&str] = &["NEW YORK", "WASHINGTON", "LONDON", "TOKYO", "CHICAGO"];
+    const MONTHS: &[&str] = &["Jan", "Feb", "March", "April", "May", "June"];
+    const GOODS: &[&str] = &["wheat", "corn", "crude oil", "copper", "sugar"];
+    const QUARTERS: &[&str] = &["1ST", "2ND", "4TH"];
+    let pick = |list: &[&'static str], rng: &mut Rng| list[rng.below(list.len() as u64) as usize];
+    let num = |rng: &mut Rng| format!("{}.{}", 1 + rng.below(900), rng.below(100));
+    let (company, ticker) = COMPANIES[rng.below(COMPANIES.len() as u64) as usize];
+    let (city, month, day) = (pick(CITIES, rng), pick(MONTHS, rng), 1 + rng.below(28));
+    let mut s = format!(
+        "{} &lt;{ticker}> {} QTR NET\n    {city}, {month} {day} - \n",
+        company.to_uppercase(),
+        pick(QUARTERS, rng)
+    );
+    for _ in 0..1 + rng.below(3) {
+        let (shr, net, revs) = (rng.below(99), num(rng), num(rng));
+        let shrs = format!("{},{:03},000", 1 + rng.below(40), rng.below(1000));
+        s += &format!(
+            "    Shr {shr} cts vs {} cts\n    Net {net} mln vs {} mln\n",
+            rng.below(99),
+            num(rng)
+        );
+        s += &format!(
+            "    Revs {revs} mln vs {} mln\n    Avg shrs {shrs}\n",
+            num(rng)
+        );
+    }
+    for _ in 0..3 + rng.below(5) {
+        let (good, a, b, c) = (pick(GOODS, rng), num(rng), num(rng), num(rng));
+        let sentence = match rng.below(5) {
+            0 => format!(
+                "The U.S. Agriculture Department said exports of {good} rose {a} pct to {b} mln \
+                 tonnes in {month}, up from {c} mln a year earlier."
+            ),
+            1 => format!(
+                "{company} said it expects 1987 net profit of {a} billion dlrs, or {b} dlrs a \
+                 share, compared with {c} billion dlrs in 1986."
+            ),
+            2 => format!(
+                "Officials at the Fed said the bank's discount rate, now {a} pct, would not be \
+                 changed before the G-7 meeting on {month} {day}, sources told Reuters."
+            ),
+            3 => format!(
+                "\"We don't see any major change in {good} prices,\" said a spokesman for \
+                 {company}, adding that output was about {},{:03} barrels per day (bpd).",
+                1 + rng.below(900),
+                rng.below(1000)
+            ),
+            _ => format!(
+                "Dlrs {a} vs {b} -- the company's shares closed at {} 1/2, off 3/8, on volume \
+                 of {},{:03} shares on the N.Y.S.E.",
+                10 + rng.below(90),
+                rng.below(900),
+                rng.below(1000)
+            ),
+        };
+        s += &sentence;
+        s += if rng.below(3) == 0 { "\n" } else { " " };
+    }
+    s + "\n Reuter\n"
+}
+
+/// French, German and Spanish prose (sentences written for this bench, drawn at random):
+/// Latin letters with diacritics in about every third word, curly apostrophes, guillemets.
+fn european_texts(docs: usize) -> Vec<String> {
+    const SENTENCES: &[&str] = &[
+        "L’été dernier, les élèves de l’école ont préparé une fête à la mairie.",
+        "Le ministère a annoncé une hausse de 2,5 % des dépenses publiques en février.",
+        "« Nous n’avons pas reçu la réponse », a déclaré le député, très déçu.",
+        "Où est la bibliothèque ? Elle se trouve près de la gare, après le théâtre.",
+        "Die Bürger der Stadt haben über die neue Straßenbahn abgestimmt.",
+        "Im Frühling blühen die Bäume am Ufer des Flusses, und die Vögel kehren zurück.",
+        "Der Präsident erklärte, die Verhandlungen würden nächste Woche fortgesetzt.",
+        "Für Kinder unter zwölf Jahren ist der Eintritt ins Museum frei.",
+        "El niño corrió hacia la estación porque el tren salía a las ocho.",
+        "La compañía española aumentó sus beneficios un 3,2 % en el último año.",
+        "¿Cuándo llegarán los invitados? Mañana por la mañana, según el camarero.",
+        "Los científicos publicaron un estudio sobre la evolución del clima andino.",
+    ];
+    let mut rng = Rng::new(11);
+    (0..docs)
+        .map(|_| {
+            let n = 10 + rng.below(20);
+            let mut s = String::new();
+            for i in 0..n {
+                s.push_str(SENTENCES[rng.below(SENTENCES.len() as u64) as usize]);
+                s.push_str(if i % 4 == 3 { "\n\n" } else { " " });
+            }
+            s
+        })
+        .collect()
+}
+
+/// Tokenising alone (words and characters), per byte of text.
+fn bench_tokenise(c: &mut Criterion) {
+    let corpora = [
+        ("english", english_texts(2000)),
+        ("news", news_texts(2000)),
+        ("european", european_texts(2000)),
+    ];
+    let mut g = c.benchmark_group("tokenise (1 core)");
+    for (name, texts) in &corpora {
+        g.throughput(Throughput::Bytes(
+            texts.iter().map(String::len).sum::<usize>() as u64,
+        ));
+        for unit in [Unit::Word, Unit::Char] {
+            let opts = TextOptions {
+                unit,
+                ..Default::default()
+            };
+            g.bench_function(format!("{name}, {}", unit.name()), |b| {
+                let mut tok = Tokenizer::new(&opts);
+                let mut buf = Vec::new();
+                b.iter(|| {
+                    for t in texts {
+                        buf.clear();
+                        tok.token_hashes(t, &mut buf);
+                        black_box(&buf);
+                    }
+                })
+            });
+        }
+    }
+    g.finish();
 }
 
 fn shingle_sets(texts: &[String]) -> Vec<Vec<u64>> {
@@ -144,5 +302,5 @@ fn bench_band_verify(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_stages, bench_band_verify);
+criterion_group!(benches, bench_tokenise, bench_stages, bench_band_verify);
 criterion_main!(benches);
