@@ -28,7 +28,7 @@ fn texts(docs: usize) -> Vec<String> {
 }
 
 /// Generated English (sentences of public-domain novels), about 300 words a document.
-fn english_texts(docs: usize) -> Vec<String> {
+pub(crate) fn english_texts(docs: usize) -> Vec<String> {
     generate(&GenOptions {
         docs,
         seed: 7,
@@ -45,7 +45,7 @@ fn english_texts(docs: usize) -> Vec<String> {
 /// earnings tables, "U.S.", "1.5 billion dlrs", "pct", tickers in angle brackets), from
 /// templates written for this bench and filled at random: the punctuation and numbers
 /// that the word rules join ("3.5", "1,250", "U.S") are what the English novels lack.
-fn news_texts(docs: usize) -> Vec<String> {
+pub(crate) fn news_texts(docs: usize) -> Vec<String> {
     let mut rng = Rng::new(7);
     (0..docs).map(|_| news_story(&mut rng)).collect()
 }
@@ -122,7 +122,7 @@ fn news_story(rng: &mut Rng) -> String {
 
 /// French, German and Spanish prose (sentences written for this bench, drawn at random):
 /// Latin letters with diacritics in about every third word, curly apostrophes, guillemets.
-fn european_texts(docs: usize) -> Vec<String> {
+pub(crate) fn european_texts(docs: usize) -> Vec<String> {
     const SENTENCES: &[&str] = &[
         "L’été dernier, les élèves de l’école ont préparé une fête à la mairie.",
         "Le ministère a annoncé une hausse de 2,5 % des dépenses publiques en février.",
@@ -160,9 +160,10 @@ fn bench_tokenise(c: &mut Criterion) {
     ];
     let mut g = c.benchmark_group("tokenise (1 core)");
     for (name, texts) in &corpora {
-        g.throughput(Throughput::Bytes(
-            texts.iter().map(String::len).sum::<usize>() as u64,
-        ));
+        let bytes = texts.iter().map(String::len).sum::<usize>();
+        // The size, to turn an instruction count (valgrind) into instructions per byte.
+        eprintln!("{name}: {} texts, {bytes} bytes", texts.len());
+        g.throughput(Throughput::Bytes(bytes as u64));
         for unit in [Unit::Word, Unit::Char] {
             let opts = TextOptions {
                 unit,
