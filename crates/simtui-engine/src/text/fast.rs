@@ -1,6 +1,6 @@
 //! The fast path of word segmentation: UAX #29 restricted to ASCII and the non-ASCII
-//! characters of [`kinds`](super::kinds) (2-byte letters and punctuation that joins
-//! nothing), on bit masks of 64 bytes at a time.
+//! characters of [`kinds`] (2-byte letters and punctuation that joins nothing), on bit
+//! masks of 64 bytes at a time, and the hashing of its words.
 //!
 //! Each 64-byte block is classified into three masks, one bit a byte: word bytes (letters,
 //! digits, '_'), possible joiners ('.', '\'', ':', ',', ';') and non-ASCII bytes. Words are
@@ -8,14 +8,19 @@
 //! mispredictions a byte loop pays at every word's end. The joining rules are looked at
 //! only where a joiner sits between two word bytes.
 //!
-//! Classifying is most of the work per byte, so it has two versions: AVX2 (two nibble
-//! look-ups and three `movemask`s per 32 bytes, about 0.5 instructions a byte), taken
-//! when the processor has it, and portable SIMD-within-a-register code (8 bytes per u64,
-//! about 6 instructions a byte) everywhere else. LLVM does not turn the portable version
-//! into `movemask`s by itself (packing a byte mask into bits is the cost), hence the
-//! intrinsics; both versions are checked against a byte loop.
+//! Words are hashed where they lie, a block's worth at a time: most are 8 ASCII bytes or
+//! fewer, one load, a mask, a lowercase and a round of the hash. The others (longer,
+//! non-ASCII, too near the end of the text for an 8-byte load) are noted in a bit mask
+//! and hashed after the block's loop, which thus calls nothing.
+//!
+//! Classifying and hashing have an AVX2 version ([`avx2`], taken when the processor has
+//! it: nibble look-ups and `movemask`s, 4 words hashed at a time) and a portable one
+//! ([`swar`], SIMD within a register, and one word at a time) everywhere else. Both are
+//! checked against each other and against the reference segmenter.
 
-use super::kinds;
+#[cfg(target_arch = "x86_64")]
+use super::avx2;
+use super::{kinds, swar};
 use crate::hash::{token_round, token_start};
 
 /// One bit per byte of a 64-byte block.
@@ -29,6 +34,31 @@ pub(super) struct Masks {
     pub high: u64,
 }
 
+/// The most words that end in a 64-byte block: each is followed by a byte outside it.
+pub(super) const MAX_SPANS: usize = 32;
+
+/// The segments that end in one block: `starts[..len]` and `ends[..len]`. The entries
+/// past `len` are left over (from earlier blocks, or positions past the block), which a
+/// hasher working on 16 at a time computes and ignores.
+pub(super) struct Spans {
+    pub starts: [usize; SPAN_SLOTS],
+    pub ends: [usize; SPAN_SLOTS],
+    pub len: usize,
+}
+
+/// Room for a block's spans written 16 at a time, one carried from before.
+pub(super) const SPAN_SLOTS: usize = MAX_SPANS + 16;
+
+impl Spans {
+    pub fn starts(&self) -> &[usize] {
+        &self.starts[..self.len]
+    }
+
+    pub fn ends(&self) -> &[usize] {
+        &self.ends[..self.len]
+    }
+}
+
 /// Calls `emit(start, end)` for each word of `s`, exactly as `unicode_words` would split
 /// it, provided `s` holds only ASCII and [`kinds::fast_char_len`] characters.
 pub(super) fn word_ranges(s: &[u8], emit: impl FnMut(usize, usize)) {
@@ -40,50 +70,121 @@ pub(super) fn word_ranges(s: &[u8], emit: impl FnMut(usize, usize)) {
     ranges_with(s, swar::classify, emit)
 }
 
-/// [`word_ranges`] with the portable classifier, whatever the processor (for the tests).
-#[cfg(test)]
-pub(super) fn word_ranges_portable(s: &[u8], emit: impl FnMut(usize, usize)) {
-    ranges_with(s, swar::classify, emit)
+/// Appends the hashes of the words of `s` to `out` (see [`word_ranges`],
+/// [`hash_word`]) and says true; or says false, with `out` as it was, if `s` holds a
+/// character that the fast path does not take.
+pub(super) fn word_hashes(s: &[u8], keep_case: bool, out: &mut Vec<u64>) -> bool {
+    // Case as a constant, so that the word loop does not look it up at every word.
+    match keep_case {
+        true => hashes_dispatch::<true>(s, out),
+        false => hashes_dispatch::<false>(s, out),
+    }
 }
 
-/// [`word_ranges`] with a given block classifier. Inlined into each caller, so that the
-/// AVX2 version compiles the whole loop (and the caller's `emit`) with its features.
+fn hashes_dispatch<const KEEP_CASE: bool>(s: &[u8], out: &mut Vec<u64>) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: the processor has AVX2, BMI1 and BMI2, checked at run time just above.
+        return unsafe { avx2::word_hashes::<KEEP_CASE>(s, out) };
+    }
+    hashes_with(s, swar::classify, hash_spans::<KEEP_CASE>, out)
+}
+
+/// [`word_ranges`] and [`word_hashes`] with the portable code, whatever the processor
+/// (for the tests).
+#[cfg(test)]
+pub(super) mod portable {
+    use super::*;
+
+    pub(in crate::text) fn word_ranges(s: &[u8], emit: impl FnMut(usize, usize)) {
+        ranges_with(s, swar::classify, emit)
+    }
+
+    pub(in crate::text) fn word_hashes(s: &[u8], keep_case: bool, out: &mut Vec<u64>) -> bool {
+        match keep_case {
+            true => hashes_with(s, swar::classify, hash_spans::<true>, out),
+            false => hashes_with(s, swar::classify, hash_spans::<false>, out),
+        }
+    }
+}
+
+/// [`word_ranges`] with a given block classifier.
 #[inline(always)]
-fn ranges_with(
+pub(super) fn ranges_with(
     s: &[u8],
     classify: impl Fn(&[u8; 64]) -> Masks,
     mut emit: impl FnMut(usize, usize),
 ) {
+    let complete = spans_with(s, classify, |spans| {
+        for (&start, &end) in spans.starts().iter().zip(spans.ends()) {
+            if has_letter_or_digit(&s[start..end]) {
+                emit(start, end);
+            }
+        }
+    });
+    debug_assert!(complete, "only characters the fast path takes");
+}
+
+/// [`word_hashes`] with a given block classifier and span hasher, which appends the
+/// hashes of a block's words to the Vec it gets.
+#[inline(always)]
+pub(super) fn hashes_with(
+    s: &[u8],
+    classify: impl Fn(&[u8; 64]) -> Masks,
+    hash_spans: impl Fn(&[u8], &Spans, &mut Vec<u64>),
+    out: &mut Vec<u64>,
+) -> bool {
+    let base = out.len();
+    let complete = spans_with(s, classify, |spans| hash_spans(s, spans, out));
+    if !complete {
+        out.truncate(base);
+    }
+    complete
+}
+
+/// Calls `each` with the segments of `s` that UAX #29 makes of letters, digits, '_' and
+/// the joiners between them, block by block (at most [`MAX_SPANS`] at a time), in order:
+/// the words, and runs of '_' (which are no words). Blocks are classified by `classify`.
+/// Stops and says false at a character the fast path does not take. Inlined into each
+/// caller, so that the AVX2 version compiles the whole loop (and the caller's `each`)
+/// with its features.
+#[inline(always)]
+pub(super) fn spans_with(
+    s: &[u8],
+    classify: impl Fn(&[u8; 64]) -> Masks,
+    mut each: impl FnMut(&Spans),
+) -> bool {
     let n = s.len();
     // One block more when the text fills its last one, so that every word ends in a block.
     let blocks = n / 64 + 1;
-    let block = |k: usize| {
-        let at = 64 * k;
-        let mut m = match s.get(at..at + 64) {
-            Some(b) => classify(b.try_into().expect("64 bytes")),
-            None => {
-                let mut b = [0u8; 64]; // zero is not a word byte: it ends the last word
-                b[..n - at].copy_from_slice(&s[at..]);
-                classify(&b)
-            }
-        };
-        if m.high != 0 {
-            m.word |= letter_bytes(s, at, m.high);
-        }
-        m
-    };
-    let mut cur = block(0);
+    // One call of `classify` (and of `block`), so that each is inlined.
+    let mut tail = [0u8; 64];
+    let mut cur = Masks::default();
     // The last bits of the previous block: a word byte, and inside a word.
     let (mut word_before, mut inside_before) = (0u64, 0u64);
     // Where the word running into this block started, if one does.
     let mut open: Option<usize> = None;
-    for k in 0..blocks {
-        let at = 64 * k;
-        let next = if k + 1 < blocks {
-            block(k + 1)
+    let mut spans = Spans {
+        starts: [0; SPAN_SLOTS],
+        ends: [0; SPAN_SLOTS],
+        len: 0,
+    };
+    // Block k is classified while block k - 1 is read: a joiner at the end of one looks
+    // at the start of the next.
+    for k in 0..=blocks {
+        let next = if k < blocks {
+            match block(s, k, &mut tail, &classify) {
+                Some(next) => next,
+                None => return false,
+            }
         } else {
             Masks::default()
         };
+        if k == 0 {
+            cur = next;
+            continue;
+        }
+        let at = 64 * (k - 1);
         let word = cur.word;
         let mut inside = word;
         let mut between =
@@ -97,30 +198,72 @@ fn ranges_with(
         }
         let before = (inside << 1) | inside_before;
         let (mut starts, mut stops) = (inside & !before, !inside & before);
-        // Starts and stops alternate, a word open from before ending at the first stop.
-        // One call of `emit`, so that it is inlined once.
-        loop {
-            let start = match open.take() {
-                Some(start) => start,
-                None if starts != 0 => {
-                    let start = at + starts.trailing_zeros() as usize;
-                    starts &= starts - 1;
-                    start
-                }
-                None => break,
-            };
-            if stops == 0 {
-                open = Some(start);
-                break;
-            }
-            let end = at + stops.trailing_zeros() as usize;
-            stops &= stops - 1;
-            if has_letter_or_digit(&s[start..end]) {
-                emit(start, end);
-            }
-        }
         (word_before, inside_before) = (word >> 63, inside >> 63);
         cur = next;
+        if stops == 0 {
+            // No word ends here: one may start, or run on.
+            if starts != 0 {
+                open = Some(at + starts.trailing_zeros() as usize);
+            }
+            continue;
+        }
+        // Starts and stops alternate, and a word running in from before ends at the first
+        // stop. 16 of each are written whatever their number (the rest ignored), so that
+        // the loop has no exit to mispredict; more when there are more.
+        let len = stops.count_ones() as usize;
+        let carried = open.is_some() as usize;
+        spans.starts[0] = open.unwrap_or(0);
+        let all_starts = starts;
+        write_positions(&mut spans.starts[carried..carried + 16], &mut starts, at);
+        write_positions(&mut spans.ends[..16], &mut stops, at);
+        if len > 16 {
+            write_positions(
+                &mut spans.starts[carried + 16..carried + 32],
+                &mut starts,
+                at,
+            );
+            write_positions(&mut spans.ends[16..32], &mut stops, at);
+        }
+        // The last byte inside a word: the last start's word runs on.
+        open = (inside_before != 0).then(|| at + 63 - all_starts.leading_zeros() as usize);
+        spans.len = len;
+        each(&spans);
+    }
+    true
+}
+
+/// The masks of block `k` of `s` (copied into `tail` if it is the last, partial one: zero
+/// is not a word byte, so it ends the last word), with the non-ASCII letters among the
+/// word bytes; None if it holds a character the fast path does not take.
+#[inline(always)]
+fn block(
+    s: &[u8],
+    k: usize,
+    tail: &mut [u8; 64],
+    classify: &impl Fn(&[u8; 64]) -> Masks,
+) -> Option<Masks> {
+    let at = 64 * k;
+    let bytes: &[u8; 64] = match s.get(at..at + 64) {
+        Some(b) => b.try_into().expect("64 bytes"),
+        None => {
+            tail[..s.len() - at].copy_from_slice(&s[at..]);
+            tail
+        }
+    };
+    let mut m = classify(bytes);
+    if m.high != 0 {
+        m.word |= letter_bytes(s, at, m.high)?;
+    }
+    Some(m)
+}
+
+/// Writes `at` plus the positions of the lowest set bits of `bits` to `out` (64 past
+/// the last bit), and clears them.
+#[inline(always)]
+fn write_positions(out: &mut [usize], bits: &mut u64, at: usize) {
+    for slot in out {
+        *slot = at + bits.trailing_zeros() as usize;
+        *bits &= bits.wrapping_sub(1);
     }
 }
 
@@ -174,300 +317,169 @@ fn joins(s: &[u8], i: usize) -> bool {
 
 /// Only a run of '_' has no letter or digit (a joiner never joins '_').
 #[inline(always)]
-fn has_letter_or_digit(word: &[u8]) -> bool {
+pub(super) fn has_letter_or_digit(word: &[u8]) -> bool {
     word[0] != b'_' || word.iter().any(|&b| b != b'_')
 }
 
-/// Which of the non-ASCII bytes `high` of the block at `at` belong to letters.
+/// Which of the non-ASCII bytes `high` of the block at `at` belong to letters, or None
+/// if one starts a character the fast path does not take.
 #[cold]
-fn letter_bytes(s: &[u8], at: usize, mut high: u64) -> u64 {
+fn letter_bytes(s: &[u8], at: usize, mut high: u64) -> Option<u64> {
     let mut letters = 0;
     while high != 0 {
         let i = high.trailing_zeros() as usize;
         high &= high - 1;
+        if s[at + i] >= 0xc0 {
+            kinds::fast_char_len(s, at + i)?;
+        }
         if kinds::in_letter(s, at + i) {
             letters |= 1 << i;
         }
     }
-    letters
+    Some(letters)
 }
 
-/// Calls `flush` with the hashes of the words of `s` (see [`word_ranges`],
-/// [`hash_word`]), a few dozen at a time: the word loop only stores each hash, and
-/// whatever the caller does with them (drop stop words, append to a Vec) runs in a loop
-/// of its own.
-pub(super) fn word_hashes(s: &[u8], keep_case: bool, flush: impl FnMut(&[u64])) {
-    // Case as a constant, so that the word loop does not look it up at every word.
-    if keep_case {
-        hashes_buffered::<true>(s, flush)
-    } else {
-        hashes_buffered::<false>(s, flush)
+/// Appends the hashes of the words among the spans to `out`, one word at a time.
+#[inline(never)]
+pub(super) fn hash_spans<const KEEP_CASE: bool>(s: &[u8], spans: &Spans, out: &mut Vec<u64>) {
+    let (starts, ends) = (spans.starts(), spans.ends());
+    let base = out.len();
+    out.resize(base + spans.len, 0);
+    let (mut hard, mut underscore) = (0u64, false);
+    // Where a word can still be loaded 8 bytes at once.
+    let last_load = s.len().checked_sub(8).unwrap_or(0);
+    for (i, ((&start, &end), slot)) in starts.iter().zip(ends).zip(&mut out[base..]).enumerate() {
+        let len = end - start;
+        if len <= 8 && start <= last_load && s.len() >= 8 {
+            let bytes = u64::from_le_bytes(s[start..start + 8].try_into().expect("8 bytes"));
+            let (h, ascii) = hash_short_word::<KEEP_CASE>(bytes, len);
+            *slot = h;
+            hard |= (!ascii as u64) << i;
+            underscore |= bytes as u8 == b'_';
+        } else {
+            hard |= 1 << i;
+        }
     }
+    finish_spans::<KEEP_CASE>(s, spans, out, base, hard, underscore)
 }
 
-fn hashes_buffered<const KEEP_CASE: bool>(s: &[u8], mut flush: impl FnMut(&[u64])) {
-    let mut buf = [0u64; 64];
-    let mut len = 0;
-    word_ranges(
-        s,
-        #[inline(always)]
-        |start, end| {
-            buf[len] = hash_word::<KEEP_CASE>(s, start, end);
-            len += 1;
-            if len == buf.len() {
-                flush(&buf);
-                len = 0;
+/// The end of [`hash_spans`], whose `out[base..]` holds a hash for each span: hashes
+/// the spans marked `hard`, and if some span may be a run of '_' (`underscore`, or a
+/// hard span starting with one), drops those.
+#[inline(always)]
+pub(super) fn finish_spans<const KEEP_CASE: bool>(
+    s: &[u8],
+    spans: &Spans,
+    out: &mut Vec<u64>,
+    base: usize,
+    mut hard: u64,
+    mut underscore: bool,
+) {
+    let (starts, ends) = (spans.starts(), spans.ends());
+    let hashes = &mut out[base..base + spans.len];
+    while hard != 0 {
+        let i = hard.trailing_zeros() as usize;
+        hard &= hard - 1;
+        hashes[i] = hash_word_at::<KEEP_CASE>(s, starts[i], ends[i]);
+        underscore |= s[starts[i]] == b'_';
+    }
+    let mut kept = spans.len;
+    if underscore {
+        kept = 0;
+        for (i, (&start, &end)) in starts.iter().zip(ends).enumerate() {
+            if has_letter_or_digit(&s[start..end]) {
+                hashes[kept] = hashes[i];
+                kept += 1;
             }
-        },
-    );
-    flush(&buf[..len]);
+        }
+    }
+    out.truncate(base + kept);
 }
 
-/// The hash of the word `s[start..end]` as the Unicode path normalises it (lowercased
-/// unless `KEEP_CASE`), equal to `token_hash` of those bytes: loaded 8 bytes at a time,
+/// The hash of the word `s[start..end]` (see [`hash_word`]), two 8-byte loads for most
+/// of those from 9 to 16 bytes.
+#[inline(always)]
+fn hash_word_at<const KEEP_CASE: bool>(s: &[u8], start: usize, end: usize) -> u64 {
+    let len = end - start;
+    if let Some(bytes) = s.get(start..start + 16)
+        && (9..=16).contains(&len)
+    {
+        let first = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        let second = u64::from_le_bytes(bytes[8..].try_into().expect("8 bytes"));
+        let second = second & (u64::MAX >> (128 - 8 * len));
+        if let (Some(first), Some(second)) = (
+            normalise::<KEEP_CASE>(first),
+            normalise::<KEEP_CASE>(second),
+        ) {
+            return token_round(token_round(token_start(len), first), second);
+        }
+    }
+    hash_word::<KEEP_CASE>(&s[start..end])
+}
+
+/// The hash of a word of `len` bytes (1 to 8) that `bytes` starts with (see
+/// [`hash_word`]), and whether it is right: whether those bytes are ASCII.
+#[inline(always)]
+pub(super) fn hash_short_word<const KEEP_CASE: bool>(bytes: u64, len: usize) -> (u64, bool) {
+    let word = bytes & (u64::MAX >> (64 - 8 * len));
+    let ascii = KEEP_CASE || word & HI == 0;
+    let word = if KEEP_CASE {
+        word
+    } else {
+        word_lowercase(word)
+    };
+    (token_round(token_start(len), word), ascii)
+}
+
+/// The hash of a word as the Unicode path normalises it (lowercased unless
+/// `KEEP_CASE`), equal to `token_hash` of those bytes: loaded 8 bytes at a time,
 /// lowercased in the register and hashed there, never copied. A word with non-ASCII
 /// letters is lowercased through [`kinds`] instead.
+#[inline(never)]
+pub(super) fn hash_word<const KEEP_CASE: bool>(word: &[u8]) -> u64 {
+    let mut h = token_start(word.len());
+    let mut chunks = word.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        match normalise::<KEEP_CASE>(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) {
+            Some(bytes) => h = token_round(h, bytes),
+            None => return kinds::hash_lowercase(word),
+        }
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        match normalise::<KEEP_CASE>(u64::from_le_bytes(last)) {
+            Some(bytes) => h = token_round(h, bytes),
+            None => return kinds::hash_lowercase(word),
+        }
+    }
+    h
+}
+
+/// 8 bytes of a word lowercased unless `KEEP_CASE`, or None if they are not all ASCII
+/// (and must be lowercased through [`kinds`]).
 #[inline(always)]
-fn hash_word<const KEEP_CASE: bool>(s: &[u8], start: usize, end: usize) -> u64 {
-    let mut h = token_start(end - start);
-    let mut at = start;
-    loop {
-        let mut word = load_le(s, at) & low_bytes(end - at);
-        if !KEEP_CASE {
-            if word & HI != 0 {
-                return kinds::hash_lowercase(&s[start..end]);
-            }
-            word = ascii_lowercase(word);
-        }
-        h = token_round(h, word);
-        at += 8;
-        if at >= end {
-            return h;
-        }
+fn normalise<const KEEP_CASE: bool>(word: u64) -> Option<u64> {
+    if KEEP_CASE {
+        Some(word)
+    } else if word & HI != 0 {
+        None
+    } else {
+        Some(word_lowercase(word))
     }
 }
 
-/// 8 bytes of `s` from `at`, little-endian, zero-padded past its end.
+/// 8 bytes of an ASCII word lowercased: 'A'..='Z' gain 0x20. A word's bytes are letters,
+/// digits, '_', joiners or zero padding, so a byte gains 0x20 when adding 0x25 sets its
+/// bit 0x40: 'A'..='Z' (0x41..=0x5a) do, and so do the bytes that have 0x20 already
+/// (digits, joiners), while 'a'..='z' and '_' (0x5f) carry into bit 0x80 instead and the
+/// padding stays below. No byte carries into the next (all are below 0x80). Four
+/// instructions and two constants, where a range test takes six and three.
 #[inline(always)]
-fn load_le(s: &[u8], at: usize) -> u64 {
-    match s.get(at..at + 8) {
-        Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
-        None => {
-            let mut b = [0u8; 8];
-            b[..s.len() - at].copy_from_slice(&s[at..]);
-            u64::from_le_bytes(b)
-        }
-    }
+fn word_lowercase(v: u64) -> u64 {
+    v | ((v.wrapping_add(LO * 0x25) >> 1) & (LO * 0x20))
 }
 
-/// A mask of the low `n` bytes (all 8 when `n >= 8`).
-#[inline(always)]
-fn low_bytes(n: usize) -> u64 {
-    if n >= 8 { !0 } else { (1 << (8 * n)) - 1 }
-}
-
-/// ASCII letters of 8 ASCII bytes lowercased: 'A'..='Z' gain 0x20.
-#[inline(always)]
-fn ascii_lowercase(v: u64) -> u64 {
-    v | (swar::bytes_between(v, b'A', b'Z') >> 2)
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// Bit tricks on 8 bytes in a u64 ("SIMD within a register"). On bytes below 0x80, adding
-/// a constant below 0x80 to each never carries into the next byte, and a byte's high bit
-/// answers a question about it; non-ASCII bytes are set aside first.
-pub(super) mod swar {
-    use super::{HI, LO, Masks};
-
-    /// The bytes of `v` equal to `c`, as high bits: a byte of `v ^ c` plus 0x7f reaches
-    /// 0x80 exactly when it is not zero.
-    #[inline(always)]
-    pub(super) fn bytes_equal(v: u64, c: u8) -> u64 {
-        !(v ^ (LO * c as u64)).wrapping_add(LO * 0x7f) & HI
-    }
-
-    /// The bytes of `v` in `lo..=hi`, as high bits.
-    #[inline(always)]
-    pub(super) fn bytes_between(v: u64, lo: u8, hi: u8) -> u64 {
-        let at_least = v.wrapping_add(LO * (0x80 - lo) as u64);
-        let above = v.wrapping_add(LO * (0x7f - hi) as u64);
-        at_least & !above & HI
-    }
-
-    /// The 8 high bits of `h` packed into its low byte (byte j's bit to bit j).
-    #[inline(always)]
-    pub(super) fn high_bits(h: u64) -> u64 {
-        (h >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
-    }
-
-    /// The masks of a block, 8 bytes at a time.
-    #[inline(always)]
-    pub(in crate::text) fn classify(block: &[u8; 64]) -> Masks {
-        let mut m = Masks::default();
-        for (j, bytes) in block.chunks_exact(8).enumerate() {
-            let raw = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
-            let (v, ascii) = (raw & !HI, !raw & HI);
-            let w = bytes_between(v | (LO * 0x20), b'a', b'z')
-                | bytes_between(v, b'0', b'9')
-                | bytes_equal(v, b'_');
-            let p = bytes_equal(v, b'.')
-                | bytes_equal(v, b'\'')
-                | bytes_equal(v, b':')
-                | bytes_equal(v, b',')
-                | bytes_equal(v, b';');
-            m.word |= high_bits(w & ascii) << (8 * j);
-            m.joiner |= high_bits(p & ascii) << (8 * j);
-            m.high |= high_bits(raw & HI) << (8 * j);
-        }
-        m
-    }
-}
-
-/// The block classifier on AVX2, taken when the processor has it.
-#[cfg(target_arch = "x86_64")]
-pub(super) mod avx2 {
-    use super::Masks;
-    use std::arch::x86_64::*;
-    use std::sync::OnceLock;
-
-    /// Whether this processor has AVX2, BMI1 and BMI2 (asked once).
-    pub(in crate::text) fn available() -> bool {
-        static HAS: OnceLock<bool> = OnceLock::new();
-        *HAS.get_or_init(|| {
-            is_x86_feature_detected!("avx2")
-                && is_x86_feature_detected!("bmi1")
-                && is_x86_feature_detected!("bmi2")
-        })
-    }
-
-    /// [`super::word_ranges`] compiled for AVX2 and BMI (`tzcnt`, `blsr`, `shlx` in the
-    /// word loop), with `emit` inlined.
-    #[target_feature(enable = "avx2,bmi1,bmi2")]
-    pub(super) fn word_ranges(s: &[u8], emit: impl FnMut(usize, usize)) {
-        super::ranges_with(s, |b| classify(b), emit)
-    }
-
-    // Each byte's class is the AND of two look-ups, by its low and by its high nibble:
-    // a bit for each rectangle of (high nibble, low nibbles) that a class covers.
-    const J2: i8 = 0x01; // 0x27 ', 0x2C ,, 0x2E .
-    const D3: i8 = 0x02; // 0x30..0x39 digits
-    const J3: i8 = 0x04; // 0x3A :, 0x3B ;
-    const L46: i8 = 0x08; // 0x41..0x4F, 0x61..0x6F letters
-    const L57: i8 = 0x10; // 0x50..0x5A, 0x70..0x7A letters
-    const U5: i8 = 0x20; // 0x5F _
-    const WORD: i8 = D3 | L46 | L57 | U5;
-    const JOINER: i8 = J2 | J3;
-
-    /// The classes of each low nibble.
-    const fn by_low() -> [i8; 16] {
-        let mut t = [0i8; 16];
-        let mut l = 0;
-        while l < 16 {
-            let mut c = 0;
-            if l == 0x7 || l == 0xC || l == 0xE {
-                c |= J2;
-            }
-            if l <= 9 {
-                c |= D3;
-            }
-            if l == 0xA || l == 0xB {
-                c |= J3;
-            }
-            if l >= 1 {
-                c |= L46;
-            }
-            if l <= 0xA {
-                c |= L57;
-            }
-            if l == 0xF {
-                c |= U5;
-            }
-            t[l] = c;
-            l += 1;
-        }
-        t
-    }
-
-    /// The classes of each high nibble (none for non-ASCII bytes).
-    const BY_HIGH: [i8; 16] = [
-        0,
-        0,
-        J2,
-        D3 | J3,
-        L46,
-        L57 | U5,
-        L46,
-        L57,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-    ];
-    const BY_LOW: [i8; 16] = by_low();
-
-    /// A 16-entry table in both 128-bit lanes, as `vpshufb` looks up per lane.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn table(t: [i8; 16]) -> __m256i {
-        let half = _mm_setr_epi8(
-            t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13],
-            t[14], t[15],
-        );
-        _mm256_broadcastsi128_si256(half)
-    }
-
-    /// 32 bytes as a vector (LLVM makes one unaligned load of it, without unsafe code).
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn load(b: &[u8; 32]) -> __m256i {
-        macro_rules! lanes {
-            ($($i:literal)*) => { _mm256_setr_epi8($(b[$i] as i8),*) };
-        }
-        lanes!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
-    }
-
-    /// (word, joiner, non-ASCII) bits of 32 bytes.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn half(b: &[u8; 32]) -> (u64, u64, u64) {
-        let v = load(b);
-        let nibble = _mm256_set1_epi8(0x0f);
-        let low = _mm256_and_si256(v, nibble);
-        let high = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
-        let class = _mm256_and_si256(
-            _mm256_shuffle_epi8(table(BY_LOW), low),
-            _mm256_shuffle_epi8(table(BY_HIGH), high),
-        );
-        // Classes are below 0x80: one of the bits is set exactly when the byte is > 0.
-        let any = |bits: i8| {
-            let set = _mm256_cmpgt_epi8(
-                _mm256_and_si256(class, _mm256_set1_epi8(bits)),
-                _mm256_setzero_si256(),
-            );
-            _mm256_movemask_epi8(set) as u32 as u64
-        };
-        (
-            any(WORD),
-            any(JOINER),
-            _mm256_movemask_epi8(v) as u32 as u64,
-        )
-    }
-
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    pub(in crate::text) fn classify(block: &[u8; 64]) -> Masks {
-        let (w0, j0, h0) = half(block[..32].try_into().expect("32 bytes"));
-        let (w1, j1, h1) = half(block[32..].try_into().expect("32 bytes"));
-        Masks {
-            word: w0 | w1 << 32,
-            joiner: j0 | j1 << 32,
-            high: h0 | h1 << 32,
-        }
-    }
-}
+pub(super) const LO: u64 = 0x0101_0101_0101_0101;
+pub(super) const HI: u64 = 0x8080_8080_8080_8080;

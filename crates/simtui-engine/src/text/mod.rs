@@ -19,12 +19,15 @@
 //! and `stem` reduces each remaining word to its Snowball stem. These look at each
 //! word's text, so they take a slower path that spells the words out.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 mod chars;
 mod fast;
 mod kinds;
 pub mod lang;
 mod pieces;
 pub mod stopwords;
+mod swar;
 #[cfg(test)]
 mod tests;
 
@@ -157,28 +160,30 @@ impl Tokenizer {
         if self.opts.spells_words() {
             return self.spelled_word_hashes(text, out);
         }
-        let stop = &self.stop;
-        let mut flush = |hashes: &[u64]| {
-            if stop.is_empty() {
-                out.extend_from_slice(hashes);
-            } else {
-                out.extend(hashes.iter().filter(|h| stop.binary_search(h).is_err()));
-            }
-        };
-        let keep_case = self.opts.keep_case;
-        if text.is_ascii() {
-            // Most documents: one scan of the whole text.
-            return fast::word_hashes(text.as_bytes(), keep_case, flush);
-        }
-        for piece in Pieces::new(text, WORDS) {
-            match piece {
-                Piece::Fast(t) => fast::word_hashes(t.as_bytes(), keep_case, &mut flush),
-                Piece::Slow(t) => {
-                    let hashes: Vec<u64> =
-                        t.unicode_words().map(|w| hash_word(w, keep_case)).collect();
-                    flush(&hashes);
+        let (keep_case, base) = (self.opts.keep_case, out.len());
+        // Most documents take the fast path whole; the others are cut into pieces.
+        if !fast::word_hashes(text.as_bytes(), keep_case, out) {
+            for piece in Pieces::new(text, WORDS) {
+                match piece {
+                    Piece::Fast(t) => {
+                        let taken = fast::word_hashes(t.as_bytes(), keep_case, out);
+                        debug_assert!(taken, "a fast piece");
+                    }
+                    Piece::Slow(t) => {
+                        out.extend(t.unicode_words().map(|w| hash_word(w, keep_case)))
+                    }
                 }
             }
+        }
+        if !self.stop.is_empty() {
+            let mut kept = base;
+            for i in base..out.len() {
+                if self.stop.binary_search(&out[i]).is_err() {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
         }
     }
 

@@ -15,7 +15,7 @@ fn fast_words(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     fast::word_ranges(text.as_bytes(), |start, end| out.push(&text[start..end]));
     let mut portable = Vec::new();
-    fast::word_ranges_portable(text.as_bytes(), |start, end| {
+    fast::portable::word_ranges(text.as_bytes(), |start, end| {
         portable.push(&text[start..end])
     });
     assert_eq!(out, portable, "{text:?}");
@@ -466,6 +466,39 @@ proptest! {
         check_all_paths(&s)?;
     }
 
+    /// The fast path's word hashes, by the processor's code and by the portable code,
+    /// are the reference's, for short and long words, at the very end of the text, in
+    /// texts shorter than 8 bytes, with and without case, '_' runs among them.
+    #[test]
+    fn fast_hashes_match_the_reference(
+        s in "[a-zA-Z0-9_.:',; \n-]{0,12}|([a-zA-Z]{1,20}|[a-zé]{1,3}[ÀÉß][a-z]{0,12}|_+|[0-9]{1,9}|[ .,_-]){0,40}",
+        keep_case: bool,
+    ) {
+        let opts = TextOptions { keep_case, ..Default::default() };
+        let expect = reference(&s, &opts);
+        for portable in [false, true] {
+            let mut out = vec![7]; // appended to
+            let taken = if portable {
+                fast::portable::word_hashes(s.as_bytes(), keep_case, &mut out)
+            } else {
+                fast::word_hashes(s.as_bytes(), keep_case, &mut out)
+            };
+            prop_assert!(taken);
+            prop_assert_eq!(&out[1..], &expect[..], "portable: {}", portable);
+        }
+    }
+
+    /// The 4-lane mix of the AVX2 hasher is the scalar one.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vector_mix_is_the_scalar_mix(x in any::<[u64; 4]>()) {
+        if avx2::available() {
+            // SAFETY: the processor has AVX2 (checked just above).
+            let mixed = unsafe { avx2::mix4(x) };
+            prop_assert_eq!(mixed, x.map(crate::hash::mix64));
+        }
+    }
+
     /// Pieces make up the text, and the fast ones hold only what the fast path takes.
     #[test]
     fn pieces_make_up_the_text(s in mixed_text()) {
@@ -490,11 +523,11 @@ proptest! {
             joiner: bits(&|b| matches!(b, b'.' | b'\'' | b':' | b',' | b';')),
             high: bits(&|b| b >= 0x80),
         };
-        prop_assert_eq!(fast::swar::classify(&block), expect);
+        prop_assert_eq!(swar::classify(&block), expect);
         #[cfg(target_arch = "x86_64")]
-        if fast::avx2::available() {
+        if avx2::available() {
             // SAFETY: the processor has AVX2 (checked just above).
-            prop_assert_eq!(unsafe { fast::avx2::classify(&block) }, expect);
+            prop_assert_eq!(unsafe { avx2::classify(&block) }, expect);
         }
     }
 
