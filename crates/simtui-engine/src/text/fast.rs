@@ -63,7 +63,7 @@ impl Spans {
 /// it, provided `s` holds only ASCII and [`kinds::fast_char_len`] characters.
 pub(super) fn word_ranges(s: &[u8], emit: impl FnMut(usize, usize)) {
     #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
+    if use_avx2() {
         // SAFETY: the processor has AVX2, BMI1 and BMI2, checked at run time just above.
         return unsafe { avx2::word_ranges(s, emit) };
     }
@@ -83,29 +83,31 @@ pub(super) fn word_hashes(s: &[u8], keep_case: bool, out: &mut Vec<u64>) -> bool
 
 fn hashes_dispatch<const KEEP_CASE: bool>(s: &[u8], out: &mut Vec<u64>) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
+    if use_avx2() {
         // SAFETY: the processor has AVX2, BMI1 and BMI2, checked at run time just above.
         return unsafe { avx2::word_hashes::<KEEP_CASE>(s, out) };
     }
     hashes_with(s, swar::classify, hash_spans::<KEEP_CASE>, out)
 }
 
-/// [`word_ranges`] and [`word_hashes`] with the portable code, whatever the processor
-/// (for the tests).
+/// Whether to take the AVX2 code: the processor has it, and (in the tests) the portable
+/// code is not forced on this thread.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn use_avx2() -> bool {
+    #[cfg(test)]
+    if FORCE_PORTABLE.get() {
+        return false;
+    }
+    avx2::available()
+}
+
 #[cfg(test)]
-pub(super) mod portable {
-    use super::*;
-
-    pub(in crate::text) fn word_ranges(s: &[u8], emit: impl FnMut(usize, usize)) {
-        ranges_with(s, swar::classify, emit)
-    }
-
-    pub(in crate::text) fn word_hashes(s: &[u8], keep_case: bool, out: &mut Vec<u64>) -> bool {
-        match keep_case {
-            true => hashes_with(s, swar::classify, hash_spans::<true>, out),
-            false => hashes_with(s, swar::classify, hash_spans::<false>, out),
-        }
-    }
+thread_local! {
+    /// Set by the tests (see `tests::Portable`) to run the portable code on a processor
+    /// that has AVX2.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) static FORCE_PORTABLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// [`word_ranges`] with a given block classifier.

@@ -9,16 +9,40 @@ fn words(text: &str) -> Vec<String> {
     tokens(text, &TextOptions::default())
 }
 
+/// While it lives, the fast path takes its portable code on this thread, even on a
+/// processor with AVX2 (reset on drop, so a failing case that proptest catches does not
+/// leave it set for the next).
+struct Portable;
+
+impl Portable {
+    fn force() -> Portable {
+        fast::FORCE_PORTABLE.set(true);
+        Portable
+    }
+
+    /// Forced if `on`.
+    fn force_if(on: bool) -> Option<Portable> {
+        on.then(Portable::force)
+    }
+}
+
+impl Drop for Portable {
+    fn drop(&mut self) {
+        fast::FORCE_PORTABLE.set(false);
+    }
+}
+
 /// The words of the fast path alone (for text it takes), checked to be the same with
-/// the portable block classifier.
+/// the portable code.
 fn fast_words(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    fast::word_ranges(text.as_bytes(), |start, end| out.push(&text[start..end]));
-    let mut portable = Vec::new();
-    fast::portable::word_ranges(text.as_bytes(), |start, end| {
-        portable.push(&text[start..end])
-    });
-    assert_eq!(out, portable, "{text:?}");
+    let ranges = || {
+        let mut out = Vec::new();
+        fast::word_ranges(text.as_bytes(), |start, end| out.push(&text[start..end]));
+        out
+    };
+    let out = ranges();
+    let _portable = Portable::force();
+    assert_eq!(out, ranges(), "{text:?}");
     out
 }
 
@@ -230,36 +254,45 @@ const SAMPLES: &[&str] = &[
     "Spaces:\u{a0}no-break,\u{2003}em,\u{3000}ideographic,\u{85}next line,\u{2028}line sep.",
     "Turkish İstanbul ıspanak, ǅemal ǈubo, ﬁne ﬂow, straße STRASSE ẞ, Kelvin \u{212a}.",
     "Digits ²³ ½ ١٢٣ ০১২ and 3.14, 1,000; e.g. U.S.A. isn't a:b__c .5 5. 'quoted'",
+    "Mail jean.dupont@exemple.fr or ops+alerts@mail.example.co.uk; see https://www.example.com/a_b/c.d?q=1&x=y#top and ftp://files.example.org/pub/v2.0.1/.",
+    "3.5% of 1,000,000 is 35,000.00; 1'000 CHF, 3,5 km, 10:30, 1.5e-3, 1.2.3, 1,2,, 4..5, -7, +8, 0x1F, 1/2, 3/8, 2024-05-02.",
+    "ALLIED STEEL CORP <ALS> 1ST QTR NET\n    NEW YORK, March 3 - \n    Shr 12 cts vs 98 cts\n    Net 1.5 mln vs 987.2 mln\n    Avg shrs 12,345,000\nThe U.S. company's N.Y.S.E. shares \"rose\" 1/2 -- Reuter\n",
 ];
 
-/// The tokens of every option a fast path serves, against the reference.
+/// The tokens of every option a fast path serves, against the reference, with the
+/// processor's code (AVX2 where it has it) and with the portable code.
 fn check_all_paths(text: &str) -> Result<(), TestCaseError> {
-    for unit in [Unit::Word, Unit::Char] {
-        for keep_case in [false, true] {
-            let opts = TextOptions {
-                unit,
-                keep_case,
-                ..Default::default()
-            };
-            prop_assert_eq!(
-                hashes(text, &opts),
-                reference(text, &opts),
-                "{:?} {:?}",
-                text,
-                opts
-            );
+    for portable in [false, true] {
+        let _portable = Portable::force_if(portable);
+        for unit in [Unit::Word, Unit::Char] {
+            for keep_case in [false, true] {
+                let opts = TextOptions {
+                    unit,
+                    keep_case,
+                    ..Default::default()
+                };
+                prop_assert_eq!(
+                    hashes(text, &opts),
+                    reference(text, &opts),
+                    "{:?} {:?} portable: {}",
+                    text,
+                    opts,
+                    portable
+                );
+            }
         }
+        let spelled = TextOptions {
+            letters_only: true,
+            ..Default::default()
+        };
+        prop_assert_eq!(
+            hashes(text, &spelled),
+            reference(text, &spelled),
+            "{:?} portable: {}",
+            text,
+            portable
+        );
     }
-    let spelled = TextOptions {
-        letters_only: true,
-        ..Default::default()
-    };
-    prop_assert_eq!(
-        hashes(text, &spelled),
-        reference(text, &spelled),
-        "{:?}",
-        text
-    );
     Ok(())
 }
 
@@ -427,6 +460,112 @@ fn run() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Tokens of real text: words of many scripts (with their apostrophes, marks and
+/// joiners), emoji sequences, numbers with separators, URLs and e-mail addresses.
+fn real_token() -> impl Strategy<Value = String> {
+    const WORDS: &[&str] = &[
+        "The",
+        "don't",
+        "isn't",
+        "Reuters'",
+        "l’école",
+        "aujourd’hui",
+        "naïve",
+        "café",
+        "Straße",
+        "STRASSE",
+        "Ærøskøbing",
+        "Zażółć",
+        "ΟΔΥΣΣΕΑΣ",
+        "Οδυσσέας",
+        "σας",
+        "Москва",
+        "Ёлка",
+        "Ǆemal",
+        "İstanbul",
+        "ıspanak",
+        "ﬁne",
+        "\u{212a}elvin",
+        "e\u{301}te\u{301}",
+        "nai\u{308}ve",
+        "שלום",
+        "צה\"ל",
+        "מ׳",
+        "דוד'ס",
+        "שָׁלוֹם",
+        "مرحبا",
+        "مَرْحَبًا",
+        "٣٫٥",
+        "١٢٬٠٠٠",
+        "ـــ",
+        "漢字",
+        "ひらがな",
+        "カタカナ",
+        "東京タワー",
+        "ｶﾀｶﾅ",
+        "中文",
+        "한국어",
+        "서울",
+        "हिन्दी",
+        "क्षत्रिय",
+        "ภาษาไทย",
+        "สวัสดีครับ",
+        "👨\u{200d}👩\u{200d}👧\u{200d}👦",
+        "👍🏽",
+        "🇫🇷🇩🇪",
+        "🇺",
+        "#️⃣",
+        "1️⃣",
+        "©\u{200d}❤️",
+        "x\u{200d}y",
+        "a\u{ad}b",
+        "\u{200e}rtl",
+        "U.S.A.",
+        "e.g.",
+        "a:b",
+        "x_y",
+        "__init__",
+        "_",
+        "3.14",
+        "1,000",
+        "²³",
+        "½",
+        "Ⱥ",
+        "ΑΣ.",
+        "ǅ",
+    ];
+    prop_oneof![
+        6 => prop::sample::select(WORDS).prop_map(String::from),
+        4 => "[A-Za-z]{1,12}",
+        2 => "[a-zà-ÿ]{1,5}[À-Þ]?[a-z]{0,5}",
+        2 => "[0-9]{1,3}([.,;'][0-9]{3}){0,3}([.,][0-9]{1,2})?",
+        1 => "(https?|ftp)://(www\\.)?[a-z0-9-]{1,10}(\\.[a-z]{2,4}){1,2}(/[A-Za-z0-9_.~%-]{0,8}){0,3}(\\?[a-z]{1,4}=[a-z0-9]{1,4}(&[a-z]{1,4}=[0-9]{1,3})?)?(#[a-z]{1,5})?",
+        1 => "[a-z0-9._%+-]{1,10}@[a-z0-9-]{1,8}(\\.[a-z]{2,4}){1,2}",
+    ]
+}
+
+/// What stands between the tokens of real text.
+fn real_separator() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(
+        &[
+            " ", " ", " ", "  ", "\n", "\r\n", "\n\n", "\t", ", ", ". ", "! ", "? ", "; ", ": ",
+            " — ", " – ", "-", "/", "'", "’", "‘", "“", "”", "\"", "« ", "\u{a0}»", "(", ") ", "…",
+            "、", "。", "，", "\u{3000}", "\u{a0}", "\u{2003}", "\u{200b}", "",
+        ][..],
+    )
+}
+
+/// Real-looking text, long enough to run over many of the fast path's 64-byte blocks,
+/// so that long fast stretches alternate with pieces for the full segmenter.
+fn real_text() -> impl Strategy<Value = String> {
+    prop::collection::vec((real_token(), real_separator()), 0..120).prop_map(|parts| {
+        parts
+            .iter()
+            .flat_map(|(token, separator)| [token.as_str(), separator])
+            .collect()
+    })
+}
+
 fn mixed_text() -> impl Strategy<Value = String> {
     prop::collection::vec(run(), 0..24).prop_map(|runs| runs.concat())
 }
@@ -477,12 +616,9 @@ proptest! {
         let opts = TextOptions { keep_case, ..Default::default() };
         let expect = reference(&s, &opts);
         for portable in [false, true] {
+            let _portable = Portable::force_if(portable);
             let mut out = vec![7]; // appended to
-            let taken = if portable {
-                fast::portable::word_hashes(s.as_bytes(), keep_case, &mut out)
-            } else {
-                fast::word_hashes(s.as_bytes(), keep_case, &mut out)
-            };
+            let taken = fast::word_hashes(s.as_bytes(), keep_case, &mut out);
             prop_assert!(taken);
             prop_assert_eq!(&out[1..], &expect[..], "portable: {}", portable);
         }
@@ -549,5 +685,17 @@ proptest! {
             ..Default::default()
         };
         prop_assert_eq!(hashes(&s, &opts), reference(&s, &opts));
+    }
+}
+
+proptest! {
+    // Fewer cases: each text is some hundred bytes, checked ten ways.
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Every path gives the reference's tokens on real-looking text in many scripts,
+    /// with emoji, numbers with separators, URLs and e-mail addresses.
+    #[test]
+    fn real_looking_text_matches_the_reference(s in real_text()) {
+        check_all_paths(&s)?;
     }
 }
