@@ -68,3 +68,7 @@ pub(crate) fn write_annotated(
         what: NEEDS_FEATURE,
     })
 }
+
+pub(crate) fn columns(_c: &Container) -> std::result::Result<Vec<String>, (SkipReason, String)> {
+    Err(needs_feature())
+}
