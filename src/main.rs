@@ -1,6 +1,7 @@
 //! The `simtui` binary: the explorer and the headless commands over the engine.
 
 mod cli;
+mod input;
 mod output;
 mod tui;
 

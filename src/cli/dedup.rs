@@ -7,8 +7,8 @@ use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
 use crate::output::clusters::{KeepArg, LinkageArg};
 use crate::output::error::UsageError;
 use crate::output::format::with_stdout;
-use crate::output::removals;
-use crate::output::side_input;
+use crate::input::removals;
+use crate::input::side_input;
 use anyhow::Context;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
@@ -305,7 +305,7 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
     let text = side_input::text(path, limit)
         .map_err(|why| UsageError(side_input::named("--keep-list", path, &why)))?;
     // Read as the explorer's review writes it.
-    Ok(crate::output::removals::keep_ids(&text)
+    Ok(crate::input::removals::keep_ids(&text)
         .into_iter()
         .collect())
 }

@@ -186,7 +186,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     if let Some(truth) = &args.truth {
         // A regular file within a limit, checked before any work: a FIFO would block
         // the read, a device never end it.
-        use crate::output::side_input;
+        use crate::input::side_input;
         side_input::open(truth, side_input::WHOLE_FILE_LIMIT).map_err(|why| {
             crate::output::error::UsageError(side_input::named("--truth", truth, &why))
         })?;

@@ -9,8 +9,8 @@ use crate::output::colorspec::COLOR_ROLES;
 use crate::output::diag::{self, Log};
 use crate::output::error::UsageError;
 use crate::output::keyspec::ACTIONS;
-use crate::output::removals;
-use crate::output::side_input;
+use crate::input::removals;
+use crate::input::side_input;
 use crate::tui::{ExploreOptions, KeepList, Settings};
 use crate::tui::{PairsFile, Review};
 use clap::Args;
@@ -143,7 +143,7 @@ pub fn run(
     let pairs_file = match &args.pairs {
         Some(path) => Some(PairsFile {
             path: path.clone(),
-            pairs: Arc::new(crate::output::pairs_file::read(path).map_err(UsageError)?),
+            pairs: Arc::new(crate::input::pairs_file::read(path).map_err(UsageError)?),
         }),
         None => None,
     };

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::output::pairs::Second;
-use crate::output::pairs_file::{self, StoredPair};
+use crate::input::pairs_file::{self, StoredPair};
 use crate::tui::views::diff::DiffView;
 use crate::tui::views::pairs_file::{PairsFile, PairsFileView};
 

@@ -2,7 +2,7 @@
 //! lacks said so, marks written to a keep-list as they change.
 
 use super::*;
-use crate::output::removals;
+use crate::input::removals;
 use crate::tui::jobs::Cmd;
 use crate::tui::keep_list::KeepList;
 use crate::tui::views::diff::DiffView;

@@ -9,7 +9,7 @@ use super::loading;
 use super::unmatched;
 use super::id_pairs::IdPairs;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::output::pairs_file::StoredPair;
+use crate::input::pairs_file::StoredPair;
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, list_moves};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;

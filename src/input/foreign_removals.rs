@@ -40,7 +40,7 @@ pub fn read(path: &Path) -> Result<RemovalList, String> {
         read_file(path, &mut list).map_err(|e| format!("{}: {e}", path.display()))?;
         return Ok(list);
     }
-    let files = crate::output::pairs_file::part_files(path, "folder")?;
+    let files = super::pairs_file::part_files(path, "folder")?;
     if files.iter().any(|f| has_suffix(f, ".remove")) {
         return read_datatrove(&files);
     }
