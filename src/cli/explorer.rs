@@ -166,7 +166,7 @@ pub fn run(
 /// an unreadable or malformed list is a usage error before the terminal is touched, as
 /// is a datatrove `.remove` folder without the number of tasks that numbers it.
 fn review(list: &Path, keep_list: PathBuf, tasks: Option<u32>) -> Result<Review, UsageError> {
-    let read = removals::read(list).map_err(UsageError)?;
+    let read = crate::input::foreign_removals::read(list).map_err(UsageError)?;
     let by_task = read.removed.iter().any(|x| {
         [&x.id, &x.kept]
             .iter()

@@ -1,5 +1,5 @@
-//! Removal lists of other tools' MinHash runs, read for the explorer's review, told apart
-//! by their content (never by a flag):
+//! Removal lists of any shape, read for the explorer's review: simtui's own, and those of
+//! other tools' MinHash runs, told apart by their content (never by a flag):
 //!
 //! - datatrove (`src/datatrove/pipeline/dedup/minhash.py`): `MinhashDedupCluster` writes
 //!   a folder of `{rank:06d}.remove` files, each the sorted little-endian `u32` indices
@@ -7,7 +7,7 @@
 //!   with `save_cluster_id=True` `{rank:06d}.clusters` files of `(doc, cluster id)` pairs
 //!   of `u32`s, which name each cluster's kept document (its one member not removed).
 //!   `MinhashDedupFilter(exclusion_writer=JsonlWriter(..))` writes the removed documents
-//!   themselves as JSON Lines, gzipped by default (read by [`super::removals::parse_any`]).
+//!   themselves as JSON Lines, gzipped by default (read by [`removals::parse_any`]).
 //! - text-dedup (`src/text_dedup/minhash.py`, `data_sources/io.py`): with
 //!   `skip_filtering`, `keep_index_column` and `keep_cluster_column`, its output
 //!   (`Dataset.save_to_disk`: a folder of `data-*.arrow` Arrow IPC stream files) keeps
@@ -28,7 +28,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Reads a removal list, a file or a folder, of whichever shape it has.
+/// Reads a removal list, a file or a folder, of whichever shape it has: simtui's
+/// `OUT.removed.jsonl` ([`removals::parse_any`]), or a list of datatrove or text-dedup,
+/// told apart by its content. An error names the file and, for JSON Lines, the first
+/// line that is not as it should be.
 pub fn read(path: &Path) -> Result<RemovalList, String> {
     let meta = std::fs::metadata(path)
         .map_err(|e| format!("cannot read the removal list {}: {e}", path.display()))?;

@@ -10,7 +10,7 @@ pub mod foreign_removals;
 pub mod pairs_file;
 // A removal list's documents found in the corpus (by id, row or task), for the review.
 pub mod removal_map;
-// Simtui's removal list and keep-list: their shapes, read and written (the keep-list).
+// Simtui's removal list (its shape, read) and the keep-list (read and written).
 pub mod removals;
 // Files read beside the corpus (config, keep-lists, --pairs, --review): regular files
 // only, within a size limit.

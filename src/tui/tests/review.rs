@@ -132,7 +132,7 @@ fn started_other(
     )
     .unwrap();
     let path = extra(dir.path());
-    let read = removals::read(&path).unwrap();
+    let read = crate::input::foreign_removals::read(&path).unwrap();
     let review = Review {
         list: path.clone(),
         format: read.format,
