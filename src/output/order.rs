@@ -4,10 +4,10 @@
 //! CSV, Parquet, the Spark job) keep the engine's one order, ids by bytes.
 
 use simtui_engine::analysis::cluster::Cluster;
-use simtui_engine::found::{Block, Found, Pair};
 use simtui_engine::index::Index;
 use simtui_engine::natural::natural_ranks;
 use simtui_engine::natural_cmp;
+use simtui_engine::search::found::{Block, Found, Pair};
 
 /// Each document's rank in the natural order of ids: `rank[a] < rank[b]` when `a`'s id
 /// comes first.
@@ -107,7 +107,9 @@ mod tests {
         .iter()
         .map(|(id, t)| (id.to_string(), t.to_string()))
         .collect();
-        let index = Index::build(Corpus::from_texts(texts), &Params::default(), &Silent).unwrap();
+        let index = Index::builder(&Params::default())
+            .build(Corpus::from_texts(texts), &Silent)
+            .unwrap();
         let mut found = index.find(32, 2, 0.0, &Silent).unwrap();
         let rank = natural_rank(&index);
         order_found(&index, &rank, &mut found);

@@ -289,11 +289,12 @@ fn identical_copies_are_listed_as_numbers() {
         .collect();
     let corpus = simtui_engine::source::Corpus::from_texts(texts);
     let index = Arc::new(
-        simtui_engine::index::Index::build(corpus, &Params::default(), &simtui_engine::Silent)
+        simtui_engine::index::Index::builder(&Params::default())
+            .build(corpus, &simtui_engine::Silent)
             .unwrap(),
     );
-    let links: Vec<simtui_engine::found::Pair> = (1..names.len() as u32)
-        .map(|b| simtui_engine::found::Pair {
+    let links: Vec<simtui_engine::search::found::Pair> = (1..names.len() as u32)
+        .map(|b| simtui_engine::search::found::Pair {
             a: 0,
             b,
             jaccard: 1.0,
