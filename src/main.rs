@@ -21,7 +21,7 @@ struct Cli {
     #[command(flatten)]
     index: cli::args::IndexArgs,
     #[command(flatten)]
-    store: cli::index_cmd::StoreArgs,
+    store: cli::corpus::StoreArgs,
     #[command(flatten)]
     explorer: cli::explorer::ExplorerArgs,
     #[command(flatten)]

@@ -3,14 +3,14 @@
 //! command that imports `tui`.
 
 use super::args::{IndexArgs, MEMORY_HEADING, MemoryArgs, parse_size};
-use super::index_cmd::StoreArgs;
+use super::corpus::StoreArgs;
 use super::startup::Startup;
+use crate::input::removals;
+use crate::input::side_input;
 use crate::output::colorspec::COLOR_ROLES;
 use crate::output::diag::{self, Log};
 use crate::output::error::UsageError;
 use crate::output::keyspec::ACTIONS;
-use crate::input::removals;
-use crate::input::side_input;
 use crate::tui::{ExploreOptions, KeepList, Settings};
 use crate::tui::{PairsFile, Review};
 use clap::Args;
