@@ -488,6 +488,20 @@ mod tests {
         .unwrap()
     }
 
+    /// The rows text-dedup's list at `path` removes, each with the row kept for it.
+    fn text_dedup_rows(path: &Path) -> Vec<(u64, u64)> {
+        let list = read(path).unwrap();
+        assert_eq!(list.format, "text-dedup");
+        let row = |d: &DocRef| match d {
+            DocRef::Row(r) => *r,
+            other => panic!("{other:?} is no row"),
+        };
+        list.removed
+            .iter()
+            .map(|r| (row(&r.id), row(&r.kept)))
+            .collect()
+    }
+
     fn rows(list: &RemovalList) -> Vec<(DocRef, DocRef)> {
         list.removed
             .iter()
@@ -510,15 +524,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(dir.path().join("dataset_info.json"), "{\n}\n").unwrap();
-        let list = read(dir.path()).unwrap();
-        assert_eq!(list.format, "text-dedup");
-        assert_eq!(
-            rows(&list),
-            vec![
-                (DocRef::Row(2), DocRef::Row(0)),
-                (DocRef::Row(4), DocRef::Row(1))
-            ]
-        );
+        assert_eq!(text_dedup_rows(dir.path()), [(2, 0), (4, 1)]);
     }
 
     #[test]
@@ -589,17 +595,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("clusters.pickle"), unhex(PICKLED)).unwrap();
         std::fs::write(dir.path().join("state.json"), "{}\n").unwrap();
-        let list = read(dir.path()).unwrap();
-        assert_eq!(list.format, "text-dedup");
         assert_eq!(
-            rows(&list),
-            vec![
-                (DocRef::Row(2), DocRef::Row(0)),
-                (DocRef::Row(4), DocRef::Row(1)),
-                (DocRef::Row(300), DocRef::Row(0)),
-                (DocRef::Row(70000), DocRef::Row(1)),
-                (DocRef::Row(1 << 40), DocRef::Row(5)),
-            ]
+            text_dedup_rows(dir.path()),
+            [(2, 0), (4, 1), (300, 0), (70000, 1), (1 << 40, 5)]
         );
     }
 
