@@ -34,6 +34,9 @@ pub struct CorpusArgs {
     pub memory: MemoryArgs,
 }
 
+/// A check of an indexed corpus that refuses it for a command.
+pub type Refusal = fn(&Index) -> Result<(), UsageError>;
+
 /// What a command opens its corpus for.
 pub struct Purpose<'a> {
     /// The command, as stderr names it (`simtui pairs: ...`).
@@ -47,7 +50,7 @@ pub struct Purpose<'a> {
     pub keep: Keep,
     /// What the corpus must be for the command, checked once it is indexed and before
     /// anything else is said (`clusters --dupes`: files, not records).
-    pub refuse: Option<fn(&Index) -> Result<(), UsageError>>,
+    pub refuse: Option<Refusal>,
 }
 
 impl<'a> Purpose<'a> {

@@ -565,9 +565,9 @@ mod tests {
         let b = "one\ntwo\nNEW LINE\nthree\nfour\n";
         let m = build(a, b, T);
         assert_eq!(m.lines, [4, 5]);
-        let rows = texts(&m, 40);
+        let lay = layout(&m, 40);
         assert_eq!(
-            rows,
+            texts(&m, 40),
             [
                 ("one".into(), "one".into()),
                 ("two".into(), "two".into()),
