@@ -1,6 +1,7 @@
 //! The `simtui` binary: the explorer and the headless commands over the engine.
 
 mod cli;
+mod input;
 mod output;
 mod tui;
 
@@ -20,7 +21,7 @@ struct Cli {
     #[command(flatten)]
     index: cli::args::IndexArgs,
     #[command(flatten)]
-    store: cli::index_cmd::StoreArgs,
+    store: cli::corpus::StoreArgs,
     #[command(flatten)]
     explorer: cli::explorer::ExplorerArgs,
     #[command(flatten)]

@@ -7,7 +7,7 @@ use simtui_engine::analysis::method::Method;
 use simtui_engine::index::Params;
 use simtui_engine::sketch::minhash::SketchKind;
 use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
-use simtui_engine::source::WalkOptions;
+use simtui_engine::source::{Corpus, WalkOptions};
 use simtui_engine::source::{InputFormat, InputOptions, SgmlText};
 use simtui_engine::storage::Budget;
 use simtui_engine::text::{Language, TextOptions, Unit};
@@ -218,6 +218,12 @@ impl IndexArgs {
                 },
             },
         }
+    }
+
+    /// The files under `roots`, as these flags say to walk them; a root that cannot be
+    /// walked is a usage error.
+    pub fn walk(&self, roots: &[PathBuf]) -> Result<Corpus, UsageError> {
+        Corpus::walk(roots, &self.walk_options()).map_err(|e| UsageError(e.to_string()))
     }
 
     /// Checks what clap cannot check field by field: b·r hash functions at most

@@ -2,7 +2,8 @@
 //! cluster with the member to keep. With `--dupes`, the list of the others, one path per
 //! line, for a delete or move step of the user's own: simtui never changes a file.
 
-use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
+use super::args::PathArgs;
+use super::corpus::{CorpusArgs, Purpose};
 use crate::output::clusters::{KeepArg, LinkageArg, write_clusters};
 use crate::output::error::UsageError;
 use crate::output::file::{check_output_file, with_output};
@@ -11,6 +12,7 @@ use crate::output::format::{Resolved, ResultFormat};
 use clap::Args;
 use simtui_engine::analysis::cluster::{Cluster, clusters_by};
 use simtui_engine::index::Index;
+use simtui_engine::index::Keep;
 use simtui_engine::source::Source;
 use std::io::{self, Write};
 use std::path::Path;
@@ -20,13 +22,7 @@ pub struct ClustersArgs {
     #[command(flatten)]
     pub paths: PathArgs,
     #[command(flatten)]
-    pub index: IndexArgs,
-    #[command(flatten)]
-    pub method: MethodArgs,
-    #[command(flatten)]
-    pub store: super::index_cmd::StoreArgs,
-    #[command(flatten)]
-    pub memory: MemoryArgs,
+    pub corpus: CorpusArgs,
     /// Link documents whose exact Jaccard similarity is at least this
     ///
     /// Without -b/-r, the banding is chosen for T (said on stderr): the one with the fewest
@@ -91,8 +87,8 @@ pub struct ClustersArgs {
 }
 
 pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
-    super::check_similarity("--threshold", args.threshold)?;
-    args.index.check()?;
+    let roots = &args.paths.paths;
+    args.corpus.check(Some(args.threshold))?;
     // Where and how the clusters go is checked before any work (--dupes: paths, as text).
     let output = args.output.as_deref();
     let resolved = if args.dupes {
@@ -103,40 +99,18 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
     if let Some(file) = output {
         check_output_file(file)?;
     }
-    args.store
-        .paths(&args.paths.paths)
-        .output("-o", output)
-        .check()?;
-    let mut index_args = args.index.clone();
+    args.corpus.paths(roots).output("-o", output).check()?;
+    let mut index_args = args.corpus.index.clone();
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
-    // Said once the corpus is found: a usage error stays the one line on stderr.
-    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
-        .then(|| {
-            super::banding::for_threshold(
-                args.threshold,
-                &format!("-t {}", args.threshold),
-                &mut index_args,
-                startup.banding_given,
-            )
-        })
-        .flatten();
-    // Progress bars, -vv stage times, the memory budget.
-    let progress = args.memory.run()?;
-    let (engine, _) = super::index_cmd::engine(
-        &args.paths.paths,
-        &args.store,
-        &index_args,
-        &args.method,
-        (progress.budget(), simtui_engine::index::Keep::AllButSets),
-        &progress,
-    )?;
-    if args.dupes {
+    let purpose = Purpose {
         // Before the search: a corpus of records gives no list of files to delete.
-        refuse_records(&engine.index)?;
-    }
-    super::banding::say("clusters", note);
-    let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
+        refuse: args.dupes.then_some(refuse_records),
+        ..Purpose::at("clusters", args.threshold, startup, Keep::AllButSets)
+    };
+    let opened = args.corpus.open(roots, index_args, purpose)?;
+    let (engine, progress) = (&opened.engine, &opened.progress);
+    let search = engine.search(args.threshold, Some(args.max_bucket as usize), progress)?;
     progress.finish();
     let index = &engine.index;
     let found = clusters_by(index, &search, keep, args.cluster.linkage())?;

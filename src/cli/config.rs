@@ -166,8 +166,8 @@ pub fn load(
     };
     // A regular file within a limit: `--config /dev/zero` or a FIFO is an error, not a
     // read without end or a wait for a writer.
-    let limit = crate::output::side_input::CONFIG_LIMIT;
-    let text = crate::output::side_input::text(&at.path, limit).map_err(|why| ConfigError {
+    let limit = crate::input::side_input::CONFIG_LIMIT;
+    let text = crate::input::side_input::text(&at.path, limit).map_err(|why| ConfigError {
         path: at.path.clone(),
         problems: vec![Problem {
             line: None,

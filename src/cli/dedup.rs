@@ -3,18 +3,20 @@
 //! was removed and which document was kept in its place. The input is never written
 //! into; OUT appears under its name only when complete.
 
-use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
+use super::args::PathArgs;
+use super::corpus::{CorpusArgs, Purpose};
+use crate::input::removals;
+use crate::input::side_input;
 use crate::output::clusters::{KeepArg, LinkageArg};
 use crate::output::error::UsageError;
 use crate::output::format::with_stdout;
-use crate::output::removals;
-use crate::output::side_input;
 use anyhow::Context;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
 use simtui_engine::analysis::dedup::{self, Partial, Removal};
 use simtui_engine::index::Doc;
 use simtui_engine::index::Index;
+use simtui_engine::index::Keep;
 use simtui_engine::source::Source;
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
@@ -25,13 +27,7 @@ pub struct DedupArgs {
     #[command(flatten)]
     pub paths: PathArgs,
     #[command(flatten)]
-    pub index: IndexArgs,
-    #[command(flatten)]
-    pub method: MethodArgs,
-    #[command(flatten)]
-    pub store: super::index_cmd::StoreArgs,
-    #[command(flatten)]
-    pub memory: MemoryArgs,
+    pub corpus: CorpusArgs,
     /// Where the deduplicated corpus goes
     ///
     /// A new folder, or a new file when the input is one file (JSON Lines, SGML, Parquet).
@@ -94,12 +90,10 @@ pub struct DedupArgs {
 }
 
 pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
-    super::check_similarity("--threshold", args.threshold)?;
-    args.index.check()?;
+    args.corpus.check(Some(args.threshold))?;
     let removed_list = removal_list_path(&args.output);
     let paths = &args.paths.paths;
-    args.store
-        .paths(paths)
+    (args.corpus.paths(paths))
         .input("--keep-list", args.keep_list.as_deref())
         .output("-o", args.output.as_path())
         .output("the removal list", removed_list.as_path())
@@ -111,34 +105,15 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     let keep_list = read_keep_list(args.keep_list.as_deref())?;
     // Every path of the input, as the copy mirrors it: what cannot be copied is refused
     // before any work, unless --allow-incomplete.
-    let files = dedup::input_files(&args.paths.paths, args.index.follow)?;
+    let files = dedup::input_files(paths, args.corpus.index.follow)?;
     refuse_uncopyable(&files, args.allow_incomplete)?;
-    let mut index_args = args.index.clone();
+    let mut index_args = args.corpus.index.clone();
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
-    // -t without -b/-r: a banding chosen for T, said once the corpus is found.
-    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
-        .then(|| {
-            super::banding::for_threshold(
-                args.threshold,
-                &format!("-t {}", args.threshold),
-                &mut index_args,
-                startup.banding_given,
-            )
-        })
-        .flatten();
-    // Progress bars, -vv stage times, the memory budget.
-    let progress = args.memory.run()?;
-    let (engine, _) = super::index_cmd::engine(
-        &args.paths.paths,
-        &args.store,
-        &index_args,
-        &args.method,
-        (progress.budget(), simtui_engine::index::Keep::AllButSets),
-        &progress,
-    )?;
-    super::banding::say("dedup", note);
-    let search = engine.search(args.threshold, Some(args.max_bucket as usize), &progress)?;
+    let purpose = Purpose::at("dedup", args.threshold, startup, Keep::AllButSets);
+    let opened = args.corpus.open(paths, index_args, purpose)?;
+    let (engine, progress) = (&opened.engine, &opened.progress);
+    let search = engine.search(args.threshold, Some(args.max_bucket as usize), progress)?;
     let index = &engine.index;
     let clusters = clusters_by(index, &search, keep, args.cluster.linkage())?;
     let removals = dedup::removals(index, &clusters, &keep_list);
@@ -175,7 +150,7 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
             &args.output,
             single,
             args.force,
-            &progress,
+            progress,
         )?
     } else {
         dedup::write_corpus(
@@ -185,10 +160,10 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
             &args.output,
             single,
             args.force,
-            &progress,
+            progress,
         )?
     };
-    let meta = &index_args.meta_field;
+    let meta = &opened.index.meta_field;
     write_removal_list(&removed_list, index, meta, &removals, args.force)?;
     progress.finish();
     crate::output::diag::note(
@@ -330,7 +305,7 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
     let text = side_input::text(path, limit)
         .map_err(|why| UsageError(side_input::named("--keep-list", path, &why)))?;
     // Read as the explorer's review writes it.
-    Ok(crate::output::removals::keep_ids(&text)
+    Ok(crate::input::removals::keep_ids(&text)
         .into_iter()
         .collect())
 }

@@ -59,8 +59,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
     let progress = crate::output::diag::StageLog::default();
     let (index, a, b) = match &args.corpus {
         Some(corpus) => {
-            let found = Corpus::walk(std::slice::from_ref(corpus), &args.index.walk_options())
-                .map_err(|e| UsageError(e.to_string()))?;
+            let found = args.index.walk(std::slice::from_ref(corpus))?;
             let index = Index::builder(&params).build(found, &progress)?;
             let find = |id: &str| -> Result<u32, UsageError> {
                 index

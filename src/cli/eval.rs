@@ -6,12 +6,11 @@ use crate::output::format::{Format, with_stdout};
 use clap::Args;
 use simtui_engine::analysis::eval::{Score, THRESHOLDS, Truth, bandings, mean_sd, score};
 use simtui_engine::analysis::exact::{Limits, all_pairs};
-use simtui_engine::analysis::method::{Engine, Method};
+use simtui_engine::analysis::method::Method;
 use simtui_engine::error::Error;
-use simtui_engine::index::{Index, IndexBuilder};
+use simtui_engine::index::{Index, Keep};
 use simtui_engine::progress::{Progress, Stage};
 use simtui_engine::search::curve::{Banding, recommend, threshold};
-use simtui_engine::source::Corpus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -186,7 +185,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     if let Some(truth) = &args.truth {
         // A regular file within a limit, checked before any work: a FIFO would block
         // the read, a device never end it.
-        use crate::output::side_input;
+        use crate::input::side_input;
         side_input::open(truth, side_input::WHOLE_FILE_LIMIT).map_err(|why| {
             crate::output::error::UsageError(side_input::named("--truth", truth, &why))
         })?;
@@ -233,22 +232,22 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     let interrupted = |what: &str| anyhow::anyhow!(tracker.where_(what));
 
     let start = Instant::now();
-    let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
-        .map_err(|e| crate::output::error::UsageError(e.to_string()))?;
     let budget = tracker.run.budget().clone();
-    let mut engine = Engine::build(
-        IndexBuilder::new(&params).budget(&budget),
+    let (mut engine, _) = super::corpus::build(
+        &args.paths.paths,
+        &args.index,
+        &params,
         method,
-        corpus,
+        (&budget, Keep::Everything),
         &*tracker,
     )
-    .map_err(|e| match e {
-        Error::Cancelled => interrupted("indexing"),
-        e => e.into(),
+    .map_err(|e| match e.downcast_ref::<Error>() {
+        Some(Error::Cancelled) => interrupted("indexing"),
+        _ => e,
     })?;
     let built = start.elapsed();
     let index = &engine.index;
-    if let Some(warning) = super::index_cmd::check_id_field(index, &args.index)? {
+    if let Some(warning) = super::corpus::check_id_field(index, &args.index)? {
         crate::output::diag::note(0, warning);
     }
 

@@ -3,14 +3,14 @@
 //! command that imports `tui`.
 
 use super::args::{IndexArgs, MEMORY_HEADING, MemoryArgs, parse_size};
-use super::index_cmd::StoreArgs;
+use super::corpus::StoreArgs;
 use super::startup::Startup;
+use crate::input::removals;
+use crate::input::side_input;
 use crate::output::colorspec::COLOR_ROLES;
 use crate::output::diag::{self, Log};
 use crate::output::error::UsageError;
 use crate::output::keyspec::ACTIONS;
-use crate::output::removals;
-use crate::output::side_input;
 use crate::tui::{ExploreOptions, KeepList, Settings};
 use crate::tui::{PairsFile, Review};
 use clap::Args;
@@ -143,7 +143,7 @@ pub fn run(
     let pairs_file = match &args.pairs {
         Some(path) => Some(PairsFile {
             path: path.clone(),
-            pairs: Arc::new(crate::output::pairs_file::read(path).map_err(UsageError)?),
+            pairs: Arc::new(crate::input::pairs_file::read(path).map_err(UsageError)?),
         }),
         None => None,
     };
@@ -166,7 +166,7 @@ pub fn run(
 /// an unreadable or malformed list is a usage error before the terminal is touched, as
 /// is a datatrove `.remove` folder without the number of tasks that numbers it.
 fn review(list: &Path, keep_list: PathBuf, tasks: Option<u32>) -> Result<Review, UsageError> {
-    let read = removals::read(list).map_err(UsageError)?;
+    let read = crate::input::foreign_removals::read(list).map_err(UsageError)?;
     let by_task = read.removed.iter().any(|x| {
         [&x.id, &x.kept]
             .iter()

@@ -3,14 +3,13 @@
 
 use super::args::{IndexArgs, PathArgs, WeightArg, bits_parser};
 use crate::output::color::Paint;
-use crate::output::error::UsageError;
 use crate::output::format::{Format, csv_field, with_stdout};
 use clap::Args;
 use rayon::prelude::*;
 use simtui_engine::index::{Doc, Index};
 use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight, heaviest_words, hex};
 use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
-use simtui_engine::source::{self, Corpus, Entry};
+use simtui_engine::source::{self, Entry};
 use std::io::{self, Write};
 
 #[derive(Args, Debug)]
@@ -48,8 +47,7 @@ const HEAVIEST_AT_VV: usize = 10;
 
 pub fn run(args: &FingerprintArgs) -> anyhow::Result<()> {
     args.index.check()?;
-    let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
-        .map_err(|e| UsageError(e.to_string()))?;
+    let corpus = args.index.walk(&args.paths.paths)?;
     let mut params = args.index.params();
     params.num_perm = 0; // fingerprints only: no MinHash
     let weight = WeightArg::weight(args.weight);

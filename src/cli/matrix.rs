@@ -12,7 +12,6 @@ use clap::{Args, ValueEnum};
 use simtui_engine::analysis::matrix::{Matrix, Measure, compute_docs};
 use simtui_engine::index::Index;
 use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight};
-use simtui_engine::source::Corpus;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -81,8 +80,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
     (crate::output::guard::Paths::new().inputs("the input", &args.paths.paths))
         .output("-o", args.output.as_deref())
         .check()?;
-    let corpus = Corpus::walk(&args.paths.paths, &args.index.walk_options())
-        .map_err(|e| UsageError(e.to_string()))?;
+    let corpus = args.index.walk(&args.paths.paths)?;
     // Counted before anything is read.
     if corpus.entries.len() > MAX_DOCS {
         return Err(UsageError(format!(

@@ -24,6 +24,7 @@ pub mod sketch;
 pub mod completions;
 pub mod config;
 pub mod config_cmd;
+pub mod corpus;
 pub mod explorer;
 pub mod help;
 pub mod index_cmd;

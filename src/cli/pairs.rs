@@ -1,11 +1,13 @@
 //! `simtui pairs`: every near-duplicate pair of a corpus, headless.
 
-use super::args::{IndexArgs, MemoryArgs, MethodArgs, PathArgs};
+use super::args::PathArgs;
+use super::corpus::{CorpusArgs, Purpose};
 use crate::output::file::{check_output_file, with_output};
 use crate::output::format::{Format, Resolved, ResultFormat, printable};
 use crate::output::pairs::{Second, write_pair_stream};
 use clap::Args;
 use simtui_engine::index::Index;
+use simtui_engine::index::Keep;
 use simtui_engine::progress::Stage;
 use simtui_engine::search::found::{Found, Search};
 use std::time::{Duration, Instant};
@@ -15,13 +17,7 @@ pub struct PairsArgs {
     #[command(flatten)]
     pub paths: PathArgs,
     #[command(flatten)]
-    pub index: IndexArgs,
-    #[command(flatten)]
-    pub method: MethodArgs,
-    #[command(flatten)]
-    pub store: super::index_cmd::StoreArgs,
-    #[command(flatten)]
-    pub memory: MemoryArgs,
+    pub corpus: CorpusArgs,
     /// Keep pairs with exact Jaccard similarity at least this
     ///
     /// The default, 0, keeps every candidate pair. Without -b/-r, the banding is chosen
@@ -63,48 +59,27 @@ pub struct PairsArgs {
 }
 
 pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
-    super::check_similarity("--threshold", args.threshold)?;
-    args.index.check()?;
+    let roots = &args.paths.paths;
+    args.corpus.check(Some(args.threshold))?;
     // Where and how the pairs go is checked before any work.
     let output = args.output.as_deref();
     let resolved = args.format.resolve(output)?;
     if let Some(file) = output {
         check_output_file(file)?;
     }
-    args.store
-        .paths(&args.paths.paths)
-        .output("-o", output)
-        .check()?;
-    let mut index_args = args.index.clone();
-    // Said once the corpus is found: a usage error stays the one line on stderr.
-    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
-        .then(|| {
-            super::banding::for_threshold(
-                args.threshold,
-                &format!("-t {}", args.threshold),
-                &mut index_args,
-                startup.banding_given,
-            )
-        })
-        .flatten();
+    args.corpus.paths(roots).output("-o", output).check()?;
     let start = Instant::now();
-    // Progress bars, -vv stage times, the memory budget.
-    let progress = args.memory.run()?;
-    let (engine, walk_time) = super::index_cmd::engine(
-        &args.paths.paths,
-        &args.store,
-        &index_args,
-        &args.method,
-        (progress.budget(), simtui_engine::index::Keep::ToSearch),
-        &progress,
-    )?;
-    super::banding::say("pairs", note);
+    let purpose = Purpose::at("pairs", args.threshold, startup, Keep::ToSearch);
+    let opened = args
+        .corpus
+        .open(roots, args.corpus.index.clone(), purpose)?;
+    let (engine, progress, walk_time) = (&opened.engine, &opened.progress, opened.walk);
     let index = &engine.index;
     let max_bucket = args.max_bucket.map(|n| n as usize);
-    let search = engine.search(args.threshold, max_bucket, &progress)?;
+    let search = engine.search(args.threshold, max_bucket, progress)?;
     report_huge_buckets(index, &search, max_bucket);
     let second = if engine.index.fingerprints().is_some() {
-        Second::Hamming(&engine)
+        Second::Hamming(engine)
     } else {
         Second::Estimate
     };
@@ -121,9 +96,9 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
         // as every command and the Spark job write them.
         Resolved::Text(Format::Table) => {
             natural = crate::output::order::natural_rank(index);
-            index.doc_pairs_ranked(&search, sort_budget as u64, &progress, &natural)?
+            index.doc_pairs_ranked(&search, sort_budget as u64, progress, &natural)?
         }
-        _ => index.doc_pairs(&search, sort_budget as u64, &progress)?,
+        _ => index.doc_pairs(&search, sort_budget as u64, progress)?,
     };
     progress.finish();
     let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();

@@ -1,6 +1,6 @@
 //! `simtui query`: the nearest neighbours of documents of a corpus, or of files outside it.
 
-use super::args::{IndexArgs, MethodArgs};
+use super::corpus::{CorpusArgs, Purpose};
 use crate::output::color::Paint;
 use crate::output::error::UsageError;
 use crate::output::format::printable;
@@ -19,21 +19,15 @@ use std::path::{Path, PathBuf};
 #[derive(Args, Debug)]
 pub struct QueryArgs {
     /// The corpus to search: a folder or a file
-    #[arg(value_name = "CORPUS")]
-    pub corpus: PathBuf,
+    #[arg(id = "corpus", value_name = "CORPUS")]
+    pub root: PathBuf,
     /// Ids of CORPUS documents, or files and folders anywhere
     ///
     /// Each file found is a query; a file of CORPUS named by its path is that document.
     #[arg(required = true, value_name = "QUERY")]
     pub queries: Vec<PathBuf>,
     #[command(flatten)]
-    pub index: IndexArgs,
-    #[command(flatten)]
-    pub method: MethodArgs,
-    #[command(flatten)]
-    pub store: super::index_cmd::StoreArgs,
-    #[command(flatten)]
-    pub memory: super::args::MemoryArgs,
+    pub corpus: CorpusArgs,
     /// Neighbours per query
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub top: u32,
@@ -95,22 +89,23 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         super::check_similarity("--threshold", t)?;
     }
     // The saved index, written when missing, is no corpus file and no query.
-    let corpus = std::slice::from_ref(&args.corpus);
-    args.store
-        .paths(corpus)
+    let roots = std::slice::from_ref(&args.root);
+    (args.corpus.paths(roots))
         .inputs("QUERY", &args.queries)
         .check()?;
-    // Progress bars, -vv stage times, the memory budget.
-    let progress = args.memory.run()?;
-    let (engine, _) = super::index_cmd::engine(
-        corpus,
-        &args.store,
-        &args.index,
-        &args.method,
-        (progress.budget(), simtui_engine::index::Keep::Everything),
-        &progress,
-    )?;
-    progress.finish();
+    let purpose = Purpose {
+        command: "query",
+        // -t here only filters the neighbours.
+        threshold: None,
+        banding_given: false,
+        keep: simtui_engine::index::Keep::Everything,
+        refuse: None,
+    };
+    let opened = args
+        .corpus
+        .open(roots, args.corpus.index.clone(), purpose)?;
+    opened.progress.finish();
+    let engine = opened.engine;
     let queries = resolve(args, &engine)?;
     let searcher = Searcher::new(&engine)?;
     let top = args.top as usize;
@@ -206,7 +201,7 @@ fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> 
         .collect();
     // Files of the corpus named by path are its documents (not their own neighbours).
     let mut by_path: Option<HashMap<PathBuf, u32>> = None;
-    let walk = args.index.walk_options();
+    let walk = args.corpus.index.walk_options();
     let mut out = Vec::new();
     for q in &args.queries {
         let text = q.to_string_lossy();
@@ -221,7 +216,7 @@ fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> 
             return Err(UsageError(format!(
                 "{}: neither a document id of {} nor an existing file or folder",
                 q.display(),
-                args.corpus.display()
+                args.root.display()
             )));
         }
         let found =

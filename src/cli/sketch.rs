@@ -102,8 +102,7 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
         .output("-o", out)
         .check()?;
     check_new_folder(out)?;
-    let corpus = Corpus::walk(&args.inputs, &args.index.walk_options())
-        .map_err(|e| UsageError(e.to_string()))?;
+    let corpus = args.index.walk(&args.inputs)?;
     let index = Index::builder(&params).build(corpus, &Silent)?;
     let created = !out.exists();
     std::fs::create_dir_all(out)?;

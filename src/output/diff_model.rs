@@ -499,6 +499,15 @@ mod tests {
             .unwrap_or_else(|| "<blank>".into())
     }
 
+    /// Each row of the layout at `width`, as the texts of its two sides.
+    fn texts(m: &DiffModel, width: usize) -> Vec<(String, String)> {
+        let lay = layout(m, width);
+        lay.rows
+            .iter()
+            .map(|r| (text(&r.left), text(&r.right)))
+            .collect()
+    }
+
     fn changed(row: &Option<SideRow>) -> Vec<String> {
         row.as_ref()
             .map(|r| {
@@ -557,13 +566,8 @@ mod tests {
         let m = build(a, b, T);
         assert_eq!(m.lines, [4, 5]);
         let lay = layout(&m, 40);
-        let rows: Vec<(String, String)> = lay
-            .rows
-            .iter()
-            .map(|r| (text(&r.left), text(&r.right)))
-            .collect();
         assert_eq!(
-            rows,
+            texts(&m, 40),
             [
                 ("one".into(), "one".into()),
                 ("two".into(), "two".into()),
@@ -633,12 +637,7 @@ mod tests {
         let b = "    alpha one\n    beta two\nNEW\n    gamma three\n";
         let m = build(a, b, T);
         assert_eq!(m.changed_words, [0, 1]);
-        let lay = layout(&m, 40);
-        let rows: Vec<(String, String)> = lay
-            .rows
-            .iter()
-            .map(|r| (text(&r.left), text(&r.right)))
-            .collect();
+        let rows = texts(&m, 40);
         assert_eq!(rows[1], ("beta two".into(), "    beta two".into()));
         assert_eq!(rows[2], ("<blank>".into(), "NEW".into()));
         assert_eq!(rows[3], ("gamma three".into(), "    gamma three".into()));

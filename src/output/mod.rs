@@ -15,8 +15,6 @@ pub mod file;
 // Every output checked against the run's inputs and other outputs before any work.
 pub mod format;
 pub mod guard;
-// Other tools' removal lists (datatrove, text-dedup), read for the explorer's review.
-pub mod foreign_removals;
 pub mod keyspec;
 // Documents named in the tables: the id, then the title, cut to the terminal.
 pub mod label;
@@ -27,17 +25,8 @@ pub mod order;
 pub mod pairs;
 // Hard-wrapped paragraphs joined for the diff's display.
 pub mod paragraphs;
-// Pairs computed elsewhere (a Parquet or JSON Lines file, or a Spark job's folder), read
-// back for the explorer's `--pairs`.
-pub mod pairs_file;
 // Pairs and clusters as Parquet (`--format parquet`).
 pub mod parquet;
 pub mod progress;
-// A removal list's documents found in the corpus (by id, row or task), for the review.
-pub mod removal_map;
-pub mod removals;
-// Files read beside the corpus (config, keep-lists, --pairs, --review): regular files
-// only, within a size limit.
-pub mod side_input;
 pub mod width;
 pub mod wrap;

@@ -215,6 +215,28 @@ macro_rules! list_moves {
 }
 pub(crate) use list_moves;
 
+/// The key table of a list view: `$name` in the help, the moves of [`list_moves`] over
+/// rows `$what` names, then the view's own bindings.
+macro_rules! list_keys {
+    ($name:literal, $what:literal, [$($binding:expr),* $(,)?]) => {
+        $crate::tui::keys::KeyTable {
+            name: $name,
+            text_entry: false,
+            defaults: &{
+                let m = $crate::tui::keys::list_moves!($what);
+                [m[0], m[1], m[2], m[3], m[4], m[5], $($binding),*]
+            },
+        }
+    };
+}
+pub(crate) use list_keys;
+
+/// Esc (or Backspace) leaves a view: `label` in the footer, `help` in the help.
+pub const fn back(label: &'static str, help: &'static str) -> Binding {
+    const KEYS: &[Key] = &[ESC, code(KeyCode::Backspace)];
+    b(KEYS, "Esc", Action::Back, label, help, true)
+}
+
 /// The action names of `[explorer.keys]` (`output::keyspec::ACTIONS`): the variants in
 /// snake_case, less text entry, the wheel and resizing.
 pub const NAMES: &[(&str, Action)] = &[

@@ -4,7 +4,7 @@
 //! paragraphs, and a review whose ids match nothing says why.
 
 use super::*;
-use crate::output::removals;
+use crate::input::removals;
 use crate::tui::keep_list::KeepList;
 use crate::tui::views::clusters::ClustersView;
 use crate::tui::views::diff::DiffView;

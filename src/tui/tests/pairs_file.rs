@@ -2,8 +2,8 @@
 //! stores, ids found in the corpus, the diff opened on them, ids the corpus lacks said so.
 
 use super::*;
+use crate::input::pairs_file::{self, StoredPair};
 use crate::output::pairs::Second;
-use crate::output::pairs_file::{self, StoredPair};
 use crate::tui::views::diff::DiffView;
 use crate::tui::views::pairs_file::{PairsFile, PairsFileView};
 

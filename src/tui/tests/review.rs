@@ -2,7 +2,7 @@
 //! lacks said so, marks written to a keep-list as they change.
 
 use super::*;
-use crate::output::removals;
+use crate::input::removals;
 use crate::tui::jobs::Cmd;
 use crate::tui::keep_list::KeepList;
 use crate::tui::views::diff::DiffView;
@@ -132,7 +132,7 @@ fn started_other(
     )
     .unwrap();
     let path = extra(dir.path());
-    let read = removals::read(&path).unwrap();
+    let read = crate::input::foreign_removals::read(&path).unwrap();
     let review = Review {
         list: path.clone(),
         format: read.format,

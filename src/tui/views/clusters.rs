@@ -7,7 +7,7 @@ use super::export::{ExportView, Rows};
 use super::heatmap::HeatmapView;
 use super::members::MembersView;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
+use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, code, k, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::output::order;
@@ -24,22 +24,14 @@ use std::sync::Arc;
 
 /// The clusters view's keys.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Clusters",
-    text_entry: false,
-    defaults: &{
-        let m = list_moves!("cluster");
-        [
-            m[0], m[1], m[2], m[3], m[4], m[5],
-            b(&[ENTER], "Enter", Action::Open, "members", "the cluster's members, its representative first", true),
-            b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair of members", true),
-            b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "threshold±", "the clusters' threshold on exact J (±0.05)", true),
-            b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
-            b(&[k('e')], "e", Action::Export, "export", "write the clusters to a CSV or JSON Lines file", true),
-            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the pair list", true),
-        ]
-    },
-};
+pub static KEYS: KeyTable = list_keys!("Clusters", "cluster", [
+    b(&[ENTER], "Enter", Action::Open, "members", "the cluster's members, its representative first", true),
+    b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair of members", true),
+    b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "threshold±", "the clusters' threshold on exact J (±0.05)", true),
+    b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
+    b(&[k('e')], "e", Action::Export, "export", "write the clusters to a CSV or JSON Lines file", true),
+    back("back", "back to the pair list"),
+]);
 
 /// The clusters' job kind: one joining runs at a time.
 const TASK: &str = "Clusters";

@@ -6,7 +6,7 @@
 use super::view::{Cx, Ui, View};
 use crate::output::diff_model::{self, DiffModel, Layout, SideRow};
 use crate::output::meta;
-use crate::tui::keys::{Action, Context, DOWN, END, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
+use crate::tui::keys::{Action, Context, DOWN, END, HOME, KeyTable, PGDN, PGUP, UP, b, back, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::{fmt, layout};
 use crate::tui::worker::{Kind, Reply, Task};
@@ -37,7 +37,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('w')], "w", Action::ToggleLines, "lines", "hard-wrapped paragraphs joined, or the texts' own lines", true),
         b(&[k('n')], "n/p", Action::NextPair, "pair", "next / previous pair, in list order", true),
         b(&[k('p')], "", Action::PrevPair, "", "", false),
-        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the pair list", true),
+        back("back", "back to the pair list"),
     ],
 };
 

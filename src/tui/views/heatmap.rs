@@ -5,7 +5,7 @@
 
 use super::diff::DiffView;
 use super::view::{Cx, Ui, View};
-use crate::tui::keys::{Action, Context, DOWN, ENTER, ESC, KeyTable, UP, b, code, k};
+use crate::tui::keys::{Action, Context, DOWN, ENTER, KeyTable, UP, b, back, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::worker::{Kind, Reply, Task, Work};
@@ -30,7 +30,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[code(KeyCode::Left), k('h')], "", Action::Left, "", "", false),
         b(&[code(KeyCode::Right), k('l')], "", Action::Right, "", "", false),
         b(&[ENTER], "Enter", Action::Open, "diff", "the pair under the cursor side by side", true),
-        b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to where you came from", true),
+        back("back", "back to where you came from"),
     ],
 };
 

@@ -1,6 +1,6 @@
 //! Pairs of ids read from a file (a pairs file computed elsewhere) found in the index on
 //! screen. (The review finds its removals' documents by id, row or task:
-//! `output::removal_map`.)
+//! `input::removal_map`.)
 
 use crate::tui::session::Session;
 use simtui_engine::index::Index;

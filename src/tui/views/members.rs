@@ -6,12 +6,11 @@ use super::diff::DiffView;
 use super::heatmap::HeatmapView;
 use super::neighbours::NeighboursView;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
+use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, k, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::list_table::{self, Cell, ListTable};
 use ratatui::Frame;
-use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::analysis::cluster::Cluster;
@@ -22,20 +21,12 @@ use std::sync::Arc;
 
 /// The members view's keys.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Cluster members",
-    text_entry: false,
-    defaults: &{
-        let m = list_moves!("member");
-        [
-            m[0], m[1], m[2], m[3], m[4], m[5],
-            b(&[ENTER], "Enter", Action::Open, "diff", "the representative and the member side by side", true),
-            b(&[k('n')], "n", Action::Neighbours, "neighbours", "the nearest neighbours of the member", true),
-            b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair of members", true),
-            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to the clusters", true),
-        ]
-    },
-};
+pub static KEYS: KeyTable = list_keys!("Cluster members", "member", [
+    b(&[ENTER], "Enter", Action::Open, "diff", "the representative and the member side by side", true),
+    b(&[k('n')], "n", Action::Neighbours, "neighbours", "the nearest neighbours of the member", true),
+    b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair of members", true),
+    back("back", "back to the clusters"),
+]);
 
 pub struct MembersView {
     index: Arc<Index>,

@@ -6,13 +6,12 @@
 use super::diff::DiffView;
 use super::heatmap::HeatmapView;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
+use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, k, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::list_table::{self, Cell, ListTable};
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
-use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::search::found::Pair;
@@ -23,20 +22,12 @@ use std::sync::Arc;
 
 /// The neighbours view's keys.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Neighbours",
-    text_entry: false,
-    defaults: &{
-        let m = list_moves!("neighbour");
-        [
-            m[0], m[1], m[2], m[3], m[4], m[5],
-            b(&[ENTER], "Enter", Action::Open, "diff", "the document and the neighbour side by side", true),
-            b(&[k('n')], "n", Action::Neighbours, "their neighbours", "the neighbours of the selected neighbour", true),
-            b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair among the document and its neighbours", true),
-            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "back", "back to where you came from", true),
-        ]
-    },
-};
+pub static KEYS: KeyTable = list_keys!("Neighbours", "neighbour", [
+    b(&[ENTER], "Enter", Action::Open, "diff", "the document and the neighbour side by side", true),
+    b(&[k('n')], "n", Action::Neighbours, "their neighbours", "the neighbours of the selected neighbour", true),
+    b(&[k('h')], "h", Action::Heatmap, "heatmap", "the similarity of every pair among the document and its neighbours", true),
+    back("back", "back to where you came from"),
+]);
 
 /// Neighbours asked for at a time (LSH candidates first, then a scan fills up).
 pub const TOP_NEIGHBOURS: usize = 100;

@@ -9,13 +9,12 @@ use super::loading;
 use super::unmatched;
 use super::id_pairs::IdPairs;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::output::pairs_file::StoredPair;
-use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, list_moves};
+use crate::input::pairs_file::StoredPair;
+use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::list_table::{self, Cell, ListTable, NOTE_ROWS};
 use ratatui::Frame;
-use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::search::found::Pair;
@@ -26,18 +25,10 @@ use std::sync::Arc;
 
 /// The pairs file's keys.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Pairs file",
-    text_entry: false,
-    defaults: &{
-        let m = list_moves!("pair");
-        [
-            m[0], m[1], m[2], m[3], m[4], m[5],
-            b(&[ENTER], "Enter", Action::Open, "diff", "the pair side by side (n/p in the diff: next / previous pair of the file)", true),
-            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "local", "leave the file's pairs for the pairs found here", true),
-        ]
-    },
-};
+pub static KEYS: KeyTable = list_keys!("Pairs file", "pair", [
+    b(&[ENTER], "Enter", Action::Open, "diff", "the pair side by side (n/p in the diff: next / previous pair of the file)", true),
+    back("local", "leave the file's pairs for the pairs found here"),
+]);
 
 /// The pairs file the explorer was asked to open, read before the terminal was touched.
 #[derive(Clone, Debug)]

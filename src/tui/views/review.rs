@@ -10,16 +10,15 @@ use super::diff::DiffView;
 use super::loading;
 use super::unmatched;
 use super::view::{Cursor, Cx, Ui, View, list_page};
-use crate::output::removal_map::{self, Found};
-use crate::output::removals::{self, DocRef, Removed};
+use crate::input::removal_map::{self, Found};
+use crate::input::removals::{self, DocRef, Removed};
 use crate::tui::keep_list::{Failed, KeepList};
-use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code, k, list_moves};
+use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, k, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::list_table::{self, Cell, ListTable, NOTE_ROWS};
 use crate::tui::worker::{Kind, Reply, Task, Work};
 use ratatui::Frame;
-use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::search::found::Pair;
@@ -30,19 +29,11 @@ use std::sync::Arc;
 
 /// The review's keys.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Review",
-    text_entry: false,
-    defaults: &{
-        let m = list_moves!("removal");
-        [
-            m[0], m[1], m[2], m[3], m[4], m[5],
-            b(&[ENTER], "Enter", Action::Open, "diff", "the kept document and the removed one side by side", true),
-            b(&[k('x'), k(' ')], "x", Action::MarkWrong, "wrong", "mark the removal wrong, or not (written to the keep-list)", true),
-            b(&[ESC, code(KeyCode::Backspace)], "Esc", Action::Back, "pairs", "leave the review for the pairs list", true),
-        ]
-    },
-};
+pub static KEYS: KeyTable = list_keys!("Review", "removal", [
+    b(&[ENTER], "Enter", Action::Open, "diff", "the kept document and the removed one side by side", true),
+    b(&[k('x'), k(' ')], "x", Action::MarkWrong, "wrong", "mark the removal wrong, or not (written to the keep-list)", true),
+    back("pairs", "leave the review for the pairs list"),
+]);
 
 /// The keep-list's job kind: one write at a time.
 const TASK: &str = "Keep-list";

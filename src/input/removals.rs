@@ -1,8 +1,8 @@
 //! Removal lists and keep-lists: what `simtui dedup` writes beside its output
 //! (`OUT.removed.jsonl`: one JSON object a line, the removed document's `id`, its
 //! `source`, the `kept` id, their `jaccard` and the `cluster`), read back by the
-//! explorer's review, as are the removal lists of datatrove's and text-dedup's MinHash
-//! runs ([`super::foreign_removals`]); and the keep-list (ids, one a line, `#` comments)
+//! explorer's review (`foreign_removals::read` reads a list of any shape: this one,
+//! or datatrove's or text-dedup's); and the keep-list (ids, one a line, `#` comments)
 //! that the review writes and `dedup --keep-list` honours.
 
 use serde_json::Value;
@@ -64,13 +64,6 @@ fn id_of(v: Option<&Value>) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
-}
-
-/// Reads a removal list: simtui's `OUT.removed.jsonl`, or a list of datatrove or
-/// text-dedup ([`super::foreign_removals::read`] tells them apart by their content). An
-/// error names the file and, for JSON Lines, the first line that is not as it should be.
-pub fn read(path: &Path) -> Result<RemovalList, String> {
-    super::foreign_removals::read(path)
 }
 
 /// Parses JSON Lines removals: simtui's list (every line with `id` and `kept`), or, when

@@ -1,5 +1,5 @@
-//! Removal lists of other tools' MinHash runs, read for the explorer's review, told apart
-//! by their content (never by a flag):
+//! Removal lists of any shape, read for the explorer's review: simtui's own, and those of
+//! other tools' MinHash runs, told apart by their content (never by a flag):
 //!
 //! - datatrove (`src/datatrove/pipeline/dedup/minhash.py`): `MinhashDedupCluster` writes
 //!   a folder of `{rank:06d}.remove` files, each the sorted little-endian `u32` indices
@@ -7,7 +7,7 @@
 //!   with `save_cluster_id=True` `{rank:06d}.clusters` files of `(doc, cluster id)` pairs
 //!   of `u32`s, which name each cluster's kept document (its one member not removed).
 //!   `MinhashDedupFilter(exclusion_writer=JsonlWriter(..))` writes the removed documents
-//!   themselves as JSON Lines, gzipped by default (read by [`super::removals::parse_any`]).
+//!   themselves as JSON Lines, gzipped by default (read by [`removals::parse_any`]).
 //! - text-dedup (`src/text_dedup/minhash.py`, `data_sources/io.py`): with
 //!   `skip_filtering`, `keep_index_column` and `keep_cluster_column`, its output
 //!   (`Dataset.save_to_disk`: a folder of `data-*.arrow` Arrow IPC stream files) keeps
@@ -28,7 +28,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Reads a removal list, a file or a folder, of whichever shape it has.
+/// Reads a removal list, a file or a folder, of whichever shape it has: simtui's
+/// `OUT.removed.jsonl` ([`removals::parse_any`]), or a list of datatrove or text-dedup,
+/// told apart by its content. An error names the file and, for JSON Lines, the first
+/// line that is not as it should be.
 pub fn read(path: &Path) -> Result<RemovalList, String> {
     let meta = std::fs::metadata(path)
         .map_err(|e| format!("cannot read the removal list {}: {e}", path.display()))?;
@@ -40,7 +43,7 @@ pub fn read(path: &Path) -> Result<RemovalList, String> {
         read_file(path, &mut list).map_err(|e| format!("{}: {e}", path.display()))?;
         return Ok(list);
     }
-    let files = crate::output::pairs_file::part_files(path, "folder")?;
+    let files = super::pairs_file::part_files(path, "folder")?;
     if files.iter().any(|f| has_suffix(f, ".remove")) {
         return read_datatrove(&files);
     }
@@ -485,6 +488,20 @@ mod tests {
         .unwrap()
     }
 
+    /// The rows text-dedup's list at `path` removes, each with the row kept for it.
+    fn text_dedup_rows(path: &Path) -> Vec<(u64, u64)> {
+        let list = read(path).unwrap();
+        assert_eq!(list.format, "text-dedup");
+        let row = |d: &DocRef| match d {
+            DocRef::Row(r) => *r,
+            other => panic!("{other:?} is no row"),
+        };
+        list.removed
+            .iter()
+            .map(|r| (row(&r.id), row(&r.kept)))
+            .collect()
+    }
+
     fn rows(list: &RemovalList) -> Vec<(DocRef, DocRef)> {
         list.removed
             .iter()
@@ -507,15 +524,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(dir.path().join("dataset_info.json"), "{\n}\n").unwrap();
-        let list = read(dir.path()).unwrap();
-        assert_eq!(list.format, "text-dedup");
-        assert_eq!(
-            rows(&list),
-            vec![
-                (DocRef::Row(2), DocRef::Row(0)),
-                (DocRef::Row(4), DocRef::Row(1))
-            ]
-        );
+        assert_eq!(text_dedup_rows(dir.path()), [(2, 0), (4, 1)]);
     }
 
     #[test]
@@ -586,17 +595,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("clusters.pickle"), unhex(PICKLED)).unwrap();
         std::fs::write(dir.path().join("state.json"), "{}\n").unwrap();
-        let list = read(dir.path()).unwrap();
-        assert_eq!(list.format, "text-dedup");
         assert_eq!(
-            rows(&list),
-            vec![
-                (DocRef::Row(2), DocRef::Row(0)),
-                (DocRef::Row(4), DocRef::Row(1)),
-                (DocRef::Row(300), DocRef::Row(0)),
-                (DocRef::Row(70000), DocRef::Row(1)),
-                (DocRef::Row(1 << 40), DocRef::Row(5)),
-            ]
+            text_dedup_rows(dir.path()),
+            [(2, 0), (4, 1), (300, 0), (70000, 1), (1 << 40, 5)]
         );
     }
 
