@@ -4,10 +4,10 @@
 //! CSV, Parquet, the Spark job) keep the engine's one order, ids by bytes.
 
 use simtui_engine::analysis::cluster::Cluster;
-use simtui_engine::found::{Block, Found, Pair};
 use simtui_engine::index::Index;
 use simtui_engine::natural::natural_ranks;
 use simtui_engine::natural_cmp;
+use simtui_engine::search::found::{Block, Found, Pair};
 
 /// Each document's rank in the natural order of ids: `rank[a] < rank[b]` when `a`'s id
 /// comes first.

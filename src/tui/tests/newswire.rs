@@ -292,8 +292,8 @@ fn identical_copies_are_listed_as_numbers() {
         simtui_engine::index::Index::build(corpus, &Params::default(), &simtui_engine::Silent)
             .unwrap(),
     );
-    let links: Vec<simtui_engine::found::Pair> = (1..names.len() as u32)
-        .map(|b| simtui_engine::found::Pair {
+    let links: Vec<simtui_engine::search::found::Pair> = (1..names.len() as u32)
+        .map(|b| simtui_engine::search::found::Pair {
             a: 0,
             b,
             jaccard: 1.0,

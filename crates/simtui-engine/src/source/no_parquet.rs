@@ -38,6 +38,10 @@ impl ParquetStream {
     }
 }
 
+pub(crate) fn columns(_c: &Container) -> Result<Vec<String>, (SkipReason, String)> {
+    Err(needs_feature())
+}
+
 pub(crate) fn read_row(_part: &Part) -> Result<Record, (SkipReason, String)> {
     Err(needs_feature())
 }
