@@ -10,8 +10,8 @@
 
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::rows::{self, Capped};
-use simtui_engine::analysis::reband::Rebander;
 use crate::output::order;
+use simtui_engine::analysis::reband::Rebander;
 use simtui_engine::error::Error;
 use simtui_engine::index::{Index, Params};
 use simtui_engine::progress::{Cancelled, Counted, Progress, Stage};
