@@ -7,6 +7,7 @@ as one row, and its peak RSS.
     python3 bench/many_copies.py                     # N = 5,000, 20,000, 100,000
     python3 bench/many_copies.py --sizes 5000 --exe target/release/simtui
     python3 bench/many_copies.py --explorer-only --sizes 20000
+    python3 bench/many_copies.py --only clusters --kinds near --sizes 5000 20000 --runs 3
 
 The corpora are written under bench/data/ (git-ignored) once. `pairs` writes CSV into a
 pipe whose bytes are counted; where the pairs run to billions (100,000 identical copies:
@@ -130,19 +131,23 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[5000, 20000, 100000])
     ap.add_argument("--exe", default=os.path.join(ROOT, "target", "release", "simtui"))
     ap.add_argument("--explorer-only", action="store_true", help="only the explorer's runs")
+    ap.add_argument("--only", choices=["clusters", "pairs"], help="only this command's runs (no explorer)")
+    ap.add_argument("--kinds", nargs="+", default=["identical", "near"], choices=["identical", "near"])
+    ap.add_argument("--runs", type=int, default=1, help="runs of each command (the median is shown)")
     args = ap.parse_args()
     if not os.path.exists(args.exe):
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
     print("| copies | command | time | peak RSS | output | note |")
     print("|---|---|---|---|---|---|")
-    for kind in ["identical", "near"]:
+    for kind in args.kinds:
         for n in args.sizes:
             path = corpus(args.exe, kind, n)
             marker = "identical documents" if kind == "identical" else "not compared"
-            shown, peak, code = explore(args.exe, path, marker)
-            took = f"{shown:.2f} s" if shown is not None else "never"
-            print(f"| {n:,} {kind} | explorer, until the copies' row shows | {took} | {peak:.0f} MiB | | exit {code} |")
-            sys.stdout.flush()
+            if not args.only:
+                shown, peak, code = explore(args.exe, path, marker)
+                took = f"{shown:.2f} s" if shown is not None else "never"
+                print(f"| {n:,} {kind} | explorer, until the copies' row shows | {took} | {peak:.0f} MiB | | exit {code} |")
+                sys.stdout.flush()
             if args.explorer_only:
                 continue
             runs = [("clusters -t 0.8 --dupes", ["clusters", path, "-t", "0.8", "--dupes"])]
@@ -154,7 +159,11 @@ def main():
             else:
                 runs.append(("pairs -t 0.8 (csv)", pairs))
             for name, cmd in runs:
-                wall, rss, size, code, err = measure([args.exe, "--no-config", *cmd])
+                if args.only and not name.startswith(args.only):
+                    continue
+                tries = sorted((measure([args.exe, "--no-config", *cmd]) for _ in range(args.runs)),
+                               key=lambda r: r[0])
+                wall, rss, size, code, err = tries[len(tries) // 2]
                 note = "exit %d" % code + (": " + err[0][:80] if err and code else "")
                 print(f"| {n:,} {kind} | `{name}` | {wall:.2f} s | {rss:.0f} MiB | {human(size)} | {note} |")
                 sys.stdout.flush()

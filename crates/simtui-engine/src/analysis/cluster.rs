@@ -11,6 +11,8 @@
 //! of the pairs that linked them) shows how tight a cluster is; the minimum similarity
 //! to the kept document shows whether removing the others is safe.
 
+use super::held::Held;
+pub use super::mean::{MEAN_SAMPLE, mean_similarity, sampled_mean};
 use crate::error::Result;
 use crate::index::Index;
 use crate::search::found::{Pair, Search};
@@ -76,10 +78,6 @@ pub struct Cluster {
     /// can be far below (a chain).
     pub min_jaccard: f64,
 }
-
-/// Pairs of distinct contents in a cluster past which its mean similarity is estimated
-/// from this many random pairs of members (standard error about 0.3/√n ≈ 0.0003).
-pub const MEAN_SAMPLE: u64 = 1_000_000;
 
 impl Cluster {
     /// Every member but the representative: the documents a user might remove.
@@ -160,8 +158,9 @@ pub fn clusters_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Clu
     for p in &search.group_pairs {
         sets.union(p.ga, p.gb);
     }
+    let held = held_huge(index, search);
     for bucket in &search.huge {
-        link_to_representatives(index, &bucket.groups, search.threshold, &mut sets);
+        link_to_representatives(&held, &bucket.groups, search.threshold, &mut sets);
     }
     // A content's documents go to its component; a component of one content counts when
     // that content has two documents or more (and some text).
@@ -237,6 +236,7 @@ pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Cluste
         }
     }
     let mut rounds = vec![0usize; search.huge.len()];
+    let held = held_huge(index, search);
     // Contents in keep order of their best documents.
     let best: Vec<u32> = (0..groups as u32)
         .into_par_iter()
@@ -271,10 +271,7 @@ pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Cluste
                 .copied()
                 .filter(|&g| centre[g as usize] == u32::MAX && nonempty(g))
                 .collect();
-            let sims: Vec<f64> = free
-                .par_iter()
-                .map(|&g| index.group_similarity(c, g).0)
-                .collect();
+            let sims: Vec<f64> = free.par_iter().map(|&g| held.similarity(c, g)).collect();
             for (g, j) in free.into_iter().zip(sims) {
                 if j >= search.threshold {
                     centre[g as usize] = c;
@@ -359,7 +356,20 @@ fn keep_order(index: &Index, best: &[u32], keep: Keep) -> Vec<u32> {
 /// most this many passes over it.
 pub const REP_ROUNDS: usize = 16;
 
-fn link_to_representatives(index: &Index, bucket: &[u32], threshold: f64, sets: &mut DisjointSets) {
+/// The sets of the contents of every huge bucket, brought in once when they fit: each
+/// band's bucket of the same copies compares the same contents.
+fn held_huge<'a>(index: &'a Index, search: &Search) -> Held<'a> {
+    let mut groups: Vec<u32> = search
+        .huge
+        .iter()
+        .flat_map(|b| b.groups.iter().copied())
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    Held::bring(index, groups)
+}
+
+fn link_to_representatives(held: &Held, bucket: &[u32], threshold: f64, sets: &mut DisjointSets) {
     let mut rest = bucket.to_vec();
     for _ in 0..REP_ROUNDS {
         let Some((&rep, others)) = rest.split_first() else {
@@ -367,7 +377,7 @@ fn link_to_representatives(index: &Index, bucket: &[u32], threshold: f64, sets: 
         };
         let near: Vec<bool> = others
             .par_iter()
-            .map(|&g| index.group_similarity(rep, g).0 >= threshold)
+            .map(|&g| held.similarity(rep, g) >= threshold)
             .collect();
         let mut far = Vec::new();
         for (&g, near) in others.iter().zip(near) {
@@ -602,83 +612,10 @@ fn mtime(source: &Source) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// The mean exact Jaccard over all pairs of members, and whether it was estimated from a
-/// sample ([`MEAN_SAMPLE`] random pairs of members, when the members hold more pairs of
-/// distinct contents than that).
-pub fn mean_similarity(index: &Index, members: &[u32]) -> (f64, bool) {
-    let mut groups: Vec<u32> = members
-        .iter()
-        .map(|&d| index.docs[d as usize].group)
-        .collect();
-    groups.sort_unstable();
-    groups.dedup();
-    let distinct = groups.len() as u64;
-    if distinct * distinct.saturating_sub(1) / 2 <= MEAN_SAMPLE {
-        return (mean_jaccard(index, members), false);
-    }
-    (sampled_mean(index, members, MEAN_SAMPLE), true)
-}
-
-/// The mean exact Jaccard of `samples` pairs of members (two or more) drawn uniformly,
-/// seeded by the members: a cheaper estimate of [`mean_similarity`]'s, with a standard
-/// error of about 0.3/√`samples`.
-pub fn sampled_mean(index: &Index, members: &[u32], samples: u64) -> f64 {
-    // Pairs of members drawn uniformly (two distinct places), seeded by the cluster.
-    let seed = members[0] as u64;
-    let m = members.len() as u64;
-    let sum: f64 = (0..samples)
-        .into_par_iter()
-        .map(|i| {
-            let mut rng = crate::rng::Rng::derive(seed, i);
-            let x = rng.below(m);
-            let y = (x + 1 + rng.below(m - 1)) % m;
-            let (gx, gy) = (
-                index.docs[members[x as usize] as usize].group,
-                index.docs[members[y as usize] as usize].group,
-            );
-            index.group_similarity(gx, gy).0
-        })
-        .sum();
-    sum / samples as f64
-}
-
-/// The mean exact Jaccard over all pairs of members. Computed per content: the members
-/// of one group are identical (J = 1), and each pair of groups is compared once and
-/// weighted by how many document pairs it stands for.
-pub(crate) fn mean_jaccard(index: &Index, members: &[u32]) -> f64 {
-    let m = members.len() as u64;
-    if m < 2 {
-        return 1.0;
-    }
-    let mut groups: Vec<u32> = members
-        .iter()
-        .map(|&d| index.docs[d as usize].group)
-        .collect();
-    groups.sort_unstable();
-    let counts: Vec<(u32, u64)> = groups
-        .chunk_by(|a, b| a == b)
-        .map(|c| (c[0], c.len() as u64))
-        .collect();
-    let within: f64 = counts
-        .iter()
-        .map(|&(g, c)| (c * (c - 1) / 2) as f64 * index.group_similarity(g, g).0)
-        .sum();
-    let across: f64 = (0..counts.len())
-        .into_par_iter()
-        .map(|i| {
-            let (gi, ci) = counts[i];
-            counts[i + 1..]
-                .iter()
-                .map(|&(gj, cj)| (ci * cj) as f64 * index.group_similarity(gi, gj).0)
-                .sum::<f64>()
-        })
-        .sum();
-    (within + across) / (m * (m - 1) / 2) as f64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::mean::mean_jaccard;
     use crate::index::Params;
     use crate::progress::Silent;
     use crate::source::Corpus;

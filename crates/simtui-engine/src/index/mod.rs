@@ -313,10 +313,16 @@ impl Index {
     /// identical to itself.
     pub fn group_similarity(&self, ga: u32, gb: u32) -> (f64, f64) {
         self.try_group_similarity(ga, gb).unwrap_or_else(|e| {
-            let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
-            failure.get_or_insert(e);
+            self.keep_failure(e);
             (0.0, 0.0)
         })
+    }
+
+    /// Keeps `e` for [`Index::check`] (the first since the last check): a lookup that
+    /// answers every call met it.
+    pub(crate) fn keep_failure(&self, e: crate::error::Error) {
+        let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        failure.get_or_insert(e);
     }
 
     /// [`Index::similarity`], or why a set or signature could not be read back.

@@ -38,6 +38,10 @@ impl ParquetStream {
     }
 }
 
+pub(crate) fn columns(_c: &Container) -> Result<Vec<String>, (SkipReason, String)> {
+    Err(needs_feature())
+}
+
 pub(crate) fn read_row(_part: &Part) -> Result<Record, (SkipReason, String)> {
     Err(needs_feature())
 }
@@ -67,8 +71,4 @@ pub(crate) fn write_annotated(
         path: input.to_path_buf(),
         what: NEEDS_FEATURE,
     })
-}
-
-pub(crate) fn columns(_c: &Container) -> std::result::Result<Vec<String>, (SkipReason, String)> {
-    Err(needs_feature())
 }

@@ -430,6 +430,16 @@ enum Picking<'a, T: Value> {
 }
 
 impl<T: Value> Picked<'_, T> {
+    /// Row `r` if it was picked (or has no values, or every row is at hand).
+    pub fn try_get(&self, r: u32) -> Option<&[T]> {
+        match &self.rows {
+            Picking::Some { rows, .. } if rows.binary_search(&r).is_err() => {
+                (self.of.shape.len(r as usize) == 0).then_some(&[][..])
+            }
+            _ => Some(self.get(r)),
+        }
+    }
+
     /// Row `r`, which must be one of those picked, or have no values.
     pub fn get(&self, r: u32) -> &[T] {
         match &self.rows {
