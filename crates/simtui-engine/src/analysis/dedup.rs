@@ -99,7 +99,9 @@ pub struct Written {
     pub files_removed: u64,
     /// Records (lines, articles, rows) left out of files of many documents.
     pub records_removed: u64,
-    /// Records given their annotation (`--annotate`): JSON Lines lines, Parquet rows.
+    /// Documents of the index annotated in their records (`--annotate`): JSON Lines
+    /// lines, Parquet rows. Records the index skipped (no text, too short) are annotated
+    /// too, as alone, and not counted here.
     pub records_annotated: u64,
     /// Files copied that are no documents (binary, too large, hidden, not `--ext`, ...):
     /// kept as they were.
@@ -348,32 +350,31 @@ fn copy_all(
             written.hard_links += 1;
             continue;
         }
-        if let Some((kind, notes)) = cuts.notes.get(&id) {
-            annotate::write_file(*kind, &f.path, &target, notes, progress)?;
-            written.records_annotated += notes.len() as u64;
-            written.record_files += 1;
-        } else {
-            match cuts.parts.get(&id) {
-                Some((kind, parts)) => {
-                    if *kind == Kind::Parquet {
-                        crate::source::parquet::write_without(&f.path, &target, parts, progress)?;
-                    } else {
-                        filter_bytes(&f.path, &target, parts)?;
-                    }
-                    written.records_removed += parts.len() as u64;
-                    written.record_files += 1;
+        match (cuts.notes.get(&id), cuts.parts.get(&id)) {
+            (Some((kind, notes)), _) => {
+                annotate::write_file(*kind, &f.path, &target, notes, progress)?;
+                written.records_annotated += notes.len() as u64;
+                written.record_files += 1;
+            }
+            (None, Some((kind, parts))) => {
+                if *kind == Kind::Parquet {
+                    crate::source::parquet::write_without(&f.path, &target, parts, progress)?;
+                } else {
+                    filter_bytes(&f.path, &target, parts)?;
                 }
-                // No record of it removed: byte for byte (compressed files not recompressed).
-                None => {
-                    fs::copy(&f.path, &target).map_err(|e| io_error(&f.path, e))?;
-                    let path = f.path.as_path();
-                    if documents.contains(path) {
-                        written.documents += 1;
-                    } else if containers.contains(path) {
-                        written.record_files += 1;
-                    } else {
-                        written.copied_unread += 1;
-                    }
+                written.records_removed += parts.len() as u64;
+                written.record_files += 1;
+            }
+            // No record of it removed: byte for byte (compressed files not recompressed).
+            (None, None) => {
+                fs::copy(&f.path, &target).map_err(|e| io_error(&f.path, e))?;
+                let path = f.path.as_path();
+                if documents.contains(path) {
+                    written.documents += 1;
+                } else if containers.contains(path) {
+                    written.record_files += 1;
+                } else {
+                    written.copied_unread += 1;
                 }
             }
         }
