@@ -74,7 +74,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Pairs(a)) => cli::pairs::run(a, &startup),
         Some(Command::Curve(a)) => cli::curve::run(a),
-        Some(Command::Eval(a)) => cli::eval::run(a),
+        Some(Command::Eval(a)) => cli::eval::run(a, &startup),
         Some(Command::Gen(a)) => cli::generate::run(a),
         Some(Command::Query(a)) => cli::query::run(a),
         Some(Command::Clusters(a)) => cli::clusters::run(a, &startup),

@@ -285,19 +285,21 @@ fn explore_a_corpus_with_the_keyboard() {
         inverse(s, FIRST_PAIR_ROW + 2)
     });
 
-    // b: one more band, re-banded at once.
+    // b: one more band than the 13 × 8 that s = 0.80 chooses, re-banded at once.
     t.send("b");
-    t.wait_for("b=17 r=8");
-    // r: one more row; 17 × 9 needs more hash functions than the 128 computed.
+    t.wait_for("b=14 r=8");
+    // r, r: two more rows; 14 × 10 needs more hash functions than the 128 computed.
     t.send("r");
-    t.wait_for("b=17 r=9");
+    t.wait_for("b=14 r=9");
+    t.send("r");
+    t.wait_for("b=14 r=10");
     t.stable();
 
     // The tuning panel shows the same banding.
     t.send("t");
     t.wait_for("threshold (1/b)^(1/r)");
-    t.wait_for("b = 17");
-    t.wait_for("N = b·r = 153");
+    t.wait_for("b = 14");
+    t.wait_for("N = b·r = 140");
     t.send(ESC);
     t.wait_gone("threshold (1/b)^(1/r)");
 
@@ -648,9 +650,23 @@ fn sigtstp_suspends_and_sigcont_resumes_drawn_in_raw_mode() {
     assert!(t.wait_exit().success());
 }
 
+/// e: the export's prompt (its proposed name shown), `out` typed and written; then q.
+/// What was written.
+fn export_and_quit(t: &mut Pty, proposed: &str, out: &Path) -> String {
+    t.send("e");
+    t.wait_for(proposed);
+    t.send(&path_of(out));
+    t.send(ENTER);
+    t.wait_for("wrote ");
+    t.send("q");
+    assert!(t.wait_exit().success(), "{}", t.screen());
+    std::fs::read_to_string(out).unwrap()
+}
+
 /// After b, r and sketch keys there and back, the export of the list is byte for byte
 /// what `simtui pairs` writes at the settings in force (issue 15: OPH signatures of 160
-/// bins, kept after 17 × 8, used to be banded at 16 × 8 again).
+/// bins, kept after 17 × 8, used to be banded at 16 × 8 again). The explorer starts at
+/// the 13 × 8 that s = 0.80 chooses.
 #[test]
 fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
     let dir = corpus(200);
@@ -658,27 +674,20 @@ fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
     let mut t = Pty::spawn(&[&p], &[]);
     t.wait_for("candidates");
     t.stable();
-    // 16×9, 17×9, classic MinHash, 17×8, OPH again (136 bins), 16×8.
+    // 13×9, 14×9, classic MinHash, 14×8, OPH again (112 bins), 13×8.
     for key in ["r", "b", "o", "R", "o", "B"] {
         t.send(key);
     }
-    t.wait_until("16 × 8 banded", |s| {
+    t.wait_until("13 × 8 banded", |s| {
         let c = s.contents();
-        c.contains("b=16 r=8 · k=5") && !c.contains("banding ") && !c.contains("sketching")
+        c.contains("b=13 r=8 as -t 0.80 · k=5")
+            && !c.contains("banding ")
+            && !c.contains("sketching")
     });
     t.stable();
-    let out = dir.path().join("listed.jsonl");
-    t.send("e");
-    t.wait_for("simtui-pairs.csv");
-    t.send(&out.display().to_string());
-    t.send(ENTER);
-    t.wait_for("wrote ");
-    t.send("q");
-    assert!(t.wait_exit().success(), "{}", t.screen());
-
-    let exported = std::fs::read_to_string(&out).unwrap();
+    let exported = export_and_quit(&mut t, "simtui-pairs.csv", &dir.path().join("listed.jsonl"));
     let pairs = std::process::Command::new(BIN)
-        .args(["pairs", &p, "-b", "16", "-r", "8", "--format", "jsonl"])
+        .args(["pairs", &p, "-b", "13", "-r", "8", "--format", "jsonl"])
         .output()
         .unwrap();
     assert!(pairs.status.success());
@@ -690,7 +699,8 @@ fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
 /// The tuning panel's counts are `simtui eval`'s on the same corpus and banding: true
 /// pairs and found in document pairs, real recall, and the S-curve recall averaged over
 /// the pairs with J ≥ s (issue 15: the panel counted distinct contents, and set the
-/// curve's value at s beside a recall over all pairs).
+/// curve's value at s beside a recall over all pairs). The explorer at s = 0.80 bands as
+/// `eval -t 0.8` (its default) does.
 #[test]
 fn the_tuning_panels_counts_are_evals() {
     let dir = corpus(200);
@@ -726,7 +736,7 @@ fn the_tuning_panels_counts_are_evals() {
     let (found, truth) = (number(words[of - 1]), number(words[of + 1]));
 
     let out = std::process::Command::new(BIN)
-        .args(["eval", &p, "-b", "16", "-r", "8", "--format", "jsonl"])
+        .args(["eval", &p, "--format", "jsonl"])
         .output()
         .unwrap();
     assert!(
@@ -771,8 +781,9 @@ fn thousands_of_copies_are_one_row_that_lists_them() {
     let mut t = Pty::spawn(&[&p], &[]);
     t.wait_for("3,000 identical documents");
     // 3,000 copies stand for 4,498,500 pairs, counted in the title as `pairs` counts
-    // (with the 16 pairs of the generated documents).
-    t.wait_for("Pairs 4,498,516 of 4,498,516 in 17 rows");
+    // (with the 13 pairs of the generated documents that 13 × 8, the banding for the
+    // starting s = 0.80, finds).
+    t.wait_for("Pairs 4,498,513 of 4,498,513 in 14 rows");
     t.stable();
     let row = (FIRST_PAIR_ROW..ROWS)
         .find(|&r| t.row(r).contains("identical documents"))
@@ -1035,4 +1046,69 @@ fn the_pairs_list_shows_both_sides_titles() {
     assert!(!screen.contains("Coffee talks stall"), "no pair: {screen}");
     t.send("q");
     assert!(t.wait_exit().success());
+}
+
+/// 150 documents, each with a copy two words apart (J = 0.811, where 16×8 and 13×8 find
+/// different pairs): one threshold, one answer.
+fn near_copies() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    std::fs::create_dir(&c).unwrap();
+    let mut state = 5u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state >> 33
+    };
+    for d in 0..150 {
+        let words: Vec<String> = (0..100).map(|_| format!("w{}", next() % 5000)).collect();
+        let mut copy = words.clone();
+        copy[20 + (next() % 20) as usize] = format!("x{}", next());
+        copy[60 + (next() % 30) as usize] = format!("y{}", next());
+        std::fs::write(c.join(format!("doc{d:03}a.txt")), words.join(" ")).unwrap();
+        std::fs::write(c.join(format!("doc{d:03}b.txt")), copy.join(" ")).unwrap();
+    }
+    dir
+}
+
+/// The explorer at its starting s (0.80) bands as `-t 0.8` does, says so in its title,
+/// and its clusters' export is byte for byte `simtui clusters -t 0.8` (issue 28: the
+/// explorer started at 16×8 while `clusters -t 0.8` chose 13×8, and their clusters
+/// differed).
+#[test]
+fn the_explorers_clusters_at_s_are_clusters_at_t_s() {
+    let dir = near_copies();
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p, "--no-config"], &[]);
+    t.wait_for("candidates");
+    t.wait_for("b=13 r=8 as -t 0.80");
+    t.stable();
+    t.send("c");
+    t.wait_for("J ≥ 0.80");
+    t.wait_gone("joining");
+    t.wait_for("b=13 r=8 as -t 0.80");
+    let exported = export_and_quit(
+        &mut t,
+        "simtui-clusters",
+        &dir.path().join("clusters.jsonl"),
+    );
+    let clusters = std::process::Command::new(BIN)
+        .args([
+            "clusters",
+            &p,
+            "-t",
+            "0.8",
+            "--format",
+            "jsonl",
+            "--no-config",
+        ])
+        .output()
+        .unwrap();
+    assert!(clusters.status.success());
+    let err = String::from_utf8_lossy(&clusters.stderr);
+    assert!(err.contains("banding 13x8"), "{err}");
+    let expected = String::from_utf8(clusters.stdout).unwrap();
+    assert!(expected.lines().count() > 100, "{expected}");
+    assert_eq!(exported, expected);
 }

@@ -108,16 +108,12 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
     // -t without -b/-r: a banding chosen for T, said once the corpus is found.
-    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
-        .then(|| {
-            super::banding::for_threshold(
-                args.threshold,
-                &format!("-t {}", args.threshold),
-                &mut index_args,
-                startup.banding_given,
-            )
-        })
-        .flatten();
+    let note = super::banding::for_t(
+        args.method.method,
+        args.threshold,
+        &mut index_args,
+        startup.banding_given,
+    );
     // Progress bars, -vv stage times, the memory budget.
     let progress = args.memory.run()?;
     let (engine, _) = super::index_cmd::engine(

@@ -9,7 +9,7 @@ use simtui_engine::analysis::exact::{Limits, all_pairs};
 use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::error::Error;
 use simtui_engine::index::Index;
-use simtui_engine::minhash::curve::{Banding, recommend, threshold};
+use simtui_engine::minhash::curve::{DEFAULT_FUNCTIONS, for_threshold, threshold};
 use simtui_engine::progress::{Progress, Stage};
 use simtui_engine::source::Corpus;
 use std::sync::Arc;
@@ -32,17 +32,19 @@ pub struct EvalArgs {
     /// standard deviation over the runs.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
-    /// Also try every (b, r) with b·r = bands × rows
+    /// Also try every (b, r) with b·r = --bands × --rows (128)
     ///
-    /// The banding `simtui curve` recommends for --threshold is tried too, and marked.
+    /// The banding -t chooses (as in every command, and `simtui curve --threshold`
+    /// recommends) is tried too, and marked.
     #[arg(long)]
     pub sweep: bool,
     /// With --sweep: try these bandings instead, e.g. 16x8,32x4,8x16
     #[arg(long, value_delimiter = ',', value_name = "BxR")]
     pub bandings: Option<Vec<String>>,
-    /// Threshold for the sweep's banding and precision
+    /// Similarity the banding and precision are for
     ///
-    /// The similarity the sweep's recommended banding and its precision column are for.
+    /// Without -b/-r, the banding is the one -t chooses in every command and the explorer
+    /// at s = T (said on stderr); the sweep marks it, and its precision column is at T.
     #[arg(short = 't', long, default_value_t = 0.8)]
     pub threshold: f64,
     /// Score against a planted-pairs file instead of brute force
@@ -164,7 +166,7 @@ const STOP_SIGNALS: [i32; 3] = [
     signal_hook::consts::SIGHUP,
 ];
 
-pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
+pub fn run(args: &EvalArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     args.index.check()?;
     if let Some(file) = &args.write_truth {
@@ -174,7 +176,16 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         .input("--truth", args.truth.as_deref())
         .output("--write-truth", args.write_truth.as_deref())
         .check()?;
-    let method = args.method.method(&args.index)?;
+    // -t without -b/-r: the banding every command chooses for T, said once the corpus is
+    // found (the explorer at s = T bands so too, and its panel counts as eval does).
+    let mut index_args = args.index.clone();
+    let note = super::banding::for_t(
+        args.method.method,
+        args.threshold,
+        &mut index_args,
+        startup.banding_given,
+    );
+    let method = args.method.method(&index_args)?;
     let simhash = matches!(method, Method::SimHash { .. });
     if simhash && (args.sweep || args.bandings.is_some()) {
         return Err(crate::output::error::UsageError(
@@ -191,16 +202,18 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             crate::output::error::UsageError(side_input::named("--truth", truth, &why))
         })?;
     }
-    let (bands, rows) = (args.index.bands as usize, args.index.rows as usize);
-    let recommended = recommend(args.threshold, bands * rows, 0.5, 0.5);
+    let (bands, rows) = (index_args.bands as usize, index_args.rows as usize);
+    // What -t chooses, whatever the functions of the banding asked for.
+    let recommended = for_threshold(args.threshold, DEFAULT_FUNCTIONS).banding;
     let mut sweep: Vec<(usize, usize)> = match &args.bandings {
         Some(list) => list
             .iter()
             .map(|s| parse_banding(s))
             .collect::<Result<_, _>>()?,
         None if args.sweep => {
-            // Every b·r = N, and the recommender's pick (which may use fewer functions).
-            let mut all = bandings(bands * rows);
+            // Every b·r = N of the banding given (16 × 8 by default, even when -t chose
+            // another), and the banding -t chooses.
+            let mut all = bandings((args.index.bands * args.index.rows) as usize);
             all.push((recommended.bands, recommended.rows));
             all
         }
@@ -210,7 +223,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     sweep.dedup();
     // b·r functions, as `simtui pairs -b B -r R` computes: each setting of the sweep gets
     // signatures of its own width (an OPH signature's bins depend on their number).
-    let params = args.method.params(&args.index);
+    let params = args.method.params(&index_args);
 
     let tracker = Arc::new(Tracker {
         cancel: AtomicBool::new(false),
@@ -246,6 +259,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     if let Some(warning) = super::index_cmd::check_id_field(index, &args.index)? {
         crate::output::diag::note(0, warning);
     }
+    super::banding::say("eval", note);
 
     let t = Instant::now();
     let truth = match &args.truth {
@@ -458,14 +472,14 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
 }
 
 /// The sweep's table: one row per setting, each number the mean over the runs (± its
-/// standard deviation with more than one run), the recommender's pick marked.
+/// standard deviation with more than one run), the banding -t chooses marked.
 fn write_sweep(
     out: &mut dyn std::io::Write,
     paint: &Paint,
     args: &EvalArgs,
     sweep: &[(usize, usize)],
     swept: &[Vec<(Vec<Score>, Duration)>],
-    recommended: Banding,
+    recommended: simtui_engine::minhash::curve::Banding,
     thresholds: &[f64],
 ) -> std::io::Result<()> {
     let several = args.runs > 1;
@@ -526,13 +540,11 @@ fn write_sweep(
             per_run.iter().map(|x| x.1.as_secs_f64()).sum::<f64>() * 1e3 / per_run.len() as f64;
         writeln!(out, "  {precision:>rate_w$}  {ms:>6.0}ms{mark}")?;
     }
+    let t = args.threshold;
     writeln!(
         out,
-        "* recommended by `simtui curve --threshold {} --perms {}`: {}x{}",
-        args.threshold,
-        args.index.bands * args.index.rows,
-        recommended.bands,
-        recommended.rows
+        "* the banding -t {t} chooses (pairs, clusters, dedup, eval, the explorer at s = {t}; `simtui curve --threshold {t}`): {}x{}",
+        recommended.bands, recommended.rows
     )?;
     if several {
         writeln!(

@@ -78,16 +78,12 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
         .check()?;
     let mut index_args = args.index.clone();
     // Said once the corpus is found: a usage error stays the one line on stderr.
-    let note = matches!(args.method.method, super::args::MethodArg::Minhash)
-        .then(|| {
-            super::banding::for_threshold(
-                args.threshold,
-                &format!("-t {}", args.threshold),
-                &mut index_args,
-                startup.banding_given,
-            )
-        })
-        .flatten();
+    let note = super::banding::for_t(
+        args.method.method,
+        args.threshold,
+        &mut index_args,
+        startup.banding_given,
+    );
     let start = Instant::now();
     // Progress bars, -vv stage times, the memory budget.
     let progress = args.memory.run()?;

@@ -82,7 +82,7 @@ impl App {
             session: Session::new(roots, walk, params, bands, rows, log.clone()),
             jobs: Jobs::new(log.clone()),
             log,
-            list: ListView::new(80),
+            list: ListView::new((super::options::DEFAULT_S * 100.0).round() as u32),
             stack: Vec::new(),
             status: None,
             quit: false,

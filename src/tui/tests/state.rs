@@ -548,3 +548,38 @@ fn a_lower_s_computes_the_exact_pairs_again_down_to_it() {
     assert!(total >= all.at_least(0.3) && all.at_least(0.3) > 0);
     assert!(found <= total);
 }
+
+/// `a` bands as `-t s` does in every command, and the list's title and the panel say
+/// whether the banding is that one (issue 28: the explorer banded 16 × 8 at s = 0.80,
+/// where `clusters -t 0.8` chose 13 × 8).
+#[test]
+fn a_bands_as_t_s_does_and_the_title_says_so() {
+    let (_d, mut app) = loaded((120, 40));
+    assert_eq!(app.session().banding(), (16, 8));
+    let s = screen(&app);
+    assert!(s.contains("b=16 r=8 (-t 0.80: b=13 r=8)"), "{s}");
+    app.update(Action::ToggleTuning);
+    assert!(
+        screen(&app).contains("-t 0.80 bands b=13 r=8"),
+        "{}",
+        screen(&app)
+    );
+    app.update(Action::ThresholdBanding);
+    pump(&mut app);
+    assert_eq!(app.session().banding(), (13, 8));
+    let s = screen(&app);
+    assert!(s.contains("b=13 r=8 as -t 0.80"), "{s}");
+    assert!(s.contains("= the banding -t 0.80 chooses"), "{s}");
+    // s = 0.50: -t 0.5 chooses 18 × 3.
+    for _ in 0..6 {
+        app.update(Action::SimDown);
+    }
+    app.update(Action::ThresholdBanding);
+    pump(&mut app);
+    assert_eq!(app.session().banding(), (18, 3));
+    assert!(
+        screen(&app).contains("b=18 r=3 as -t 0.50"),
+        "{}",
+        screen(&app)
+    );
+}
