@@ -79,7 +79,7 @@ fn main() -> ExitCode {
         Some(Command::Query(a)) => cli::query::run(a),
         Some(Command::Clusters(a)) => cli::clusters::run(a, &startup),
         Some(Command::Dedup(a)) => cli::dedup::run(a, &startup),
-        Some(Command::Matrix(a)) => cli::matrix::run(a),
+        Some(Command::Matrix(a)) => cli::matrix::run(a, &startup),
         Some(Command::Sketch(a)) => cli::sketch::run(a),
         Some(Command::Fingerprint(a)) => cli::fingerprint::run(a),
         Some(Command::Diff(a)) => cli::diff::run(a),

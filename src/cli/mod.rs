@@ -14,6 +14,7 @@ pub mod pairs;
 pub mod clusters;
 pub mod dedup;
 pub mod matrix;
+mod matrix_pick;
 pub mod matrix_svg;
 // Issue 19: what the classic studies did, from the command line.
 pub mod diff;
