@@ -4,6 +4,7 @@
 
 pub mod curve;
 pub mod eval;
+mod eval_report;
 // `gen` is reserved in Rust 2024, hence the path attribute.
 pub mod args;
 pub mod banding;

@@ -8,7 +8,9 @@
 use crate::analysis::exact::{ExactPairs, pack};
 use crate::found::Found;
 use crate::index::Index;
+use crate::minhash::band::band_key;
 use crate::minhash::curve::probability;
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// The thresholds `simtui eval` reports on.
@@ -197,6 +199,80 @@ pub fn bandings(n: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// Pairs a sample of [`candidates_estimate`] draws from the buckets.
+const SAMPLES: f64 = 4096.0;
+
+/// About how many candidate pairs of contents banding `bands` × `rows` gives (`bands` ×
+/// `rows` must fit the functions computed), from its buckets alone, no pair listed or
+/// verified: `eval --sweep` skips the bandings that would take too long by it. Each
+/// band's bucket of n contents holds n(n − 1)/2 pairs; summed over the bands that counts
+/// a pair once per band it shares (a near-copy, in most of 128 bands), so a sample of
+/// those pairs, each weighed by one over the number of bands it shares, scales the sum
+/// down to the distinct pairs (exact with one band). Two sorts of the contents' keys per
+/// band, and b band keys per pair sampled; the same answer every run.
+pub fn candidates_estimate(index: &Index, bands: usize, rows: usize) -> u64 {
+    assert!(
+        bands * rows <= index.num_perm(),
+        "{bands} × {rows} over the functions"
+    );
+    let items = index.nonempty_groups();
+    let keys = |band: usize| -> Vec<(u64, u32)> {
+        let mut keys: Vec<(u64, u32)> = items
+            .par_iter()
+            .map(|&g| {
+                let row = index.signatures.row(g as usize);
+                (band_key(&row[band * rows..(band + 1) * rows], band), g)
+            })
+            .collect();
+        keys.par_sort_unstable();
+        keys
+    };
+    let pairs = |n: usize| (n as u64) * (n as u64).saturating_sub(1) / 2;
+    let total: u64 = (0..bands)
+        .map(|band| {
+            keys(band)
+                .chunk_by(|x, y| x.0 == y.0)
+                .map(|b| pairs(b.len()))
+                .sum::<u64>()
+        })
+        .sum();
+    if total == 0 || bands == 1 {
+        return total;
+    }
+    // The bands two contents share: at least the one they were drawn from.
+    let shared = |x: u32, y: u32| -> u32 {
+        let (rx, ry) = (
+            index.signatures.row(x as usize),
+            index.signatures.row(y as usize),
+        );
+        (0..bands)
+            .filter(|&b| rx[b * rows..(b + 1) * rows] == ry[b * rows..(b + 1) * rows])
+            .count()
+            .max(1) as u32
+    };
+    let rate = SAMPLES / total as f64;
+    let mut rng = crate::rng::Rng::new(0x5eed_ca4d);
+    let (mut drawn, mut weight) = (0u64, 0f64);
+    for band in 0..bands {
+        for bucket in keys(band).chunk_by(|x, y| x.0 == y.0) {
+            let n = bucket.len() as u64;
+            let want = pairs(bucket.len()) as f64 * rate;
+            let k = want.floor() as u64 + rng.chance(want.fract()) as u64;
+            for _ in 0..k.min(pairs(bucket.len())) {
+                let i = rng.below(n);
+                let mut j = rng.below(n - 1);
+                j += (j >= i) as u64;
+                weight += 1.0 / shared(bucket[i as usize].1, bucket[j as usize].1) as f64;
+                drawn += 1;
+            }
+        }
+    }
+    if drawn == 0 {
+        return total;
+    }
+    (total as f64 * weight / drawn as f64).round() as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,5 +330,37 @@ mod tests {
         let (m, sd) = mean_sd(&[1.0, 3.0]);
         assert_eq!(m, 2.0);
         assert!((sd - 2f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_candidates_estimate_is_near_the_candidates_and_exact_with_one_band() {
+        let c = simtui_gen::generate(&simtui_gen::GenOptions {
+            docs: 600,
+            seed: 9,
+            words: 80,
+            dup_fraction: 0.5,
+            ..Default::default()
+        });
+        let texts = c.docs.iter().map(|d| (d.id.clone(), d.text.clone()));
+        let params = Params {
+            num_perm: 128,
+            ..Default::default()
+        };
+        let idx = Index::build(Corpus::from_texts(texts), &params, &Silent).unwrap();
+        for (b, r) in [(1, 2), (1, 1), (16, 8), (32, 4), (64, 2), (128, 1)] {
+            // Candidate pairs of contents (identical documents are one content).
+            let search = idx.search(b, r, 0.0, None, &Silent).unwrap();
+            let estimate = candidates_estimate(&idx, b, r) as f64;
+            let real = search.group_pairs.len() as f64;
+            if b == 1 {
+                assert_eq!(estimate, real, "{b}x{r}");
+            }
+            // Near-copies share most of 128 bands: the plain sum of bucket pairs would
+            // count them ~100 times over.
+            assert!(
+                (estimate - real).abs() <= 0.1 * real + 5.0,
+                "{b}x{r}: {estimate} vs {real}"
+            );
+        }
     }
 }
