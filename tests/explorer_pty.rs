@@ -799,20 +799,34 @@ fn thousands_of_copies_are_one_row_that_lists_them() {
     assert!(status.success(), "exit status {status:?}\n{}", t.screen());
 }
 
+/// A removal list beside corpus `dir/c`: doc000007 removed for doc000003; the corpus's
+/// and the list's paths.
+fn removal_list(dir: &Path) -> (String, String) {
+    let list = dir.join("out.removed.jsonl");
+    std::fs::write(
+        &list,
+        "{\"id\":\"d000/doc000007.txt\",\"kept\":\"d000/doc000003.txt\",\"jaccard\":1.0,\"cluster\":0}\n",
+    )
+    .unwrap();
+    (path(dir), path_of(&list))
+}
+
+/// Waits until the file holds `text` (written by simtui's worker).
+fn wait_for_file(file: &Path, text: &str) {
+    let deadline = Instant::now() + TIMEOUT;
+    while !std::fs::read_to_string(file).is_ok_and(|s| s.contains(text)) {
+        assert!(Instant::now() < deadline, "{} holds {text}", file.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// `simtui --review OUT.removed.jsonl INPUT`: the removals paged through, x marks one
 /// wrong and the keep-list beside the list holds its id; a list that can't be read is a
 /// usage error before the terminal is touched.
 #[test]
 fn a_removal_list_is_reviewed_and_marks_reach_the_keep_list() {
     let dir = corpus(40);
-    let c = dir.path().join("c");
-    let list = dir.path().join("out.removed.jsonl");
-    std::fs::write(
-        &list,
-        "{\"id\":\"d000/doc000007.txt\",\"kept\":\"d000/doc000003.txt\",\"jaccard\":1.0,\"cluster\":0}\n",
-    )
-    .unwrap();
-    let (c, l) = (c.display().to_string(), list.display().to_string());
+    let (c, l) = removal_list(dir.path());
     let mut t = Pty::spawn(&["--review", &l, &c], &[]);
     t.wait_for("1 removal");
     t.wait_for("doc000007.txt");
@@ -820,11 +834,7 @@ fn a_removal_list_is_reviewed_and_marks_reach_the_keep_list() {
     t.wait_for("WRONG");
     t.wait_for("1 marked wrong");
     let keep = dir.path().join("out.keep-list");
-    let deadline = Instant::now() + TIMEOUT;
-    while !std::fs::read_to_string(&keep).is_ok_and(|s| s.contains("d000/doc000007.txt")) {
-        assert!(Instant::now() < deadline, "the keep-list is written");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_file(&keep, "d000/doc000007.txt");
     t.send("q");
     assert!(t.wait_exit().success());
 
@@ -1111,4 +1121,46 @@ fn the_explorers_clusters_at_s_are_clusters_at_t_s() {
     let expected = String::from_utf8(clusters.stdout).unwrap();
     assert!(expected.lines().count() > 100, "{expected}");
     assert_eq!(exported, expected);
+}
+
+/// Keys where a person reaches for them (issue 28): x in the diff of a removal marks it
+/// as in the review's list; in the tuning panel k moves in the list as it does with the
+/// panel closed (it used to re-index), + changes the shingle size, e exports.
+#[test]
+fn x_in_a_removals_diff_and_the_tuning_panels_keys() {
+    let dir = corpus(40);
+    let (c, l) = removal_list(dir.path());
+    let mut t = Pty::spawn(&["--review", &l, &c], &[]);
+    t.wait_for("1 removal");
+    t.send(ENTER);
+    t.wait_for("removal 1 of 1");
+    t.stable();
+    t.send("x");
+    t.wait_for("marked WRONG (x)");
+    let keep = dir.path().join("out.keep-list");
+    wait_for_file(&keep, "d000/doc000007.txt");
+    t.send(ESC);
+    t.wait_for("1 marked wrong");
+    t.send(ESC);
+    t.wait_for("candidates");
+
+    t.send("t");
+    t.wait_for("threshold (1/b)^(1/r)");
+    t.stable();
+    for key in ["j", "j", "k"] {
+        t.send(key);
+    }
+    let s = t.stable();
+    assert!(s.contains("k = 5 (word)"), "{s}");
+    assert!(!s.contains("re-indexing") && !s.contains("STALE"), "{s}");
+    t.send("+");
+    t.wait_for("k = 6 (word)");
+    t.wait_for("k=6 word");
+    t.wait_gone("STALE");
+    t.send("e");
+    t.wait_for("Export to:");
+    t.send(ESC);
+    t.wait_gone("Export to:");
+    t.send("q");
+    assert!(t.wait_exit().success());
 }

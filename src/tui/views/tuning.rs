@@ -1,7 +1,8 @@
 //! The tuning panel: the LSH parameters, what the S-curve predicts, what the corpus
 //! really does, and a chart of both. A part of the pairs list (which it shares the
 //! screen with), with a key table of its own while it is open: its letters tune, the
-//! arrows still move in the list.
+//! arrows still move in the list. No key that moves in a view (j/k, h/l, g/G, n/p)
+//! starts work here: the shingle size is +/−.
 
 use super::view::{Cx, Ui};
 use crate::tui::keys::{Action, DOWN, END, ENTER, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
@@ -17,7 +18,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use simtui_engine::minhash::curve::{self, probability, threshold};
 
-/// The keys while the tuning panel is open: its letters tune, the arrows still
+/// The keys while the tuning panel is open: its letters tune, the arrows (and j/k) still
 /// move in the list.
 #[rustfmt::skip]
 pub static KEYS: KeyTable = KeyTable {
@@ -29,15 +30,15 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('r')], "r/R", Action::RowsUp, "rows±", "rows per band r +1 / −1 (hashes more if b·r needs it)", true),
         b(&[k('R')], "", Action::RowsDown, "", "", false),
         b(&[k('a')], "a", Action::ThresholdBanding, "-t s", "band as -t s does in every command: the fewest false candidates reaching 0.9 at s", true),
-        b(&[k('k')], "k/K", Action::ShingleUp, "k±", "shingle size k +1 / −1: re-indexes in the background", true),
-        b(&[k('K')], "", Action::ShingleDown, "", "", false),
+        b(&[k('+'), k('=')], "+/-", Action::ShingleUp, "k±", "shingle size k +1 / −1: re-indexes in the background", true),
+        b(&[k('-')], "", Action::ShingleDown, "", "", false),
         b(&[k('u')], "u", Action::ToggleUnit, "unit", "shingle unit word ↔ char: re-indexes in the background; each unit keeps its own k (char starts at 9, word at 5)", true),
         b(&[k('o')], "o", Action::SwitchSketch, "sketch", "sketch one-permutation hashing ↔ classic MinHash: signatures computed in the background", false),
         b(&[k('m')], "m", Action::SwitchMethod, "method", "candidates by MinHash LSH ↔ SimHash", false),
         b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "s±", "move the similarity s where recall is shown (±0.05)", true),
         b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
-        b(&[UP], "↑/↓", Action::Up, "", "move in the pair list", false),
-        b(&[DOWN], "", Action::Down, "", "", false),
+        b(&[UP, k('k')], "↑/↓", Action::Up, "", "move in the pair list (j/k too, as with the panel closed)", false),
+        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
         b(&[PGUP], "PgUp", Action::PageUp, "", "one page up", false),
         b(&[PGDN], "PgDn", Action::PageDown, "", "one page down", false),
         b(&[k('g'), HOME], "g/Home", Action::Top, "", "first pair", false),
@@ -45,6 +46,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[ENTER], "Enter", Action::Open, "diff", "open the selected pair side by side", false),
         b(&[k('s')], "s", Action::CycleSort, "sort", "cycle the sort", false),
         b(&[k('/')], "/", Action::StartFilter, "filter", "filter by id, file or title substring", false),
+        b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
         b(&[k('t'), ESC], "t/Esc", Action::ToggleTuning, "close", "close the tuning panel", true),
     ],
 };
@@ -316,7 +318,7 @@ fn params_lines(tuning: &Tuning, ui: &Ui, width: u16) -> Vec<Ranked> {
                 t,
                 "k = ",
                 format!("{} ({})", params.k, params.text.unit.name()),
-                "k/K u",
+                "+/- u",
                 width,
             ),
         ),
