@@ -187,3 +187,49 @@ fn bands_from_the_config_file_count_as_given() {
     assert!(err.contains("warning: -b 16 -r 8"), "{err}");
     assert!(!err.contains("without -b/-r"), "{err}");
 }
+
+/// One rule, one recommender: for each T, the banding `pairs -t T` and `eval -t T`
+/// choose is the one `curve --threshold T` recommends and `eval --sweep` marks (issue
+/// 28: the sweep and curve marked the equal-weights optimum, 9x13 at 0.8, while -t
+/// chose 13x8).
+#[test]
+fn every_command_chooses_the_same_banding_for_a_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = Corpus::new(dir.path(), 150, 10);
+    for (t, b, r) in [("0.5", 18, 3), ("0.8", 13, 8), ("0.9", 9, 14)] {
+        let (_, err) = run(&["pairs", c.path(), "-t", t, "--format", "jsonl"]);
+        assert!(err.contains(&format!("banding {b}x{r}")), "{t}: {err}");
+        let (out, _) = run(&["curve", "--threshold", t, "--steps", "2"]);
+        let curve = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            curve.starts_with(&format!(
+                "recommended for threshold {t} with at most 128 hash functions: --bands {b} --rows {r} "
+            )),
+            "{t}: {curve}"
+        );
+        assert!(curve.contains(&format!("as -t {t} chooses")), "{curve}");
+        let (out, err) = run(&["eval", c.path(), "-t", t, "--sweep", "--format", "jsonl"]);
+        assert!(err.contains(&format!("banding {b}x{r}")), "{t}: {err}");
+        let lines = jsonl(std::str::from_utf8(&out.stdout).unwrap());
+        let marked: Vec<_> = lines.iter().filter(|l| l["recommended"] == true).collect();
+        assert!(!marked.is_empty(), "{t}");
+        assert!(
+            marked.iter().all(|l| l["bands"] == b && l["rows"] == r),
+            "{t}: {marked:?}"
+        );
+        // The banding evaluated is the one chosen too; the sweep's grid stays 16 × 8's.
+        let main = lines.iter().find(|l| l["sweep"].is_null()).unwrap();
+        assert_eq!(
+            (main["bands"].clone(), main["rows"].clone()),
+            (b.into(), r.into())
+        );
+        assert!(lines.iter().any(|l| l["bands"] == 128 && l["rows"] == 1));
+    }
+    // The weighted optimum is still shown, as such.
+    let (out, _) = run(&["curve", "--threshold", "0.8", "--steps", "2"]);
+    let curve = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        curve.contains("weighted optimum (--fp-weight 0.5 --fn-weight 0.5), not what -t uses: --bands 9 --rows 13"),
+        "{curve}"
+    );
+}

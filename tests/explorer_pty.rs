@@ -285,19 +285,21 @@ fn explore_a_corpus_with_the_keyboard() {
         inverse(s, FIRST_PAIR_ROW + 2)
     });
 
-    // b: one more band, re-banded at once.
+    // b: one more band than the 13 × 8 that s = 0.80 chooses, re-banded at once.
     t.send("b");
-    t.wait_for("b=17 r=8");
-    // r: one more row; 17 × 9 needs more hash functions than the 128 computed.
+    t.wait_for("b=14 r=8");
+    // r, r: two more rows; 14 × 10 needs more hash functions than the 128 computed.
     t.send("r");
-    t.wait_for("b=17 r=9");
+    t.wait_for("b=14 r=9");
+    t.send("r");
+    t.wait_for("b=14 r=10");
     t.stable();
 
     // The tuning panel shows the same banding.
     t.send("t");
     t.wait_for("threshold (1/b)^(1/r)");
-    t.wait_for("b = 17");
-    t.wait_for("N = b·r = 153");
+    t.wait_for("b = 14");
+    t.wait_for("N = b·r = 140");
     t.send(ESC);
     t.wait_gone("threshold (1/b)^(1/r)");
 
@@ -648,11 +650,24 @@ fn sigtstp_suspends_and_sigcont_resumes_drawn_in_raw_mode() {
     assert!(t.wait_exit().success());
 }
 
+/// e: the export's prompt (its proposed name shown), `out` typed and written; then q.
+/// What was written.
+fn export_and_quit(t: &mut Pty, proposed: &str, out: &Path) -> String {
+    t.send("e");
+    t.wait_for(proposed);
+    t.send(&path_of(out));
+    t.send(ENTER);
+    t.wait_for("wrote ");
+    t.send("q");
+    assert!(t.wait_exit().success(), "{}", t.screen());
+    std::fs::read_to_string(out).unwrap()
+}
+
 /// After b, r and sketch keys there and back, the export of the list is byte for byte
 /// what `simtui pairs` writes at the settings in force (issue 15: OPH signatures of 160
 /// bins, kept after 17 × 8, used to be banded at 16 × 8 again). The export lists ids in
 /// natural order and `pairs` by bytes: the generated ids are zero-padded, the same
-/// order either way.
+/// order either way. The explorer starts at the 13 × 8 that s = 0.80 chooses.
 #[test]
 fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
     let dir = corpus(200);
@@ -660,27 +675,20 @@ fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
     let mut t = Pty::spawn(&[&p], &[]);
     t.wait_for("candidates");
     t.stable();
-    // 16×9, 17×9, classic MinHash, 17×8, OPH again (136 bins), 16×8.
+    // 13×9, 14×9, classic MinHash, 14×8, OPH again (112 bins), 13×8.
     for key in ["r", "b", "o", "R", "o", "B"] {
         t.send(key);
     }
-    t.wait_until("16 × 8 banded", |s| {
+    t.wait_until("13 × 8 banded", |s| {
         let c = s.contents();
-        c.contains("b=16 r=8 · k=5") && !c.contains("banding ") && !c.contains("sketching")
+        c.contains("b=13 r=8 as -t 0.80 · k=5")
+            && !c.contains("banding ")
+            && !c.contains("sketching")
     });
     t.stable();
-    let out = dir.path().join("listed.jsonl");
-    t.send("e");
-    t.wait_for("simtui-pairs.csv");
-    t.send(&out.display().to_string());
-    t.send(ENTER);
-    t.wait_for("wrote ");
-    t.send("q");
-    assert!(t.wait_exit().success(), "{}", t.screen());
-
-    let exported = std::fs::read_to_string(&out).unwrap();
+    let exported = export_and_quit(&mut t, "simtui-pairs.csv", &dir.path().join("listed.jsonl"));
     let pairs = std::process::Command::new(BIN)
-        .args(["pairs", &p, "-b", "16", "-r", "8", "--format", "jsonl"])
+        .args(["pairs", &p, "-b", "13", "-r", "8", "--format", "jsonl"])
         .output()
         .unwrap();
     assert!(pairs.status.success());
@@ -692,7 +700,8 @@ fn an_export_after_tuning_keys_equals_pairs_at_the_same_flags() {
 /// The tuning panel's counts are `simtui eval`'s on the same corpus and banding: true
 /// pairs and found in document pairs, real recall, and the S-curve recall averaged over
 /// the pairs with J ≥ s (issue 15: the panel counted distinct contents, and set the
-/// curve's value at s beside a recall over all pairs).
+/// curve's value at s beside a recall over all pairs). The explorer at s = 0.80 bands as
+/// `eval -t 0.8` (its default) does.
 #[test]
 fn the_tuning_panels_counts_are_evals() {
     let dir = corpus(200);
@@ -728,7 +737,7 @@ fn the_tuning_panels_counts_are_evals() {
     let (found, truth) = (number(words[of - 1]), number(words[of + 1]));
 
     let out = std::process::Command::new(BIN)
-        .args(["eval", &p, "-b", "16", "-r", "8", "--format", "jsonl"])
+        .args(["eval", &p, "--format", "jsonl"])
         .output()
         .unwrap();
     assert!(
@@ -773,8 +782,9 @@ fn thousands_of_copies_are_one_row_that_lists_them() {
     let mut t = Pty::spawn(&[&p], &[]);
     t.wait_for("3,000 identical documents");
     // 3,000 copies stand for 4,498,500 pairs, counted in the title as `pairs` counts
-    // (with the 16 pairs of the generated documents).
-    t.wait_for("Pairs 4,498,516 of 4,498,516 in 17 rows");
+    // (with the 13 pairs of the generated documents that 13 × 8, the banding for the
+    // starting s = 0.80, finds).
+    t.wait_for("Pairs 4,498,513 of 4,498,513 in 14 rows");
     t.stable();
     let row = (FIRST_PAIR_ROW..ROWS)
         .find(|&r| t.row(r).contains("identical documents"))
@@ -790,20 +800,34 @@ fn thousands_of_copies_are_one_row_that_lists_them() {
     assert!(status.success(), "exit status {status:?}\n{}", t.screen());
 }
 
+/// A removal list beside corpus `dir/c`: doc000007 removed for doc000003; the corpus's
+/// and the list's paths.
+fn removal_list(dir: &Path) -> (String, String) {
+    let list = dir.join("out.removed.jsonl");
+    std::fs::write(
+        &list,
+        "{\"id\":\"d000/doc000007.txt\",\"kept\":\"d000/doc000003.txt\",\"jaccard\":1.0,\"cluster\":0}\n",
+    )
+    .unwrap();
+    (path(dir), path_of(&list))
+}
+
+/// Waits until the file holds `text` (written by simtui's worker).
+fn wait_for_file(file: &Path, text: &str) {
+    let deadline = Instant::now() + TIMEOUT;
+    while !std::fs::read_to_string(file).is_ok_and(|s| s.contains(text)) {
+        assert!(Instant::now() < deadline, "{} holds {text}", file.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// `simtui --review OUT.removed.jsonl INPUT`: the removals paged through, x marks one
 /// wrong and the keep-list beside the list holds its id; a list that can't be read is a
 /// usage error before the terminal is touched.
 #[test]
 fn a_removal_list_is_reviewed_and_marks_reach_the_keep_list() {
     let dir = corpus(40);
-    let c = dir.path().join("c");
-    let list = dir.path().join("out.removed.jsonl");
-    std::fs::write(
-        &list,
-        "{\"id\":\"d000/doc000007.txt\",\"kept\":\"d000/doc000003.txt\",\"jaccard\":1.0,\"cluster\":0}\n",
-    )
-    .unwrap();
-    let (c, l) = (c.display().to_string(), list.display().to_string());
+    let (c, l) = removal_list(dir.path());
     let mut t = Pty::spawn(&["--review", &l, &c], &[]);
     t.wait_for("1 removal");
     t.wait_for("doc000007.txt");
@@ -811,11 +835,7 @@ fn a_removal_list_is_reviewed_and_marks_reach_the_keep_list() {
     t.wait_for("WRONG");
     t.wait_for("1 marked wrong");
     let keep = dir.path().join("out.keep-list");
-    let deadline = Instant::now() + TIMEOUT;
-    while !std::fs::read_to_string(&keep).is_ok_and(|s| s.contains("d000/doc000007.txt")) {
-        assert!(Instant::now() < deadline, "the keep-list is written");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_file(&keep, "d000/doc000007.txt");
     t.send("q");
     assert!(t.wait_exit().success());
 
@@ -1122,6 +1142,113 @@ fn a_newswire_reads_by_titles_dates_and_numbers() {
     t.send("c");
     t.wait_for("representative");
     t.wait_for("OIL PRICES RISE");
+    t.send("q");
+    assert!(t.wait_exit().success());
+}
+
+/// 150 documents, each with a copy two words apart (J = 0.811, where 16×8 and 13×8 find
+/// different pairs): one threshold, one answer.
+fn near_copies() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    std::fs::create_dir(&c).unwrap();
+    let mut state = 5u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state >> 33
+    };
+    for d in 0..150 {
+        let words: Vec<String> = (0..100).map(|_| format!("w{}", next() % 5000)).collect();
+        let mut copy = words.clone();
+        copy[20 + (next() % 20) as usize] = format!("x{}", next());
+        copy[60 + (next() % 30) as usize] = format!("y{}", next());
+        std::fs::write(c.join(format!("doc{d:03}a.txt")), words.join(" ")).unwrap();
+        std::fs::write(c.join(format!("doc{d:03}b.txt")), copy.join(" ")).unwrap();
+    }
+    dir
+}
+
+/// The explorer at its starting s (0.80) bands as `-t 0.8` does, says so in its title,
+/// and its clusters' export is byte for byte `simtui clusters -t 0.8` (issue 28: the
+/// explorer started at 16×8 while `clusters -t 0.8` chose 13×8, and their clusters
+/// differed).
+#[test]
+fn the_explorers_clusters_at_s_are_clusters_at_t_s() {
+    let dir = near_copies();
+    let p = path(dir.path());
+    let mut t = Pty::spawn(&[&p, "--no-config"], &[]);
+    t.wait_for("candidates");
+    t.wait_for("b=13 r=8 as -t 0.80");
+    t.stable();
+    t.send("c");
+    t.wait_for("J ≥ 0.80");
+    t.wait_gone("joining");
+    t.wait_for("b=13 r=8 as -t 0.80");
+    let exported = export_and_quit(
+        &mut t,
+        "simtui-clusters",
+        &dir.path().join("clusters.jsonl"),
+    );
+    let clusters = std::process::Command::new(BIN)
+        .args([
+            "clusters",
+            &p,
+            "-t",
+            "0.8",
+            "--format",
+            "jsonl",
+            "--no-config",
+        ])
+        .output()
+        .unwrap();
+    assert!(clusters.status.success());
+    let err = String::from_utf8_lossy(&clusters.stderr);
+    assert!(err.contains("banding 13x8"), "{err}");
+    let expected = String::from_utf8(clusters.stdout).unwrap();
+    assert!(expected.lines().count() > 100, "{expected}");
+    assert_eq!(exported, expected);
+}
+
+/// Keys where a person reaches for them (issue 28): x in the diff of a removal marks it
+/// as in the review's list; in the tuning panel k moves in the list as it does with the
+/// panel closed (it used to re-index), + changes the shingle size, e exports.
+#[test]
+fn x_in_a_removals_diff_and_the_tuning_panels_keys() {
+    let dir = corpus(40);
+    let (c, l) = removal_list(dir.path());
+    let mut t = Pty::spawn(&["--review", &l, &c], &[]);
+    t.wait_for("1 removal");
+    t.send(ENTER);
+    t.wait_for("removal 1 of 1");
+    t.stable();
+    t.send("x");
+    t.wait_for("marked WRONG (x)");
+    let keep = dir.path().join("out.keep-list");
+    wait_for_file(&keep, "d000/doc000007.txt");
+    t.send(ESC);
+    t.wait_for("1 marked wrong");
+    t.send(ESC);
+    t.wait_for("candidates");
+
+    t.send("t");
+    t.wait_for("threshold (1/b)^(1/r)");
+    t.stable();
+    for key in ["j", "j", "k"] {
+        t.send(key);
+    }
+    let s = t.stable();
+    assert!(s.contains("k = 5 (word)"), "{s}");
+    assert!(!s.contains("re-indexing") && !s.contains("STALE"), "{s}");
+    t.send("+");
+    t.wait_for("k = 6 (word)");
+    t.wait_for("k=6 word");
+    t.wait_gone("STALE");
+    t.send("e");
+    t.wait_for("Export to:");
+    t.send(ESC);
+    t.wait_gone("Export to:");
     t.send("q");
     assert!(t.wait_exit().success());
 }

@@ -2,28 +2,17 @@
 //! checked (and warned about) when both are given, so that `-t` never silently loses
 //! pairs (`pairs`, `clusters`, the explorer's starting s).
 
-use super::args::{IndexArgs, MAX_FUNCTIONS};
-use simtui_engine::search::curve::{false_positive_area, probability, recommend, threshold};
+use super::args::{IndexArgs, MAX_FUNCTIONS, MethodArg};
+use simtui_engine::search::curve::{
+    self, DEFAULT_FUNCTIONS, WANTED_RECALL, probability, threshold,
+};
 
-/// The functions a banding is chosen within: the default 16 × 8.
-pub const DEFAULT_FUNCTIONS: usize = 128;
-/// Below this S-curve value at T, a given banding is warned about.
-pub const WANTED_RECALL: f64 = 0.9;
-
-/// The banding with the fewest false candidates (the least area under its S-curve below
-/// `t`) whose S-curve at `t` is at least [`WANTED_RECALL`], with at most `n` functions.
-pub fn best_within(t: f64, n: usize) -> Option<(usize, usize)> {
-    (1..=n)
-        .flat_map(|b| (1..=n / b).map(move |r| (b, r)))
-        .filter(|&(b, r)| probability(t, b, r) >= WANTED_RECALL)
-        .map(|(b, r)| (false_positive_area(t, b, r), b * r, b, r))
-        .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)))
-        .map(|(_, _, b, r)| (b, r))
-}
-
-/// [`best_within`] `perms` functions, else within [`MAX_FUNCTIONS`].
+/// The banding that reaches [`WANTED_RECALL`] at `t` with the fewest false candidates
+/// within `perms` functions, else within [`MAX_FUNCTIONS`]: what a warning suggests.
 pub fn reaching(t: f64, perms: usize) -> Option<(usize, usize)> {
-    best_within(t, perms.min(MAX_FUNCTIONS)).or_else(|| best_within(t, MAX_FUNCTIONS))
+    curve::reaching(t, perms.min(MAX_FUNCTIONS))
+        .or_else(|| curve::reaching(t, MAX_FUNCTIONS))
+        .map(|b| (b.bands, b.rows))
 }
 
 /// What `for_threshold` did, for stderr.
@@ -36,9 +25,9 @@ pub enum Note {
 }
 
 /// For a command run with similarity threshold `t` > 0 (`flag` names it, e.g. "-t 0.5"):
-/// without a given banding, sets the strictest one reaching [`WANTED_RECALL`] at t within
-/// [`DEFAULT_FUNCTIONS`] (else the one `simtui curve --threshold t` recommends); with one,
-/// checks its S-curve at t. Says what it did, or nothing
+/// without a given banding, sets the engine's banding for t ([`curve::for_threshold`],
+/// which the explorer, `curve --threshold` and `eval --sweep` use too); with one, checks
+/// its S-curve at t. Says what it did, or nothing
 /// when a given banding reaches [`WANTED_RECALL`] at t.
 pub fn for_threshold(
     t: f64,
@@ -54,28 +43,17 @@ pub fn for_threshold(
         None => String::new(),
     };
     if !banding_given {
-        // The recommender alone (equal weights) puts T at the curve's midpoint, where
-        // about half the pairs at J = T are found (9x13 at 0.8: 0.40, below 16x8's
-        // 0.95): the banding with the fewest false candidates that reaches
-        // WANTED_RECALL at T comes first.
-        let (b, r, how) = match best_within(t, DEFAULT_FUNCTIONS) {
-            Some((b, r)) => (
-                b,
-                r,
-                format!(
-                    "the one with the fewest false candidates whose S-curve reaches {WANTED_RECALL} at J = {t} within {DEFAULT_FUNCTIONS} functions"
-                ),
-            ),
-            None => {
-                let rec = recommend(t, DEFAULT_FUNCTIONS, 0.5, 0.5);
-                (
-                    rec.bands,
-                    rec.rows,
-                    format!(
-                        "as `simtui curve --threshold {t}` recommends (no banding of {DEFAULT_FUNCTIONS} functions reaches {WANTED_RECALL} at J = {t})"
-                    ),
-                )
-            }
+        // The engine's one rule (the explorer's, `curve --threshold`'s and the sweep's).
+        let choice = curve::for_threshold(t, DEFAULT_FUNCTIONS);
+        let (b, r) = (choice.banding.bands, choice.banding.rows);
+        let how = if choice.reaches {
+            format!(
+                "the one with the fewest false candidates whose S-curve reaches {WANTED_RECALL} at J = {t} within {DEFAULT_FUNCTIONS} functions"
+            )
+        } else {
+            format!(
+                "as `simtui curve --threshold {t}` recommends (no banding of {DEFAULT_FUNCTIONS} functions reaches {WANTED_RECALL} at J = {t})"
+            )
         };
         index.bands = b as u32;
         index.rows = r as u32;
@@ -101,6 +79,19 @@ pub fn for_threshold(
     })
 }
 
+/// [`for_threshold`] for a command's `-t T` (pairs, clusters, dedup, eval): only when its
+/// candidates come from MinHash banding (SimHash has no banding to choose).
+pub fn for_t(
+    method: MethodArg,
+    t: f64,
+    index: &mut IndexArgs,
+    banding_given: bool,
+) -> Option<Note> {
+    (method == MethodArg::Minhash)
+        .then(|| for_threshold(t, &format!("-t {t}"), index, banding_given))
+        .flatten()
+}
+
 /// Writes the note on stderr, as `simtui CMD: ...` (a warning says so).
 pub fn say(cmd: &str, note: Option<Note>) {
     match note {
@@ -119,16 +110,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_banding_reaching_recall_is_the_strictest_that_does() {
-        // At 0.5 within 128 functions: r = 4 needs b = 36 (144 functions); r = 3, b = 18.
-        assert_eq!(reaching(0.5, 128), Some((18, 3)));
+    fn a_suggestion_past_the_functions_given_reaches_the_recall() {
         assert_eq!(reaching(0.8, 128), Some((13, 8)));
-        // Not one function (1x1 reaches 0.9 at 0.9, with a straight line of candidates).
-        assert_eq!(reaching(0.9, 128), Some((9, 14)));
-        let (b, r) = reaching(0.8, 128).unwrap();
-        assert!(probability(0.8, b, r) >= WANTED_RECALL && b * r <= 128);
         // No banding within 128 reaches 0.9 at J = 0.01; within 4,096 one does.
         let (b, r) = reaching(0.01, 128).unwrap();
         assert!(b * r > 128 && b * r <= MAX_FUNCTIONS);
+        assert!(probability(0.01, b, r) >= WANTED_RECALL);
     }
 }

@@ -109,13 +109,9 @@ impl CorpusArgs {
         purpose: Purpose,
     ) -> anyhow::Result<OpenedCorpus> {
         // Said once the corpus is found: a usage error stays the one line on stderr.
-        let note = match purpose.threshold {
-            Some(t) if matches!(self.method.method, super::args::MethodArg::Minhash) => {
-                let flag = format!("-t {t}");
-                banding::for_threshold(t, &flag, &mut index, purpose.banding_given)
-            }
-            _ => None,
-        };
+        let note = purpose
+            .threshold
+            .and_then(|t| banding::for_t(self.method.method, t, &mut index, purpose.banding_given));
         // Progress bars, -vv stage times, the memory budget.
         let progress = self.memory.run()?;
         let (engine, walk) = engine(

@@ -3,7 +3,9 @@
 use crate::output::color::Paint;
 use crate::output::format::with_stdout;
 use clap::Args;
-use simtui_engine::search::curve::{probability, recommend, threshold};
+use simtui_engine::search::curve::{
+    DEFAULT_FUNCTIONS, WANTED_RECALL, for_threshold, probability, recommend, threshold,
+};
 use std::io::{self, Write};
 
 #[derive(Args, Debug)]
@@ -15,15 +17,20 @@ pub struct CurveArgs {
     #[arg(short = 'r', long, default_value_t = 8)]
     pub rows: usize,
     /// Recommend (b, r) for this threshold instead of printing a curve
+    ///
+    /// The banding `-t T` chooses in `pairs`, `clusters`, `dedup`, `eval` and the explorer
+    /// (at s = T): of those whose S-curve at T reaches 0.9, the one with the fewest false
+    /// candidates (the least area under the curve below T); its curve is printed. The
+    /// optimum of the weighted areas (--fp-weight, --fn-weight) is shown beside it.
     #[arg(short = 't', long)]
     pub threshold: Option<f64>,
     /// With --threshold: the most hash functions (b·r) to use
     #[arg(long, default_value_t = 128)]
     pub perms: usize,
-    /// With --threshold: the cost weight of false positives
+    /// Weighted optimum: the cost weight of false positives
     #[arg(long, default_value_t = 0.5)]
     pub fp_weight: f64,
-    /// With --threshold: the cost weight of false negatives
+    /// Weighted optimum: the cost weight of false negatives
     #[arg(long, default_value_t = 0.5)]
     pub fn_weight: f64,
     /// Steps of s from 0 to 1 in the printed curve
@@ -130,7 +137,7 @@ pub fn run(args: &CurveArgs) -> anyhow::Result<()> {
     let (b, r) = match args.threshold {
         Some(t) => {
             super::check_similarity("--threshold", t)?;
-            let rec = recommend(t, args.perms, args.fp_weight, args.fn_weight);
+            let rec = for_threshold(t, args.perms).banding;
             (rec.bands, rec.rows)
         }
         None => (args.bands, args.rows),
@@ -148,24 +155,7 @@ const MAX_STEPS: usize = 100_000;
 fn write_curve(out: &mut dyn Write, args: &CurveArgs, b: usize, r: usize) -> io::Result<()> {
     let paint = Paint::stdout();
     if let Some(t) = args.threshold {
-        let rec = recommend(t, args.perms, args.fp_weight, args.fn_weight);
-        writeln!(
-            out,
-            "recommended for threshold {t} with at most {} hash functions: {} ({} functions)",
-            args.perms,
-            paint.bold(&format!("--bands {} --rows {}", rec.bands, rec.rows)),
-            rec.bands * rec.rows
-        )?;
-        writeln!(
-            out,
-            "false-positive area (integral of P over [0, {t}]):     {:.6}",
-            rec.false_positive
-        )?;
-        writeln!(
-            out,
-            "false-negative area (integral of 1-P over [{t}, 1]):   {:.6}",
-            rec.false_negative
-        )?;
+        write_recommendation(out, &paint, args, t)?;
     }
     writeln!(
         out,
@@ -179,6 +169,72 @@ fn write_curve(out: &mut dyn Write, args: &CurveArgs, b: usize, r: usize) -> io:
         let bar = "#".repeat((p * 40.0).round() as usize);
         let value = paint.similarity(p, &format!("{p:>8.5}  {bar}"));
         writeln!(out, "{s:>6.3}  {value}")?;
+    }
+    Ok(())
+}
+
+/// `--threshold T`: the banding `-t T` chooses (the one rule), its areas, and the
+/// weighted optimum, named as such, where it differs.
+fn write_recommendation(
+    out: &mut dyn Write,
+    paint: &Paint,
+    args: &CurveArgs,
+    t: f64,
+) -> io::Result<()> {
+    let choice = for_threshold(t, args.perms);
+    let rec = choice.banding;
+    let (b, r) = (rec.bands, rec.rows);
+    writeln!(
+        out,
+        "recommended for threshold {t} with at most {} hash functions: {} ({} functions)",
+        args.perms,
+        paint.bold(&format!("--bands {b} --rows {r}")),
+        b * r
+    )?;
+    let why = if choice.reaches {
+        format!(
+            "the fewest false candidates of the bandings whose S-curve reaches {WANTED_RECALL} at J = {t}"
+        )
+    } else {
+        format!(
+            "no banding of {} functions reaches {WANTED_RECALL} at J = {t}: the equal-weights optimum",
+            args.perms
+        )
+    };
+    let whose = if args.perms == DEFAULT_FUNCTIONS {
+        format!("as -t {t} chooses (pairs, clusters, dedup, eval, the explorer at s = {t})")
+    } else {
+        format!("by the rule -t {t} follows (there within {DEFAULT_FUNCTIONS} functions)")
+    };
+    writeln!(out, "{whose}: {why}")?;
+    writeln!(
+        out,
+        "S-curve at J = {t}: {:.3} (the least share of pairs with J >= {t} found)",
+        probability(t, b, r)
+    )?;
+    writeln!(
+        out,
+        "false-positive area (integral of P over [0, {t}]):     {:.6}",
+        rec.false_positive
+    )?;
+    writeln!(
+        out,
+        "false-negative area (integral of 1-P over [{t}, 1]):   {:.6}",
+        rec.false_negative
+    )?;
+    let opt = recommend(t, args.perms, args.fp_weight, args.fn_weight);
+    if (opt.bands, opt.rows) != (b, r) {
+        writeln!(
+            out,
+            "weighted optimum (--fp-weight {} --fn-weight {}), not what -t uses: --bands {} --rows {}, S-curve at J = {t}: {:.3}, false-positive area {:.6}, false-negative area {:.6}",
+            args.fp_weight,
+            args.fn_weight,
+            opt.bands,
+            opt.rows,
+            probability(t, opt.bands, opt.rows),
+            opt.false_positive,
+            opt.false_negative
+        )?;
     }
     Ok(())
 }

@@ -1,19 +1,22 @@
 //! `simtui eval`: how much LSH finds, against the exact truth or a planted-pairs file.
 
 use super::args::{IndexArgs, MethodArgs, PathArgs};
+use super::eval_report::{Report, Sweeping};
 use crate::output::color::Paint;
+use crate::output::error::Interrupted;
 use crate::output::format::{Format, with_stdout};
 use clap::Args;
-use simtui_engine::analysis::eval::{Score, THRESHOLDS, Truth, bandings, mean_sd, score};
+use simtui_engine::analysis::candidates::candidates_estimate;
+use simtui_engine::analysis::eval::{THRESHOLDS, Truth, bandings, score};
 use simtui_engine::analysis::exact::{Limits, all_pairs};
-use simtui_engine::analysis::method::Method;
+use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::error::Error;
-use simtui_engine::index::{Index, Keep};
+use simtui_engine::index::{Index, Keep, Params};
 use simtui_engine::progress::{Progress, Stage};
-use simtui_engine::search::curve::{Banding, recommend, threshold};
+use simtui_engine::search::curve::{DEFAULT_FUNCTIONS, for_threshold, threshold};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
@@ -31,17 +34,29 @@ pub struct EvalArgs {
     /// standard deviation over the runs.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
-    /// Also try every (b, r) with b·r = bands × rows
+    /// Also try every (b, r) with b·r = --bands × --rows (128)
     ///
-    /// The banding `simtui curve` recommends for --threshold is tried too, and marked.
+    /// The banding -t chooses (as in every command, and `simtui curve --threshold`
+    /// recommends) is tried too, and marked. Each row is printed as it finishes; Ctrl-C
+    /// keeps the rows printed. A banding whose candidates would pass --max-candidates is
+    /// skipped, with a note.
     #[arg(long)]
     pub sweep: bool,
     /// With --sweep: try these bandings instead, e.g. 16x8,32x4,8x16
     #[arg(long, value_delimiter = ',', value_name = "BxR")]
     pub bandings: Option<Vec<String>>,
-    /// Threshold for the sweep's banding and precision
+    /// With --sweep: skip a banding of more candidates
     ///
-    /// The similarity the sweep's recommended banding and its precision column are for.
+    /// Estimated before any candidate is verified, from the banding's buckets (their
+    /// pairs, summed over the bands, scaled down by a sample of them to the distinct
+    /// pairs of contents). A banding past N is skipped with a note on stderr; a larger N
+    /// includes it.
+    #[arg(long, value_name = "N", default_value_t = 2_000_000)]
+    pub max_candidates: u64,
+    /// Similarity the banding and precision are for
+    ///
+    /// Without -b/-r, the banding is the one -t chooses in every command and the explorer
+    /// at s = T (said on stderr); the sweep marks it, and its precision column is at T.
     #[arg(short = 't', long, default_value_t = 0.8)]
     pub threshold: f64,
     /// Score against a planted-pairs file instead of brute force
@@ -163,7 +178,7 @@ const STOP_SIGNALS: [i32; 3] = [
     signal_hook::consts::SIGHUP,
 ];
 
-pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
+pub fn run(args: &EvalArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     super::check_similarity("--threshold", args.threshold)?;
     args.index.check()?;
     if let Some(file) = &args.write_truth {
@@ -173,15 +188,25 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         .input("--truth", args.truth.as_deref())
         .output("--write-truth", args.write_truth.as_deref())
         .check()?;
-    let method = args.method.method(&args.index)?;
-    let simhash = matches!(method, Method::SimHash { .. });
-    if simhash && (args.sweep || args.bandings.is_some()) {
+    let minhash = matches!(args.method.method, super::args::MethodArg::Minhash);
+    if !minhash && (args.sweep || args.bandings.is_some()) {
         return Err(crate::output::error::UsageError(
             "--sweep and --bandings try MinHash bandings; they do not apply to --method simhash"
                 .into(),
         )
         .into());
     }
+    // -t without -b/-r: the banding every command chooses for T, said once the corpus is
+    // found (the explorer at s = T bands so too, and its panel counts as eval does).
+    let mut index_args = args.index.clone();
+    let note = super::banding::for_t(
+        args.method.method,
+        args.threshold,
+        &mut index_args,
+        startup.banding_given,
+    );
+    let method = args.method.method(&index_args)?;
+    let simhash = !minhash;
     if let Some(truth) = &args.truth {
         // A regular file within a limit, checked before any work: a FIFO would block
         // the read, a device never end it.
@@ -190,17 +215,20 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             crate::output::error::UsageError(side_input::named("--truth", truth, &why))
         })?;
     }
-    let (bands, rows) = (args.index.bands as usize, args.index.rows as usize);
-    let recommended = recommend(args.threshold, bands * rows, 0.5, 0.5);
+    let (bands, rows) = (index_args.bands as usize, index_args.rows as usize);
+    // What -t chooses, whatever the functions of the banding asked for.
+    let chosen = for_threshold(args.threshold, DEFAULT_FUNCTIONS).banding;
+    let chosen = (chosen.bands, chosen.rows);
     let mut sweep: Vec<(usize, usize)> = match &args.bandings {
         Some(list) => list
             .iter()
             .map(|s| parse_banding(s))
             .collect::<Result<_, _>>()?,
         None if args.sweep => {
-            // Every b·r = N, and the recommender's pick (which may use fewer functions).
-            let mut all = bandings(bands * rows);
-            all.push((recommended.bands, recommended.rows));
+            // Every b·r = N of the banding given (16 × 8 by default, even when -t chose
+            // another), and the banding -t chooses.
+            let mut all = bandings((args.index.bands * args.index.rows) as usize);
+            all.push(chosen);
             all
         }
         None => Vec::new(),
@@ -209,7 +237,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     sweep.dedup();
     // b·r functions, as `simtui pairs -b B -r R` computes: each setting of the sweep gets
     // signatures of its own width (an OPH signature's bins depend on their number).
-    let params = args.method.params(&args.index);
+    let params = args.method.params(&index_args);
 
     let tracker = Arc::new(Tracker {
         cancel: AtomicBool::new(false),
@@ -229,7 +257,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             });
         }
     }
-    let interrupted = |what: &str| anyhow::anyhow!(tracker.where_(what));
+    let interrupted = |what: &str| interrupted(tracker.where_(what));
 
     let start = Instant::now();
     let budget = tracker.run.budget().clone();
@@ -246,41 +274,13 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         _ => e,
     })?;
     let built = start.elapsed();
-    let index = &engine.index;
-    if let Some(warning) = super::corpus::check_id_field(index, &args.index)? {
+    if let Some(warning) = super::corpus::check_id_field(&engine.index, &args.index)? {
         crate::output::diag::note(0, warning);
     }
+    tracker.run.suspend(|| super::banding::say("eval", note));
 
     let t = Instant::now();
-    let truth = match &args.truth {
-        Some(path) => {
-            let planted = simtui_gen::read_truth(path)
-                .map_err(|e| crate::output::error::UsageError(format!("{e:#}")))?;
-            let (truth, missing) =
-                Truth::from_ids(index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
-            if !missing.is_empty() {
-                crate::output::diag::say(format_args!(
-                    "simtui eval: {} planted ids are not documents of the corpus (first: {})",
-                    missing.len(),
-                    missing[0]
-                ));
-            }
-            truth
-        }
-        None => {
-            let floor = THRESHOLDS[0].min(args.threshold).max(1e-9);
-            match all_pairs(index, floor, &Limits::default(), &*tracker) {
-                Ok(exact) => {
-                    if let Some(path) = &args.write_truth {
-                        write_truth(index, &exact, path)?;
-                    }
-                    Truth::from_exact(&exact)
-                }
-                Err(Error::Cancelled) => return Err(interrupted("computing the exact pairs")),
-                Err(e) => return Err(e.into()),
-            }
-        }
-    };
+    let truth = truth(args, &engine.index, &tracker, &interrupted)?;
     let truth_time = t.elapsed();
 
     let mut thresholds = THRESHOLDS.to_vec();
@@ -288,42 +288,6 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
         thresholds.push(args.threshold);
         thresholds.sort_by(f64::total_cmp);
     }
-    // Runs over seeds: each scores the banding asked for and every setting of the sweep
-    // with that seed's hash functions.
-    let mut runs = Vec::new();
-    let mut swept: Vec<Vec<(Vec<Score>, Duration)>> = vec![Vec::new(); sweep.len()];
-    for run in 0..args.runs as u64 {
-        let stop = |_| interrupted(&format!("run {}", run + 1));
-        if run > 0 {
-            engine.reseed(params.seed + run, &*tracker).map_err(stop)?;
-        }
-        let t = Instant::now();
-        let found = engine.find(0.0, &*tracker).map_err(stop)?;
-        let mut scores = score(&engine.index, &truth, &found, bands, rows, &thresholds);
-        if simhash {
-            // The S-curve is MinHash banding's; SimHash's candidate rate depends on the
-            // angle between term-frequency vectors, not on J, so there is no prediction.
-            scores.iter_mut().for_each(|s| s.predicted = f64::NAN);
-        }
-        runs.push((scores, t.elapsed()));
-        // The sweep's settings by width, so that each width is sketched once a run.
-        let mut at_width: Option<Index> = None;
-        let mut order: Vec<usize> = (0..sweep.len()).collect();
-        order.sort_by_key(|&i| sweep[i].0 * sweep[i].1);
-        for i in order {
-            let (b, r) = sweep[i];
-            let stop = |_| interrupted(&format!("the sweep at {b}x{r}"));
-            if at_width.as_ref().is_none_or(|x| x.num_perm() != b * r) {
-                at_width = Some(engine.index.with_width(b * r, &*tracker).map_err(stop)?);
-            }
-            let index = at_width.as_ref().expect("sketched just above");
-            let t = Instant::now();
-            let found = index.find(b, r, 0.0, &*tracker).map_err(stop)?;
-            let time = t.elapsed();
-            swept[i].push((score(index, &truth, &found, b, r, &thresholds), time));
-        }
-    }
-    let index = &engine.index;
     let method_fields = match method {
         Method::MinHash { .. } => {
             serde_json::json!({"method": "minhash", "bands": bands, "rows": rows})
@@ -336,216 +300,242 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
             "max_distance": max_distance,
         }),
     };
-
     let format = args.format.resolve();
+    let report = Report {
+        runs: args.runs,
+        threshold: args.threshold,
+        format,
+        // Coloured as `pairs`' table: only the table (`--format csv` prints it too, for
+        // lack of a CSV form, and stays plain).
+        paint: if format == Format::Table {
+            Paint::stdout()
+        } else {
+            Paint::off()
+        },
+        thresholds,
+        banding: (bands, rows),
+        simhash,
+        chosen,
+        seed: params.seed,
+        method_fields,
+        heading: heading(&engine.index, args, &params, method),
+    };
+    let mut sweeping = Sweeping::new(sweep);
+    let stopped = with_stdout(|out| {
+        let stopped = evaluate(
+            out,
+            &mut engine,
+            &truth,
+            args,
+            &report,
+            &mut sweeping,
+            &tracker,
+        )?;
+        tracker.run.finish();
+        if report.format != Format::Jsonl && !sweeping.settings.is_empty() {
+            report.sweep_footer(out)?;
+        }
+        if stopped.is_none() && report.format != Format::Jsonl {
+            let runs = &sweeping.runs;
+            writeln!(
+                out,
+                "time: index {:.2} s, truth {:.2} s, {}+verify {:.2} s per run",
+                built.as_secs_f64(),
+                truth_time.as_secs_f64(),
+                if simhash { "block tables" } else { "banding" },
+                runs.iter().map(|r| r.1.as_secs_f64()).sum::<f64>() / runs.len() as f64
+            )?;
+        }
+        Ok(stopped)
+    })?;
+    match stopped {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// An interruption (Ctrl-C, SIGTERM, SIGHUP) and how far the run got: exit code 130, as
+/// the explorer's.
+fn interrupted(where_: String) -> anyhow::Error {
+    anyhow::Error::new(Interrupted).context(where_)
+}
+
+/// The pairs LSH is scored against: a planted-pairs file, or every pair with J at least
+/// the lowest threshold (written to --write-truth if asked).
+fn truth(
+    args: &EvalArgs,
+    index: &Index,
+    tracker: &Tracker,
+    interrupted: &dyn Fn(&str) -> anyhow::Error,
+) -> anyhow::Result<Truth> {
+    if let Some(path) = &args.truth {
+        let planted = simtui_gen::read_truth(path)
+            .map_err(|e| crate::output::error::UsageError(format!("{e:#}")))?;
+        let (truth, missing) =
+            Truth::from_ids(index, planted.iter().map(|p| (p.a.as_str(), p.b.as_str())));
+        if !missing.is_empty() {
+            crate::output::diag::say(format_args!(
+                "simtui eval: {} planted ids are not documents of the corpus (first: {})",
+                missing.len(),
+                missing[0]
+            ));
+        }
+        return Ok(truth);
+    }
+    let floor = THRESHOLDS[0].min(args.threshold).max(1e-9);
+    match all_pairs(index, floor, &Limits::default(), tracker) {
+        Ok(exact) => {
+            if let Some(path) = &args.write_truth {
+                write_truth(index, &exact, path)?;
+            }
+            Ok(Truth::from_exact(&exact))
+        }
+        Err(Error::Cancelled) => Err(interrupted("computing the exact pairs")),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The first line of the table: the corpus, the shingles, how candidates are found and
+/// what they are scored against.
+fn heading(index: &Index, args: &EvalArgs, params: &Params, method: Method) -> String {
+    let s = index.stats();
+    let candidates_by = match method {
+        Method::MinHash { bands, rows } => format!(
+            "{} {bands}x{rows} (threshold {:.3})",
+            params.sketch.name(),
+            threshold(bands, rows)
+        ),
+        Method::SimHash {
+            hasher,
+            max_distance,
+        } => format!(
+            "simhash {} bits {}, distance <= {max_distance}",
+            hasher.bits(),
+            hasher.weight().name()
+        ),
+    };
     let source = if args.truth.is_some() {
         "planted pairs"
     } else {
         "exact all pairs"
     };
-    tracker.run.finish();
-    with_stdout(|out| {
-        if format == Format::Jsonl {
-            for (run, (scores, _)) in runs.iter().enumerate() {
-                for s in scores {
-                    let mut obj = serde_json::json!({
-                        "run": run + 1, "seed": params.seed + run as u64,
-                        "threshold": s.threshold, "true_pairs": s.truth, "candidates": s.candidates,
-                        "found": s.found, "recall": s.recall, "precision": s.precision, "predicted_recall": s.predicted,
-                    });
-                    for (k, v) in method_fields.as_object().unwrap() {
-                        obj[k] = v.clone();
-                    }
-                    writeln!(out, "{obj}")?;
-                }
-            }
-            for (&(b, r), per_run) in sweep.iter().zip(&swept) {
-                for (run, (scores, time)) in per_run.iter().enumerate() {
-                    for s in scores {
-                        let obj = serde_json::json!({
-                            "sweep": true, "run": run + 1, "seed": params.seed + run as u64,
-                            "bands": b, "rows": r, "threshold": s.threshold, "true_pairs": s.truth,
-                            "candidates": s.candidates, "found": s.found, "recall": s.recall, "precision": s.precision,
-                            "predicted_recall": s.predicted, "seconds": time.as_secs_f64(),
-                            "recommended": (b, r) == (recommended.bands, recommended.rows),
-                        });
-                        writeln!(out, "{obj}")?;
-                    }
-                }
-            }
-            return Ok(());
-        }
-        // Coloured as `pairs`' table: bold headers, and recall on the same scale as a
-        // similarity (green from 0.9, yellow from 0.5). Only the table: `--format csv`
-        // prints it too, for lack of a CSV form, and stays plain.
-        let paint = if format == Format::Table {
-            Paint::stdout()
-        } else {
-            Paint::off()
-        };
-        let s = &index.stats();
-        let candidates_by = match method {
-            Method::MinHash { bands, rows } => format!(
-                "{} {bands}x{rows} (threshold {:.3})",
-                params.sketch.name(),
-                threshold(bands, rows)
-            ),
-            Method::SimHash {
-                hasher,
-                max_distance,
-            } => format!(
-                "simhash {} bits {}, distance <= {max_distance}",
-                hasher.bits(),
-                hasher.weight().name()
-            ),
-        };
-        writeln!(
-            out,
-            "{} documents ({} distinct), k = {} {}, {candidates_by}, truth: {source}, {} run(s)",
-            s.docs,
-            s.groups,
-            params.k,
-            params.text.unit.name(),
-            runs.len()
-        )?;
-        let header = format!(
-            "{:>5}  {:>10}  {:>10}  {:>10}  {:>15}  {:>15}  {:>15}",
-            "J >=", "true pairs", "candidates", "found", "recall", "precision", "S-curve recall"
-        );
-        writeln!(out, "{}", paint.bold(&header))?;
-        for (i, &t) in thresholds.iter().enumerate() {
-            let mean_text = |f: &dyn Fn(&simtui_engine::analysis::eval::Score) -> f64,
-                             count: bool| {
-                let xs: Vec<f64> = runs.iter().map(|(sc, _)| f(&sc[i])).collect();
-                let (m, sd) = mean_sd(&xs);
-                let text = match (runs.len() > 1, count) {
-                    _ if m.is_nan() => "-".to_string(),
-                    (false, true) => format!("{m:.0}"),
-                    (false, false) => format!("{m:.4}"),
-                    (true, true) => format!("{m:.1} ± {sd:.1}"),
-                    (true, false) => format!("{m:.4} ± {sd:.4}"),
-                };
-                (m, text)
-            };
-            let col = |f: &dyn Fn(&simtui_engine::analysis::eval::Score) -> f64, count: bool| {
-                mean_text(f, count).1
-            };
-            // Padded before painting, so escape codes don't count as width.
-            let (recall, text) = mean_text(&|s| s.recall, false);
-            let recall = paint.similarity(recall, &format!("{text:>15}"));
-            let first = &runs[0].0[i];
-            writeln!(
-                out,
-                "{t:>5.2}  {:>10}  {:>10}  {:>10}  {recall}  {:>15}  {:>15}",
-                first.truth,
-                col(&|s| s.candidates as f64, true),
-                col(&|s| s.found as f64, true),
-                col(&|s| s.precision, false),
-                col(&|s| s.predicted, false),
-            )?;
-        }
-        if !sweep.is_empty() {
-            writeln!(out)?;
-            write_sweep(out, &paint, args, &sweep, &swept, recommended, &thresholds)?;
-        }
-        writeln!(
-            out,
-            "time: index {:.2} s, truth {:.2} s, {}+verify {:.2} s per run",
-            built.as_secs_f64(),
-            truth_time.as_secs_f64(),
-            if simhash { "block tables" } else { "banding" },
-            runs.iter().map(|r| r.1.as_secs_f64()).sum::<f64>() / runs.len() as f64
-        )?;
-        Ok(())
-    })?;
-    Ok(())
+    format!(
+        "{} documents ({} distinct), k = {} {}, {candidates_by}, truth: {source}, {} run(s)",
+        s.docs,
+        s.groups,
+        params.k,
+        params.text.unit.name(),
+        args.runs
+    )
 }
 
-/// The sweep's table: one row per setting, each number the mean over the runs (± its
-/// standard deviation with more than one run), the recommender's pick marked.
-fn write_sweep(
+/// The runs and the sweep, each result written as soon as it is complete: JSON Lines a
+/// line per run and setting; the table its rows of means once the last run has scored
+/// them. An interruption ends it early with what was written kept (returned, to say after
+/// the footer); other errors end it at once.
+fn evaluate(
     out: &mut dyn std::io::Write,
-    paint: &Paint,
+    engine: &mut Engine,
+    truth: &Truth,
     args: &EvalArgs,
-    sweep: &[(usize, usize)],
-    swept: &[Vec<(Vec<Score>, Duration)>],
-    recommended: Banding,
-    thresholds: &[f64],
-) -> std::io::Result<()> {
-    let several = args.runs > 1;
-    let t_i = thresholds
-        .iter()
-        .position(|&x| x == args.threshold)
-        .expect("the threshold is among those scored");
-    let (rate_w, count_w) = if several { (15, 17) } else { (7, 10) };
-    let mut header = format!(
-        "{:>5} {:>4}  {:>9}  {:>count_w$}",
-        "b", "r", "threshold", "candidates"
-    );
-    for t in &THRESHOLDS {
-        header.push_str(&format!("  {:>rate_w$}", format!("R@{t}")));
-    }
-    header.push_str(&format!(
-        "  {:>rate_w$}  {:>8}",
-        format!("P@{}", args.threshold),
-        "time"
-    ));
-    writeln!(out, "{}", paint.bold(&header))?;
-    // (mean, its text) of one number over the runs.
-    let over_runs = |per_run: &[(Vec<Score>, Duration)], f: &dyn Fn(&[Score]) -> f64, count| {
-        let xs: Vec<f64> = per_run.iter().map(|(s, _)| f(s)).collect();
-        let (m, sd) = mean_sd(&xs);
-        let text = match (several, count) {
-            _ if m.is_nan() => "-".to_string(),
-            (false, true) => format!("{m:.0}"),
-            (false, false) => format!("{m:.4}"),
-            (true, true) => format!("{m:.1} ± {sd:.1}"),
-            (true, false) => format!("{m:.4} ± {sd:.4}"),
-        };
-        (m, text)
-    };
-    for (&(b, r), per_run) in sweep.iter().zip(swept) {
-        let mark = if (b, r) == (recommended.bands, recommended.rows) {
-            " *"
-        } else {
-            ""
-        };
-        let (_, candidates) = over_runs(per_run, &|s| s[0].candidates as f64, true);
-        write!(
-            out,
-            "{b:>5} {r:>4}  {:>9.3}  {candidates:>count_w$}",
-            threshold(b, r)
-        )?;
-        for t in &THRESHOLDS {
-            let at = |s: &[Score]| s.iter().find(|s| s.threshold == *t).unwrap().recall;
-            let (recall, text) = over_runs(per_run, &at, false);
-            write!(
-                out,
-                "  {}",
-                paint.similarity(recall, &format!("{text:>rate_w$}"))
-            )?;
+    report: &Report,
+    sweeping: &mut Sweeping,
+    tracker: &Tracker,
+) -> std::io::Result<Option<anyhow::Error>> {
+    let stop = |what: String, e: Error| -> anyhow::Error {
+        match e {
+            Error::Cancelled => interrupted(format!(
+                "{}; the rows printed are complete",
+                tracker.where_(&what)
+            )),
+            e => e.into(),
         }
-        let (_, precision) = over_runs(per_run, &|s| s[t_i].precision, false);
-        let ms =
-            per_run.iter().map(|x| x.1.as_secs_f64()).sum::<f64>() * 1e3 / per_run.len() as f64;
-        writeln!(out, "  {precision:>rate_w$}  {ms:>6.0}ms{mark}")?;
+    };
+    // The sweep's settings by width, so that each width is sketched once a run.
+    let mut order: Vec<usize> = (0..sweeping.settings.len()).collect();
+    order.sort_by_key(|&i| sweeping.settings[i].0 * sweeping.settings[i].1);
+    let (b0, r0) = report.banding;
+    for run in 0..args.runs as u64 {
+        let last = run + 1 == args.runs as u64;
+        let seed = report.seed + run;
+        if run > 0
+            && let Err(e) = engine.reseed(seed, tracker)
+        {
+            return Ok(Some(stop(format!("run {}", run + 1), e)));
+        }
+        let t = Instant::now();
+        let found = match engine.find(0.0, tracker) {
+            Ok(found) => found,
+            Err(e) => return Ok(Some(stop(format!("run {}", run + 1), e))),
+        };
+        let mut scores = score(&engine.index, truth, &found, b0, r0, &report.thresholds);
+        if report.simhash {
+            // The S-curve is MinHash banding's; SimHash's candidate rate depends on the
+            // angle between term-frequency vectors, not on J, so there is no prediction.
+            scores.iter_mut().for_each(|s| s.predicted = f64::NAN);
+        }
+        sweeping.runs.push((scores, t.elapsed()));
+        tracker.run.suspend(|| -> std::io::Result<()> {
+            if report.format == Format::Jsonl {
+                report.run_lines(out, run, &sweeping.runs[run as usize].0)?;
+            } else if last {
+                report.main_table(out, &sweeping.runs)?;
+                if !sweeping.settings.is_empty() {
+                    writeln!(out)?;
+                    report.sweep_header(out)?;
+                }
+            }
+            out.flush()
+        })?;
+        let mut at_width: Option<Index> = None;
+        for &i in &order {
+            let (b, r) = sweeping.settings[i];
+            let what = format!("the sweep at {b}x{r}");
+            if sweeping.skipped[i].is_some() {
+                continue;
+            }
+            if at_width.as_ref().is_none_or(|x| x.num_perm() != b * r) {
+                match engine.index.with_width(b * r, tracker) {
+                    Ok(index) => at_width = Some(index),
+                    Err(e) => return Ok(Some(stop(what, e))),
+                }
+            }
+            let index = at_width.as_ref().expect("sketched just above");
+            if run == 0 {
+                let about = match candidates_estimate(index, b, r) {
+                    Ok(about) => about,
+                    Err(e) => return Ok(Some(stop(what, e))),
+                };
+                if about > args.max_candidates {
+                    sweeping.skipped[i] = Some(about);
+                    tracker.run.suspend(|| {
+                        crate::output::diag::say(format_args!(
+                            "simtui eval: skipped {b}x{r} in the sweep: about {about} candidates \
+                             (estimated from its buckets), over --max-candidates {}; a larger \
+                             --max-candidates includes it",
+                            args.max_candidates
+                        ))
+                    });
+                    continue;
+                }
+            }
+            let t = Instant::now();
+            let found = match index.find(b, r, 0.0, tracker) {
+                Ok(found) => found,
+                Err(e) => return Ok(Some(stop(what, e))),
+            };
+            let time = t.elapsed();
+            let scores = score(index, truth, &found, b, r, &report.thresholds);
+            sweeping.scores[i].push((scores, time));
+            tracker.run.suspend(|| -> std::io::Result<()> {
+                if report.format == Format::Jsonl {
+                    report.sweep_lines(out, run, (b, r), sweeping.scores[i].last().unwrap())?;
+                } else if last {
+                    report.sweep_row(out, (b, r), &sweeping.scores[i])?;
+                }
+                out.flush()
+            })?;
+        }
     }
-    writeln!(
-        out,
-        "* recommended by `simtui curve --threshold {} --perms {}`: {}x{}",
-        args.threshold,
-        args.index.bands * args.index.rows,
-        recommended.bands,
-        recommended.rows
-    )?;
-    if several {
-        writeln!(
-            out,
-            "each setting: mean ± sd over {} runs (seeds {}..={})",
-            args.runs,
-            args.index.seed,
-            args.index.seed + args.runs as u64 - 1
-        )?;
-    }
-    Ok(())
+    Ok(None)
 }

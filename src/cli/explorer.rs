@@ -120,20 +120,23 @@ pub fn run(
         .output("--log", args.log.as_deref());
     paths.check()?;
     let mut settings = settings(args, startup)?;
-    // The starting s (the config's threshold) picks or checks the banding, as -t does.
+    // The starting s (the config's threshold, else 0.8) picks or checks the banding, as
+    // -t does: the explorer at s finds what `pairs`, `clusters` and `dedup` find at -t s.
+    // The list's title says so; the status line at start only for a configured s.
     let mut index = index.clone();
-    if let Some(t) = settings.threshold.filter(|t| t.is_finite()) {
-        let note = super::banding::for_threshold(
-            t,
-            &format!("threshold {t} (config)"),
-            &mut index,
-            startup.banding_given,
-        );
-        settings.notice = note.map(|n| match n {
+    let configured = settings.threshold.filter(|t| t.is_finite());
+    let t = configured.unwrap_or(crate::tui::DEFAULT_S);
+    let flag = match configured {
+        Some(_) => format!("threshold {t} (config)"),
+        None => format!("s = {t}"),
+    };
+    let note = super::banding::for_threshold(t, &flag, &mut index, startup.banding_given);
+    settings.notice = note
+        .filter(|n| configured.is_some() || matches!(n, super::banding::Note::Warning(_)))
+        .map(|n| match n {
             super::banding::Note::Chosen(s) => s,
             super::banding::Note::Warning(s) => format!("warning: {s}"),
         });
-    }
     let index = &index;
     let review = match (args.review.as_deref(), keep_list) {
         (Some(list), Some(keep_list)) => Some(review(list, keep_list, args.datatrove_tasks)?),

@@ -2,6 +2,7 @@
 //! SVG heatmap.
 
 use super::args::{IndexArgs, PathArgs, WeightArg, bits_parser};
+use super::matrix_pick::{self, Pick};
 use super::matrix_svg::{self, Scale};
 use crate::output::color::Paint;
 use crate::output::error::UsageError;
@@ -10,13 +11,15 @@ use crate::output::format::{csv_field, with_stdout};
 use crate::output::label;
 use clap::{Args, ValueEnum};
 use simtui_engine::analysis::matrix::{Matrix, Measure, compute_docs};
+use simtui_engine::analysis::method::{Engine, Method};
 use simtui_engine::index::Index;
 use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// The most documents a matrix takes: 500² cells is already far more than anyone reads;
-/// larger corpora want `simtui pairs` or `simtui clusters`.
+/// The most documents a matrix takes unless `--max-docs` says more: 500² cells is already
+/// far more than anyone reads; larger corpora want documents picked (`matrix_pick`), or
+/// `simtui pairs` or `simtui clusters`.
 pub const MAX_DOCS: usize = 500;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -70,31 +73,86 @@ pub struct MatrixArgs {
     /// Created or replaced once the matrix is computed; never one of the documents read.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Only these documents of the corpus, by id (e.g. --ids a.txt,b.txt)
+    #[arg(long, value_delimiter = ',', value_name = "ID", conflicts_with_all = ["cluster", "neighbours"])]
+    pub ids: Option<Vec<String>>,
+    /// Only the members of cluster N of `simtui clusters -t T` (give -t)
+    ///
+    /// The clusters found as `simtui clusters -t T` finds and numbers them (largest
+    /// first), with the same banding; the matrix lists the members in its order.
+    #[arg(long, value_name = "N", requires = "threshold", conflicts_with = "neighbours", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cluster: Option<u32>,
+    /// With --cluster: the clusters' similarity threshold
+    #[arg(short = 't', long, value_name = "T", requires = "cluster")]
+    pub threshold: Option<f64>,
+    /// Only document ID and its nearest neighbours (--top)
+    ///
+    /// As `simtui query CORPUS ID --top N --exhaustive` lists them: its LSH candidates by
+    /// exact J, filled up from a scan of the corpus when there are fewer than N.
+    #[arg(long, value_name = "ID")]
+    pub neighbours: Option<String>,
+    /// With --neighbours: how many
+    #[arg(long, value_name = "N", default_value_t = 10, requires = "neighbours", value_parser = clap::value_parser!(u32).range(1..))]
+    pub top: u32,
+    /// The most documents a matrix takes
+    ///
+    /// Past it the matrix is refused, before any is compared (a corpus of more files
+    /// before any is read), with how to pick documents.
+    #[arg(long, value_name = "N", default_value_t = MAX_DOCS)]
+    pub max_docs: usize,
 }
 
-pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
+/// The documents asked for: by --ids, --cluster with -t, --neighbours, else all.
+fn pick(args: &MatrixArgs) -> Pick<'_> {
+    if let Some(ids) = &args.ids {
+        Pick::Ids(ids)
+    } else if let (Some(number), Some(threshold)) = (args.cluster, args.threshold) {
+        Pick::Cluster { number, threshold }
+    } else if let Some(id) = &args.neighbours {
+        Pick::Neighbours { id, top: args.top }
+    } else {
+        Pick::All
+    }
+}
+
+pub fn run(args: &MatrixArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     if (args.bits.is_some() || args.weight.is_some()) && args.measure != MeasureArg::Simhash {
         return Err(UsageError("--bits and --weight are for --measure simhash".into()).into());
+    }
+    if let Some(t) = args.threshold {
+        super::check_similarity("--threshold", t)?;
     }
     args.index.check()?;
     (crate::output::guard::Paths::new().inputs("the input", &args.paths.paths))
         .output("-o", args.output.as_deref())
         .check()?;
-    let corpus = args.index.walk(&args.paths.paths)?;
-    // Counted before anything is read.
-    if corpus.entries.len() > MAX_DOCS {
-        return Err(UsageError(format!(
-            "{} documents found; a matrix takes at most {MAX_DOCS} (for more, use `simtui pairs` or `simtui clusters`)",
-            corpus.entries.len()
-        ))
-        .into());
+    let pick = pick(args);
+    let mut index_args = args.index.clone();
+    // The clusters of `simtui clusters -t T`: the same banding for T.
+    let note = match pick {
+        Pick::Cluster { threshold, .. } => super::banding::for_threshold(
+            threshold,
+            &format!("-t {threshold}"),
+            &mut index_args,
+            startup.banding_given,
+        ),
+        _ => None,
+    };
+    let corpus = index_args.walk(&args.paths.paths)?;
+    // Counted before anything is read: each file is a document at least.
+    if matches!(pick, Pick::All) && corpus.entries.len() > args.max_docs {
+        return Err(matrix_pick::too_many(corpus.entries.len(), args.max_docs, false).into());
     }
-    let mut params = args.index.params();
+    let (bands, rows) = (index_args.bands as usize, index_args.rows as usize);
+    let mut params = index_args.params();
+    // Exact J needs no signatures, unless documents are picked by LSH.
+    if args.measure != MeasureArg::Estimate && !pick.searches() {
+        params.num_perm = 0;
+    }
     // -vv: when each stage finishes.
     let progress = crate::output::diag::StageLog::default();
     let (index, fps) = match args.measure {
         MeasureArg::Simhash => {
-            params.num_perm = 0;
             // tf unless asked: see --weight's help.
             let weight = match args.weight {
                 None => Weight::Tf,
@@ -116,12 +174,16 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
             let fps = index.fingerprints().cloned();
             (index, fps)
         }
-        MeasureArg::Jaccard => {
-            params.num_perm = 0; // exact only: no signatures needed
-            (Index::builder(&params).build(corpus, &progress)?, None)
-        }
-        MeasureArg::Estimate => (Index::builder(&params).build(corpus, &progress)?, None),
+        _ => (Index::builder(&params).build(corpus, &progress)?, None),
     };
+    let engine = Engine {
+        index: std::sync::Arc::new(index),
+        method: Method::MinHash { bands, rows },
+    };
+    let docs = matrix_pick::documents(&engine, &pick, args.max_docs, &progress)?;
+    // Said once the cluster is found: a refusal stays one line.
+    super::banding::say("matrix", note);
+    let index = &engine.index;
     for s in index.skipped() {
         crate::output::diag::note(1, format_args!("skipped {s}"));
     }
@@ -130,8 +192,12 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<()> {
         MeasureArg::Estimate => Measure::Estimate,
         MeasureArg::Simhash => Measure::Hamming,
     };
-    let docs = in_order(&index, &args.paths.paths);
-    let m = compute_docs(&index, &docs, measure, fps.as_ref());
+    // All of them: in the order of the paths given, natural within each.
+    let docs = match pick {
+        Pick::All => in_order(index, &args.paths.paths),
+        _ => docs,
+    };
+    let m = compute_docs(index, &docs, measure, fps.as_ref());
     let format = resolve_format(args.format, args.output.as_deref());
     let csv = format == MatrixFormat::Csv;
     let doc = |i: usize| &index.docs()[docs[i] as usize];

@@ -4,6 +4,7 @@
 
 pub mod curve;
 pub mod eval;
+mod eval_report;
 // `gen` is reserved in Rust 2024, hence the path attribute.
 pub mod args;
 pub mod banding;
@@ -14,6 +15,7 @@ pub mod pairs;
 pub mod clusters;
 pub mod dedup;
 pub mod matrix;
+mod matrix_pick;
 pub mod matrix_svg;
 // Issue 19: what the classic studies did, from the command line.
 pub mod diff;

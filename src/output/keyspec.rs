@@ -41,6 +41,7 @@ pub const ACTIONS: &[&str] = &[
     "toggle_unit",
     "sim_up",
     "sim_down",
+    "threshold_banding",
     "neighbours",
     "neighbours_other",
     "clusters",

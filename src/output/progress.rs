@@ -69,6 +69,15 @@ impl Run {
         &self.budget
     }
 
+    /// Runs `f` with the bar out of the way: what it writes to the terminal (a row of
+    /// results, a note) is not drawn over.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(bar) => bar.lock().unwrap_or_else(|e| e.into_inner()).bar.suspend(f),
+            None => f(),
+        }
+    }
+
     /// Clears the bar and names any temporary file not named yet (`-v`).
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {

@@ -82,7 +82,7 @@ impl App {
             session: Session::new(roots, walk, params, bands, rows, log.clone()),
             jobs: Jobs::new(log.clone()),
             log,
-            list: ListView::new(80),
+            list: ListView::new((super::options::DEFAULT_S * 100.0).round() as u32),
             stack: Vec::new(),
             status: None,
             quit: false,
@@ -275,8 +275,24 @@ impl App {
                 Command::Push(view) => self.stack.push(view),
                 Command::Close => self.close(depth),
                 Command::StepPair(step) => self.step_pair(step),
+                Command::Below(action) => self.act_below(action, depth),
             }
         }
+    }
+
+    /// The view below the one at `depth` acts as if the key were its own (x in a diff
+    /// opened from the review marks the removal it shows).
+    fn act_below(&mut self, action: Action, depth: usize) {
+        let Some(below) = depth.checked_sub(1) else {
+            return;
+        };
+        let mut cx = cx!(self, None);
+        match below {
+            0 => self.list.update(action, &mut cx),
+            d => self.stack[d - 1].update(action, &mut cx),
+        }
+        let commands = cx.into_commands();
+        self.carry_out(commands, below);
     }
 
     fn close_top(&mut self) {

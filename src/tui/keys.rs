@@ -58,6 +58,8 @@ pub enum Action {
     ToggleUnit,
     SimUp,
     SimDown,
+    /// Band as `-t s` does: the banding every command chooses for the similarity s.
+    ThresholdBanding,
     /// The nearest neighbours of the selected pair's first (left) document.
     Neighbours,
     /// The nearest neighbours of its second (right) document.
@@ -268,6 +270,7 @@ pub const NAMES: &[(&str, Action)] = &[
     ("toggle_unit", Action::ToggleUnit),
     ("sim_up", Action::SimUp),
     ("sim_down", Action::SimDown),
+    ("threshold_banding", Action::ThresholdBanding),
     ("neighbours", Action::Neighbours),
     ("neighbours_other", Action::NeighboursOther),
     ("clusters", Action::Clusters),

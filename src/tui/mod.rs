@@ -32,7 +32,7 @@ mod tests;
 
 pub use event_loop::run;
 pub use keep_list::KeepList;
-pub use options::{ExploreOptions, Settings};
+pub use options::{DEFAULT_S, ExploreOptions, Settings};
 pub use rows::MAX_BUCKET;
 pub use views::pairs_file::PairsFile;
 pub use views::review::Review;

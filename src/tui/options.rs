@@ -10,6 +10,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The similarity the explorer starts at without `[index] threshold`: where the tuning
+/// panel shows recall, where clusters are cut, and what its banding is chosen for (as
+/// `-t 0.8` chooses it) unless one is given.
+pub const DEFAULT_S: f64 = 0.8;
+
 /// Everything the explorer needs from the command line and the config file.
 #[derive(Clone)]
 pub struct ExploreOptions {

@@ -8,6 +8,7 @@ use crate::tui::keep_list::KeepList;
 use crate::tui::views::diff::DiffView;
 use crate::tui::views::review::{Review, ReviewView};
 use crate::tui::worker::Kind;
+use ratatui::crossterm::event::KeyCode;
 use std::collections::BTreeSet;
 
 /// The corpus, and a removal list of its first three pairs (the second document removed
@@ -83,6 +84,46 @@ fn marks_are_written_to_the_keep_list_as_they_change() {
     // Esc leaves the review for the pairs list.
     app.update(Action::Back);
     assert!(app.top_as::<ReviewView>().is_none());
+}
+
+/// x in the diff of a removal marks it as x in the review's list does, and the diff's
+/// header says so (issue 28: x there was ignored).
+#[test]
+fn x_in_the_diff_of_a_removal_marks_it() {
+    let (d, mut app, pairs) = reviewing();
+    let keep_list = d.path().join("out.keep-list");
+    app.update(Action::Down);
+    app.update(Action::Open);
+    pump(&mut app);
+    assert!(app.top_as::<DiffView>().is_some());
+    assert!(!screen(&app).contains("marked WRONG"));
+    press(&mut app, KeyCode::Char('x'));
+    pump(&mut app);
+    assert!(app.top_as::<DiffView>().is_some(), "the diff stays open");
+    assert!(
+        screen(&app).contains("marked WRONG (x)"),
+        "{}",
+        screen(&app)
+    );
+    let kept = removals::keep_ids(&std::fs::read_to_string(&keep_list).unwrap());
+    assert_eq!(kept, BTreeSet::from([pairs[1].1.clone()]));
+    // x again: not wrong after all.
+    press(&mut app, KeyCode::Char('x'));
+    pump(&mut app);
+    assert!(!screen(&app).contains("marked WRONG"));
+    let kept = removals::keep_ids(&std::fs::read_to_string(&keep_list).unwrap());
+    assert!(kept.is_empty(), "{kept:?}");
+    // A diff opened from the pairs list has no removal to mark: x does nothing there.
+    app.update(Action::Back);
+    app.update(Action::Back);
+    assert!(app.top_as::<ReviewView>().is_none());
+    app.update(Action::Open);
+    pump(&mut app);
+    assert!(app.top_as::<DiffView>().is_some());
+    press(&mut app, KeyCode::Char('x'));
+    pump(&mut app);
+    assert!(app.top_as::<DiffView>().is_some());
+    assert!(app.status().is_none_or(|s| !s.contains("wrong")));
 }
 
 // ---------------------------------------------------------------------------------------

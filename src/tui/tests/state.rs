@@ -551,3 +551,71 @@ fn a_lower_s_computes_the_exact_pairs_again_down_to_it() {
     assert!(total >= all.at_least(0.3) && all.at_least(0.3) > 0);
     assert!(found <= total);
 }
+
+/// The tuning panel's keys: j/k move in the list as with the panel closed (no re-index),
+/// e exports the listed pairs as in the list, and +/- change the shingle size (issue 28:
+/// k re-indexed there, e did nothing).
+#[test]
+fn in_the_tuning_panel_jk_move_e_exports_and_plus_minus_resize_shingles() {
+    use ratatui::crossterm::event::KeyCode;
+    let (_d, mut app) = loaded((120, 40));
+    app.update(Action::ToggleTuning);
+    let jobs = app.session().counters().index_jobs;
+    for c in ['j', 'j', 'k'] {
+        press(&mut app, KeyCode::Char(c));
+    }
+    assert_eq!(app.list().cursor().selected, 1);
+    assert_eq!(app.session().params().k, 5);
+    assert!(!app.session().stale());
+    assert_eq!(app.session().counters().index_jobs, jobs);
+    press(&mut app, KeyCode::Char('e'));
+    assert!(
+        app.top_as::<views::export::ExportView>().is_some(),
+        "{}",
+        screen(&app)
+    );
+    press(&mut app, KeyCode::Esc);
+    assert!(app.top_as::<views::export::ExportView>().is_none());
+    assert!(app.list().tuning().is_open());
+    press(&mut app, KeyCode::Char('+'));
+    assert_eq!(app.session().params().k, 6);
+    assert!(app.session().stale());
+    pump(&mut app);
+    press(&mut app, KeyCode::Char('-'));
+    assert_eq!(app.session().params().k, 5);
+}
+
+/// `a` bands as `-t s` does in every command, and the list's title and the panel say
+/// whether the banding is that one (issue 28: the explorer banded 16 × 8 at s = 0.80,
+/// where `clusters -t 0.8` chose 13 × 8).
+#[test]
+fn a_bands_as_t_s_does_and_the_title_says_so() {
+    let (_d, mut app) = loaded((120, 40));
+    assert_eq!(app.session().banding(), (16, 8));
+    let s = screen(&app);
+    assert!(s.contains("b=16 r=8 (-t 0.80: b=13 r=8)"), "{s}");
+    app.update(Action::ToggleTuning);
+    assert!(
+        screen(&app).contains("-t 0.80 bands b=13 r=8"),
+        "{}",
+        screen(&app)
+    );
+    app.update(Action::ThresholdBanding);
+    pump(&mut app);
+    assert_eq!(app.session().banding(), (13, 8));
+    let s = screen(&app);
+    assert!(s.contains("b=13 r=8 as -t 0.80"), "{s}");
+    assert!(s.contains("= the banding -t 0.80 chooses"), "{s}");
+    // s = 0.50: -t 0.5 chooses 18 × 3.
+    for _ in 0..6 {
+        app.update(Action::SimDown);
+    }
+    app.update(Action::ThresholdBanding);
+    pump(&mut app);
+    assert_eq!(app.session().banding(), (18, 3));
+    assert!(
+        screen(&app).contains("b=18 r=3 as -t 0.50"),
+        "{}",
+        screen(&app)
+    );
+}

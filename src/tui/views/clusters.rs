@@ -41,6 +41,8 @@ pub struct ClustersView {
     index: Arc<Index>,
     /// Clusters join pairs with exact J at least this (hundredths).
     threshold_pct: u32,
+    /// The MinHash banding the listed pairs were found by (none: SimHash).
+    banding: Option<(usize, usize)>,
     /// Pairs listed when the view opened (the filter applies), and those at the threshold.
     listed: Vec<Pair>,
     linked: usize,
@@ -52,9 +54,15 @@ pub struct ClustersView {
 impl ClustersView {
     /// The clusters of the `listed` pairs at `s_pct` hundredths, joined by a job.
     pub fn open(index: Arc<Index>, listed: Vec<Pair>, s_pct: u32, cx: &mut Cx) -> ClustersView {
+        let banding = cx
+            .session
+            .results()
+            .filter(|r| r.simhash.is_none())
+            .map(|r| (r.bands, r.rows));
         let mut view = ClustersView {
             index,
             threshold_pct: s_pct.max(1),
+            banding,
             listed,
             linked: 0,
             job: 0,
@@ -200,6 +208,12 @@ fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
             fmt::plural(v.listed.len() as u64, "listed pair", "listed pairs")
         )),
     ];
+    // The pairs come from this banding: `simtui clusters -t T` finds the same clusters
+    // when it is the one -t T chooses.
+    if let Some((b, r)) = v.banding {
+        let against = super::tuning::against_threshold((b, r), v.threshold());
+        title.push(Span::raw(format!(" · b={b} r={r}{against}")));
+    }
     if v.clusters.is_none() {
         title.push(Span::styled(" · joining…", t.warn()));
     }

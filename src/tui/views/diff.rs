@@ -6,7 +6,7 @@
 use super::view::{Cx, Ui, View};
 use crate::output::diff_model::{self, DiffModel, Layout, SideRow};
 use crate::output::meta;
-use crate::tui::keys::{Action, Context, DOWN, END, HOME, KeyTable, PGDN, PGUP, UP, b, back, code, k};
+use crate::tui::keys::{Action, Binding, Context, DOWN, END, HOME, KeyTable, PGDN, PGUP, UP, b, back, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::{fmt, layout};
 use crate::tui::worker::{Kind, Reply, Task};
@@ -22,22 +22,37 @@ use std::sync::Arc;
 
 /// The diff's keys.
 #[rustfmt::skip]
+const ROWS: [Binding; 12] = [
+    b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll both sides together (j/k too)", true),
+    b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+    b(&[PGUP], "PgUp", Action::PageUp, "", "one page up", false),
+    b(&[PGDN, code(KeyCode::Char(' '))], "PgDn/Space", Action::PageDown, "", "one page down", false),
+    b(&[k('g'), HOME], "g/Home", Action::Top, "", "top", false),
+    b(&[k('G'), END], "G/End", Action::Bottom, "", "bottom", false),
+    b(&[k(']')], "]/[", Action::NextChange, "change", "jump to the next / previous difference", true),
+    b(&[k('[')], "", Action::PrevChange, "", "", false),
+    b(&[k('w')], "w", Action::ToggleLines, "lines", "hard-wrapped paragraphs joined, or the texts' own lines", true),
+    b(&[k('n')], "n/p", Action::NextPair, "pair", "next / previous pair, in list order", true),
+    b(&[k('p')], "", Action::PrevPair, "", "", false),
+    back("back", "back to the pair list"),
+];
+
 pub static KEYS: KeyTable = KeyTable {
     name: "Diff",
     text_entry: false,
+    defaults: &ROWS,
+};
+
+/// A diff opened from the review: its keys, and x marks the removal shown, as in the
+/// review's list.
+#[rustfmt::skip]
+pub static REVIEW_KEYS: KeyTable = KeyTable {
+    name: "Diff of a removal",
+    text_entry: false,
     defaults: &[
-        b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll both sides together (j/k too)", true),
-        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
-        b(&[PGUP], "PgUp", Action::PageUp, "", "one page up", false),
-        b(&[PGDN, code(KeyCode::Char(' '))], "PgDn/Space", Action::PageDown, "", "one page down", false),
-        b(&[k('g'), HOME], "g/Home", Action::Top, "", "top", false),
-        b(&[k('G'), END], "G/End", Action::Bottom, "", "bottom", false),
-        b(&[k(']')], "]/[", Action::NextChange, "change", "jump to the next / previous difference", true),
-        b(&[k('[')], "", Action::PrevChange, "", "", false),
-        b(&[k('w')], "w", Action::ToggleLines, "lines", "hard-wrapped paragraphs joined, or the texts' own lines", true),
-        b(&[k('n')], "n/p", Action::NextPair, "pair", "next / previous pair, in list order", true),
-        b(&[k('p')], "", Action::PrevPair, "", "", false),
-        back("back", "back to the pair list"),
+        ROWS[0], ROWS[1], ROWS[2], ROWS[3], ROWS[4], ROWS[5], ROWS[6], ROWS[7], ROWS[8], ROWS[9], ROWS[10],
+        b(&[k('x')], "x", Action::MarkWrong, "wrong", "mark the removal wrong, or not (written to the keep-list)", true),
+        back("back", "back to the review"),
     ],
 };
 
@@ -75,6 +90,8 @@ pub struct DiffView {
     layout: Layout,
     /// The first row shown.
     scroll: usize,
+    /// Opened from the review: x marks the removal it shows.
+    marks: bool,
 }
 
 /// Width of one diff column's text (gutter included) for the terminal size: its area
@@ -141,6 +158,15 @@ impl DiffView {
             joined: false,
             layout: Layout::default(),
             scroll: 0,
+            marks: false,
+        }
+    }
+
+    /// The diff of a removal of the review: x marks it wrong (or not), as in the list.
+    pub fn marking(self) -> DiffView {
+        DiffView {
+            marks: true,
+            ..self
         }
     }
 
@@ -266,7 +292,7 @@ impl DiffView {
 
 impl View for DiffView {
     fn keys(&self, _: &Session) -> Context {
-        &KEYS
+        if self.marks { &REVIEW_KEYS } else { &KEYS }
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
@@ -294,6 +320,7 @@ impl View for DiffView {
             Action::ToggleLines => self.toggle_lines(cx),
             Action::NextPair => cx.step_pair(1),
             Action::PrevPair => cx.step_pair(-1),
+            Action::MarkWrong if self.marks => cx.below(action),
             Action::Back => cx.close(),
             _ => {}
         }

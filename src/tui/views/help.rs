@@ -88,6 +88,7 @@ fn lines(t: &Theme, size: (u16, u16), mouse: bool, ctx: Context) -> Vec<Line<'st
                 a,
                 Action::BandsUp
                     | Action::RowsUp
+                    | Action::ThresholdBanding
                     | Action::ShingleUp
                     | Action::ToggleUnit
                     | Action::SimUp

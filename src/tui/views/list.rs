@@ -44,6 +44,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('B')], "", Action::BandsDown, "", "", false),
         b(&[k('r')], "r/R", Action::RowsUp, "rows", "rows per band r +1 / −1", false),
         b(&[k('R')], "", Action::RowsDown, "", "", false),
+        b(&[k('a')], "a", Action::ThresholdBanding, "-t s", "band as -t s does in every command (s: the tuning panel's)", false),
         b(&[k('n')], "n/N", Action::Neighbours, "neighbours", "nearest neighbours of the left / right document", true),
         b(&[k('N')], "", Action::NeighboursOther, "", "", false),
         b(&[k('c')], "c", Action::Clusters, "clusters", "clusters of the listed pairs (union-find at a threshold)", true),
@@ -537,7 +538,12 @@ fn title(list: &ListView, ui: &Ui) -> Line<'static> {
             " · {} · {} · k={} {} · by {}",
             fmt::plural(r.found.candidates, "candidate", "candidates"),
             match &r.simhash {
-                None => format!("b={} r={}", r.bands, r.rows),
+                None => format!(
+                    "b={} r={}{}",
+                    r.bands,
+                    r.rows,
+                    tuning::against_threshold((r.bands, r.rows), list.tuning.s())
+                ),
                 Some((s, _)) => format!(
                     "SimHash {} {} ≤{}",
                     s.hasher.bits(),

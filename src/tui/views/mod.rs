@@ -12,18 +12,19 @@ use crate::tui::keys::Context;
 /// Declares the view modules, and the list of their key tables (each module's `KEYS`),
 /// from one list of names: a new view is a file and its name here.
 macro_rules! views {
-    ($($view:ident),* $(,)?) => {
+    ($($view:ident),* $(,)?; also $($extra:path),* $(,)?) => {
         $(pub mod $view;)*
 
-        /// Every view's key table: `[explorer.keys]` remaps them all (`keys::install`),
-        /// the tests check them all.
-        pub static KEY_TABLES: &[Context] = &[$(&$view::KEYS),*];
+        /// Every view's key table (and a view's other tables): `[explorer.keys]` remaps
+        /// them all (`keys::install`), the tests check them all.
+        pub static KEY_TABLES: &[Context] = &[$(&$view::KEYS,)* $(&$extra),*];
     };
 }
 
 views!(
     clusters, diff, export, filter, heatmap, help, list, loading, members, neighbours, pairs_file,
-    review, tuning,
+    review, tuning;
+    also diff::REVIEW_KEYS,
 );
 
 /// What a view is, and what it may ask of the App.
@@ -49,12 +50,60 @@ mod tests {
 
     #[test]
     fn same_letter_means_different_things_per_view() {
-        let kk = press(KeyCode::Char('k'), KeyModifiers::NONE);
-        assert_eq!(map_key(&list::KEYS, &kk), Some(Action::Up));
-        assert_eq!(map_key(&tuning::KEYS, &kk), Some(Action::ShingleUp));
-        assert_eq!(map_key(&filter::KEYS, &kk), Some(Action::FilterChar('k')));
-        let big_k = press(KeyCode::Char('K'), KeyModifiers::SHIFT);
-        assert_eq!(map_key(&tuning::KEYS, &big_k), Some(Action::ShingleDown));
+        let n = press(KeyCode::Char('n'), KeyModifiers::NONE);
+        assert_eq!(map_key(&list::KEYS, &n), Some(Action::Neighbours));
+        assert_eq!(map_key(&diff::KEYS, &n), Some(Action::NextPair));
+        assert_eq!(map_key(&filter::KEYS, &n), Some(Action::FilterChar('n')));
+    }
+
+    /// A key that moves in one view (j/k, h/l, g/G, n/p, ...) starts no heavy work in
+    /// another: a habit from one view must not re-index, re-sketch or re-band in the next
+    /// (issue 28: k moved up in the list and re-indexed in the tuning panel).
+    #[test]
+    fn no_key_that_moves_in_a_view_starts_heavy_work_in_another() {
+        use Action::*;
+        let moves = [
+            Up, Down, Left, Right, PageUp, PageDown, Top, Bottom, NextPair, PrevPair, NextChange,
+            PrevChange,
+        ];
+        let heavy = [
+            ShingleUp,
+            ShingleDown,
+            ToggleUnit,
+            SwitchSketch,
+            SwitchMethod,
+            BandsUp,
+            BandsDown,
+            RowsUp,
+            RowsDown,
+            ThresholdBanding,
+        ];
+        let moving: Vec<Key> = KEY_TABLES
+            .iter()
+            .flat_map(|&ctx| bindings(ctx).iter())
+            .filter(|b| moves.contains(&b.action))
+            .flat_map(|b| b.keys.iter().copied())
+            .collect();
+        for &ctx in KEY_TABLES {
+            for b in bindings(ctx).iter().filter(|b| heavy.contains(&b.action)) {
+                for key in b.keys {
+                    assert!(
+                        !moving.contains(key),
+                        "{ctx:?}: {key:?} moves elsewhere, {:?} here",
+                        b.action
+                    );
+                }
+            }
+        }
+        // In the tuning panel k and j move in the list, as with the panel closed; the
+        // shingle size is + and -.
+        let key = |c| press(KeyCode::Char(c), KeyModifiers::NONE);
+        for ctx in [&list::KEYS, &tuning::KEYS] {
+            assert_eq!(map_key(ctx, &key('k')), Some(Action::Up), "{ctx:?}");
+            assert_eq!(map_key(ctx, &key('j')), Some(Action::Down), "{ctx:?}");
+        }
+        assert_eq!(map_key(&tuning::KEYS, &key('+')), Some(Action::ShingleUp));
+        assert_eq!(map_key(&tuning::KEYS, &key('-')), Some(Action::ShingleDown));
     }
 
     #[test]

@@ -322,7 +322,7 @@ impl View for ReviewView {
             }
             Action::Open => match self.pair(self.cursor.selected) {
                 Some((index, pair)) => {
-                    let diff = DiffView::open(index, pair, cx);
+                    let diff = DiffView::open(index, pair, cx).marking();
                     cx.push(diff);
                 }
                 None => match self.found(self.cursor.selected) {
@@ -385,8 +385,13 @@ impl View for ReviewView {
     }
 
     fn position(&self) -> String {
+        // The diff's header says whether x has marked the removal it shows.
+        let wrong = match self.mark_id(self.cursor.selected) {
+            Some(id) if self.marked.contains(&id) => " · marked WRONG (x)",
+            _ => "",
+        };
         format!(
-            " · removal {} of {}",
+            " · removal {} of {}{wrong}",
             fmt::count(self.cursor.selected as u64 + 1),
             fmt::count(self.review.removed.len() as u64)
         )

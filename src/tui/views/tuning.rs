@@ -1,7 +1,8 @@
 //! The tuning panel: the LSH parameters, what the S-curve predicts, what the corpus
 //! really does, and a chart of both. A part of the pairs list (which it shares the
 //! screen with), with a key table of its own while it is open: its letters tune, the
-//! arrows still move in the list.
+//! arrows still move in the list. No key that moves in a view (j/k, h/l, g/G, n/p)
+//! starts work here: the shingle size is +/−.
 
 use super::view::{Cx, Ui};
 use crate::tui::keys::{Action, DOWN, END, ENTER, ESC, HOME, KeyTable, PGDN, PGUP, UP, b, code, k};
@@ -15,9 +16,9 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
-use simtui_engine::search::curve::{probability, threshold};
+use simtui_engine::search::curve::{self, probability, threshold};
 
-/// The keys while the tuning panel is open: its letters tune, the arrows still
+/// The keys while the tuning panel is open: its letters tune, the arrows (and j/k) still
 /// move in the list.
 #[rustfmt::skip]
 pub static KEYS: KeyTable = KeyTable {
@@ -28,15 +29,16 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[k('B')], "", Action::BandsDown, "", "", false),
         b(&[k('r')], "r/R", Action::RowsUp, "rows±", "rows per band r +1 / −1 (hashes more if b·r needs it)", true),
         b(&[k('R')], "", Action::RowsDown, "", "", false),
-        b(&[k('k')], "k/K", Action::ShingleUp, "k±", "shingle size k +1 / −1: re-indexes in the background", true),
-        b(&[k('K')], "", Action::ShingleDown, "", "", false),
+        b(&[k('a')], "a", Action::ThresholdBanding, "-t s", "band as -t s does in every command: the fewest false candidates reaching 0.9 at s", true),
+        b(&[k('+'), k('=')], "+/-", Action::ShingleUp, "k±", "shingle size k +1 / −1: re-indexes in the background", true),
+        b(&[k('-')], "", Action::ShingleDown, "", "", false),
         b(&[k('u')], "u", Action::ToggleUnit, "unit", "shingle unit word ↔ char: re-indexes in the background; each unit keeps its own k (char starts at 9, word at 5)", true),
         b(&[k('o')], "o", Action::SwitchSketch, "sketch", "sketch one-permutation hashing ↔ classic MinHash: signatures computed in the background", false),
         b(&[k('m')], "m", Action::SwitchMethod, "method", "candidates by MinHash LSH ↔ SimHash", false),
         b(&[code(KeyCode::Right), k('>')], "←/→", Action::SimUp, "s±", "move the similarity s where recall is shown (±0.05)", true),
         b(&[code(KeyCode::Left), k('<')], "", Action::SimDown, "", "", false),
-        b(&[UP], "↑/↓", Action::Up, "", "move in the pair list", false),
-        b(&[DOWN], "", Action::Down, "", "", false),
+        b(&[UP, k('k')], "↑/↓", Action::Up, "", "move in the pair list (j/k too, as with the panel closed)", false),
+        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
         b(&[PGUP], "PgUp", Action::PageUp, "", "one page up", false),
         b(&[PGDN], "PgDn", Action::PageDown, "", "one page down", false),
         b(&[k('g'), HOME], "g/Home", Action::Top, "", "first pair", false),
@@ -44,6 +46,7 @@ pub static KEYS: KeyTable = KeyTable {
         b(&[ENTER], "Enter", Action::Open, "diff", "open the selected pair side by side", false),
         b(&[k('s')], "s", Action::CycleSort, "sort", "cycle the sort", false),
         b(&[k('/')], "/", Action::StartFilter, "filter", "filter by id, file or title substring", false),
+        b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
         b(&[k('t'), ESC], "t/Esc", Action::ToggleTuning, "close", "close the tuning panel", true),
     ],
 };
@@ -96,6 +99,7 @@ impl Tuning {
         let tunes_minhash = matches!(
             action,
             Action::ToggleTuning
+                | Action::ThresholdBanding
                 | Action::BandsUp
                 | Action::BandsDown
                 | Action::RowsUp
@@ -118,6 +122,17 @@ impl Tuning {
             Action::BandsDown => self.set_banding(b.saturating_sub(1), r, cx),
             Action::RowsUp => self.set_banding(b, r + 1, cx),
             Action::RowsDown => self.set_banding(b, r.saturating_sub(1), cx),
+            Action::ThresholdBanding if self.s_pct == 0 => {
+                cx.say("-t 0 chooses no banding: move s first (←/→)");
+            }
+            Action::ThresholdBanding => {
+                let (tb, tr) = chosen_for(self.s());
+                if (tb, tr) == (b, r) {
+                    cx.say(format!("b={b} r={r} is already the banding -t {:.2} chooses", self.s()));
+                } else {
+                    self.set_banding(tb, tr, cx);
+                }
+            }
             Action::ShingleUp => set_k(k + 1, cx),
             Action::ShingleDown => set_k(k.saturating_sub(1), cx),
             Action::ToggleUnit => {
@@ -155,6 +170,26 @@ impl Tuning {
     #[cfg(test)]
     pub fn close(&mut self) {
         self.open = false;
+    }
+}
+
+/// The banding every command chooses for `-t s` (the engine's one rule, within the
+/// functions of the default 16 × 8).
+pub fn chosen_for(s: f64) -> (usize, usize) {
+    let c = curve::for_threshold(s, curve::DEFAULT_FUNCTIONS).banding;
+    (c.bands, c.rows)
+}
+
+/// After a banding in a title: " as -t 0.80" when it is the one `-t s` chooses (the
+/// commands at -t s find the same pairs), else what -t s would band with; nothing at
+/// s = 0, where -t chooses nothing.
+pub fn against_threshold(banding: (usize, usize), s: f64) -> String {
+    if s <= 0.0 {
+        return String::new();
+    }
+    match chosen_for(s) {
+        chosen if chosen == banding => format!(" as -t {s:.2}"),
+        (b, r) => format!(" (-t {s:.2}: b={b} r={r})"),
     }
 }
 
@@ -276,14 +311,14 @@ fn params_lines(tuning: &Tuning, ui: &Ui, width: u16) -> Vec<Ranked> {
         .map_or(String::new(), |(s, n)| {
             format!(" (sketching; {n} {} in use)", s.name())
         });
-    vec![
+    let mut lines = vec![
         (
             2,
             kv(
                 t,
                 "k = ",
                 format!("{} ({})", params.k, params.text.unit.name()),
-                "k/K u",
+                "+/- u",
                 width,
             ),
         ),
@@ -301,7 +336,23 @@ fn params_lines(tuning: &Tuning, ui: &Ui, width: u16) -> Vec<Ranked> {
             ]),
         ),
         (6, kv(t, "s = ", format!("{s:.2}"), "←/→", width)),
-    ]
+    ];
+    // -t 0 chooses nothing.
+    if s > 0.0 {
+        lines.push((5, threshold_line(t, (b, r), s, width)));
+    }
+    lines
+}
+
+/// Whether the banding is the one `-t s` chooses in every command, else which that is
+/// (`a` bands so).
+fn threshold_line(t: &Theme, banding: (usize, usize), s: f64, width: u16) -> Line<'static> {
+    match chosen_for(s) {
+        chosen if chosen == banding => {
+            Line::from(Span::styled(format!("= the banding -t {s:.2} chooses"), t.dim()))
+        }
+        (b, r) => kv(t, &format!("-t {s:.2} bands "), format!("b={b} r={r}"), "a", width),
+    }
 }
 
 /// What the S-curve predicts and what the corpus really does at s, counted as `simtui

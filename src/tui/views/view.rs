@@ -97,6 +97,8 @@ pub enum Command {
     Close,
     /// n/p in a diff: the view below steps to the next or previous pair and opens it.
     StepPair(isize),
+    /// The view below acts (x in a diff opened from the review marks the removal).
+    Below(Action),
 }
 
 impl<'a> Cx<'a> {
@@ -136,6 +138,11 @@ impl<'a> Cx<'a> {
 
     pub fn step_pair(&mut self, step: isize) {
         self.commands.push(Command::StepPair(step));
+    }
+
+    /// Asks the view below this one to act on `action`, as if it were on top.
+    pub fn below(&mut self, action: Action) {
+        self.commands.push(Command::Below(action));
     }
 
     /// What the view asked for, in order.

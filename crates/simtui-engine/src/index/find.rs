@@ -238,4 +238,16 @@ impl Index {
             .map(|b| banding::band_key(&row[b * rows..(b + 1) * rows], b))
             .collect())
     }
+
+    /// Group `g`'s key in band `band` of `rows` rows, as [`Index::band_keys`] gives it.
+    ///
+    /// # Panics
+    /// If the band ends past the functions computed, or `g` is not a group of this index.
+    pub fn band_key(&self, g: u32, band: usize, rows: usize) -> Result<u64> {
+        let row = self.signatures.row(g as usize)?;
+        Ok(banding::band_key(
+            &row[band * rows..(band + 1) * rows],
+            band,
+        ))
+    }
 }

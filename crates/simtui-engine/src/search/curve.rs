@@ -1,4 +1,6 @@
-//! The S-curve of banded LSH, its threshold, and a recommender for (b, r).
+//! The S-curve of banded LSH, its threshold, the banding simtui uses for a similarity
+//! threshold ([`for_threshold`]: one rule for the explorer and every command), and the
+//! weighted optimum of the areas under and over the curve ([`recommend`]).
 
 /// Probability that two sets of Jaccard similarity `s` become candidates with `b` bands of
 /// `r` rows: 1 − (1 − s^r)^b.
@@ -80,6 +82,63 @@ pub fn recommend(t: f64, perms: usize, fp_weight: f64, fn_weight: f64) -> Bandin
     best.expect("perms must be at least 1").1
 }
 
+/// The least share of the pairs at J = t that a banding chosen for t finds: its S-curve
+/// at t.
+pub const WANTED_RECALL: f64 = 0.9;
+
+/// The hash functions a banding is chosen within (as many as the default 16 × 8).
+pub const DEFAULT_FUNCTIONS: usize = 128;
+
+/// The banding simtui uses for a similarity threshold, and how it was chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    /// The banding, with its areas at the threshold.
+    pub banding: Banding,
+    /// Its S-curve reaches [`WANTED_RECALL`] at the threshold (else no banding within the
+    /// functions does, and this is the equal-weights optimum of [`recommend`]).
+    pub reaches: bool,
+}
+
+/// Of the bandings with at most `perms` functions whose S-curve at `t` reaches
+/// [`WANTED_RECALL`], the one with the fewest false candidates (the least area under
+/// its curve below `t`), then the fewest functions; none if no banding reaches it.
+pub fn reaching(t: f64, perms: usize) -> Option<Banding> {
+    (1..=perms)
+        .flat_map(|b| (1..=perms / b).map(move |r| (b, r)))
+        .filter(|&(b, r)| probability(t, b, r) >= WANTED_RECALL)
+        .map(|(b, r)| (false_positive_area(t, b, r), b * r, b, r))
+        .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)))
+        .map(|(fp, _, b, r)| Banding {
+            bands: b,
+            rows: r,
+            false_positive: fp,
+            false_negative: false_negative_area(t, b, r),
+        })
+}
+
+/// The banding simtui uses for similarity threshold `t` within `perms` functions: the
+/// explorer for its s, `pairs`, `clusters`, `dedup` and `eval` for `-t` without `-b/-r`
+/// (with [`DEFAULT_FUNCTIONS`]), `curve --threshold` as its recommendation and `eval
+/// --sweep` as its marked row. [`reaching`], so that pairs at J = t are found with
+/// probability at least [`WANTED_RECALL`] (the equal-weights optimum alone puts t at the
+/// curve's midpoint: 9 × 13 at 0.8 finds 0.40 of them); when no banding reaches it, the
+/// equal-weights optimum of [`recommend`].
+///
+/// # Panics
+/// If `perms` is 0.
+pub fn for_threshold(t: f64, perms: usize) -> Choice {
+    match reaching(t, perms) {
+        Some(banding) => Choice {
+            banding,
+            reaches: true,
+        },
+        None => Choice {
+            banding: recommend(t, perms, 0.5, 0.5),
+            reaches: false,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +175,33 @@ mod tests {
             let th = threshold(rec.bands, rec.rows);
             assert!((th - t).abs() < 0.1, "t={t} got {rec:?} threshold {th}");
         }
+    }
+
+    #[test]
+    fn the_banding_for_a_threshold_reaches_the_wanted_recall_with_fewest_false_candidates() {
+        // At 0.5 within 128 functions: r = 4 needs b = 36 (144 functions); r = 3, b = 18.
+        let pick = |t, n| for_threshold(t, n).banding;
+        assert_eq!((pick(0.5, 128).bands, pick(0.5, 128).rows), (18, 3));
+        assert_eq!((pick(0.8, 128).bands, pick(0.8, 128).rows), (13, 8));
+        // Not one function (1x1 reaches 0.9 at 0.9, with a straight line of candidates).
+        assert_eq!((pick(0.9, 128).bands, pick(0.9, 128).rows), (9, 14));
+        for t in [0.3, 0.5, 0.7, 0.8, 0.9, 0.95] {
+            let c = for_threshold(t, 128);
+            let (b, r) = (c.banding.bands, c.banding.rows);
+            assert!(c.reaches && b * r <= 128, "{t}: {c:?}");
+            assert!(probability(t, b, r) >= WANTED_RECALL, "{t}: {c:?}");
+            // No banding that reaches has fewer false candidates.
+            for b2 in 1..=128 {
+                for r2 in 1..=128 / b2 {
+                    if probability(t, b2, r2) >= WANTED_RECALL {
+                        assert!(false_positive_area(t, b2, r2) >= c.banding.false_positive);
+                    }
+                }
+            }
+        }
+        // Nothing within 128 functions reaches 0.9 at J = 0.01: the equal-weights optimum.
+        let low = for_threshold(0.01, 128);
+        assert!(!low.reaches);
+        assert_eq!(low.banding, recommend(0.01, 128, 0.5, 0.5));
     }
 }
