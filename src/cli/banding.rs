@@ -3,23 +3,12 @@
 //! pairs (`pairs`, `clusters`, the explorer's starting s).
 
 use super::args::{IndexArgs, MAX_FUNCTIONS};
-use simtui_engine::search::curve::{false_positive_area, probability, recommend, threshold};
+use simtui_engine::search::curve::{banding_for, probability, threshold};
 
 /// The functions a banding is chosen within: the default 16 × 8.
 pub const DEFAULT_FUNCTIONS: usize = 128;
-/// Below this S-curve value at T, a given banding is warned about.
-pub const WANTED_RECALL: f64 = 0.9;
-
-/// The banding with the fewest false candidates (the least area under its S-curve below
-/// `t`) whose S-curve at `t` is at least [`WANTED_RECALL`], with at most `n` functions.
-pub fn best_within(t: f64, n: usize) -> Option<(usize, usize)> {
-    (1..=n)
-        .flat_map(|b| (1..=n / b).map(move |r| (b, r)))
-        .filter(|&(b, r)| probability(t, b, r) >= WANTED_RECALL)
-        .map(|(b, r)| (false_positive_area(t, b, r), b * r, b, r))
-        .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)))
-        .map(|(_, _, b, r)| (b, r))
-}
+// The rule itself is the engine's, shared with the Python module.
+pub use simtui_engine::search::curve::{WANTED_RECALL, best_within};
 
 /// [`best_within`] `perms` functions, else within [`MAX_FUNCTIONS`].
 pub fn reaching(t: f64, perms: usize) -> Option<(usize, usize)> {
@@ -54,28 +43,16 @@ pub fn for_threshold(
         None => String::new(),
     };
     if !banding_given {
-        // The recommender alone (equal weights) puts T at the curve's midpoint, where
-        // about half the pairs at J = T are found (9x13 at 0.8: 0.40, below 16x8's
-        // 0.95): the banding with the fewest false candidates that reaches
-        // WANTED_RECALL at T comes first.
-        let (b, r, how) = match best_within(t, DEFAULT_FUNCTIONS) {
-            Some((b, r)) => (
-                b,
-                r,
-                format!(
-                    "the one with the fewest false candidates whose S-curve reaches {WANTED_RECALL} at J = {t} within {DEFAULT_FUNCTIONS} functions"
-                ),
-            ),
-            None => {
-                let rec = recommend(t, DEFAULT_FUNCTIONS, 0.5, 0.5);
-                (
-                    rec.bands,
-                    rec.rows,
-                    format!(
-                        "as `simtui curve --threshold {t}` recommends (no banding of {DEFAULT_FUNCTIONS} functions reaches {WANTED_RECALL} at J = {t})"
-                    ),
-                )
-            }
+        let chosen = banding_for(t, DEFAULT_FUNCTIONS);
+        let (b, r) = (chosen.bands, chosen.rows);
+        let how = if chosen.reaches {
+            format!(
+                "the one with the fewest false candidates whose S-curve reaches {WANTED_RECALL} at J = {t} within {DEFAULT_FUNCTIONS} functions"
+            )
+        } else {
+            format!(
+                "as `simtui curve --threshold {t}` recommends (no banding of {DEFAULT_FUNCTIONS} functions reaches {WANTED_RECALL} at J = {t})"
+            )
         };
         index.bands = b as u32;
         index.rows = r as u32;

@@ -80,9 +80,73 @@ pub fn recommend(t: f64, perms: usize, fp_weight: f64, fn_weight: f64) -> Bandin
     best.expect("perms must be at least 1").1
 }
 
+/// The S-curve value at T a banding chosen for a threshold T must reach: pairs at J = T
+/// are found with at least this probability, more similar ones more often.
+pub const WANTED_RECALL: f64 = 0.9;
+
+/// The banding with the fewest false candidates (the least area under its S-curve below
+/// `t`) whose S-curve at `t` is at least [`WANTED_RECALL`], with at most `n` functions.
+pub fn best_within(t: f64, n: usize) -> Option<(usize, usize)> {
+    (1..=n)
+        .flat_map(|b| (1..=n / b).map(move |r| (b, r)))
+        .filter(|&(b, r)| probability(t, b, r) >= WANTED_RECALL)
+        .map(|(b, r)| (false_positive_area(t, b, r), b * r, b, r))
+        .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)))
+        .map(|(_, _, b, r)| (b, r))
+}
+
+/// The banding chosen for a similarity threshold `t` when none is given (what `-t`
+/// without `-b/-r` does, in every command and in the Python module): [`best_within`]
+/// `functions`, else the one [`recommend`] puts `t` at the middle of (equal weights).
+/// The recommender alone puts T at the curve's midpoint, where about half the pairs at
+/// J = T are found (9x13 at 0.8: 0.40, below 16x8's 0.95): the banding with the fewest
+/// false candidates that reaches [`WANTED_RECALL`] at T comes first.
+///
+/// # Panics
+/// If `functions` is 0.
+pub fn banding_for(t: f64, functions: usize) -> Chosen {
+    match best_within(t, functions) {
+        Some((bands, rows)) => Chosen {
+            bands,
+            rows,
+            reaches: true,
+        },
+        None => {
+            let rec = recommend(t, functions, 0.5, 0.5);
+            Chosen {
+                bands: rec.bands,
+                rows: rec.rows,
+                reaches: false,
+            }
+        }
+    }
+}
+
+/// A banding [`banding_for`] chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chosen {
+    /// Number of bands b.
+    pub bands: usize,
+    /// Rows per band r.
+    pub rows: usize,
+    /// Whether it reaches [`WANTED_RECALL`] at the threshold within the functions asked
+    /// (else it is the recommender's).
+    pub reaches: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_banding_for_a_threshold_reaches_the_wanted_recall_or_says_not() {
+        let c = banding_for(0.8, 128);
+        assert_eq!((c.bands, c.rows, c.reaches), (13, 8, true));
+        assert!(probability(0.8, c.bands, c.rows) >= WANTED_RECALL);
+        // No banding of 128 functions reaches 0.9 at J = 0.01: the recommender's.
+        let c = banding_for(0.01, 128);
+        assert!(!c.reaches && c.bands * c.rows <= 128);
+    }
 
     #[test]
     fn curve_values() {

@@ -42,6 +42,10 @@ pub(crate) fn read_row(_part: &Part) -> Result<Record, (SkipReason, String)> {
     Err(needs_feature())
 }
 
+pub(crate) fn columns(_c: &Container) -> Result<Vec<String>, (SkipReason, String)> {
+    Err(needs_feature())
+}
+
 pub(crate) fn write_without(
     input: &Path,
     _target: &Path,
