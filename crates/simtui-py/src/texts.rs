@@ -1,0 +1,122 @@
+//! The texts and ids of a call as the engine's corpus: from a list of str, or from the
+//! chunks of an Arrow string column (read in place through the Arrow C data interface,
+//! never turned into Python strings). Bad input is a clear exception naming the row.
+
+use arrow_array::{Array, LargeStringArray, StringArray, StringViewArray, make_array};
+use arrow_data::ArrayData;
+use arrow_pyarrow::PyArrowType;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+use simtui_engine::Corpus;
+use std::collections::HashMap;
+
+/// A call's documents: each text and its id, in the order given.
+pub struct Texts {
+    pub ids: Vec<String>,
+    pub texts: Vec<String>,
+}
+
+impl Texts {
+    /// From `list` (of str) or `chunks` (Arrow string arrays), with `ids` (one per text,
+    /// unique) or the row numbers ("0", "1", ...) as ids.
+    pub fn read(
+        list: Option<&Bound<'_, PyList>>,
+        chunks: Option<Vec<PyArrowType<ArrayData>>>,
+        ids: Option<Vec<String>>,
+    ) -> PyResult<Texts> {
+        let texts = match (list, chunks) {
+            (Some(list), None) => from_list(list)?,
+            (None, Some(chunks)) => from_chunks(chunks)?,
+            _ => return Err(PyTypeError::new_err("give either a list or Arrow chunks")),
+        };
+        let ids = match ids {
+            Some(ids) => {
+                if ids.len() != texts.len() {
+                    return Err(PyValueError::new_err(format!(
+                        "ids has {} values for {} texts: one id per text",
+                        ids.len(),
+                        texts.len()
+                    )));
+                }
+                check_unique(&ids)?;
+                ids
+            }
+            None => (0..texts.len()).map(|i| i.to_string()).collect(),
+        };
+        Ok(Texts { ids, texts })
+    }
+
+    /// The engine's corpus of these texts (the ids and texts cloned: the corpus owns
+    /// them, and the caller keeps the ids for the rows).
+    pub fn corpus(&self) -> Corpus {
+        Corpus::from_texts(self.ids.iter().cloned().zip(self.texts.iter().cloned()))
+    }
+}
+
+fn check_unique(ids: &[String]) -> PyResult<()> {
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        if let Some(first) = seen.insert(id.as_str(), i) {
+            return Err(PyValueError::new_err(format!(
+                "ids must be unique: {id:?} is at rows {first} and {i}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn from_list(list: &Bound<'_, PyList>) -> PyResult<Vec<String>> {
+    let mut texts = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        let Ok(s) = item.cast::<PyString>() else {
+            let what = if item.is_none() {
+                "None".to_string()
+            } else {
+                item.get_type().name()?.to_string()
+            };
+            return Err(PyTypeError::new_err(format!(
+                "texts[{i}] is {what}, not str: every text must be a string"
+            )));
+        };
+        let text = s.to_cow().map_err(|_| {
+            PyValueError::new_err(format!(
+                "texts[{i}] cannot be encoded as UTF-8 (a lone surrogate)"
+            ))
+        })?;
+        texts.push(text.into_owned());
+    }
+    Ok(texts)
+}
+
+fn from_chunks(chunks: Vec<PyArrowType<ArrayData>>) -> PyResult<Vec<String>> {
+    let total: usize = chunks.iter().map(|c| c.0.len()).sum();
+    let mut texts = Vec::with_capacity(total);
+    for PyArrowType(data) in chunks {
+        let array = make_array(data);
+        let start = texts.len();
+        let null = |i: usize| {
+            PyValueError::new_err(format!(
+                "texts has a null (None) at row {}: every text must be a string",
+                start + i
+            ))
+        };
+        if let Some(i) = (0..array.len()).find(|&i| array.is_null(i)) {
+            return Err(null(i));
+        }
+        let any = array.as_any();
+        if let Some(a) = any.downcast_ref::<StringArray>() {
+            texts.extend(a.iter().map(|s| s.unwrap_or_default().to_string()));
+        } else if let Some(a) = any.downcast_ref::<LargeStringArray>() {
+            texts.extend(a.iter().map(|s| s.unwrap_or_default().to_string()));
+        } else if let Some(a) = any.downcast_ref::<StringViewArray>() {
+            texts.extend(a.iter().map(|s| s.unwrap_or_default().to_string()));
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "texts must be a column of strings, not {}",
+                array.data_type()
+            )));
+        }
+    }
+    Ok(texts)
+}
