@@ -26,12 +26,14 @@ const SIZE: (u16, u16) = (120, 36);
 /// The explorer as `simtui` with no path opens it: the generated demo corpus, the
 /// default parameters, in colour.
 fn demo_app() -> App {
+    // As `simtui` starts without flags: banded as `-t 0.80` chooses (13 × 8).
+    let start = simtui_engine::search::curve::for_threshold(0.8, 128).banding;
     let mut app = App::new(
         Vec::new(),
         WalkOptions::default(),
         Params::default(),
-        16,
-        8,
+        start.bands,
+        start.rows,
         Theme { color: true },
         SIZE,
     );
