@@ -94,9 +94,10 @@ impl Rebander {
         threshold: f64,
         progress: &dyn Progress,
     ) -> Result<Found> {
-        Ok(self
-            .find_blocked(index, bands, rows, threshold, None, progress)?
-            .0)
+        let t = Instant::now();
+        // The search is not returned: spelled out without a copy.
+        let search = self.search(index, bands, rows, threshold, progress)?;
+        spelled(index, search, None, t)
     }
 
     /// [`Rebander::find`], with pairs past `max_block` kept as blocks, as
@@ -113,12 +114,7 @@ impl Rebander {
     ) -> Result<(Found, Search)> {
         let t = Instant::now();
         let search = self.search(index, bands, rows, threshold, progress)?;
-        let mut found = match max_block {
-            Some(max) => index.spell_blocked(search.clone(), max)?,
-            None => index.spell(search.clone())?,
-        };
-        found.verify_time = t.elapsed() - found.band_time;
-        Ok((found, search))
+        Ok((spelled(index, search.clone(), max_block, t)?, search))
     }
 
     /// The same as [`Index::search`] (`bands` × `rows`, pairs of contents with J ≥
@@ -272,6 +268,17 @@ impl Rebander {
         merged.extend(old);
         self.verified = merged;
     }
+}
+
+/// The pairs `search` holds spelled out (pairs past `max_block` kept as blocks), timed
+/// from `start`: the verification is the time since, less the banding's.
+fn spelled(index: &Index, search: Search, max_block: Option<u64>, start: Instant) -> Result<Found> {
+    let mut found = match max_block {
+        Some(max) => index.spell_blocked(search, max)?,
+        None => index.spell(search)?,
+    };
+    found.verify_time = start.elapsed() - found.band_time;
+    Ok(found)
 }
 
 #[cfg(test)]
