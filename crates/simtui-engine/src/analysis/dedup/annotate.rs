@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::source::Source;
 use crate::source::container::Kind;
+use serde::de::IgnoredAny;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, Read};
 use std::path::Path;
@@ -124,8 +125,9 @@ fn annotate_line(
         .unwrap_or(end);
     let body = &line[start..end];
     let object = body.first() == Some(&b'{') && body.last() == Some(&b'}');
+    // The top-level names only: the values are checked as JSON but not built.
     let Some(fields) = object
-        .then(|| serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(body).ok())
+        .then(|| serde_json::from_slice::<HashMap<String, IgnoredAny>>(body).ok())
         .flatten()
     else {
         out.extend_from_slice(line);
