@@ -50,6 +50,18 @@ pub struct GenOptions {
     pub text: Text,
 }
 
+impl GenOptions {
+    /// `docs` documents of about `words` words each, from `seed`; the rest as by default.
+    pub fn sized(docs: usize, seed: u64, words: usize) -> GenOptions {
+        GenOptions {
+            docs,
+            seed,
+            words,
+            ..Default::default()
+        }
+    }
+}
+
 impl Default for GenOptions {
     fn default() -> Self {
         GenOptions {
