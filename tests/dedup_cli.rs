@@ -555,10 +555,12 @@ fn with_follow_a_link_out_of_the_tree_is_copied_as_what_it_reaches() {
     use std::os::unix::fs::symlink;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    fs::create_dir_all(d.join("dd/real")).unwrap();
+    let texts = [
+        ("dd/real/a.txt", "one two three four five six seven"),
+        ("ext/own.txt", "eight nine ten eleven twelve"),
+    ];
+    simtui_gen::write_files(d, &texts).unwrap();
     fs::create_dir_all(d.join("ext/sub")).unwrap();
-    fs::write(d.join("dd/real/a.txt"), "one two three four five six seven").unwrap();
-    fs::write(d.join("ext/own.txt"), "eight nine ten eleven twelve").unwrap();
     symlink("../ext", d.join("dd/ext")).unwrap();
     symlink("..", d.join("ext/sub/up")).unwrap();
     symlink(d.join("dd/real"), d.join("ext/back")).unwrap();
@@ -699,9 +701,8 @@ fn annotate_marks_every_record_and_agrees_with_the_removals() {
 fn annotate_refuses_plain_files_and_a_field_it_would_write_twice() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("docs");
-    fs::create_dir(&folder).unwrap();
-    fs::write(folder.join("a.txt"), "one two three four five six").unwrap();
-    fs::write(folder.join("b.txt"), "one two three four five six").unwrap();
+    let text = "one two three four five six";
+    simtui_gen::write_files(&folder, &[("a.txt", text), ("b.txt", text)]).unwrap();
     let out = dir.path().join("out");
     let o = simtui(&[
         "dedup",

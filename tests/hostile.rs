@@ -129,8 +129,7 @@ fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
 fn symlink_loops_with_follow_end_and_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    fs::create_dir_all(d.join("a/b")).unwrap();
-    fs::write(d.join("a/b/doc.txt"), TEXT).unwrap();
+    simtui_gen::write_files(d, &[("a/b/doc.txt", TEXT)]).unwrap();
     std::os::unix::fs::symlink(d.join("a"), d.join("a/b/up")).unwrap();
     std::os::unix::fs::symlink("self", d.join("self")).unwrap();
     let follow = WalkOptions {

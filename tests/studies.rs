@@ -192,9 +192,11 @@ fn cleaning_flags_make_the_studies_matches() {
 fn cleaning_is_in_the_config_file_and_the_saved_index() {
     let dir = tempfile::tempdir().unwrap();
     let corpus = dir.path().join("c");
-    std::fs::create_dir(&corpus).unwrap();
-    std::fs::write(corpus.join("a.txt"), "the runners were jumping in 1987").unwrap();
-    std::fs::write(corpus.join("b.txt"), "the runner was jumped in 1986").unwrap();
+    let texts = [
+        ("a.txt", "the runners were jumping in 1987"),
+        ("b.txt", "the runner was jumped in 1986"),
+    ];
+    simtui_gen::write_files(&corpus, &texts).unwrap();
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,

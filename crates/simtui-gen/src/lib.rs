@@ -1019,6 +1019,19 @@ fn shingles(tok: &mut simtui_engine::text::Tokenizer, text: &str) -> Vec<u64> {
 // ---------------------------------------------------------------------------------------
 // Files
 
+/// Writes a small corpus given as it is: each text of `files` at its path relative to
+/// `root` ('/' separated), the folders made as needed (a test's or an example's corpus).
+pub fn write_files(root: &Path, files: &[(&str, &str)]) -> std::io::Result<()> {
+    for (path, text) in files {
+        let path = root.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, text)?;
+    }
+    Ok(())
+}
+
 /// Writes every doc as a file under `out` (created; its id is its relative path, '/'
 /// separated) and the truth file (JSON Lines) at `truth`. Refuses to write into an
 /// existing non-empty folder; an existing truth file is replaced.

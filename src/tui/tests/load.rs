@@ -68,9 +68,11 @@ fn the_first_load_opens_and_creates_a_saved_index() {
     use simtui_engine::progress::Silent;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("c");
-    std::fs::create_dir(&root).unwrap();
-    std::fs::write(root.join("a.txt"), "one two three four five six seven").unwrap();
-    std::fs::write(root.join("b.txt"), "one two three four five six eight").unwrap();
+    let texts = [
+        ("a.txt", "one two three four five six seven"),
+        ("b.txt", "one two three four five six eight"),
+    ];
+    simtui_gen::write_files(&root, &texts).unwrap();
     let file = dir.path().join("c.idx");
     let load = || worker::Work::Load {
         roots: vec![root.clone()],
