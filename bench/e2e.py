@@ -27,10 +27,33 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
-def timed(cmd):
-    """Runs cmd; returns (wall seconds, peak RSS in MiB, stderr text)."""
+def release_binary(given):
+    """The simtui binary to run: `given`, or this checkout's, built for release."""
+    if given:
+        return given
+    run(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
+    return os.path.join(ROOT, "target", "release", "simtui")
+
+
+def generated(exe, name, docs, words, seed, extra=(), stdout=None):
+    """bench/data/NAME (git-ignored): `simtui gen` writes it once, then it is reused."""
+    data = os.path.join(ROOT, "bench", "data")
+    corpus = os.path.join(data, name)
+    if not os.path.isdir(corpus) or not os.listdir(corpus):
+        os.makedirs(data, exist_ok=True)
+        print(f"generating {docs} documents into {corpus} ...", flush=True)
+        t = time.perf_counter()
+        run([exe, "gen", corpus, "--docs", str(docs), "--words", str(words),
+             "--seed", str(seed), *extra], stdout=stdout)
+        print(f"  {time.perf_counter() - t:.0f} s", flush=True)
+    return corpus
+
+
+def timed(cmd, stdout=subprocess.DEVNULL):
+    """Runs cmd (its output to `stdout`); returns (wall seconds, peak RSS in MiB, stderr
+    text)."""
     start = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE)
     err = p.stderr.read().decode()
     _, status, usage = os.wait4(p.pid, 0)
     wall = time.perf_counter() - start
@@ -55,14 +78,8 @@ def main():
     ap.add_argument("extra", nargs="*", help="flags passed to simtui pairs (after --)")
     a = ap.parse_args()
 
-    exe = a.exe
-    if exe is None:
-        run(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
-        exe = os.path.join(ROOT, "target", "release", "simtui")
-    data = os.path.join(ROOT, "bench", "data", f"gen{a.docs}-w{a.words}-s{a.seed}")
-    if not os.path.isdir(data):
-        os.makedirs(os.path.dirname(data), exist_ok=True)
-        run([exe, "gen", data, "--docs", str(a.docs), "--words", str(a.words), "--seed", str(a.seed)])
+    exe = release_binary(a.exe)
+    data = generated(exe, f"gen{a.docs}-w{a.words}-s{a.seed}", a.docs, a.words, a.seed)
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs)
 
     cmd = [exe, "pairs", data, "--stats", "--format", "jsonl", *a.extra]

@@ -34,9 +34,8 @@ import sys
 import tempfile
 import time
 
-from e2e import timed  # wall time and peak RSS of one run (bench/e2e.py)
+from e2e import generated, release_binary, timed  # bench/e2e.py
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1 << 20
 
 
@@ -53,17 +52,8 @@ def main():
     ap.add_argument("--runs", type=int, default=1, help="runs per command and limit (median)")
     args = ap.parse_args()
 
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-        binary = os.path.join(ROOT, "target", "release", "simtui")
-    data = os.path.join(ROOT, "bench", "data")
-    corpus = os.path.join(data, f"memory-{args.docs}x{args.words}")
-    if not os.path.isdir(corpus) or not os.listdir(corpus):
-        os.makedirs(data, exist_ok=True)
-        print(f"generating {args.docs} documents into {corpus} ...", flush=True)
-        subprocess.run([binary, "gen", corpus, "--docs", str(args.docs),
-                        "--words", str(args.words), "--seed", "5"], check=True,
+    binary = release_binary(args.bin)
+    corpus = generated(binary, f"memory-{args.docs}x{args.words}", args.docs, args.words, 5,
                        stdout=subprocess.DEVNULL)
     text_bytes = 0
     files = 0

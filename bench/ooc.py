@@ -22,7 +22,8 @@ import os
 import re
 import subprocess
 import sys
-import time
+
+from e2e import generated, release_binary, timed  # bench/e2e.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1 << 20
@@ -30,15 +31,8 @@ MIB = 1 << 20
 
 def run_pairs(cmd, out_path):
     """Runs cmd with stdout to out_path; returns (wall s, peak RSS MiB, stderr)."""
-    start = time.perf_counter()
     with open(out_path, "wb") as out:
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
-        err = p.stderr.read().decode()
-        _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - start
-    if status != 0:
-        sys.exit(f"failed ({status}): {' '.join(cmd)}\n{err}")
-    return wall, usage.ru_maxrss / 1024, err
+        return timed(cmd, stdout=out)
 
 
 def sha256(path):
@@ -66,19 +60,10 @@ def main():
     ap.add_argument("extra", nargs="*", help="flags passed to simtui pairs (after --)")
     a = ap.parse_args()
 
-    binary = a.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-        binary = os.path.join(ROOT, "target", "release", "simtui")
+    binary = release_binary(a.bin)
     data = os.path.join(ROOT, "bench", "data")
-    corpus = os.path.join(data, f"ooc-{a.format}-{a.docs}x{a.words}-s{a.seed}")
-    if not os.path.isdir(corpus) or not os.listdir(corpus):
-        os.makedirs(data, exist_ok=True)
-        print(f"generating {a.docs} documents into {corpus} ...", flush=True)
-        t = time.perf_counter()
-        subprocess.run([binary, "gen", corpus, "--docs", str(a.docs), "--words", str(a.words),
-                        "--seed", str(a.seed), "--format", a.format], check=True)
-        print(f"  {time.perf_counter() - t:.0f} s", flush=True)
+    corpus = generated(binary, f"ooc-{a.format}-{a.docs}x{a.words}-s{a.seed}",
+                       a.docs, a.words, a.seed, extra=["--format", a.format])
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(corpus) for f in fs)
     print(f"corpus      {corpus}: {a.docs} documents, {size / 1e9:.2f} GB")
 

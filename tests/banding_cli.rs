@@ -20,6 +20,11 @@ fn run(args: &[&str]) -> (Output, String) {
     (out, err)
 }
 
+/// `run` with `--format jsonl`.
+fn run_jsonl(args: &[&str]) -> (Output, String) {
+    run(&[args, &["--format", "jsonl"]].concat())
+}
+
 fn pairs_of(out: &Output) -> usize {
     jsonl(std::str::from_utf8(&out.stdout).unwrap()).len()
 }
@@ -28,7 +33,7 @@ fn pairs_of(out: &Output) -> usize {
 fn pairs_with_t_alone_chooses_the_banding_for_t_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let c = Corpus::new(dir.path(), 300, 5);
-    let (chosen, err) = run(&["pairs", c.path(), "-t", "0.5", "--format", "jsonl"]);
+    let (chosen, err) = run_jsonl(&["pairs", c.path(), "-t", "0.5"]);
     assert!(err.contains("-t 0.5 without -b/-r: banding 18x3"), "{err}");
     assert!(
         err.contains("reaches 0.9 at J = 0.5 within 128 functions"),
@@ -37,24 +42,13 @@ fn pairs_with_t_alone_chooses_the_banding_for_t_and_says_so() {
     assert!(err.contains("the S-curve at J = 0.5 is 0.910"), "{err}");
     assert!(!err.contains("warning"), "{err}");
     // Below what 128 functions reach: the recommender's banding, and what would reach.
-    let (_, err) = run(&["pairs", c.path(), "-t", "0.01", "--format", "jsonl"]);
+    let (_, err) = run_jsonl(&["pairs", c.path(), "-t", "0.01"]);
     assert!(
         err.contains("as `simtui curve --threshold 0.01` recommends"),
         "{err}"
     );
     assert!(err.contains("-b 230 -r 1 reaches 0.9 at J = 0.01"), "{err}");
-    let (fixed, err) = run(&[
-        "pairs",
-        c.path(),
-        "-t",
-        "0.5",
-        "-b",
-        "16",
-        "-r",
-        "8",
-        "--format",
-        "jsonl",
-    ]);
+    let (fixed, err) = run_jsonl(&["pairs", c.path(), "-t", "0.5", "-b", "16", "-r", "8"]);
     // 16x8 has threshold 0.707: at J = 0.5 its S-curve is 0.061.
     assert!(err.contains("warning: -b 16 -r 8"), "{err}");
     assert!(err.contains("the S-curve at J = 0.5 is 0.061"), "{err}");
@@ -67,30 +61,10 @@ fn pairs_with_t_alone_chooses_the_banding_for_t_and_says_so() {
 fn a_given_banding_that_reaches_t_is_used_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let c = Corpus::new(dir.path(), 200, 6);
-    let (_, err) = run(&[
-        "pairs",
-        c.path(),
-        "-t",
-        "0.8",
-        "-b",
-        "16",
-        "-r",
-        "8",
-        "--format",
-        "jsonl",
-    ]);
+    let (_, err) = run_jsonl(&["pairs", c.path(), "-t", "0.8", "-b", "16", "-r", "8"]);
     assert!(err.is_empty(), "{err}");
     // Only -r given: a banding the user chose, checked, not replaced.
-    let (_, err) = run(&[
-        "pairs",
-        c.path(),
-        "-t",
-        "0.8",
-        "-r",
-        "16",
-        "--format",
-        "jsonl",
-    ]);
+    let (_, err) = run_jsonl(&["pairs", c.path(), "-t", "0.8", "-r", "16"]);
     assert!(err.contains("warning: -b 16 -r 16"), "{err}");
 }
 
@@ -98,30 +72,12 @@ fn a_given_banding_that_reaches_t_is_used_quietly() {
 fn pairs_without_t_keeps_16x8_and_says_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let c = Corpus::new(dir.path(), 200, 7);
-    let (default, err) = run(&["pairs", c.path(), "--format", "jsonl"]);
+    let (default, err) = run_jsonl(&["pairs", c.path()]);
     assert!(err.is_empty(), "{err}");
-    let (explicit, _) = run(&[
-        "pairs",
-        c.path(),
-        "-b",
-        "16",
-        "-r",
-        "8",
-        "--format",
-        "jsonl",
-    ]);
+    let (explicit, _) = run_jsonl(&["pairs", c.path(), "-b", "16", "-r", "8"]);
     assert_eq!(default.stdout, explicit.stdout);
     // SimHash has no banding to choose.
-    let (_, err) = run(&[
-        "pairs",
-        c.path(),
-        "-t",
-        "0.5",
-        "--method",
-        "simhash",
-        "--format",
-        "jsonl",
-    ]);
+    let (_, err) = run_jsonl(&["pairs", c.path(), "-t", "0.5", "--method", "simhash"]);
     assert!(!err.contains("banding"), "{err}");
 }
 
@@ -129,39 +85,17 @@ fn pairs_without_t_keeps_16x8_and_says_nothing() {
 fn clusters_choose_or_warn_the_same_way() {
     let dir = tempfile::tempdir().unwrap();
     let c = Corpus::new(dir.path(), 200, 8);
-    let (_, err) = run(&["clusters", c.path(), "-t", "0.6", "--format", "jsonl"]);
+    let (_, err) = run_jsonl(&["clusters", c.path(), "-t", "0.6"]);
     assert!(
         err.contains("simtui clusters: -t 0.6 without -b/-r: banding 17x4"),
         "{err}"
     );
-    let (_, err) = run(&[
-        "clusters",
-        c.path(),
-        "-t",
-        "0.6",
-        "-b",
-        "16",
-        "-r",
-        "8",
-        "--format",
-        "jsonl",
-    ]);
+    let (_, err) = run_jsonl(&["clusters", c.path(), "-t", "0.6", "-b", "16", "-r", "8"]);
     assert!(
         err.contains("simtui clusters: warning: -b 16 -r 8"),
         "{err}"
     );
-    let (_, err) = run(&[
-        "clusters",
-        c.path(),
-        "-t",
-        "0.9",
-        "-b",
-        "16",
-        "-r",
-        "8",
-        "--format",
-        "jsonl",
-    ]);
+    let (_, err) = run_jsonl(&["clusters", c.path(), "-t", "0.9", "-b", "16", "-r", "8"]);
     assert!(err.is_empty(), "{err}");
 }
 
@@ -172,19 +106,9 @@ fn bands_from_the_config_file_count_as_given() {
     let cfg = dir.path().join("config.toml");
     std::fs::write(&cfg, "[index]\nbands = 16\n").unwrap();
     let cfg = cfg.to_str().unwrap();
-    let out = simtui(&[
-        "pairs",
-        c.path(),
-        "-t",
-        "0.5",
-        "--config",
-        cfg,
-        "--format",
-        "jsonl",
-    ]);
+    let out = common::pairs_jsonl(c.path(), &["-t", "0.5", "--config", cfg]);
+    common::assert_ok_saying(&out, &["warning: -b 16 -r 8"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    assert!(err.contains("warning: -b 16 -r 8"), "{err}");
     assert!(!err.contains("without -b/-r"), "{err}");
 }
 
@@ -197,7 +121,7 @@ fn every_command_chooses_the_same_banding_for_a_threshold() {
     let dir = tempfile::tempdir().unwrap();
     let c = Corpus::new(dir.path(), 150, 10);
     for (t, b, r) in [("0.5", 18, 3), ("0.8", 13, 8), ("0.9", 9, 14)] {
-        let (_, err) = run(&["pairs", c.path(), "-t", t, "--format", "jsonl"]);
+        let (_, err) = run_jsonl(&["pairs", c.path(), "-t", t]);
         assert!(err.contains(&format!("banding {b}x{r}")), "{t}: {err}");
         let (out, _) = run(&["curve", "--threshold", t, "--steps", "2"]);
         let curve = String::from_utf8(out.stdout).unwrap();
@@ -208,7 +132,7 @@ fn every_command_chooses_the_same_banding_for_a_threshold() {
             "{t}: {curve}"
         );
         assert!(curve.contains(&format!("as -t {t} chooses")), "{curve}");
-        let (out, err) = run(&["eval", c.path(), "-t", t, "--sweep", "--format", "jsonl"]);
+        let (out, err) = run_jsonl(&["eval", c.path(), "-t", t, "--sweep"]);
         assert!(err.contains(&format!("banding {b}x{r}")), "{t}: {err}");
         let lines = jsonl(std::str::from_utf8(&out.stdout).unwrap());
         let marked: Vec<_> = lines.iter().filter(|l| l["recommended"] == true).collect();

@@ -7,6 +7,8 @@
 //! `INSTA_UPDATE=always cargo test --test cli_conventions`, and review the diff of
 //! tests/snapshots/. Under CI=true a missing or different snapshot fails.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -79,6 +81,13 @@ impl Fixture {
         run_in(self.home(), args, &[])
     }
 
+    /// Runs simtui, asserts it succeeded, and returns its stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        common::assert_ok(&out);
+        stdout(&out)
+    }
+
     fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         run_in(self.home(), args, env)
     }
@@ -100,9 +109,7 @@ fn command_names(help: &str) -> Vec<String> {
 #[test]
 fn help_of_every_command() {
     let f = Fixture::new();
-    let root = f.run(&["--help"]);
-    assert!(root.status.success());
-    let root_help = stdout(&root);
+    let root_help = f.ok(&["--help"]);
     insta::assert_snapshot!("help", root_help);
     let names = command_names(&root_help);
     for must in ["pairs", "curve", "completions", "man", "config"] {
@@ -117,9 +124,7 @@ fn help_of_every_command() {
         insta::assert_snapshot!(format!("help_{name}"), help);
     }
     // -h, the summary: one line per flag (the details are in --help).
-    let short = f.run(&["pairs", "-h"]);
-    assert!(short.status.success());
-    insta::assert_snapshot!("help_short_pairs", stdout(&short));
+    insta::assert_snapshot!("help_short_pairs", f.ok(&["pairs", "-h"]));
 }
 
 /// The flags (and arguments and commands) of a help text whose description wraps onto
@@ -211,10 +216,8 @@ fn help_has_examples_and_exit_codes() {
 #[test]
 fn version() {
     let f = Fixture::new();
-    let out = f.run(&["--version"]);
-    assert!(out.status.success());
     assert_eq!(
-        stdout(&out),
+        f.ok(&["--version"]),
         format!("simtui {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
@@ -240,9 +243,7 @@ fn completions() {
 #[test]
 fn man_page() {
     let f = Fixture::new();
-    let out = f.run(&["man"]);
-    assert!(out.status.success());
-    let page = stdout(&out);
+    let page = f.ok(&["man"]);
     // The header: title, name, synopsis and description (the options follow).
     let header: String = page
         .lines()
@@ -391,9 +392,7 @@ fn a_broken_config_does_not_block_the_commands_that_fix_it() {
 #[test]
 fn the_default_config_file_is_valid_and_changes_nothing() {
     let f = Fixture::new();
-    let out = f.run(&["config", "--default"]);
-    assert!(out.status.success());
-    let text = stdout(&out);
+    let text = f.ok(&["config", "--default"]);
     assert!(
         text.lines()
             .all(|l| l.is_empty() || l.starts_with('#') || l.starts_with('['))
@@ -555,51 +554,17 @@ fn every_table_is_coloured_as_color_says() {
 
 /// Runs simtui in a pseudo-terminal and returns all it wrote there.
 fn run_pty(home: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-    use std::io::Read;
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: 50,
-            cols: 200,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("open a pty");
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_simtui"));
-    cmd.args(args);
+    let mut cmd = common::pty::command(args);
     cmd.env("HOME", home);
     cmd.env("XDG_CONFIG_HOME", home.join(".config"));
-    cmd.env("TERM", "xterm-256color");
     cmd.env_remove("SIMTUI_CONFIG");
     cmd.env_remove("NO_COLOR");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = pair.slave.spawn_command(cmd).expect("spawn simtui");
-    // Only the child holds the slave: the reader sees the end when it exits.
-    drop(pair.slave);
-    let mut reader = pair.master.try_clone_reader().expect("pty reader");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut out = Vec::new();
-        // Linux ends a pty's output with EIO rather than EOF: what was read is kept.
-        let _ = reader.read_to_end(&mut out);
-        let _ = tx.send(out);
-    });
-    let out = match rx.recv_timeout(std::time::Duration::from_secs(60)) {
-        Ok(out) => out,
-        Err(_) => {
-            let _ = child.kill();
-            panic!("simtui {args:?} did not finish in a pty");
-        }
-    };
-    let status = child.wait().expect("wait for simtui");
-    assert!(
-        status.success(),
-        "simtui {args:?}: {}",
-        String::from_utf8_lossy(&out)
-    );
-    String::from_utf8_lossy(&out).into_owned()
+    let (status, out) = common::pty::run(cmd, 50, 200);
+    assert!(status.success(), "simtui {args:?}: {out}");
+    out
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 use common::{assert_usage_error, jsonl, ok, simtui};
 use std::collections::HashSet;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A JSON Lines file of `n` records: three families of near-copies and unrelated texts.
 fn write_jsonl(path: &Path) -> Vec<String> {
@@ -37,16 +37,22 @@ fn args<'a>(input: &'a str, out: &'a str, more: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
+/// `in.EXT` in `dir`, written by `write`, deduplicated into `out.EXT` with `args`: what
+/// `write` returned, the input (checked untouched) and the output.
+fn deduped<T>(dir: &Path, ext: &str, write: impl FnOnce(&Path) -> T) -> (T, PathBuf, PathBuf) {
+    let input = dir.join(format!("in.{ext}"));
+    let written = write(&input);
+    let before = fs::read(&input).unwrap();
+    let out = dir.join(format!("out.{ext}"));
+    ok(&args(input.to_str().unwrap(), out.to_str().unwrap(), &[]));
+    assert_eq!(fs::read(&input).unwrap(), before, "the input is untouched");
+    (written, input, out)
+}
+
 #[test]
 fn json_lines_keep_their_bytes_and_the_removal_list_names_the_kept_ones() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in.jsonl");
-    let lines = write_jsonl(&input);
-    let before = fs::read(&input).unwrap();
-    let out = dir.path().join("out.jsonl");
-    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
-    ok(&args(i, o, &[]));
-    assert_eq!(fs::read(&input).unwrap(), before, "the input is untouched");
+    let (lines, _, out) = deduped(dir.path(), "jsonl", write_jsonl);
     let written = fs::read_to_string(&out).unwrap();
     let kept: Vec<&str> = written.lines().collect();
     // Every line written is one of the input's lines, byte for byte, in order.
@@ -288,13 +294,7 @@ fn read_parquet(path: &Path) -> ParquetRead {
 #[test]
 fn parquet_keeps_its_schema_metadata_and_exactly_the_rows_not_removed() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in.parquet");
-    let rows = write_parquet(&input);
-    let before = fs::read(&input).unwrap();
-    let out = dir.path().join("out.parquet");
-    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
-    ok(&args(i, o, &[]));
-    assert_eq!(fs::read(&input).unwrap(), before, "the input is untouched");
+    let (rows, input, out) = deduped(dir.path(), "parquet", write_parquet);
 
     let (in_fields, in_kv, in_groups, in_rows) = read_parquet(&input);
     assert_eq!(in_rows, rows);
@@ -530,16 +530,10 @@ fn a_path_that_cannot_be_copied_refuses_the_copy_unless_allowed() {
     let a = ["dedup", ci, "-o", o, "-t", "0.9"];
     assert_usage_error(&a);
     let refused = simtui(&a);
-    let err = String::from_utf8_lossy(&refused.stderr);
-    assert!(
-        err.contains("pipe (a FIFO)") && err.contains("--allow-incomplete"),
-        "{err}"
-    );
+    common::assert_stderr_has(&refused, &["pipe (a FIFO)", "--allow-incomplete"]);
     assert!(!out.exists());
     let run = simtui(&["dedup", ci, "-o", o, "-t", "0.9", "--allow-incomplete"]);
-    let err = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{err}");
-    assert!(err.contains("1 path(s) that cannot be copied"), "{err}");
+    common::assert_ok_saying(&run, &["1 path(s) that cannot be copied"]);
     let copied: Vec<_> = fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -561,10 +555,12 @@ fn with_follow_a_link_out_of_the_tree_is_copied_as_what_it_reaches() {
     use std::os::unix::fs::symlink;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    fs::create_dir_all(d.join("dd/real")).unwrap();
+    let texts = [
+        ("dd/real/a.txt", "one two three four five six seven"),
+        ("ext/own.txt", "eight nine ten eleven twelve"),
+    ];
+    simtui_gen::write_files(d, &texts).unwrap();
     fs::create_dir_all(d.join("ext/sub")).unwrap();
-    fs::write(d.join("dd/real/a.txt"), "one two three four five six seven").unwrap();
-    fs::write(d.join("ext/own.txt"), "eight nine ten eleven twelve").unwrap();
     symlink("../ext", d.join("dd/ext")).unwrap();
     symlink("..", d.join("ext/sub/up")).unwrap();
     symlink(d.join("dd/real"), d.join("ext/back")).unwrap();
@@ -705,9 +701,8 @@ fn annotate_marks_every_record_and_agrees_with_the_removals() {
 fn annotate_refuses_plain_files_and_a_field_it_would_write_twice() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("docs");
-    fs::create_dir(&folder).unwrap();
-    fs::write(folder.join("a.txt"), "one two three four five six").unwrap();
-    fs::write(folder.join("b.txt"), "one two three four five six").unwrap();
+    let text = "one two three four five six";
+    simtui_gen::write_files(&folder, &[("a.txt", text), ("b.txt", text)]).unwrap();
     let out = dir.path().join("out");
     let o = simtui(&[
         "dedup",
@@ -719,11 +714,7 @@ fn annotate_refuses_plain_files_and_a_field_it_would_write_twice() {
         "--annotate",
     ]);
     assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("--annotate writes fields into records"),
-        "{err}"
-    );
+    common::assert_stderr_has(&o, &["--annotate writes fields into records"]);
     assert!(!out.exists());
 
     let jl = dir.path().join("in.jsonl");
@@ -743,10 +734,6 @@ fn annotate_refuses_plain_files_and_a_field_it_would_write_twice() {
         "--annotate",
     ]);
     assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("line 1") && err.contains("\"kept\" already"),
-        "{err}"
-    );
+    common::assert_stderr_has(&o, &["line 1", "\"kept\" already"]);
     assert!(!out.exists(), "nothing is left of the output");
 }

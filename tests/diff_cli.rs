@@ -37,15 +37,18 @@ fn run(dir: &tempfile::TempDir, args: &[&str]) -> String {
     ok(args).replace(dir.path().to_str().unwrap(), "DIR")
 }
 
+/// The diff of A and B at 72 columns, k = 3, with `--color` as given.
+fn diff_in_colour(color: &str) -> String {
+    let (dir, a, b) = files();
+    run(
+        &dir,
+        &["diff", &a, &b, "--width", "72", "--color", color, "-k", "3"],
+    )
+}
+
 #[test]
 fn diff_without_colour_brackets_the_changes() {
-    let (dir, a, b) = files();
-    let out = run(
-        &dir,
-        &[
-            "diff", &a, &b, "--width", "72", "--color", "never", "-k", "3",
-        ],
-    );
+    let out = diff_in_colour("never");
     insta::assert_snapshot!("diff_never", out);
     // Every row fits the width; the changed words are marked on their side only.
     for line in out.lines() {
@@ -55,19 +58,14 @@ fn diff_without_colour_brackets_the_changes() {
     assert!(out.contains("[-Mr-]") && out.contains("{+Mrs+}") && out.contains("[-not-]"));
     assert!(!out.contains('\x1b'));
     // Piped, colour is off by default (auto).
+    let (dir, a, b) = files();
     let piped = run(&dir, &["diff", &a, &b, "--width", "72", "-k", "3"]);
     assert_eq!(piped, out);
 }
 
 #[test]
 fn diff_with_colour_colours_the_changes() {
-    let (dir, a, b) = files();
-    let out = run(
-        &dir,
-        &[
-            "diff", &a, &b, "--width", "72", "--color", "always", "-k", "3",
-        ],
-    );
+    let out = diff_in_colour("always");
     insta::assert_snapshot!("diff_always", out);
     assert!(out.contains("\x1b[31mgood\x1b[0m") && out.contains("\x1b[32mlarge\x1b[0m"));
     assert!(!out.contains("[-") && !out.contains("{+"));

@@ -93,11 +93,7 @@ fn a_banding_past_the_budget_is_skipped_with_a_note() {
             "table",
             "--no-config",
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
         (
             String::from_utf8(out.stdout).unwrap(),
             String::from_utf8(out.stderr).unwrap(),

@@ -4,6 +4,8 @@
 //! Nothing here can hang: every wait has a deadline, a reader thread drains the PTY
 //! continuously, and the child is killed when a test ends in any way.
 
+mod common;
+
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -212,14 +214,8 @@ impl Drop for Pty {
 /// A generated corpus with planted near-duplicates.
 fn corpus(docs: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let g = simtui_gen::generate(&simtui_gen::GenOptions {
-        docs,
-        seed: 11,
-        words: 150,
-        dup_fraction: 0.4,
-        ..Default::default()
-    });
-    simtui_gen::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
+    let (root, truth) = (dir.path().join("c"), dir.path().join("truth.jsonl"));
+    common::write_generated(&root, &truth, (docs, 11, 150, 0.4));
     dir
 }
 
@@ -740,11 +736,7 @@ fn the_tuning_panels_counts_are_evals() {
         .args(["eval", &p, "--format", "jsonl"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let line = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -958,11 +950,7 @@ fn a_pairs_file_computed_elsewhere_is_listed_and_diffed() {
         .arg(&parquet)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let jsonl = std::process::Command::new(BIN)
         .args(["--no-config", "pairs", &c, "-t", "0.5", "--format", "jsonl"])
         .output()
@@ -1203,9 +1191,7 @@ fn the_explorers_clusters_at_s_are_clusters_at_t_s() {
         ])
         .output()
         .unwrap();
-    assert!(clusters.status.success());
-    let err = String::from_utf8_lossy(&clusters.stderr);
-    assert!(err.contains("banding 13x8"), "{err}");
+    common::assert_ok_saying(&clusters, &["banding 13x8"]);
     let expected = String::from_utf8(clusters.stdout).unwrap();
     assert!(expected.lines().count() > 100, "{expected}");
     assert_eq!(exported, expected);

@@ -129,8 +129,7 @@ fn permission_denied_on_files_and_folders_is_skipped_and_reported() {
 fn symlink_loops_with_follow_end_and_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    fs::create_dir_all(d.join("a/b")).unwrap();
-    fs::write(d.join("a/b/doc.txt"), TEXT).unwrap();
+    simtui_gen::write_files(d, &[("a/b/doc.txt", TEXT)]).unwrap();
     std::os::unix::fs::symlink(d.join("a"), d.join("a/b/up")).unwrap();
     std::os::unix::fs::symlink("self", d.join("self")).unwrap();
     let follow = WalkOptions {
@@ -303,11 +302,7 @@ fn delete_the_dupes(cwd: &Path, roots: &[&str], extra: &[&str]) -> Vec<String> {
         .args(roots)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let printed: Vec<String> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -537,12 +532,7 @@ fn a_1_gb_file_beyond_max_bytes_is_never_read() {
     // Through the command line: skipped and said so with -v.
     fs::write(dir.path().join("a.txt"), TEXT).unwrap();
     let out = simtui(&["pairs", "-v", s(dir.path())]);
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("big.log: too large (1073741824 bytes)"),
-        "{err}"
-    );
+    common::assert_ok_saying(&out, &["big.log: too large (1073741824 bytes)"]);
 }
 
 #[cfg(unix)]
@@ -764,22 +754,13 @@ fn many_identical_copies_stream_and_cluster_by_content() {
     assert_eq!(rows[599], "copy0001.txt,copy0002.txt,1,1");
     assert_eq!(*rows.last().unwrap(), "copy0598.txt,copy0599.txt,1,1");
 
-    let out = simtui(&[
-        "pairs",
-        "--no-config",
-        s(d),
-        "--max-pairs",
-        "1000",
-        "--format",
-        "jsonl",
-    ]);
+    let out = common::pairs_jsonl("--no-config", &[s(d), "--max-pairs", "1000"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1000);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("stopped after 1000 of 179700 pairs (--max-pairs 1000)"),
-        "{err}"
+    common::assert_stderr_has(
+        &out,
+        &["stopped after 1000 of 179700 pairs (--max-pairs 1000)"],
     );
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1000);
 
     let out = simtui(&["clusters", "--no-config", s(d), "-t", "0.8", "--dupes"]);
     assert!(out.status.success());
@@ -803,12 +784,9 @@ fn many_near_identical_copies_are_reported_capped_and_clustered() {
         fs::write(d.join(format!("near{i:04}.txt")), text).unwrap();
     }
     let out = simtui(&["pairs", "--no-config", s(d), "-t", "0.9", "--format", "csv"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    assert!(err.contains("a bucket of"), "{err}");
-    assert!(
-        err.contains("--max-bucket N leaves such buckets out"),
-        "{err}"
+    common::assert_ok_saying(
+        &out,
+        &["a bucket of", "--max-bucket N leaves such buckets out"],
     );
     let all = String::from_utf8(out.stdout).unwrap().lines().count() - 1;
     assert!(all >= n * (n - 1) / 2 * 9 / 10, "{all}");
@@ -824,11 +802,9 @@ fn many_near_identical_copies_are_reported_capped_and_clustered() {
         "--format",
         "csv",
     ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    assert!(
-        err.contains("left out of the candidates (over --max-bucket 500)"),
-        "{err}"
+    common::assert_ok_saying(
+        &out,
+        &["left out of the candidates (over --max-bucket 500)"],
     );
     let capped = String::from_utf8(out.stdout).unwrap().lines().count() - 1;
     assert!(capped < all / 2, "{capped} of {all}");
@@ -1069,11 +1045,7 @@ fn dupes_never_print_a_line_that_names_another_file() {
         "--dupes",
         "-0",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let printed: Vec<&[u8]> = out
         .stdout
         .split(|&b| b == 0)
@@ -1118,14 +1090,8 @@ fn dupes_refuse_records_whose_ids_are_no_paths() {
 /// Runs simtui with `args`, killed after 20 s: a read that blocks (a FIFO) is a failure
 /// of the test, not a hang.
 fn run_for_at_most_20s(args: &[&str], cwd: &Path) -> std::process::Output {
-    let mut child = Command::new(BIN)
-        .current_dir(cwd)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        common::spawn_piped(Command::new(BIN).current_dir(cwd).args(args), Stdio::null());
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > Duration::from_secs(20) {

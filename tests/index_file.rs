@@ -39,6 +39,14 @@ fn small_corpus(dir: &Path) -> Corpus {
     c
 }
 
+/// A new folder with the small corpus, and where its index goes (`c.idx` beside it).
+fn corpus_and_index() -> (tempfile::TempDir, Corpus, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let idx = dir.path().join("c.idx");
+    (dir, c, idx)
+}
+
 /// Waits until the files just written are older than what a saved index reads again
 /// (a file modified within 0.1 s before an index run has no stamp saved: it is read
 /// again next time, since an edit later in its clock tick could leave its times as
@@ -49,9 +57,7 @@ fn settle_times() {
 
 #[test]
 fn round_trip_is_identical_to_a_fresh_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = small_corpus(dir.path());
-    let idx = dir.path().join("c.idx");
+    let (_dir, c, idx) = corpus_and_index();
     ok(&["index", c.path(), "-o", s(&idx)]);
     let fresh = outputs(c.path(), &[]);
     assert!(fresh[0].lines().count() > 5, "{}", fresh[0]);
@@ -60,20 +66,18 @@ fn round_trip_is_identical_to_a_fresh_run() {
     // Nothing changed: the file is not rewritten.
     let before = fs::read(&idx).unwrap();
     let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-v"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("60 unchanged, 0 touched, 0 changed, 0 added, 0 deleted"),
-        "{err}"
+    common::assert_stderr_has(
+        &out,
+        &["60 unchanged, 0 touched, 0 changed, 0 added, 0 deleted"],
     );
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("written"), "{err}");
     assert_eq!(before, fs::read(&idx).unwrap());
 }
 
 #[test]
 fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = small_corpus(dir.path());
-    let idx = dir.path().join("c.idx");
+    let (_dir, c, idx) = corpus_and_index();
     ok(&["index", c.path(), "-o", s(&idx)]);
     // Add (a copy of one document and a new one), change, delete, touch.
     fs::write(c.root.join("added.txt"), c.text(&id(1))).unwrap();
@@ -93,19 +97,19 @@ fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
 
     let fresh = outputs(c.path(), &[]);
     let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-v"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("57 unchanged, 1 touched, 1 changed, 2 added, 1 deleted"),
-        "{err}"
+    common::assert_stderr_has(
+        &out,
+        &[
+            "57 unchanged, 1 touched, 1 changed, 2 added, 1 deleted",
+            "written",
+        ],
     );
-    assert!(err.contains("written"), "{err}");
     assert_eq!(fresh, outputs(c.path(), &["--index", s(&idx)]));
     // The update was saved: nothing to do now.
     let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-v"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("61 unchanged, 0 touched, 0 changed, 0 added, 0 deleted"),
-        "{err}"
+    common::assert_stderr_has(
+        &out,
+        &["61 unchanged, 0 touched, 0 changed, 0 added, 0 deleted"],
     );
 }
 
@@ -117,10 +121,14 @@ fn mode(p: &Path, m: u32) {
 }
 
 /// A small corpus that the user `nobody` can read and write in (for the runs where
-/// permissions must bite: see `unprivileged`); None when simtui can't be run as nobody.
+/// permissions must bite: see `unprivileged`); None, and the test says it is skipped,
+/// when simtui can't be run as nobody.
 #[cfg(unix)]
 fn corpus_for_nobody() -> Option<(tempfile::TempDir, Corpus)> {
-    unprivileged()?;
+    if unprivileged().is_none() {
+        println!("skipped: running as root and `setpriv` cannot drop to nobody");
+        return None;
+    }
     let dir = tempfile::tempdir().unwrap();
     mode(dir.path(), 0o777);
     let c = small_corpus(dir.path());
@@ -139,18 +147,13 @@ fn corpus_for_nobody() -> Option<(tempfile::TempDir, Corpus)> {
 #[test]
 fn a_file_unreadable_when_indexed_is_read_once_it_can_be() {
     let Some((dir, c)) = corpus_for_nobody() else {
-        println!("skipped: running as root and `setpriv` cannot drop to nobody");
         return;
     };
     let idx = dir.path().join("c.idx");
     let run = |args: &[&str]| {
         let mut cmd = unprivileged().expect("checked above");
         let out = cmd.arg("--no-config").args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
         (
             String::from_utf8(out.stdout).unwrap(),
             String::from_utf8(out.stderr).unwrap(),
@@ -174,9 +177,7 @@ fn a_file_unreadable_when_indexed_is_read_once_it_can_be() {
 /// put back is read again (its status-change time moved): no stale shingles.
 #[test]
 fn a_same_size_rewrite_with_the_old_time_put_back_is_read_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = small_corpus(dir.path());
-    let idx = dir.path().join("c.idx");
+    let (_dir, c, idx) = corpus_and_index();
     let before = outputs(c.path(), &[]);
     ok(&["index", c.path(), "-o", s(&idx)]);
     // A document that pairs with another, so that the change shows.
@@ -203,9 +204,7 @@ fn a_same_size_rewrite_with_the_old_time_put_back_is_read_again() {
 
 #[test]
 fn other_parameters_rebuild_and_more_hash_functions_are_computed() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = small_corpus(dir.path());
-    let idx = dir.path().join("c.idx");
+    let (_dir, c, idx) = corpus_and_index();
     ok(&["index", c.path(), "-o", s(&idx), "-b", "8", "-r", "4"]);
     // b·r = 128 > 32 saved: computed from the saved shingle sets, same as fresh.
     assert_eq!(
@@ -219,12 +218,7 @@ fn other_parameters_rebuild_and_more_hash_functions_are_computed() {
     assert_eq!(outputs(c.path(), &few), outputs(c.path(), &with_index));
     // Another k: said, rebuilt, saved.
     let out = simtui(&["pairs", c.path(), "--index", s(&idx), "-k", "3"]);
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("built with k = 5 (asked for 3); rebuilt"),
-        "{err}"
-    );
+    common::assert_ok_saying(&out, &["built with k = 5 (asked for 3); rebuilt"]);
     assert_eq!(
         outputs(c.path(), &["-k", "3"]),
         outputs(c.path(), &["-k", "3", "--index", s(&idx)])
@@ -244,9 +238,7 @@ fn the_index_in_the_folder_is_found_and_never_indexed() {
     let auto = c.root.join(".simtui-index");
     assert!(auto.is_file());
     let out = simtui(&["pairs", c.path(), "-v", "--hidden"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(".simtui-index"), "{err}");
-    assert!(err.contains("60 unchanged"), "{err}");
+    common::assert_stderr_has(&out, &[".simtui-index", "60 unchanged"]);
     let ids = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(!ids.contains("simtui-index"));
     let out = simtui(&["pairs", c.path(), "-v", "--no-index"]);
@@ -477,12 +469,7 @@ fn json_lines_records_are_saved_and_updated_like_files() {
     fs::write(c.join("new.jsonl"), jsonl_lines(&[edit(&base[11], 59)])).unwrap();
     settle_times();
     let out = simtui(&["pairs", cs, "-t", "0.3", "--format", "jsonl", "-v"]);
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("2 unchanged, 0 touched, 1 changed, 1 added"),
-        "{err}"
-    );
+    common::assert_ok_saying(&out, &["2 unchanged, 0 touched, 1 changed, 1 added"]);
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         run(&["--no-index"]),
@@ -501,20 +488,14 @@ fn json_lines_records_are_saved_and_updated_like_files() {
     assert_eq!(with.stdout, field(&["--no-index"]).stdout);
     // Another --min-words is another index.
     let stats = simtui(&["pairs", cs, "--min-words", "2", "-v", "--format", "jsonl"]);
-    let err = String::from_utf8_lossy(&stats.stderr);
-    assert!(
-        err.contains("--min-words 0 (asked for 2)"),
-        "rebuilt: {err}"
-    );
+    common::assert_stderr_has(&stats, &["--min-words 0 (asked for 2)"]);
 }
 
 /// Issue 20, item 7: a `simtui index` killed while it wrote leaves its temporary file
 /// (named after its process id); the next write removes it. One of a live process stays.
 #[test]
 fn temporary_files_of_dead_writers_are_removed() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = small_corpus(dir.path());
-    let idx = dir.path().join("c.idx");
+    let (dir, c, idx) = corpus_and_index();
     // No process has an id above the kernel's largest (2^22).
     let dead = dir.path().join(".c.idx.tmp.4194305");
     let alive = dir
@@ -534,7 +515,6 @@ fn temporary_files_of_dead_writers_are_removed() {
 #[test]
 fn a_file_that_cannot_be_stated_does_not_make_every_run_rewrite_the_index() {
     let Some((dir, c)) = corpus_for_nobody() else {
-        println!("skipped: running as root and `setpriv` cannot drop to nobody");
         return;
     };
     // A folder that can be listed but not entered: its files can't be stat'ed.
@@ -550,11 +530,7 @@ fn a_file_that_cannot_be_stated_does_not_make_every_run_rewrite_the_index() {
             .args(args)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
         String::from_utf8(out.stderr).unwrap()
     };
     let err = run(&["index", c.path(), "-o", s(&idx), "-v"]);
@@ -575,9 +551,7 @@ fn a_file_that_cannot_be_stated_does_not_make_every_run_rewrite_the_index() {
 /// file for unchanged.
 #[test]
 fn a_file_modified_in_the_second_of_its_stamp_is_read_again_next_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = small_corpus(dir.path());
-    let idx = dir.path().join("c.idx");
+    let (_dir, c, idx) = corpus_and_index();
     let path = c.file(&c.generated.docs[0].id);
     let ahead = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
     let set = |t| {
@@ -591,16 +565,11 @@ fn a_file_modified_in_the_second_of_its_stamp_is_read_again_next_time() {
     set(ahead);
     ok(&["index", c.path(), "-o", s(&idx)]);
     let again = simtui(&["index", c.path(), "-o", s(&idx)]);
-    let err = String::from_utf8_lossy(&again.stderr);
-    assert!(err.contains(" 1 changed,"), "{err}");
+    common::assert_stderr_has(&again, &[" 1 changed,"]);
     // Once its times are in the past, it is taken from the index again.
     set(std::time::SystemTime::now() - std::time::Duration::from_secs(3600));
     settle_times();
     ok(&["index", c.path(), "-o", s(&idx)]);
     let last = simtui(&["index", c.path(), "-o", s(&idx)]);
-    let err = String::from_utf8_lossy(&last.stderr);
-    assert!(
-        err.contains(" 0 changed,") && err.contains("up to date"),
-        "{err}"
-    );
+    common::assert_stderr_has(&last, &[" 0 changed,", "up to date"]);
 }

@@ -10,14 +10,15 @@ use std::process::Command;
 
 fn corpus(dir: &Path, docs: usize) -> String {
     let out = dir.join("c");
-    let g = simtui_gen::generate(&simtui_gen::GenOptions {
-        docs,
-        seed: 17,
-        words: 120,
-        ..Default::default()
-    });
-    simtui_gen::write(&g, &out, &dir.join("c.truth.jsonl")).unwrap();
+    common::write_generated(&out, &dir.join("c.truth.jsonl"), (docs, 17, 120, 0.2));
     out.to_str().unwrap().to_string()
+}
+
+/// The 1,500-document corpus of `corpus`, and an empty folder for temporary files.
+fn corpus_and_tmp(dir: &Path) -> (String, std::path::PathBuf) {
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    (corpus(dir, 1500), tmp)
 }
 
 fn stdout_of(args: &[&str]) -> Vec<u8> {
@@ -33,9 +34,7 @@ fn stdout_of(args: &[&str]) -> Vec<u8> {
 #[test]
 fn every_command_gives_the_same_output_under_any_memory_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let c = corpus(dir.path(), 1500);
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
+    let (c, tmp) = corpus_and_tmp(dir.path());
     let tmp = tmp.to_str().unwrap();
     let truth = dir.path().join("c.truth.jsonl");
     let commands: Vec<Vec<&str>> = vec![
@@ -110,20 +109,11 @@ fn stats_say_what_was_spilled_and_verbose_names_the_files() {
         "--format",
         "jsonl",
     ]);
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("temporary file for shingle sets: "),
-        "-v names the file: {err}"
-    );
+    common::assert_ok_saying(&out, &["temporary file for shingle sets: "]);
     let out = simtui(&[
         "pairs", &c, "--memory", "8G", "--stats", "--format", "jsonl",
     ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("nothing to temporary files (--memory 8.0 GB)"),
-        "{err}"
-    );
+    common::assert_stderr_has(&out, &["nothing to temporary files (--memory 8.0 GB)"]);
 }
 
 #[test]
@@ -142,9 +132,7 @@ fn bad_memory_flags_are_usage_errors() {
 #[test]
 fn a_full_disk_is_an_error_and_leaves_nothing_behind() {
     let dir = tempfile::tempdir().unwrap();
-    let c = corpus(dir.path(), 1500);
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
+    let (c, tmp) = corpus_and_tmp(dir.path());
     let script = format!(
         "trap '' XFSZ; ulimit -f 64; exec '{}' pairs '{c}' --memory 0 --tmp-dir '{}' --format jsonl",
         env!("CARGO_BIN_EXE_simtui"),

@@ -36,18 +36,18 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// A new folder holding a corpus of 30 files at `c`.
+fn corpus_of_30() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus_at(dir.path(), "c", 30);
+    (dir, c)
+}
+
 /// A generated corpus of `docs` files at `dir/name` (a folder of near-duplicates).
 fn corpus_at(dir: &Path, name: &str, docs: usize) -> PathBuf {
     let out = dir.join(name);
     let truth = dir.join(format!("{name}.truth.jsonl"));
-    let g = simtui_gen::generate(&simtui_gen::GenOptions {
-        docs,
-        seed: 5,
-        words: 80,
-        dup_fraction: 0.5,
-        ..Default::default()
-    });
-    simtui_gen::write(&g, &out, &truth).unwrap();
+    common::write_generated(&out, &truth, (docs, 5, 80, 0.5));
     out
 }
 
@@ -100,15 +100,10 @@ fn an_output_that_holds_the_input_is_refused() {
 /// replaced the folder c, the corpus, with a file).
 #[test]
 fn a_removal_list_given_as_the_input_is_never_written_over() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = corpus_at(dir.path(), "c", 30);
+    let (dir, c) = corpus_of_30();
     let out = dir.path().join("out");
     let first = simtui(&["dedup", s(&c), "-o", s(&out), "-t", "0.8"]);
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    common::assert_ok(&first);
     let list = dir.path().join("out.removed.jsonl");
     fs::copy(&list, dir.path().join("c.removed.jsonl")).unwrap();
     let before = snapshot(dir.path());
@@ -154,8 +149,7 @@ fn a_removal_list_given_as_the_input_is_never_written_over() {
 /// first).
 #[test]
 fn keep_lists_truth_files_and_logs_never_land_on_an_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = corpus_at(dir.path(), "c", 30);
+    let (dir, c) = corpus_of_30();
     let list = dir.path().join("out.removed.jsonl");
     fs::write(&list, r#"{"id":"d000/doc000001.txt","source":"x","kept":"d000/doc000000.txt","jaccard":0.9,"cluster":1}"#).unwrap();
     let file = c.join("d000/doc000001.txt");
@@ -205,27 +199,16 @@ fn a_second_path_to_the_input_is_the_input() {
     let hard = dir.path().join("hard.txt");
     fs::hard_link(d.join("d000/doc000001.txt"), &hard).unwrap();
     let before = snapshot(&d);
-    let o = alias.join("out");
-    refused(
-        &simtui(&["dedup", s(&d), "-o", s(&o), "-t", "0.8"]),
-        "is inside the input",
-        s(&o),
-        s(&d),
-    );
-    let p = alias.join("p.jsonl");
-    refused(
-        &simtui(&["pairs", s(&d), "-o", s(&p)]),
-        "is inside the input",
-        s(&p),
-        s(&d),
-    );
+    // Writing OUT (through the link) from INPUT, refused as inside or the same as it.
+    let refused_as = |command: &[&str], out: &Path, input: &Path, how: &str| {
+        let args = [command, &[s(input), "-o", s(out)]].concat();
+        refused(&simtui(&args), how, s(out), s(input));
+    };
+    let (o, p) = (alias.join("out"), alias.join("p.jsonl"));
+    refused_as(&["dedup", "-t", "0.8"], &o, &d, "is inside the input");
+    refused_as(&["pairs"], &p, &d, "is inside the input");
     let one = d.join("d000/doc000001.txt");
-    refused(
-        &simtui(&["pairs", s(&one), "-o", s(&hard)]),
-        "is the same file as the input",
-        s(&hard),
-        s(&one),
-    );
+    refused_as(&["pairs"], &hard, &one, "is the same file as the input");
     assert_eq!(snapshot(&d), before);
     assert!(!o.exists() && !p.exists());
 }
@@ -290,8 +273,7 @@ fn a_bind_mount_of_the_input_is_the_input() {
 /// or file of the user's.
 #[test]
 fn force_replaces_only_an_earlier_output_of_dedup() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = corpus_at(dir.path(), "c", 30);
+    let (dir, c) = corpus_of_30();
     let mine = dir.path().join("mine");
     fs::create_dir(&mine).unwrap();
     fs::write(mine.join("thesis.txt"), "years of work").unwrap();
@@ -309,11 +291,7 @@ fn force_replaces_only_an_earlier_output_of_dedup() {
     // An earlier output is replaced, again and again.
     for _ in 0..2 {
         let out = simtui(&["dedup", s(&c), "-o", s(&out_dir), "-t", "0.8", "--force"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
         assert!(out_dir.join(".simtui-dedup").is_file());
     }
     // One file: replaced only with the removal list dedup wrote beside it.
@@ -333,11 +311,7 @@ fn force_replaces_only_an_earlier_output_of_dedup() {
     let clean = dir.path().join("clean.jsonl");
     for _ in 0..2 {
         let out = simtui(&["dedup", s(&jsonl), "-o", s(&clean), "-t", "0.8", "--force"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
     }
 }
 
@@ -347,8 +321,7 @@ fn force_replaces_only_an_earlier_output_of_dedup() {
 #[cfg(unix)]
 #[test]
 fn an_output_through_a_link_is_replaced_where_it_leads_and_leaves_no_copy() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = corpus_at(dir.path(), "c", 30);
+    let (dir, c) = corpus_of_30();
     let real = dir.path().join("real");
     let first = simtui(&["dedup", s(&c), "-o", s(&real), "-t", "0.8"]);
     assert!(first.status.success());
@@ -356,11 +329,7 @@ fn an_output_through_a_link_is_replaced_where_it_leads_and_leaves_no_copy() {
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let slash = format!("{}/", link.display());
     let out = simtui(&["dedup", s(&c), "-o", &slash, "-t", "0.8", "--force"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     assert!(
         fs::symlink_metadata(&link)
             .unwrap()

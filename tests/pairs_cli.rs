@@ -2,7 +2,6 @@
 //! brute-force Jaccard computed here from the words themselves (no hashing).
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 use std::process::Output;
 
 mod common;
@@ -31,23 +30,13 @@ fn parse_jsonl(out: &[u8]) -> Vec<Reported> {
         .collect()
 }
 
-/// A generated corpus in `dir/corpus` (truth in `dir/truth.jsonl`), and each document's
-/// word 5-shingles.
-fn make_corpus(dir: &Path, docs: usize, seed: u64) -> HashMap<String, HashSet<String>> {
-    Corpus::new(dir, docs, seed).shingles
-}
-
 #[test]
 fn every_reported_jaccard_is_exact_and_high_similarity_pairs_are_found() {
     let dir = tempfile::tempdir().unwrap();
-    let sets = make_corpus(dir.path(), 800, 11);
-    let corpus = dir.path().join("corpus");
-    let out = simtui(&["pairs", corpus.to_str().unwrap(), "--format", "jsonl"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let corpus = Corpus::new(dir.path(), 800, 11);
+    let sets = &corpus.shingles;
+    let out = simtui(&["pairs", corpus.path(), "--format", "jsonl"]);
+    common::assert_ok(&out);
     let pairs = parse_jsonl(&out.stdout);
     assert!(!pairs.is_empty());
 
@@ -109,68 +98,39 @@ fn every_reported_jaccard_is_exact_and_high_similarity_pairs_are_found() {
 #[test]
 fn threshold_and_formats() {
     let dir = tempfile::tempdir().unwrap();
-    make_corpus(dir.path(), 300, 5);
-    let corpus = dir.path().join("corpus");
-    let c = corpus.to_str().unwrap();
+    let corpus = Corpus::new(dir.path(), 300, 5);
+    let c = corpus.path();
     let all = parse_jsonl(&simtui(&["pairs", c, "--format", "jsonl"]).stdout);
-    // The same banding (16x8: its S-curve at 0.8 is 0.947, so no banding is chosen).
-    let high = parse_jsonl(
-        &simtui(&[
-            "pairs",
-            c,
-            "--format",
-            "jsonl",
-            "--threshold",
-            "0.8",
-            "-b",
-            "16",
-            "-r",
-            "8",
-        ])
-        .stdout,
-    );
+    // The same banding (16x8: its S-curve at 0.8 is 0.947, so no banding is chosen), in
+    // each format, and piped without --format.
+    let at = |format: &[&str]| {
+        let banded = ["pairs", c, "--threshold", "0.8", "-b", "16", "-r", "8"];
+        simtui(&[&banded[..], format].concat()).stdout
+    };
+    let high = parse_jsonl(&at(&["--format", "jsonl"]));
     assert!(high.len() < all.len());
     assert!(high.iter().all(|p| p.jaccard >= 0.8));
     assert_eq!(high.len(), all.iter().filter(|p| p.jaccard >= 0.8).count());
 
-    let csv = simtui(&[
-        "pairs",
-        c,
-        "--format",
-        "csv",
-        "--threshold",
-        "0.8",
-        "-b",
-        "16",
-        "-r",
-        "8",
-    ]);
-    let text = String::from_utf8(csv.stdout).unwrap();
+    let text = String::from_utf8(at(&["--format", "csv"])).unwrap();
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some("a,b,jaccard,estimate"));
     assert_eq!(lines.count(), high.len());
 
-    let table = String::from_utf8(
-        simtui(&[
-            "pairs", c, "--format", "table", "-t", "0.8", "-b", "16", "-r", "8",
-        ])
-        .stdout,
-    )
-    .unwrap();
+    let table = String::from_utf8(at(&["--format", "table"])).unwrap();
     assert!(table.starts_with("  rank  jaccard  estimate"));
     assert_eq!(table.lines().count(), high.len() + 1);
 
     // Piped without --format: JSON Lines.
-    let piped = simtui(&["pairs", c, "-t", "0.8", "-b", "16", "-r", "8"]);
-    assert_eq!(parse_jsonl(&piped.stdout).len(), high.len());
+    assert_eq!(parse_jsonl(&at(&[])).len(), high.len());
 }
 
 #[test]
 fn bad_paths_and_flags_exit_2_with_one_line() {
     let out = simtui(&["pairs", "/no/such/simtui/folder"]);
     assert_eq!(out.status.code(), Some(2));
+    common::assert_stderr_has(&out, &["/no/such/simtui/folder"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("/no/such/simtui/folder"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(out.stdout.is_empty());
 
@@ -221,16 +181,10 @@ fn binary_empty_and_non_utf8_files() {
     .unwrap();
     std::fs::write(d.join("huge.txt"), text.repeat(100)).unwrap();
 
-    let out = simtui(&[
-        "pairs",
+    let out = common::pairs_jsonl(
         d.to_str().unwrap(),
-        "--format",
-        "jsonl",
-        "--stats",
-        "-v",
-        "--max-bytes",
-        "1000",
-    ]);
+        &["--stats", "-v", "--max-bytes", "1000"],
+    );
     assert!(out.status.success());
     let pairs = parse_jsonl(&out.stdout);
     let names: Vec<(&str, &str)> = pairs.iter().map(|p| (p.a.as_str(), p.b.as_str())).collect();
@@ -241,12 +195,16 @@ fn binary_empty_and_non_utf8_files() {
         || b.contains("empty")
         || a.contains("image")
         || b.contains("image")));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("image.bin: binary"), "{err}");
-    assert!(err.contains("binary 1"), "{err}");
-    assert!(err.contains("too large 1"), "{err}");
-    assert!(err.contains("empty       2"), "{err}");
-    assert!(err.contains("documents   5 read"), "{err}");
+    common::assert_stderr_has(
+        &out,
+        &[
+            "image.bin: binary",
+            "binary 1",
+            "too large 1",
+            "empty       2",
+            "documents   5 read",
+        ],
+    );
 }
 
 #[test]
@@ -287,15 +245,10 @@ fn a_closed_pipe_ends_quietly() {
 #[test]
 fn eval_measures_recall_against_brute_force_and_a_truth_file() {
     let dir = tempfile::tempdir().unwrap();
-    make_corpus(dir.path(), 600, 21);
-    let corpus = dir.path().join("corpus");
-    let c = corpus.to_str().unwrap();
+    let corpus = Corpus::new(dir.path(), 600, 21);
+    let c = corpus.path();
     let parse = |out: Output| -> Vec<serde_json::Value> {
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
         String::from_utf8(out.stdout)
             .unwrap()
             .lines()
@@ -358,9 +311,8 @@ fn eval_measures_recall_against_brute_force_and_a_truth_file() {
 #[test]
 fn eval_reads_back_the_truth_it_writes_and_sweeps_over_runs() {
     let dir = tempfile::tempdir().unwrap();
-    make_corpus(dir.path(), 400, 5);
-    let corpus = dir.path().join("corpus");
-    let c = corpus.to_str().unwrap();
+    let corpus = Corpus::new(dir.path(), 400, 5);
+    let c = corpus.path();
     let written = dir.path().join("exact.jsonl");
     let run = |args: &[&str]| {
         let out = simtui(args);
@@ -371,26 +323,23 @@ fn eval_reads_back_the_truth_it_writes_and_sweeps_over_runs() {
         );
         common::jsonl(&String::from_utf8(out.stdout).unwrap())
     };
-    let exact = run(&[
-        "eval",
-        c,
-        "--format",
-        "jsonl",
-        "--write-truth",
-        written.to_str().unwrap(),
-    ]);
+    // eval of the corpus, writing or reading the truth file.
+    let with_truth = |flag: &str| {
+        run(&[
+            "eval",
+            c,
+            "--format",
+            "jsonl",
+            flag,
+            written.to_str().unwrap(),
+        ])
+    };
+    let exact = with_truth("--write-truth");
     // One format both ways: the file written is a truth file eval takes (it has no
     // "edit" or "rate", which only gen's files have).
     let text = std::fs::read_to_string(&written).unwrap();
     assert!(!text.is_empty() && !text.contains("\"edit\""));
-    let from_file = run(&[
-        "eval",
-        c,
-        "--format",
-        "jsonl",
-        "--truth",
-        written.to_str().unwrap(),
-    ]);
+    let from_file = with_truth("--truth");
     // The file lists every pair with J >= 0.5: scored against it, the counts are the
     // exact truth's at 0.5.
     let at = |rows: &[serde_json::Value], t: f64, k: &str| {
@@ -458,11 +407,7 @@ fn eval_reads_back_the_truth_it_writes_and_sweeps_over_runs() {
 #[test]
 fn curve_accuracy_prints_bytes_and_the_measured_error_beside_theory() {
     let out = simtui(&["curve", "--accuracy", "--pairs", "300"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let text = String::from_utf8(out.stdout).unwrap();
     let rows: Vec<Vec<&str>> = text
         .lines()

@@ -103,6 +103,13 @@ impl Read {
     }
 }
 
+/// The file has exactly these columns (`names`, of `types`), in this order.
+fn assert_columns(p: &Read, names: &[&str], types: &[DataType]) {
+    let got: Vec<(&str, &DataType)> = p.columns.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let want: Vec<(&str, &DataType)> = names.iter().copied().zip(types).collect();
+    assert_eq!(got, want);
+}
+
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
@@ -190,15 +197,9 @@ fn pairs_as_parquet_are_the_json_lines_pairs() {
     );
     for file in [&explicit, &by_name, &piped] {
         let p = read(file);
-        assert_eq!(
-            p.columns,
-            vec![
-                ("a".to_string(), DataType::Utf8),
-                ("b".to_string(), DataType::Utf8),
-                ("jaccard".to_string(), DataType::Float64),
-                ("estimate".to_string(), DataType::Float64),
-            ]
-        );
+        let (text, real) = (DataType::Utf8, DataType::Float64);
+        let types = [text.clone(), text, real.clone(), real];
+        assert_columns(&p, &["a", "b", "jaccard", "estimate"], &types);
         assert_same_pairs(&p, &json, "estimate");
     }
     // Nothing but the three files (no temporary left beside them).
@@ -265,15 +266,14 @@ fn clusters_as_parquet_are_the_json_lines_clusters_one_row_per_member() {
         let file = dir.path().join(format!("{linkage}.parquet"));
         ok(&[&args[..], &["--format", "parquet", "-o", s(&file)]].concat());
         let p = read(&file);
-        assert_eq!(
-            p.columns,
-            vec![
-                ("id".to_string(), DataType::Utf8),
-                ("cluster".to_string(), DataType::UInt32),
-                ("kept".to_string(), DataType::Boolean),
-                ("jaccard_to_kept".to_string(), DataType::Float64),
-            ]
-        );
+        let names = ["id", "cluster", "kept", "jaccard_to_kept"];
+        let types = [
+            DataType::Utf8,
+            DataType::UInt32,
+            DataType::Boolean,
+            DataType::Float64,
+        ];
+        assert_columns(&p, &names, &types);
         let ids = p.strings("id");
         let cluster = p.column("cluster", |a, i| a.as_primitive::<UInt32Type>().value(i));
         let kept = p.column("kept", |a, i| a.as_boolean().value(i));
@@ -414,31 +414,22 @@ fn sketch_stdin_writes_parquet_when_asked_and_json_lines_by_default() {
         input.push('\n');
     }
     let run = |format: &[&str]| -> Vec<u8> {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_simtui"))
-            .args([
-                "sketch",
-                "--stdin",
-                "--text-field",
-                "text",
-                "--id-field",
-                "id",
-            ])
-            .args(format)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let sketch = [
+            "sketch",
+            "--stdin",
+            "--text-field",
+            "text",
+            "--id-field",
+            "id",
+        ];
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_simtui"));
+        let mut child = common::spawn_piped(cmd.args(sketch).args(format), Stdio::piped());
         let mut stdin = child.stdin.take().unwrap();
         let data = input.clone();
         let writer = std::thread::spawn(move || stdin.write_all(data.as_bytes()));
         let out = child.wait_with_output().unwrap();
         writer.join().unwrap().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
         out.stdout
     };
     // Parquet by default, as the contract says; JSON Lines when asked (the Spark
@@ -459,38 +450,8 @@ fn sketch_stdin_writes_parquet_when_asked_and_json_lines_by_default() {
 /// Runs simtui in a pseudo-terminal (stdin and stdout a terminal); returns its exit
 /// code and what it wrote there.
 fn run_pty(args: &[&str]) -> (u32, String) {
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-    use std::io::Read;
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: 40,
-            cols: 200,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("open a pty");
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_simtui"));
-    cmd.args(args);
-    cmd.env("TERM", "xterm-256color");
-    let mut child = pair.slave.spawn_command(cmd).expect("spawn simtui");
-    drop(pair.slave);
-    let mut reader = pair.master.try_clone_reader().expect("pty reader");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut out = Vec::new();
-        // Linux ends a pty's output with EIO rather than EOF: what was read is kept.
-        let _ = reader.read_to_end(&mut out);
-        let _ = tx.send(out);
-    });
-    let Ok(out) = rx.recv_timeout(std::time::Duration::from_secs(60)) else {
-        let _ = child.kill();
-        panic!("simtui {args:?} did not finish in a pty");
-    };
-    let status = child.wait().expect("wait for simtui");
-    (
-        status.exit_code(),
-        String::from_utf8_lossy(&out).into_owned(),
-    )
+    let (status, out) = common::pty::run(common::pty::command(args), 40, 200);
+    (status.exit_code(), out)
 }
 
 #[test]

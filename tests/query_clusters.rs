@@ -7,6 +7,19 @@ use common::{Corpus, assert_usage_error, components, jsonl, ok, simtui};
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, SystemTime};
 
+/// A cluster row's members.
+fn members(row: &serde_json::Value) -> Vec<&str> {
+    let members = row["members"].as_array().unwrap();
+    members.iter().map(|m| m.as_str().unwrap()).collect()
+}
+
+/// The rows of `simtui query CORPUS WHAT --format jsonl`, with `extra` flags.
+fn query_rows(corpus: &str, what: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+    jsonl(&ok(
+        &[&["query", corpus, what, "--format", "jsonl"], extra].concat()
+    ))
+}
+
 #[test]
 fn query_finds_planted_neighbours_in_the_top_n() {
     let dir = tempfile::tempdir().unwrap();
@@ -75,17 +88,11 @@ fn outside_files_and_corpus_paths_are_queries() {
         "words found nowhere in the corpus at all",
     )
     .unwrap();
-    let rows = jsonl(&ok(&[
-        "query",
+    let rows = query_rows(
         c.path(),
         outside.to_str().unwrap(),
-        "--format",
-        "jsonl",
-        "-b",
-        "32",
-        "-r",
-        "4",
-    ]));
+        &["-b", "32", "-r", "4"],
+    );
     let copy = outside.join("copy.txt");
     let copy = copy.to_str().unwrap();
     let mine: Vec<_> = rows.iter().filter(|r| r["query"] == copy).collect();
@@ -104,13 +111,7 @@ fn outside_files_and_corpus_paths_are_queries() {
 
     // A corpus file named by its path is that document: not its own neighbour.
     let path = c.file(&a);
-    let rows = jsonl(&ok(&[
-        "query",
-        c.path(),
-        path.to_str().unwrap(),
-        "--format",
-        "jsonl",
-    ]));
+    let rows = query_rows(c.path(), path.to_str().unwrap(), &[]);
     assert!(rows.iter().all(|r| r["doc"] != a.as_str()));
     assert!(rows.iter().any(|r| r["doc"] == b.as_str()));
 }
@@ -133,9 +134,7 @@ fn too_few_candidates_are_said_and_exhaustive_fills_up_from_a_scan() {
         .expect("a query with near but distinct neighbours");
     let base = ["query", c.path(), &q, "-b", "2", "-r", "64", "--top", "4"];
     let out = simtui(&[&base[..], &["--format", "jsonl"]].concat());
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("fewer than --top 4"), "{err}");
+    common::assert_ok_saying(&out, &["fewer than --top 4"]);
     assert!(jsonl(&String::from_utf8(out.stdout).unwrap()).is_empty());
 
     let out = simtui(&[&base[..], &["--format", "jsonl", "--exhaustive"]].concat());
@@ -203,26 +202,14 @@ fn clusters_equal_the_planted_groups() {
         assert!(expected.len() >= 10, "enough planted groups at {t}");
         let got: BTreeSet<BTreeSet<String>> = rows
             .iter()
-            .map(|r| {
-                r["members"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|m| m.as_str().unwrap().to_string())
-                    .collect()
-            })
+            .map(|r| members(r).into_iter().map(String::from).collect())
             .collect();
         assert_eq!(got, expected, "clusters at J >= {t}");
 
         let sizes: Vec<u64> = rows.iter().map(|r| r["size"].as_u64().unwrap()).collect();
         assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "largest first");
         for r in &rows {
-            let members: Vec<&str> = r["members"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m.as_str().unwrap())
-                .collect();
+            let members = members(r);
             assert_eq!(members.len() as u64, r["size"].as_u64().unwrap());
             // The mean over every pair of members, computed exactly.
             let mut sum = 0.0;
@@ -304,12 +291,7 @@ fn dupes_list_every_member_but_the_representative_and_touch_nothing() {
                 !listed.contains(&path(rep)),
                 "{keep}: representative {rep} listed"
             );
-            let members: Vec<&str> = r["members"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m.as_str().unwrap())
-                .collect();
+            let members = members(r);
             assert!(members.contains(&rep));
             let chosen = match keep {
                 "oldest" => Some(*members.iter().min_by_key(|m| mtime[*m]).unwrap()),

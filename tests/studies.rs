@@ -8,9 +8,9 @@ use common::{Corpus, assert_usage_error, jsonl, ok, simtui};
 use std::collections::BTreeSet;
 
 /// Every neighbour of every query, as JSON rows, with `extra` flags.
-fn neighbours(c: &Corpus, queries: &[&str], extra: &[&str]) -> Vec<serde_json::Value> {
+fn neighbours(c: &Corpus, queries: &[String], extra: &[&str]) -> Vec<serde_json::Value> {
     let mut args = vec!["query", c.path()];
-    args.extend(queries);
+    args.extend(queries.iter().map(String::as_str));
     args.extend(["-b", "32", "-r", "4", "--format", "jsonl"]);
     args.extend(extra);
     jsonl(&ok(&args))
@@ -33,7 +33,6 @@ fn query_threshold_keeps_exactly_the_neighbours_at_or_above_it() {
     let dir = tempfile::tempdir().unwrap();
     let c = Corpus::new(dir.path(), 300, 5);
     let q = queries(&c);
-    let q: Vec<&str> = q.iter().map(String::as_str).collect();
     let all = neighbours(&c, &q, &["--top", "50", "--exhaustive"]);
     for t in ["0.2", "0.5", "0.8"] {
         let tf: f64 = t.parse().unwrap();
@@ -55,7 +54,7 @@ fn query_threshold_keeps_exactly_the_neighbours_at_or_above_it() {
             assert!((r["jaccard"].as_f64().unwrap() - c.jaccard(a, b)).abs() < 1e-12);
         }
     }
-    assert_usage_error(&["query", c.path(), q[0], "--threshold", "1.5"]);
+    assert_usage_error(&["query", c.path(), &q[0], "--threshold", "1.5"]);
 }
 
 #[test]
@@ -63,7 +62,6 @@ fn query_rank_estimate_orders_by_the_signature_and_keeps_j_exact() {
     let dir = tempfile::tempdir().unwrap();
     let c = Corpus::new(dir.path(), 300, 6);
     let q = queries(&c);
-    let q: Vec<&str> = q.iter().map(String::as_str).collect();
     let all = neighbours(&c, &q, &["--top", "100"]);
     let ranked = neighbours(&c, &q, &["--top", "3", "--rank", "estimate"]);
     let mut checked = 0;
@@ -113,7 +111,7 @@ fn query_rank_estimate_orders_by_the_signature_and_keeps_j_exact() {
             .collect();
         assert!(h.windows(2).all(|w| w[0] <= w[1]), "{query}: {h:?}");
     }
-    assert_usage_error(&["query", c.path(), q[0], "--rank", "bm25"]);
+    assert_usage_error(&["query", c.path(), &q[0], "--rank", "bm25"]);
 }
 
 /// The J of the two files of a folder, with `flags`.
@@ -194,9 +192,11 @@ fn cleaning_flags_make_the_studies_matches() {
 fn cleaning_is_in_the_config_file_and_the_saved_index() {
     let dir = tempfile::tempdir().unwrap();
     let corpus = dir.path().join("c");
-    std::fs::create_dir(&corpus).unwrap();
-    std::fs::write(corpus.join("a.txt"), "the runners were jumping in 1987").unwrap();
-    std::fs::write(corpus.join("b.txt"), "the runner was jumped in 1986").unwrap();
+    let texts = [
+        ("a.txt", "the runners were jumping in 1987"),
+        ("b.txt", "the runner was jumped in 1986"),
+    ];
+    simtui_gen::write_files(&corpus, &texts).unwrap();
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
@@ -250,7 +250,7 @@ fn cleaning_is_in_the_config_file_and_the_saved_index() {
         "--letters-only",
         "--no-config",
     ]);
-    let out = simtui(&[
+    let german = [
         "pairs",
         c,
         "--index",
@@ -258,23 +258,14 @@ fn cleaning_is_in_the_config_file_and_the_saved_index() {
         "--stem",
         "german",
         "--no-config",
-    ]);
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("--stem english (asked for german)") && err.contains("letters-only on"),
-        "{err}"
+    ];
+    let out = simtui(&german);
+    common::assert_ok_saying(
+        &out,
+        &["--stem english (asked for german)", "letters-only on"],
     );
     // Asked for the same, it is used as saved.
-    let out = simtui(&[
-        "pairs",
-        c,
-        "--index",
-        idx,
-        "--stem",
-        "german",
-        "--no-config",
-    ]);
+    let out = simtui(&german);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("rebuilt"));
 }
 
@@ -332,20 +323,19 @@ fn fingerprints_at_every_width_are_what_pairs_compares() {
                 }
             }
         }
-        let rows = jsonl(&ok(&[
-            "pairs",
+        let rows = jsonl(&common::stdout_of(common::pairs_jsonl(
             c.path(),
-            "--method",
-            "simhash",
-            "--bits",
-            &b,
-            "--max-distance",
-            d,
-            "-t",
-            "0",
-            "--format",
-            "jsonl",
-        ]));
+            &[
+                "--method",
+                "simhash",
+                "--bits",
+                &b,
+                "--max-distance",
+                d,
+                "-t",
+                "0",
+            ],
+        )));
         let got: BTreeSet<(String, String)> = rows
             .iter()
             .map(|r| {

@@ -60,29 +60,28 @@ pub fn text(path: &Path, limit: u64) -> Result<String, String> {
 
 /// Reads a regular file of at most `limit` bytes whole; else why not.
 pub fn bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    open(path, limit)?
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > limit {
-        return Err(over(limit, None));
-    }
-    Ok(bytes)
+    read_within(open(path, limit)?, limit, |r, bytes| r.read_to_end(bytes))
 }
 
 /// Reads all of `reader` as text, failing if it gives more than `limit` bytes (a file
 /// that grew since it was opened, a compressed stream that expands past it).
 pub fn bounded(reader: impl Read, limit: u64) -> Result<String, String> {
-    let mut text = String::new();
-    reader
-        .take(limit.saturating_add(1))
-        .read_to_string(&mut text)
-        .map_err(|e| e.to_string())?;
-    if text.len() as u64 > limit {
+    read_within(reader, limit, |r, text| r.read_to_string(text))
+}
+
+/// Reads `reader` with `read` (as bytes or as text), failing past `limit` bytes: it is
+/// read one byte beyond, to tell a reader of exactly `limit` from a longer one.
+fn read_within<T: Default + AsRef<[u8]>, R: Read>(
+    reader: R,
+    limit: u64,
+    read: impl FnOnce(&mut std::io::Take<R>, &mut T) -> std::io::Result<usize>,
+) -> Result<T, String> {
+    let mut out = T::default();
+    read(&mut reader.take(limit.saturating_add(1)), &mut out).map_err(|e| e.to_string())?;
+    if out.as_ref().len() as u64 > limit {
         return Err(over(limit, None));
     }
-    Ok(text)
+    Ok(out)
 }
 
 fn over(limit: u64, size: Option<u64>) -> String {

@@ -10,58 +10,57 @@ use std::io::{self, Write};
 /// The member each cluster keeps (`--keep`), named in the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KeepArg {
-    Longest,
-    Shortest,
-    Oldest,
-    Newest,
-    First,
+    /// longest, shortest, oldest, newest or first: the engine's rule as it is.
+    Rule(Keep),
     /// `field:NAME` (earliest value) or `field:NAME:last` (latest).
-    Field {
-        name: String,
-        last: bool,
-    },
+    Field { name: String, last: bool },
 }
+
+/// The rules that name no field, as `--keep` writes them.
+const RULES: [(&str, Keep); 5] = [
+    ("longest", Keep::Longest),
+    ("shortest", Keep::Shortest),
+    ("oldest", Keep::Oldest),
+    ("newest", Keep::Newest),
+    ("first", Keep::First),
+];
 
 impl KeepArg {
     /// Parses `--keep`: longest, shortest, oldest, newest, first, field:NAME or
     /// field:NAME:last.
     pub fn parse(s: &str) -> Result<KeepArg, String> {
-        Ok(match s {
-            "longest" => KeepArg::Longest,
-            "shortest" => KeepArg::Shortest,
-            "oldest" => KeepArg::Oldest,
-            "newest" => KeepArg::Newest,
-            "first" => KeepArg::First,
-            _ => {
-                let Some(field) = s.strip_prefix("field:") else {
-                    return Err(
-                        "expected longest, shortest, oldest, newest, first, field:NAME or field:NAME:last"
-                            .to_string(),
-                    );
-                };
-                let (name, last) = match field.strip_suffix(":last") {
-                    Some(n) => (n, true),
-                    None => (field.strip_suffix(":first").unwrap_or(field), false),
-                };
-                if name.is_empty() {
-                    return Err("field: needs a field name (field:date)".to_string());
-                }
-                KeepArg::Field {
-                    name: name.to_string(),
-                    last,
-                }
-            }
+        if let Some(&(_, rule)) = RULES.iter().find(|(name, _)| *name == s) {
+            return Ok(KeepArg::Rule(rule));
+        }
+        let Some(field) = s.strip_prefix("field:") else {
+            return Err(
+                "expected longest, shortest, oldest, newest, first, field:NAME or field:NAME:last"
+                    .to_string(),
+            );
+        };
+        let (name, last) = match field.strip_suffix(":last") {
+            Some(n) => (n, true),
+            None => (field.strip_suffix(":first").unwrap_or(field), false),
+        };
+        if name.is_empty() {
+            return Err("field: needs a field name (field:date)".to_string());
+        }
+        Ok(KeepArg::Field {
+            name: name.to_string(),
+            last,
         })
     }
 
     /// The rule as written on the command line.
     pub fn name(&self) -> String {
         match self {
-            KeepArg::Longest => "longest".into(),
-            KeepArg::Shortest => "shortest".into(),
-            KeepArg::Oldest => "oldest".into(),
-            KeepArg::Newest => "newest".into(),
-            KeepArg::First => "first".into(),
+            KeepArg::Rule(rule) => {
+                let (name, _) = RULES
+                    .iter()
+                    .find(|(_, r)| r == rule)
+                    .expect("a rule of RULES");
+                name.to_string()
+            }
             KeepArg::Field { name, last: false } => format!("field:{name}"),
             KeepArg::Field { name, last: true } => format!("field:{name}:last"),
         }
@@ -71,11 +70,7 @@ impl KeepArg {
     /// `meta_fields` if it is not there already.
     pub fn resolve(&self, meta_fields: &mut Vec<String>) -> Keep {
         match self {
-            KeepArg::Longest => Keep::Longest,
-            KeepArg::Shortest => Keep::Shortest,
-            KeepArg::Oldest => Keep::Oldest,
-            KeepArg::Newest => Keep::Newest,
-            KeepArg::First => Keep::First,
+            KeepArg::Rule(rule) => *rule,
             KeepArg::Field { name, last } => {
                 let field = match meta_fields.iter().position(|m| m == name) {
                     Some(i) => i,

@@ -2,31 +2,35 @@
 
 use simtui_engine::error::Error;
 
-/// An error in what the user asked for (a bad flag value, a missing path): exit code 2.
-#[derive(Debug)]
-pub struct UsageError(pub String);
+/// Declares an error that is its message, told apart from others by its type (which
+/// decides the exit code).
+macro_rules! message_error {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name(pub String);
 
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::error::Error for $name {}
+    };
 }
 
-impl std::error::Error for UsageError {}
+message_error!(
+    /// An error in what the user asked for (a bad flag value, a missing path): exit code 2.
+    UsageError
+);
 
-/// Nothing found where something was required (`--fail-empty` of `pairs`, `query` and
-/// `clusters`, with no pair, neighbour or cluster):
-/// exit code 1, quietly (the reason with `-v`), as `grep` finding no line.
-#[derive(Debug)]
-pub struct NoResult(pub String);
-
-impl std::fmt::Display for NoResult {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for NoResult {}
+message_error!(
+    /// Nothing found where something was required (`--fail-empty` of `pairs`, `query` and
+    /// `clusters`, with no pair, neighbour or cluster):
+    /// exit code 1, quietly (the reason with `-v`), as `grep` finding no line.
+    NoResult
+);
 
 /// The explorer was stopped by SIGINT, SIGTERM or SIGHUP: exit code 130, as a shell
 /// reports a command interrupted by Ctrl-C.

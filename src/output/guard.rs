@@ -302,8 +302,7 @@ mod tests {
     fn a_second_path_to_an_input_is_the_input() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().join("d");
-        fs::create_dir(&d).unwrap();
-        fs::write(d.join("a.txt"), "a").unwrap();
+        simtui_gen::write_files(&d, &[("a.txt", "a")]).unwrap();
         let alias = dir.path().join("alias");
         std::os::unix::fs::symlink(&d, &alias).unwrap();
         let run = |out: &Path| {

@@ -95,6 +95,25 @@ pub struct KeyTable {
     pub defaults: &'static [Binding],
 }
 
+impl KeyTable {
+    /// A view's table: `name` in the help, its bindings before `[explorer.keys]`.
+    pub const fn new(name: &'static str, defaults: &'static [Binding]) -> KeyTable {
+        KeyTable {
+            name,
+            text_entry: false,
+            defaults,
+        }
+    }
+
+    /// The table while text is typed (a filter, a file name): characters are the text.
+    pub const fn typing(name: &'static str, defaults: &'static [Binding]) -> KeyTable {
+        KeyTable {
+            text_entry: true,
+            ..KeyTable::new(name, defaults)
+        }
+    }
+}
+
 /// Which table applies: one of the views' `static` tables, told apart by address.
 pub type Context = &'static KeyTable;
 
@@ -170,14 +189,10 @@ pub const ESC: Key = code(KeyCode::Esc);
 
 /// The keys of every view (but text entry takes characters as text).
 #[rustfmt::skip]
-pub static GLOBAL: KeyTable = KeyTable {
-    name: "Everywhere",
-    text_entry: false,
-    defaults: &[
-        b(&[k('?')], "?", Action::ToggleHelp, "help", "show or hide this help", true),
-        b(&[k('q'), CTRL_C], "q", Action::Quit, "quit", "quit (Ctrl-C too), cancelling any work", true),
-    ],
-};
+pub static GLOBAL: KeyTable = KeyTable::new("Everywhere", &[
+    b(&[k('?')], "?", Action::ToggleHelp, "help", "show or hide this help", true),
+    b(&[k('q'), CTRL_C], "q", Action::Quit, "quit", "quit (Ctrl-C too), cancelling any work", true),
+]);
 
 /// Moving in a list view, the same keys everywhere: the first six rows of the
 /// neighbours', clusters' and members' tables (`$what` names a row in the help).

@@ -128,15 +128,22 @@ mod tests {
         .unwrap()
     }
 
+    /// An index of `texts` and its pairs at the floor, all of them.
+    fn indexed(texts: &[&str]) -> (Index, AllPairs) {
+        let index = idx(texts);
+        let all = all_pairs(&index, FLOOR, &Silent).unwrap().unwrap();
+        (index, all)
+    }
+
     #[test]
     fn all_pairs_keep_pairs_above_the_floor_only() {
-        let index = idx(&[
+        let texts = [
             "a b c d e f g h",
             "a b c d e f g x",
             "a b q r s t u v",
             "z y x w v u t s",
-        ]);
-        let all = all_pairs(&index, FLOOR, &Silent).unwrap().unwrap();
+        ];
+        let (_, all) = indexed(&texts);
         assert!(all.pairs.iter().all(|p| p.jaccard >= FLOOR));
         assert_eq!(all.total as usize, all.pairs.len());
         assert_eq!(all.hist.iter().sum::<u64>(), all.total);
@@ -147,13 +154,13 @@ mod tests {
 
     #[test]
     fn recall_counts_found_pairs_above_s() {
-        let index = idx(&[
+        let texts = [
             "a b c d e f g h",
             "a b c d e f g x",
             "a b c d y z w v",
             "q r s t u v w x",
-        ]);
-        let all = all_pairs(&index, FLOOR, &Silent).unwrap().unwrap();
+        ];
+        let (index, all) = indexed(&texts);
         // Band with every hash function in one band: only near-identical pairs collide.
         let strict = index.find(1, 128, 0.0, &Silent).unwrap();
         let loose = index.find(128, 1, 0.0, &Silent).unwrap();

@@ -4,11 +4,23 @@
 
 #![allow(dead_code)] // each test binary uses a different part
 
+pub mod pty;
+
 use simtui_engine::text::{TextOptions, tokens};
 use simtui_gen::{GenOptions, Generated, generate, write};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+/// Starts `cmd` with `stdin`, its stdout and stderr piped back.
+pub fn spawn_piped(cmd: &mut Command, stdin: std::process::Stdio) -> std::process::Child {
+    use std::process::Stdio;
+    let cmd = cmd
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().expect("run simtui")
+}
 
 pub fn simtui(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_simtui"))
@@ -22,18 +34,27 @@ pub fn simtui(args: &[&str]) -> Output {
 pub fn first_line_then_close(args: &[&str]) -> (String, Output) {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_simtui"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run simtui");
+    let mut child = spawn_piped(
+        Command::new(env!("CARGO_BIN_EXE_simtui")).args(args),
+        Stdio::inherit(),
+    );
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
     // The reader is dropped here: the pipe is closed.
     (first, child.wait_with_output().unwrap())
+}
+
+/// `simtui pairs PATH FLAGS --format jsonl`.
+pub fn pairs_jsonl(path: &str, flags: &[&str]) -> Output {
+    simtui(&[&["pairs", path], flags, &["--format", "jsonl"]].concat())
+}
+
+/// The output of a run that succeeded.
+pub fn stdout_of(out: Output) -> String {
+    assert_ok(&out);
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Runs simtui, asserts success, and returns stdout.
@@ -45,6 +66,29 @@ pub fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Asserts a run succeeded, its stderr in the message.
+pub fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Asserts a run said each of `wanted` on stderr (the whole of stderr in the message).
+pub fn assert_stderr_has(out: &Output, wanted: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    for w in wanted {
+        assert!(err.contains(w), "wanted {w:?} in: {err}");
+    }
+}
+
+/// Asserts a run succeeded and said each of `wanted` on stderr.
+pub fn assert_ok_saying(out: &Output, wanted: &[&str]) {
+    assert_ok(out);
+    assert_stderr_has(out, wanted);
 }
 
 pub fn jsonl(text: &str) -> Vec<serde_json::Value> {
@@ -65,6 +109,20 @@ pub fn assert_usage_error(args: &[&str]) {
     assert!(err.starts_with("simtui: "), "simtui {args:?}: {err}");
 }
 
+/// Writes a generated corpus of `docs` documents of about `words` words to `root` and its
+/// planted pairs to `truth`; about `dup_fraction` of the documents derive from others.
+pub fn write_generated(
+    root: &Path,
+    truth: &Path,
+    (docs, seed, words, dup_fraction): (usize, u64, usize, f64),
+) {
+    let generated = generate(&GenOptions {
+        dup_fraction,
+        ..GenOptions::sized(docs, seed, words)
+    });
+    write(&generated, root, truth).unwrap();
+}
+
 /// A generated corpus written to `dir/corpus`, its documents' word shingles and token
 /// counts, and its planted pairs.
 pub struct Corpus {
@@ -76,12 +134,7 @@ pub struct Corpus {
 
 impl Corpus {
     pub fn new(dir: &Path, docs: usize, seed: u64) -> Corpus {
-        let generated = generate(&GenOptions {
-            docs,
-            seed,
-            words: 120,
-            ..Default::default()
-        });
+        let generated = generate(&GenOptions::sized(docs, seed, 120));
         let root = dir.join("corpus");
         write(&generated, &root, &dir.join("truth.jsonl")).unwrap();
         let mut shingles = HashMap::new();

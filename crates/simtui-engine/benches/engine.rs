@@ -16,24 +16,13 @@ use simtui_engine::text::{TextOptions, Tokenizer, Unit};
 use simtui_gen::{GenOptions, Text, generate};
 use std::hint::black_box;
 
-fn texts(docs: usize) -> Vec<String> {
+/// Generated texts of `docs` documents, about 300 words each, of random words or of
+/// English (sentences of public-domain novels).
+fn generated(docs: usize, text: Text) -> Vec<String> {
     generate(&GenOptions {
         docs,
         seed: 7,
-        ..Default::default()
-    })
-    .docs
-    .into_iter()
-    .map(|d| d.text)
-    .collect()
-}
-
-/// Generated English (sentences of public-domain novels), about 300 words a document.
-fn english_texts(docs: usize) -> Vec<String> {
-    generate(&GenOptions {
-        docs,
-        seed: 7,
-        text: Text::English,
+        text,
         ..Default::default()
     })
     .docs
@@ -156,7 +145,7 @@ fn european_texts(docs: usize) -> Vec<String> {
 /// CPU time ([`cpu_time`]).
 fn bench_tokenise(c: &mut Criterion<CpuTime>) {
     let corpora = [
-        ("english", english_texts(2000)),
+        ("english", generated(2000, Text::English)),
         ("news", news_texts(2000)),
         ("european", european_texts(2000)),
     ];
@@ -203,7 +192,7 @@ fn shingle_sets(texts: &[String]) -> Vec<Vec<u64>> {
 }
 
 fn bench_stages(c: &mut Criterion) {
-    let texts = texts(2000);
+    let texts = generated(2000, Text::Words);
     let bytes: usize = texts.iter().map(String::len).sum();
 
     let mut g = c.benchmark_group("tokenise+shingle (1 core)");
@@ -243,16 +232,11 @@ fn bench_stages(c: &mut Criterion) {
 
 /// The explorer's re-band: 100,000 documents at 128 functions, band + verify + sort.
 fn bench_band_verify(c: &mut Criterion) {
-    let texts: Vec<String> = generate(&GenOptions {
-        docs: 100_000,
-        seed: 7,
-        words: 100,
-        ..Default::default()
-    })
-    .docs
-    .into_iter()
-    .map(|d| d.text)
-    .collect();
+    let texts: Vec<String> = generate(&GenOptions::sized(100_000, 7, 100))
+        .docs
+        .into_iter()
+        .map(|d| d.text)
+        .collect();
     let corpus = Corpus::from_texts(
         texts
             .iter()

@@ -50,6 +50,18 @@ pub struct GenOptions {
     pub text: Text,
 }
 
+impl GenOptions {
+    /// `docs` documents of about `words` words each, from `seed`; the rest as by default.
+    pub fn sized(docs: usize, seed: u64, words: usize) -> GenOptions {
+        GenOptions {
+            docs,
+            seed,
+            words,
+            ..Default::default()
+        }
+    }
+}
+
 impl Default for GenOptions {
     fn default() -> Self {
         GenOptions {
@@ -1006,6 +1018,19 @@ fn shingles(tok: &mut simtui_engine::text::Tokenizer, text: &str) -> Vec<u64> {
 
 // ---------------------------------------------------------------------------------------
 // Files
+
+/// Writes a small corpus given as it is: each text of `files` at its path relative to
+/// `root` ('/' separated), the folders made as needed (a test's or an example's corpus).
+pub fn write_files(root: &Path, files: &[(&str, &str)]) -> std::io::Result<()> {
+    for (path, text) in files {
+        let path = root.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, text)?;
+    }
+    Ok(())
+}
 
 /// Writes every doc as a file under `out` (created; its id is its relative path, '/'
 /// separated) and the truth file (JSON Lines) at `truth`. Refuses to write into an

@@ -157,8 +157,7 @@ fn the_export_writes_every_pair_a_block_stands_for_as_simtui_pairs_does() {
 #[test]
 fn clusters_of_the_list_take_a_block_whole() {
     let (_d, mut app) = loaded_copies(60, 0, 1000);
-    app.update(Action::Clusters);
-    pump(&mut app);
+    act(&mut app, Action::Clusters);
     let view = app.top_as::<ClustersView>().expect("the clusters");
     let largest = &view.clusters().expect("joined")[0];
     assert_eq!(largest.members.len(), 60);

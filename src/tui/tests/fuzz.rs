@@ -2,7 +2,7 @@
 //! wrapping and drawing of arbitrary texts at arbitrary widths (issue 5). The case count
 //! is proptest's: 256 by default, `PROPTEST_CASES=100000` for a long run (doc/hostile.md).
 
-use super::{draw, loaded, pump};
+use super::{act, draw, loaded};
 use crate::output::diff_model::{self as diff, DiffModel};
 use crate::output::width::{grapheme_width, is_unsafe};
 use crate::output::wrap::{self, MIN_WIDTH, Seg};
@@ -130,8 +130,7 @@ proptest! {
         scroll in 0usize..50,
     ) {
         let (_dir, mut app) = loaded((100, 30));
-        app.update(Action::Open);
-        pump(&mut app);
+        act(&mut app, Action::Open);
         let model: DiffModel = diff::build(&left, &right, Duration::from_secs(2));
         {
             let d = app.top_as_mut::<DiffView>().expect("the diff view is open");

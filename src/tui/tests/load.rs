@@ -8,20 +8,13 @@ use crate::tui::widgets::theme::Theme;
 use crate::tui::worker::{self, JobError, Work};
 use simtui_engine::index::Params;
 use simtui_engine::source::WalkOptions;
-use simtui_gen::{GenOptions, generate};
 use std::sync::Arc;
 
 #[test]
 fn diff_view_shows_records_of_a_json_lines_file_by_id() {
     // The generated corpus as JSON Lines: half plain, half gzip-compressed.
     let dir = tempfile::tempdir().unwrap();
-    let g = generate(&GenOptions {
-        docs: 40,
-        seed: 7,
-        words: 120,
-        dup_fraction: 0.4,
-        ..Default::default()
-    });
+    let g = generated(40);
     let c = dir.path().join("c");
     std::fs::create_dir_all(&c).unwrap();
     let lines: Vec<String> = g
@@ -55,8 +48,7 @@ fn diff_view_shows_records_of_a_json_lines_file_by_id() {
         !app.list().visible().is_empty(),
         "the records have near-duplicates"
     );
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     let s = screen(&app);
     let (a, b) = ids(&app, 0);
     assert!(g.docs.iter().any(|d| d.id == a), "{a} is a record's own id");
@@ -76,9 +68,11 @@ fn the_first_load_opens_and_creates_a_saved_index() {
     use simtui_engine::progress::Silent;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("c");
-    std::fs::create_dir(&root).unwrap();
-    std::fs::write(root.join("a.txt"), "one two three four five six seven").unwrap();
-    std::fs::write(root.join("b.txt"), "one two three four five six eight").unwrap();
+    let texts = [
+        ("a.txt", "one two three four five six seven"),
+        ("b.txt", "one two three four five six eight"),
+    ];
+    simtui_gen::write_files(&root, &texts).unwrap();
     let file = dir.path().join("c.idx");
     let load = || worker::Work::Load {
         roots: vec![root.clone()],
@@ -129,13 +123,12 @@ fn a_saved_index_is_decoded_after_the_first_frame_not_before() {
     let mut app = new_app(dir.path(), (100, 30));
     app.set_store(Some(job));
     app.start();
-    assert!(screen(&app).contains("walking the folders"));
+    assert_shows(&app, "walking the folders");
     let now = app.session().now();
     app.session_mut()
         .progress_mut()
         .update(simtui_engine::progress::Stage::Read, 0, 60, now);
-    let s = screen(&app);
-    assert!(s.contains("opening the saved index"), "{s}");
+    assert_shows(&app, "opening the saved index");
     // Then the worker finds the damage: a usage error, as it was up front.
     pump(&mut app);
     let e = app.fatal().cloned().expect("fatal").message;

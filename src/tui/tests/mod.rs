@@ -30,24 +30,27 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
 use simtui_engine::index::Params;
+use simtui_engine::search::found::Pair;
 use simtui_engine::source::WalkOptions;
-use simtui_gen::{GenOptions, generate};
+use simtui_gen::{GenOptions, Generated, generate};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 
+/// The tests' generated corpus of `docs` documents, with planted near-duplicates.
+pub fn generated(docs: usize) -> Generated {
+    generate(&GenOptions {
+        dup_fraction: 0.4,
+        ..GenOptions::sized(docs, 7, 120)
+    })
+}
+
 /// A small generated corpus with planted near-duplicates, written to a folder.
 pub fn corpus_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let g = generate(&GenOptions {
-        docs: 60,
-        seed: 7,
-        words: 120,
-        dup_fraction: 0.4,
-        ..Default::default()
-    });
+    let g = generated(60);
     simtui_gen::write(&g, &dir.path().join("c"), &dir.path().join("truth.jsonl")).unwrap();
     dir
 }
@@ -150,6 +153,31 @@ pub fn screen(app: &App) -> String {
 pub fn close_help(app: &mut App) {
     if app.top_as::<HelpView>().is_some() {
         app.update(Action::Back);
+    }
+}
+
+/// The screen shows `text` (the screen in the message when not).
+pub fn assert_shows(app: &App, text: &str) {
+    let s = screen(app);
+    assert!(s.contains(text), "wanted {text:?} on the screen:\n{s}");
+}
+
+/// A number of each pair the list shows, in its order.
+pub fn shown(app: &App, value: impl Fn(&Pair) -> f64) -> Vec<f64> {
+    let pairs = app.list().pairs_shown(app.session());
+    pairs.iter().map(value).collect()
+}
+
+/// The action, then the jobs it started, to their end.
+pub fn act(app: &mut App, action: Action) {
+    app.update(action);
+    pump(app);
+}
+
+/// The action `n` times.
+pub fn repeat(app: &mut App, action: Action, n: usize) {
+    for _ in 0..n {
+        app.update(action);
     }
 }
 

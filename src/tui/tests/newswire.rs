@@ -88,15 +88,16 @@ fn wire(dir: &Path) -> std::path::PathBuf {
     c
 }
 
-/// The explorer on the wire, read with `input` (ids, titles), loaded.
-fn explore(dir: &Path, input: InputOptions) -> App {
+/// The explorer on the wire (written to a new folder), read by ids and titles, loaded.
+fn explore() -> (tempfile::TempDir, App) {
+    let dir = tempfile::tempdir().unwrap();
     let walk = WalkOptions {
-        input,
+        input: by_id(),
         ..Default::default()
     };
     let params = Params::default();
     let mut app = App::new(
-        vec![wire(dir)],
+        vec![wire(dir.path())],
         walk,
         params,
         16,
@@ -106,7 +107,7 @@ fn explore(dir: &Path, input: InputOptions) -> App {
     );
     app.start();
     pump(&mut app);
-    app
+    (dir, app)
 }
 
 /// Ids from the `id` field, titles from `title`; dates are not asked for.
@@ -120,8 +121,7 @@ fn by_id() -> InputOptions {
 
 #[test]
 fn ids_are_in_natural_order_within_pairs_and_among_ties() {
-    let dir = tempfile::tempdir().unwrap();
-    let app = explore(dir.path(), by_id());
+    let (_dir, app) = explore();
     let shown: Vec<(String, String)> = (0..app.list().visible().len())
         .map(|i| ids(&app, i))
         .collect();
@@ -148,11 +148,9 @@ fn ids_are_in_natural_order_within_pairs_and_among_ties() {
 
 #[test]
 fn every_view_names_documents_by_their_titles() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut app = explore(dir.path(), by_id());
+    let (_dir, mut app) = explore();
     // The clusters, their members and their heatmap.
-    app.update(Action::Clusters);
-    pump(&mut app);
+    act(&mut app, Action::Clusters);
     let clusters = app
         .top_as::<ClustersView>()
         .unwrap()
@@ -173,8 +171,7 @@ fn every_view_names_documents_by_their_titles() {
     let s = screen(&app);
     let titled = s.lines().filter(|l| l.contains("OIL PRICES RISE")).count();
     assert_eq!(titled, 3, "{s}");
-    app.update(Action::Heatmap);
-    pump(&mut app);
+    act(&mut app, Action::Heatmap);
     assert!(app.top_as::<HeatmapView>().is_some());
     let s = screen(&app);
     assert!(
@@ -183,8 +180,7 @@ fn every_view_names_documents_by_their_titles() {
     );
     // The members' neighbours.
     app.update(Action::Back);
-    app.update(Action::Neighbours);
-    pump(&mut app);
+    act(&mut app, Action::Neighbours);
     assert!(app.top_as::<NeighboursView>().is_some());
     let s = screen(&app);
     let titled = s.lines().filter(|l| l.contains("OIL PRICES RISE")).count();
@@ -204,13 +200,11 @@ fn every_view_names_documents_by_their_titles() {
 
 #[test]
 fn the_diff_shows_the_dates_unasked_and_joins_wrapped_paragraphs() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut app = explore(dir.path(), by_id());
-    app.update(Action::Open);
-    pump(&mut app);
+    let (_dir, mut app) = explore();
+    act(&mut app, Action::Open);
+    assert_shows(&app, "≠date 1-APR-1987");
+    assert_shows(&app, "≠date 3-APR-1987");
     let s = screen(&app);
-    assert!(s.contains("≠date 1-APR-1987"), "{s}");
-    assert!(s.contains("≠date 3-APR-1987"), "{s}");
     // The same text on two days: each body's wrapped lines joined into its paragraph.
     let d = app.top_as::<DiffView>().unwrap();
     assert!(d.joined(), "paragraphs joined first");
@@ -269,11 +263,10 @@ fn a_review_whose_ids_match_nothing_says_where_ids_come_from() {
     app.start();
     pump(&mut app);
     assert!(app.top_as::<ReviewView>().is_some());
-    let s = screen(&app);
-    assert!(s.contains("None of the list's 2 removals"), "{s}");
-    assert!(s.contains("FILE:LINE"), "{s}");
-    assert!(s.contains("fields: date, id, text, title"), "{s}");
-    assert!(s.contains("Try --id-field id"), "{s}");
+    assert_shows(&app, "None of the list's 2 removals");
+    assert_shows(&app, "FILE:LINE");
+    assert_shows(&app, "fields: date, id, text, title");
+    assert_shows(&app, "Try --id-field id");
     // Enter says it again, where the status line is.
     app.update(Action::Open);
     assert!(app.status().unwrap().contains("Try --id-field id"));

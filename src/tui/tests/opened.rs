@@ -1,7 +1,7 @@
 //! Tests of the views opened from the list (neighbours, clusters, members, heatmap) and
 //! of exporting: actions in, state, engine truth and screen text out.
 
-use super::{draw, loaded, new_app, pump, screen};
+use super::{act, assert_shows, draw, loaded, new_app, pump, screen};
 use crate::tui::app::App;
 use crate::tui::keys::{Action, Context};
 use crate::tui::views;
@@ -25,6 +25,18 @@ fn export_to(app: &mut App, name: &str) {
     }
     app.update(Action::FilterKeep);
     pump(app);
+}
+
+/// A job's progress that says "cancelled" from its second question on: once the job
+/// has begun.
+#[derive(Default)]
+struct CancelledOnceBegun(std::sync::atomic::AtomicBool);
+
+impl simtui_engine::progress::Progress for CancelledOnceBegun {
+    fn update(&self, _: simtui_engine::progress::Stage, _: u64, _: u64) {}
+    fn is_cancelled(&self) -> bool {
+        self.0.swap(true, std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// The view on top, which must be a `T`.
@@ -57,7 +69,7 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     let index = app.session().results().unwrap().index.clone();
     app.update(Action::Neighbours);
     assert_eq!(app.context(), &views::neighbours::KEYS);
-    assert!(screen(&app).contains("searching"), "{}", screen(&app));
+    assert_shows(&app, "searching");
     pump(&mut app);
     let v = top::<NeighboursView>(&app);
     assert_eq!(v.doc(), pair.a);
@@ -78,8 +90,8 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     let sims = |v: &[(u32, f64)]| v.iter().map(|x| x.1).collect::<Vec<_>>();
     assert_eq!(sims(&got), sims(&truth), "same similarities, best first");
     assert!(got.iter().any(|&(d, j)| d == pair.b && j == pair.jaccard));
+    assert_shows(&app, "Neighbours of");
     let s = screen(&app);
-    assert!(s.contains("Neighbours of"), "{s}");
     assert!(s.contains(&index.docs()[pair.a as usize].id), "{s}");
 
     // Enter: the document and its best neighbour side by side; Esc comes back.
@@ -87,15 +99,14 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     assert_eq!(app.context(), &views::diff::KEYS);
     let d = app.top_as::<DiffView>().unwrap();
     assert_eq!((d.pair().a, d.pair().b), (pair.a, got[0].0));
-    assert!(screen(&app).contains("neighbour 1 of"), "{}", screen(&app));
+    assert_shows(&app, "neighbour 1 of");
     // n in the diff steps to the next neighbour.
     app.update(Action::NextPair);
     assert_eq!(app.top_as::<DiffView>().unwrap().pair().b, got[1].0);
     app.update(Action::Back);
     assert_eq!(app.context(), &views::neighbours::KEYS);
     // The neighbours of a neighbour stack on top; Esc twice is back at the list.
-    app.update(Action::Neighbours);
-    pump(&mut app);
+    act(&mut app, Action::Neighbours);
     assert_eq!(app.depth(), 2);
     app.update(Action::Back);
     app.update(Action::Back);
@@ -114,8 +125,7 @@ fn a_view_below_whose_job_was_replaced_starts_it_again() {
         cx.push(view);
     });
     // One neighbours job runs at a time: the first view's job was replaced.
-    app.update(Action::Back);
-    pump(&mut app);
+    act(&mut app, Action::Back);
     let v = top::<NeighboursView>(&app);
     assert!(
         v.answer().is_some(),
@@ -144,15 +154,13 @@ fn clusters_join_the_listed_pairs_at_the_threshold() {
     };
     let at_80 = check(&app);
     assert!(at_80 > 0, "the corpus has clusters at 0.8");
-    let s = screen(&app);
-    assert!(s.contains("J ≥ 0.80"), "{s}");
+    assert_shows(&app, "J ≥ 0.80");
     // ← lowers the threshold: clusters merge or appear, never vanish into nothing.
-    app.update(Action::SimDown);
-    pump(&mut app);
+    act(&mut app, Action::SimDown);
     let v = top::<ClustersView>(&app);
     assert_eq!(v.threshold_pct(), 75);
     check(&app);
-    assert!(screen(&app).contains("J ≥ 0.75"));
+    assert_shows(&app, "J ≥ 0.75");
 
     // Enter: the members, the kept one first, then by J with it.
     app.update(Action::Open);
@@ -162,7 +170,7 @@ fn clusters_join_the_listed_pairs_at_the_threshold() {
     assert!(m.sims().windows(2).skip(1).all(|w| w[0].0 >= w[1].0));
     let second = m.order()[1];
     let rep = m.cluster().representative;
-    assert!(screen(&app).contains("kept"), "{}", screen(&app));
+    assert_shows(&app, "kept");
     // Enter on the representative explains; on a member, the diff with the kept one.
     app.update(Action::Open);
     assert!(app.top_as::<DiffView>().is_none());
@@ -181,8 +189,7 @@ fn clusters_join_the_listed_pairs_at_the_threshold() {
 #[test]
 fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
     let (_dir, mut app) = loaded((120, 36));
-    app.update(Action::Clusters);
-    pump(&mut app);
+    act(&mut app, Action::Clusters);
     app.update(Action::Heatmap);
     assert_eq!(app.context(), &views::heatmap::KEYS);
     pump(&mut app);
@@ -198,8 +205,8 @@ fn the_heatmap_is_symmetric_with_ones_on_the_diagonal() {
         }
     }
     assert_eq!(v.at(), (1, 0), "the cursor starts off the diagonal");
+    assert_shows(&app, "Heatmap of");
     let s = screen(&app);
-    assert!(s.contains("Heatmap of"), "{s}");
     assert!(s.contains(&format!("J = {:.3}", m.get(1, 0))), "{s}");
     // The cursor's cell is reversed: visible without colour.
     let buf = draw(&app);
@@ -279,14 +286,14 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     let out = dir.path().join("out.jsonl");
     app.update(Action::Export);
     assert_eq!(app.context(), &views::export::KEYS);
-    assert!(screen(&app).contains("Export to:"));
+    assert_shows(&app, "Export to:");
     for c in out.to_str().unwrap().chars() {
         app.update(Action::FilterChar(c));
     }
     app.update(Action::FilterKeep);
     // A job writes the file: nothing is written during the update, the prompt says so.
     assert!(!out.exists());
-    assert!(screen(&app).contains("writing"), "{}", screen(&app));
+    assert_shows(&app, "writing");
     pump(&mut app);
     assert!(app.top_as::<ExportView>().is_none(), "{:?}", app.status());
     assert!(
@@ -310,7 +317,7 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     export_to(&mut app, out.to_str().unwrap());
     let p = app.top_as::<ExportView>().expect("still asking");
     assert!(p.confirm().unwrap().1.contains("exists"));
-    assert!(screen(&app).contains("exists"));
+    assert_shows(&app, "exists");
     app.update(Action::FilterClear);
     assert!(app.top_as::<ExportView>().is_none());
 
@@ -319,8 +326,7 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     let c = dir.path().join("c");
     for path in [c.join("pairs.csv"), c.clone()] {
         export_to(&mut app, path.to_str().unwrap());
-        app.update(Action::FilterKeep);
-        pump(&mut app);
+        act(&mut app, Action::FilterKeep);
         let p = app.top_as::<ExportView>().expect("the prompt stays open");
         let e = p.error().unwrap();
         assert!(e.contains("the input") && p.confirm().is_none(), "{e}");
@@ -360,17 +366,6 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
 fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
     use crate::tui::jobs::Cmd;
     use crate::tui::worker::{self, JobError, Kind, Work};
-    use simtui_engine::progress::{Progress, Stage};
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    /// Says "cancelled" from its second question on: after the job has begun.
-    struct CancelledOnceBegun(AtomicBool);
-    impl Progress for CancelledOnceBegun {
-        fn update(&self, _: Stage, _: u64, _: u64) {}
-        fn is_cancelled(&self) -> bool {
-            self.0.swap(true, Ordering::Relaxed)
-        }
-    }
 
     let (dir, mut app) = loaded((120, 36));
     let out = dir.path().join("cancelled.csv");
@@ -395,8 +390,7 @@ fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
             .any(|c| matches!(c, Cmd::Cancel(Kind::Task("Export"))))
     );
     // The job, cancelled once it has created the file, removes it.
-    let progress = CancelledOnceBegun(AtomicBool::new(false));
-    let result = worker::execute(job.work, &progress);
+    let result = worker::execute(job.work, &CancelledOnceBegun::default());
     assert!(matches!(result, Err(JobError::Cancelled)));
     assert!(!out.exists(), "the partial file is removed");
 }
@@ -407,11 +401,7 @@ fn esc_cancels_an_export_being_written_and_its_partial_file_goes() {
 fn the_default_export_name_is_outside_the_corpus() {
     let (_dir, mut app) = loaded((160, 36));
     app.update(Action::Export);
-    assert!(
-        screen(&app).contains("▏simtui-pairs.csv"),
-        "{}",
-        screen(&app)
-    );
+    assert_shows(&app, "▏simtui-pairs.csv");
     app.update(Action::FilterClear);
     let cwd = std::env::current_dir().unwrap();
     app.set_paths(crate::output::guard::Paths::default().inputs("the input", &[cwd]));
@@ -429,17 +419,6 @@ fn the_default_export_name_is_outside_the_corpus() {
 #[test]
 fn a_cancelled_export_over_a_file_leaves_the_old_file() {
     use crate::tui::worker::{self, JobError};
-    use simtui_engine::progress::{Progress, Stage};
-    use std::sync::atomic::{AtomicU32, Ordering};
-
-    /// Says "cancelled" from its second question on: once the job has begun.
-    struct CancelledOnceBegun(AtomicU32);
-    impl Progress for CancelledOnceBegun {
-        fn update(&self, _: Stage, _: u64, _: u64) {}
-        fn is_cancelled(&self) -> bool {
-            self.0.fetch_add(1, Ordering::Relaxed) > 0
-        }
-    }
 
     let (dir, mut app) = loaded((120, 36));
     let out = dir.path().join("old.csv");
@@ -450,7 +429,7 @@ fn a_cancelled_export_over_a_file_leaves_the_old_file() {
     let Some(crate::tui::jobs::Cmd::Spawn(job)) = jobs.pop() else {
         panic!("the second Enter starts a job")
     };
-    let result = worker::execute(job.work, &CancelledOnceBegun(AtomicU32::new(0)));
+    let result = worker::execute(job.work, &CancelledOnceBegun::default());
     let old = std::fs::read_to_string(&out);
     assert_eq!(old.ok().as_deref(), Some("the old export\n"));
     assert!(matches!(result, Err(JobError::Cancelled)));
@@ -466,8 +445,7 @@ fn a_cancelled_export_over_a_file_leaves_the_old_file() {
 #[test]
 fn clusters_export_as_json_lines() {
     let (dir, mut app) = loaded((120, 36));
-    app.update(Action::Clusters);
-    pump(&mut app);
+    act(&mut app, Action::Clusters);
     let out = dir.path().join("clusters.jsonl");
     export_to(&mut app, out.to_str().unwrap());
     let v = top::<ClustersView>(&app);
@@ -496,9 +474,9 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
         .search_fingerprints(fps, setting.max_distance, 0.0, silent);
     let want = r.index.spell(search.unwrap()).unwrap();
     assert_eq!(r.found.pairs, want.pairs);
+    assert_shows(&app, "SimHash 64 idf ≤10");
+    assert_shows(&app, " ham ");
     let s = screen(&app);
-    assert!(s.contains("SimHash 64 idf ≤10"), "{s}");
-    assert!(s.contains(" ham "), "{s}");
     // Candidates sharing no shingle (J = 0, last) are said to be so in the title.
     let zero = r.found.pairs.iter().filter(|p| p.jaccard == 0.0).count();
     let said = format!("last {zero}: J = 0, close fingerprints sharing no shingle");
@@ -519,8 +497,7 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     assert!(!app.list().tuning().is_open());
     assert!(app.status().unwrap().contains("MinHash"));
     // And back.
-    app.update(Action::SwitchMethod);
-    pump(&mut app);
+    act(&mut app, Action::SwitchMethod);
     let r = app.session().results().unwrap();
     assert!(r.simhash.is_none());
     assert_eq!(r.found.pairs, minhash);
@@ -538,17 +515,14 @@ fn every_view_draws_at_the_smallest_and_a_large_size() {
             assert!(!s.contains("Terminal too small"), "{size:?}\n{s}");
             seen.push(app.context());
         };
-        app.update(Action::Neighbours);
-        pump(&mut app);
+        act(&mut app, Action::Neighbours);
         look(&app, &mut seen);
         app.update(Action::Back);
-        app.update(Action::Clusters);
-        pump(&mut app);
+        act(&mut app, Action::Clusters);
         look(&app, &mut seen);
         app.update(Action::Open);
         look(&app, &mut seen);
-        app.update(Action::Heatmap);
-        pump(&mut app);
+        act(&mut app, Action::Heatmap);
         look(&app, &mut seen);
         app.update(Action::Back);
         app.update(Action::Back);
@@ -587,15 +561,10 @@ fn simhash_candidates_sharing_no_shingle_are_explained() {
     let mut app = new_app(dir.path(), (120, 30));
     app.start();
     pump(&mut app);
-    app.update(Action::SwitchMethod);
-    pump(&mut app);
+    act(&mut app, Action::SwitchMethod);
     let r = app.session().results().unwrap();
     assert!(r.simhash.is_some());
     assert_eq!(r.found.pairs.len(), 1);
     assert_eq!(r.found.pairs[0].jaccard, 0.0);
-    let s = screen(&app);
-    assert!(
-        s.contains("last 1: J = 0, close fingerprints sharing no shingle"),
-        "{s}"
-    );
+    assert_shows(&app, "last 1: J = 0, close fingerprints sharing no shingle");
 }

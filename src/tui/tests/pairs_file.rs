@@ -72,7 +72,7 @@ fn the_files_pairs_are_listed_and_open_the_diff_with_the_stored_j() {
     assert_eq!(app.top_as::<PairsFileView>().unwrap().selected(), 2);
     // The pair whose ids the corpus lacks is listed, said so, and opens nothing.
     app.update(Action::Bottom);
-    assert!(screen(&app).contains("(not in the corpus)"));
+    assert_shows(&app, "(not in the corpus)");
     app.update(Action::Open);
     assert!(app.top_as::<PairsFileView>().is_some());
     assert!(app.status().unwrap().contains("not in the corpus"));

@@ -17,9 +17,9 @@ fn loading_view_shows_every_stage_with_counts() {
     let dir = corpus_dir();
     let mut app = new_app(dir.path(), (100, 30));
     app.start();
+    assert_shows(&app, "Indexing");
+    assert_shows(&app, "walking the folders");
     let s = screen(&app);
-    assert!(s.contains("Indexing"), "{s}");
-    assert!(s.contains("walking the folders"), "{s}");
     for stage in ["read", "shingle", "sketch", "band", "verify"] {
         assert!(s.contains(stage), "{stage} missing:\n{s}");
     }
@@ -30,8 +30,8 @@ fn loading_view_shows_every_stage_with_counts() {
         done: 1000,
         total: 2000,
     });
+    assert_shows(&app, "1,000 / 2,000");
     let s = screen(&app);
-    assert!(s.contains("1,000 / 2,000"), "{s}");
     assert!(!s.contains("walking the folders"), "{s}");
     assert_eq!(app.context(), &views::loading::KEYS);
 }
@@ -58,12 +58,7 @@ fn pairs_view_shows_counts_ranks_and_both_ids() {
     // The footer comes from the key table.
     assert!(s.lines().last().unwrap().contains("Enter diff"), "{s}");
     // Sorted by exact J, descending.
-    let js: Vec<f64> = app
-        .list()
-        .pairs_shown(app.session())
-        .iter()
-        .map(|p| p.jaccard)
-        .collect();
+    let js = shown(&app, |p| p.jaccard);
     assert!(js.windows(2).all(|w| w[0] >= w[1]));
 }
 
@@ -121,16 +116,16 @@ fn tuning_view_shows_parameters_curve_and_real_recall() {
     );
     // Moving s changes the prediction.
     app.update(Action::SimDown);
-    assert!(screen(&app).contains("s = 0.75"));
+    assert_shows(&app, "s = 0.75");
 }
 
 #[test]
 fn tuning_panel_is_readable_at_80_by_24() {
     let (_d, mut app) = loaded((80, 24));
     app.update(Action::ToggleTuning);
+    assert_shows(&app, "threshold (1/b)^(1/r) = 0.707");
+    assert_shows(&app, "b = 16");
     let s = screen(&app);
-    assert!(s.contains("threshold (1/b)^(1/r) = 0.707"), "{s}");
-    assert!(s.contains("b = 16"), "{s}");
     // The list keeps some rows under the panel.
     let (a, _) = ids(&app, 0);
     assert!(s.contains(&a[..a.len().min(10)]), "{s}");
@@ -141,7 +136,7 @@ fn diff_view_shows_header_and_aligned_columns() {
     let (_d, mut app) = loaded((100, 30));
     app.update(Action::Open);
     assert_eq!(app.context(), &views::diff::KEYS);
-    assert!(screen(&app).contains("reading and diffing"));
+    assert_shows(&app, "reading and diffing");
     pump(&mut app);
     let s = screen(&app);
     let (a, b) = ids(&app, 0);
@@ -173,8 +168,7 @@ fn changed_words_are_marked_without_colour() {
     for _ in 0..pos {
         app.update(Action::Down);
     }
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     let d = app.top_as::<DiffView>().unwrap();
     let first = *d
         .layout()
@@ -195,8 +189,8 @@ fn help_overlay_lists_the_views_key_table() {
     let (_d, mut app) = loaded((100, 40));
     app.update(Action::ToggleHelp);
     assert_eq!(app.context(), &views::help::KEYS);
+    assert_shows(&app, "Help · Pairs");
     let s = screen(&app);
-    assert!(s.contains("Help · Pairs"), "{s}");
     for (label, help) in crate::tui::keys::help(&views::list::KEYS) {
         assert!(s.contains(label), "{label} missing:\n{s}");
         assert!(s.contains(help), "{help} missing:\n{s}");
@@ -219,19 +213,19 @@ fn help_overlay_lists_the_views_key_table() {
     // In the diff view the help is the diff's.
     app.update(Action::Open);
     app.update(Action::ToggleHelp);
-    assert!(screen(&app).contains("Help · Diff"));
+    assert_shows(&app, "Help · Diff");
 }
 
 #[test]
 fn too_small_terminal_shows_a_message() {
     let (_d, mut app) = loaded((100, 30));
     app.update(Action::Resize(50, 12));
+    assert_shows(&app, "Terminal too small");
+    assert_shows(&app, "50×12");
     let s = screen(&app);
-    assert!(s.contains("Terminal too small"), "{s}");
-    assert!(s.contains("50×12"), "{s}");
     assert!(!s.contains("Pairs"), "{s}");
     app.update(Action::Resize(60, 15));
-    assert!(screen(&app).contains("Pairs"));
+    assert_shows(&app, "Pairs");
 }
 
 #[test]
@@ -268,8 +262,7 @@ fn an_80_by_24_footer_always_shows_help_and_quit() {
     app.update(Action::ToggleTuning);
     check(&app, "tuning");
     app.update(Action::ToggleTuning);
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     check(&app, "diff");
 }
 
@@ -294,8 +287,7 @@ fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
         "too large: over 4000000 pairs with J >= 0.5 (the explorer's limit)".into(),
     )));
     app.update(Action::ToggleTuning);
-    let s = screen(&app);
-    assert!(s.contains("limit)"), "{s}");
+    assert_shows(&app, "limit)");
 }
 
 #[test]
@@ -306,8 +298,7 @@ fn the_stale_marker_shows_whole_beside_the_tuning_panel() {
     app.update(Action::ToggleTuning);
     app.update(Action::ShingleUp);
     assert!(app.session().stale());
-    let s = screen(&app);
-    assert!(s.contains("STALE (re-indexing k=6 word)"), "{s}");
+    assert_shows(&app, "STALE (re-indexing k=6 word)");
 }
 
 #[test]
@@ -331,8 +322,7 @@ fn help_lines_wrap_at_80_by_24_and_scroll_to_the_end() {
 #[test]
 fn the_diff_says_when_a_side_is_truncated_or_the_diff_approximate() {
     let (_d, mut app) = loaded((140, 40));
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     let s = screen(&app);
     assert!(
         !s.contains("TRUNCATED") && !s.contains("approximate diff"),

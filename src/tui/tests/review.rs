@@ -66,14 +66,12 @@ fn the_review_lists_removals_and_opens_kept_beside_removed() {
 fn marks_are_written_to_the_keep_list_as_they_change() {
     let (d, mut app, pairs) = reviewing();
     let keep_list = d.path().join("out.keep-list");
-    app.update(Action::MarkWrong);
-    pump(&mut app);
+    act(&mut app, Action::MarkWrong);
     let kept = removals::keep_ids(&std::fs::read_to_string(&keep_list).unwrap());
     assert_eq!(kept, BTreeSet::from([pairs[0].1.clone()]));
-    assert!(screen(&app).contains("WRONG"));
+    assert_shows(&app, "WRONG");
     app.update(Action::Down);
-    app.update(Action::MarkWrong);
-    pump(&mut app);
+    act(&mut app, Action::MarkWrong);
     app.update(Action::Top);
     app.update(Action::MarkWrong); // unmarked again
     pump(&mut app);
@@ -93,18 +91,13 @@ fn x_in_the_diff_of_a_removal_marks_it() {
     let (d, mut app, pairs) = reviewing();
     let keep_list = d.path().join("out.keep-list");
     app.update(Action::Down);
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     assert!(app.top_as::<DiffView>().is_some());
     assert!(!screen(&app).contains("marked WRONG"));
     press(&mut app, KeyCode::Char('x'));
     pump(&mut app);
     assert!(app.top_as::<DiffView>().is_some(), "the diff stays open");
-    assert!(
-        screen(&app).contains("marked WRONG (x)"),
-        "{}",
-        screen(&app)
-    );
+    assert_shows(&app, "marked WRONG (x)");
     let kept = removals::keep_ids(&std::fs::read_to_string(&keep_list).unwrap());
     assert_eq!(kept, BTreeSet::from([pairs[1].1.clone()]));
     // x again: not wrong after all.
@@ -117,8 +110,7 @@ fn x_in_the_diff_of_a_removal_marks_it() {
     app.update(Action::Back);
     app.update(Action::Back);
     assert!(app.top_as::<ReviewView>().is_none());
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     assert!(app.top_as::<DiffView>().is_some());
     press(&mut app, KeyCode::Char('x'));
     pump(&mut app);
@@ -236,8 +228,7 @@ fn text_dedup_rows_are_reviewed_as_the_corpus_documents_they_number() {
     assert!(screen.contains("row 9 (not in the corpus)"), "{screen}");
     assert_eq!(diffed(&mut app), ("a.jsonl:1".into(), "b.jsonl:2".into()));
     // The keep-list gets the corpus's id of the removed row.
-    app.update(Action::MarkWrong);
-    pump(&mut app);
+    act(&mut app, Action::MarkWrong);
     let kept = std::fs::read_to_string(d.path().join("deduped.keep-list")).unwrap();
     assert_eq!(
         removals::keep_ids(&kept),

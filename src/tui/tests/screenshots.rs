@@ -13,7 +13,7 @@ use crate::tui::views::heatmap::HeatmapView;
 use crate::tui::widgets::layout;
 use crate::tui::widgets::theme::Theme;
 // Jobs run on this thread, as in the tests, so frames depend on the corpus alone.
-use super::pump;
+use super::{act, pump};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use simtui_engine::index::Params;
@@ -118,8 +118,7 @@ fn write_screenshots() {
     write("pairs.svg", &svg(&app));
 
     // The tuning panel, with real recall measured over all pairs.
-    app.update(Action::ToggleTuning);
-    pump(&mut app);
+    act(&mut app, Action::ToggleTuning);
     assert!(app.real_recall().is_some(), "real recall is known");
     write("tuning.svg", &svg(&app));
     app.update(Action::ToggleTuning);
@@ -132,11 +131,9 @@ fn write_screenshots() {
     for _ in 0..target {
         app.update(Action::Down);
     }
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     while !scattered_edits(&app) {
-        app.update(Action::NextPair);
-        pump(&mut app);
+        act(&mut app, Action::NextPair);
         let j = app.top_as::<DiffView>().unwrap().pair().jaccard;
         assert!(j >= 0.6, "no pair in 0.6..=0.9 with scattered word edits");
     }
@@ -161,8 +158,7 @@ fn write_screenshots() {
     }
     pump(&mut app);
     write("clusters.svg", &svg(&app));
-    app.update(Action::Heatmap);
-    pump(&mut app);
+    act(&mut app, Action::Heatmap);
     write("heatmap.svg", &svg(&app));
 
     // The same documents as `simtui matrix --format svg` draws them.

@@ -22,8 +22,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     app.update(Action::Down);
     assert_eq!(app.list().cursor().selected, 1);
     let second = ids(&app, 1);
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     let d = app.top_as::<DiffView>().unwrap();
     assert_eq!((d.docs().0.id.clone(), d.docs().1.id.clone()), second);
     assert!(matches!(d.model(), Some(Ok(_))));
@@ -56,8 +55,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     // ended only start jobs the last one supersedes.
     app.update(Action::BandsUp);
     app.update(Action::BandsUp);
-    app.update(Action::BandsUp);
-    pump(&mut app);
+    act(&mut app, Action::BandsUp);
     assert_eq!(app.session().index().unwrap().num_perm(), 133);
     let r = app.session().results().unwrap();
     assert_eq!((r.bands, r.rows), (19, 7));
@@ -68,8 +66,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     }
     pump(&mut app);
     assert_eq!(app.session().index().unwrap().num_perm(), 112);
-    app.update(Action::RowsUp);
-    pump(&mut app);
+    act(&mut app, Action::RowsUp);
     assert_eq!(app.session().index().unwrap().num_perm(), 128);
     assert_eq!(
         app.session().counters().sketch_jobs,
@@ -88,7 +85,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
         app.session().results().unwrap().found.pairs.len(),
         old_pairs
     );
-    assert!(screen(&app).contains("STALE"));
+    assert_shows(&app, "STALE");
     let busy = app.summary().unwrap();
     assert!(busy.starts_with("re-indexing k=6 word: read"), "{busy}");
     assert!(screen(&app).contains(&busy));
@@ -116,8 +113,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     assert_eq!(reindex.text.unit, Unit::Char);
     assert_eq!(reindex.k, crate::tui::session::CHAR_K);
     assert_eq!(app.session().results().unwrap().found.pairs, word_pairs);
-    let s = screen(&app);
-    assert!(s.contains("STALE (re-indexing k=9 char)"), "{s}");
+    assert_shows(&app, "STALE (re-indexing k=9 char)");
     pump(&mut app);
     assert!(!app.session().stale());
     let index = app.session().results().unwrap().index.clone();
@@ -206,8 +202,7 @@ fn a_filter_selects_its_first_match_and_enter_opens_it() {
     );
     let first = ids(&app, 0);
     app.update(Action::FilterKeep);
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     let d = app.top_as::<DiffView>().expect("the diff opens");
     assert_eq!((d.docs().0.id.clone(), d.docs().1.id.clone()), first);
 }
@@ -239,12 +234,7 @@ fn sort_cycles_and_keeps_the_selected_pair() {
     app.update(Action::CycleSort);
     assert_eq!(app.list().sort(), Sort::Estimate);
     assert_eq!(ids(&app, app.list().cursor().selected), chosen);
-    let est: Vec<f64> = app
-        .list()
-        .pairs_shown(app.session())
-        .iter()
-        .map(|p| p.estimate)
-        .collect();
+    let est = shown(&app, |p| p.estimate);
     assert!(est.windows(2).all(|w| w[0] >= w[1]));
     app.update(Action::CycleSort);
     assert_eq!(app.list().sort(), Sort::Path);
@@ -252,7 +242,7 @@ fn sort_cycles_and_keeps_the_selected_pair() {
         .map(|p| ids(&app, p))
         .collect();
     assert!(names.windows(2).all(|w| w[0] <= w[1]));
-    assert!(screen(&app).contains("by path"));
+    assert_shows(&app, "by path");
     app.update(Action::CycleSort);
     assert_eq!(app.list().sort(), Sort::Jaccard);
 }
@@ -296,10 +286,8 @@ fn navigation_keys_stay_in_bounds_and_keep_the_selection_visible() {
 #[test]
 fn next_and_previous_pair_in_the_diff() {
     let (_d, mut app) = loaded((100, 30));
-    app.update(Action::Open);
-    pump(&mut app);
-    app.update(Action::NextPair);
-    pump(&mut app);
+    act(&mut app, Action::Open);
+    act(&mut app, Action::NextPair);
     assert_eq!(app.list().cursor().selected, 1);
     let d = app.top_as::<DiffView>().unwrap();
     assert_eq!((d.docs().0.id.clone(), d.docs().1.id.clone()), ids(&app, 1));
@@ -320,8 +308,7 @@ fn next_and_previous_pair_in_the_diff() {
 #[test]
 fn diff_rewraps_on_resize() {
     let (_d, mut app) = loaded((100, 30));
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     let wide = app.top_as::<DiffView>().unwrap().layout().rows.len();
     app.update(Action::Resize(60, 30));
     let d = app.top_as::<DiffView>().unwrap();
@@ -353,23 +340,15 @@ fn real_recall_is_measured_from_all_pairs() {
     assert!(total >= all.at_least(0.5));
 
     // 128 bands of one row: any pair sharing a shingle at J ≥ 0.5 is all but surely found.
-    for _ in 0..7 {
-        app.update(Action::RowsDown);
-    }
-    for _ in 0..112 {
-        app.update(Action::BandsUp);
-    }
+    repeat(&mut app, Action::RowsDown, 7);
+    repeat(&mut app, Action::BandsUp, 112);
     pump(&mut app);
     assert_eq!(app.session().banding(), (128, 1));
     assert_eq!(app.real_recall(), Some((total, total)));
 
     // One band of 64 rows: only near-identical contents collide.
-    for _ in 0..127 {
-        app.update(Action::BandsDown);
-    }
-    for _ in 0..63 {
-        app.update(Action::RowsUp);
-    }
+    repeat(&mut app, Action::BandsDown, 127);
+    repeat(&mut app, Action::RowsUp, 63);
     pump(&mut app);
     assert_eq!(app.session().banding(), (1, 64));
     let (strict, t2) = app.real_recall().unwrap();
@@ -433,13 +412,12 @@ fn missing_file_in_the_diff_is_an_error_message_not_a_crash() {
     let (dir, mut app) = loaded((100, 30));
     let (a, _) = ids(&app, 0);
     std::fs::remove_file(dir.path().join("c").join(&a)).unwrap();
-    app.update(Action::Open);
-    pump(&mut app);
+    act(&mut app, Action::Open);
     assert!(matches!(
         app.top_as::<DiffView>().unwrap().model(),
         Some(Err(_))
     ));
-    assert!(screen(&app).contains("unreadable"), "{}", screen(&app));
+    assert_shows(&app, "unreadable");
 }
 
 #[test]
@@ -531,7 +509,7 @@ fn a_lower_s_computes_the_exact_pairs_again_down_to_it() {
         app.session().all(),
         Some(AllState::Computing { floor, .. }) if *floor == 0.3
     ));
-    assert!(screen(&app).contains("exact pairs J≥0.30"));
+    assert_shows(&app, "exact pairs J≥0.30");
     pump(&mut app);
     let Some(AllState::Ready { all, .. }) = app.session().all() else {
         panic!("all pairs computed again")
@@ -592,30 +570,18 @@ fn in_the_tuning_panel_jk_move_e_exports_and_plus_minus_resize_shingles() {
 fn a_bands_as_t_s_does_and_the_title_says_so() {
     let (_d, mut app) = loaded((120, 40));
     assert_eq!(app.session().banding(), (16, 8));
-    let s = screen(&app);
-    assert!(s.contains("b=16 r=8 (-t 0.80: b=13 r=8)"), "{s}");
+    assert_shows(&app, "b=16 r=8 (-t 0.80: b=13 r=8)");
     app.update(Action::ToggleTuning);
-    assert!(
-        screen(&app).contains("-t 0.80 bands b=13 r=8"),
-        "{}",
-        screen(&app)
-    );
-    app.update(Action::ThresholdBanding);
-    pump(&mut app);
+    assert_shows(&app, "-t 0.80 bands b=13 r=8");
+    act(&mut app, Action::ThresholdBanding);
     assert_eq!(app.session().banding(), (13, 8));
-    let s = screen(&app);
-    assert!(s.contains("b=13 r=8 as -t 0.80"), "{s}");
-    assert!(s.contains("= the banding -t 0.80 chooses"), "{s}");
+    assert_shows(&app, "b=13 r=8 as -t 0.80");
+    assert_shows(&app, "= the banding -t 0.80 chooses");
     // s = 0.50: -t 0.5 chooses 18 × 3.
     for _ in 0..6 {
         app.update(Action::SimDown);
     }
-    app.update(Action::ThresholdBanding);
-    pump(&mut app);
+    act(&mut app, Action::ThresholdBanding);
     assert_eq!(app.session().banding(), (18, 3));
-    assert!(
-        screen(&app).contains("b=18 r=3 as -t 0.50"),
-        "{}",
-        screen(&app)
-    );
+    assert_shows(&app, "b=18 r=3 as -t 0.50");
 }

@@ -6,13 +6,14 @@
 use super::export::{ExportView, Rows};
 use super::heatmap::HeatmapView;
 use super::members::MembersView;
-use super::view::{Cursor, Cx, Ui, View, list_page};
+use super::view::{Cursor, Cx, Ui, View};
 use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, code, k, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::output::order;
 use crate::tui::widgets::list_table::{self, Cell, ListTable};
-use crate::tui::worker::{Kind, Reply, Task, Work};
+use super::slot::{Slot, waits_in_slot};
+use crate::tui::worker::Reply;
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
@@ -33,9 +34,6 @@ pub static KEYS: KeyTable = list_keys!("Clusters", "cluster", [
     back("back", "back to the pair list"),
 ]);
 
-/// The clusters' job kind: one joining runs at a time.
-const TASK: &str = "Clusters";
-
 pub struct ClustersView {
     /// The index the view was opened on (see the neighbours view).
     index: Arc<Index>,
@@ -46,8 +44,7 @@ pub struct ClustersView {
     /// Pairs listed when the view opened (the filter applies), and those at the threshold.
     listed: Vec<Pair>,
     linked: usize,
-    job: u64,
-    clusters: Option<Arc<Vec<Cluster>>>,
+    clusters: Slot<Arc<Vec<Cluster>>>,
     cursor: Cursor,
 }
 
@@ -65,8 +62,8 @@ impl ClustersView {
             banding,
             listed,
             linked: 0,
-            job: 0,
-            clusters: None,
+            // A job kind of its own: one joining runs at a time.
+            clusters: Slot::new("Clusters"),
             cursor: Cursor::default(),
         };
         view.join(cx);
@@ -95,7 +92,7 @@ impl ClustersView {
     /// The clusters; none while they are joined.
     #[cfg(test)]
     pub fn clusters(&self) -> Option<&[Cluster]> {
-        self.clusters.as_deref().map(|c| &c[..])
+        self.clusters.value().map(|c| &c[..])
     }
 
     /// Joins the listed pairs at the threshold, on a worker.
@@ -109,20 +106,16 @@ impl ClustersView {
             .collect();
         let index = self.index.clone();
         self.linked = pairs.len();
-        self.clusters = None;
-        self.job = cx.jobs.spawn(Work::Task(Task {
-            name: TASK,
-            run: Box::new(move |_| {
-                let mut clusters = cluster::clusters(&index, &pairs, Keep::Longest);
-                // Members in natural order, for the members view, the heatmap and the
-                // export (the clusters keep `simtui clusters`' order and numbers).
-                for c in &mut clusters {
-                    order::sort_members(&index, c);
-                }
-                let summary = format!("{} clusters", clusters.len());
-                Ok(Reply::timed(clusters, summary))
-            }),
-        }));
+        self.clusters.start(cx, move |_| {
+            let mut clusters = cluster::clusters(&index, &pairs, Keep::Longest);
+            // Members in natural order, for the members view, the heatmap and the
+            // export (the clusters keep `simtui clusters`' order and numbers).
+            for c in &mut clusters {
+                order::sort_members(&index, c);
+            }
+            let summary = format!("{} clusters", clusters.len());
+            Ok(Reply::timed(Arc::new(clusters), summary))
+        });
     }
 }
 
@@ -132,11 +125,8 @@ impl View for ClustersView {
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
-        if action == Action::Back {
-            return cx.close();
-        }
-        let len = self.clusters.as_ref().map_or(0, |c| c.len());
-        if self.cursor.apply(action, len, list_page(cx.size)) {
+        let len = self.clusters.value().map_or(0, |c| c.len());
+        if self.cursor.leave_or_move(action, len, cx) {
             return;
         }
         let step = match action {
@@ -153,7 +143,7 @@ impl View for ClustersView {
             }
             return;
         }
-        let Some(clusters) = self.clusters.clone() else {
+        let Some(clusters) = self.clusters.value().cloned() else {
             return;
         };
         let Some(c) = clusters.get(self.cursor.selected) else {
@@ -171,19 +161,7 @@ impl View for ClustersView {
         }
     }
 
-    fn waiting(&self) -> Option<(Kind, u64)> {
-        self.clusters
-            .is_none()
-            .then_some((Kind::Task(TASK), self.job))
-    }
-
-    fn done(&mut self, reply: Reply, _: &mut Cx) {
-        self.clusters = reply.take::<Vec<Cluster>>().map(Arc::new);
-    }
-
-    fn restart(&mut self, cx: &mut Cx) {
-        self.join(cx);
-    }
+    waits_in_slot!(clusters, join);
 
     fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
         render(self, ui, frame, body);
@@ -193,7 +171,7 @@ impl View for ClustersView {
 fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let doc = |d: u32| &v.index.docs()[d as usize];
-    let clusters = v.clusters.as_deref().map_or(&[][..], |c| &c[..]);
+    let clusters = v.clusters.value().map_or(&[][..], |c| &c[..]);
     let docs: usize = clusters.iter().map(|c| c.members.len()).sum();
     let mut title = vec![
         Span::styled(
@@ -214,7 +192,7 @@ fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
         let against = super::tuning::against_threshold((b, r), v.threshold());
         title.push(Span::raw(format!(" · b={b} r={r}{against}")));
     }
-    if v.clusters.is_none() {
+    if v.clusters.value().is_none() {
         title.push(Span::styled(" · joining…", t.warn()));
     }
     let w = area.width as usize;
@@ -233,7 +211,7 @@ fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
         cells.extend(list_table::doc(&rep.id, &rep.title, id_w));
         cells
     };
-    let empty = if v.clusters.is_none() {
+    let empty = if v.clusters.value().is_none() {
         " Joining the pairs…".to_string()
     } else {
         format!(

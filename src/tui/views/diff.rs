@@ -9,7 +9,8 @@ use crate::output::meta;
 use crate::tui::keys::{Action, Binding, Context, DOWN, END, HOME, KeyTable, PGDN, PGUP, UP, b, back, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::{fmt, layout};
-use crate::tui::worker::{Kind, Reply, Task};
+use super::slot::Slot;
+use crate::tui::worker::{Kind, Reply};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Alignment, Rect};
@@ -37,27 +38,16 @@ const ROWS: [Binding; 12] = [
     back("back", "back to the pair list"),
 ];
 
-pub static KEYS: KeyTable = KeyTable {
-    name: "Diff",
-    text_entry: false,
-    defaults: &ROWS,
-};
+pub static KEYS: KeyTable = KeyTable::new("Diff", &ROWS);
 
 /// A diff opened from the review: its keys, and x marks the removal shown, as in the
 /// review's list.
 #[rustfmt::skip]
-pub static REVIEW_KEYS: KeyTable = KeyTable {
-    name: "Diff of a removal",
-    text_entry: false,
-    defaults: &[
-        ROWS[0], ROWS[1], ROWS[2], ROWS[3], ROWS[4], ROWS[5], ROWS[6], ROWS[7], ROWS[8], ROWS[9], ROWS[10],
-        b(&[k('x')], "x", Action::MarkWrong, "wrong", "mark the removal wrong, or not (written to the keep-list)", true),
-        back("back", "back to the review"),
-    ],
-};
-
-/// The diff's job kind: one diff is read at a time.
-const TASK: &str = "Diff";
+pub static REVIEW_KEYS: KeyTable = KeyTable::new("Diff of a removal", &[
+    ROWS[0], ROWS[1], ROWS[2], ROWS[3], ROWS[4], ROWS[5], ROWS[6], ROWS[7], ROWS[8], ROWS[9], ROWS[10],
+    b(&[k('x')], "x", Action::MarkWrong, "wrong", "mark the removal wrong, or not (written to the keep-list)", true),
+    back("back", "back to the review"),
+]);
 
 /// What the diff view shows about one document.
 #[derive(Clone, Debug)]
@@ -78,10 +68,8 @@ pub struct DiffView {
     /// The metadata fields shown (those asked for, the usual ones either document has):
     /// a header row shows their values per side.
     meta_names: Vec<String>,
-    /// The diff job being waited for.
-    job: u64,
-    /// The diff shown, or why the texts could not be read.
-    model: Option<Result<Arc<DiffModel>, String>>,
+    /// The diff shown, or why the texts could not be read; read by a job.
+    model: Slot<Result<Arc<DiffModel>, String>>,
     /// The other way to show it (`w`): the texts' own lines, or their paragraphs joined;
     /// none when no line of either text is hard-wrapped.
     other: Option<Arc<DiffModel>>,
@@ -134,32 +122,30 @@ impl DiffView {
             }
         };
         let (a, b, max_bytes) = (entry(pair.a), entry(pair.b), index.params().max_bytes);
-        let job = cx.jobs.spawn(crate::tui::worker::Work::Task(Task {
-            name: TASK,
-            run: Box::new(move |_| {
-                let model = diff_docs(&a, &b, max_bytes);
-                Ok(match &model {
-                    Ok(_) => Reply::timed(model, "diff".into()),
-                    Err(e) => {
-                        let line = format!("diff failed: {e}");
-                        Reply::said(model, line)
-                    }
-                })
-            }),
-        }));
-        DiffView {
+        let mut view = DiffView {
             pair,
             a: info(pair.a, meta_a),
             b: info(pair.b, meta_b),
             meta_names,
-            job,
-            model: None,
+            // A job kind of its own: one diff is read at a time.
+            model: Slot::new("Diff"),
             other: None,
             joined: false,
             layout: Layout::default(),
             scroll: 0,
             marks: false,
-        }
+        };
+        view.model.start(cx, move |_| {
+            let model = diff_docs(&a, &b, max_bytes);
+            Ok(match &model {
+                Ok(_) => Reply::timed(model, "diff".into()),
+                Err(e) => {
+                    let line = format!("diff failed: {e}");
+                    Reply::said(model, line)
+                }
+            })
+        });
+        view
     }
 
     /// The diff of a removal of the review: x marks it wrong (or not), as in the list.
@@ -183,7 +169,7 @@ impl DiffView {
     /// The aligned texts, or why they could not be read; none while they are read.
     #[cfg(test)]
     pub fn model(&self) -> Option<&Result<Arc<DiffModel>, String>> {
-        self.model.as_ref()
+        self.model.value()
     }
 
     /// The diff shown has its hard-wrapped paragraphs joined.
@@ -207,13 +193,13 @@ impl DiffView {
     #[cfg(test)]
     pub fn set_model(&mut self, model: DiffModel, column: usize) {
         self.layout = diff_model::layout(&model, column);
-        self.model = Some(Ok(Arc::new(model)));
+        self.model.set(Ok(Arc::new(model)));
     }
 
     /// The diff to show, and the other way to show it, laid out for the terminal.
     fn set_models(&mut self, shown: DiffModel, other: Option<DiffModel>, size: (u16, u16)) {
         self.layout = diff_model::layout(&shown, column_width(size));
-        self.model = Some(Ok(Arc::new(shown)));
+        self.model.set(Ok(Arc::new(shown)));
         self.other = other.map(Arc::new);
     }
 
@@ -233,9 +219,10 @@ impl DiffView {
         let Some(other) = self.other.take() else {
             return cx.say("no hard-wrapped paragraph to join: these are the texts' lines");
         };
-        let Some(Ok(shown)) = self.model.replace(Ok(other.clone())) else {
+        let Some(Ok(shown)) = self.model.value().cloned() else {
             return;
         };
+        self.model.set(Ok(other.clone()));
         self.other = Some(shown);
         self.joined = !self.joined;
         let top = self.top_line();
@@ -267,7 +254,7 @@ impl DiffView {
     /// line in view across a re-wrap.
     fn relayout(&mut self, size: (u16, u16)) {
         let col = column_width(size);
-        if let Some(Ok(model)) = &self.model
+        if let Some(Ok(model)) = self.model.value()
             && self.layout.column != col
         {
             let top_line = self
@@ -327,11 +314,11 @@ impl View for DiffView {
     }
 
     fn waiting(&self) -> Option<(Kind, u64)> {
-        self.model.is_none().then_some((Kind::Task(TASK), self.job))
+        self.model.waiting()
     }
 
     fn done(&mut self, reply: Reply, cx: &mut Cx) {
-        let Some(model) = reply.take::<Result<Diffs, String>>() else {
+        let Some(model) = self.model.end::<Result<Diffs, String>>(reply) else {
             return;
         };
         match model {
@@ -344,7 +331,7 @@ impl View for DiffView {
                 self.joined = true;
             }
             Ok(Diffs { lines, joined: None }) => self.set_models(lines, None, cx.size),
-            Err(e) => self.model = Some(Err(e)),
+            Err(e) => self.model.set(Err(e)),
         }
         self.scroll = 0;
     }
@@ -393,7 +380,7 @@ fn diff_docs(a: &Entry, b: &Entry, max_bytes: u64) -> Result<Diffs, String> {
 fn render(d: &DiffView, ui: &Ui, frame: &mut Frame, body: Rect) {
     let areas = layout::diff_with(body, d.header_rows());
     header(ui, d, frame, areas.header);
-    match &d.model {
+    match d.model.value() {
         None => message(
             frame,
             areas.left.union(areas.right),
@@ -504,7 +491,7 @@ fn doc_lines(
         format!("{} shingles", fmt::count(doc.shingles as u64)),
     ];
     let mut warn = None;
-    if let Some(Ok(m)) = &d.model {
+    if let Some(Ok(m)) = d.model.value() {
         if m.truncated[side] {
             warn = Some(format!(" · TRUNCATED to {} KB", diff_model::CAP / 1024));
         }
@@ -614,7 +601,7 @@ fn header(ui: &Ui, d: &DiffView, frame: &mut Frame, area: Rect) {
         Span::raw(format!(" · estimate {:.3}", d.pair.estimate)),
         Span::styled(place, t.dim()),
     ];
-    if let Some(Ok(m)) = &d.model {
+    if let Some(Ok(m)) = d.model.value() {
         let rows = d.layout.rows.len();
         let h = page_height(ui.size, d.header_rows());
         info.push(Span::styled(

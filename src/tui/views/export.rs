@@ -20,13 +20,14 @@ use crate::tui::rows::Listed;
 use crate::tui::keys::{Action, Context, ENTER, ESC, KeyTable, b, code};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::worker::{JobError, Kind, Reply, Task, Work};
+use super::slot::Slot;
+use crate::tui::worker::{JobError, Kind, Reply};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
-use simtui_engine::analysis::cluster::Cluster;
+use simtui_engine::analysis::cluster::{Cluster, Keep};
 use simtui_engine::index::Index;
 use simtui_engine::progress::Progress;
 use std::io::{self, Write};
@@ -35,18 +36,11 @@ use std::sync::Arc;
 
 /// The prompt's keys: characters are the file name.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Export",
-    text_entry: true,
-    defaults: &[
-        b(&[ENTER], "Enter", Action::FilterKeep, "write", "write the file (.jsonl/.ndjson: JSON Lines, else CSV)", true),
-        b(&[ESC], "Esc", Action::FilterClear, "cancel", "cancel the export", true),
-        b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
-    ],
-};
-
-/// The export's job kind: one file is written at a time.
-const TASK: &str = "Export";
+pub static KEYS: KeyTable = KeyTable::typing("Export", &[
+    b(&[ENTER], "Enter", Action::FilterKeep, "write", "write the file (.jsonl/.ndjson: JSON Lines, else CSV)", true),
+    b(&[ESC], "Esc", Action::FilterClear, "cancel", "cancel the export", true),
+    b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
+]);
 
 /// What is exported.
 #[derive(Clone)]
@@ -79,8 +73,9 @@ pub struct ExportView {
     rows: Rows,
     /// The warning the user has been shown for this name (Enter again goes ahead).
     confirm: Option<(String, String)>,
-    /// The file being written, and by which job.
-    writing: Option<(String, u64)>,
+    /// The file being written, and the job that writes it.
+    writing: Option<String>,
+    job: Slot<()>,
     /// Why the last write failed: shown in the prompt itself, where the next key goes,
     /// until the name is edited.
     error: Option<String>,
@@ -115,7 +110,7 @@ pub fn write(path: &Path, rows: &Rows, progress: &dyn Progress) -> io::Result<us
                 write_pair_stream(&mut out, index, &mut next, 1, None, format, Second::Estimate)?;
             }
             Rows::Clusters(index, clusters) => {
-                write_clusters(&mut out, index, clusters, &KeepArg::Longest, format)?
+                write_clusters(&mut out, index, clusters, &KeepArg::Rule(Keep::Longest), format)?
             }
         }
         Ok(rows.len())
@@ -144,17 +139,17 @@ impl<W: Write> Write for Cancellable<'_, W> {
 
 /// The export's job: writes `rows` to `path` and replies with the number written, or
 /// why it could not. Cancelled once it has begun, it has written nothing under `path`.
-fn write_task(path: PathBuf, rows: Rows) -> Task {
-    Task {
-        name: TASK,
-        run: Box::new(move |progress| {
-            simtui_engine::progress::check(progress)?;
-            let written = write(&path, &rows, progress);
-            if written.is_err() && progress.is_cancelled() {
-                return Err(JobError::Cancelled);
-            }
-            Ok(Reply::quiet(written.map_err(|e| e.to_string())))
-        }),
+fn write_task(
+    path: PathBuf,
+    rows: Rows,
+) -> impl FnOnce(&dyn Progress) -> Result<Reply, JobError> + Send + 'static {
+    move |progress| {
+        simtui_engine::progress::check(progress)?;
+        let written = write(&path, &rows, progress);
+        if written.is_err() && progress.is_cancelled() {
+            return Err(JobError::Cancelled);
+        }
+        Ok(Reply::quiet(written.map_err(|e| e.to_string())))
     }
 }
 
@@ -180,6 +175,8 @@ impl ExportView {
             rows,
             confirm: None,
             writing: None,
+            // A job kind of its own: one file is written at a time.
+            job: Slot::new("Export"),
             error: None,
         }
     }
@@ -212,10 +209,8 @@ impl ExportView {
             self.confirm = Some((name, "exists: Enter again overwrites it".into()));
             return;
         }
-        let job = cx
-            .jobs
-            .spawn(Work::Task(write_task(path, self.rows.clone())));
-        self.writing = Some((name, job));
+        self.job.start(cx, write_task(path, self.rows.clone()));
+        self.writing = Some(name);
     }
 }
 
@@ -254,15 +249,14 @@ impl View for ExportView {
     }
 
     fn waiting(&self) -> Option<(Kind, u64)> {
-        let (_, job) = self.writing.as_ref()?;
-        Some((Kind::Task(TASK), *job))
+        self.job.waiting()
     }
 
     fn done(&mut self, reply: Reply, cx: &mut Cx) {
-        let Some((name, _)) = self.writing.take() else {
+        let Some(name) = self.writing.take() else {
             return;
         };
-        match reply.take::<Result<usize, String>>() {
+        match self.job.end::<Result<usize, String>>(reply) {
             Some(Ok(n)) => {
                 let msg = format!("wrote {n} {} to {name}", self.rows.noun());
                 cx.log.write(&msg);
@@ -292,7 +286,7 @@ impl View for ExportView {
             spans.push(Span::styled(format!("{} ", self.default), t.dim()));
         }
         match (&self.writing, &self.confirm, &self.error) {
-            (Some((name, _)), _, _) => spans.push(Span::styled(
+            (Some(name), _, _) => spans.push(Span::styled(
                 format!("  writing {}… · Esc cancels", fmt::clean(name)),
                 t.dim(),
             )),

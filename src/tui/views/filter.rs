@@ -13,17 +13,13 @@ use ratatui::widgets::Paragraph;
 
 /// The keys while the filter is typed: characters are the filter.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Filter",
-    text_entry: true,
-    defaults: &[
-        b(&[ENTER], "Enter", Action::FilterKeep, "keep", "keep the filter and go back to the list", true),
-        b(&[ESC], "Esc", Action::FilterClear, "clear", "clear the filter", true),
-        b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
-        b(&[UP], "↑", Action::Up, "up", "select the previous pair", false),
-        b(&[DOWN], "↓", Action::Down, "down", "select the next pair", false),
-    ],
-};
+pub static KEYS: KeyTable = KeyTable::typing("Filter", &[
+    b(&[ENTER], "Enter", Action::FilterKeep, "keep", "keep the filter and go back to the list", true),
+    b(&[ESC], "Esc", Action::FilterClear, "clear", "clear the filter", true),
+    b(&[code(KeyCode::Backspace)], "⌫", Action::FilterBackspace, "delete", "delete the last character", true),
+    b(&[UP], "↑", Action::Up, "up", "select the previous pair", false),
+    b(&[DOWN], "↓", Action::Down, "down", "select the next pair", false),
+]);
 
 #[derive(Default)]
 pub struct Filter {

@@ -4,41 +4,34 @@
 //! shows the pair under the cursor side by side.
 
 use super::diff::DiffView;
-use super::view::{Cx, Ui, View};
+use super::view::{Cx, Ui, View, pair_of};
 use crate::tui::keys::{Action, Context, DOWN, ENTER, KeyTable, UP, b, back, code, k};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
-use crate::tui::worker::{Kind, Reply, Task, Work};
+use super::slot::{Slot, waits_in_slot};
+use crate::tui::worker::Reply;
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
 use simtui_engine::analysis::matrix::{self, Matrix, Measure};
 use std::sync::Arc;
 
 /// The heatmap's keys.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Heatmap",
-    text_entry: false,
-    defaults: &[
-        b(&[UP, k('k')], "←↑↓→", Action::Up, "move", "move the cursor (h/j/k/l too)", true),
-        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
-        b(&[code(KeyCode::Left), k('h')], "", Action::Left, "", "", false),
-        b(&[code(KeyCode::Right), k('l')], "", Action::Right, "", "", false),
-        b(&[ENTER], "Enter", Action::Open, "diff", "the pair under the cursor side by side", true),
-        back("back", "back to where you came from"),
-    ],
-};
+pub static KEYS: KeyTable = KeyTable::new("Heatmap", &[
+    b(&[UP, k('k')], "←↑↓→", Action::Up, "move", "move the cursor (h/j/k/l too)", true),
+    b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+    b(&[code(KeyCode::Left), k('h')], "", Action::Left, "", "", false),
+    b(&[code(KeyCode::Right), k('l')], "", Action::Right, "", "", false),
+    b(&[ENTER], "Enter", Action::Open, "diff", "the pair under the cursor side by side", true),
+    back("back", "back to where you came from"),
+]);
 
 /// The heatmap shows at most this many documents of a list.
 pub const MAX_HEATMAP: usize = 64;
-
-/// The heatmap's job kind: one matrix is computed at a time.
-const TASK: &str = "Heatmap";
 
 pub struct HeatmapView {
     index: Arc<Index>,
@@ -47,8 +40,7 @@ pub struct HeatmapView {
     docs: Vec<u32>,
     /// Documents left out (beyond [`MAX_HEATMAP`]).
     left_out: usize,
-    job: u64,
-    matrix: Option<Matrix>,
+    matrix: Slot<Matrix>,
     /// (row, column) under the cursor.
     at: (usize, usize),
 }
@@ -63,8 +55,8 @@ impl HeatmapView {
             caption,
             left_out: members.len() - docs.len(),
             docs,
-            job: 0,
-            matrix: None,
+            // A job kind of its own: one matrix is computed at a time.
+            matrix: Slot::new("Heatmap"),
             // Off the diagonal, where the values say something.
             at: (usize::from(members.len() > 1), 0),
         };
@@ -85,7 +77,7 @@ impl HeatmapView {
     /// The similarities; none while they are computed.
     #[cfg(test)]
     pub fn matrix(&self) -> Option<&Matrix> {
-        self.matrix.as_ref()
+        self.matrix.value()
     }
 
     /// (row, column) under the cursor.
@@ -96,14 +88,11 @@ impl HeatmapView {
 
     fn compute(&mut self, cx: &mut Cx) {
         let (index, docs) = (self.index.clone(), self.docs.clone());
-        self.job = cx.jobs.spawn(Work::Task(Task {
-            name: TASK,
-            run: Box::new(move |_| {
-                let m = matrix::compute_docs(&index, &docs, Measure::Jaccard, None);
-                let summary = format!("{0}×{0} heatmap", m.n);
-                Ok(Reply::timed(m, summary))
-            }),
-        }));
+        self.matrix.start(cx, move |_| {
+            let m = matrix::compute_docs(&index, &docs, Measure::Jaccard, None);
+            let summary = format!("{0}×{0} heatmap", m.n);
+            Ok(Reply::timed(m, summary))
+        });
     }
 }
 
@@ -124,13 +113,7 @@ impl View for HeatmapView {
             Action::Right => self.at.1 = clamp(j as isize + 1),
             Action::Open if i != j && n > 0 => {
                 let (a, b) = (self.docs[i], self.docs[j]);
-                let (jaccard, estimate) = self.index.similarity(a, b);
-                let pair = Pair {
-                    a,
-                    b,
-                    jaccard,
-                    estimate,
-                };
+                let pair = pair_of(&self.index, a, b);
                 let diff = DiffView::open(self.index.clone(), pair, cx);
                 cx.push(diff);
             }
@@ -139,19 +122,7 @@ impl View for HeatmapView {
         }
     }
 
-    fn waiting(&self) -> Option<(Kind, u64)> {
-        self.matrix
-            .is_none()
-            .then_some((Kind::Task(TASK), self.job))
-    }
-
-    fn done(&mut self, reply: Reply, _: &mut Cx) {
-        self.matrix = reply.take();
-    }
-
-    fn restart(&mut self, cx: &mut Cx) {
-        self.compute(cx);
-    }
+    waits_in_slot!(matrix, compute);
 
     fn position(&self) -> String {
         " · from the heatmap".into()
@@ -223,7 +194,7 @@ fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
         }),
         Span::styled("  █ ≥0.9 ▓ ≥0.7 ▒ ≥0.5 ░ ≥0.3 · >0", t.dim()),
     ])];
-    let Some(m) = &v.matrix else {
+    let Some(m) = v.matrix.value() else {
         lines.push(Line::from(Span::styled(" Comparing…", t.dim())));
         frame.render_widget(Paragraph::new(lines), area);
         return;

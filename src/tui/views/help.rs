@@ -15,15 +15,11 @@ use unicode_width::UnicodeWidthStr;
 
 /// The help's keys.
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Help",
-    text_entry: false,
-    defaults: &[
-        b(&[ESC, k('?')], "Esc/?", Action::Back, "close", "close the help", true),
-        b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll the help", false),
-        b(&[DOWN, k('j')], "", Action::Down, "", "", false),
-    ],
-};
+pub static KEYS: KeyTable = KeyTable::new("Help", &[
+    b(&[ESC, k('?')], "Esc/?", Action::Back, "close", "close the help", true),
+    b(&[UP, k('k')], "↑/↓", Action::Up, "scroll", "scroll the help", false),
+    b(&[DOWN, k('j')], "", Action::Down, "", "", false),
+]);
 
 /// The help, scrolled down `scroll` lines.
 #[derive(Default)]

@@ -26,34 +26,30 @@ use std::sync::Arc;
 
 /// The list's keys (with the tuning panel closed).
 #[rustfmt::skip]
-pub static KEYS: KeyTable = KeyTable {
-    name: "Pairs",
-    text_entry: false,
-    defaults: &[
-        b(&[UP, k('k')], "↑/k", Action::Up, "up", "select the previous pair", false),
-        b(&[DOWN, k('j')], "↓/j", Action::Down, "down", "select the next pair", true),
-        b(&[PGUP], "PgUp", Action::PageUp, "page up", "one page up", false),
-        b(&[PGDN], "PgDn", Action::PageDown, "page down", "one page down", false),
-        b(&[k('g'), HOME], "g/Home", Action::Top, "top", "first pair", false),
-        b(&[k('G'), END], "G/End", Action::Bottom, "bottom", "last pair", false),
-        b(&[ENTER], "Enter", Action::Open, "diff", "open the pair side by side", true),
-        b(&[k('/')], "/", Action::StartFilter, "filter", "filter by id, file or title substring (capitals: case-sensitive)", true),
-        b(&[k('s')], "s", Action::CycleSort, "sort", "sort by exact J, estimate, or id (numbers as numbers)", true),
-        b(&[k('t')], "t", Action::ToggleTuning, "tune", "open the tuning panel (b, r, k, S-curve, recall)", true),
-        b(&[k('b')], "b/B", Action::BandsUp, "bands", "bands b +1 / −1 (re-bands at once)", false),
-        b(&[k('B')], "", Action::BandsDown, "", "", false),
-        b(&[k('r')], "r/R", Action::RowsUp, "rows", "rows per band r +1 / −1", false),
-        b(&[k('R')], "", Action::RowsDown, "", "", false),
-        b(&[k('a')], "a", Action::ThresholdBanding, "-t s", "band as -t s does in every command (s: the tuning panel's)", false),
-        b(&[k('n')], "n/N", Action::Neighbours, "neighbours", "nearest neighbours of the left / right document", true),
-        b(&[k('N')], "", Action::NeighboursOther, "", "", false),
-        b(&[k('c')], "c", Action::Clusters, "clusters", "clusters of the listed pairs (union-find at a threshold)", true),
-        b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
-        b(&[k('m')], "m", Action::SwitchMethod, "method", "switch candidates between MinHash LSH and SimHash (Hamming column)", false),
-        b(&[k('o')], "o", Action::SwitchSketch, "sketch", "switch MinHash LSH's sketch: one-permutation hashing ↔ classic MinHash", false),
-        b(&[ESC], "Esc", Action::Back, "clear filter", "clear the filter", false),
-    ],
-};
+pub static KEYS: KeyTable = KeyTable::new("Pairs", &[
+    b(&[UP, k('k')], "↑/k", Action::Up, "up", "select the previous pair", false),
+    b(&[DOWN, k('j')], "↓/j", Action::Down, "down", "select the next pair", true),
+    b(&[PGUP], "PgUp", Action::PageUp, "page up", "one page up", false),
+    b(&[PGDN], "PgDn", Action::PageDown, "page down", "one page down", false),
+    b(&[k('g'), HOME], "g/Home", Action::Top, "top", "first pair", false),
+    b(&[k('G'), END], "G/End", Action::Bottom, "bottom", "last pair", false),
+    b(&[ENTER], "Enter", Action::Open, "diff", "open the pair side by side", true),
+    b(&[k('/')], "/", Action::StartFilter, "filter", "filter by id, file or title substring (capitals: case-sensitive)", true),
+    b(&[k('s')], "s", Action::CycleSort, "sort", "sort by exact J, estimate, or id (numbers as numbers)", true),
+    b(&[k('t')], "t", Action::ToggleTuning, "tune", "open the tuning panel (b, r, k, S-curve, recall)", true),
+    b(&[k('b')], "b/B", Action::BandsUp, "bands", "bands b +1 / −1 (re-bands at once)", false),
+    b(&[k('B')], "", Action::BandsDown, "", "", false),
+    b(&[k('r')], "r/R", Action::RowsUp, "rows", "rows per band r +1 / −1", false),
+    b(&[k('R')], "", Action::RowsDown, "", "", false),
+    b(&[k('a')], "a", Action::ThresholdBanding, "-t s", "band as -t s does in every command (s: the tuning panel's)", false),
+    b(&[k('n')], "n/N", Action::Neighbours, "neighbours", "nearest neighbours of the left / right document", true),
+    b(&[k('N')], "", Action::NeighboursOther, "", "", false),
+    b(&[k('c')], "c", Action::Clusters, "clusters", "clusters of the listed pairs (union-find at a threshold)", true),
+    b(&[k('e')], "e", Action::Export, "export", "write the listed pairs to a CSV or JSON Lines file", false),
+    b(&[k('m')], "m", Action::SwitchMethod, "method", "switch candidates between MinHash LSH and SimHash (Hamming column)", false),
+    b(&[k('o')], "o", Action::SwitchSketch, "sketch", "switch MinHash LSH's sketch: one-permutation hashing ↔ classic MinHash", false),
+    b(&[ESC], "Esc", Action::Back, "clear filter", "clear the filter", false),
+]);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sort {
@@ -487,12 +483,8 @@ impl View for ListView {
 
     fn position(&self) -> String {
         let many = self.visible.iter().any(|r| !matches!(r, Row::Pair(_)));
-        format!(
-            " · {} {} of {}",
-            if many { "row" } else { "pair" },
-            fmt::count(self.cursor.selected as u64 + 1),
-            fmt::count(self.visible.len() as u64)
-        )
+        let what = if many { "row" } else { "pair" };
+        format!(" · {what} {}", self.cursor.of(self.visible.len()))
     }
 
     fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {

@@ -4,7 +4,8 @@
 //! work everywhere).
 
 use super::view::Ui;
-use crate::tui::keys::KeyTable;
+use crate::tui::keys::{Context, KeyTable};
+use crate::tui::session::Session;
 use crate::tui::progress::{Board, eta, rate};
 use crate::tui::widgets::fmt;
 use ratatui::Frame;
@@ -14,11 +15,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use simtui_engine::progress::Stage;
 
 /// The loading view's keys: none of its own (help and quit work everywhere).
-pub static KEYS: KeyTable = KeyTable {
-    name: "Indexing",
-    text_entry: false,
-    defaults: &[],
-};
+pub static KEYS: KeyTable = KeyTable::new("Indexing", &[]);
 
 fn unit(stage: Stage) -> &'static str {
     match stage {
@@ -123,6 +120,21 @@ fn opening_store(progress: &Board) -> bool {
         && Stage::ALL[1..]
             .iter()
             .all(|&s| progress.get(s).started.is_none())
+}
+
+/// The keys of a view that waits for the first results (the review, a pairs file): the
+/// loading screen's until they are in, then its own.
+pub fn keys_until_loaded(session: &Session, own: Context) -> Context {
+    if session.results().is_none() { &KEYS } else { own }
+}
+
+/// Draws the loading screen until the first results are in, then the view (`draw`).
+pub fn render_until_loaded(ui: &Ui, frame: &mut Frame, body: Rect, draw: impl FnOnce(&mut Frame)) {
+    if ui.session.results().is_none() {
+        render(ui, frame, body)
+    } else {
+        draw(frame)
+    }
 }
 
 /// The loading screen: a box with every stage, drawn until the first pairs are found.

@@ -5,7 +5,7 @@
 use super::diff::DiffView;
 use super::heatmap::HeatmapView;
 use super::neighbours::NeighboursView;
-use super::view::{Cursor, Cx, Ui, View, list_page};
+use super::view::{Cursor, Cx, Ui, View, pair_of};
 use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, k, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
@@ -14,7 +14,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use simtui_engine::analysis::cluster::Cluster;
-use simtui_engine::search::found::Pair;
 use simtui_engine::index::Index;
 use simtui_engine::natural_cmp;
 use std::sync::Arc;
@@ -97,13 +96,7 @@ impl View for MembersView {
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
-        if action == Action::Back {
-            return cx.close();
-        }
-        if self
-            .cursor
-            .apply(action, self.order.len(), list_page(cx.size))
-        {
+        if self.cursor.leave_or_move(action, self.order.len(), cx) {
             return;
         }
         let index = self.index.clone();
@@ -111,13 +104,7 @@ impl View for MembersView {
         let rep = self.cluster.representative;
         match action {
             Action::Open if d != rep => {
-                let (jaccard, estimate) = index.similarity(rep, d);
-                let pair = Pair {
-                    a: rep,
-                    b: d,
-                    jaccard,
-                    estimate,
-                };
+                let pair = pair_of(&index, rep, d);
                 let diff = DiffView::open(index, pair, cx);
                 cx.push(diff);
             }
@@ -142,11 +129,7 @@ impl View for MembersView {
     }
 
     fn position(&self) -> String {
-        format!(
-            " · member {} of {} (with the kept one)",
-            fmt::count(self.cursor.selected as u64 + 1),
-            fmt::count(self.order.len() as u64)
-        )
+        format!(" · member {} (with the kept one)", self.cursor.of(self.order.len()))
     }
 
     fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {

@@ -30,6 +30,9 @@ views!(
 /// What a view is, and what it may ask of the App.
 pub mod view;
 
+/// A view's job: the one generic slot every view keeps its background work in.
+mod slot;
+
 /// Ids read from a file, found in the index on screen (the review, the pairs file).
 mod id_pairs;
 

@@ -5,12 +5,13 @@
 
 use super::diff::DiffView;
 use super::heatmap::HeatmapView;
-use super::view::{Cursor, Cx, Ui, View, list_page};
+use super::view::{Cursor, Cx, Ui, View};
 use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, k, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::list_table::{self, Cell, ListTable};
-use crate::tui::worker::{Kind, Reply, Task, Work};
+use super::slot::{Slot, waits_in_slot};
+use crate::tui::worker::Reply;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -32,9 +33,6 @@ pub static KEYS: KeyTable = list_keys!("Neighbours", "neighbour", [
 /// Neighbours asked for at a time (LSH candidates first, then a scan fills up).
 pub const TOP_NEIGHBOURS: usize = 100;
 
-/// The neighbours' job kind: one search runs at a time.
-const TASK: &str = "Neighbours";
-
 pub struct NeighboursView {
     /// The index the view was opened on: its document numbers stay right while a new
     /// banding or k replaces the results underneath.
@@ -43,8 +41,7 @@ pub struct NeighboursView {
     /// The banding the candidates come from.
     bands: usize,
     rows: usize,
-    job: u64,
-    answer: Option<Answer>,
+    answer: Slot<Answer>,
     cursor: Cursor,
 }
 
@@ -63,8 +60,8 @@ impl NeighboursView {
             doc,
             bands,
             rows,
-            job: 0,
-            answer: None,
+            // A job kind of its own: one search runs at a time.
+            answer: Slot::new("Neighbours"),
             cursor: Cursor::default(),
         };
         view.search(cx);
@@ -79,34 +76,31 @@ impl NeighboursView {
     /// The neighbours found; none while searching.
     #[cfg(test)]
     pub fn answer(&self) -> Option<&Answer> {
-        self.answer.as_ref()
+        self.answer.value()
     }
 
     fn search(&mut self, cx: &mut Cx) {
         let (index, bands, rows, doc) = (self.index.clone(), self.bands, self.rows, self.doc);
-        self.job = cx.jobs.spawn(Work::Task(Task {
-            name: TASK,
-            run: Box::new(move |progress| {
-                let engine = Engine {
-                    index,
-                    method: Method::MinHash { bands, rows },
-                };
-                simtui_engine::progress::check(progress)?;
-                let probe = Probe::of_doc(&engine, doc)?;
-                let answer = Searcher::new(&engine)?.neighbours(&probe, TOP_NEIGHBOURS, true)?;
-                let summary = format!(
-                    "{} neighbours from {} candidates",
-                    answer.neighbours.len(),
-                    answer.candidates
-                );
-                Ok(Reply::timed(answer, summary))
-            }),
-        }));
+        self.answer.start(cx, move |progress| {
+            let engine = Engine {
+                index,
+                method: Method::MinHash { bands, rows },
+            };
+            simtui_engine::progress::check(progress)?;
+            let probe = Probe::of_doc(&engine, doc)?;
+            let answer = Searcher::new(&engine)?.neighbours(&probe, TOP_NEIGHBOURS, true)?;
+            let summary = format!(
+                "{} neighbours from {} candidates",
+                answer.neighbours.len(),
+                answer.candidates
+            );
+            Ok(Reply::timed(answer, summary))
+        });
     }
 
     /// The heatmap of the document (first) and its neighbours, best first.
     fn heatmap(&self, cx: &mut Cx) {
-        let Some(answer) = &self.answer else {
+        let Some(answer) = self.answer.value() else {
             return cx.say("still searching for the neighbours");
         };
         if answer.neighbours.is_empty() {
@@ -122,7 +116,7 @@ impl NeighboursView {
     }
 
     fn len(&self) -> usize {
-        self.answer.as_ref().map_or(0, |a| a.neighbours.len())
+        self.answer.value().map_or(0, |a| a.neighbours.len())
     }
 }
 
@@ -132,18 +126,15 @@ impl View for NeighboursView {
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
-        if action == Action::Back {
-            return cx.close();
+        if self.cursor.leave_or_move(action, self.len(), cx) {
+            return;
         }
         if action == Action::Heatmap {
             return self.heatmap(cx);
         }
-        if self.cursor.apply(action, self.len(), list_page(cx.size)) {
-            return;
-        }
         let Some(n) = self
             .answer
-            .as_ref()
+            .value()
             .and_then(|a| a.neighbours.get(self.cursor.selected))
             .copied()
         else {
@@ -169,19 +160,7 @@ impl View for NeighboursView {
         }
     }
 
-    fn waiting(&self) -> Option<(Kind, u64)> {
-        self.answer
-            .is_none()
-            .then_some((Kind::Task(TASK), self.job))
-    }
-
-    fn done(&mut self, reply: Reply, _: &mut Cx) {
-        self.answer = reply.take();
-    }
-
-    fn restart(&mut self, cx: &mut Cx) {
-        self.search(cx);
-    }
+    waits_in_slot!(answer, search);
 
     fn step(&mut self, step: isize, cx: &mut Cx) -> bool {
         let rows = (0, self.len());
@@ -189,11 +168,7 @@ impl View for NeighboursView {
     }
 
     fn position(&self) -> String {
-        format!(
-            " · neighbour {} of {}",
-            fmt::count(self.cursor.selected as u64 + 1),
-            fmt::count(self.len() as u64)
-        )
+        format!(" · neighbour {}", self.cursor.of(self.len()))
     }
 
     fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
@@ -211,7 +186,7 @@ fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
         Span::styled(of, t.title()),
         Span::styled(of_title, t.dim()),
     ];
-    let empty = match &v.answer {
+    let empty = match v.answer.value() {
         None => {
             title.push(Span::styled(" · searching…", t.warn()));
             " Searching the LSH buckets…".to_string()
@@ -232,7 +207,7 @@ fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
             " No document shares a shingle with this one.".to_string()
         }
     };
-    let neighbours = v.answer.as_ref().map_or(&[][..], |a| &a.neighbours[..]);
+    let neighbours = v.answer.value().map_or(&[][..], |a| &a.neighbours[..]);
     let rank_w = fmt::count(neighbours.len().max(1) as u64).len();
     let id_w = w.saturating_sub(1 + rank_w + 2 + 5 + 2 + 5 + 2 + 4 + 2);
     let row = |i: usize| {

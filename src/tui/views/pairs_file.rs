@@ -108,11 +108,7 @@ impl PairsFileView {
 
 impl View for PairsFileView {
     fn keys(&self, session: &Session) -> Context {
-        if session.results().is_none() {
-            &loading::KEYS
-        } else {
-            &KEYS
-        }
+        loading::keys_until_loaded(session, &KEYS)
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
@@ -154,18 +150,11 @@ impl View for PairsFileView {
     }
 
     fn position(&self) -> String {
-        format!(
-            " · pair {} of {} in the file",
-            fmt::count(self.cursor.selected as u64 + 1),
-            fmt::count(self.file.pairs.len() as u64)
-        )
+        format!(" · pair {} in the file", self.cursor.of(self.file.pairs.len()))
     }
 
     fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
-        if ui.session.results().is_none() {
-            return loading::render(ui, frame, body);
-        }
-        render(self, ui, frame, body);
+        loading::render_until_loaded(ui, frame, body, |frame| render(self, ui, frame, body));
     }
 }
 

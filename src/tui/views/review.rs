@@ -9,7 +9,7 @@
 use super::diff::DiffView;
 use super::loading;
 use super::unmatched;
-use super::view::{Cursor, Cx, Ui, View, list_page};
+use super::view::{Cursor, Cx, Ui, View, list_page, pair_of};
 use crate::input::removal_map::{self, Found};
 use crate::input::removals::{self, DocRef, Removed};
 use crate::tui::keep_list::{Failed, KeepList};
@@ -17,7 +17,9 @@ use crate::tui::keys::{Action, Context, ENTER, KeyTable, b, back, k, list_keys};
 use crate::tui::session::Session;
 use crate::tui::widgets::fmt;
 use crate::tui::widgets::list_table::{self, Cell, ListTable, NOTE_ROWS};
-use crate::tui::worker::{Kind, Reply, Task, Work};
+use super::slot::Slot;
+use crate::tui::worker::{JobError, Kind, Reply};
+use simtui_engine::progress::Progress;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -34,9 +36,6 @@ pub static KEYS: KeyTable = list_keys!("Review", "removal", [
     b(&[k('x'), k(' ')], "x", Action::MarkWrong, "wrong", "mark the removal wrong, or not (written to the keep-list)", true),
     back("pairs", "leave the review for the pairs list"),
 ]);
-
-/// The keep-list's job kind: one write at a time.
-const TASK: &str = "Keep-list";
 
 /// The nearest documents' lookup: one at a time, for the results on screen.
 const NEAREST: &str = "Nearest";
@@ -65,7 +64,7 @@ pub struct ReviewView {
     /// The keep-list's ids: those marked wrong here, and any it held before.
     marked: BTreeSet<String>,
     /// The keep-list's write under way (its job), and the last one's outcome.
-    writing: Option<u64>,
+    writing: Slot<()>,
     written: Option<Result<usize, Failed>>,
     cursor: Cursor,
 }
@@ -79,17 +78,9 @@ struct Resolved {
     found: Vec<Found>,
     /// The lookup of the nearest documents, while it runs on a worker: until it ends,
     /// the removals it looks up have no kept document (their rows say they wait).
-    looking: Option<Lookup>,
+    looking: Slot<()>,
     /// Why none of the list's ids is in the corpus, when none is.
     unmatched: Option<String>,
-}
-
-/// The nearest documents' job, and how far it is: `done` of `total` removals.
-#[derive(Clone, Copy)]
-struct Lookup {
-    job: u64,
-    done: u64,
-    total: u64,
 }
 
 /// What the review's jobs reply.
@@ -110,7 +101,8 @@ impl ReviewView {
             marked: review.kept.clone(),
             review,
             resolved: None,
-            writing: None,
+            // A job kind of its own: one write at a time.
+            writing: Slot::new("Keep-list"),
             written: None,
             cursor: Cursor::default(),
         }
@@ -124,8 +116,8 @@ impl ReviewView {
     /// The nearest documents' lookup, while it runs: (done, total) removals.
     #[cfg(test)]
     pub fn looking(&self) -> Option<(u64, u64)> {
-        let l = self.resolved.as_ref()?.looking?;
-        Some((l.done, l.total))
+        let looking = &self.resolved.as_ref()?.looking;
+        looking.is_running().then(|| looking.how_far())
     }
 
     /// Finds the removals' documents in the results on screen (once per index and
@@ -147,13 +139,13 @@ impl ReviewView {
         let found = removal_map::locate(&index, &self.review.removed, self.review.tasks);
         let unmatched = self.unmatched(&index, &found, cx.session.id_field());
         let total = removal_map::to_look_up(&found) as u64;
-        let looking = if total == 0 {
-            cx.jobs.cancel(Kind::Task(NEAREST));
-            None
+        let mut looking = Slot::new(NEAREST);
+        if total == 0 {
+            cx.jobs.cancel(looking.kind());
         } else {
-            let job = cx.jobs.spawn(lookup(index.clone(), banding, found.clone()));
-            Some(Lookup { job, done: 0, total })
-        };
+            looking.start(cx, lookup(index.clone(), banding, found.clone()));
+            looking.expect(total);
+        }
         self.resolved = Some(Resolved {
             index,
             banding,
@@ -185,15 +177,14 @@ impl ReviewView {
     /// Removal `i`'s kept document is still being looked up.
     fn waits(&self, i: usize) -> bool {
         self.resolved.as_ref().is_some_and(|r| {
-            r.looking.is_some() && r.found.get(i).is_some_and(|f| f.chosen && f.removed.is_some())
+            r.looking.is_running() && r.found.get(i).is_some_and(|f| f.chosen && f.removed.is_some())
         })
     }
 
     /// Enter on a removal whose nearest document is still looked up: nothing opens yet
     /// (the user sees the row fill in, and presses Enter again).
     fn say_waiting(&self, cx: &mut Cx) {
-        let looking = self.resolved.as_ref().and_then(|r| r.looking);
-        let (done, total) = looking.map_or((0, 0), |l| (l.done, l.total));
+        let (done, total) = self.resolved.as_ref().map_or((0, 0), |r| r.looking.how_far());
         cx.say(format!(
             "this removal's nearest document is still being looked up ({} of {} done): \
              Enter again once the row shows it",
@@ -206,9 +197,9 @@ impl ReviewView {
     /// older index's or banding's are dropped).
     fn looked_up(&mut self, index: Arc<Index>, banding: (usize, usize), found: Vec<Found>) {
         let Some(r) = &mut self.resolved else { return };
-        if Arc::ptr_eq(&r.index, &index) && r.banding == banding && r.looking.is_some() {
+        if Arc::ptr_eq(&r.index, &index) && r.banding == banding && r.looking.is_running() {
             r.found = found;
-            r.looking = None;
+            r.looking.finish();
         }
     }
 
@@ -242,14 +233,7 @@ impl ReviewView {
     /// The selected removal's pair of documents, kept first.
     fn pair(&self, i: usize) -> Option<(Arc<Index>, Pair)> {
         let (index, kept, removed) = self.docs(i)?;
-        let (jaccard, estimate) = index.similarity(kept, removed);
-        let pair = Pair {
-            a: kept,
-            b: removed,
-            jaccard,
-            estimate,
-        };
-        Some((index.clone(), pair))
+        Some((index.clone(), pair_of(index, kept, removed)))
     }
 
     /// Marks the selected removal wrong, or not, and writes the keep-list.
@@ -262,41 +246,33 @@ impl ReviewView {
         }
         let keep = self.review.keep_list.clone();
         keep.want(removals::keep_text(&self.marked), self.marked.len());
-        self.writing = Some(cx.jobs.spawn(Work::Task(Task {
-            name: TASK,
-            run: Box::new(move |_| {
-                Ok(Reply::quiet(Replied::Written(keep.save())))
-            }),
-        })));
+        self.writing.start(cx, move |_| Ok(Reply::quiet(Replied::Written(keep.save()))));
     }
 }
 
 /// The job that looks up the nearest documents of the removals `found` in `index`, by
 /// the banding given, reporting each removal looked up.
-fn lookup(index: Arc<Index>, banding: (usize, usize), mut found: Vec<Found>) -> Work {
-    Work::Task(Task {
-        name: NEAREST,
-        run: Box::new(move |progress| {
-            let total = removal_map::to_look_up(&found);
-            removal_map::nearest(&index, &mut found, banding.0, banding.1, progress)?;
-            let summary = format!("nearest documents of {total} removals");
-            let found = Replied::Nearest {
-                index,
-                banding,
-                found,
-            };
-            Ok(Reply::timed(found, summary))
-        }),
-    })
+fn lookup(
+    index: Arc<Index>,
+    banding: (usize, usize),
+    mut found: Vec<Found>,
+) -> impl FnOnce(&dyn Progress) -> Result<Reply, JobError> + Send + 'static {
+    move |progress| {
+        let total = removal_map::to_look_up(&found);
+        removal_map::nearest(&index, &mut found, banding.0, banding.1, progress)?;
+        let summary = format!("nearest documents of {total} removals");
+        let found = Replied::Nearest {
+            index,
+            banding,
+            found,
+        };
+        Ok(Reply::timed(found, summary))
+    }
 }
 
 impl View for ReviewView {
     fn keys(&self, session: &Session) -> Context {
-        if session.results().is_none() {
-            &loading::KEYS
-        } else {
-            &KEYS
-        }
+        loading::keys_until_loaded(session, &KEYS)
     }
 
     fn update(&mut self, action: Action, cx: &mut Cx) {
@@ -342,19 +318,18 @@ impl View for ReviewView {
     }
 
     fn waiting(&self) -> Option<(Kind, u64)> {
-        self.writing.map(|job| (Kind::Task(TASK), job))
+        self.writing.waiting()
     }
 
     fn jobs(&self) -> Vec<(Kind, u64)> {
-        let looking = self.resolved.as_ref().and_then(|r| r.looking);
-        let looking = looking.map(|l| (Kind::Task(NEAREST), l.job));
+        let looking = self.resolved.as_ref().and_then(|r| r.looking.waiting());
         self.waiting().into_iter().chain(looking).collect()
     }
 
     fn done(&mut self, reply: Reply, cx: &mut Cx) {
         match reply.take::<Replied>() {
             Some(Replied::Written(written)) => {
-                self.writing = None;
+                self.writing.finish();
                 if let Err(failed) = &written {
                     // The whole story once, where the title has no room for it.
                     cx.log.write(&failed.to_string());
@@ -372,10 +347,8 @@ impl View for ReviewView {
     }
 
     fn progress(&mut self, job: u64, done: u64, total: u64) {
-        if let Some(l) = self.resolved.as_mut().and_then(|r| r.looking.as_mut())
-            && l.job == job
-        {
-            (l.done, l.total) = (done, total);
+        if let Some(r) = self.resolved.as_mut() {
+            r.looking.progress(job, done, total);
         }
     }
 
@@ -390,18 +363,11 @@ impl View for ReviewView {
             Some(id) if self.marked.contains(&id) => " · marked WRONG (x)",
             _ => "",
         };
-        format!(
-            " · removal {} of {}{wrong}",
-            fmt::count(self.cursor.selected as u64 + 1),
-            fmt::count(self.review.removed.len() as u64)
-        )
+        format!(" · removal {}{wrong}", self.cursor.of(self.review.removed.len()))
     }
 
     fn render(&self, ui: &Ui, frame: &mut Frame, body: Rect) {
-        if ui.session.results().is_none() {
-            return loading::render(ui, frame, body);
-        }
-        render(self, ui, frame, body);
+        loading::render_until_loaded(ui, frame, body, |frame| render(self, ui, frame, body));
     }
 }
 
@@ -426,14 +392,15 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
             v.review.keep_list.path().display()
         )),
     ];
-    if let Some(l) = v.resolved.as_ref().and_then(|r| r.looking) {
+    if let Some(looking) = v.resolved.as_ref().map(|r| &r.looking).filter(|l| l.is_running()) {
+        let (done, total) = looking.how_far();
         title.insert(
             1,
             Span::styled(
                 format!(
                     " · finding the nearest documents {}/{}…",
-                    fmt::count(l.done),
-                    fmt::count(l.total)
+                    fmt::count(done),
+                    fmt::count(total)
                 ),
                 t.warn(),
             ),

@@ -12,6 +12,8 @@ use crate::tui::widgets::theme::Theme;
 use crate::tui::worker::{Kind, Reply};
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use simtui_engine::index::Index;
+use simtui_engine::search::found::Pair;
 use std::any::Any;
 
 pub trait View: AsAny {
@@ -194,6 +196,25 @@ pub struct Cursor {
 }
 
 impl Cursor {
+    /// Where the cursor is among `len` rows, for a diff's header: "3 of 10".
+    pub fn of(&self, len: usize) -> String {
+        format!(
+            "{} of {}",
+            crate::tui::widgets::fmt::count(self.selected as u64 + 1),
+            crate::tui::widgets::fmt::count(len as u64)
+        )
+    }
+
+    /// The keys every list view handles alike: Esc closes the view, the moves move in
+    /// its `len` rows. False for any other action.
+    pub fn leave_or_move(&mut self, action: Action, len: usize, cx: &mut Cx) -> bool {
+        if action == Action::Back {
+            cx.close();
+            return true;
+        }
+        self.apply(action, len, list_page(cx.size))
+    }
+
     /// Applies a movement key to a list of `len` rows shown `page` at a time. False for
     /// an action that is no movement.
     pub fn apply(&mut self, action: Action, len: usize, page: usize) -> bool {
@@ -251,5 +272,17 @@ impl Cursor {
             self.offset = self.selected + 1 - page;
         }
         self.offset = self.offset.min(len.saturating_sub(page));
+    }
+}
+
+/// Documents `a` and `b` of an index as a pair, with their exact J and its estimate (what
+/// a diff opens on).
+pub fn pair_of(index: &Index, a: u32, b: u32) -> Pair {
+    let (jaccard, estimate) = index.similarity(a, b);
+    Pair {
+        a,
+        b,
+        jaccard,
+        estimate,
     }
 }

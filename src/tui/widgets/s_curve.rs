@@ -66,60 +66,44 @@ pub fn render(c: &SCurve, t: &Theme, frame: &mut Frame, area: Rect) {
     let s = c.s;
     let s_marks: Vec<(f64, f64)> = (0..=20).map(|i| (s, i as f64 / 20.0)).collect();
 
+    let braille = (Marker::Braille, GraphType::Line);
     let mut sets = vec![
-        Dataset::default()
-            .name("kept")
-            .marker(Marker::HalfBlock)
-            .graph_type(GraphType::Bar)
-            .style(t.kept())
-            .data(&kept_bars),
-        Dataset::default()
-            .name("missed")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Bar)
-            .style(t.missed())
-            .data(&missed_bars),
+        dataset(
+            "kept",
+            (Marker::HalfBlock, GraphType::Bar),
+            t.kept(),
+            &kept_bars,
+        ),
+        dataset(
+            "missed",
+            (Marker::Braille, GraphType::Bar),
+            t.missed(),
+            &missed_bars,
+        ),
     ];
     if let Some(p) = &prev {
-        sets.push(
-            Dataset::default()
-                .name("before")
-                // Without colour, dimming can't tell the curves apart: dots do. (Braille
-                // cells of several curves merge into one.)
-                .marker(if t.color {
-                    Marker::Braille
-                } else {
-                    Marker::Dot
-                })
-                .graph_type(GraphType::Line)
-                .style(t.prev_curve())
-                .data(p),
-        );
+        // Without colour, dimming can't tell the curves apart: dots do. (Braille cells
+        // of several curves merge into one.)
+        let marker = if t.color {
+            Marker::Braille
+        } else {
+            Marker::Dot
+        };
+        sets.push(dataset(
+            "before",
+            (marker, GraphType::Line),
+            t.prev_curve(),
+            p,
+        ));
     }
-    sets.push(
-        Dataset::default()
-            .name("s")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Scatter)
-            .style(t.sim_marker())
-            .data(&s_marks),
-    );
-    sets.push(
-        Dataset::default()
-            .name("threshold")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(t.threshold())
-            .data(&th_line),
-    );
-    sets.push(
-        Dataset::default()
-            .name("P(s)")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(t.curve())
-            .data(&now),
-    );
+    sets.push(dataset(
+        "s",
+        (Marker::Braille, GraphType::Scatter),
+        t.sim_marker(),
+        &s_marks,
+    ));
+    sets.push(dataset("threshold", braille, t.threshold(), &th_line));
+    sets.push(dataset("P(s)", braille, t.curve(), &now));
     let axis_style = t.dim();
     let chart = Chart::new(sets)
         .x_axis(
@@ -157,4 +141,19 @@ pub fn render(c: &SCurve, t: &Theme, frame: &mut Frame, area: Rect) {
     ]);
     frame.render_widget(Paragraph::new(key), key_area);
     frame.render_widget(chart, plot_area);
+}
+
+/// One series of the plot: its name, how it is drawn and its points.
+fn dataset<'a>(
+    name: &'a str,
+    (marker, graph): (Marker, GraphType),
+    style: Style,
+    data: &'a [(f64, f64)],
+) -> Dataset<'a> {
+    Dataset::default()
+        .name(name)
+        .marker(marker)
+        .graph_type(graph)
+        .style(style)
+        .data(data)
 }

@@ -130,20 +130,20 @@ impl Theme {
 
     /// Words only in the left document.
     pub fn removed(&self) -> Style {
-        if self.color {
-            Style::new()
-                .fg(Self::colour("removed", Color::LightRed))
-                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-        } else {
-            Style::new().add_modifier(Modifier::REVERSED)
-        }
+        self.changed("removed", Color::LightRed)
     }
 
     /// Words only in the right document.
     pub fn added(&self) -> Style {
+        self.changed("added", Color::LightGreen)
+    }
+
+    /// Words only in one document: the colour of its side (`name`, else `default`), bold
+    /// and underlined; without colour, reversed.
+    fn changed(&self, name: &str, default: Color) -> Style {
         if self.color {
             Style::new()
-                .fg(Self::colour("added", Color::LightGreen))
+                .fg(Self::colour(name, default))
                 .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
         } else {
             Style::new().add_modifier(Modifier::REVERSED)

@@ -100,11 +100,8 @@ mod tests {
     #[test]
     fn the_candidates_estimate_is_near_the_candidates_and_exact_with_one_band() {
         let c = simtui_gen::generate(&simtui_gen::GenOptions {
-            docs: 600,
-            seed: 9,
-            words: 80,
             dup_fraction: 0.5,
-            ..Default::default()
+            ..simtui_gen::GenOptions::sized(600, 9, 80)
         });
         let texts = c.docs.iter().map(|d| (d.id.clone(), d.text.clone()));
         let params = Params {

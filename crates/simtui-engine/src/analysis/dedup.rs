@@ -735,9 +735,7 @@ mod tests {
     fn an_output_through_a_link_replaces_where_it_leads() {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real");
-        fs::create_dir(&real).unwrap();
-        fs::write(real.join(MARKER), "").unwrap();
-        fs::write(real.join("old.txt"), "old").unwrap();
+        simtui_gen::write_files(&real, &[(MARKER, ""), ("old.txt", "old")]).unwrap();
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let partial = Partial::new(Path::new(&format!("{}/", link.display())), true).unwrap();

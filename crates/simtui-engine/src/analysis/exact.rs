@@ -12,12 +12,13 @@
 //! documents.
 
 pub use crate::analysis::join::{GroupPair, Limits};
-use crate::error::{Error, Result};
+use crate::analysis::join::{PairBudget, too_large};
+use crate::error::Result;
 use crate::index::Index;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::storage::Slab;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Histogram bins over J ∈ [0, 1].
 pub const BINS: usize = 50;
@@ -59,14 +60,6 @@ impl ExactPairs {
     }
 }
 
-/// Over a limit of an exhaustive pass.
-fn too_large(why: String) -> Error {
-    Error::TooLarge {
-        job: "an exhaustive pass",
-        why,
-    }
-}
-
 /// Slices of the hash space the postings are built in, and the shift to a shingle's slice.
 const SLICES: u64 = 16;
 const SLICE_SHIFT: u32 = 60;
@@ -74,7 +67,7 @@ const SLICE_SHIFT: u32 = 60;
 /// The pairs of distinct contents with J ≥ `floor` (floor > 0), by the prefix-filtered
 /// join ([`similar_pairs`](crate::analysis::join::similar_pairs)): the same pairs and J as
 /// [`shared_pairs`] keeps, much faster. Reports `Stage::Verify` progress. Fails with
-/// [`Error::TooLarge`] past one of the `limits`, or when cancelled.
+/// [`Error::TooLarge`](crate::error::Error::TooLarge) past one of the `limits`, or when cancelled.
 ///
 /// # Panics
 /// If `floor` is not above 0.
@@ -161,7 +154,7 @@ fn postings(sets: &Slab<u64>, progress: &dyn Progress) -> Result<Postings> {
 
 /// Computes every pair of distinct contents sharing a shingle, keeping those with
 /// J ≥ `floor` (floor > 0), and a histogram of them all. Reports `Stage::Verify`
-/// progress over contents. Fails with [`Error::TooLarge`] past one of the `limits`, or
+/// progress over contents. Fails with [`Error::TooLarge`](crate::error::Error::TooLarge) past one of the `limits`, or
 /// when cancelled. The reference [`all_pairs`] is tested and benchmarked against.
 ///
 /// # Panics
@@ -192,16 +185,15 @@ pub fn shared_pairs(
         return Err(too_large(format!("{work} shared-shingle pairs to count")));
     }
 
-    let kept = AtomicUsize::new(0);
+    let budget = PairBudget::new(limits);
     let done = AtomicU64::new(0);
-    let too_many = AtomicBool::new(false);
-    let per: Vec<(Vec<GroupPair>, Hist)> = (0..groups as u32)
+    let per = (0..groups as u32)
         .into_par_iter()
         .map_init(
             || (vec![0u32; groups], Vec::<u32>::new()),
             |(count, touched), a| {
                 check(progress)?;
-                if too_many.load(Ordering::Relaxed) {
+                if budget.is_over() {
                     return Err(Cancelled);
                 }
                 let set_a = sets.get(a as usize);
@@ -231,9 +223,7 @@ pub fn shared_pairs(
                     }
                 }
                 touched.clear();
-                if kept.fetch_add(pairs.len(), Ordering::Relaxed) + pairs.len() > limits.max_pairs {
-                    too_many.store(true, Ordering::Relaxed);
-                }
+                budget.add(pairs.len());
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if d.is_multiple_of(256) || d == groups as u64 {
                     progress.update(Stage::Verify, d, groups as u64);
@@ -241,22 +231,10 @@ pub fn shared_pairs(
                 Ok((pairs, hist))
             },
         )
-        .collect::<Result<_, Cancelled>>()
-        .or_else(|c| {
-            if too_many.load(Ordering::Relaxed) {
-                Ok(Vec::new())
-            } else {
-                Err(c)
-            }
-        })?;
-    if too_many.load(Ordering::Relaxed) {
-        return Err(too_large(format!(
-            "over {} pairs with J >= {floor}",
-            limits.max_pairs
-        )));
-    }
+        .collect::<std::result::Result<Vec<(Vec<GroupPair>, Hist)>, Cancelled>>();
+    let per = budget.finish(per, floor)?;
     let mut out = ExactPairs {
-        pairs: Vec::with_capacity(kept.load(Ordering::Relaxed)),
+        pairs: Vec::with_capacity(budget.kept()),
         hist: [0; BINS],
         total: 0,
         floor,
@@ -275,6 +253,7 @@ pub fn shared_pairs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::index::Params;
     use crate::progress::Silent;
     use crate::shingle::jaccard;
@@ -330,13 +309,7 @@ mod tests {
     fn matches_brute_force_on_a_generated_corpus() {
         // Families of near-duplicates among unrelated documents: shingles shared by many
         // contents, by two, and by one only, in every slice of the hash space.
-        let c = simtui_gen::generate(&simtui_gen::GenOptions {
-            docs: 400,
-            seed: 9,
-            words: 40,
-            ..Default::default()
-        })
-        .docs;
+        let c = simtui_gen::generate(&simtui_gen::GenOptions::sized(400, 9, 40)).docs;
         let c = crate::source::Corpus::from_texts(c.into_iter().map(|d| (d.id, d.text)));
         let idx = Index::builder(&Params::default())
             .build(c, &Silent)

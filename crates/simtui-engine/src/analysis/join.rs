@@ -99,11 +99,62 @@ fn bits_for(n: usize) -> u32 {
     (usize::BITS - n.leading_zeros()).max(1)
 }
 
-/// Over a limit of the join.
-fn too_large(why: String) -> Error {
+/// Over a limit of an exhaustive pass (the join, or the count of shared shingles).
+pub(crate) fn too_large(why: String) -> Error {
     Error::TooLarge {
         job: "an exhaustive pass",
         why,
+    }
+}
+
+/// The pairs the workers of an exhaustive pass have kept, against [`Limits::max_pairs`]:
+/// once over it, every worker stops (as if cancelled) and the pass fails with
+/// [`Error::TooLarge`].
+pub(crate) struct PairBudget {
+    kept: AtomicUsize,
+    over: AtomicBool,
+    max_pairs: usize,
+}
+
+impl PairBudget {
+    pub(crate) fn new(limits: &Limits) -> PairBudget {
+        PairBudget {
+            kept: AtomicUsize::new(0),
+            over: AtomicBool::new(false),
+            max_pairs: limits.max_pairs,
+        }
+    }
+
+    /// A worker kept `n` more pairs.
+    pub(crate) fn add(&self, n: usize) {
+        if self.kept.fetch_add(n, Ordering::Relaxed) + n > self.max_pairs {
+            self.over.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Over the limit: the workers stop.
+    pub(crate) fn is_over(&self) -> bool {
+        self.over.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn kept(&self) -> usize {
+        self.kept.load(Ordering::Relaxed)
+    }
+
+    /// What the workers found, or why the pass failed: over the limit (the workers that
+    /// stopped for it said Cancelled), or cancelled.
+    pub(crate) fn finish<T>(
+        &self,
+        found: std::result::Result<T, Cancelled>,
+        floor: f64,
+    ) -> Result<T> {
+        if self.is_over() {
+            return Err(too_large(format!(
+                "over {} pairs with J >= {floor}",
+                self.max_pairs
+            )));
+        }
+        Ok(found?)
     }
 }
 
@@ -364,15 +415,14 @@ fn probe(
 ) -> Result<Vec<GroupPair>> {
     let n = sets.len() as u64;
     let ranks = order.len();
-    let kept = AtomicUsize::new(0);
+    let budget = PairBudget::new(limits);
     let done = AtomicU64::new(0);
-    let too_many = AtomicBool::new(false);
-    let per: Vec<Vec<GroupPair>> = (0..ranks)
+    let per = (0..ranks)
         .into_par_iter()
         .map_init(
             || vec![u32::MAX; ranks],
             |seen, i| {
-                if too_many.load(Ordering::Relaxed) {
+                if budget.is_over() {
                     return Err(Cancelled);
                 }
                 check(progress)?;
@@ -415,9 +465,7 @@ fn probe(
                         }
                     }
                 }
-                if kept.fetch_add(pairs.len(), Ordering::Relaxed) + pairs.len() > limits.max_pairs {
-                    too_many.store(true, Ordering::Relaxed);
-                }
+                budget.add(pairs.len());
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if d.is_multiple_of(1024) || d == ranks as u64 {
                     progress.update(Stage::Verify, n + d * n / ranks as u64, 2 * n);
@@ -425,21 +473,8 @@ fn probe(
                 Ok(pairs)
             },
         )
-        .collect::<std::result::Result<_, Cancelled>>()
-        .or_else(|c| {
-            if too_many.load(Ordering::Relaxed) {
-                Ok(Vec::new())
-            } else {
-                Err(c)
-            }
-        })?;
-    if too_many.load(Ordering::Relaxed) {
-        return Err(too_large(format!(
-            "over {} pairs with J >= {floor}",
-            limits.max_pairs
-        )));
-    }
-    Ok(per.into_iter().flatten().collect())
+        .collect::<std::result::Result<Vec<Vec<GroupPair>>, Cancelled>>();
+    Ok(budget.finish(per, floor)?.into_iter().flatten().collect())
 }
 
 #[cfg(test)]
@@ -515,22 +550,21 @@ mod tests {
             similar_pairs(&sets, 0.5, &Limits::default(), &flag),
             Err(Error::Cancelled)
         ));
-        let tight = Limits {
-            max_pairs: 1,
-            ..Default::default()
-        };
-        assert!(matches!(
-            similar_pairs(&sets, 0.5, &tight, &Silent),
-            Err(Error::TooLarge { .. })
-        ));
-        let few = Limits {
-            max_shingles: 8,
-            ..Default::default()
-        };
-        assert!(matches!(
-            similar_pairs(&sets, 0.5, &few, &Silent),
-            Err(Error::TooLarge { .. })
-        ));
+        // Past the most pairs, or the most shingles.
+        let d = Limits::default();
+        let (tight, few) = (
+            Limits { max_pairs: 1, ..d },
+            Limits {
+                max_shingles: 8,
+                ..d
+            },
+        );
+        for limits in [tight, few] {
+            assert!(matches!(
+                similar_pairs(&sets, 0.5, &limits, &Silent),
+                Err(Error::TooLarge { .. })
+            ));
+        }
     }
 
     proptest! {

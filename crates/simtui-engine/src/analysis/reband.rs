@@ -289,13 +289,7 @@ mod tests {
     use simtui_gen::{GenOptions, generate};
 
     fn index(docs: usize) -> Arc<Index> {
-        let corpus = generate(&GenOptions {
-            docs,
-            seed: 3,
-            words: 60,
-            ..Default::default()
-        })
-        .docs;
+        let corpus = generate(&GenOptions::sized(docs, 3, 60)).docs;
         let corpus = crate::source::Corpus::from_texts(corpus.into_iter().map(|d| (d.id, d.text)));
         Arc::new(
             Index::builder(&Params::default())

@@ -488,12 +488,7 @@ mod tests {
     fn with_width_is_a_fresh_build_at_that_width_whatever_came_before() {
         // OPH's bins depend on their number: a wider signature's first 128 values are
         // not the 128-bin signature. Going 128 → 136 → 128 must come back to it.
-        let c = simtui_gen::generate(&simtui_gen::GenOptions {
-            docs: 120,
-            seed: 5,
-            words: 60,
-            ..Default::default()
-        });
+        let c = simtui_gen::generate(&simtui_gen::GenOptions::sized(120, 5, 60));
         let corpus = || Corpus::from_texts(c.docs.iter().map(|d| (d.id.clone(), d.text.clone())));
         for sketch in [SketchKind::Oph, SketchKind::MinHash] {
             let at = |n: usize| Params {

@@ -315,13 +315,19 @@ mod tests {
             .unwrap()
     }
 
-    #[test]
-    fn files_and_json_lines_made_again_give_the_same_pairs() {
+    /// The test corpus indexed twice: keeping everything, and keeping `keep` (its sets
+    /// made again from the corpus, which lives as long as the folder returned).
+    fn kept_and_again(keep: Keep) -> (tempfile::TempDir, Index, Index) {
         let dir = tempfile::tempdir().unwrap();
         corpus_dir(dir.path(), false);
-        let kept = build(dir.path(), Keep::Everything);
-        let again = build(dir.path(), Keep::ToSearch);
+        let (kept, again) = (build(dir.path(), Keep::Everything), build(dir.path(), keep));
         assert_eq!(again.shingles().kept(), Kept::Remade);
+        (dir, kept, again)
+    }
+
+    #[test]
+    fn files_and_json_lines_made_again_give_the_same_pairs() {
+        let (_dir, kept, again) = kept_and_again(Keep::ToSearch);
         assert_eq!(kept.shingles().kept(), Kept::Memory);
         assert_eq!(again.docs().len(), 50);
         // Only what finding pairs needs: no titles.
@@ -358,11 +364,7 @@ mod tests {
     #[test]
     fn clusters_and_removals_with_sets_made_again_are_the_same() {
         use crate::analysis::cluster::{self, Linkage};
-        let dir = tempfile::tempdir().unwrap();
-        corpus_dir(dir.path(), false);
-        let kept = build(dir.path(), Keep::Everything);
-        let again = build(dir.path(), Keep::AllButSets);
-        assert_eq!(again.shingles().kept(), Kept::Remade);
+        let (_dir, kept, again) = kept_and_again(Keep::AllButSets);
         // Titles are kept: dedup and clusters show them.
         assert!(again.docs().iter().all(|d| !d.title.is_empty()));
         let rule = cluster::Keep::default();

@@ -7,7 +7,7 @@ use super::container::{Container, Part};
 use super::entry::{Entry, Item, Source};
 use super::parquet::ParquetStream;
 use super::read::{Opened, read_text};
-use super::record::{Labels, title_of};
+use super::record::{Labels, Record, title_of};
 use super::skip::{SkipReason, Skipped};
 use std::io::Read;
 use std::sync::Arc;
@@ -428,23 +428,7 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipp
             }),
         },
         Item::Record { part, block, range } => match part.file.extract(&block[range]) {
-            Ok(record) => {
-                let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
-                let labels = Labels {
-                    title: title_of(record.title.as_deref(), &record.text),
-                    meta: part.file.kept_meta(record.meta),
-                };
-                let text: Arc<str> = record.text.into();
-                Ok((
-                    Entry {
-                        id,
-                        bytes: text.len() as u64,
-                        source: Source::Part(part),
-                    },
-                    text,
-                    labels,
-                ))
-            }
+            Ok(record) => Ok(record_item(part, record)),
             Err((reason, detail)) => Err(Skipped {
                 path: part.place(),
                 reason,
@@ -452,7 +436,6 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipp
             }),
         },
         Item::Parsed { part, record } => {
-            let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
             if record.text.len() as u64 > max_bytes {
                 return Err(Skipped {
                     path: part.place(),
@@ -460,21 +443,25 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipp
                     detail: format!("{} bytes", record.text.len()),
                 });
             }
-            let labels = Labels {
-                title: title_of(record.title.as_deref(), &record.text),
-                meta: part.file.kept_meta(record.meta),
-            };
-            let text: Arc<str> = record.text.into();
-            Ok((
-                Entry {
-                    id,
-                    bytes: text.len() as u64,
-                    source: Source::Part(part),
-                },
-                text,
-                labels,
-            ))
+            Ok(record_item(part, record))
         }
         Item::Skip(s) => Err(s),
     }
+}
+
+/// A record of a container, read: its id (or its line's place), text, title and the
+/// metadata kept.
+fn record_item(part: Part, record: Record) -> ReadItem {
+    let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
+    let labels = Labels {
+        title: title_of(record.title.as_deref(), &record.text),
+        meta: part.file.kept_meta(record.meta),
+    };
+    let text: Arc<str> = record.text.into();
+    let entry = Entry {
+        id,
+        bytes: text.len() as u64,
+        source: Source::Part(part),
+    };
+    (entry, text, labels)
 }

@@ -352,9 +352,7 @@ mod tests {
         use std::os::unix::fs::symlink;
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        fs::create_dir_all(d.join("t/.git")).unwrap();
-        fs::write(d.join("t/.git/HEAD"), "x").unwrap();
-        fs::write(d.join("t/a.txt"), "a").unwrap();
+        simtui_gen::write_files(d, &[("t/.git/HEAD", "x"), ("t/a.txt", "a")]).unwrap();
         fs::write(d.join("outside.txt"), "o").unwrap();
         symlink("a.txt", d.join("t/near")).unwrap();
         symlink("../outside.txt", d.join("t/far")).unwrap();
