@@ -4,6 +4,8 @@
 //! pyarrow and pytest, pinned): `.ci/run` makes it and sets SIMTUI_REQUIRE_PYTHON=1,
 //! which makes its absence a failure; elsewhere the test says it was skipped and why.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -26,16 +28,9 @@ fn the_python_module_finds_what_simtui_finds() {
         println!("skipped: {why}; crates/simtui-py/setup-venv.sh makes it");
         return;
     }
-    let out = Command::new(here.join("test.sh"))
-        .env("SIMTUI_BIN", env!("CARGO_BIN_EXE_simtui"))
-        .output()
-        .expect("run crates/simtui-py/test.sh");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        &stderr[stderr.len().saturating_sub(4000)..]
+    let stdout = common::script_stdout(
+        Command::new(here.join("test.sh")).env("SIMTUI_BIN", env!("CARGO_BIN_EXE_simtui")),
+        "crates/simtui-py/test.sh",
     );
     assert!(stdout.contains(" passed"), "{stdout}");
     assert!(!stdout.contains(" failed"), "{stdout}");

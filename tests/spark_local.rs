@@ -4,6 +4,8 @@
 //! SIMTUI_REQUIRE_SPARK=1, which makes their absence a failure; elsewhere the test says
 //! it was skipped and why.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -42,18 +44,12 @@ fn the_spark_job_finds_what_simtui_finds() {
         return;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("spark/test_local.py");
-    let out = Command::new(python.unwrap())
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_simtui"))
-        .args(["--docs", "400"])
-        .output()
-        .expect("run spark/test_local.py");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        &stderr[stderr.len().saturating_sub(4000)..]
+    let stdout = common::script_stdout(
+        Command::new(python.unwrap())
+            .arg(script)
+            .arg(env!("CARGO_BIN_EXE_simtui"))
+            .args(["--docs", "400"]),
+        "spark/test_local.py",
     );
     assert!(
         stdout.contains("the Spark job and simtui agree"),

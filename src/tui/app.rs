@@ -9,7 +9,7 @@ use super::jobs::{Cmd, Jobs};
 use super::keys::{self, Action, Context};
 use super::log::Logger;
 use super::options::Settings;
-use super::session::{Replaced, Session};
+use super::session::{Opening, Replaced, Session};
 use super::views::help::HelpView;
 use super::views::list::ListView;
 use super::views::view::{Command, Cx, Ui, View};
@@ -17,9 +17,6 @@ use super::widgets::layout;
 use super::widgets::theme::Theme;
 use super::worker::{Kind, Msg, Output, Reply, StoreJob};
 use ratatui::Frame;
-use simtui_engine::index::Params;
-use simtui_engine::source::WalkOptions;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// A [`Cx`] over the App's fields but its views, for a view's method (a macro, as a
@@ -65,21 +62,13 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(
-        roots: Vec<PathBuf>,
-        walk: WalkOptions,
-        params: Params,
-        bands: usize,
-        rows: usize,
-        theme: Theme,
-        size: (u16, u16),
-    ) -> App {
+    pub fn new(open: Opening, theme: Theme, size: (u16, u16)) -> App {
         let log = Logger::default();
         App {
             theme,
             mouse: false,
             size,
-            session: Session::new(roots, walk, params, bands, rows, log.clone()),
+            session: Session::new(open, log.clone()),
             jobs: Jobs::new(log.clone()),
             log,
             list: ListView::new((super::options::DEFAULT_S * 100.0).round() as u32),

@@ -6,6 +6,7 @@
 use super::app::App;
 use super::jobs::Cmd;
 use super::options::ExploreOptions;
+use super::session::Opening;
 use super::widgets::theme;
 use super::worker::{self, Msg, Workers};
 use super::{keys, terminal, views};
@@ -40,11 +41,13 @@ pub fn run(opts: ExploreOptions) -> anyhow::Result<()> {
     );
     keys::install(&settings.keys, views::KEY_TABLES);
     let mut app = App::new(
-        opts.roots.clone(),
-        opts.walk.clone(),
-        opts.params.clone(),
-        opts.bands,
-        opts.rows,
+        Opening {
+            roots: opts.roots.clone(),
+            walk: opts.walk.clone(),
+            params: opts.params.clone(),
+            bands: opts.bands,
+            rows: opts.rows,
+        },
         theme::Theme::new(settings.color),
         size,
     );

@@ -176,15 +176,26 @@ pub struct Session {
     log: Logger,
 }
 
+/// What the explorer opens: its folders (none: the demo corpus), how they are walked and
+/// indexed, and the banding it starts at.
+#[derive(Clone, Debug)]
+pub struct Opening {
+    pub roots: Vec<PathBuf>,
+    pub walk: WalkOptions,
+    pub params: Params,
+    pub bands: usize,
+    pub rows: usize,
+}
+
 impl Session {
-    pub fn new(
-        roots: Vec<PathBuf>,
-        walk: WalkOptions,
-        params: Params,
-        bands: usize,
-        rows: usize,
-        log: Logger,
-    ) -> Session {
+    pub fn new(open: Opening, log: Logger) -> Session {
+        let Opening {
+            roots,
+            walk,
+            params,
+            bands,
+            rows,
+        } = open;
         let now = Instant::now();
         let label = if roots.is_empty() {
             format!(

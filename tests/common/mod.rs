@@ -22,6 +22,23 @@ pub fn spawn_piped(cmd: &mut Command, stdin: std::process::Stdio) -> std::proces
     cmd.spawn().expect("run simtui")
 }
 
+/// Runs `cmd`, a test script of another language (the Spark job's, the Python module's),
+/// and gives its standard output; panics with that and the end of its standard error (a
+/// JVM's or pytest's traceback comes last) when it failed.
+pub fn script_stdout(cmd: &mut Command, what: &str) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("run {what}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let tail = stderr.char_indices().rev().nth(4000).map_or(0, |(i, _)| i);
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{stdout}\n{}",
+        out.status,
+        &stderr[tail..]
+    );
+    stdout
+}
+
 pub fn simtui(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_simtui"))
         .args(args)

@@ -4,6 +4,7 @@
 use super::*;
 use crate::tui::app::App;
 use crate::tui::keys::Action;
+use crate::tui::session::Opening;
 use crate::tui::widgets::theme::Theme;
 use crate::tui::worker::{self, JobError, Work};
 use simtui_engine::index::Params;
@@ -34,11 +35,13 @@ fn diff_view_shows_records_of_a_json_lines_file_by_id() {
         ..Default::default()
     };
     let mut app = App::new(
-        vec![c],
-        walk,
-        Params::default(),
-        16,
-        8,
+        Opening {
+            roots: vec![c],
+            walk,
+            params: Params::default(),
+            bands: 16,
+            rows: 8,
+        },
         Theme::mono(),
         (120, 30),
     );

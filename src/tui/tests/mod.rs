@@ -20,6 +20,7 @@ use crate::output::keyspec::KeyStroke;
 use crate::tui::app::App;
 use crate::tui::jobs::Cmd;
 use crate::tui::keys::Action;
+use crate::tui::session::Opening;
 use crate::tui::views;
 use crate::tui::views::help::HelpView;
 use crate::tui::widgets::theme::Theme;
@@ -57,11 +58,13 @@ pub fn corpus_dir() -> tempfile::TempDir {
 
 pub fn new_app(dir: &Path, size: (u16, u16)) -> App {
     App::new(
-        vec![dir.join("c")],
-        WalkOptions::default(),
-        Params::default(),
-        16,
-        8,
+        Opening {
+            roots: vec![dir.join("c")],
+            walk: WalkOptions::default(),
+            params: Params::default(),
+            bands: 16,
+            rows: 8,
+        },
         Theme::mono(),
         size,
     )

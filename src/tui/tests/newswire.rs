@@ -97,11 +97,13 @@ fn explore() -> (tempfile::TempDir, App) {
     };
     let params = Params::default();
     let mut app = App::new(
-        vec![wire(dir.path())],
-        walk,
-        params,
-        16,
-        8,
+        Opening {
+            roots: vec![wire(dir.path())],
+            walk,
+            params,
+            bands: 16,
+            rows: 8,
+        },
         Theme::mono(),
         (120, 36),
     );
@@ -251,11 +253,13 @@ fn a_review_whose_ids_match_nothing_says_where_ids_come_from() {
     // Read without --id-field: records are named FILE:LINE, which the list's ids are not.
     let walk = WalkOptions::default();
     let mut app = App::new(
-        vec![wire(dir.path())],
-        walk,
-        Params::default(),
-        16,
-        8,
+        Opening {
+            roots: vec![wire(dir.path())],
+            walk,
+            params: Params::default(),
+            bands: 16,
+            rows: 8,
+        },
         Theme::mono(),
         (120, 36),
     );

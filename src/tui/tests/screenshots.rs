@@ -8,6 +8,7 @@
 use crate::cli::matrix_svg::{self, Scale};
 use crate::tui::app::App;
 use crate::tui::keys::Action;
+use crate::tui::session::Opening;
 use crate::tui::views::diff::DiffView;
 use crate::tui::views::heatmap::HeatmapView;
 use crate::tui::widgets::layout;
@@ -29,11 +30,13 @@ fn demo_app() -> App {
     // As `simtui` starts without flags: banded as `-t 0.80` chooses (13 × 8).
     let start = simtui_engine::search::curve::for_threshold(0.8, 128).banding;
     let mut app = App::new(
-        Vec::new(),
-        WalkOptions::default(),
-        Params::default(),
-        start.bands,
-        start.rows,
+        Opening {
+            roots: Vec::new(),
+            walk: WalkOptions::default(),
+            params: Params::default(),
+            bands: start.bands,
+            rows: start.rows,
+        },
         Theme { color: true },
         SIZE,
     );
