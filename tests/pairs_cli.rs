@@ -432,3 +432,87 @@ fn curve_accuracy_prints_bytes_and_the_measured_error_beside_theory() {
         );
     }
 }
+
+/// `--stats`' count of candidate pairs verified ("candidates N pairs (...)").
+fn candidates_verified(stderr: &[u8]) -> u64 {
+    let err = String::from_utf8_lossy(stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("candidates"))
+        .unwrap_or_else(|| panic!("a candidates line in {err}"));
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+fn csv_pairs(args: &[&str]) -> (Output, Vec<String>) {
+    let out = simtui(&[&["pairs", "--no-config", "--format", "csv"], args].concat());
+    let rows = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect();
+    (out, rows)
+}
+
+/// Without huge buckets, `--max-pairs N` writes the first N lines of the whole output
+/// (exit 1, the note saying of how many).
+#[test]
+fn max_pairs_is_the_first_n_lines_of_the_whole_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = Corpus::new(dir.path(), 600, 5);
+    let c = corpus.path();
+    let (out, all) = csv_pairs(&[c, "-t", "0.3"]);
+    assert!(out.status.success());
+    assert!(all.len() > 60, "{}", all.len());
+    let (out, cut) = csv_pairs(&[c, "-t", "0.3", "--max-pairs", "50"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(cut, all[..50]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let note = format!("stopped after 50 of {} pairs (--max-pairs 50)", all.len());
+    assert!(err.contains(&note), "{err}");
+}
+
+/// Many near-identical copies: one huge bucket (1,000 contents or more) in every band,
+/// 750,000 candidate pairs. `--max-pairs N` verifies them in a fixed order only until N
+/// pairs are found: far fewer candidates verified than the whole run verifies, exit 1 with
+/// a note saying so, and the N pairs written are the same whatever the memory (the
+/// batches of sets) and are, in order, true pairs of the whole output.
+#[test]
+fn max_pairs_stops_verifying_the_huge_buckets_once_n_pairs_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let page: Vec<String> = (0..300).map(|w| format!("w{}", w * 7919 % 1013)).collect();
+    let page = page.join(" ");
+    let n = 1225;
+    for i in 0..n {
+        std::fs::write(
+            d.join(format!("near{i:04}.txt")),
+            format!("{page} added{i}"),
+        )
+        .unwrap();
+    }
+    let c = d.to_str().unwrap();
+    let (out, all) = csv_pairs(&[c, "-t", "0.8", "--stats"]);
+    assert!(out.status.success());
+    assert_eq!(all.len(), n * (n - 1) / 2);
+    let every = candidates_verified(&out.stderr);
+    assert!(every >= (n * (n - 1) / 2) as u64, "{every}");
+
+    let (out, cut) = csv_pairs(&[c, "-t", "0.8", "--stats", "--max-pairs", "1000"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("stopped after 1000 pairs (--max-pairs 1000)"),
+        "{err}"
+    );
+    let verified = candidates_verified(&out.stderr);
+    assert!(verified < every / 5, "{verified} of {every} verified");
+    assert_eq!(cut.len(), 1000);
+    // In the output's order (J descending), every one a pair of the whole output.
+    let whole: HashSet<&String> = all.iter().collect();
+    assert!(cut.iter().all(|p| whole.contains(p)));
+    let j = |row: &String| row.split(',').nth(2).unwrap().parse::<f64>().unwrap();
+    assert!(cut.windows(2).all(|w| j(&w[0]) >= j(&w[1])));
+    // The same pairs whatever the memory: small batches of sets, stopped elsewhere.
+    let (_, small) = csv_pairs(&[c, "-t", "0.8", "--max-pairs", "1000", "--memory", "1M"]);
+    assert_eq!(small, cut);
+}

@@ -47,6 +47,11 @@ pub struct PairsArgs {
     #[arg(long)]
     pub fail_empty: bool,
     /// Write at most N pairs (with more: stop, say so, exit status 1)
+    ///
+    /// The first N lines of the whole output, except where a band's bucket holds 1,000
+    /// contents or more: those buckets' candidates are then verified in a fixed order
+    /// only until N pairs are found in all, and the N written are the first N of the
+    /// pairs found by then (the same whatever --memory or the threads; the note says so).
     #[arg(long, value_name = "N")]
     pub max_pairs: Option<u64>,
     /// Leave out buckets of more than N contents (reported on stderr)
@@ -90,16 +95,20 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
         SORT_BUDGET
     };
     let natural;
-    let mut stream = match resolved {
+    let rank = match resolved {
         // A table is for people: ids in natural order (numbers as numbers), within each
         // pair and among ties. The other formats keep the engine's order, ids by bytes,
         // as every command and the Spark job write them.
         Resolved::Text(Format::Table) => {
             natural = crate::output::order::natural_rank(index);
-            index.doc_pairs_ranked(&search, sort_budget as u64, progress, &natural)?
+            &natural
         }
-        _ => index.doc_pairs(&search, sort_budget as u64, progress)?,
+        _ => index.id_order(),
     };
+    // With --max-pairs, the huge buckets' candidates are verified only until that many
+    // pairs are found (see Index::doc_pairs_until).
+    let mut stream =
+        index.doc_pairs_until(&search, sort_budget as u64, progress, rank, args.max_pairs)?;
     progress.finish();
     let total = index.pair_count(&search.group_pairs) + stream.huge_pairs();
     let candidates = search.candidates + stream.huge_candidates();
@@ -157,6 +166,15 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
             "memory",
             crate::output::progress::stats_line(progress.budget()) + &sets_note(index)
         ));
+    }
+    if let Some(max) = args.max_pairs
+        && stream.stopped_early()
+    {
+        anyhow::bail!(
+            "stopped after {max} pairs (--max-pairs {max}): the candidates of the bands' \
+             huge buckets were verified only until {max} pairs were found, so these are the \
+             first {max} of those found, not necessarily of all pairs"
+        );
     }
     if let Some(max) = args.max_pairs
         && total > written

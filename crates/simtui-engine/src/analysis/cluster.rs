@@ -12,6 +12,7 @@
 //! to the kept document shows whether removing the others is safe.
 
 use super::held::Held;
+use super::mean::mean_similarity_held;
 pub use super::mean::{MEAN_SAMPLE, mean_similarity, sampled_mean};
 use crate::error::Result;
 use crate::index::Index;
@@ -141,7 +142,7 @@ pub fn clusters(index: &Index, pairs: &[Pair], keep: Keep) -> Vec<Cluster> {
     linked.sort_unstable();
     linked.dedup();
     let by_root: Vec<(u32, u32)> = linked.iter().map(|&d| (sets.find(d), d)).collect();
-    finish(index, by_root, keep)
+    finish(&Held::none(index), by_root, keep)
 }
 
 /// The clusters of a search, by content: union-find over contents, never over pairs of
@@ -180,7 +181,7 @@ pub fn clusters_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Clu
             by_root.extend(index.members(g).iter().map(|&d| (root, d)));
         }
     }
-    let clusters = finish(index, by_root, keep);
+    let clusters = finish(&held, by_root, keep);
     index.check()?;
     Ok(clusters)
 }
@@ -298,7 +299,7 @@ pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Cluste
         .into_par_iter()
         .map(|(representative, mut members, min_jaccard)| {
             members.sort_by(|&a, &b| id(a).cmp(id(b)));
-            let (mean_jaccard, mean_sampled) = mean_similarity(index, &members);
+            let (mean_jaccard, mean_sampled) = mean_similarity_held(&held, &members);
             Cluster {
                 members,
                 representative,
@@ -392,7 +393,8 @@ fn link_to_representatives(held: &Held, bucket: &[u32], threshold: f64, sets: &m
 }
 
 /// Clusters from (component root, document) pairs.
-fn finish(index: &Index, mut by_root: Vec<(u32, u32)>, keep: Keep) -> Vec<Cluster> {
+fn finish(held: &Held, mut by_root: Vec<(u32, u32)>, keep: Keep) -> Vec<Cluster> {
+    let index = held.index();
     by_root.sort_unstable();
     let id = |d: u32| index.docs[d as usize].id.as_str();
     let mut out: Vec<Cluster> = by_root
@@ -402,10 +404,10 @@ fn finish(index: &Index, mut by_root: Vec<(u32, u32)>, keep: Keep) -> Vec<Cluste
         .map(|component| {
             let mut members: Vec<u32> = component.iter().map(|x| x.1).collect();
             members.sort_by(|&a, &b| id(a).cmp(id(b)));
-            let (mean_jaccard, mean_sampled) = mean_similarity(index, &members);
+            let (mean_jaccard, mean_sampled) = mean_similarity_held(held, &members);
             let representative = representative(index, &members, keep);
             Cluster {
-                min_jaccard: min_to(index, &members, representative),
+                min_jaccard: min_to_held(held, &members, representative),
                 representative,
                 mean_jaccard,
                 mean_sampled,
@@ -430,6 +432,12 @@ fn sort_clusters(index: &Index, out: &mut [Cluster]) {
 
 /// The least exact Jaccard of a member to `kept`: one comparison per distinct content.
 pub fn min_to(index: &Index, members: &[u32], kept: u32) -> f64 {
+    min_to_held(&Held::none(index), members, kept)
+}
+
+/// [`min_to`], from the sets `held` where it has them.
+fn min_to_held(held: &Held, members: &[u32], kept: u32) -> f64 {
+    let index = held.index();
     let kept_group = index.docs[kept as usize].group;
     let mut groups: Vec<u32> = members
         .iter()
@@ -438,10 +446,7 @@ pub fn min_to(index: &Index, members: &[u32], kept: u32) -> f64 {
         .collect();
     groups.sort_unstable();
     groups.dedup();
-    groups
-        .par_iter()
-        .map(|&g| index.group_similarity(kept_group, g).0)
-        .reduce(|| 1.0, f64::min)
+    held.min_to(kept_group, &groups)
 }
 
 /// The member to keep. Ties go to the first in corpus order.
@@ -762,7 +767,7 @@ mod tests {
         let members: Vec<u32> = (0..1500).collect();
         let (sampled, was) = mean_similarity(&index, &members);
         assert!(was);
-        let exact = mean_jaccard(&index, &members);
+        let exact = mean_jaccard(&Held::none(&index), &members);
         assert!((sampled - exact).abs() < 0.002, "{sampled} vs {exact}");
     }
 }

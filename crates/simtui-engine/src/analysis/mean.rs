@@ -7,9 +7,11 @@
 //! copies whose sets are made again from the corpus cost 5,000 reads, not the 2 million
 //! a million sampled pairs would (one per side).
 
+use super::held::Held;
 use crate::error::Result;
 use crate::index::Index;
 use crate::shingle::{ShingleSets, jaccard};
+use crate::storage::Picked;
 use rayon::prelude::*;
 
 /// Pairs of distinct contents in a cluster past which its mean similarity is estimated
@@ -27,17 +29,29 @@ type Weighted = (u32, u32, u64);
 /// sample ([`MEAN_SAMPLE`] random pairs of members, when the members hold more pairs of
 /// distinct contents than that).
 pub fn mean_similarity(index: &Index, members: &[u32]) -> (f64, bool) {
+    mean_similarity_held(&Held::none(index), members)
+}
+
+/// [`mean_similarity`], from the sets `held` when they include every member's.
+pub(crate) fn mean_similarity_held(held: &Held, members: &[u32]) -> (f64, bool) {
+    let index = held.index();
     let distinct = groups_of(index, members).chunk_by(|a, b| a == b).count() as u64;
     if distinct * distinct.saturating_sub(1) / 2 <= MEAN_SAMPLE {
-        return (mean_jaccard(index, members), false);
+        return (mean_jaccard(held, members), false);
     }
-    (sampled_mean(index, members, MEAN_SAMPLE), true)
+    (sampled_mean_held(held, members, MEAN_SAMPLE), true)
 }
 
 /// The mean exact Jaccard of `samples` pairs of members (two or more) drawn uniformly,
 /// seeded by the members: a cheaper estimate of [`mean_similarity`]'s, with a standard
 /// error of about 0.3/√`samples`.
 pub fn sampled_mean(index: &Index, members: &[u32], samples: u64) -> f64 {
+    sampled_mean_held(&Held::none(index), members, samples)
+}
+
+/// [`sampled_mean`], from the sets `held` when they include every member's.
+fn sampled_mean_held(held: &Held, members: &[u32], samples: u64) -> f64 {
+    let index = held.index();
     // Pairs of members drawn uniformly (two distinct places), seeded by the cluster.
     let seed = members[0] as u64;
     let m = members.len() as u64;
@@ -63,13 +77,14 @@ pub fn sampled_mean(index: &Index, members: &[u32], samples: u64) -> f64 {
         .filter(|p| p.0 != p.1)
         .map(|(a, b)| (a, b, 1))
         .collect();
-    (same + weighted_jaccard_sum(index, across)) / samples as f64
+    (same + weighted_jaccard_sum(held, across)) / samples as f64
 }
 
 /// The mean exact Jaccard over all pairs of members. Computed per content: the members
 /// of one group are identical (J = 1), and each pair of groups is compared once and
 /// weighted by how many document pairs it stands for.
-pub(crate) fn mean_jaccard(index: &Index, members: &[u32]) -> f64 {
+pub(crate) fn mean_jaccard(held: &Held, members: &[u32]) -> f64 {
+    let index = held.index();
     let m = members.len() as u64;
     if m < 2 {
         return 1.0;
@@ -92,7 +107,7 @@ pub(crate) fn mean_jaccard(index: &Index, members: &[u32]) -> f64 {
                 .map(move |&(gj, cj)| (gi, gj, ci * cj))
         })
         .collect();
-    (within + weighted_jaccard_sum(index, across)) / (m * (m - 1) / 2) as f64
+    (within + weighted_jaccard_sum(held, across)) / (m * (m - 1) / 2) as f64
 }
 
 /// The members' contents, ascending, with repeats.
@@ -108,23 +123,27 @@ fn groups_of(index: &Index, members: &[u32]) -> Vec<u32> {
 /// Σ weight × J over `pairs` of distinct contents. A set that cannot be brought in
 /// counts as unlike (J = 0) and the failure is kept for [`Index::check`], as
 /// [`Index::similarity`] does.
-fn weighted_jaccard_sum(index: &Index, pairs: Vec<Weighted>) -> f64 {
-    by_blocks(index, pairs).unwrap_or_else(|e| {
-        index.keep_failure(e);
+fn weighted_jaccard_sum(held: &Held, pairs: Vec<Weighted>) -> f64 {
+    by_blocks(held, pairs).unwrap_or_else(|e| {
+        held.index().keep_failure(e);
         0.0
     })
 }
 
-/// [`weighted_jaccard_sum`]: the contents split into blocks whose sets fit the room one
-/// cluster's mean may take (the search's room shared by the threads, two blocks at
-/// once); each pair of blocks brought in once, its pairs summed in parallel.
-fn by_blocks(index: &Index, mut pairs: Vec<Weighted>) -> Result<f64> {
-    let sets = index.shingles();
+/// [`weighted_jaccard_sum`]: from the sets `held` when they include every content's (in
+/// the order of one block); else the contents split into blocks whose sets fit the room
+/// one cluster's mean may take (the search's room shared by the threads, two blocks at
+/// once), each pair of blocks brought in once, its pairs summed in parallel.
+fn by_blocks(held: &Held, mut pairs: Vec<Weighted>) -> Result<f64> {
+    let sets = held.index().shingles();
     let mut groups: Vec<u32> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
     groups.sort_unstable();
     groups.dedup();
+    if let Some(picked) = held.covering(&groups) {
+        return Ok(sum_of(picked, &pairs));
+    }
     let threads = rayon::current_num_threads() as u64;
-    let room = sets.batch_bytes(index.work_room() / threads / 2);
+    let room = sets.batch_bytes(held.index().work_room() / threads / 2);
     let starts = block_starts(sets, &groups, room);
     let block = |g: u32| starts.partition_point(|&s| groups[s] <= g) - 1;
     let range = |b: usize| starts[b]..starts.get(b + 1).copied().unwrap_or(groups.len());
@@ -139,18 +158,23 @@ fn by_blocks(index: &Index, mut pairs: Vec<Weighted>) -> Result<f64> {
         if bb != ba {
             wanted.extend_from_slice(&groups[range(bb)]);
         }
-        let picked = sets.pick(wanted)?;
-        let sums: Vec<f64> = chunk
-            .par_chunks(TASK)
-            .map(|task| {
-                task.iter()
-                    .map(|&(a, b, w)| w as f64 * jaccard(picked.get(a), picked.get(b)))
-                    .sum::<f64>()
-            })
-            .collect();
-        sum += sums.iter().sum::<f64>();
+        sum += sum_of(&sets.pick(wanted)?, chunk);
     }
     Ok(sum)
+}
+
+/// Σ weight × J over `pairs`, whose sets `picked` holds: summed in tasks of a fixed size,
+/// then the tasks in order, so the sum is the same whatever the threads.
+fn sum_of(picked: &Picked<u64>, pairs: &[Weighted]) -> f64 {
+    let sums: Vec<f64> = pairs
+        .par_chunks(TASK)
+        .map(|task| {
+            task.iter()
+                .map(|&(a, b, w)| w as f64 * jaccard(picked.get(a), picked.get(b)))
+                .sum::<f64>()
+        })
+        .collect();
+    sums.iter().sum::<f64>()
 }
 
 /// Where each block of `groups` (ascending) starts: as many as `room` bytes of sets
@@ -178,12 +202,17 @@ mod tests {
     use crate::storage::{Budget, Kept};
 
     fn index(budget: &Budget) -> Index {
+        index_keeping(budget, crate::index::Keep::Everything)
+    }
+
+    fn index_keeping(budget: &Budget, keep: crate::index::Keep) -> Index {
         let page: Vec<String> = (0..150).map(|w| format!("w{}", w * 7919 % 1000)).collect();
         let page = page.join(" ");
         let texts =
             (0..400).map(|i| (format!("n{i:04}"), format!("{page} extra{i} more{}", i % 7)));
         Index::builder(&Params::default())
             .budget(budget)
+            .keep(keep)
             .build(Corpus::from_texts(texts), &Silent)
             .unwrap()
     }
@@ -196,8 +225,8 @@ mod tests {
         assert_eq!(spilled.shingles().kept(), Kept::File);
         let members: Vec<u32> = (0..400).collect();
         let (all, sampled) = (
-            mean_jaccard(&held, &members),
-            mean_jaccard(&spilled, &members),
+            mean_jaccard(&Held::none(&held), &members),
+            mean_jaccard(&Held::none(&spilled), &members),
         );
         assert!((all - sampled).abs() < 1e-12, "{all} vs {sampled}");
         assert!(all > 0.9 && all < 1.0);
@@ -207,5 +236,27 @@ mod tests {
         );
         assert!((a - b).abs() < 1e-12, "{a} vs {b}");
         spilled.check().unwrap();
+    }
+
+    #[test]
+    fn sets_held_give_the_same_means_bit_for_bit() {
+        // Sets not kept (made again from the texts): held once, or brought in by blocks.
+        let index = index_keeping(&Budget::unlimited(), crate::index::Keep::AllButSets);
+        assert_eq!(index.shingles().kept(), Kept::Remade);
+        let members: Vec<u32> = (0..400).collect();
+        let groups: Vec<u32> = (0..index.shingles().len() as u32).collect();
+        let held = Held::bring(&index, groups.clone());
+        assert!(held.covering(&groups).is_some());
+        let none = Held::none(&index);
+        for (x, y) in [
+            (mean_jaccard(&held, &members), mean_jaccard(&none, &members)),
+            (
+                sampled_mean_held(&held, &members, 5000),
+                sampled_mean_held(&none, &members, 5000),
+            ),
+        ] {
+            assert_eq!(x.to_bits(), y.to_bits(), "{x} vs {y}");
+        }
+        index.check().unwrap();
     }
 }

@@ -135,9 +135,17 @@ impl Index {
         &self,
         search: &Search,
         progress: &dyn Progress,
-        sink: impl FnMut(Vec<GroupPair>, u64) -> Result<()>,
+        mut sink: impl FnMut(Vec<GroupPair>, u64) -> Result<()>,
     ) -> Result<()> {
-        verify::huge(&self.lookup(), search, self.work_room() / 2, progress, sink)
+        let sizes = (self.work_room() / 2, verify::MAX_PAIRS);
+        verify::huge(
+            &self.lookup(),
+            search,
+            sizes,
+            progress,
+            |kept, candidates| sink(kept, candidates).map(std::ops::ControlFlow::Continue),
+        )
+        .map(|_| ())
     }
 
     /// The document pairs of a search, in memory: every pair of identical documents and
@@ -188,9 +196,29 @@ impl Index {
         progress: &dyn Progress,
         rank: &'a [u32],
     ) -> Result<DocPairs<'a>> {
+        self.doc_pairs_until(search, sort_bytes, progress, rank, None)
+    }
+
+    /// As [`Index::doc_pairs_ranked`], for a reader that takes at most `wanted` pairs:
+    /// the huge buckets' candidates are verified, in their fixed order (bucket by bucket,
+    /// row by row), only until the pairs found in all (identical documents, kept pairs of
+    /// contents, then the huge buckets' pairs in that order) number `wanted`; the pairs
+    /// past that point are never looked at ([`DocPairs::stopped_early`] says so). The
+    /// stream is then the pairs found, in the usual order: its first `wanted` are the
+    /// first `wanted` of [`Index::doc_pairs_ranked`] when no bucket is huge, and depend
+    /// only on the settings (never on the memory, the threads or the time) in any case.
+    pub fn doc_pairs_until<'a>(
+        &'a self,
+        search: &Search,
+        sort_bytes: u64,
+        progress: &dyn Progress,
+        rank: &'a [u32],
+        wanted: Option<u64>,
+    ) -> Result<DocPairs<'a>> {
         assert_eq!(rank.len(), self.docs.len(), "a rank per document");
         let (room, budget) = (self.budget.room(sort_bytes), self.work_room() / 2);
-        DocPairs::new(&self.lookup(), rank, search, &room, budget, progress)
+        let look = self.lookup();
+        DocPairs::new(&look, rank, search, &room, budget, progress, wanted)
     }
 
     /// The pairs of distinct contents among what `found` holds, with their J: its

@@ -22,6 +22,7 @@ use crate::progress::{Progress, Silent};
 use crate::storage::Room;
 use crate::storage::runs::{Keyed, Sorted, Spill};
 use rayon::prelude::*;
+use std::ops::ControlFlow;
 
 /// The order of pairs as one 128-bit key: J descending (the bits of a non-negative f64
 /// order like the number), then the ids' ranks of both documents.
@@ -161,10 +162,11 @@ fn join_huge(look: &Lookup, search: &mut Search, budget: u64) -> Result<()> {
         "the pairs of huge buckets",
     )?;
     let mut extra = 0;
-    verify::huge(look, search, budget, &Silent, |kept, candidates| {
+    let sizes = (budget, verify::MAX_PAIRS);
+    verify::huge(look, search, sizes, &Silent, |kept, candidates| {
         huge.extend(kept);
         extra += candidates;
-        Ok(())
+        Ok(ControlFlow::Continue(()))
     })?;
     search.group_pairs.extend(huge);
     search.candidates += extra;
@@ -314,12 +316,15 @@ pub struct DocPairs<'a> {
     huge_candidates: u64,
     /// Document pairs kept from the huge buckets.
     huge_pairs: u64,
+    /// Whether candidates of the huge buckets were left unverified (enough pairs found).
+    stopped_early: bool,
 }
 
 impl<'a> DocPairs<'a> {
     /// The pairs of `search` (`rank` each document's rank among the ids sorted), sorting
     /// in `room`. The candidates of huge buckets are verified here, as they are taken,
-    /// within `budget` bytes of sets.
+    /// within `budget` bytes of sets, and only until `wanted` pairs are found (see
+    /// [`Index::doc_pairs_until`](crate::index::Index::doc_pairs_until)).
     pub(crate) fn new(
         look: &Lookup,
         rank: &'a [u32],
@@ -327,21 +332,50 @@ impl<'a> DocPairs<'a> {
         room: &Room,
         budget: u64,
         progress: &dyn Progress,
+        wanted: Option<u64>,
     ) -> Result<DocPairs<'a>> {
         let groups = look.groups;
         let mut spill = Spill::in_room(room, "document pairs");
+        let mut found: u64 = (0..groups.len() as u32)
+            .map(|g| groups.pairs_within(g))
+            .sum();
         for p in &search.group_pairs {
+            found += groups.across(p.ga, p.gb);
             across(groups, rank, p, |r| spill.push(r))?;
         }
+        let enough = |found: u64| wanted.is_some_and(|n| found >= n);
         let (mut huge_candidates, mut huge_pairs) = (0, 0);
-        verify::huge(look, search, budget, progress, |kept, candidates| {
-            huge_candidates += candidates;
-            for p in &kept {
-                huge_pairs += groups.across(p.ga, p.gb);
-                across(groups, rank, p, |r| spill.push(r))?;
-            }
-            Ok(())
-        })?;
+        let mut stopped_early = enough(found) && search.huge.iter().any(|b| !b.capped);
+        if !stopped_early {
+            let first = match wanted {
+                Some(_) => verify::FIRST_PAIRS,
+                None => verify::MAX_PAIRS,
+            };
+            let all = verify::huge(
+                look,
+                search,
+                (budget, first),
+                progress,
+                |kept, candidates| {
+                    huge_candidates += candidates;
+                    // In the candidates' order, so where it stops depends on nothing else.
+                    for p in &kept {
+                        if enough(found) {
+                            stopped_early = true;
+                            return Ok(ControlFlow::Break(()));
+                        }
+                        found += groups.across(p.ga, p.gb);
+                        huge_pairs += groups.across(p.ga, p.gb);
+                        across(groups, rank, p, |r| spill.push(r))?;
+                    }
+                    Ok(match enough(found) {
+                        true => ControlFlow::Break(()),
+                        false => ControlFlow::Continue(()),
+                    })
+                },
+            )?;
+            stopped_early |= !all;
+        }
         let mut sorted = spill.sorted()?;
         let mut identical = Identical::new(groups, rank, |_| false);
         Ok(DocPairs {
@@ -353,7 +387,14 @@ impl<'a> DocPairs<'a> {
             sorted,
             huge_candidates,
             huge_pairs,
+            stopped_early,
         })
+    }
+
+    /// Whether candidates of the huge buckets were left unverified because the pairs
+    /// wanted were found before them: the pairs streamed are then not all there are.
+    pub fn stopped_early(&self) -> bool {
+        self.stopped_early
     }
 
     /// Candidate document pairs that the huge buckets stood for (verified while sorting).

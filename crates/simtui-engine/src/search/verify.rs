@@ -19,10 +19,15 @@ use crate::sketch::estimate;
 use crate::storage::Picked;
 use rayon::prelude::*;
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Candidate pairs of a batch at most.
-const MAX_PAIRS: usize = 1 << 20;
+pub(crate) const MAX_PAIRS: usize = 1 << 20;
+/// The first batch of a verification that may stop early (see [`huge`]): each next one
+/// twice as large, up to [`MAX_PAIRS`], so that a reader wanting a few pairs waits for
+/// few verified, and one wanting many for few batches.
+pub(crate) const FIRST_PAIRS: usize = 1 << 16;
 /// Pairs verified per parallel task: small, so that a few thousand pairs still spread
 /// over every core.
 const TASK: usize = 256;
@@ -47,6 +52,8 @@ struct Batch {
     groups: HashSet<u32>,
     bytes: u64,
     budget: u64,
+    /// Pairs at most.
+    max_pairs: usize,
 }
 
 impl Batch {
@@ -56,13 +63,14 @@ impl Batch {
             groups: HashSet::new(),
             bytes: 0,
             budget: sets.batch_bytes(budget),
+            max_pairs: MAX_PAIRS,
         }
     }
 
     /// Whether `pair` would take the batch past its size or budget: then the batch is
     /// verified first.
     fn is_full_for(&self, sets: &ShingleSets, (a, b): (u32, u32)) -> bool {
-        if self.pairs.len() >= MAX_PAIRS {
+        if self.pairs.len() >= self.max_pairs {
             return true;
         }
         let new: u64 = [a, b]
@@ -263,21 +271,25 @@ pub(crate) fn stream(
 
 /// Verifies the candidates the huge buckets of a search stand for (the pairs each owns,
 /// see [`HugeOwners`]), listed a block of a bucket's rows at a time in parallel and
-/// verified in batches, and hands the pairs kept (J ≥ the search's threshold) to `sink`,
-/// with the number of candidate document pairs verified. Nothing is held beyond a batch.
+/// verified in batches, and hands the pairs kept (J ≥ the search's threshold, in the
+/// order of the candidates: bucket by bucket, row by row) to `sink`, with the number of
+/// candidate document pairs verified. Nothing is held beyond a batch. When `sink` says
+/// [`ControlFlow::Break`], no more candidates are verified. The first batch holds at
+/// most `first` pairs, each next one twice as many (up to [`MAX_PAIRS`]). Whether every
+/// candidate was verified.
 pub(crate) fn huge(
     look: &Lookup,
     search: &Search,
-    budget: u64,
+    (budget, first): (u64, usize),
     progress: &dyn Progress,
-    mut sink: impl FnMut(Vec<GroupPair>, u64) -> Result<()>,
-) -> Result<()> {
+    mut sink: impl FnMut(Vec<GroupPair>, u64) -> Result<ControlFlow<()>>,
+) -> Result<bool> {
     let Some((bands, rows)) = search.banding else {
-        return Ok(());
+        return Ok(true);
     };
     let open: Vec<&Bucket> = search.huge.iter().filter(|b| !b.capped).collect();
     if open.is_empty() {
-        return Ok(());
+        return Ok(true);
     }
     let owners = HugeOwners::new(look.sigs, bands, rows, &search.huge)?;
     let count = Count {
@@ -286,6 +298,7 @@ pub(crate) fn huge(
         progress,
     };
     let mut batch = Batch::new(look.sets, budget);
+    batch.max_pairs = first.min(MAX_PAIRS);
     let mut candidates = 0u64;
     for bucket in open {
         for start in (0..bucket.groups.len()).step_by(HUGE_ROWS) {
@@ -301,7 +314,10 @@ pub(crate) fn huge(
                     candidates += look.groups.across(x, y);
                     if batch.is_full_for(look.sets, (x, y)) {
                         let kept = verify_batch(look, &mut batch, search.threshold, &count)?;
-                        sink(kept, std::mem::take(&mut candidates))?;
+                        if sink(kept, std::mem::take(&mut candidates))?.is_break() {
+                            return Ok(false);
+                        }
+                        batch.max_pairs = (batch.max_pairs * 2).min(MAX_PAIRS);
                     }
                     batch.push(look.sets, (x, y));
                 }
@@ -309,5 +325,5 @@ pub(crate) fn huge(
         }
     }
     let kept = verify_batch(look, &mut batch, search.threshold, &count)?;
-    sink(kept, candidates)
+    sink(kept, candidates).map(|_| true)
 }

