@@ -6,6 +6,7 @@ mod common;
 
 use common::{Corpus, ok, simtui, unprivileged};
 use proptest::prelude::*;
+use simtui_engine::store::decode;
 use simtui_engine::store::format::{self, FormatError};
 use std::fs;
 use std::path::Path;
@@ -283,7 +284,7 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
     let (corpus, idx, good) = small_index(dir.path());
     // Every prefix, in process: truncated (or not an index), never anything else.
     for n in 0..good.len() {
-        match format::decode(&good[..n]) {
+        match decode::decode(&good[..n]) {
             Err(FormatError::Truncated { .. }) => {}
             other => panic!("prefix {n}: {other:?}"),
         }
@@ -293,7 +294,7 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
         for bit in 0..8 {
             let mut b = good.clone();
             b[i] ^= 1 << bit;
-            assert!(format::decode(&b).is_err(), "flip {i}.{bit}");
+            assert!(decode::decode(&b).is_err(), "flip {i}.{bit}");
         }
     }
     // A sample through the binary.
@@ -350,12 +351,12 @@ proptest! {
     // PROPTEST_CASES sets the number of cases (256 by default).
     #[test]
     fn the_reader_never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
-        let _ = format::decode(&bytes);
+        let _ = decode::decode(&bytes);
         let mut framed = format::MAGIC.to_vec();
         framed.extend_from_slice(&bytes);
-        let _ = format::decode(&framed);
+        let _ = decode::decode(&framed);
         format::reseal(&mut framed);
-        let _ = format::decode(&framed);
+        let _ = decode::decode(&framed);
     }
 
     #[test]
@@ -373,9 +374,9 @@ proptest! {
             b.truncate(cut.index(b.len()));
         }
         // Past the checksum too: the structure checks must hold on their own.
-        let _ = format::decode(&b);
+        let _ = decode::decode(&b);
         format::reseal(&mut b);
-        if let Ok(saved) = format::decode(&b) {
+        if let Ok(saved) = decode::decode(&b) {
             // Whatever decodes is safe to turn into an index and search.
             let docs = saved.docs.iter().map(|d| simtui_engine::index::Doc {
                 id: d.id.clone(),
@@ -572,4 +573,49 @@ fn a_file_modified_in_the_second_of_its_stamp_is_read_again_next_time() {
     ok(&["index", c.path(), "-o", s(&idx)]);
     let last = simtui(&["index", c.path(), "-o", s(&idx)]);
     common::assert_stderr_has(&last, &[" 0 changed,", "up to date"]);
+}
+
+/// A saved index's shingle sets and signatures, the bulk of it, are read from the file
+/// when asked for, never loaded whole: what opening it holds is its documents and the
+/// sets' offsets, whatever its size (issue 26, item 6: `pairs --index` held every set).
+#[test]
+fn a_saved_index_is_read_in_place_not_loaded_whole() {
+    use simtui_engine::storage::Kept;
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let idx = dir.path().join("c.idx");
+    ok(&["index", c.path(), "-o", s(&idx)]);
+    let in_memory = decode::decode(&fs::read(&idx).unwrap()).unwrap();
+    let saved = simtui_engine::store::load(&idx).unwrap();
+    assert_eq!(saved.shingles.kept(), Kept::File);
+    assert_eq!(saved.signatures.kept(), Kept::File);
+    let groups = saved.shingles.len();
+    assert!(groups > 50, "{groups}");
+    // Only the offsets of the sets are held; in memory they would be all their shingles.
+    assert!(
+        saved.shingles.heap_bytes() <= 8 * (groups + 1),
+        "{}",
+        saved.shingles.heap_bytes()
+    );
+    assert!(in_memory.shingles.heap_bytes() > 8 * saved.shingles.total());
+    assert_eq!(saved.signatures.heap_bytes(), 0);
+    // Read through rows, they are the sets and signatures saved.
+    assert_eq!(saved.shingles.total(), in_memory.shingles.total());
+    let (all, want) = (
+        saved.shingles.sets(0..groups).unwrap(),
+        in_memory.shingles.sets(0..groups).unwrap(),
+    );
+    assert_eq!(all.values(), want.values());
+    for g in [0, groups / 2, groups - 1] {
+        assert_eq!(
+            saved.shingles.get(g).unwrap(),
+            in_memory.shingles.get(g).unwrap()
+        );
+        assert_eq!(
+            saved.signatures.row(g).unwrap(),
+            in_memory.signatures.row(g).unwrap()
+        );
+    }
+    assert_eq!(saved.docs, in_memory.docs);
+    assert_eq!(saved.contents, in_memory.contents);
 }

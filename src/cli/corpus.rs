@@ -169,16 +169,37 @@ impl StoreArgs {
     }
 }
 
-/// Says on stderr when a saved index, which is read into memory whole, holds more than
-/// `--memory`: its searches keep to the limit, the index itself cannot.
+/// Says on stderr, once, when what an index holds in memory whatever the budget passes
+/// `--memory`: its documents' records, ids and paths and its group tables (its shingle
+/// sets and signatures go to files past the budget, a saved index's are read from it).
+/// Each part is named with its size.
 pub fn say_if_over(index: &Index, budget: &Budget) {
     if budget.is_limited() && index.held() > budget.bytes {
+        let human = crate::output::progress::human;
+        let parts: Vec<String> = index
+            .held_by_part()
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(what, n)| format!("{what} {}", human(*n)))
+            .collect();
         crate::output::diag::say(format_args!(
-            "simtui: the saved index takes {} in memory, over --memory {}: a saved index is read whole (build it anew, without --index, to keep within the limit)",
-            crate::output::progress::human(index.held()),
-            crate::output::progress::human(budget.bytes)
+            "simtui: warning: the index holds {} in memory, over --memory {}: {} (a document's record is kept in memory whatever the limit)",
+            human(index.held()),
+            human(budget.bytes),
+            parts.join(", ")
         ));
     }
+}
+
+/// -vv: where the index's memory goes (what it holds, by part; what is on files is not
+/// held).
+pub fn note_memory(index: &Index) {
+    let parts: Vec<String> = index
+        .held_by_part()
+        .iter()
+        .map(|(what, n)| format!("{what} {}", crate::output::progress::human(*n)))
+        .collect();
+    crate::output::diag::note(2, format_args!("index memory: {}", parts.join(", ")));
 }
 
 /// Opens a saved index, saying on stderr what the user should know.
@@ -234,14 +255,7 @@ pub fn engine(
     if let Some(warning) = check_id_field(&engine.index, index)? {
         crate::output::diag::note(0, warning);
     }
-    // -vv: where the index's memory goes.
-    let parts: Vec<String> = engine
-        .index
-        .held_by_part()
-        .iter()
-        .map(|(what, n)| format!("{what} {}", crate::output::progress::human(*n)))
-        .collect();
-    crate::output::diag::note(2, format_args!("index memory: {}", parts.join(", ")));
+    note_memory(&engine.index);
     if let Some(why) = why_no_document(&engine.index, index) {
         crate::output::diag::note(0, why);
     }
@@ -282,6 +296,7 @@ fn saved(
             walk: index.walk_options(),
             params: index.params(),
             mode: Mode::Open,
+            budget: budget.clone(),
         },
         progress,
     )?;

@@ -51,6 +51,7 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         .check()?;
     let t = Instant::now();
     let progress = args.memory.run()?;
+    let budget = progress.budget();
     let opened = super::corpus::open_store(
         Request {
             file: file.clone(),
@@ -58,20 +59,18 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
             walk: args.index.walk_options(),
             params: args.index.params(),
             mode: Mode::Create,
+            budget: budget.clone(),
         },
         &progress,
     )?;
     progress.finish();
     let index = &opened.index;
-    let budget = progress.budget();
-    if budget.is_limited() && index.held() > budget.bytes {
-        // Not out of core: the saved index is merged and encoded in memory.
-        crate::output::diag::say(format_args!(
-            "simtui index: the index took {} in memory, over --memory {}: `simtui index` builds and writes it in memory",
-            crate::output::progress::human(index.held()),
-            crate::output::progress::human(budget.bytes)
-        ));
-    }
+    super::corpus::say_if_over(index, budget);
+    super::corpus::note_memory(index);
+    crate::output::diag::note(
+        2,
+        format_args!("memory: {}", crate::output::progress::stats_line(budget)),
+    );
     let docs = index.docs().len();
     let r = &opened.report;
     let bytes = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);

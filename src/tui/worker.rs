@@ -395,6 +395,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 walk,
                 params,
                 mode: simtui_engine::store::Mode::Open,
+                budget: budget.clone(),
             };
             let opened = simtui_engine::store::open(&req, progress)?;
             crate::output::diag::note(1, opened.report.summary(&req.file));
@@ -406,7 +407,8 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             }
             Output::Indexed {
                 notice: id_field_notice(&opened.index, id_field.as_deref())?,
-                // A saved index is in memory whole; its searches keep to the budget.
+                // Its sets and signatures are read from the file; its searches keep
+                // to the budget.
                 index: opened.index.with_budget(budget),
                 corpus: Some(Arc::new(opened.corpus)),
                 took: t.elapsed(),

@@ -38,14 +38,20 @@ impl Index {
         let width = self.signatures.width();
         let same = sketch == self.params.sketch && seed == self.params.seed;
         let sketcher = Sketcher::new(sketch, seed, n);
+        // New signatures in what the budget leaves the index without its old ones (a
+        // saved index read from its file holds none); past it, on a temporary file.
+        let budget = &self.budget;
+        let others = self.held() - self.signatures.heap_bytes() as u64;
+        let room = budget.room(budget.for_index().saturating_sub(others));
+        let block = (budget.work() / 2).min(256 << 20);
         let signatures = match sketch {
             _ if same && n == width => self.signatures.clone(),
-            SketchKind::MinHash if same && n < width => self.signatures.truncated(n)?,
+            SketchKind::MinHash if same && n < width => self.signatures.truncated_in(n, &room)?,
             SketchKind::MinHash if same => {
                 self.signatures
                     .extended(&sketcher, &self.shingles, progress)?
             }
-            _ => Signatures::compute(&sketcher, &self.shingles, progress)?,
+            _ => Signatures::compute_in(&sketcher, &self.shingles, &room, block, progress)?,
         };
         Ok(self.with_signatures(signatures, seed, sketch))
     }

@@ -6,6 +6,7 @@
 use super::again::Reshingle;
 use crate::error::Result;
 use crate::source::Source;
+use crate::storage::file::SpillFile;
 use crate::storage::rows::RowsWriter;
 use crate::storage::{Kept, Picked, Room, Rows, Slab};
 use crate::text::TextOptions;
@@ -38,6 +39,13 @@ impl ShingleSets {
     /// `None` unless the offsets start at 0, never decrease and end at `data.len()`.
     pub(crate) fn from_parts(offsets: Vec<usize>, data: Vec<u64>) -> Option<Self> {
         Rows::varying(offsets, data).map(|rows| ShingleSets { rows })
+    }
+
+    /// Sets read from `file` when asked for (a saved index read in place), set `i` at
+    /// values `offsets[i]..offsets[i + 1]` of it. `None` unless the offsets start at 0
+    /// and never decrease.
+    pub(crate) fn in_file(offsets: Vec<usize>, file: SpillFile) -> Option<Self> {
+        Rows::varying_in(offsets, file).map(|rows| ShingleSets { rows })
     }
 
     /// Appends `set` as set number `len()`, to sets made in memory (by
@@ -158,6 +166,17 @@ impl SetsWriter {
             }
             None => self.rows.push(set),
         }
+    }
+
+    /// Adds the next set to sets kept ([`SetsWriter::kept`]).
+    pub(crate) fn push_kept(&mut self, set: &[u64]) -> Result<()> {
+        debug_assert!(self.again.is_none(), "sets kept");
+        self.rows.push(set)
+    }
+
+    /// Heap bytes held: the sets in memory and their lengths.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.rows.heap_bytes()
     }
 
     /// Goes on in a temporary file in `room`, moving the sets so far there: nothing for

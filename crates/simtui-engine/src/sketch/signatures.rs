@@ -7,6 +7,7 @@ use super::minhash::{SketchKind, Sketcher};
 use crate::error::Result;
 use crate::progress::{Progress, Stage, check};
 use crate::shingle::ShingleSets;
+use crate::storage::file::SpillFile;
 use crate::storage::rows::RowsWriter;
 use crate::storage::{Kept, Picked, Room, Rows, Slab};
 use rayon::prelude::*;
@@ -127,7 +128,21 @@ impl Signatures {
     /// The first `n` functions of every row (`n` at most the width), as a fresh MinHash
     /// computation of `n` functions gives them: function i depends only on the seed and i.
     /// Meaningless for OPH, whose bins depend on their number.
+    #[cfg(test)]
     pub(crate) fn truncated(&self, n: usize) -> Result<Signatures> {
+        let spilled = std::sync::Arc::new(crate::storage::Spilled::default());
+        let room = Room {
+            bytes: u64::MAX,
+            dir: None,
+            spilled: &spilled,
+        };
+        self.truncated_in(n, &room)
+    }
+
+    /// [`Signatures::truncated`], in memory when the new matrix fits in `room`, else
+    /// on a temporary file in it (a saved index's signatures, read from its file, are
+    /// narrowed for a banding of fewer functions).
+    pub(crate) fn truncated_in(&self, n: usize, room: &Room) -> Result<Signatures> {
         assert!(
             n <= self.width,
             "truncating {} functions to {n}",
@@ -136,18 +151,25 @@ impl Signatures {
         if n == self.width {
             return Ok(self.clone());
         }
-        let mut data = Vec::new();
-        crate::storage::memory::reserve(&mut data, n.saturating_mul(self.len()), "the signatures")?;
+        let rows = self.len();
+        let mut writer = SigsWriter::new(n);
+        if (n as u64).saturating_mul(rows as u64) * 4 > room.bytes {
+            writer.spill(room)?;
+        } else {
+            writer.reserve_rows(rows);
+        }
         if n > 0 {
-            let rows = self.len();
+            let mut narrow = Vec::with_capacity(COPY_BLOCK * n);
             for from in (0..rows).step_by(COPY_BLOCK) {
                 let block = self.rows(from..(from + COPY_BLOCK).min(rows))?;
+                narrow.clear();
                 for row in block.values().chunks_exact(self.width) {
-                    data.extend_from_slice(&row[..n]);
+                    narrow.extend_from_slice(&row[..n]);
                 }
+                writer.rows.push_rows(&narrow)?;
             }
         }
-        Ok(Signatures::from_data(n, data).expect("whole rows"))
+        writer.finish()
     }
 
     /// Signatures from a row-major matrix of rows of `n` (a saved index). `None` unless
@@ -162,6 +184,17 @@ impl Signatures {
             width: n,
             rows: Rows::fixed(n, rows, data)?,
         })
+    }
+
+    /// `rows` rows of `n` values read from `file` when asked for (a saved index read in
+    /// place).
+    pub(crate) fn in_file(n: usize, rows: usize, file: SpillFile) -> Self {
+        let rows = if n == 0 {
+            Rows::default()
+        } else {
+            Rows::fixed_in(n, rows, file)
+        };
+        Signatures { width: n, rows }
     }
 
     /// The row-major matrix, row `i` at `i * width()..(i + 1) * width()`: borrowed when
@@ -247,6 +280,11 @@ impl SigsWriter {
     /// on (nothing when already there, or the width is 0).
     pub(crate) fn spill(&mut self, room: &Room) -> Result<()> {
         self.rows.spill(room)
+    }
+
+    /// Heap bytes held: the rows in memory.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.rows.heap_bytes()
     }
 
     /// Room for `rows` rows in all, while in memory.

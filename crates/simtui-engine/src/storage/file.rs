@@ -57,6 +57,11 @@ const BLOCK: usize = 1 << 20;
 pub(crate) struct SpillFile {
     file: File,
     dir: PathBuf,
+    /// Where its values start in the file: 0 for a temporary file; for a part of a
+    /// saved index file read in place ([`SpillFile::part_of`]), the part's offset.
+    base: u64,
+    /// A saved file read in place, not a temporary file: a failure names it.
+    saved: bool,
     /// What it holds ("shingle sets"), for the counters and messages.
     what: &'static str,
     spilled: Arc<Spilled>,
@@ -80,13 +85,36 @@ impl SpillFile {
         Ok(SpillFile {
             file,
             dir,
+            base: 0,
+            saved: false,
             what,
             spilled: spilled.clone(),
             pending: Vec::new(),
         })
     }
 
+    /// The part of a saved file (`path`, open as `file`) from byte `base` on, read in
+    /// place: rows kept there are read when asked for, never loaded whole. Nothing is
+    /// appended to it, and nothing it holds counts as spilled.
+    pub(crate) fn part_of(file: File, path: &Path, base: u64, what: &'static str) -> SpillFile {
+        SpillFile {
+            file,
+            dir: path.to_path_buf(),
+            base,
+            saved: true,
+            what,
+            spilled: Arc::default(),
+            pending: Vec::new(),
+        }
+    }
+
     fn error(&self, source: std::io::Error) -> Error {
+        if self.saved {
+            return Error::Io {
+                path: self.dir.clone(),
+                source,
+            };
+        }
         Error::TempFile {
             dir: self.dir.clone(),
             source,
@@ -118,6 +146,10 @@ impl SpillFile {
 
     /// Writes what is pending: everything appended can be read back after this.
     pub(crate) fn flush(&mut self) -> Result<()> {
+        debug_assert!(
+            !self.saved || self.pending.is_empty(),
+            "a saved file is read only"
+        );
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -134,7 +166,7 @@ impl SpillFile {
     /// Fills `out` from byte `offset`, which must have been flushed.
     pub(crate) fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
         let read = self.spilled.fault();
-        read.and_then(|()| read_exact_at(&self.file, out, offset))
+        read.and_then(|()| read_exact_at(&self.file, out, self.base + offset))
             .map_err(|e| self.error(e))
     }
 

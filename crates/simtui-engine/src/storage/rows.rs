@@ -163,6 +163,26 @@ impl<T: Value> Rows<T> {
         })
     }
 
+    /// Rows of `width` values each, read from `file` when asked for (a saved index's
+    /// signatures, read in place).
+    pub(crate) fn fixed_in(width: usize, rows: usize, file: SpillFile) -> Self {
+        Rows {
+            shape: Shape::Fixed { width, rows },
+            place: Place::File(Arc::new(file)),
+        }
+    }
+
+    /// Rows of any length, read from `file` when asked for (a saved index's shingle
+    /// sets, read in place), as [`Rows::varying`] lays them out: `None` unless the
+    /// offsets start at 0 and never decrease.
+    pub(crate) fn varying_in(offsets: Vec<usize>, file: SpillFile) -> Option<Self> {
+        let valid = offsets.first() == Some(&0) && offsets.windows(2).all(|w| w[0] <= w[1]);
+        valid.then(|| Rows {
+            shape: Shape::Varying(offsets),
+            place: Place::File(Arc::new(file)),
+        })
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.shape.rows()

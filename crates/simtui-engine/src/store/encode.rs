@@ -1,16 +1,20 @@
 //! Writing an index file in the format [`format`](super::format) describes: the header,
 //! the string table, the file and document records, then each group's content hash,
-//! shingle set and signature, and the checksum.
+//! shingle set and signature, and the checksum. Written as it is made, front to back:
+//! nothing but a block of sets is held, wherever the sets are.
 
+use super::decode::Seal;
 use super::format::{
     DOC_RECORD, DocOut, FILE_RECORD, FileRec, HEADER, MAGIC, TRAILER, VERSION, encode_meta, pad8,
     path_bytes, skip_code,
 };
+use crate::error::Error;
 use crate::index::Params;
 use crate::shingle::ShingleSets;
 use crate::sketch::{Signatures, SketchKind};
 use crate::text::{Language, Unit};
-use xxhash_rust::xxh3::xxh3_64;
+use std::io::{self, Write};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Appends a little-endian u32.
 fn put32(out: &mut Vec<u8>, v: u32) {
@@ -22,29 +26,90 @@ fn put64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-/// Pads with zeros to a multiple of 8 bytes.
-fn pad(out: &mut Vec<u8>) {
-    out.resize(pad8(out.len() as u64) as usize, 0);
+/// Values of shingle sets or signatures written at a time: the sets are read (from
+/// memory, a temporary file or the saved file) a block at a time, never all at once.
+const BLOCK_VALUES: usize = 1 << 19;
+
+/// Why writing an index file failed: the output (a full disk), or reading back what it
+/// holds (a temporary file, the saved file it was opened from).
+#[derive(Debug)]
+pub(crate) enum Failed {
+    Write(io::Error),
+    Read(Error),
 }
 
-/// The bytes of an index file; an error when a shingle set or the signatures cannot be
-/// read back.
-pub(crate) fn encode(
+impl From<io::Error> for Failed {
+    fn from(e: io::Error) -> Self {
+        Failed::Write(e)
+    }
+}
+
+impl From<Error> for Failed {
+    fn from(e: Error) -> Self {
+        Failed::Read(e)
+    }
+}
+
+/// Where an index file's bytes go: the output, with the checksum and count of what went
+/// there. `put` gathers small records in `buf` before they are written.
+struct Sink<W: Write> {
+    out: W,
+    hasher: Xxh3,
+    n: u64,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> Sink<W> {
+    /// Writes out what `buf` gathered when it is large, or `now`.
+    fn drain(&mut self, now: bool) -> io::Result<()> {
+        if now || self.buf.len() >= 1 << 16 {
+            self.hasher.update(&self.buf);
+            self.out.write_all(&self.buf)?;
+            self.n += self.buf.len() as u64;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Pads with zeros to a multiple of 8 bytes.
+    fn pad(&mut self) -> io::Result<()> {
+        let at = self.n + self.buf.len() as u64;
+        self.buf
+            .resize(self.buf.len() + (pad8(at) - at) as usize, 0);
+        self.drain(false)
+    }
+}
+
+/// A document as written: [`DocOut`], or an index's document.
+pub(crate) trait AsDocOut {
+    fn doc_out(&self) -> DocOut<'_>;
+}
+
+impl AsDocOut for DocOut<'_> {
+    fn doc_out(&self) -> DocOut<'_> {
+        DocOut { ..*self }
+    }
+}
+
+/// Writes an index file to `out` (buffered by the caller), reading the shingle sets and
+/// signatures a block at a time wherever they are; its length and checksum.
+pub(crate) fn encode<D: AsDocOut>(
     params: &Params,
     files: &[FileRec],
-    docs: &[DocOut],
+    docs: &[D],
     contents: &[u64],
     shingles: &ShingleSets,
     signatures: &Signatures,
-) -> crate::error::Result<Vec<u8>> {
+    out: impl Write,
+) -> Result<Seal, Failed> {
     let groups = shingles.len();
     debug_assert_eq!(contents.len(), groups);
     let width = signatures.width();
     debug_assert!(width == 0 || signatures.len() == groups);
     let sig_words = if width == 0 { 0 } else { groups * width };
-    let (strings, file_at, doc_at) = string_table(files, docs);
+    let strings = string_bytes(files, docs);
     let size = HEADER
-        + pad8(strings.len() as u64)
+        + pad8(strings)
         + files.len() as u64 * FILE_RECORD
         + docs.len() as u64 * DOC_RECORD
         + groups as u64 * 8
@@ -52,67 +117,120 @@ pub(crate) fn encode(
         + shingles.total() as u64 * 8
         + pad8(sig_words as u64 * 4)
         + TRAILER;
-    let mut out = Vec::with_capacity(size as usize);
+    let mut sink = Sink {
+        out,
+        hasher: Xxh3::new(),
+        n: 0,
+        buf: Vec::with_capacity(1 << 17),
+    };
     let counts = [
-        files.len(),
-        docs.len(),
-        groups,
-        shingles.total(),
-        strings.len(),
+        files.len() as u64,
+        docs.len() as u64,
+        groups as u64,
+        shingles.total() as u64,
+        strings,
     ];
-    put_header(&mut out, params, width, size, counts);
-    out.extend_from_slice(&strings);
-    pad(&mut out);
-    put_files(&mut out, files, &file_at);
-    put_docs(&mut out, docs, &doc_at);
+    put_header(&mut sink.buf, params, width, size, counts);
+    put_strings(&mut sink, files, docs)?;
+    sink.pad()?;
+    put_files(&mut sink, files)?;
+    put_docs(&mut sink, files, docs)?;
     for &c in contents {
-        put64(&mut out, c);
+        put64(&mut sink.buf, c);
+        sink.drain(false)?;
     }
     for g in 0..groups {
-        put32(&mut out, shingles.set_len(g) as u32);
+        put32(&mut sink.buf, shingles.set_len(g) as u32);
+        sink.drain(false)?;
     }
-    pad(&mut out);
-    for g in 0..groups {
-        for &x in shingles.get(g)?.iter() {
-            put64(&mut out, x);
+    sink.pad()?;
+    put_sets(&mut sink, shingles)?;
+    if let Some(per) = BLOCK_VALUES.checked_div(width) {
+        let per = per.max(1);
+        for from in (0..groups).step_by(per) {
+            let block = signatures.rows(from..(from + per).min(groups))?;
+            for &v in block.values() {
+                put32(&mut sink.buf, v);
+            }
+            sink.drain(false)?;
         }
     }
-    for &v in &signatures.data()?[..sig_words] {
-        put32(&mut out, v);
+    sink.pad()?;
+    sink.drain(true)?;
+    let sum = sink.hasher.digest();
+    sink.out.write_all(&sum.to_le_bytes())?;
+    sink.out.flush()?;
+    debug_assert_eq!(sink.n + TRAILER, size);
+    Ok((size, sum))
+}
+
+/// The shingle sets, a block of sets at a time.
+fn put_sets<W: Write>(sink: &mut Sink<W>, shingles: &ShingleSets) -> Result<(), Failed> {
+    let groups = shingles.len();
+    let mut from = 0;
+    while from < groups {
+        let mut to = from + 1;
+        let mut values = shingles.set_len(from);
+        while to < groups && values + shingles.set_len(to) <= BLOCK_VALUES {
+            values += shingles.set_len(to);
+            to += 1;
+        }
+        let block = shingles.sets(from..to)?;
+        for &x in block.values() {
+            put64(&mut sink.buf, x);
+        }
+        sink.drain(false)?;
+        from = to;
     }
-    pad(&mut out);
-    let sum = xxh3_64(&out);
-    put64(&mut out, sum);
-    debug_assert_eq!(out.len() as u64, size);
-    Ok(out)
+    Ok(())
+}
+
+/// Bytes of the string table: each file's path and detail, each document's id, title
+/// and metadata.
+fn string_bytes<D: AsDocOut>(files: &[FileRec], docs: &[D]) -> u64 {
+    let files: u64 = files
+        .iter()
+        .map(|f| (path_bytes(&f.path).len() + f.detail.len()) as u64)
+        .sum();
+    let docs: u64 = docs
+        .iter()
+        .map(|d| {
+            let d = d.doc_out();
+            (d.id.len() + d.title.len() + meta_bytes(d.meta)) as u64
+        })
+        .sum();
+    files + docs
+}
+
+/// Bytes of metadata values as [`encode_meta`] writes them.
+fn meta_bytes(meta: &[String]) -> usize {
+    meta.iter().map(|v| 4 + v.len()).sum()
 }
 
 /// The string table: each file's path then its detail, then each document's id, title
-/// and metadata; with where each file's strings start, and each document's start and
-/// metadata length.
-fn string_table(files: &[FileRec], docs: &[DocOut]) -> (Vec<u8>, Vec<u64>, Vec<u64>) {
-    let mut strings = Vec::new();
-    let mut file_at = Vec::with_capacity(files.len());
+/// and metadata (the records say where each one's strings start, in the same order).
+fn put_strings<W: Write, D: AsDocOut>(
+    sink: &mut Sink<W>,
+    files: &[FileRec],
+    docs: &[D],
+) -> io::Result<()> {
     for f in files {
-        file_at.push(strings.len() as u64);
-        let p = path_bytes(&f.path);
-        strings.extend_from_slice(&p);
-        strings.extend_from_slice(f.detail.as_bytes());
+        sink.buf.extend_from_slice(&path_bytes(&f.path));
+        sink.buf.extend_from_slice(f.detail.as_bytes());
+        sink.drain(false)?;
     }
-    let mut doc_at = Vec::with_capacity(docs.len());
     for d in docs {
-        doc_at.push(strings.len() as u64);
-        strings.extend_from_slice(d.id.as_bytes());
-        strings.extend_from_slice(d.title.as_bytes());
-        let before = strings.len();
-        encode_meta(d.meta, &mut strings);
-        doc_at.push((strings.len() - before) as u64);
+        let d = d.doc_out();
+        sink.buf.extend_from_slice(d.id.as_bytes());
+        sink.buf.extend_from_slice(d.title.as_bytes());
+        encode_meta(d.meta, &mut sink.buf);
+        sink.drain(false)?;
     }
-    (strings, file_at, doc_at)
+    Ok(())
 }
 
 /// The fixed header: magic, version, sizes, parameters, counts.
-fn put_header(out: &mut Vec<u8>, params: &Params, width: usize, size: u64, counts: [usize; 5]) {
+fn put_header(out: &mut Vec<u8>, params: &Params, width: usize, size: u64, counts: [u64; 5]) {
     out.extend_from_slice(&MAGIC);
     put32(out, VERSION);
     put32(out, HEADER as u32);
@@ -127,7 +245,7 @@ fn put_header(out: &mut Vec<u8>, params: &Params, width: usize, size: u64, count
     put32(out, params.min_words.min(u32::MAX as u64) as u32);
     put64(out, params.max_bytes);
     for n in counts {
-        put64(out, n as u64);
+        put64(out, n);
     }
     out.push(params.text.stem.map_or(0, Language::code));
     out.push(params.text.letters_only as u8);
@@ -135,11 +253,15 @@ fn put_header(out: &mut Vec<u8>, params: &Params, width: usize, size: u64, count
     debug_assert_eq!(out.len() as u64, HEADER);
 }
 
-/// The file records, `file_at` where each one's strings start.
-fn put_files(out: &mut Vec<u8>, files: &[FileRec], file_at: &[u64]) {
-    for (f, &at) in files.iter().zip(file_at) {
+/// The file records, their strings from the start of the table on.
+fn put_files<W: Write>(sink: &mut Sink<W>, files: &[FileRec]) -> io::Result<()> {
+    let mut at = 0u64;
+    for f in files {
+        let out = &mut sink.buf;
+        let path = path_bytes(&f.path).len();
         put64(out, at);
-        put32(out, path_bytes(&f.path).len() as u32);
+        at += (path + f.detail.len()) as u64;
+        put32(out, path as u32);
         put32(out, f.detail.len() as u32);
         let st = f.stamp.unwrap_or_default();
         put64(out, st.size);
@@ -154,13 +276,24 @@ fn put_files(out: &mut Vec<u8>, files: &[FileRec], file_at: &[u64]) {
         out.extend_from_slice(&st.ctime_secs.to_le_bytes());
         put64(out, st.inode);
         put64(out, 0);
+        sink.drain(false)?;
     }
+    Ok(())
 }
 
-/// The document records, `doc_at` each one's strings' start and metadata length.
-fn put_docs(out: &mut Vec<u8>, docs: &[DocOut], doc_at: &[u64]) {
-    for (d, at) in docs.iter().zip(doc_at.chunks_exact(2)) {
-        put64(out, at[0]);
+/// The document records, their strings after the files' in the table.
+fn put_docs<W: Write, D: AsDocOut>(
+    sink: &mut Sink<W>,
+    files: &[FileRec],
+    docs: &[D],
+) -> io::Result<()> {
+    let mut at = string_bytes::<D>(files, &[]);
+    for d in docs {
+        let d = d.doc_out();
+        let out = &mut sink.buf;
+        put64(out, at);
+        let meta = meta_bytes(d.meta);
+        at += (d.id.len() + d.title.len() + meta) as u64;
         put32(out, d.id.len() as u32);
         put32(out, d.group);
         put64(out, d.bytes);
@@ -169,6 +302,8 @@ fn put_docs(out: &mut Vec<u8>, docs: &[DocOut], doc_at: &[u64]) {
         put64(out, d.part.len);
         put64(out, d.part.line);
         put32(out, d.title.len() as u32);
-        put32(out, at[1] as u32);
+        put32(out, meta as u32);
+        sink.drain(false)?;
     }
+    Ok(())
 }

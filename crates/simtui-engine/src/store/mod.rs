@@ -18,6 +18,7 @@
 //! range and line) and the file with how it was read (format, text and id fields): a
 //! file read another way is indexed again.
 
+pub mod decode;
 mod encode;
 pub mod format;
 mod update;
@@ -28,9 +29,12 @@ use crate::progress::{Progress, Stage};
 use crate::sketch::{Signatures, SketchKind, Sketcher};
 use crate::source::Part;
 use crate::source::{self, Corpus, Source, WalkOptions};
+use crate::storage::Budget;
+use decode::{Fault, Seal};
+use encode::Failed;
 use format::{FormatError, Place, Saved, Stamp};
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
@@ -107,6 +111,10 @@ pub struct Request {
     pub params: Params,
     /// What to do with an index file that exists but cannot be used.
     pub mode: Mode,
+    /// The memory it may take: the saved shingle sets and signatures are read from the
+    /// file when asked for, the files read anew are indexed in it, and the merged sets
+    /// go to temporary files past it.
+    pub budget: Budget,
 }
 
 /// What opening did.
@@ -180,17 +188,23 @@ pub fn auto_file(roots: &[PathBuf]) -> Option<PathBuf> {
     (root.is_dir() && file.is_file()).then_some(file)
 }
 
-/// Reads and decodes an index file: [`Error::Io`] if it cannot be read,
-/// [`Error::IndexFile`] if it is not a valid index of this version.
+/// Opens and checks an index file, its shingle sets and signatures read from it when
+/// asked for: [`Error::Io`] if it cannot be read, [`Error::IndexFile`] if it is not a
+/// valid index of this version.
 pub fn load(file: &Path) -> Result<Saved> {
-    let bytes = fs::read(file).map_err(|e| Error::Io {
+    let io_error = |source: io::Error| Error::Io {
         path: file.to_path_buf(),
-        source: e,
-    })?;
-    format::decode(&bytes).map_err(|e| Error::IndexFile {
-        path: file.to_path_buf(),
-        problem: e,
-    })
+        source,
+    };
+    let f = fs::File::open(file).map_err(io_error)?;
+    match decode::read_in_place(f, file) {
+        Ok((saved, _)) => Ok(saved),
+        Err(Fault::Io(e)) => Err(io_error(e)),
+        Err(Fault::Format(problem)) => Err(Error::IndexFile {
+            path: file.to_path_buf(),
+            problem,
+        }),
+    }
 }
 
 /// Checks what is cheap to check of an index file, from its first bytes and its size:
@@ -240,33 +254,35 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     // written again.
     let mut loaded_seal = None;
     let t = Instant::now();
-    let saved = match fs::read(&req.file) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+    let io_error = |source: io::Error| Error::Io {
+        path: req.file.clone(),
+        source,
+    };
+    let read = match fs::File::open(&req.file) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io_error(e)),
+        Ok(f) => Some(decode::read_in_place(f, &req.file)),
+    };
+    let saved = match read {
+        None => {
             report.created = true;
             None
         }
-        Err(e) => {
-            return Err(Error::Io {
-                path: req.file.clone(),
-                source: e,
-            });
+        Some(Ok((saved, seal))) => {
+            report.file_bytes = seal.0;
+            loaded_seal = Some(seal);
+            Some(saved)
         }
-        Ok(bytes) => {
-            report.file_bytes = bytes.len() as u64;
-            loaded_seal = seal_of(&bytes);
-            match format::decode(&bytes) {
-                Ok(s) => Some(s),
-                Err(e) if req.mode == Mode::Create && e != FormatError::NotIndex => {
-                    report.rebuilt = Some(e.to_string());
-                    None
-                }
-                Err(e) => {
-                    return Err(Error::IndexFile {
-                        path: req.file.clone(),
-                        problem: e,
-                    });
-                }
-            }
+        Some(Err(Fault::Io(e))) => return Err(io_error(e)),
+        Some(Err(Fault::Format(e))) if req.mode == Mode::Create && e != FormatError::NotIndex => {
+            report.rebuilt = Some(e.to_string());
+            None
+        }
+        Some(Err(Fault::Format(e))) => {
+            return Err(Error::IndexFile {
+                path: req.file.clone(),
+                problem: e,
+            });
         }
     };
     report.load_time = t.elapsed();
@@ -279,10 +295,66 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     });
     // Before the files' stamps are taken: see `update::settle`.
     let stamped = epoch_time(std::time::SystemTime::now());
-    let mut update = update::update(&corpus, saved, &req.params, &cwd, &mut report, progress)?;
+    let wanted = (&req.params, &req.budget);
+    let mut update = update::update(&corpus, saved, wanted, &cwd, &mut report, progress)?;
     update::settle(&mut update, stamped);
     let index = &mut update.index;
 
+    let needed = req.params.num_perm;
+    if widen(index, req, progress)? {
+        update.dirty = true;
+    }
+    if update.dirty {
+        let files = &update.files;
+        match write_atomic(
+            &req.file,
+            |out| update::encode(index, files, out),
+            loaded_seal,
+        ) {
+            Ok(seal) if Some(seal) == loaded_seal => {
+                // Files re-read as they were (a file that still cannot be read or
+                // stat'ed): the same index, nothing written.
+            }
+            Ok(seal) => {
+                report.file_bytes = seal.0;
+                report.written = true;
+            }
+            Err(Failed::Read(e)) => return Err(e),
+            Err(Failed::Write(e)) => {
+                // What it would have written: the same index is no failure.
+                let seal =
+                    update::encode(index, &update.files, io::sink()).map_err(|f| match f {
+                        Failed::Read(e) => e,
+                        Failed::Write(e) => io_error(e),
+                    })?;
+                if Some(seal) != loaded_seal {
+                    report.file_bytes = seal.0;
+                    match req.mode {
+                        Mode::Open => report.write_error = Some(e.to_string()),
+                        Mode::Create => return Err(io_error(e)),
+                    }
+                }
+            }
+        }
+    }
+    // More functions than asked for: use the first `needed`, as a fresh run would.
+    if req.params.sketch == SketchKind::MinHash && index.signatures.width() > needed {
+        let budget = &req.budget;
+        let room = budget.room(budget.for_index().saturating_sub(index.held()));
+        index.signatures = index.signatures.truncated_in(needed, &room)?;
+        index.params.num_perm = needed;
+    }
+    Ok(Opened {
+        index: update.index,
+        corpus,
+        report,
+    })
+}
+
+/// Gives `index` enough hash functions for the banding asked for (more MinHash
+/// functions computed from the saved sets; OPH of another width is another sketch):
+/// whether it changed.
+fn widen(index: &mut Index, req: &Request, progress: &dyn Progress) -> Result<bool> {
     // Enough hash functions for the banding asked for; OPH of another width is another
     // sketch altogether.
     let needed = req.params.num_perm;
@@ -291,51 +363,25 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
         SketchKind::MinHash => width < needed,
         SketchKind::Oph => width != needed,
     };
-    if more {
-        let sketcher = Sketcher::new(req.params.sketch, req.params.seed, needed);
-        index.signatures = match req.params.sketch {
-            SketchKind::MinHash => {
-                index
-                    .signatures
-                    .extended(&sketcher, &index.shingles, progress)?
-            }
-            SketchKind::Oph => Signatures::compute(&sketcher, &index.shingles, progress)?,
-        };
-        index.params.num_perm = needed;
-        update.dirty = true;
+    if !more {
+        return Ok(false);
     }
-    if update.dirty {
-        let bytes = update::encode(index, &update.files)?;
-        if seal_of(&bytes) == loaded_seal {
-            // Files re-read as they were (a file that still cannot be read or
-            // stat'ed): the same index, nothing to write.
-            update.dirty = false;
+    let sketcher = Sketcher::new(req.params.sketch, req.params.seed, needed);
+    index.signatures = match req.params.sketch {
+        SketchKind::MinHash => index
+            .signatures
+            .extended(&sketcher, &index.shingles, progress)?,
+        SketchKind::Oph => {
+            // Another width is another sketch: computed in what the budget leaves.
+            let budget = &req.budget;
+            let others = index.held() - index.signatures.heap_bytes() as u64;
+            let room = budget.room(budget.for_index().saturating_sub(others));
+            let block = (budget.work() / 2).min(256 << 20);
+            Signatures::compute_in(&sketcher, &index.shingles, &room, block, progress)?
         }
-    }
-    if update.dirty {
-        let bytes = update::encode(index, &update.files)?;
-        report.file_bytes = bytes.len() as u64;
-        match write_atomic(&req.file, &bytes) {
-            Ok(()) => report.written = true,
-            Err(e) if req.mode == Mode::Open => report.write_error = Some(e.to_string()),
-            Err(e) => {
-                return Err(Error::Io {
-                    path: req.file.clone(),
-                    source: e,
-                });
-            }
-        }
-    }
-    // More functions than asked for: use the first `needed`, as a fresh run would.
-    if req.params.sketch == SketchKind::MinHash && index.signatures.width() > needed {
-        index.signatures = index.signatures.truncated(needed)?;
-        index.params.num_perm = needed;
-    }
-    Ok(Opened {
-        index: update.index,
-        corpus,
-        report,
-    })
+    };
+    index.params.num_perm = needed;
+    Ok(true)
 }
 
 /// The parameters of a saved index that differ from those asked for, in words; the
@@ -418,12 +464,6 @@ fn absolute(cwd: &Path, p: &Path) -> PathBuf {
     }
 }
 
-/// An index file's length and checksum (its last 8 bytes, over everything before them).
-fn seal_of(bytes: &[u8]) -> Option<(usize, [u8; 8])> {
-    let tail = bytes.len().checked_sub(8)?;
-    Some((bytes.len(), bytes[tail..].try_into().ok()?))
-}
-
 fn temp_prefix(file: &Path) -> String {
     let name = file.file_name().unwrap_or_default().to_string_lossy();
     format!(".{name}.tmp.")
@@ -437,9 +477,16 @@ fn is_index_file(p: &Path, file: &Path) -> bool {
                 .is_some_and(|n| n.to_string_lossy().starts_with(&temp_prefix(file))))
 }
 
-/// Writes `bytes` to a temporary file next to `file`, then renames it over `file`, so
-/// a reader sees the old index or the new one, never half of one.
-fn write_atomic(file: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Writes a temporary file next to `file` with `write` (which returns its seal), then
+/// renames it over `file`, so a reader sees the old index or the new one, never half of
+/// one. A file that comes out as `file` was (the same seal as `loaded`) is removed
+/// instead: nothing changes. The index being written may be read from the old file
+/// meanwhile: it stays open, whatever is renamed over it.
+fn write_atomic(
+    file: &Path,
+    write: impl FnOnce(&mut io::BufWriter<&fs::File>) -> std::result::Result<Seal, Failed>,
+    loaded: Option<Seal>,
+) -> std::result::Result<Seal, Failed> {
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -447,10 +494,15 @@ fn write_atomic(file: &Path, bytes: &[u8]) -> io::Result<()> {
     remove_stale_temps(dir, file);
     let tmp = dir.join(format!("{}{}", temp_prefix(file), std::process::id()));
     let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let f = fs::File::create(&tmp)?;
+        let seal = write(&mut io::BufWriter::with_capacity(1 << 20, &f))?;
+        if Some(seal) == loaded {
+            fs::remove_file(&tmp)?;
+            return Ok(seal);
+        }
         f.sync_all()?;
-        fs::rename(&tmp, file)
+        fs::rename(&tmp, file)?;
+        Ok(seal)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);

@@ -2,16 +2,22 @@
 //! as they are ([`Plan`]), the others indexed anew, and the two merged into the index a
 //! fresh run would build, group for group.
 
+use super::decode::Seal;
+use super::encode::{AsDocOut, Failed};
 use super::format::{self, DocOut, FileRec, Saved, Stamp};
 use super::{Report, file_of, hash_file, part_of, reading_of, source_of, stamp};
 use crate::error::Result;
 use crate::index::{Doc, Index, IndexBuilder, Params, Parts};
 use crate::progress::Progress;
 use crate::shingle::ShingleSets;
+use crate::shingle::sets::SetsWriter;
 use crate::sketch::Signatures;
+use crate::sketch::signatures::SigsWriter;
 use crate::source::{self, Corpus, SkipReason, Skipped};
+use crate::storage::{Budget, Room};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The files of a walk, in order: each with its entries.
@@ -182,7 +188,7 @@ fn read_anew(
     files: &[WalkFile],
     plans: &[Plan],
     corpus: &Corpus,
-    params: &Params,
+    (params, budget): (&Params, &Budget),
     progress: &dyn Progress,
 ) -> Result<Fresh> {
     let read: Vec<usize> = (0..files.len())
@@ -200,7 +206,10 @@ fn read_anew(
         entries,
         skipped: Vec::new(),
     };
-    let index = Index::builder(params).build(corpus, progress)?;
+    // Kept whole (the sets are saved), in the budget: past it, on a temporary file.
+    let index = Index::builder(params)
+        .budget(budget)
+        .build(corpus, progress)?;
     let after: Vec<Option<Stamp>> = read.par_iter().map(|&i| stamp(&files[i].path)).collect();
     Ok(Fresh {
         read,
@@ -237,11 +246,12 @@ pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
     }
 }
 
-/// The up-to-date index: saved documents of unchanged files, the others indexed now.
+/// The up-to-date index: saved documents of unchanged files, the others indexed now,
+/// within `budget` (the sets of both past it on temporary files).
 pub(super) fn update(
     corpus: &Corpus,
     saved: Option<Saved>,
-    params: &Params,
+    (params, budget): (&Params, &Budget),
     cwd: &Path,
     report: &mut Report,
     progress: &dyn Progress,
@@ -257,7 +267,7 @@ pub(super) fn update(
         num_perm: width,
         ..params.clone()
     };
-    let fresh = read_anew(&files, &plans, corpus, &sub_params, progress)?;
+    let fresh = read_anew(&files, &plans, corpus, (&sub_params, budget), progress)?;
     let all_reused = fresh.read.is_empty()
         && saved.as_ref().is_some_and(|s| {
             s.files.len() == files.len()
@@ -270,7 +280,16 @@ pub(super) fn update(
         let saved = saved.expect("a saved index");
         return reuse_all(&files, &plans, saved, corpus, &sub_params);
     }
-    merge(&files, &plans, &stamps, &known, fresh, corpus, &sub_params)
+    let room = budget.room(budget.for_index());
+    merge(
+        &files,
+        &plans,
+        &stamps,
+        &known,
+        fresh,
+        corpus,
+        (&sub_params, room),
+    )
 }
 
 /// Every file unchanged, in the same order: the saved groups are the index's, as they
@@ -326,10 +345,12 @@ fn merge(
     plans: &[Plan],
     stamps: &[Option<Stamp>],
     known: &Known,
-    fresh: Fresh,
+    mut fresh: Fresh,
     corpus: &Corpus,
-    params: &Params,
+    (params, room): (&Params, Room),
 ) -> Result<Update> {
+    // The documents read anew are moved over, not copied.
+    let mut sub_docs = std::mem::take(&mut fresh.index.docs).into_iter().peekable();
     let sub = &fresh.index;
     let mut dirty = true;
     let mut out_files = Vec::with_capacity(files.len());
@@ -337,7 +358,7 @@ fn merge(
     let mut skipped = corpus.skipped.clone();
     let sub_skips: HashMap<&Path, &Skipped> =
         sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
-    let mut groups = Interned::new(params.num_perm);
+    let mut groups = Interned::new(params.num_perm, room);
     let mut cursor = 0usize;
     let mut read_at = 0usize;
     for (fi, (f, plan)) in files.iter().zip(plans).enumerate() {
@@ -348,7 +369,7 @@ fn merge(
                 let range = known.starts[*i]..known.starts[*i] + rec.docs as usize;
                 let group = |g: u32| -> Result<u32> {
                     let (set, row) = (s.shingles.get(g as usize)?, s.signatures.row(g as usize)?);
-                    Ok(groups.intern(s.contents[g as usize], &set, &row))
+                    groups.intern(s.contents[g as usize], &set, &row)
                 };
                 let (docs, skipped) = (&mut docs, &mut skipped);
                 reuse_file(
@@ -375,13 +396,11 @@ fn merge(
                     skipped.push((*s).clone());
                 }
                 let first = cursor;
-                while cursor < sub.docs.len() && file_of(&sub.docs[cursor].source) == Some(&f.path)
-                {
-                    let d = &sub.docs[cursor];
+                while let Some(d) = sub_docs.next_if(|d| file_of(&d.source) == Some(&f.path)) {
                     let g = d.group as usize;
                     let (set, row) = (sub.shingles.get(g)?, sub.signatures.row(g)?);
-                    let group = groups.intern(sub.contents[g], &set, &row);
-                    docs.push(Doc { group, ..d.clone() });
+                    let group = groups.intern(sub.contents[g], &set, &row)?;
+                    docs.push(Doc { group, ..d });
                     cursor += 1;
                 }
                 let before = stamps[fi];
@@ -416,7 +435,7 @@ fn merge(
     // Ids from the data that clash across old and new files are renamed as a fresh run
     // renames them (`ID@FILE:LINE`).
     let renamed = crate::index::ids::unique_ids(&mut docs);
-    let (shingles, signatures, contents) = groups.finish();
+    let (shingles, signatures, contents) = groups.finish()?;
     let parts = Parts {
         docs,
         skipped,
@@ -475,64 +494,75 @@ fn reuse_file(
     Ok(())
 }
 
-/// Groups of identical documents, numbered in order of first appearance.
-struct Interned {
-    width: usize,
+/// Groups of identical documents, numbered in order of first appearance: their sets
+/// and signatures in memory up to `room`, on temporary files past it.
+struct Interned<'a> {
     ids: HashMap<u64, u32>,
-    shingles: ShingleSets,
-    signatures: Vec<u32>,
+    shingles: SetsWriter,
+    signatures: SigsWriter,
     contents: Vec<u64>,
+    room: Room<'a>,
+    spilled: bool,
 }
 
-impl Interned {
-    fn new(width: usize) -> Self {
+impl<'a> Interned<'a> {
+    fn new(width: usize, room: Room<'a>) -> Self {
         Interned {
-            width,
             ids: HashMap::new(),
-            shingles: ShingleSets::new(),
-            signatures: Vec::new(),
+            shingles: SetsWriter::kept(),
+            signatures: SigsWriter::new(width),
             contents: Vec::new(),
+            room,
+            spilled: false,
         }
     }
 
-    fn intern(&mut self, content: u64, set: &[u64], row: &[u32]) -> u32 {
+    fn intern(&mut self, content: u64, set: &[u64], row: &[u32]) -> Result<u32> {
         let next = self.contents.len() as u32;
         let g = *self.ids.entry(content).or_insert(next);
         if g == next {
             self.contents.push(content);
-            self.shingles.push(set);
-            debug_assert_eq!(row.len(), self.width);
-            self.signatures.extend_from_slice(row);
+            self.shingles.push_kept(set)?;
+            self.signatures.push(row)?;
+            let held = self.shingles.heap_bytes() + self.signatures.heap_bytes();
+            if !self.spilled && held as u64 > self.room.bytes {
+                self.shingles.spill(&self.room)?;
+                self.signatures.spill(&self.room)?;
+                self.spilled = true;
+            }
         }
-        g
+        Ok(g)
     }
 
-    fn finish(self) -> (ShingleSets, Signatures, Vec<u64>) {
-        let sigs = Signatures::from_data(self.width, self.signatures).expect("whole rows");
-        (self.shingles, sigs, self.contents)
+    fn finish(self) -> Result<(ShingleSets, Signatures, Vec<u64>)> {
+        let (sets, sigs) = (self.shingles.finish()?, self.signatures.finish()?);
+        Ok((sets, sigs, self.contents))
     }
 }
 
-pub(super) fn encode(index: &Index, files: &[FileRec]) -> Result<Vec<u8>> {
-    let docs: Vec<DocOut> = index
-        .docs
-        .iter()
-        .map(|d| DocOut {
-            id: &d.id,
-            group: d.group,
-            bytes: d.bytes,
-            tokens: d.tokens,
-            title: &d.title,
-            meta: &d.meta,
-            part: part_of(&d.source),
-        })
-        .collect();
+impl AsDocOut for Doc {
+    fn doc_out(&self) -> DocOut<'_> {
+        DocOut {
+            id: &self.id,
+            group: self.group,
+            bytes: self.bytes,
+            tokens: self.tokens,
+            title: &self.title,
+            meta: &self.meta,
+            part: part_of(&self.source),
+        }
+    }
+}
+
+/// Writes the index file of `index` and `files` to `out`: its length and checksum.
+pub(super) fn encode(index: &Index, files: &[FileRec], out: impl Write) -> Result<Seal, Failed> {
     super::encode::encode(
         &index.params,
         files,
-        &docs,
+        &index.docs,
         &index.contents,
         &index.shingles,
         &index.signatures,
+        out,
     )
 }

@@ -1,0 +1,516 @@
+//! Reading an index file (doc/index-format.md): from its bytes in memory ([`decode`]),
+//! or in place from the file ([`read_in_place`]), whose shingle sets and signatures, the
+//! bulk of it, are then rows of the file read when asked for, never loaded whole. Both
+//! make the same checks, in the same order, on the same code: the frame (magic, version,
+//! length, checksum), the header and its counts against the file's size (checked
+//! arithmetic, before anything sized by the file is allocated), then the records, the
+//! set lengths and the order of every set.
+
+use super::format::{
+    DOC_RECORD, DocRec, FILE_RECORD, FileRec, FormatError, HEAD_BYTES, HEADER, Place, Saved, Stamp,
+    TRAILER, check_head, decode_meta, le32, le64, path_from,
+};
+use crate::index::Params;
+use crate::shingle::ShingleSets;
+use crate::sketch::{Signatures, SketchKind};
+use crate::source::SkipReason;
+use crate::storage::file::SpillFile;
+use crate::text::{Language, TextOptions, Unit};
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use xxhash_rust::xxh3::Xxh3;
+
+/// Bytes read at a time where a section is streamed (the checksum, the sets' order).
+const CHUNK: usize = 1 << 20;
+/// Records of files or documents decoded at a time.
+const RECORDS: usize = 8192;
+
+fn corrupt(what: impl Into<String>) -> FormatError {
+    FormatError::Corrupt(what.into())
+}
+
+/// What the bytes of an index file are read from: memory, or the file itself.
+trait Bytes {
+    fn size(&self) -> u64;
+    /// Fills `out` from byte `at`.
+    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()>;
+    /// `len` bytes from `at`.
+    fn section(&self, at: u64, len: u64) -> Result<Vec<u8>, Fault> {
+        let mut out = vec![0; len as usize];
+        self.read(at, &mut out)?;
+        Ok(out)
+    }
+}
+
+impl Bytes for [u8] {
+    fn size(&self) -> u64 {
+        self.len() as u64
+    }
+    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
+        let at = at as usize;
+        let src = at
+            .checked_add(out.len())
+            .and_then(|end| self.get(at..end))
+            .ok_or(io::ErrorKind::UnexpectedEof)?;
+        out.copy_from_slice(src);
+        Ok(())
+    }
+}
+
+impl Bytes for File {
+    fn size(&self) -> u64 {
+        self.metadata().map_or(0, |m| m.len())
+    }
+    #[cfg(unix)]
+    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self, out, at)
+    }
+    #[cfg(not(unix))]
+    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = self;
+        f.seek(SeekFrom::Start(at))?;
+        f.read_exact(out)
+    }
+}
+
+/// Why an index file could not be read: what is wrong with it, or a failing read.
+#[derive(Debug)]
+pub(crate) enum Fault {
+    Format(FormatError),
+    Io(io::Error),
+}
+
+impl From<FormatError> for Fault {
+    fn from(e: FormatError) -> Self {
+        Fault::Format(e)
+    }
+}
+
+impl From<io::Error> for Fault {
+    fn from(e: io::Error) -> Self {
+        Fault::Io(e)
+    }
+}
+
+/// An index file's length and checksum: two files with the same are the same index.
+pub(crate) type Seal = (u64, u64);
+
+/// Where the sections of a checked file are.
+struct Layout {
+    params: Params,
+    /// Files, documents, groups, shingles, bytes of strings.
+    counts: [usize; 5],
+    /// Where the string table, file records, document records, contents, set lengths,
+    /// shingles and signatures start.
+    at: [u64; 7],
+    seal: Seal,
+}
+
+impl Layout {
+    fn width(&self) -> usize {
+        self.params.num_perm
+    }
+}
+
+/// The checks of the frame (magic, version, length, checksum, header size) and the
+/// header against the file's size.
+fn layout(src: &(impl Bytes + ?Sized)) -> Result<Layout, Fault> {
+    let n = src.size();
+    let mut head = vec![0; (n as usize).min(HEAD_BYTES)];
+    src.read(0, &mut head)?;
+    check_head(&head, n)?;
+    let end = n - TRAILER;
+    let digest = checksum(src, end)?;
+    let mut trailer = [0; 8];
+    src.read(end, &mut trailer)?;
+    if digest != u64::from_le_bytes(trailer) {
+        return Err(FormatError::Checksum.into());
+    }
+    let size = le64(&head, 16);
+    if size < n {
+        let extra = n - size;
+        return Err(corrupt(format!("{extra} bytes after the end its header gives")).into());
+    }
+    if le32(&head, 12) as u64 != HEADER {
+        return Err(corrupt(format!("a header size other than {HEADER}")).into());
+    }
+    let (params, counts) = decode_header(&head[..HEADER as usize])?;
+    let [files, docs, groups, shingles, strings] = counts;
+    let wide = groups
+        .checked_mul(params.num_perm as u64)
+        .ok_or_else(|| corrupt("sizes overflow"))?;
+    let sections = [
+        (strings, 1, true),
+        (files, FILE_RECORD, false),
+        (docs, DOC_RECORD, false),
+        (groups, 8, false),
+        (groups, 4, true),
+        (shingles, 8, false),
+        (wide, 4, true),
+    ];
+    let mut at = [0u64; 7];
+    let mut sum = HEADER;
+    for (i, &(count, size, padded)) in sections.iter().enumerate() {
+        at[i] = sum;
+        let bytes = count
+            .checked_mul(size)
+            .ok_or_else(|| corrupt("sizes overflow"))?;
+        let bytes = if padded {
+            bytes
+                .checked_add(7)
+                .ok_or_else(|| corrupt("sizes overflow"))?
+                / 8
+                * 8
+        } else {
+            bytes
+        };
+        sum = sum
+            .checked_add(bytes)
+            .ok_or_else(|| corrupt("sizes overflow"))?;
+    }
+    let expected = sum
+        .checked_add(TRAILER)
+        .ok_or_else(|| corrupt("sizes overflow"))?;
+    if expected != n {
+        return Err(corrupt(format!(
+            "its counts need {expected} bytes, the file has {n}"
+        ))
+        .into());
+    }
+    // Every count is now bounded by the file's size: the casts below fit.
+    if docs > u32::MAX as u64 || groups > u32::MAX as u64 {
+        return Err(corrupt("more than 2^32 documents").into());
+    }
+    Ok(Layout {
+        params,
+        counts: counts.map(|c| c as usize),
+        at,
+        seal: (n, digest),
+    })
+}
+
+/// xxh3-64 of the first `end` bytes, read a chunk at a time.
+fn checksum(src: &(impl Bytes + ?Sized), end: u64) -> Result<u64, Fault> {
+    let mut hasher = Xxh3::new();
+    let mut buf = vec![0; CHUNK.min(end as usize)];
+    let mut at = 0;
+    while at < end {
+        let len = CHUNK.min((end - at) as usize);
+        src.read(at, &mut buf[..len])?;
+        hasher.update(&buf[..len]);
+        at += len as u64;
+    }
+    Ok(hasher.digest())
+}
+
+/// Decodes and checks the fixed header: the parameters (`num_perm` the signatures'
+/// width) and the number of files, documents, groups, shingles and bytes of strings.
+fn decode_header(h: &[u8]) -> Result<(Params, [u64; 5]), FormatError> {
+    let flag = |at: usize, what: &str| match h[at] {
+        0 => Ok(false),
+        1 => Ok(true),
+        v => Err(corrupt(format!("{what} is {v}"))),
+    };
+    let unit = if flag(24, "the token unit")? {
+        Unit::Char
+    } else {
+        Unit::Word
+    };
+    let keep_case = flag(25, "keep-case")?;
+    let language = |at: usize, what: &str| match h[at] {
+        0 => Ok(None),
+        c => Language::from_code(c).map(Some).ok_or_else(|| {
+            corrupt(format!(
+                "{what} is language {c}, which this simtui does not know"
+            ))
+        }),
+    };
+    let stopwords = language(26, "the stop-word list")?;
+    let stem = language(96, "the stemmer")?;
+    let letters_only = flag(97, "letters-only")?;
+    if h[98..104].iter().any(|&b| b != 0) {
+        return Err(corrupt("reserved bytes of the header are set"));
+    }
+    let sketch = if flag(27, "the sketch kind")? {
+        SketchKind::Oph
+    } else {
+        SketchKind::MinHash
+    };
+    let k = le32(h, 28);
+    if k == 0 {
+        return Err(corrupt("k is 0"));
+    }
+    let params = Params {
+        text: TextOptions {
+            unit,
+            keep_case,
+            stopwords,
+            stem,
+            letters_only,
+        },
+        k: k as usize,
+        seed: le64(h, 32),
+        sketch,
+        num_perm: le32(h, 40) as usize,
+        max_bytes: le64(h, 48),
+        min_words: le32(h, 44) as u64,
+    };
+    Ok((params, [56, 64, 72, 80, 88].map(|at| le64(h, at))))
+}
+
+/// The string table, every offset into it checked.
+struct Strings {
+    table: Vec<u8>,
+}
+
+impl Strings {
+    fn get(&self, off: u64, len: u32, what: &str) -> Result<&[u8], FormatError> {
+        off.checked_add(len as u64)
+            .filter(|&end| end <= self.table.len() as u64)
+            .map(|end| &self.table[off as usize..end as usize])
+            .ok_or_else(|| corrupt(format!("{what} lies outside the string table")))
+    }
+}
+
+/// What every reader holds of an index file: its files and documents, each group's
+/// content hash, and where each group's set starts among the shingles.
+struct Front {
+    files: Vec<FileRec>,
+    docs: Vec<DocRec>,
+    contents: Vec<u64>,
+    offsets: Vec<usize>,
+}
+
+/// Reads and checks the records, content hashes and set lengths, a few thousand records
+/// at a time.
+fn front(src: &(impl Bytes + ?Sized), l: &Layout) -> Result<Front, Fault> {
+    let [files, docs, groups, shingles, strings] = l.counts;
+    let table = Strings {
+        table: src.section(l.at[0], strings as u64)?,
+    };
+    let mut file_recs = Vec::with_capacity(files);
+    let mut doc_sum = 0u64;
+    for from in (0..files).step_by(RECORDS) {
+        let n = RECORDS.min(files - from);
+        let at = l.at[1] + from as u64 * FILE_RECORD;
+        let bytes = src.section(at, n as u64 * FILE_RECORD)?;
+        doc_sum += decode_files(&bytes, &table, &mut file_recs)?;
+    }
+    if doc_sum != docs as u64 {
+        let what = format!("the files hold {doc_sum} documents, the header says {docs}");
+        return Err(corrupt(what).into());
+    }
+    let mut doc_recs = Vec::with_capacity(docs);
+    for from in (0..docs).step_by(RECORDS) {
+        let n = RECORDS.min(docs - from);
+        let at = l.at[2] + from as u64 * DOC_RECORD;
+        let bytes = src.section(at, n as u64 * DOC_RECORD)?;
+        decode_docs(&bytes, &table, groups, &mut doc_recs)?;
+    }
+    drop(table);
+    let contents = src.section(l.at[3], groups as u64 * 8)?;
+    let contents = contents.chunks_exact(8).map(|c| le64(c, 0)).collect();
+    let lens = src.section(l.at[4], groups as u64 * 4)?;
+    let mut offsets = Vec::with_capacity(groups + 1);
+    offsets.push(0usize);
+    let mut sum = 0u64;
+    for c in lens.chunks_exact(4) {
+        sum += le32(c, 0) as u64;
+        offsets.push(sum.min(usize::MAX as u64) as usize);
+    }
+    if sum != shingles as u64 {
+        let what = format!("the shingle sets hold {sum} shingles, the header says {shingles}");
+        return Err(corrupt(what).into());
+    }
+    Ok(Front {
+        files: file_recs,
+        docs: doc_recs,
+        contents,
+        offsets,
+    })
+}
+
+/// Checks that every set is strictly ascending, reading the shingles a chunk at a time.
+fn check_sets(src: &(impl Bytes + ?Sized), l: &Layout, offsets: &[usize]) -> Result<(), Fault> {
+    let total = l.counts[3];
+    let mut buf = vec![0u8; CHUNK.min(total * 8)];
+    // The set shingle k is in (offsets[set] <= k < offsets[set + 1]), and the shingle
+    // before k.
+    let (mut set, mut prev) = (0usize, 0u64);
+    let mut i = 0usize;
+    while i < total {
+        let n = (CHUNK / 8).min(total - i);
+        src.read(l.at[5] + i as u64 * 8, &mut buf[..n * 8])?;
+        for (j, c) in buf[..n * 8].chunks_exact(8).enumerate() {
+            let (x, k) = (le64(c, 0), i + j);
+            while offsets[set + 1] <= k {
+                set += 1;
+            }
+            if offsets[set] != k && x <= prev {
+                return Err(corrupt("a shingle set is not sorted").into());
+            }
+            prev = x;
+        }
+        i += n;
+    }
+    Ok(())
+}
+
+/// The file records of `bytes` appended to `out`; the number of documents they hold.
+fn decode_files(bytes: &[u8], table: &Strings, out: &mut Vec<FileRec>) -> Result<u64, Fault> {
+    let mut doc_sum = 0u64;
+    for r in bytes.chunks_exact(FILE_RECORD as usize) {
+        let (off, path_len, detail_len) = (le64(r, 0), le32(r, 8), le32(r, 12));
+        let both = path_len
+            .checked_add(detail_len)
+            .ok_or_else(|| corrupt("a file name is too long"))?;
+        let s = table.get(off, both, "a file name")?;
+        let (p, d) = s.split_at(path_len as usize);
+        let path = path_from(p).ok_or_else(|| corrupt("a file name is not UTF-8"))?;
+        let detail = String::from_utf8_lossy(d).into_owned();
+        let stamp = Stamp {
+            size: le64(r, 16),
+            secs: le64(r, 24) as i64,
+            nanos: le32(r, 32),
+            ctime_nanos: le32(r, 52),
+            ctime_secs: le64(r, 56) as i64,
+            inode: le64(r, 64),
+        };
+        let status = match r[36] {
+            0 => None,
+            c if (c as usize) <= SkipReason::ALL.len() => Some(SkipReason::ALL[c as usize - 1]),
+            c => return Err(corrupt(format!("unknown file status {c}")).into()),
+        };
+        let flags = r[37];
+        if flags > 3 || r[38] != 0 || r[39] != 0 || le64(r, 72) != 0 {
+            return Err(corrupt("reserved bits of a file record are set").into());
+        }
+        if stamp.nanos >= 1_000_000_000 || stamp.ctime_nanos >= 1_000_000_000 {
+            return Err(corrupt("a file time has over 10^9 nanoseconds").into());
+        }
+        let n = le32(r, 48);
+        if status.is_some() && n != 0 {
+            return Err(corrupt("a skipped file has documents").into());
+        }
+        doc_sum += n as u64;
+        out.push(FileRec {
+            path,
+            stamp: (flags & 1 != 0).then_some(stamp),
+            hash: (flags & 2 != 0).then(|| le64(r, 40)),
+            status,
+            detail,
+            docs: n,
+        });
+    }
+    Ok(doc_sum)
+}
+
+/// The document records of `bytes`, each in one of `groups` groups, appended to `out`.
+fn decode_docs(
+    bytes: &[u8],
+    table: &Strings,
+    groups: usize,
+    out: &mut Vec<DocRec>,
+) -> Result<(), FormatError> {
+    for r in bytes.chunks_exact(DOC_RECORD as usize) {
+        let (id_len, title_len, meta_len) = (le32(r, 8), le32(r, 56), le32(r, 60));
+        let all = id_len
+            .checked_add(title_len)
+            .and_then(|n| n.checked_add(meta_len))
+            .ok_or_else(|| corrupt("a document's strings are too long"))?;
+        let s = table.get(le64(r, 0), all, "a document id")?;
+        let (id, rest) = s.split_at(id_len as usize);
+        let (title, meta) = rest.split_at(title_len as usize);
+        let id = std::str::from_utf8(id)
+            .map_err(|_| corrupt("a document id is not UTF-8"))?
+            .to_string();
+        let title = std::str::from_utf8(title)
+            .map_err(|_| corrupt("a document title is not UTF-8"))?
+            .to_string();
+        let meta = decode_meta(meta).ok_or_else(|| corrupt("a document's metadata"))?;
+        let group = le32(r, 12);
+        if group as usize >= groups {
+            return Err(corrupt(format!(
+                "document {id:?} is in group {group} of {groups}"
+            )));
+        }
+        out.push(DocRec {
+            id,
+            group,
+            bytes: le64(r, 16),
+            tokens: le64(r, 24),
+            title,
+            meta,
+            part: Place {
+                offset: le64(r, 32),
+                len: le64(r, 40),
+                line: le64(r, 48),
+            },
+        });
+    }
+    Ok(())
+}
+
+/// Every check of an index file: its layout, records and sets.
+fn checked(src: &(impl Bytes + ?Sized)) -> Result<(Layout, Front), Fault> {
+    let l = layout(src)?;
+    let front = front(src, &l)?;
+    check_sets(src, &l, &front.offsets)?;
+    Ok((l, front))
+}
+
+fn format_only(f: Fault) -> FormatError {
+    match f {
+        Fault::Format(e) => e,
+        // Reads from memory are within the length checked first.
+        Fault::Io(e) => corrupt(e.to_string()),
+    }
+}
+
+/// Decodes and validates an index file's bytes, every part in memory.
+pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
+    let (l, front) = checked(bytes).map_err(format_only)?;
+    let [_, _, groups, shingles, _] = l.counts;
+    let width = l.width();
+    let at = |i: usize| l.at[i] as usize;
+    let data = bytes[at(5)..at(5) + shingles * 8]
+        .chunks_exact(8)
+        .map(|c| le64(c, 0))
+        .collect();
+    let sets = ShingleSets::from_parts(front.offsets, data).ok_or_else(|| corrupt("offsets"))?;
+    let sigs = bytes[at(6)..at(6) + groups * width * 4]
+        .chunks_exact(4)
+        .map(|c| le32(c, 0))
+        .collect();
+    let signatures = Signatures::from_data(width, sigs).ok_or_else(|| corrupt("signatures"))?;
+    Ok(Saved {
+        params: l.params,
+        files: front.files,
+        docs: front.docs,
+        contents: front.contents,
+        shingles: sets,
+        signatures,
+    })
+}
+
+/// Opens and validates the index file `path` (open as `file`), its shingle sets and
+/// signatures left in it and read when asked for; with its seal (length and checksum).
+pub(crate) fn read_in_place(file: File, path: &Path) -> Result<(Saved, Seal), Fault> {
+    let (l, front) = checked(&file)?;
+    let groups = l.counts[2];
+    let sets = SpillFile::part_of(file.try_clone()?, path, l.at[5], "shingle sets");
+    let sets = ShingleSets::in_file(front.offsets, sets).ok_or_else(|| corrupt("offsets"))?;
+    let sigs = SpillFile::part_of(file, path, l.at[6], "signatures");
+    let signatures = Signatures::in_file(l.width(), groups, sigs);
+    let saved = Saved {
+        params: l.params,
+        files: front.files,
+        docs: front.docs,
+        contents: front.contents,
+        shingles: sets,
+        signatures,
+    };
+    Ok((saved, l.seal))
+}
