@@ -283,6 +283,21 @@ struct Front {
     offsets: Vec<usize>,
 }
 
+impl Front {
+    /// The saved index these records make with its sets and signatures (in memory or
+    /// left in the file); the set offsets are taken by the sets before.
+    fn saved(self, params: Params, shingles: ShingleSets, signatures: Signatures) -> Saved {
+        Saved {
+            params,
+            files: self.files,
+            docs: self.docs,
+            contents: self.contents,
+            shingles,
+            signatures,
+        }
+    }
+}
+
 /// Reads and checks the records, content hashes and set lengths, a few thousand records
 /// at a time.
 fn front(src: &(impl Bytes + ?Sized), l: &Layout) -> Result<Front, Fault> {
@@ -471,7 +486,7 @@ fn format_only(f: Fault) -> FormatError {
 
 /// Decodes and validates an index file's bytes, every part in memory.
 pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
-    let (l, front) = checked(bytes).map_err(format_only)?;
+    let (l, mut front) = checked(bytes).map_err(format_only)?;
     let [_, _, groups, shingles, _] = l.counts;
     let width = l.width();
     let at = |i: usize| l.at[i] as usize;
@@ -479,38 +494,25 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
         .chunks_exact(8)
         .map(|c| le64(c, 0))
         .collect();
-    let sets = ShingleSets::from_parts(front.offsets, data).ok_or_else(|| corrupt("offsets"))?;
+    let sets = ShingleSets::from_parts(std::mem::take(&mut front.offsets), data)
+        .ok_or_else(|| corrupt("offsets"))?;
     let sigs = bytes[at(6)..at(6) + groups * width * 4]
         .chunks_exact(4)
         .map(|c| le32(c, 0))
         .collect();
     let signatures = Signatures::from_data(width, sigs).ok_or_else(|| corrupt("signatures"))?;
-    Ok(Saved {
-        params: l.params,
-        files: front.files,
-        docs: front.docs,
-        contents: front.contents,
-        shingles: sets,
-        signatures,
-    })
+    Ok(front.saved(l.params, sets, signatures))
 }
 
 /// Opens and validates the index file `path` (open as `file`), its shingle sets and
 /// signatures left in it and read when asked for; with its seal (length and checksum).
 pub(crate) fn read_in_place(file: File, path: &Path) -> Result<(Saved, Seal), Fault> {
-    let (l, front) = checked(&file)?;
+    let (l, mut front) = checked(&file)?;
     let groups = l.counts[2];
     let sets = SpillFile::part_of(file.try_clone()?, path, l.at[5], "shingle sets");
-    let sets = ShingleSets::in_file(front.offsets, sets).ok_or_else(|| corrupt("offsets"))?;
+    let sets = ShingleSets::in_file(std::mem::take(&mut front.offsets), sets)
+        .ok_or_else(|| corrupt("offsets"))?;
     let sigs = SpillFile::part_of(file, path, l.at[6], "signatures");
     let signatures = Signatures::in_file(l.width(), groups, sigs);
-    let saved = Saved {
-        params: l.params,
-        files: front.files,
-        docs: front.docs,
-        contents: front.contents,
-        shingles: sets,
-        signatures,
-    };
-    Ok((saved, l.seal))
+    Ok((front.saved(l.params, sets, signatures), l.seal))
 }
