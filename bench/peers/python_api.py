@@ -12,8 +12,9 @@ reading the files not counted), and recall against the exact pairs (run.py's tru
 Rows: simtui (simtui.pairs on the list), simtui-arrow (on a pyarrow string array made
 from the list before the clock starts), rensa and datasketch (run.py's fastest paths,
 after run.py's Python front end: tokens, 5-word shingles as bytes, sets).
-Needs bench/peers/.venv (run.py makes it) and the release wheel
-(crates/simtui-py/build-wheel.sh --release; built here when missing).
+Needs bench/peers/.venv (run.py makes it; requirements.txt pins rensa, datasketch and
+pyarrow) and cargo and maturin: the release wheel is built here into
+target/release-wheel (crates/simtui-py/build-wheel.sh --release) and installed there.
 """
 
 import argparse
@@ -29,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run as peers  # noqa: E402  (run.py: the corpus, truth, venv and the peers' paths)
 
-WHEELS = os.path.join(peers.ROOT, "crates", "simtui-py", "dist")
+# The release wheel, built apart from the tests' debug one (crates/simtui-py/dist).
+WHEELS = os.path.join(peers.ROOT, "target", "release-wheel")
 TOOLS = ["simtui", "simtui-arrow", "rensa", "datasketch"]
 
 
@@ -75,11 +77,12 @@ def worker(tool: str, root: str, out: str, seed: int) -> None:
 
 
 def ensure_wheel() -> None:
+    """This tree's release wheel, (re)built (cargo's no-op when nothing changed) and
+    installed into the peers' environment (pyarrow pinned by requirements.txt)."""
+    build = os.path.join(peers.ROOT, "crates", "simtui-py", "build-wheel.sh")
+    peers.sh([build, "--release"], env=dict(os.environ, SIMTUI_WHEEL_OUT=WHEELS))
     wheels = glob.glob(os.path.join(WHEELS, "simtui-*.whl"))
-    if not wheels:
-        peers.sh([os.path.join(peers.ROOT, "crates", "simtui-py", "build-wheel.sh"), "--release"])
-        wheels = glob.glob(os.path.join(WHEELS, "simtui-*.whl"))
-    peers.sh([peers.VPY, "-m", "pip", "install", "--quiet", "--force-reinstall", wheels[0]])
+    peers.sh([peers.VPY, "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", wheels[0]])
 
 
 def main() -> None:
