@@ -71,6 +71,19 @@ def run_job(job, data, cores, flags, ship):
         return wall, json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def run_warm(job, data, cores, ship):
+    """bench/spark_warm.py on the corpus: the sketch, band and verify stages timed warm."""
+    submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
+    p = subprocess.run([submit, "--master", f"local[{cores}]", "--driver-memory", "4g",
+                        "--conf", "spark.ui.enabled=false",
+                        os.path.join(ROOT, "bench", "spark_warm.py"), job, "--input", data, *ship],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+    if p.returncode != 0:
+        sys.exit(p.stderr[-3000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def module_rate(wheel, part):
     """The module's sketch_batch alone on one shard, one thread: documents per second."""
     code = """
@@ -126,6 +139,7 @@ def main():
         jobs.append(("before", args.before, ["--simtui", args.exe]))
     jobs.append(("after", os.path.join(ROOT, "spark", "simtui_spark.py"), ["--wheel", wheel]))
     runs = [(label, *run_job(job, data, args.cores, flags, ship)) for label, job, ship in jobs]
+    warm = [(label, run_warm(job, data, args.cores, ship)) for label, job, ship in jobs]
 
     print(f"corpus: {data} ({args.docs:,} documents); load average {os.getloadavg()[0]:.1f}")
     print(f"simtui pairs -b 16 -r 8 -t 0.8: {simtui_wall:.2f} s wall, {simtui_pairs:,} pairs")
@@ -139,6 +153,12 @@ def main():
               f"{wall / simtui_wall:.1f}x simtui pairs; {report['pairs']:,} pairs; "
               f"stages {json.dumps(report['seconds'])}; sketch stage {args.docs / sk:,.0f} documents/s "
               f"on {args.cores} cores = {args.docs / sk / args.cores:,.0f} per core")
+    for label, report in warm:
+        sec = report["seconds"]
+        rates = ", ".join(f"{stage} {sec[stage]:.2f} s = {args.docs / sec[stage] / args.cores:,.0f} documents/s per core"
+                          for stage in ("sketch", "band", "verify"))
+        print(f"warm (second run in one session) {label}: {rates}; {report['pairs']:,} pairs")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -76,13 +76,14 @@ def worker(tool: str, root: str, out: str, seed: int) -> None:
         json.dump({"total": total, "pairs": pairs}, f)
 
 
-def ensure_wheel() -> None:
-    """This tree's release wheel, (re)built (cargo's no-op when nothing changed) and
-    installed into the peers' environment (pyarrow pinned by requirements.txt)."""
-    build = os.path.join(peers.ROOT, "crates", "simtui-py", "build-wheel.sh")
-    peers.sh([build, "--release"], env=dict(os.environ, SIMTUI_WHEEL_OUT=WHEELS))
-    wheels = glob.glob(os.path.join(WHEELS, "simtui-*.whl"))
-    peers.sh([peers.VPY, "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", wheels[0]])
+def ensure_wheel(wheel=None) -> None:
+    """`wheel`, else this tree's release wheel, (re)built (cargo's no-op when nothing
+    changed), installed into the peers' environment (pyarrow pinned by requirements.txt)."""
+    if wheel is None:
+        build = os.path.join(peers.ROOT, "crates", "simtui-py", "build-wheel.sh")
+        peers.sh([build, "--release"], env=dict(os.environ, SIMTUI_WHEEL_OUT=WHEELS))
+        wheel = glob.glob(os.path.join(WHEELS, "simtui-*.whl"))[0]
+    peers.sh([peers.VPY, "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", wheel])
 
 
 def main() -> None:
@@ -90,10 +91,11 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=50000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--wheel", default=None, help="a release wheel built already")
     a = ap.parse_args()
     tools = a.tools.split(",")
     peers.ensure_venv()
-    ensure_wheel()
+    ensure_wheel(a.wheel)
     if not os.path.exists(peers.EXE):
         peers.sh(["cargo", "build", "--release", "--manifest-path", os.path.join(peers.ROOT, "Cargo.toml")])
         os.makedirs(peers.DATA, exist_ok=True)
