@@ -137,27 +137,16 @@ fn int_lists(column: Column, what: &str) -> PyResult<ListArray> {
     Ok(list.clone())
 }
 
-/// Row `i` of a list<int64> column of 64-bit hashes, as the unsigned bits they carry.
-fn hashes(list: &ListArray, i: usize, out: &mut Vec<u64>) {
+/// Row `i` of a list<int64> column into `out`, each value through `of`: a shingle
+/// hash's unsigned bits, or a signature's uint32 value.
+fn row_into<T>(list: &ListArray, i: usize, out: &mut Vec<T>, of: fn(i64) -> T) {
     out.clear();
     let row = list.value(i);
     out.extend(
         row.as_primitive::<Int64Type>()
             .values()
             .iter()
-            .map(|&v| v as u64),
-    );
-}
-
-/// Row `i` of a signature column (uint32 values carried as int64).
-fn signature(list: &ListArray, i: usize, out: &mut Vec<u32>) {
-    out.clear();
-    let row = list.value(i);
-    out.extend(
-        row.as_primitive::<Int64Type>()
-            .values()
-            .iter()
-            .map(|&v| v as u32),
+            .map(|&v| of(v)),
     );
 }
 
@@ -205,8 +194,8 @@ pub fn verify_batch(
         let (mut x, mut y) = (Vec::<u32>::new(), Vec::<u32>::new());
         let (mut p, mut q) = (Vec::<u64>::new(), Vec::<u64>::new());
         for i in 0..n {
-            signature(&sa, i, &mut x);
-            signature(&sb, i, &mut y);
+            row_into(&sa, i, &mut x, |v| v as u32);
+            row_into(&sb, i, &mut y, |v| v as u32);
             let e = if x.len() == y.len() {
                 estimate(&x, &y)
             } else {
@@ -214,8 +203,8 @@ pub fn verify_batch(
             };
             let j = match &sets {
                 Some((a, b)) => {
-                    hashes(a, i, &mut p);
-                    hashes(b, i, &mut q);
+                    row_into(a, i, &mut p, |v| v as u64);
+                    row_into(b, i, &mut q, |v| v as u64);
                     jaccard(&p, &q)
                 }
                 None => e,

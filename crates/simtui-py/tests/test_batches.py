@@ -57,5 +57,7 @@ def test_bad_batches_are_clear_errors():
         batches.sketch_batch(pa.array(["a", None]), pa.array(["x y", "y z"]))
     with pytest.raises(ValueError, match="2 ids for 1 texts"):
         batches.sketch_batch(pa.array(["a", "b"]), pa.array(["x y"]))
+    with pytest.raises(TypeError, match='unexpected option "kk"'):
+        batches.sketch_batch(pa.array(["a"]), pa.array(["x y"]), kk=3)
     with pytest.raises(TypeError, match="list<int64>"):
         batches.verify_batch(pa.array([1]), pa.array([2]))

@@ -9,7 +9,7 @@ no unsigned 64-bit type), the signature's uint32 values int64 too.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import pyarrow as pa
 
@@ -23,35 +23,17 @@ def _array(column: Any) -> pa.Array:
     return column
 
 
-def sketch_batch(
-    ids: Any,
-    texts: Any,
-    *,
-    shingles: bool = True,
-    k: int = 5,
-    unit: str = "word",
-    bands: int = 16,
-    rows: int = 8,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Any = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 32 << 20,
-) -> pa.RecordBatch:
+def sketch_batch(ids: Any, texts: Any, *, shingles: bool = True, **options: Any) -> pa.RecordBatch:
     """The sketches of a batch of records (two string arrays: ids and texts), as
     ``simtui sketch --stdin`` gives them: ``id``, ``source`` (the id), ``tokens``,
     ``bytes``, ``bands`` (the band keys; none for an empty text), ``signature`` and
     ``shingles`` (the sorted shingle hashes; empty lists when ``shingles`` is False).
-    Texts over ``max_bytes`` or under ``min_words`` have no row."""
-    options = {
-        name: value
-        for name, value in locals().items()
-        if name not in ("ids", "texts", "shingles") and value is not None
-    }
-    return _simtui.sketch_batch(_array(ids), _array(texts), options, shingles)
+    ``options``: the indexing options of ``simtui.sketch`` (``k``, ``unit``, ``bands``,
+    ``rows``, ``sketch``, ``seed``, the cleaning flags), same names and defaults; an
+    unknown name is a TypeError. Texts over ``max_bytes`` or under ``min_words`` have
+    no row."""
+    given = {name: value for name, value in options.items() if value is not None}
+    return _simtui.sketch_batch(_array(ids), _array(texts), given, shingles)
 
 
 def verify_batch(
