@@ -1,34 +1,37 @@
 #!/usr/bin/env python3
 """Near-duplicate pairs and clusters of a corpus too large for one machine: simtui's
-engine runs on every executor, Spark does the shuffle.
+engine runs inside every executor's Python worker (the simtui module, on Arrow
+batches), Spark does the shuffle.
 
     spark-submit spark/simtui_spark.py --input PATH --text-field text --id-field id \\
-        --output DIR [-k K] [--bands B --rows R] [--threshold T] [--simtui PATH]
+        --output DIR [-k K] [--bands B --rows R] [--threshold T] [--wheel WHEEL]
 
-1. Each partition of the input (JSON Lines or Parquet) is piped through
-   `simtui sketch --stdin`: the same band keys, signature and shingles on every machine
-   as `simtui pairs` computes for the same flags.
-2. Band keys are exploded and grouped (Spark's shuffle); buckets over --max-bucket
-   documents are dropped and counted in the report.
-3. Candidate pairs are deduplicated and verified with the exact Jaccard of the shingle
-   arrays (Spark SQL's array functions), or with the signature's estimate under
-   --no-shingles; those with J >= T are kept.
+1. Each partition of the input (JSON Lines or Parquet) goes, an Arrow batch at a time
+   (`mapInArrow`), through the module's `sketch_batch`: the same band keys, signature
+   and shingles on every machine as `simtui pairs` computes for the same flags.
+2. Band keys are exploded and grouped (Spark's shuffle) into buckets; buckets over
+   --max-bucket documents are dropped and counted in the report; the module's
+   `bucket_pairs` makes each bucket's pairs, deduplicated by Spark.
+3. Candidate pairs are joined with both sketches and verified by the module's
+   `verify_batch`: the exact Jaccard of the shingle sets (or the signature's estimate
+   under --no-shingles); those with J >= T are kept.
 4. Clusters: connected components of the kept pairs (or the star rule: the longest
    document keeps every member within T of it, then the longest of those left).
 5. DIR/pairs (a, b, jaccard, estimate), DIR/clusters (id, cluster, kept,
    jaccard_to_kept), DIR/removed (id, source, kept, jaccard, cluster) as Parquet, and a
    one-line JSON report on stdout and in DIR/report.json.
 
-The simtui binary: --simtui PATH (shipped to the executors with --files, or a path that
-exists on every executor), else `simtui` on the executors' PATH.
+The simtui module: --wheel PATH (the wheel `crates/simtui-py/build-wheel.sh --release`
+makes, shipped to the executors by the job and unpacked there once per worker), else
+`import simtui` from the executors' Python (a wheel pip-installed there). The executors'
+Python needs pyarrow (and pandas, which pyspark's Arrow functions ask for).
 """
 import argparse
 import json
 import os
-import shutil
-import subprocess
-import threading
+import sys
 import time
+import zipfile
 
 from pyspark import SparkFiles
 from pyspark.sql import SparkSession, Window
@@ -44,6 +47,8 @@ SKETCH_SCHEMA = T.StructType([
     T.StructField("signature", T.ArrayType(T.LongType())),
     T.StructField("shingles", T.ArrayType(T.LongType())),
 ])
+PAIRS_SCHEMA = "a string, b string"
+VERIFIED_SCHEMA = "a string, b string, jaccard double, estimate double"
 
 
 def parse_args(argv=None):
@@ -65,61 +70,77 @@ def parse_args(argv=None):
     ap.add_argument("--cluster", choices=["components", "star"], default="components")
     ap.add_argument("--no-shingles", action="store_true",
                     help="verify by the signature's estimate, without shipping shingle arrays")
-    ap.add_argument("--simtui", default=None, help="the simtui binary (default: simtui on PATH)")
-    return ap.parse_args(argv)
+    ap.add_argument("--wheel", default=None,
+                    help="simtui's wheel, shipped to the executors (default: simtui installed there)")
+    ap.add_argument("--simtui", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.simtui is not None:
+        ap.error("--simtui: the job no longer runs the simtui binary; it runs the simtui "
+                 "module in-process: pass --wheel (crates/simtui-py/build-wheel.sh --release)")
+    return args
 
 
-def sketch_command(args, binary):
-    # JSON Lines named explicitly: read line by line below (--stdin's default, said anyway).
-    cmd = [binary, "--no-config", "sketch", "--stdin", "--format", "jsonl",
-           "--text-field", "text", "--id-field", "id",
-           "-k", str(args.k), "--unit", args.unit, "--bands", str(args.bands),
-           "--rows", str(args.rows), "--seed", str(args.seed), "--sketch", args.sketch]
-    if args.no_shingles:
-        cmd.append("--no-shingles")
-    return cmd
+def engine_options(args):
+    """The module's options for these flags (the names of simtui's Python API)."""
+    return {"k": args.k, "unit": args.unit, "bands": args.bands, "rows": args.rows,
+            "seed": args.seed, "sketch": args.sketch}
 
 
-def binary_path(name):
-    """The simtui binary on this executor: shipped with --files, or as given."""
-    if name is None:
-        return shutil.which("simtui") or "simtui"
-    shipped = SparkFiles.get(os.path.basename(name))
-    path = shipped if os.path.exists(shipped) else name
-    os.chmod(path, os.stat(path).st_mode | 0o111)
-    return path
-
-
-def pipe_partition(cmd_template, simtui_name):
-    """A mapPartitions function: the partition's records as JSON lines into `simtui
-    sketch --stdin`, its sketches out, line by line, never all held."""
-    def run(lines):
-        cmd = list(cmd_template)
-        cmd[0] = binary_path(simtui_name)
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
-        errors = []
-
-        def feed():
+def simtui_module(wheel):
+    """The simtui module on this executor: from the shipped wheel (unpacked once into
+    Spark's files folder, under a name of its own), else the one installed."""
+    if wheel is not None:
+        name = os.path.basename(wheel)
+        shipped = SparkFiles.get(name)
+        path = shipped if os.path.exists(shipped) else wheel
+        folder = os.path.join(SparkFiles.getRootDirectory(), "unpacked-" + name)
+        if not os.path.isdir(folder):
+            # Unpacked beside, then renamed into place: two workers may race.
+            part = f"{folder}.{os.getpid()}"
+            with zipfile.ZipFile(path) as z:
+                z.extractall(part, [m for m in z.namelist() if m.startswith("simtui/")])
             try:
-                for line in lines:
-                    proc.stdin.write(line.encode("utf-8") + b"\n")
-            finally:
-                proc.stdin.close()
+                os.rename(part, folder)
+            except OSError:
+                pass  # another worker was first; its copy is the same
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+    import simtui.batches
+    return simtui.batches
 
-        def drain_stderr():
-            errors.append(proc.stderr.read().decode("utf-8", "replace"))
 
-        writer = threading.Thread(target=feed)
-        reader = threading.Thread(target=drain_stderr)
-        writer.start()
-        reader.start()
-        for out in proc.stdout:
-            yield out.decode("utf-8")
-        writer.join()
-        reader.join()
-        if proc.wait() != 0:
-            raise RuntimeError(f"simtui sketch failed ({proc.returncode}): {''.join(errors)[-2000:]}")
+def sketch_partition(options, wheel, shingles):
+    """A mapInArrow function: each batch of (id, text) records to their sketches."""
+    def run(batches):
+        batches_api = simtui_module(wheel)
+        for batch in batches:
+            yield batches_api.sketch_batch(batch.column("id"), batch.column("text"),
+                                           shingles=shingles, **options)
+    return run
+
+
+def pairs_of_buckets(wheel):
+    """A mapInArrow function: each bucket's ids to its pairs (a < b)."""
+    def run(batches):
+        batches_api = simtui_module(wheel)
+        for batch in batches:
+            yield batches_api.bucket_pairs(batch.column("ids"))
+    return run
+
+
+def verify_partition(wheel, shingles):
+    """A mapInArrow function: candidate pairs with both sketches to (a, b, jaccard,
+    estimate)."""
+    def run(batches):
+        import pyarrow as pa
+        batches_api = simtui_module(wheel)
+        for batch in batches:
+            c = batch.column
+            sets = (c("shingles_a"), c("shingles_b")) if shingles else (None, None)
+            said = batches_api.verify_batch(c("signature_a"), c("signature_b"), *sets)
+            yield pa.RecordBatch.from_arrays(
+                [c("a"), c("b"), said.column("jaccard"), said.column("estimate")],
+                names=["a", "b", "jaccard", "estimate"])
     return run
 
 
@@ -127,7 +148,16 @@ def read_input(spark, args):
     fmt = args.input_format
     if fmt == "auto":
         fmt = "parquet" if args.input.rstrip("/").endswith(".parquet") or _has_parquet(args.input) else "jsonl"
-    df = spark.read.parquet(args.input) if fmt == "parquet" else spark.read.json(args.input)
+    if fmt == "parquet":
+        df = spark.read.parquet(args.input)
+    elif "." in args.id_field + args.text_field or args.id_field == args.text_field:
+        df = spark.read.json(args.input)  # a nested or shared field: the schema inferred
+    else:
+        # The two fields read as strings (a number's id as its text, as the cast below
+        # gives it): no pass over the input to infer its schema.
+        fields = [T.StructField(args.id_field, T.StringType()),
+                  T.StructField(args.text_field, T.StringType())]
+        df = spark.read.schema(T.StructType(fields)).json(args.input)
     return df.select(F.col(args.id_field).cast("string").alias("id"),
                      F.col(args.text_field).cast("string").alias("text"))
 
@@ -136,42 +166,29 @@ def _has_parquet(path):
     return os.path.isdir(path) and any(f.endswith(".parquet") for f in os.listdir(path))
 
 
-def candidate_pairs(sketches, max_bucket):
+def candidate_pairs(sketches, max_bucket, wheel):
     """Pairs of documents that share a band key, once each, a < b; and the number of
     buckets dropped for being over max_bucket."""
     keys = sketches.select("id", F.posexplode("bands").alias("band", "key"))
-    sizes = keys.groupBy("band", "key").agg(F.count("*").alias("n")).where("n >= 2")
+    buckets = (keys.groupBy("band", "key").agg(F.collect_list("id").alias("ids"))
+               .where(F.size("ids") >= 2).select("ids"))
     dropped = 0
     if max_bucket is not None:
-        dropped = sizes.where(F.col("n") > max_bucket).count()
-        sizes = sizes.where(F.col("n") <= max_bucket)
-    keys = keys.join(sizes.select("band", "key"), ["band", "key"])
-    x, y = keys.alias("x"), keys.alias("y")
-    pairs = (x.join(y, (F.col("x.band") == F.col("y.band")) & (F.col("x.key") == F.col("y.key"))
-                    & (F.col("x.id") < F.col("y.id")))
-             .select(F.col("x.id").alias("a"), F.col("y.id").alias("b"))
-             .distinct())
-    return pairs, dropped
+        dropped = buckets.where(F.size("ids") > max_bucket).count()
+        buckets = buckets.where(F.size("ids") <= max_bucket)
+    return buckets.mapInArrow(pairs_of_buckets(wheel), PAIRS_SCHEMA).distinct(), dropped
 
 
-def verify(pairs, sketches, threshold, no_shingles):
-    """Exact Jaccard of the shingle arrays (sets) and the signature's estimate."""
+def verify(pairs, sketches, threshold, no_shingles, wheel):
+    """Exact Jaccard of the shingle sets and the signature's estimate, by the module."""
     cols = ["id", "signature"] + ([] if no_shingles else ["shingles"])
     s = sketches.select(*cols)
     sa = s.select(*[F.col(c).alias(c + "_a") for c in cols])
     sb = s.select(*[F.col(c).alias(c + "_b") for c in cols])
-    joined = pairs.join(sa, pairs.a == sa.id_a).join(sb, pairs.b == sb.id_b)
-    agree = F.aggregate(F.zip_with("signature_a", "signature_b", lambda p, q: F.when(p == q, 1).otherwise(0)),
-                        F.lit(0), lambda acc, v: acc + v)
-    estimate = (agree.cast("double") / F.size("signature_a").cast("double"))
-    if no_shingles:
-        jaccard = estimate
-    else:
-        inter = F.size(F.array_intersect("shingles_a", "shingles_b")).cast("double")
-        union = F.size(F.array_union("shingles_a", "shingles_b")).cast("double")
-        jaccard = inter / union
-    return (joined.select("a", "b", jaccard.alias("jaccard"), estimate.alias("estimate"))
-            .where(F.col("jaccard") >= threshold))
+    joined = (pairs.join(sa, pairs.a == sa.id_a).join(sb, pairs.b == sb.id_b)
+              .drop("id_a", "id_b"))
+    verified = joined.mapInArrow(verify_partition(wheel, not no_shingles), VERIFIED_SCHEMA)
+    return verified.where(F.col("jaccard") >= threshold)
 
 
 def components(pairs, spark):
@@ -247,26 +264,25 @@ def main(argv=None):
     args = parse_args(argv)
     spark = SparkSession.builder.appName("simtui").getOrCreate()
     sc = spark.sparkContext
-    if args.simtui and os.path.exists(args.simtui):
-        sc.addFile(args.simtui)
+    wheel = args.wheel
+    if wheel and os.path.exists(wheel):
+        sc.addFile(wheel)
     times = {}
     t = time.time()
     records = read_input(spark, args).where(F.col("text").isNotNull())
-    lines = records.select(F.to_json(F.struct("id", "text")).alias("line")).rdd.map(lambda r: r[0])
-    cmd = sketch_command(args, "simtui")
-    sketched = lines.mapPartitions(pipe_partition(cmd, args.simtui))
-    sketches = spark.read.schema(SKETCH_SCHEMA).json(sketched).localCheckpoint()
+    sketch = sketch_partition(engine_options(args), wheel, not args.no_shingles)
+    sketches = records.mapInArrow(sketch, SKETCH_SCHEMA).localCheckpoint()
     documents = sketches.count()
     times["sketch"] = time.time() - t
 
     t = time.time()
-    cand, dropped = candidate_pairs(sketches, args.max_bucket)
+    cand, dropped = candidate_pairs(sketches, args.max_bucket, wheel)
     cand = cand.localCheckpoint()
     candidates = cand.count()
     times["band"] = time.time() - t
 
     t = time.time()
-    pairs = verify(cand, sketches, args.threshold, args.no_shingles).localCheckpoint()
+    pairs = verify(cand, sketches, args.threshold, args.no_shingles, wheel).localCheckpoint()
     kept = pairs.count()
     pairs.write.mode("errorifexists").parquet(os.path.join(args.output, "pairs"))
     times["verify"] = time.time() - t

@@ -2,10 +2,11 @@
 """The Spark job in local mode against simtui on one machine: the same pairs (ids, and J
 to 1e-9) and the same clusters (members and kept document).
 
-    spark/.venv/bin/python spark/test_local.py SIMTUI_BINARY [--docs N]
+    spark/.venv/bin/python spark/test_local.py SIMTUI_BINARY --wheel WHEEL [--docs N]
 
 Generates a corpus with `simtui gen`, writes it as JSON Lines shards sorted by id,
-runs `spark-submit --master local[2] spark/simtui_spark.py` on the shards, runs
+runs `spark-submit --master local[2] spark/simtui_spark.py --wheel WHEEL` on the shards
+(simtui's module, from the wheel built from this tree, in the executors), runs
 `simtui pairs` and `simtui clusters` on the same shards with the same flags, and
 compares. Exit status 0 when everything agrees; 1 with the differences otherwise.
 Run by `cargo test` (tests/spark_local.rs) when Java and pyspark are there.
@@ -48,12 +49,12 @@ def shards(simtui, tmp, docs, n_shards):
     return out, len(records)
 
 
-def run_job(simtui, data, out, flags):
+def run_job(wheel, data, out, flags):
     submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
     cmd = [submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false",
            "--conf", "spark.sql.shuffle.partitions=4",
            os.path.join(HERE, "simtui_spark.py"), "--input", data, "--text-field", "text",
-           "--id-field", "id", "--output", out, "--simtui", simtui, *flags]
+           "--id-field", "id", "--output", out, "--wheel", wheel, *flags]
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
     for attempt in (1, 2):
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -145,6 +146,7 @@ SETTINGS = [
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("simtui")
+    ap.add_argument("--wheel", required=True, help="simtui's wheel, for the job's executors")
     ap.add_argument("--docs", type=int, default=800)
     ap.add_argument("--only", default=None, help="run the settings whose label holds this")
     args = ap.parse_args()
@@ -158,7 +160,7 @@ def main():
                 continue
             data, n = corpora[corpus]
             out = os.path.join(tmp, "out-" + label.replace(" ", "_"))
-            report = run_job(simtui, data, out, flags + ["--cluster", cluster])
+            report = run_job(os.path.abspath(args.wheel), data, out, flags + ["--cluster", cluster])
             spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
             common = ["--input-format", "jsonl", "--id-field", "id", "--text-field", "text"]
             want_pairs = simtui_json(simtui, ["pairs", data, *common, *simtui_flags])

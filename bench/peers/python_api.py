@@ -12,8 +12,9 @@ reading the files not counted), and recall against the exact pairs (run.py's tru
 Rows: simtui (simtui.pairs on the list), simtui-arrow (on a pyarrow string array made
 from the list before the clock starts), rensa and datasketch (run.py's fastest paths,
 after run.py's Python front end: tokens, 5-word shingles as bytes, sets).
-Needs bench/peers/.venv (run.py makes it) and the release wheel
-(crates/simtui-py/build-wheel.sh --release; built here when missing).
+Needs bench/peers/.venv (run.py makes it; requirements.txt pins rensa, datasketch and
+pyarrow) and cargo and maturin: the release wheel is built here into
+target/release-wheel (crates/simtui-py/build-wheel.sh --release) and installed there.
 """
 
 import argparse
@@ -29,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run as peers  # noqa: E402  (run.py: the corpus, truth, venv and the peers' paths)
 
-WHEELS = os.path.join(peers.ROOT, "crates", "simtui-py", "dist")
+# The release wheel, built apart from the tests' debug one (crates/simtui-py/dist).
+WHEELS = os.path.join(peers.ROOT, "target", "release-wheel")
 TOOLS = ["simtui", "simtui-arrow", "rensa", "datasketch"]
 
 
@@ -74,12 +76,14 @@ def worker(tool: str, root: str, out: str, seed: int) -> None:
         json.dump({"total": total, "pairs": pairs}, f)
 
 
-def ensure_wheel() -> None:
-    wheels = glob.glob(os.path.join(WHEELS, "simtui-*.whl"))
-    if not wheels:
-        peers.sh([os.path.join(peers.ROOT, "crates", "simtui-py", "build-wheel.sh"), "--release"])
-        wheels = glob.glob(os.path.join(WHEELS, "simtui-*.whl"))
-    peers.sh([peers.VPY, "-m", "pip", "install", "--quiet", "--force-reinstall", wheels[0]])
+def ensure_wheel(wheel=None) -> None:
+    """`wheel`, else this tree's release wheel, (re)built (cargo's no-op when nothing
+    changed), installed into the peers' environment (pyarrow pinned by requirements.txt)."""
+    if wheel is None:
+        build = os.path.join(peers.ROOT, "crates", "simtui-py", "build-wheel.sh")
+        peers.sh([build, "--release"], env=dict(os.environ, SIMTUI_WHEEL_OUT=WHEELS))
+        wheel = glob.glob(os.path.join(WHEELS, "simtui-*.whl"))[0]
+    peers.sh([peers.VPY, "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", wheel])
 
 
 def main() -> None:
@@ -87,10 +91,11 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=50000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--wheel", default=None, help="a release wheel built already")
     a = ap.parse_args()
     tools = a.tools.split(",")
     peers.ensure_venv()
-    ensure_wheel()
+    ensure_wheel(a.wheel)
     if not os.path.exists(peers.EXE):
         peers.sh(["cargo", "build", "--release", "--manifest-path", os.path.join(peers.ROOT, "Cargo.toml")])
         os.makedirs(peers.DATA, exist_ok=True)

@@ -40,7 +40,7 @@ BUILT = os.path.join(ROOT, "target", "release", "simtui")
 # The binary measured: a copy taken right after the build, so that a rebuild in the same
 # work tree during a long run can't swap it between rounds.
 EXE = os.path.join(DATA, "peers-simtui-bin")
-PINS = {"datasketch": "2.0.0", "rensa": "0.5.0"}
+PINS = {"datasketch": "2.0.0", "rensa": "0.5.0", "pyarrow": "26.0.1"}
 
 K, PERMS, BANDS, ROWS = 5, 128, 16, 8
 WORDS, SEED = 300, 42

@@ -4,6 +4,8 @@
 #   crates/simtui-py/build-wheel.sh             # debug (for the tests)
 #   crates/simtui-py/build-wheel.sh --release   # optimised (to install, to benchmark)
 # $SIMTUI_BIN: ship this simtui binary instead of building one.
+# $SIMTUI_WHEEL_OUT: the folder for the wheel (default crates/simtui-py/dist), so that a
+# benchmark's release wheel and the tests' debug one do not replace each other.
 # Needs maturin: $MATURIN, else crates/simtui-py/.venv's (test.sh makes it), else PATH's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +22,8 @@ maturin=${MATURIN:-}
 if [ -z "$maturin" ]; then
   if [ -x "$here/.venv/bin/maturin" ]; then maturin=$here/.venv/bin/maturin; else maturin=maturin; fi
 fi
-rm -rf "$here/data" "$here/dist"
+out=${SIMTUI_WHEEL_OUT:-$here/dist}
+rm -rf "$here/data" "$out"
 mkdir -p "$here/data/scripts"
 if [ -n "${SIMTUI_BIN:-}" ]; then
   # A binary built already (cargo test's own): shipped as it is.
@@ -29,5 +32,5 @@ else
   cargo build --manifest-path "$root/Cargo.toml" --bin simtui "${cargo_profile[@]}"
   cp "${CARGO_TARGET_DIR:-$root/target}/$profile/simtui" "$here/data/scripts/simtui"
 fi
-"$maturin" build --manifest-path "$here/Cargo.toml" "${maturin_profile[@]}" --out "$here/dist" --quiet
-ls "$here"/dist/*.whl
+"$maturin" build --manifest-path "$here/Cargo.toml" "${maturin_profile[@]}" --out "$out" --quiet
+ls "$out"/*.whl

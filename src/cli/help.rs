@@ -75,7 +75,7 @@ const EXAMPLES: &[(&str, &str)] = &[
         r"  simtui sketch data/ -o sketches/            each document's band keys, signature and shingles
   simtui sketch data/ -o sk/ -b 32 -r 4 --no-shingles   for another banding, without shingles
   simtui sketch --stdin --id-field id < part.jsonl > part.parquet   a partition through a pipe
-  ... | simtui sketch --stdin --format jsonl          JSON Lines out, as the Spark job reads",
+  ... | simtui sketch --stdin --format jsonl          JSON Lines out, 64-bit values signed",
     ),
     (
         "diff",

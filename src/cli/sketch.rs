@@ -85,8 +85,8 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
         banding,
         shingles: !args.no_shingles,
     };
-    // Parquet by default, on standard output too (never onto a terminal); the Spark job
-    // asks for JSON Lines, which its JSON reader takes line by line.
+    // Parquet by default, on standard output too (never onto a terminal); a pipe into a
+    // JSON reader (Spark's, a database's) asks for JSON Lines, read line by line.
     let format = args.format.unwrap_or(SketchFormat::Parquet);
     if args.stdin {
         if format == SketchFormat::Parquet {

@@ -5,6 +5,7 @@
 //! and an optional progress callable; it returns record batches and the warnings to
 //! give.
 
+mod batches;
 mod calls;
 mod options;
 mod run;
@@ -23,6 +24,9 @@ fn _simtui(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(calls::eval, m)?)?;
     m.add_function(wrap_pyfunction!(calls::defaults, m)?)?;
     m.add_class::<calls::RawIndex>()?;
+    m.add_function(wrap_pyfunction!(batches::sketch_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batches::verify_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batches::bucket_pairs, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -27,7 +27,7 @@ impl Texts {
     ) -> PyResult<Texts> {
         let texts = match (list, chunks) {
             (Some(list), None) => from_list(list)?,
-            (None, Some(chunks)) => from_chunks(chunks)?,
+            (None, Some(chunks)) => strings(chunks, "texts")?,
             _ => return Err(PyTypeError::new_err("give either a list or Arrow chunks")),
         };
         let ids = match ids {
@@ -89,7 +89,8 @@ fn from_list(list: &Bound<'_, PyList>) -> PyResult<Vec<String>> {
     Ok(texts)
 }
 
-fn from_chunks(chunks: Vec<PyArrowType<ArrayData>>) -> PyResult<Vec<String>> {
+/// The values of the chunks of a string column named `what`; a null is an error.
+pub fn strings(chunks: Vec<PyArrowType<ArrayData>>, what: &str) -> PyResult<Vec<String>> {
     let total: usize = chunks.iter().map(|c| c.0.len()).sum();
     let mut texts = Vec::with_capacity(total);
     for PyArrowType(data) in chunks {
@@ -97,7 +98,7 @@ fn from_chunks(chunks: Vec<PyArrowType<ArrayData>>) -> PyResult<Vec<String>> {
         let start = texts.len();
         let null = |i: usize| {
             PyValueError::new_err(format!(
-                "texts has a null (None) at row {}: every text must be a string",
+                "{what} has a null (None) at row {}: every value must be a string",
                 start + i
             ))
         };
@@ -113,7 +114,7 @@ fn from_chunks(chunks: Vec<PyArrowType<ArrayData>>) -> PyResult<Vec<String>> {
             texts.extend(a.iter().map(|s| s.unwrap_or_default().to_string()));
         } else {
             return Err(PyTypeError::new_err(format!(
-                "texts must be a column of strings, not {}",
+                "{what} must be a column of strings, not {}",
                 array.data_type()
             )));
         }

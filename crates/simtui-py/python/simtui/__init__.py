@@ -34,6 +34,7 @@ from typing import Any, NamedTuple, Optional
 import pyarrow as pa
 
 from . import _simtui
+from ._explore import explore
 from ._input import ids_of, texts_of
 from ._progress import close, progress_of
 from ._simtui import SimtuiError
@@ -45,6 +46,7 @@ __all__ = [
     "clusters",
     "dedup",
     "eval",
+    "explore",
     "pairs",
     "sketch",
 ]

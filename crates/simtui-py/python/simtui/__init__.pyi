@@ -158,3 +158,10 @@ class Index:
         min_jaccard: float = 0.0,
     ) -> pa.Table:
         """Columns query, id, jaccard, estimate."""
+
+def explore(
+    texts: Texts,
+    ids: Ids = None,
+    titles: Optional[Iterable[str]] = None,
+    args: Optional[list[str]] = None,
+) -> int: ...
