@@ -70,6 +70,25 @@ impl Call {
         )
     }
 
+    /// Runs `work` with the GIL released on the engine over the texts (built keeping what
+    /// `keep` says) and gives its table with the warnings, what was left out among them.
+    fn table<'py>(
+        mut self,
+        py: Python<'py>,
+        progress: Option<&Bound<'py, PyAny>>,
+        keep: Keep,
+        work: impl FnOnce(&Engine, &Options, &Tracker) -> simtui_engine::Result<Columns> + Send,
+    ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
+        let call = &self;
+        let (columns, skip) = run(py, progress, |t| {
+            let engine = call.build(keep, t)?;
+            let columns = work(&engine, &call.options, t)?;
+            Ok((columns, skipped(&engine.index)))
+        })?;
+        self.warnings.extend(skip);
+        Ok((self.batch(py, columns)?, self.warnings))
+    }
+
     /// The result: `columns` as a pyarrow RecordBatch with the settings as metadata.
     fn batch<'py>(&self, py: Python<'py>, columns: Columns) -> PyResult<Bound<'py, PyAny>> {
         let batch: RecordBatch = tables::batch(columns, self.options.metadata())
@@ -107,20 +126,16 @@ pub fn pairs<'py>(
     options: Option<&Bound<'py, PyDict>>,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
-    let mut call = Call::read(texts, chunks, ids, options)?;
-    let (columns, skip) = run(py, progress, |t| {
-        let engine = call.build(Keep::ToSearch, t)?;
-        let o = &call.options;
+    let call = Call::read(texts, chunks, ids, options)?;
+    call.table(py, progress, Keep::ToSearch, |engine, o, t| {
         let search = engine.search(o.threshold, o.max_bucket, t)?;
         let mut stream = engine.index.doc_pairs(&search, SORT_BUDGET, t)?;
         let mut columns = PairColumns::default();
         while let Some(p) = stream.next_pair()? {
             columns.push(&engine.index, &p);
         }
-        Ok((columns.finish(), skipped(&engine.index)))
-    })?;
-    call.warnings.extend(skip);
-    Ok((call.batch(py, columns)?, call.warnings))
+        Ok(columns.finish())
+    })
 }
 
 /// The clusters of near-duplicates, one row per member (as `clusters --format parquet`).
@@ -134,20 +149,13 @@ pub fn clusters<'py>(
     options: Option<&Bound<'py, PyDict>>,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
-    let mut call = Call::read(texts, chunks, ids, options)?;
-    let (columns, skip) = run(py, progress, |t| {
-        let engine = call.build(Keep::AllButSets, t)?;
-        let o = &call.options;
+    let call = Call::read(texts, chunks, ids, options)?;
+    call.table(py, progress, Keep::AllButSets, |engine, o, t| {
         let bucket = Some(o.max_bucket.unwrap_or(MAX_BUCKET));
         let search = engine.search(o.threshold, bucket, t)?;
         let found = clusters_by(&engine.index, &search, o.keep, o.linkage)?;
-        Ok((
-            tables::clusters(&engine.index, &found),
-            skipped(&engine.index),
-        ))
-    })?;
-    call.warnings.extend(skip);
-    Ok((call.batch(py, columns)?, call.warnings))
+        Ok(tables::clusters(&engine.index, &found))
+    })
 }
 
 /// The rows kept (row, id) and the removal list (id, kept, jaccard, cluster), as
@@ -207,11 +215,10 @@ pub fn sketch<'py>(
     options: Option<&Bound<'py, PyDict>>,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
-    let mut call = Call::read(texts, chunks, ids, options)?;
-    let (columns, skip) = run(py, progress, |t| {
-        let engine = call.build(Keep::Everything, t)?;
+    let call = Call::read(texts, chunks, ids, options)?;
+    call.table(py, progress, Keep::Everything, |engine, o, _| {
         let index = &engine.index;
-        let (b, r) = (call.options.bands, call.options.rows);
+        let (b, r) = (o.bands, o.rows);
         let mut columns = SketchColumns::default();
         for doc in index.docs() {
             let g = doc.group;
@@ -225,10 +232,8 @@ pub fn sketch<'py>(
             let signature = index.signatures().row(g as usize)?;
             columns.push(doc, &bands, &signature, &set);
         }
-        Ok((columns.finish(), skipped(index)))
-    })?;
-    call.warnings.extend(skip);
-    Ok((call.batch(py, columns)?, call.warnings))
+        Ok(columns.finish())
+    })
 }
 
 /// Recall and precision of the banding against the exact pairs (as `simtui eval`), at
@@ -249,9 +254,8 @@ pub fn eval<'py>(
             "threshold must be between 0 and 1, got {threshold}"
         )));
     }
-    let mut call = Call::read(texts, chunks, ids, options)?;
-    let (columns, skip) = run(py, progress, |t| {
-        let engine = call.build(Keep::Everything, t)?;
+    let call = Call::read(texts, chunks, ids, options)?;
+    call.table(py, progress, Keep::Everything, |engine, o, t| {
         let index = &engine.index;
         let floor = THRESHOLDS[0].min(threshold).max(1e-9);
         let truth = Truth::from_exact(&all_pairs(index, floor, &Limits::default(), t)?);
@@ -261,12 +265,9 @@ pub fn eval<'py>(
             thresholds.push(threshold);
             thresholds.sort_by(f64::total_cmp);
         }
-        let (b, r) = (call.options.bands, call.options.rows);
-        let scores = score(index, &truth, &found, b, r, &thresholds);
-        Ok((tables::scores(&scores), skipped(index)))
-    })?;
-    call.warnings.extend(skip);
-    Ok((call.batch(py, columns)?, call.warnings))
+        let scores = score(index, &truth, &found, o.bands, o.rows, &thresholds);
+        Ok(tables::scores(&scores))
+    })
 }
 
 /// The engine's defaults, which the Python signatures repeat (a test checks they agree).
