@@ -487,9 +487,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             let block = Some(rows::MAX_BLOCK);
             let (mut found, search) = match simhash {
                 None => match rebander.lock() {
-                    Ok(mut rebander) => {
-                        rebander.find_blocked(&index, bands, rows, 0.0, block, progress)?
-                    }
+                    Ok(mut rebander) => rebander.find(&index, bands, rows, 0.0, block, progress)?,
                     // A band job panicked while holding it: band from scratch, with the
                     // same cap on buckets.
                     Err(poisoned) => {

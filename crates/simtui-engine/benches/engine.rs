@@ -280,10 +280,17 @@ fn bench_band_verify(c: &mut Criterion) {
             b.iter_batched(
                 || {
                     let mut rebander = Rebander::new();
-                    rebander.find(&index, 16, 8, 0.0, &Silent).unwrap();
+                    rebander.find(&index, 16, 8, 0.0, None, &Silent).unwrap();
                     rebander
                 },
-                |mut rebander| black_box(rebander.find(&index, bands, rows, 0.0, &Silent).unwrap()),
+                |mut rebander| {
+                    black_box(
+                        rebander
+                            .find(&index, bands, rows, 0.0, None, &Silent)
+                            .unwrap()
+                            .0,
+                    )
+                },
                 BatchSize::PerIteration,
             )
         });

@@ -1,7 +1,7 @@
 //! The module's functions: each reads its texts and options, runs the engine with the
 //! GIL released ([`run`]), and returns a record batch (or two) and the warnings to give.
 
-use crate::options::Options;
+use crate::options::{Options, similarity};
 use crate::run::{Tracker, run};
 use crate::tables::{self, PairColumns, SketchColumns};
 use crate::texts::Texts;
@@ -115,62 +115,66 @@ fn skipped(index: &Index) -> Option<String> {
     ))
 }
 
-/// Every pair with exact J >= threshold, by J descending then ids (as `simtui pairs`).
+/// The module's one entry for the commands: `command` ("pairs", "clusters", "dedup",
+/// "sketch", "eval" or "index") run on the texts with the options. A command's result
+/// is its record batches and the warnings to give, as a tuple (an index: the
+/// [`RawIndex`]). `threshold` is eval's, which reports at it without choosing the
+/// banding by it.
 #[pyfunction]
-#[pyo3(signature = (texts=None, chunks=None, ids=None, options=None, progress=None))]
-pub fn pairs<'py>(
+#[pyo3(signature = (command, texts=None, chunks=None, ids=None, options=None, progress=None, threshold=0.8))]
+#[allow(clippy::too_many_arguments)] // the keywords of the Python call, as they come
+pub fn call<'py>(
     py: Python<'py>,
+    command: &str,
     texts: Option<&Bound<'py, PyList>>,
     chunks: Chunks,
     ids: Option<Vec<String>>,
     options: Option<&Bound<'py, PyDict>>,
     progress: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
+    threshold: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let threshold = similarity(threshold)?;
     let call = Call::read(texts, chunks, ids, options)?;
-    call.table(py, progress, Keep::ToSearch, |engine, o, t| {
-        let search = engine.search(o.threshold, o.max_bucket, t)?;
-        let mut stream = engine.index.doc_pairs(&search, SORT_BUDGET, t)?;
-        let mut columns = PairColumns::default();
-        while let Some(p) = stream.next_pair()? {
-            columns.push(&engine.index, &p);
-        }
-        Ok(columns.finish())
-    })
+    let result = match command {
+        "pairs" => call.table(py, progress, Keep::ToSearch, pairs)?,
+        "clusters" => call.table(py, progress, Keep::AllButSets, clusters)?,
+        "sketch" => call.table(py, progress, Keep::Everything, sketch)?,
+        "eval" => call.table(py, progress, Keep::Everything, |e, o, t| {
+            eval(e, o, threshold, t)
+        })?,
+        "dedup" => return Ok(dedup(py, call, progress)?.into_pyobject(py)?.into_any()),
+        "index" => return Ok(Bound::new(py, index(py, call, progress)?)?.into_any()),
+        _ => return Err(PyValueError::new_err(format!("no command {command:?}"))),
+    };
+    Ok(result.into_pyobject(py)?.into_any())
+}
+
+/// Every pair with exact J >= threshold, by J descending then ids (as `simtui pairs`).
+fn pairs(engine: &Engine, o: &Options, t: &Tracker) -> simtui_engine::Result<Columns> {
+    let search = engine.search(o.threshold, o.max_bucket, t)?;
+    let mut stream = engine.index.doc_pairs(&search, SORT_BUDGET, t)?;
+    let mut columns = PairColumns::default();
+    while let Some(p) = stream.next_pair()? {
+        columns.push(&engine.index, &p);
+    }
+    Ok(columns.finish())
 }
 
 /// The clusters of near-duplicates, one row per member (as `clusters --format parquet`).
-#[pyfunction]
-#[pyo3(signature = (texts=None, chunks=None, ids=None, options=None, progress=None))]
-pub fn clusters<'py>(
-    py: Python<'py>,
-    texts: Option<&Bound<'py, PyList>>,
-    chunks: Chunks,
-    ids: Option<Vec<String>>,
-    options: Option<&Bound<'py, PyDict>>,
-    progress: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
-    let call = Call::read(texts, chunks, ids, options)?;
-    call.table(py, progress, Keep::AllButSets, |engine, o, t| {
-        let bucket = Some(o.max_bucket.unwrap_or(MAX_BUCKET));
-        let search = engine.search(o.threshold, bucket, t)?;
-        let found = clusters_by(&engine.index, &search, o.keep, o.linkage)?;
-        Ok(tables::clusters(&engine.index, &found))
-    })
+fn clusters(engine: &Engine, o: &Options, t: &Tracker) -> simtui_engine::Result<Columns> {
+    let bucket = Some(o.max_bucket.unwrap_or(MAX_BUCKET));
+    let search = engine.search(o.threshold, bucket, t)?;
+    let found = clusters_by(&engine.index, &search, o.keep, o.linkage)?;
+    Ok(tables::clusters(&engine.index, &found))
 }
 
 /// The rows kept (row, id) and the removal list (id, kept, jaccard, cluster), as
 /// `simtui dedup` decides them.
-#[pyfunction]
-#[pyo3(signature = (texts=None, chunks=None, ids=None, options=None, progress=None))]
-pub fn dedup<'py>(
+fn dedup<'py>(
     py: Python<'py>,
-    texts: Option<&Bound<'py, PyList>>,
-    chunks: Chunks,
-    ids: Option<Vec<String>>,
-    options: Option<&Bound<'py, PyDict>>,
+    mut call: Call,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Vec<String>)> {
-    let mut call = Call::read(texts, chunks, ids, options)?;
     let (kept, removed, skip) = run(py, progress, |t| {
         let engine = call.build(Keep::AllButSets, t)?;
         let o = &call.options;
@@ -205,69 +209,44 @@ pub fn dedup<'py>(
 
 /// Each text's sketch (as `simtui sketch`, without `source`): id, tokens, bytes, band
 /// keys, signature, shingles.
-#[pyfunction]
-#[pyo3(signature = (texts=None, chunks=None, ids=None, options=None, progress=None))]
-pub fn sketch<'py>(
-    py: Python<'py>,
-    texts: Option<&Bound<'py, PyList>>,
-    chunks: Chunks,
-    ids: Option<Vec<String>>,
-    options: Option<&Bound<'py, PyDict>>,
-    progress: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
-    let call = Call::read(texts, chunks, ids, options)?;
-    call.table(py, progress, Keep::Everything, |engine, o, _| {
-        let index = &engine.index;
-        let (b, r) = (o.bands, o.rows);
-        let mut columns = SketchColumns::default();
-        for doc in index.docs() {
-            let g = doc.group;
-            let set = index.shingles().get(g as usize)?;
-            // An empty text pairs with nothing: it has no band keys (as the CLI).
-            let bands = if set.is_empty() {
-                Vec::new()
-            } else {
-                index.band_keys(g, b, r)?
-            };
-            let signature = index.signatures().row(g as usize)?;
-            columns.push(doc, &bands, &signature, &set);
-        }
-        Ok(columns.finish())
-    })
+fn sketch(engine: &Engine, o: &Options, _: &Tracker) -> simtui_engine::Result<Columns> {
+    let index = &engine.index;
+    let (b, r) = (o.bands, o.rows);
+    let mut columns = SketchColumns::default();
+    for doc in index.docs() {
+        let g = doc.group;
+        let set = index.shingles().get(g as usize)?;
+        // An empty text pairs with nothing: it has no band keys (as the CLI).
+        let bands = if set.is_empty() {
+            Vec::new()
+        } else {
+            index.band_keys(g, b, r)?
+        };
+        let signature = index.signatures().row(g as usize)?;
+        columns.push(doc, &bands, &signature, &set);
+    }
+    Ok(columns.finish())
 }
 
 /// Recall and precision of the banding against the exact pairs (as `simtui eval`), at
 /// 0.5, 0.6, 0.7, 0.8, 0.9 and `threshold`.
-#[pyfunction]
-#[pyo3(signature = (threshold, texts=None, chunks=None, ids=None, options=None, progress=None))]
-pub fn eval<'py>(
-    py: Python<'py>,
+fn eval(
+    engine: &Engine,
+    o: &Options,
     threshold: f64,
-    texts: Option<&Bound<'py, PyList>>,
-    chunks: Chunks,
-    ids: Option<Vec<String>>,
-    options: Option<&Bound<'py, PyDict>>,
-    progress: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
-    if !(0.0..=1.0).contains(&threshold) {
-        return Err(PyValueError::new_err(format!(
-            "threshold must be between 0 and 1, got {threshold}"
-        )));
+    t: &Tracker,
+) -> simtui_engine::Result<Columns> {
+    let index = &engine.index;
+    let floor = THRESHOLDS[0].min(threshold).max(1e-9);
+    let truth = Truth::from_exact(&all_pairs(index, floor, &Limits::default(), t)?);
+    let found = engine.find(0.0, t)?;
+    let mut thresholds = THRESHOLDS.to_vec();
+    if !thresholds.contains(&threshold) {
+        thresholds.push(threshold);
+        thresholds.sort_by(f64::total_cmp);
     }
-    let call = Call::read(texts, chunks, ids, options)?;
-    call.table(py, progress, Keep::Everything, |engine, o, t| {
-        let index = &engine.index;
-        let floor = THRESHOLDS[0].min(threshold).max(1e-9);
-        let truth = Truth::from_exact(&all_pairs(index, floor, &Limits::default(), t)?);
-        let found = engine.find(0.0, t)?;
-        let mut thresholds = THRESHOLDS.to_vec();
-        if !thresholds.contains(&threshold) {
-            thresholds.push(threshold);
-            thresholds.sort_by(f64::total_cmp);
-        }
-        let scores = score(index, &truth, &found, o.bands, o.rows, &thresholds);
-        Ok(tables::scores(&scores))
-    })
+    let scores = score(index, &truth, &found, o.bands, o.rows, &thresholds);
+    Ok(tables::scores(&scores))
 }
 
 /// The engine's defaults, which the Python signatures repeat (a test checks they agree).
@@ -287,6 +266,17 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
+/// The engine over the texts, kept whole to answer queries.
+fn index(py: Python<'_>, call: Call, progress: Option<&Bound<'_, PyAny>>) -> PyResult<RawIndex> {
+    let engine = run(py, progress, |t| call.build(Keep::Everything, t))?;
+    let warnings = call.warnings.into_iter().chain(skipped(&engine.index));
+    Ok(RawIndex {
+        metadata: call.options.metadata(),
+        warnings: warnings.collect(),
+        engine,
+    })
+}
+
 /// An index of texts kept in memory, to query with other texts.
 #[pyclass(module = "simtui._simtui", frozen)]
 pub struct RawIndex {
@@ -299,26 +289,6 @@ pub struct RawIndex {
 
 #[pymethods]
 impl RawIndex {
-    #[new]
-    #[pyo3(signature = (texts=None, chunks=None, ids=None, options=None, progress=None))]
-    fn new(
-        py: Python<'_>,
-        texts: Option<&Bound<'_, PyList>>,
-        chunks: Chunks,
-        ids: Option<Vec<String>>,
-        options: Option<&Bound<'_, PyDict>>,
-        progress: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<RawIndex> {
-        let call = Call::read(texts, chunks, ids, options)?;
-        let engine = run(py, progress, |t| call.build(Keep::Everything, t))?;
-        let warnings = call.warnings.into_iter().chain(skipped(&engine.index));
-        Ok(RawIndex {
-            metadata: call.options.metadata(),
-            warnings: warnings.collect(),
-            engine,
-        })
-    }
-
     fn __len__(&self) -> usize {
         self.engine.index.docs().len()
     }

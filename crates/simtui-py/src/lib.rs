@@ -1,9 +1,9 @@
 //! `simtui._simtui`: the engine for Python. The package `simtui` (python/simtui) puts
 //! a Python front on it: the signatures, docstrings and the conversion of pandas,
-//! polars and `datasets` columns to Arrow. Each function here takes the texts (a list
-//! of str, or the chunks of an Arrow string column), the ids, the options as a dict,
-//! and an optional progress callable; it returns record batches and the warnings to
-//! give.
+//! polars and `datasets` columns to Arrow. Its commands go through one function,
+//! `call`, which takes the command's name, the texts (a list of str, or the chunks of
+//! an Arrow string column), the ids, the options as a dict and an optional progress
+//! callable, and returns record batches and the warnings to give.
 
 mod batches;
 mod calls;
@@ -17,11 +17,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _simtui(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimtuiError", m.py().get_type::<run::SimtuiError>())?;
-    m.add_function(wrap_pyfunction!(calls::pairs, m)?)?;
-    m.add_function(wrap_pyfunction!(calls::clusters, m)?)?;
-    m.add_function(wrap_pyfunction!(calls::dedup, m)?)?;
-    m.add_function(wrap_pyfunction!(calls::sketch, m)?)?;
-    m.add_function(wrap_pyfunction!(calls::eval, m)?)?;
+    m.add_function(wrap_pyfunction!(calls::call, m)?)?;
     m.add_function(wrap_pyfunction!(calls::defaults, m)?)?;
     m.add_class::<calls::RawIndex>()?;
     m.add_function(wrap_pyfunction!(batches::sketch_batch, m)?)?;

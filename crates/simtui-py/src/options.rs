@@ -145,7 +145,7 @@ fn ranged(value: &Bound<'_, PyAny>, name: &str, lo: u64, hi: u64) -> PyResult<u6
 }
 
 /// The CLI's check of a similarity.
-fn similarity(t: f64) -> PyResult<f64> {
+pub(crate) fn similarity(t: f64) -> PyResult<f64> {
     if (0.0..=1.0).contains(&t) {
         Ok(t)
     } else {
@@ -155,45 +155,44 @@ fn similarity(t: f64) -> PyResult<f64> {
     }
 }
 
-fn unit(s: &str) -> PyResult<Unit> {
-    match s {
-        "word" => Ok(Unit::Word),
-        "char" => Ok(Unit::Char),
-        _ => Err(PyValueError::new_err(format!(
-            "unit must be \"word\" or \"char\", got {s:?}"
-        ))),
+/// `s` as one of `choices` (its name, its value), or a ValueError listing them.
+fn choice<T: Copy>(what: &str, s: &str, choices: &[(&str, T)]) -> PyResult<T> {
+    if let Some(&(_, value)) = choices.iter().find(|(name, _)| *name == s) {
+        return Ok(value);
     }
+    let names: Vec<String> = choices.iter().map(|(n, _)| format!("{n:?}")).collect();
+    let (last, rest) = names.split_last().expect("at least one choice");
+    let listed = if rest.is_empty() {
+        last.clone()
+    } else {
+        format!("{} or {last}", rest.join(", "))
+    };
+    Err(PyValueError::new_err(format!(
+        "{what} must be {listed}, got {s:?}"
+    )))
+}
+
+fn unit(s: &str) -> PyResult<Unit> {
+    choice("unit", s, &[("word", Unit::Word), ("char", Unit::Char)])
 }
 
 fn sketch(s: &str) -> PyResult<SketchKind> {
-    match s {
-        "oph" => Ok(SketchKind::Oph),
-        "minhash" => Ok(SketchKind::MinHash),
-        _ => Err(PyValueError::new_err(format!(
-            "sketch must be \"oph\" or \"minhash\", got {s:?}"
-        ))),
-    }
+    let kinds = [("oph", SketchKind::Oph), ("minhash", SketchKind::MinHash)];
+    choice("sketch", s, &kinds)
 }
 
 fn keep_rule(s: &str) -> PyResult<Keep> {
-    match s {
-        "longest" => Ok(Keep::Longest),
-        "shortest" => Ok(Keep::Shortest),
-        "first" => Ok(Keep::First),
-        _ => Err(PyValueError::new_err(format!(
-            "keep must be \"longest\", \"shortest\" or \"first\", got {s:?}"
-        ))),
-    }
+    let rules = [
+        ("longest", Keep::Longest),
+        ("shortest", Keep::Shortest),
+        ("first", Keep::First),
+    ];
+    choice("keep", s, &rules)
 }
 
 fn linkage_of(s: &str) -> PyResult<Linkage> {
-    match s {
-        "components" => Ok(Linkage::Components),
-        "star" => Ok(Linkage::Star),
-        _ => Err(PyValueError::new_err(format!(
-            "linkage must be \"components\" or \"star\", got {s:?}"
-        ))),
-    }
+    let linkages = [("components", Linkage::Components), ("star", Linkage::Star)];
+    choice("linkage", s, &linkages)
 }
 
 /// A language for stop words or stems: a name or ISO code, True for English (as a bare

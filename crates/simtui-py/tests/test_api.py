@@ -1,6 +1,8 @@
 """The rest of the API: sketches, queries, evaluation, defaults, progress and Ctrl-C."""
 
+import ast
 import inspect
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -19,6 +21,41 @@ def test_the_signatures_defaults_are_the_engines():
             assert params[name].default == engine[name], (function, name)
     assert inspect.signature(simtui.eval).parameters["bands"].default == engine["bands"]
     assert inspect.signature(simtui.eval).parameters["rows"].default == engine["rows"]
+
+
+def _stubs():
+    """The type stubs' functions (Index's __init__ under "Index") and Options' keys."""
+    tree = ast.parse((pathlib.Path(simtui.__file__).parent / "__init__.pyi").read_text())
+    functions, options = {}, set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            functions[node.name] = node
+        elif isinstance(node, ast.ClassDef) and node.name == "Options":
+            options = {n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
+        elif isinstance(node, ast.ClassDef) and node.name == "Index":
+            functions["Index"] = next(n for n in node.body if getattr(n, "name", "") == "__init__")
+    return functions, options
+
+
+def test_the_stubs_give_every_keyword_with_its_default():
+    functions, options = _stubs()
+    assert options, "the stubs' Options lists the shared keywords"
+    for name in ("pairs", "clusters", "dedup", "sketch", "eval", "Index"):
+        runtime = inspect.signature(getattr(simtui, name)).parameters
+        stub = functions[name].args
+        own = {a.arg: d for a, d in zip(stub.kwonlyargs, stub.kw_defaults)}
+        keywords = {n for n, p in runtime.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        assert keywords == set(own) | options, name
+        for arg, default in own.items():
+            want = inspect.Parameter.empty if default is None else ast.literal_eval(default)
+            assert runtime[arg].default == want, (name, arg)
+
+
+def test_a_keyword_not_taken_is_a_type_error():
+    with pytest.raises(TypeError):
+        simtui.pairs(TEXTS, IDS, shingle_size=3)
+    with pytest.raises(TypeError):
+        simtui.clusters(TEXTS, IDS)  # threshold is required
 
 
 def test_sketch_columns_and_widths():

@@ -119,8 +119,13 @@ def test_bad_options_say_what_the_command_says():
 
 
 def test_a_banding_that_may_miss_pairs_warns():
-    with pytest.warns(UserWarning, match="may miss pairs with J >= 0.5"):
+    with pytest.warns(UserWarning, match="may miss pairs with J >= 0.5") as said:
         simtui.pairs(TEXTS, threshold=0.5, bands=2, rows=8)
+    # The warning points at the caller's line, not into the module.
+    assert said[0].filename == __file__
+    with pytest.warns(UserWarning) as said:
+        simtui.Index(TEXTS, min_words=3 * 10**6)
+    assert said[0].filename == __file__
 
 
 def test_texts_left_out_are_said_and_kept_by_dedup():

@@ -85,25 +85,10 @@ impl Rebander {
     }
 
     /// The same as [`Index::find`] (`bands` × `rows`, pairs with J ≥ `threshold`), reusing
-    /// what earlier calls computed.
-    pub fn find(
-        &mut self,
-        index: &Arc<Index>,
-        bands: usize,
-        rows: usize,
-        threshold: f64,
-        progress: &dyn Progress,
-    ) -> Result<Found> {
-        let t = Instant::now();
-        // The search is not returned: spelled out without a copy.
-        let search = self.search(index, bands, rows, threshold, progress)?;
-        spelled(index, search, None, t)
-    }
-
-    /// [`Rebander::find`], with pairs past `max_block` kept as blocks, as
+    /// what earlier calls computed; with `max_block`, pairs past it kept as blocks, as
     /// [`Index::spell_blocked`] keeps them. Also returns the search by content the pairs
     /// were spelled from (for streaming them all, as [`DocPairs`](crate::search::spell::DocPairs) does).
-    pub fn find_blocked(
+    pub fn find(
         &mut self,
         index: &Arc<Index>,
         bands: usize,
@@ -113,18 +98,17 @@ impl Rebander {
         progress: &dyn Progress,
     ) -> Result<(Found, Search)> {
         let t = Instant::now();
-        let search = self.search(index, bands, rows, threshold, progress)?;
+        let search = self.search(index, (bands, rows), threshold, progress)?;
         Ok((spelled(index, search.clone(), max_block, t)?, search))
     }
 
     /// The same as [`Index::search`] (`bands` × `rows`, pairs of contents with J ≥
     /// `threshold`, buckets over the re-bander's `max_bucket` left out), reusing what
     /// earlier calls computed.
-    pub fn search(
+    fn search(
         &mut self,
         index: &Arc<Index>,
-        bands: usize,
-        rows: usize,
+        (bands, rows): (usize, usize),
         threshold: f64,
         progress: &dyn Progress,
     ) -> Result<Search> {
@@ -324,7 +308,7 @@ mod tests {
             (4, 2, 0.3),
         ] {
             let fresh = index.find(b, r, t, &Silent).unwrap();
-            let cached = rebander.find(&index, b, r, t, &Silent).unwrap();
+            let cached = rebander.find(&index, b, r, t, None, &Silent).unwrap().0;
             assert!(!fresh.pairs.is_empty(), "{b}x{r}");
             same(&fresh, &cached);
         }
@@ -340,7 +324,7 @@ mod tests {
             for (b, r) in [(16, 8), (17, 8), (16, 8), (16, 7), (33, 4), (16, 8)] {
                 let at = Arc::new(base.sketched(sketch, 1, b * r, &Silent).unwrap());
                 let fresh = at.find(b, r, 0.0, &Silent).unwrap();
-                let cached = rebander.find(&at, b, r, 0.0, &Silent).unwrap();
+                let cached = rebander.find(&at, b, r, 0.0, None, &Silent).unwrap().0;
                 same(&fresh, &cached);
                 // MinHash bands of one seed stay valid whatever the width; OPH's go
                 // with their width.
@@ -350,10 +334,10 @@ mod tests {
         // A MinHash signature twice as wide finds the same bands: none is banded again.
         let mut rebander = Rebander::new();
         let narrow = Arc::new(base.sketched(SketchKind::MinHash, 1, 128, &Silent).unwrap());
-        rebander.find(&narrow, 16, 8, 0.0, &Silent).unwrap();
+        rebander.find(&narrow, 16, 8, 0.0, None, &Silent).unwrap();
         let wide = Arc::new(narrow.with_width(256, &Silent).unwrap());
         let bands = rebander.bands.len();
-        rebander.find(&wide, 16, 8, 0.0, &Silent).unwrap();
+        rebander.find(&wide, 16, 8, 0.0, None, &Silent).unwrap();
         assert_eq!(rebander.bands.len(), bands);
     }
 
@@ -361,8 +345,8 @@ mod tests {
     fn another_index_starts_afresh() {
         let (small, large) = (index(200), index(600));
         let mut rebander = Rebander::new();
-        rebander.find(&small, 16, 8, 0.0, &Silent).unwrap();
-        let cached = rebander.find(&large, 16, 8, 0.0, &Silent).unwrap();
+        rebander.find(&small, 16, 8, 0.0, None, &Silent).unwrap();
+        let cached = rebander.find(&large, 16, 8, 0.0, None, &Silent).unwrap().0;
         same(&large.find(16, 8, 0.0, &Silent).unwrap(), &cached);
     }
 
@@ -370,11 +354,11 @@ mod tests {
     fn known_pairs_are_not_verified_again() {
         let index = index(800);
         let mut rebander = Rebander::new();
-        rebander.find(&index, 16, 8, 0.0, &Silent).unwrap();
+        rebander.find(&index, 16, 8, 0.0, None, &Silent).unwrap();
         let verified = rebander.verified.len();
         assert!(verified > 0);
         // A subset of the bands: nothing new to verify, nothing new to band.
-        rebander.find(&index, 15, 8, 0.0, &Silent).unwrap();
+        rebander.find(&index, 15, 8, 0.0, None, &Silent).unwrap();
         assert_eq!(rebander.verified.len(), verified);
         assert_eq!(rebander.bands.len(), 16);
     }

@@ -21,33 +21,23 @@ pub trait Value: Copy + Default + Send + Sync + fmt::Debug + 'static {
     fn get(bytes: &[u8], out: &mut Vec<Self>);
 }
 
-impl Value for u64 {
-    const BYTES: usize = 8;
-    fn put(values: &[u64], out: &mut Vec<u8>) {
-        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-    }
-    fn get(bytes: &[u8], out: &mut Vec<u64>) {
-        out.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
-        );
-    }
+/// Little-endian, as every simtui file stores its numbers.
+macro_rules! little_endian {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            const BYTES: usize = std::mem::size_of::<$t>();
+            fn put(values: &[$t], out: &mut Vec<u8>) {
+                out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+            }
+            fn get(bytes: &[u8], out: &mut Vec<$t>) {
+                out.extend(bytes.chunks_exact(Self::BYTES).map(|b| {
+                    <$t>::from_le_bytes(b.try_into().expect("chunks of the value's width"))
+                }));
+            }
+        }
+    )*};
 }
-
-impl Value for u32 {
-    const BYTES: usize = 4;
-    fn put(values: &[u32], out: &mut Vec<u8>) {
-        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-    }
-    fn get(bytes: &[u8], out: &mut Vec<u32>) {
-        out.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
-        );
-    }
-}
+little_endian!(u64, u32);
 
 /// Bytes gathered before one write to the file.
 const BLOCK: usize = 1 << 20;

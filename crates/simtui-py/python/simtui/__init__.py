@@ -28,8 +28,10 @@ Options (keywords of every function):
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple
 
 import pyarrow as pa
 
@@ -52,35 +54,71 @@ __all__ = [
 ]
 __version__ = _simtui.__version__
 
-_OPTIONS = (
-    "k",
-    "unit",
-    "bands",
-    "rows",
-    "threshold",
-    "sketch",
-    "seed",
-    "keep_case",
-    "stopwords",
-    "stem",
-    "letters_only",
-    "min_words",
-    "max_bytes",
-)
+# The options every function takes, with their defaults: the command's cleaning and
+# sketching flags (a test checks the defaults against the engine's). Each function's
+# signature is its own keywords, then these, then ``progress``.
+_SHARED = {
+    "k": 5,
+    "unit": "word",
+    "sketch": "oph",
+    "seed": 1,
+    "keep_case": False,
+    "stopwords": None,
+    "stem": None,
+    "letters_only": False,
+    "min_words": 0,
+    "max_bytes": 32 << 20,
+}
+# The banding, chosen for the threshold unless given.
+_CHOSEN = {"bands": None, "rows": None}
+# A keyword without a default: the caller must give it.
+_REQUIRED = inspect.Parameter.empty
 
 
-def _run(function: Any, texts: Any, ids: Any, progress: Any, options: dict, *lead: Any) -> Any:
-    """Runs `function` of the extension on the texts, with progress when asked."""
+def _keywords(**own: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Gives ``function(texts, ids, progress, options)`` the signature a caller sees:
+    ``(texts, ids=None, *, <own>, <shared>, progress=None)``. A call is bound against
+    it (an unknown or missing keyword is a TypeError, as for any function) and the
+    function gets every option, defaults filled in: one list of options, not one per
+    function."""
+    kind = inspect.Parameter.KEYWORD_ONLY
+    keywords = {**own, **_SHARED, "progress": None}
+    signature = inspect.Signature(
+        [
+            inspect.Parameter("texts", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            inspect.Parameter("ids", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        ]
+        + [inspect.Parameter(name, kind, default=default) for name, default in keywords.items()]
+    )
+
+    def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def bound(*args: Any, **kwargs: Any) -> Any:
+            call = signature.bind(*args, **kwargs)
+            call.apply_defaults()
+            options = dict(call.arguments)
+            texts, ids, progress = options.pop("texts"), options.pop("ids"), options.pop("progress")
+            return function(texts, ids, progress, options)
+
+        bound.__signature__ = signature  # type: ignore[attr-defined]
+        return bound
+
+    return wrap
+
+
+def _run(command: str, texts: Any, ids: Any, progress: Any, options: dict, **lead: Any) -> Any:
+    """Runs the engine's `command` on the texts, with progress when asked."""
     listed, chunks = texts_of(texts)
     bar = progress_of(progress)
     try:
-        return function(
-            *lead,
+        return _simtui.call(
+            command,
             texts=listed,
             chunks=chunks,
             ids=ids_of(ids),
             options={k: v for k, v in options.items() if v is not None},
             progress=bar,
+            **lead,
         )
     finally:
         close(bar)
@@ -88,70 +126,30 @@ def _run(function: Any, texts: Any, ids: Any, progress: Any, options: dict, *lea
 
 def _warn(said: Any) -> None:
     for message in said:
-        warnings.warn(message, UserWarning, stacklevel=4)
+        warnings.warn(message, UserWarning, stacklevel=5)
 
 
-def _call(function: Any, texts: Any, ids: Any, progress: Any, options: dict, *lead: Any) -> Any:
+def _call(command: str, texts: Any, ids: Any, progress: Any, options: dict, **lead: Any) -> Any:
     """`_run`, its warnings given, its record batches as Tables."""
-    *batches, said = _run(function, texts, ids, progress, options, *lead)
+    *batches, said = _run(command, texts, ids, progress, options, **lead)
     _warn(said)
     tables = [pa.Table.from_batches([b]) for b in batches]
     return tables[0] if len(tables) == 1 else tables
 
 
-def pairs(
-    texts: Any,
-    ids: Any = None,
-    *,
-    k: int = 5,
-    unit: str = "word",
-    bands: Optional[int] = None,
-    rows: Optional[int] = None,
-    threshold: float = 0.0,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Any = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 32 << 20,
-    max_bucket: Optional[int] = None,
-    progress: Any = None,
-) -> pa.Table:
+@_keywords(threshold=0.0, max_bucket=None, **_CHOSEN)
+def pairs(texts: Any, ids: Any, progress: Any, options: dict) -> pa.Table:
     """Every candidate pair with exact Jaccard >= threshold, as ``simtui pairs``.
 
     Columns ``a``, ``b`` (ids), ``jaccard`` (exact) and ``estimate`` (MinHash), by J
     descending then ids: the rows of ``simtui pairs --format parquet``.
     ``max_bucket``: leave out LSH buckets of more than this many distinct texts.
     """
-    options = {name: value for name, value in locals().items() if name in _OPTIONS}
-    options["max_bucket"] = max_bucket
-    return _call(_simtui.pairs, texts, ids, progress, options)
+    return _call("pairs", texts, ids, progress, options)
 
 
-def clusters(
-    texts: Any,
-    ids: Any = None,
-    *,
-    threshold: float,
-    keep: str = "longest",
-    linkage: str = "components",
-    max_bucket: int = 1000,
-    k: int = 5,
-    unit: str = "word",
-    bands: Optional[int] = None,
-    rows: Optional[int] = None,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Any = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 32 << 20,
-    progress: Any = None,
-) -> pa.Table:
+@_keywords(threshold=_REQUIRED, keep="longest", linkage="components", max_bucket=1000, **_CHOSEN)
+def clusters(texts: Any, ids: Any, progress: Any, options: dict) -> pa.Table:
     """Near-duplicates grouped, as ``simtui clusters -t THRESHOLD``.
 
     One row per member: ``id``, ``cluster`` (from 1, largest first), ``kept`` (the
@@ -159,9 +157,7 @@ def clusters(
     ``jaccard_to_kept``. ``linkage``: "components" (union-find; chains join) or
     "star" (every member within the threshold of the kept one).
     """
-    options = {name: value for name, value in locals().items() if name in _OPTIONS}
-    options.update(keep=keep, linkage=linkage, max_bucket=max_bucket)
-    return _call(_simtui.clusters, texts, ids, progress, options)
+    return _call("clusters", texts, ids, progress, options)
 
 
 class Dedup(NamedTuple):
@@ -174,28 +170,8 @@ class Dedup(NamedTuple):
     ``jaccard`` and ``cluster``, as ``simtui dedup``'s removal list."""
 
 
-def dedup(
-    texts: Any,
-    ids: Any = None,
-    *,
-    threshold: float,
-    keep: str = "longest",
-    linkage: str = "star",
-    max_bucket: int = 1000,
-    k: int = 5,
-    unit: str = "word",
-    bands: Optional[int] = None,
-    rows: Optional[int] = None,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Any = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 32 << 20,
-    progress: Any = None,
-) -> Dedup:
+@_keywords(threshold=_REQUIRED, keep="longest", linkage="star", max_bucket=1000, **_CHOSEN)
+def dedup(texts: Any, ids: Any, progress: Any, options: dict) -> Dedup:
     """The texts without their near-duplicates, as ``simtui dedup -t THRESHOLD``.
 
     Returns ``Dedup(kept, removed)``; ``table.take(result.kept["row"])`` gives the
@@ -203,92 +179,45 @@ def dedup(
     removed is within the threshold of the one kept in its place. Texts left out of the
     index (``min_words``, ``max_bytes``) are kept, with a warning.
     """
-    options = {name: value for name, value in locals().items() if name in _OPTIONS}
-    options.update(keep=keep, linkage=linkage, max_bucket=max_bucket)
-    kept, removed = _call(_simtui.dedup, texts, ids, progress, options)
+    kept, removed = _call("dedup", texts, ids, progress, options)
     return Dedup(kept, removed)
 
 
-def sketch(
-    texts: Any,
-    ids: Any = None,
-    *,
-    k: int = 5,
-    unit: str = "word",
-    bands: Optional[int] = None,
-    rows: Optional[int] = None,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Any = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 32 << 20,
-    progress: Any = None,
-) -> pa.Table:
+@_keywords(**_CHOSEN)
+def sketch(texts: Any, ids: Any, progress: Any, options: dict) -> pa.Table:
     """Each text's sketch, as ``simtui sketch``: ``id``, ``tokens``, ``bytes``,
     ``bands`` (the band keys, list<uint64>; empty for a text with no shingle),
     ``signature`` (list<uint32>) and ``shingles`` (the shingle hashes, list<uint64>)."""
-    options = {name: value for name, value in locals().items() if name in _OPTIONS}
-    return _call(_simtui.sketch, texts, ids, progress, options)
+    return _call("sketch", texts, ids, progress, options)
 
 
-def eval(  # noqa: A001 - the command's name
-    texts: Any,
-    ids: Any = None,
-    *,
-    threshold: float = 0.8,
-    k: int = 5,
-    unit: str = "word",
-    bands: int = 16,
-    rows: int = 8,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Any = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 32 << 20,
-    progress: Any = None,
-) -> pa.Table:
+@_keywords(threshold=0.8, bands=16, rows=8)
+def eval(texts: Any, ids: Any, progress: Any, options: dict) -> pa.Table:  # noqa: A001
     """Recall and precision of the banding against every exact pair, as ``simtui eval``.
 
     One row per threshold (0.5 to 0.9, and ``threshold``): ``threshold``, ``truth``
     (document pairs with J >= it), ``found`` (of those, LSH candidates),
     ``candidates``, ``recall``, ``precision`` and ``predicted`` (the S-curve's recall).
+    The banding is the one given (16 x 8 by default), not chosen for ``threshold``.
     """
-    options = {name: value for name, value in locals().items() if name in _OPTIONS}
-    del options["threshold"]
-    return _call(_simtui.eval, texts, ids, progress, options, threshold)
+    threshold = options.pop("threshold")
+    return _call("eval", texts, ids, progress, options, threshold=threshold)
+
+
+@_keywords(bands=16, rows=8)
+def _index(texts: Any, ids: Any, progress: Any, options: dict) -> Any:
+    raw = _run("index", texts, ids, progress, options)
+    _warn(raw.warnings)
+    return raw
 
 
 class Index:
     """An index of texts in memory, to ask for the nearest of other texts."""
 
-    def __init__(
-        self,
-        texts: Any,
-        ids: Any = None,
-        *,
-        k: int = 5,
-        unit: str = "word",
-        bands: int = 16,
-        rows: int = 8,
-        sketch: str = "oph",
-        seed: int = 1,
-        keep_case: bool = False,
-        stopwords: Any = None,
-        stem: Optional[str] = None,
-        letters_only: bool = False,
-        min_words: int = 0,
-        max_bytes: int = 32 << 20,
-        progress: Any = None,
-    ) -> None:
-        options = {name: value for name, value in locals().items() if name in _OPTIONS}
-        self._raw = _run(_simtui.RawIndex, texts, ids, progress, options)
-        _warn(self._raw.warnings)
+    __signature__ = _index.__signature__
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._raw = _index(*args, **kwargs)
 
     def __len__(self) -> int:
         return len(self._raw)

@@ -2,6 +2,8 @@
 
 from typing import Any, Callable, Iterable, NamedTuple, Optional, Union
 
+from typing_extensions import TypedDict, Unpack
+
 import pyarrow as pa
 
 Texts = Union[Iterable[str], pa.Array, pa.ChunkedArray, pa.Table, pa.RecordBatch, Any]
@@ -13,25 +15,39 @@ __version__: str
 
 class SimtuiError(Exception): ...
 
+class Options(TypedDict, total=False):
+    """The options every function takes (the command's flags under the same names)."""
+
+    k: int
+    """Tokens per shingle (5)."""
+    unit: str
+    """"word" (Unicode words, the default) or "char" (graphemes)."""
+    sketch: str
+    """"oph" (one-permutation hashing, the default) or "minhash"."""
+    seed: int
+    """The hash functions' seed (1)."""
+    keep_case: bool
+    stopwords: Language
+    """None (the default); True for English, or a language."""
+    stem: Optional[str]
+    """None (the default) or a Snowball language."""
+    letters_only: bool
+    min_words: int
+    """Texts of fewer words are left out (0)."""
+    max_bytes: int
+    """Texts of more bytes are left out (32 MiB)."""
+    progress: Progress
+    """True for tqdm bars, or a callable f(stage, done, total)."""
+
 def pairs(
     texts: Texts,
     ids: Ids = None,
     *,
-    k: int = 5,
-    unit: str = "word",
+    threshold: float = 0.0,
+    max_bucket: Optional[int] = None,
     bands: Optional[int] = None,
     rows: Optional[int] = None,
-    threshold: float = 0.0,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Language = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 33554432,
-    max_bucket: Optional[int] = None,
-    progress: Progress = None,
+    **options: Unpack[Options],
 ) -> pa.Table:
     """Columns a, b, jaccard, estimate: every candidate pair with J >= threshold."""
 
@@ -43,19 +59,9 @@ def clusters(
     keep: str = "longest",
     linkage: str = "components",
     max_bucket: int = 1000,
-    k: int = 5,
-    unit: str = "word",
     bands: Optional[int] = None,
     rows: Optional[int] = None,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Language = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 33554432,
-    progress: Progress = None,
+    **options: Unpack[Options],
 ) -> pa.Table:
     """Columns id, cluster, kept, jaccard_to_kept: one row per member."""
 
@@ -71,19 +77,9 @@ def dedup(
     keep: str = "longest",
     linkage: str = "star",
     max_bucket: int = 1000,
-    k: int = 5,
-    unit: str = "word",
     bands: Optional[int] = None,
     rows: Optional[int] = None,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Language = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 33554432,
-    progress: Progress = None,
+    **options: Unpack[Options],
 ) -> Dedup:
     """kept: row, id; removed: id, kept, jaccard, cluster."""
 
@@ -91,19 +87,9 @@ def sketch(
     texts: Texts,
     ids: Ids = None,
     *,
-    k: int = 5,
-    unit: str = "word",
     bands: Optional[int] = None,
     rows: Optional[int] = None,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Language = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 33554432,
-    progress: Progress = None,
+    **options: Unpack[Options],
 ) -> pa.Table:
     """Columns id, tokens, bytes, bands, signature, shingles."""
 
@@ -112,19 +98,9 @@ def eval(
     ids: Ids = None,
     *,
     threshold: float = 0.8,
-    k: int = 5,
-    unit: str = "word",
     bands: int = 16,
     rows: int = 8,
-    sketch: str = "oph",
-    seed: int = 1,
-    keep_case: bool = False,
-    stopwords: Language = None,
-    stem: Optional[str] = None,
-    letters_only: bool = False,
-    min_words: int = 0,
-    max_bytes: int = 33554432,
-    progress: Progress = None,
+    **options: Unpack[Options],
 ) -> pa.Table:
     """Columns threshold, truth, found, candidates, recall, precision, predicted."""
 
@@ -134,19 +110,9 @@ class Index:
         texts: Texts,
         ids: Ids = None,
         *,
-        k: int = 5,
-        unit: str = "word",
         bands: int = 16,
         rows: int = 8,
-        sketch: str = "oph",
-        seed: int = 1,
-        keep_case: bool = False,
-        stopwords: Language = None,
-        stem: Optional[str] = None,
-        letters_only: bool = False,
-        min_words: int = 0,
-        max_bytes: int = 33554432,
-        progress: Progress = None,
+        **options: Unpack[Options],
     ) -> None: ...
     def __len__(self) -> int: ...
     def query(
