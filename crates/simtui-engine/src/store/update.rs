@@ -351,22 +351,28 @@ fn merge(
     corpus: &Corpus,
     (params, room): (&Params, Room),
 ) -> Result<Update> {
-    // The documents read anew are moved over, not copied.
-    let mut sub_docs = std::mem::take(&mut fresh.index.docs).into_iter().peekable();
+    // Nothing saved reused: the documents are the build's, in the same order, and its
+    // groups are already numbered in order of first appearance, as interning them here
+    // would number them. Its documents, sets and signatures are taken as they are, not
+    // copied (a second vector of the documents held both at once).
+    let reused = plans.iter().any(|p| matches!(p, Plan::Reuse(..)));
+    let mut groups = reused.then(|| Interned::new(params.num_perm, room));
+    let mut built = std::mem::take(&mut fresh.index.docs);
+    // Else the documents read anew are moved over, one by one, not copied.
+    let mut sub_docs = if reused {
+        std::mem::take(&mut built)
+    } else {
+        Vec::new()
+    }
+    .into_iter()
+    .peekable();
     let sub = &fresh.index;
     let mut dirty = true;
     let mut out_files = Vec::with_capacity(files.len());
-    let mut docs: Vec<Doc> = Vec::with_capacity(corpus.entries.len());
+    let mut docs: Vec<Doc> = Vec::with_capacity(if reused { corpus.entries.len() } else { 0 });
     let mut skipped = corpus.skipped.clone();
     let sub_skips: HashMap<&Path, &Skipped> =
         sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
-    // Nothing saved reused: the documents are the build's, in the same order, and its
-    // groups are already numbered in order of first appearance, as interning them here
-    // would number them. Its sets and signatures are taken as they are, not copied.
-    let mut groups = plans
-        .iter()
-        .any(|p| matches!(p, Plan::Reuse(..)))
-        .then(|| Interned::new(params.num_perm, room));
     let mut cursor = 0usize;
     let mut read_at = 0usize;
     for (fi, (f, plan)) in files.iter().zip(plans).enumerate() {
@@ -405,15 +411,17 @@ fn merge(
                     skipped.push((*s).clone());
                 }
                 let first = cursor;
+                while built
+                    .get(cursor)
+                    .is_some_and(|d| file_of(&d.source) == Some(&f.path))
+                {
+                    cursor += 1;
+                }
                 while let Some(d) = sub_docs.next_if(|d| file_of(&d.source) == Some(&f.path)) {
                     let g = d.group as usize;
-                    let group = match groups.as_mut() {
-                        Some(groups) => {
-                            let (set, row) = (sub.shingles.get(g)?, sub.signatures.row(g)?);
-                            groups.intern(sub.contents[g], &set, &row)?
-                        }
-                        None => d.group,
-                    };
+                    let groups = groups.as_mut().expect("interned when a file is reused");
+                    let (set, row) = (sub.shingles.get(g)?, sub.signatures.row(g)?);
+                    let group = groups.intern(sub.contents[g], &set, &row)?;
                     docs.push(Doc { group, ..d });
                     cursor += 1;
                 }
@@ -448,6 +456,11 @@ fn merge(
     );
     // Ids from the data that clash across old and new files are renamed as a fresh run
     // renames them (`ID@FILE:LINE`).
+    drop(sub_docs);
+    if !reused {
+        debug_assert_eq!(cursor, built.len(), "every document built is a file's");
+        docs = built;
+    }
     let renamed = crate::index::ids::unique_ids(&mut docs);
     let times = sub.stats.times;
     let (shingles, signatures, contents) = match groups {
