@@ -215,10 +215,16 @@ fn held(err: &str, part: &str) -> f64 {
         .lines()
         .find(|l| l.contains("index memory:"))
         .expect(err);
+    size_after(line, part)
+}
+
+/// The size written after `part ` in `line` ("signatures 2.4 KB"), in bytes.
+fn size_after(line: &str, part: &str) -> f64 {
     let at = line.find(&format!("{part} ")).expect(line) + part.len() + 1;
-    let mut words = line[at..].split([' ', ',']);
+    let mut words = line[at..].split([' ', ',', ')']);
     let n: f64 = words.next().unwrap().parse().expect(line);
     n * match words.next().unwrap() {
+        "B" => 1.0,
         "KB" => 1024.0,
         "MB" => 1024.0 * 1024.0,
         "GB" => 1024.0 * 1024.0 * 1024.0,
@@ -304,17 +310,7 @@ fn what_the_limit_cannot_hold_is_named_once() {
 /// Bytes a line of stderr starting with `line` says went to temporary files for `what`
 /// ("... to temporary files: shingle sets 870.0 MB, signatures ...").
 fn spilled(err: &str, line: &str, what: &str) -> f64 {
-    let line = err.lines().find(|l| l.starts_with(line)).expect(err);
-    let at = line.find(&format!("{what} ")).expect(line) + what.len() + 1;
-    let mut words = line[at..].split([' ', ',', ')']);
-    let n: f64 = words.next().unwrap().parse().expect(line);
-    n * match words.next().unwrap() {
-        "B" => 1.0,
-        "KB" => 1024.0,
-        "MB" => 1024.0 * 1024.0,
-        "GB" => 1024.0 * 1024.0 * 1024.0,
-        u => panic!("{u} in {line}"),
-    }
+    size_after(err.lines().find(|l| l.starts_with(line)).expect(err), what)
 }
 
 /// `simtui index` of a corpus it has no saved index of writes its shingle sets to
