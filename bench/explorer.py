@@ -11,6 +11,13 @@ corpus.
 
     python3 bench/explorer.py                    # 100,000 documents of ~300 words
     python3 bench/explorer.py --docs 20000 --words 200 --seed 4   # with exact all pairs
+
+With --index FILE the explorer (and `simtui pairs` beside it) opens that saved index
+(`simtui index DIR -o FILE` writes it), and with --memory SIZE both keep to that limit;
+--corpus DIR measures an existing corpus (give its size with --docs):
+
+    python3 bench/explorer.py --corpus bench/data/memory-200000x300 --docs 200000 \
+        --index /tmp/c.simtui --memory 64M --keys ""
 """
 import argparse
 import fcntl
@@ -79,14 +86,20 @@ def main():
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--keys", default=KEYS, help="tuning keys, space-separated")
     ap.add_argument("--exe", help="measure this simtui binary (no build), e.g. an older one to compare")
+    ap.add_argument("--corpus", help="an existing corpus instead of a generated one")
+    ap.add_argument("--index", help="open this saved index (--index FILE) instead of --no-index")
+    ap.add_argument("--memory", help="--memory SIZE for the explorer and simtui pairs")
     a = ap.parse_args()
+    flags = ["--index", a.index] if a.index else ["--no-index"]
+    if a.memory:
+        flags += ["--memory", a.memory]
 
     if a.exe:
         exe = os.path.abspath(a.exe)
     else:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
         exe = os.path.join(ROOT, "target", "release", "simtui")
-    data = os.path.join(ROOT, "bench", "data", f"gen{a.docs}-w{a.words}-s{a.seed}")
+    data = a.corpus or os.path.join(ROOT, "bench", "data", f"gen{a.docs}-w{a.words}-s{a.seed}")
     if not os.path.isdir(data):
         os.makedirs(os.path.dirname(data), exist_ok=True)
         subprocess.run(
@@ -99,7 +112,7 @@ def main():
 
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(exe, [exe, data, "--no-index", "--log", log])
+        os.execv(exe, [exe, data, *flags, "--log", log])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 160, 0, 0))
     wait_for(fd, log, 1, r"banded b=")
     os.write(fd, b"t")
@@ -133,13 +146,14 @@ def main():
     for setting, ms in times:
         print(f"{setting:>12}  {ms:6.0f} ms")
     ms = [t for _, t in times]
-    print(
-        f"re-bands: {len(ms)}, median {statistics.median(ms):.0f} ms, "
-        f"max {max(ms):.0f} ms, under 50 ms: {sum(t < 50 for t in ms)}; "
-        f"list refresh on the UI thread: max {max(refresh, default=0):.1f} ms"
-    )
+    if ms:
+        print(
+            f"re-bands: {len(ms)}, median {statistics.median(ms):.0f} ms, "
+            f"max {max(ms):.0f} ms, under 50 ms: {sum(t < 50 for t in ms)}; "
+            f"list refresh on the UI thread: max {max(refresh, default=0):.1f} ms"
+        )
 
-    p = subprocess.Popen([exe, "pairs", data, "--no-index"], stdout=subprocess.DEVNULL)
+    p = subprocess.Popen([exe, "pairs", data, *flags], stdout=subprocess.DEVNULL)
     _, _, usage = os.wait4(p.pid, 0)
     headless = usage.ru_maxrss / 1024
     print(

@@ -215,10 +215,16 @@ fn held(err: &str, part: &str) -> f64 {
         .lines()
         .find(|l| l.contains("index memory:"))
         .expect(err);
+    size_after(line, part)
+}
+
+/// The size written after `part ` in `line` ("signatures 2.4 KB"), in bytes.
+fn size_after(line: &str, part: &str) -> f64 {
     let at = line.find(&format!("{part} ")).expect(line) + part.len() + 1;
-    let mut words = line[at..].split([' ', ',']);
+    let mut words = line[at..].split([' ', ',', ')']);
     let n: f64 = words.next().unwrap().parse().expect(line);
     n * match words.next().unwrap() {
+        "B" => 1.0,
         "KB" => 1024.0,
         "MB" => 1024.0 * 1024.0,
         "GB" => 1024.0 * 1024.0 * 1024.0,
@@ -299,4 +305,99 @@ fn what_the_limit_cannot_hold_is_named_once() {
         );
         assert!(warnings[0].contains("documents "), "{}", warnings[0]);
     }
+}
+
+/// Bytes a line of stderr starting with `line` says went to temporary files for `what`
+/// ("... to temporary files: shingle sets 870.0 MB, signatures ...").
+fn spilled(err: &str, line: &str, what: &str) -> f64 {
+    size_after(err.lines().find(|l| l.starts_with(line)).expect(err), what)
+}
+
+/// `simtui index` of a corpus it has no saved index of writes its shingle sets to
+/// temporary files once, as it builds, past --memory: the index it saves is the one it
+/// built, not a copy interned again (which held a second budget's worth of sets and
+/// wrote every set a second time).
+#[test]
+fn a_new_saved_index_goes_through_temporary_files_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 600);
+    let file = dir.path().join("c.idx");
+    let idx = file.to_str().unwrap();
+    let out = simtui(&["index", &c, "-o", idx, "--memory", "0", "-vv"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let sets = spilled(&err, "memory: ", "shingle sets");
+    // The file holds every set once, with the signatures and the documents.
+    let file_bytes = std::fs::metadata(&file).unwrap().len() as f64;
+    assert!(
+        sets < file_bytes,
+        "{sets} bytes of sets for a file of {file_bytes}: {err}"
+    );
+    let fresh = stdout_of(&["pairs", &c, "--no-index", "-t", "0.3", "--format", "jsonl"]);
+    let got = stdout_of(&[
+        "pairs", &c, "--index", idx, "-t", "0.3", "--format", "jsonl",
+    ]);
+    assert_eq!(got, fresh);
+}
+
+/// A saved index of fewer MinHash functions than the banding asks for gets the others
+/// computed within --memory (past it, on a temporary file), not in memory.
+#[test]
+fn wider_minhash_signatures_of_a_saved_index_keep_to_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 600);
+    let idx = dir.path().join("c.idx");
+    let idx = idx.to_str().unwrap();
+    let minhash = ["--sketch", "minhash"];
+    stdout_of(
+        &[
+            &["index", &c, "-o", idx, "-b", "4", "-r", "4"][..],
+            &minhash,
+        ]
+        .concat(),
+    );
+    let wide = [
+        &[
+            "pairs", &c, "-t", "0.3", "-b", "16", "-r", "8", "--format", "jsonl",
+        ][..],
+        &minhash,
+    ]
+    .concat();
+    let want = stdout_of(&[&wide[..], &["--no-index"]].concat());
+    let out = simtui(&[&wide[..], &["--index", idx, "--memory", "100K", "-vv"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(out.stdout, want);
+    // 600 documents x 128 functions: 300 KB in memory before.
+    assert!(held(&err, "signatures") < 1e3, "{err}");
+}
+
+/// `dedup` keeps no titles (its outputs name documents by id, source and metadata):
+/// what it holds of each document is less than what `clusters` holds.
+#[test]
+fn dedup_keeps_no_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 600);
+    let out_dir = dir.path().join("out");
+    let run = |args: &[&str]| {
+        let out = simtui(args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{args:?}: {err}");
+        held(&err, "ids, titles")
+    };
+    let clusters = run(&[
+        "clusters", &c, "-t", "0.8", "--format", "jsonl", "--memory", "100K", "-vv",
+    ]);
+    let dedup = run(&[
+        "dedup",
+        &c,
+        "-t",
+        "0.8",
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--memory",
+        "100K",
+        "-vv",
+    ]);
+    assert!(dedup < 0.8 * clusters, "dedup {dedup}, clusters {clusters}");
 }

@@ -110,7 +110,7 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     let mut index_args = args.corpus.index.clone();
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
-    let purpose = Purpose::at("dedup", args.threshold, startup, Keep::AllButSets);
+    let purpose = Purpose::at("dedup", args.threshold, startup, Keep::AllButTitles);
     let opened = args.corpus.open(paths, index_args, purpose)?;
     let (engine, progress) = (&opened.engine, &opened.progress);
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), progress)?;

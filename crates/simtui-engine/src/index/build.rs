@@ -421,6 +421,10 @@ impl<'a> Building<'a> {
         // million documents their titles alone are 2 GB.
         let labels = match self.keep {
             Keep::Everything | Keep::AllButSets => labels,
+            Keep::AllButTitles => Labels {
+                title: String::new(),
+                ..labels
+            },
             Keep::ToSearch => Labels::default(),
         };
         let doc = Doc {

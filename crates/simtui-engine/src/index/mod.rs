@@ -78,6 +78,9 @@ pub enum Keep {
     /// candidates, one at a time (the latest few kept per thread) for a cluster's
     /// similarities. What `clusters` and `dedup` need. Other corpora keep their sets.
     AllButSets,
+    /// What removing duplicates needs (`simtui dedup`): [`Keep::AllButSets`] without the
+    /// titles, which are left empty; the metadata stays (the removal list gives it).
+    AllButTitles,
     /// What finding pairs needs (`simtui pairs`): [`Keep::AllButSets`] without the
     /// titles and metadata, which are left empty.
     ToSearch,

@@ -49,7 +49,7 @@ impl Index {
             SketchKind::MinHash if same && n < width => self.signatures.truncated_in(n, &room)?,
             SketchKind::MinHash if same => {
                 self.signatures
-                    .extended(&sketcher, &self.shingles, progress)?
+                    .extended_in(&sketcher, &self.shingles, (&room, block), progress)?
             }
             _ => Signatures::compute_in(&sketcher, &self.shingles, &room, block, progress)?,
         };

@@ -85,11 +85,13 @@ impl Signatures {
     /// New signatures of `sketcher.width()` functions, these left as they are: MinHash
     /// of a larger width computes only the new functions; an OPH signature of another
     /// width is a different sketch, computed anew. A copy when `sketcher` has no more
-    /// functions.
-    pub(crate) fn extended(
+    /// functions. In memory when the new matrix fits in `room`, else on a temporary file
+    /// in it; the new functions are computed `block` bytes of them at a time.
+    pub(crate) fn extended_in(
         &self,
         sketcher: &Sketcher,
         sets: &ShingleSets,
+        (room, block): (&Room, u64),
         progress: &dyn Progress,
     ) -> Result<Signatures> {
         let (old, new) = (self.width, sketcher.width());
@@ -97,32 +99,53 @@ impl Signatures {
             return Ok(self.clone());
         }
         if sketcher.kind() == SketchKind::Oph || old == 0 {
-            return Signatures::compute(sketcher, sets, progress);
+            return Signatures::compute_in(sketcher, sets, room, block, progress);
         }
         let rows = sets.len();
-        let cells = (new - old).saturating_mul(rows);
-        let mut extra = crate::storage::memory::filled(cells, 0u32, "the signatures")?;
-        fill_rows(
-            sketcher,
-            sets,
-            old,
-            new - old,
-            0,
-            &mut extra,
-            rows,
-            progress,
-        )?;
-        let mut data = Vec::new();
-        crate::storage::memory::reserve(&mut data, new * rows, "the signatures")?;
-        let mut more = extra.chunks_exact(new - old);
-        for from in (0..rows).step_by(COPY_BLOCK) {
-            let block = self.rows(from..(from + COPY_BLOCK).min(rows))?;
-            for row in block.values().chunks_exact(old) {
-                data.extend_from_slice(row);
-                data.extend_from_slice(more.next().expect("a row of new functions"));
+        let mut writer = SigsWriter::new(new);
+        if (new as u64).saturating_mul(rows as u64) * 4 > room.bytes {
+            writer.spill(room)?;
+        } else {
+            writer.reserve_rows(rows);
+        }
+        let added = new - old;
+        let per_block = ((block / (added as u64 * 4)) as usize).max(FILL_BATCH);
+        let (mut extra, mut wide) = (Vec::new(), Vec::new());
+        for from in (0..rows).step_by(per_block) {
+            let to = (from + per_block).min(rows);
+            extra.clear();
+            extra.resize((to - from) * added, 0u32);
+            fill_rows(sketcher, sets, old, added, from, &mut extra, rows, progress)?;
+            // Each row: its old functions, then the new ones.
+            let mut more = extra.chunks_exact(added);
+            for at in (from..to).step_by(COPY_BLOCK) {
+                wide.clear();
+                let old_rows = self.rows(at..(at + COPY_BLOCK).min(to))?;
+                for row in old_rows.values().chunks_exact(old) {
+                    wide.extend_from_slice(row);
+                    wide.extend_from_slice(more.next().expect("a row of new functions"));
+                }
+                writer.rows.push_rows(&wide)?;
             }
         }
-        Ok(Signatures::from_data(new, data).expect("whole rows"))
+        writer.finish()
+    }
+
+    /// [`Signatures::extended_in`] with no limit on memory.
+    #[cfg(test)]
+    pub(crate) fn extended(
+        &self,
+        sketcher: &Sketcher,
+        sets: &ShingleSets,
+        progress: &dyn Progress,
+    ) -> Result<Signatures> {
+        let spilled = std::sync::Arc::new(crate::storage::Spilled::default());
+        let room = Room {
+            bytes: u64::MAX,
+            dir: None,
+            spilled: &spilled,
+        };
+        self.extended_in(sketcher, sets, (&room, 256 << 20), progress)
     }
 
     /// The first `n` functions of every row (`n` at most the width), as a fresh MinHash
@@ -390,6 +413,27 @@ mod tests {
         }
         spilled.break_files();
         assert!(file.row(1).is_err());
+    }
+
+    #[test]
+    fn wider_signatures_past_their_room_go_to_a_file_with_the_same_values() {
+        let (small, big) = (
+            Sketcher::new(SketchKind::MinHash, 9, 16),
+            Sketcher::new(SketchKind::MinHash, 9, 48),
+        );
+        let sets = sets();
+        let sigs = Signatures::compute(&small, &sets, &Silent).unwrap();
+        let spilled = Arc::new(Spilled::default());
+        let room = Room {
+            bytes: 0,
+            dir: None,
+            spilled: &spilled,
+        };
+        let wider = sigs.extended_in(&big, &sets, (&room, 0), &Silent).unwrap();
+        assert_eq!(wider.kept(), Kept::File);
+        let fresh = Signatures::compute(&big, &sets, &Silent).unwrap();
+        assert_eq!(wider.data().unwrap(), fresh.data().unwrap());
+        assert_eq!(spilled.total(), 3 * 48 * 4);
     }
 
     #[test]

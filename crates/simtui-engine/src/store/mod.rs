@@ -367,16 +367,20 @@ fn widen(index: &mut Index, req: &Request, progress: &dyn Progress) -> Result<bo
         return Ok(false);
     }
     let sketcher = Sketcher::new(req.params.sketch, req.params.seed, needed);
+    // Computed in what the budget leaves the index without its old signatures; past it,
+    // on a temporary file.
+    let budget = &req.budget;
+    let others = index.held() - index.signatures.heap_bytes() as u64;
+    let room = budget.room(budget.for_index().saturating_sub(others));
+    let block = (budget.work() / 2).min(256 << 20);
     index.signatures = match req.params.sketch {
-        SketchKind::MinHash => index
-            .signatures
-            .extended(&sketcher, &index.shingles, progress)?,
+        SketchKind::MinHash => {
+            index
+                .signatures
+                .extended_in(&sketcher, &index.shingles, (&room, block), progress)?
+        }
+        // Another width is another sketch altogether.
         SketchKind::Oph => {
-            // Another width is another sketch: computed in what the budget leaves.
-            let budget = &req.budget;
-            let others = index.held() - index.signatures.heap_bytes() as u64;
-            let room = budget.room(budget.for_index().saturating_sub(others));
-            let block = (budget.work() / 2).min(256 << 20);
             Signatures::compute_in(&sketcher, &index.shingles, &room, block, progress)?
         }
     };

@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The files of a walk, in order: each with its entries.
 struct WalkFile {
@@ -305,7 +306,9 @@ fn reuse_all(
     let mut out_files = Vec::with_capacity(files.len());
     let mut docs: Vec<Doc> = Vec::with_capacity(corpus.entries.len());
     let mut skipped = corpus.skipped.clone();
-    let mut next = 0usize;
+    // The saved documents are moved over, not copied: their ids and titles are most of
+    // what an index holds.
+    let mut saved_docs = s.docs.into_iter();
     for ((f, plan), rec) in files.iter().zip(plans).zip(s.files) {
         let Plan::Reuse(_, now) = plan else {
             unreachable!()
@@ -314,14 +317,13 @@ fn reuse_all(
         reuse_file(
             f,
             &rec,
-            &s.docs[next..next + rec.docs as usize],
+            saved_docs.by_ref().take(rec.docs as usize),
             corpus,
             &mut docs,
             &mut skipped,
             &mut dirty,
             Ok,
         )?;
-        next += rec.docs as usize;
         out_files.push(FileRec { stamp: *now, ..rec });
     }
     let index = IndexBuilder::new(params).from_parts(Parts {
@@ -349,16 +351,28 @@ fn merge(
     corpus: &Corpus,
     (params, room): (&Params, Room),
 ) -> Result<Update> {
-    // The documents read anew are moved over, not copied.
-    let mut sub_docs = std::mem::take(&mut fresh.index.docs).into_iter().peekable();
+    // Nothing saved reused: the documents are the build's, in the same order, and its
+    // groups are already numbered in order of first appearance, as interning them here
+    // would number them. Its documents, sets and signatures are taken as they are, not
+    // copied (a second vector of the documents held both at once).
+    let reused = plans.iter().any(|p| matches!(p, Plan::Reuse(..)));
+    let mut groups = reused.then(|| Interned::new(params.num_perm, room));
+    let mut built = std::mem::take(&mut fresh.index.docs);
+    // Else the documents read anew are moved over, one by one, not copied.
+    let mut sub_docs = if reused {
+        std::mem::take(&mut built)
+    } else {
+        Vec::new()
+    }
+    .into_iter()
+    .peekable();
     let sub = &fresh.index;
     let mut dirty = true;
     let mut out_files = Vec::with_capacity(files.len());
-    let mut docs: Vec<Doc> = Vec::with_capacity(corpus.entries.len());
+    let mut docs: Vec<Doc> = Vec::with_capacity(if reused { corpus.entries.len() } else { 0 });
     let mut skipped = corpus.skipped.clone();
     let sub_skips: HashMap<&Path, &Skipped> =
         sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
-    let mut groups = Interned::new(params.num_perm, room);
     let mut cursor = 0usize;
     let mut read_at = 0usize;
     for (fi, (f, plan)) in files.iter().zip(plans).enumerate() {
@@ -367,6 +381,7 @@ fn merge(
                 let s = known.saved.expect("a saved index");
                 let rec = &s.files[*i];
                 let range = known.starts[*i]..known.starts[*i] + rec.docs as usize;
+                let groups = groups.as_mut().expect("interned when a file is reused");
                 let group = |g: u32| -> Result<u32> {
                     let (set, row) = (s.shingles.get(g as usize)?, s.signatures.row(g as usize)?);
                     groups.intern(s.contents[g as usize], &set, &row)
@@ -375,7 +390,7 @@ fn merge(
                 reuse_file(
                     f,
                     rec,
-                    &s.docs[range],
+                    s.docs[range].iter().cloned(),
                     corpus,
                     docs,
                     skipped,
@@ -396,8 +411,15 @@ fn merge(
                     skipped.push((*s).clone());
                 }
                 let first = cursor;
+                while built
+                    .get(cursor)
+                    .is_some_and(|d| file_of(&d.source) == Some(&f.path))
+                {
+                    cursor += 1;
+                }
                 while let Some(d) = sub_docs.next_if(|d| file_of(&d.source) == Some(&f.path)) {
                     let g = d.group as usize;
+                    let groups = groups.as_mut().expect("interned when a file is reused");
                     let (set, row) = (sub.shingles.get(g)?, sub.signatures.row(g)?);
                     let group = groups.intern(sub.contents[g], &set, &row)?;
                     docs.push(Doc { group, ..d });
@@ -434,8 +456,21 @@ fn merge(
     );
     // Ids from the data that clash across old and new files are renamed as a fresh run
     // renames them (`ID@FILE:LINE`).
+    drop(sub_docs);
+    if !reused {
+        debug_assert_eq!(cursor, built.len(), "every document built is a file's");
+        docs = built;
+    }
     let renamed = crate::index::ids::unique_ids(&mut docs);
-    let (shingles, signatures, contents) = groups.finish()?;
+    let times = sub.stats.times;
+    let (shingles, signatures, contents) = match groups {
+        Some(groups) => groups.finish()?,
+        None => {
+            let built = fresh.index;
+            let shingles = Arc::try_unwrap(built.shingles).unwrap_or_else(|a| (*a).clone());
+            (shingles, built.signatures, built.contents)
+        }
+    };
     let parts = Parts {
         docs,
         skipped,
@@ -445,7 +480,7 @@ fn merge(
     };
     let mut index = IndexBuilder::new(params).from_parts(parts);
     index.stats.renamed = renamed;
-    index.stats.times = sub.stats.times;
+    index.stats.times = times;
     Ok(Update {
         index,
         files: out_files,
@@ -458,7 +493,7 @@ fn merge(
 fn reuse_file(
     f: &WalkFile,
     rec: &FileRec,
-    saved_docs: &[format::DocRec],
+    saved_docs: impl Iterator<Item = format::DocRec>,
     corpus: &Corpus,
     docs: &mut Vec<Doc>,
     skipped: &mut Vec<Skipped>,
@@ -477,18 +512,20 @@ fn reuse_file(
         // A whole-file document takes its id from this walk (the roots may be spelled
         // differently from the last time).
         let id = match entries {
-            [e] if d.part.line == 0 => e.id.clone(),
-            _ => d.id.clone(),
+            [e] if d.part.line == 0 => {
+                *dirty |= e.id != d.id;
+                e.id.clone()
+            }
+            _ => d.id,
         };
-        *dirty |= id != d.id;
         docs.push(Doc {
             id,
             source: source_of(&f.path, d.part, &entries[0].source),
             bytes: d.bytes,
             tokens: d.tokens,
             group: group(d.group)?,
-            title: d.title.clone(),
-            meta: d.meta.clone(),
+            title: d.title,
+            meta: d.meta,
         });
     }
     Ok(())
