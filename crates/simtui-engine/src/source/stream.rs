@@ -6,7 +6,7 @@
 use super::container::{Container, Part};
 use super::entry::{Entry, Item, Source};
 use super::parquet::ParquetStream;
-use super::read::{Opened, read_text};
+use super::read::{Opened, Text, read_text_once};
 use super::record::{Labels, Record, title_of};
 use super::skip::{SkipReason, Skipped};
 use std::io::Read;
@@ -407,13 +407,13 @@ fn size_on_disk(entry: &Entry) -> u64 {
 }
 
 /// A document read: where it came from, its text, its title and metadata.
-pub(crate) type ReadItem = (Entry, Arc<str>, Labels);
+pub(crate) type ReadItem = (Entry, Text, Labels);
 
 /// Reads and extracts the text of one item of a batch (called in parallel by the index
 /// build, which shingles the text on the same thread while it is still in cache).
 pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipped> {
     match item {
-        Item::Whole(entry) => match read_text(&entry, max_bytes) {
+        Item::Whole(entry) => match read_text_once(&entry, max_bytes) {
             Ok(text) => {
                 let labels = Labels {
                     title: title_of(None, &text),
@@ -457,11 +457,10 @@ fn record_item(part: Part, record: Record) -> ReadItem {
         title: title_of(record.title.as_deref(), &record.text),
         meta: part.file.kept_meta(record.meta),
     };
-    let text: Arc<str> = record.text.into();
     let entry = Entry {
         id,
-        bytes: text.len() as u64,
+        bytes: record.text.len() as u64,
         source: Source::Part(part),
     };
-    (entry, text, labels)
+    (entry, Text::Owned(record.text), labels)
 }
