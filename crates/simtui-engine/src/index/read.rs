@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 /// A document read and shingled (with its SimHash digest when asked for), or why not.
 pub(super) type ReadDoc = Result<(Entry, Labels, Shingled, Option<Digest>), Skipped>;
 
-/// Reads and shingles a batch in parallel, in order. Each item is read and shingled on the
-/// same thread, so its text is tokenised while still in cache and no thread waits for a
-/// whole batch to be read first.
+/// Reads and shingles a batch in parallel, in order, with the documents' labels when
+/// `labels`. Each item is read and shingled on the same thread, so its text is tokenised
+/// while still in cache and no thread waits for a whole batch to be read first.
 pub(super) fn read_and_shingle(
     batch: Vec<Item>,
     params: &Params,
+    labels: bool,
     simhash: Option<&SimHasher>,
     sketch: Option<&Sketcher>,
     clock: &StageClock,
@@ -31,7 +32,7 @@ pub(super) fn read_and_shingle(
             || Scratch::new(params),
             |w, item| {
                 let t0 = Instant::now();
-                let read = extract_item(item, params.max_bytes);
+                let read = extract_item(item, params.max_bytes, labels);
                 let t1 = Instant::now();
                 let mut sketched = Duration::ZERO;
                 let out = read.map(|(entry, text, labels)| {
