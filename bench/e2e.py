@@ -51,7 +51,8 @@ def generated(exe, name, docs, words, seed, extra=(), stdout=None):
 
 def timed(cmd, stdout=subprocess.DEVNULL):
     """Runs cmd (its output to `stdout`); returns (wall seconds, peak RSS in MiB, stderr
-    text)."""
+    text). Its CPU time (user + system) goes to CPU[id(cmd)], kept apart so that callers
+    of this function keep its three values."""
     start = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE)
     err = p.stderr.read().decode()
@@ -59,7 +60,13 @@ def timed(cmd, stdout=subprocess.DEVNULL):
     wall = time.perf_counter() - start
     if status != 0:
         sys.exit(f"failed ({status}): {' '.join(cmd)}\n{err}")
+    CPU.setdefault(id(cmd), []).append(usage.ru_utime + usage.ru_stime)
     return wall, usage.ru_maxrss / 1024, err
+
+
+# CPU seconds of each run, by the id of the command list timed: on a shared machine the
+# CPU time moves less with the load than the wall time does.
+CPU = {}
 
 
 def stages(stats):
@@ -97,6 +104,7 @@ def main():
         print(f"  {k:<8} {med(s[k] for s in per_stage):8.3f} s")
     w = med(walls)
     print(f"  {'wall':<8} {w:8.3f} s   (min {min(walls):.3f}, max {max(walls):.3f})")
+    print(f"  {'cpu':<8} {med(CPU[id(cmd)][1:]):8.3f} s   (user + system)")
     print(f"documents/s: {a.docs / w:,.0f}   MB/s: {size / 1e6 / w:,.1f}   peak RSS: {med(rss):.0f} MiB")
     print(results[-1][2], end="")
 
@@ -116,12 +124,14 @@ def paired(cmd_a, cmd_b, runs, docs):
         walls = [w for w, _, _ in rs]
         print(f"{name}: {cmd[0]}: wall median {med(walls):.3f} s (min {min(walls):.3f}, "
               f"max {max(walls):.3f}), peak RSS median {med(r for _, r, _ in rs):.0f} MiB, "
-              f"{docs / med(walls):,.0f} documents/s")
+              f"{docs / med(walls):,.0f} documents/s, CPU median {med(CPU[id(cmd)][1:]):.3f} s")
         per_stage = [stages(e) for _, _, e in rs]
         print("   stage medians: " + ", ".join(
             f"{k} {med(s[k] for s in per_stage):.3f} s" for k in per_stage[0]))
     ratios = [x[0] / y[0] for x, y in zip(ra, rb)]
     print(f"wall A/B pair by pair: median {med(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+    cpu = [x / y for x, y in zip(CPU[id(cmd_a)][1:], CPU[id(cmd_b)][1:])]
+    print(f"CPU A/B pair by pair: median {med(cpu):.3f} (min {min(cpu):.3f}, max {max(cpu):.3f})")
 
 
 if __name__ == "__main__":

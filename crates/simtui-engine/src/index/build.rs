@@ -283,9 +283,13 @@ impl<'a> Building<'a> {
                 break;
             }
             let clock = StageClock::default();
-            let params = self.params;
+            let (params, labels) = (self.params, self.keep != Keep::ToSearch);
             let (shingled, merged) = rayon::join(
-                || batch.map(|b| read_and_shingle(b, params, simhash.as_ref(), sketch, &clock)),
+                || {
+                    batch.map(|b| {
+                        read_and_shingle(b, params, labels, simhash.as_ref(), sketch, &clock)
+                    })
+                },
                 || {
                     let t = Instant::now();
                     let merged = pending.take().map_or(Ok(()), |p| self.merge(p));

@@ -3,7 +3,7 @@
 //! of the pass shared between the stages.
 
 use super::Params;
-use crate::shingle::{content_hash, shingle_set};
+use crate::shingle::{Distinct, content_hash, shingle_set};
 use crate::sketch::Sketcher;
 use crate::sketch::simhash::fingerprint::{Digest, SimHasher};
 use crate::source::{Entry, Item, Labels, Skipped, extract_item};
@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 /// A document read and shingled (with its SimHash digest when asked for), or why not.
 pub(super) type ReadDoc = Result<(Entry, Labels, Shingled, Option<Digest>), Skipped>;
 
-/// Reads and shingles a batch in parallel, in order. Each item is read and shingled on the
-/// same thread, so its text is tokenised while still in cache and no thread waits for a
-/// whole batch to be read first.
+/// Reads and shingles a batch in parallel, in order, with the documents' labels when
+/// `labels`. Each item is read and shingled on the same thread, so its text is tokenised
+/// while still in cache and no thread waits for a whole batch to be read first.
 pub(super) fn read_and_shingle(
     batch: Vec<Item>,
     params: &Params,
+    labels: bool,
     simhash: Option<&SimHasher>,
     sketch: Option<&Sketcher>,
     clock: &StageClock,
@@ -28,26 +29,19 @@ pub(super) fn read_and_shingle(
     batch
         .into_par_iter()
         .map_init(
-            || (Tokenizer::new(&params.text), Vec::new()),
-            |(tok, buf), item| {
+            || Scratch::new(params),
+            |w, item| {
                 let t0 = Instant::now();
-                let read = extract_item(item, params.max_bytes);
+                let read = extract_item(item, params.max_bytes, labels);
                 let t1 = Instant::now();
                 let mut sketched = Duration::ZERO;
                 let out = read.map(|(entry, text, labels)| {
-                    let mut s = shingle_doc(&text, tok, buf, params.k);
+                    let mut s = w.shingle(&text, params.k, sketch, &mut sketched);
                     if params.min_words > 0 {
-                        s.words = count_words(&text, tok.options(), s.tokens);
+                        s.words = count_words(&text, w.tok.options(), s.tokens);
                     }
-                    // `buf` still holds the document's token stream.
-                    let digest = simhash.map(|h| h.digest(buf));
-                    if let Some(sketcher) = sketch {
-                        // The set is made again when verified: only its sketch is kept.
-                        let t = Instant::now();
-                        s.row = Some(sketcher.sketch(&s.set));
-                        s.set = Vec::new();
-                        sketched = t.elapsed();
-                    }
+                    // `tokens` still holds the document's token stream.
+                    let digest = simhash.map(|h| h.digest(&w.tokens));
                     (entry, labels, s, digest)
                 });
                 clock.add(t1 - t0, t1.elapsed() - sketched, sketched);
@@ -55,6 +49,54 @@ pub(super) fn read_and_shingle(
             },
         )
         .collect()
+}
+
+/// What one thread reuses from one document to the next.
+struct Scratch {
+    tok: Tokenizer,
+    /// The token stream of the document at hand.
+    tokens: Vec<u64>,
+    /// Its distinct shingles, when it is sketched as it is read.
+    shingles: Vec<u64>,
+    distinct: Distinct,
+}
+
+impl Scratch {
+    fn new(params: &Params) -> Scratch {
+        Scratch {
+            tok: Tokenizer::new(&params.text),
+            tokens: Vec::new(),
+            shingles: Vec::new(),
+            distinct: Distinct::new(),
+        }
+    }
+
+    /// A document tokenised and shingled: its set, or, when `sketch` is given, its
+    /// signature and the size of its set (the set itself is made again when verified),
+    /// adding the time the sketch took to `sketched`.
+    fn shingle(
+        &mut self,
+        text: &str,
+        k: usize,
+        sketch: Option<&Sketcher>,
+        sketched: &mut Duration,
+    ) -> Shingled {
+        let Some(sketcher) = sketch else {
+            return shingle_doc(text, &mut self.tok, &mut self.tokens, k);
+        };
+        self.tokens.clear();
+        self.tok.token_hashes(text, &mut self.tokens);
+        // Unsorted: a sketch depends on the values only (see `Distinct`).
+        self.distinct.shingles(&self.tokens, k, &mut self.shingles);
+        let t = Instant::now();
+        let row = sketcher.sketch(&self.shingles);
+        *sketched = t.elapsed();
+        Shingled {
+            size: self.shingles.len(),
+            row: Some(row),
+            ..Shingled::of_tokens(text, &self.tokens, Vec::new())
+        }
+    }
 }
 
 /// Time the threads of a pass spent reading, shingling (and merging) and sketching (when
@@ -100,8 +142,8 @@ pub(super) struct Shingled {
     pub(super) tokens: u64,
     /// Words, for `--min-words` (the tokens in word mode).
     pub(super) words: u64,
-    /// Its shingles: the set, emptied once sketched when sets are not kept, and
-    /// their number.
+    /// Its shingles: the set (empty when sets are not kept: then only its signature is),
+    /// and their number.
     pub(super) set: Vec<u64>,
     pub(super) size: usize,
     /// Its signature, when documents are sketched as they are read.
@@ -118,14 +160,21 @@ pub(super) fn shingle_doc(
     tok.token_hashes(text, buf);
     let mut set = Vec::new();
     shingle_set(buf, k, &mut set);
-    Shingled {
-        bytes: text.len() as u64,
-        content: content_hash(buf),
-        tokens: buf.len() as u64,
-        words: buf.len() as u64,
-        size: set.len(),
-        set,
-        row: None,
+    Shingled::of_tokens(text, buf, set)
+}
+
+impl Shingled {
+    /// A document of this text, token stream and set (not sketched yet).
+    fn of_tokens(text: &str, tokens: &[u64], set: Vec<u64>) -> Shingled {
+        Shingled {
+            bytes: text.len() as u64,
+            content: content_hash(tokens),
+            tokens: tokens.len() as u64,
+            words: tokens.len() as u64,
+            size: set.len(),
+            set,
+            row: None,
+        }
     }
 }
 

@@ -7,8 +7,10 @@
 //! ([`again`]), wherever the budget puts them.
 
 pub mod again;
+pub mod distinct;
 pub mod sets;
 
+pub use distinct::Distinct;
 pub use sets::ShingleSets;
 
 use crate::hash::combine;
@@ -18,6 +20,14 @@ use crate::hash::combine;
 /// gets a single shingle of all its tokens, so short duplicates are still found; an
 /// empty one gets none.
 pub fn shingle_set(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
+    shingle_hashes(tokens, k, out);
+    crate::hash::sort_by_hash(out, |&x| x);
+    out.dedup();
+}
+
+/// Writes the shingle hashes of a token-hash stream to `out` (cleared first), in order,
+/// repeats included: what [`shingle_set`] sorts and deduplicates.
+fn shingle_hashes(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
     assert!(k >= 1, "k must be at least 1");
     out.clear();
     if tokens.is_empty() {
@@ -28,8 +38,6 @@ pub fn shingle_set(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
         return;
     }
     out.extend(tokens.windows(k).map(combine));
-    crate::hash::sort_by_hash(out, |&x| x);
-    out.dedup();
 }
 
 /// The content hash of a normalised token stream: documents with equal streams are

@@ -196,6 +196,34 @@ fn read_raw(part: &Part) -> Result<Vec<u8>, (SkipReason, String)> {
     Ok(raw)
 }
 
+/// A text read for one pass over it: owned when it was read from a file (no copy into
+/// a shared one), shared when it already was (a text in memory).
+pub(crate) enum Text {
+    Owned(String),
+    Shared(Arc<str>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Text::Owned(s) => s,
+            Text::Shared(s) => s,
+        }
+    }
+}
+
+/// An entry's text, as [`read_text`] reads it, without copying what it read into a
+/// shared text (a tenth of the read stage's time on small files).
+pub(crate) fn read_text_once(entry: &Entry, max_bytes: u64) -> Result<Text, (SkipReason, String)> {
+    match &entry.source {
+        Source::File(path) => read_file(path, max_bytes).map(Text::Owned),
+        Source::Part(part) => read_part(part, max_bytes).map(Text::Owned),
+        _ => read_text(entry, max_bytes).map(Text::Shared),
+    }
+}
+
 /// Reads an entry's text (at most `max_bytes` of it). Fails with the reason it is not a
 /// document and a detail for messages: binary, larger than `max_bytes`, unreadable, ...;
 /// a [`Source::Container`] is not one document either.

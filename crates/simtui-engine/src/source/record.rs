@@ -35,8 +35,18 @@ pub fn title_of(given: Option<&str>, text: &str) -> String {
         .or_else(|| text.lines().find(|l| !l.trim().is_empty()))
         .unwrap_or("");
     let mut out = String::with_capacity(source.len().min(TITLE_MAX));
+    // A word's control characters dropped, in a buffer only for the words that have any
+    // (a String per word was about 5% of the CPU time of `pairs` on 50,000 files of one line,
+    // in perf).
+    let mut clean = String::new();
     for word in source.split_whitespace() {
-        let word: String = word.chars().filter(|c| !c.is_control()).collect();
+        let word = if word.chars().any(char::is_control) {
+            clean.clear();
+            clean.extend(word.chars().filter(|c| !c.is_control()));
+            clean.as_str()
+        } else {
+            word
+        };
         if word.is_empty() {
             continue;
         }

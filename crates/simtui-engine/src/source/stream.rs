@@ -6,7 +6,7 @@
 use super::container::{Container, Part};
 use super::entry::{Entry, Item, Source};
 use super::parquet::ParquetStream;
-use super::read::{Opened, read_text};
+use super::read::{Opened, Text, read_text_once};
 use super::record::{Labels, Record, title_of};
 use super::skip::{SkipReason, Skipped};
 use std::io::Read;
@@ -407,13 +407,16 @@ fn size_on_disk(entry: &Entry) -> u64 {
 }
 
 /// A document read: where it came from, its text, its title and metadata.
-pub(crate) type ReadItem = (Entry, Arc<str>, Labels);
+pub(crate) type ReadItem = (Entry, Text, Labels);
 
 /// Reads and extracts the text of one item of a batch (called in parallel by the index
-/// build, which shingles the text on the same thread while it is still in cache).
-pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipped> {
+/// build, which shingles the text on the same thread while it is still in cache), with
+/// its labels when `labels` (else none: an index only to search keeps none, and a title
+/// found in each text was 5% of such a build's CPU time).
+pub(crate) fn extract_item(item: Item, max_bytes: u64, labels: bool) -> Result<ReadItem, Skipped> {
     match item {
-        Item::Whole(entry) => match read_text(&entry, max_bytes) {
+        Item::Whole(entry) => match read_text_once(&entry, max_bytes) {
+            Ok(text) if !labels => Ok((entry, text, Labels::default())),
             Ok(text) => {
                 let labels = Labels {
                     title: title_of(None, &text),
@@ -428,7 +431,7 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipp
             }),
         },
         Item::Record { part, block, range } => match part.file.extract(&block[range]) {
-            Ok(record) => Ok(record_item(part, record)),
+            Ok(record) => Ok(record_item(part, record, labels)),
             Err((reason, detail)) => Err(Skipped {
                 path: part.place(),
                 reason,
@@ -443,25 +446,27 @@ pub(crate) fn extract_item(item: Item, max_bytes: u64) -> Result<ReadItem, Skipp
                     detail: format!("{} bytes", record.text.len()),
                 });
             }
-            Ok(record_item(part, record))
+            Ok(record_item(part, record, labels))
         }
         Item::Skip(s) => Err(s),
     }
 }
 
-/// A record of a container, read: its id (or its line's place), text, title and the
-/// metadata kept.
-fn record_item(part: Part, record: Record) -> ReadItem {
+/// A record of a container, read: its id (or its line's place), text, and, when
+/// `labels`, its title and the metadata kept.
+fn record_item(part: Part, record: Record, labels: bool) -> ReadItem {
     let id = record.id.unwrap_or_else(|| part.file.line_id(part.line));
-    let labels = Labels {
-        title: title_of(record.title.as_deref(), &record.text),
-        meta: part.file.kept_meta(record.meta),
+    let labels = match labels {
+        true => Labels {
+            title: title_of(record.title.as_deref(), &record.text),
+            meta: part.file.kept_meta(record.meta),
+        },
+        false => Labels::default(),
     };
-    let text: Arc<str> = record.text.into();
     let entry = Entry {
         id,
-        bytes: text.len() as u64,
+        bytes: record.text.len() as u64,
         source: Source::Part(part),
     };
-    (entry, text, labels)
+    (entry, Text::Owned(record.text), labels)
 }
