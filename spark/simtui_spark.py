@@ -49,11 +49,13 @@ SKETCH_SCHEMA = T.StructType([
 ])
 PAIRS_SCHEMA = "a string, b string"
 VERIFIED_SCHEMA = "a string, b string, jaccard double, estimate double"
-# Up to this many candidate pairs, verify broadcasts them (two ids a pair) to the
-# executors instead of shuffling the whole sketch table twice.
+# Up to this many candidate pairs (Spark conf spark.simtui.broadcastCandidates), verify
+# broadcasts them (two ids a pair) to the executors instead of shuffling the whole
+# sketch table twice.
 BROADCAST_CANDIDATES = 1_000_000
-# Up to this many kept pairs, the clusters are found in one task (a union-find, or the
-# star rule one document at a time) instead of in rounds of Spark jobs.
+# Up to this many kept pairs (spark.simtui.localClusterPairs), the clusters are found in
+# one task (a union-find, or the star rule one document at a time: all the pairs in one
+# Python worker) instead of in rounds of Spark jobs.
 LOCAL_CLUSTER_PAIRS = 1_000_000
 # Without a spark.sql.shuffle.partitions of the user's, one shuffle partition per this
 # many documents (at least one per core): Spark's default of 200 is far too many for a
@@ -242,7 +244,7 @@ def verify(pairs, sketches, threshold, no_shingles, wheel, candidates):
     s = sketches.select(*cols)
     sa = s.select(*[F.col(c).alias(c + "_a") for c in cols])
     sb = s.select(*[F.col(c).alias(c + "_b") for c in cols])
-    if candidates <= BROADCAST_CANDIDATES:
+    if candidates <= limit(sketches.sparkSession, "broadcastCandidates", BROADCAST_CANDIDATES):
         small = F.broadcast(pairs)
         side_a = sa.join(small, sa.id_a == small.a).drop("id_a")
         side_b = sb.join(small, sb.id_b == small.b).drop("id_b")
@@ -258,7 +260,7 @@ def components(pairs, spark, kept):
     """Connected components: each document labelled with the smallest id it reaches.
     Up to LOCAL_CLUSTER_PAIRS kept pairs, one task finds them (a union-find over all
     the pairs); above it, label propagation in rounds until nothing changes."""
-    if kept <= LOCAL_CLUSTER_PAIRS:
+    if kept <= limit(spark, "localClusterPairs", LOCAL_CLUSTER_PAIRS):
         return pairs.select("a", "b").coalesce(1).mapInArrow(union_find, "id string, label string")
     edges = pairs.select("a", "b").union(pairs.select(F.col("b").alias("a"), F.col("a").alias("b")))
     labels = edges.select(F.col("a").alias("id")).distinct().withColumn("label", F.col("id"))
@@ -333,7 +335,7 @@ def clusters_star(pairs, sketches, spark, kept_pairs):
               .join(rank.withColumnRenamed("id", "a").withColumnRenamed("rank", "ra"), "a")
               .join(rank.withColumnRenamed("id", "b").withColumnRenamed("rank", "rb"), "b")
               .localCheckpoint())
-    if kept_pairs <= LOCAL_CLUSTER_PAIRS:
+    if kept_pairs <= limit(spark, "localClusterPairs", LOCAL_CLUSTER_PAIRS):
         joined = ranked.coalesce(1).mapInArrow(star_taken, "id string, kept string")
         return joined.join(info, "id").withColumn("cluster", F.col("kept"))
     centres = spark.createDataFrame([], "id string")
@@ -385,6 +387,11 @@ def star_taken(batches):
     if ids:
         yield pa.RecordBatch.from_arrays([pa.array(ids, pa.string()), pa.array(kept, pa.string())],
                                          names=["id", "kept"])
+
+
+def limit(spark, name, default):
+    """One of the job's limits: spark.simtui.NAME when the user set it, else default."""
+    return int(spark.conf.get("spark.simtui." + name, str(default)))
 
 
 def size_shuffles(spark, documents):

@@ -49,10 +49,11 @@ def shards(simtui, tmp, docs, n_shards):
     return out, len(records)
 
 
-def run_job(wheel, data, out, flags):
+def run_job(wheel, data, out, flags, confs):
     submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
     cmd = [submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false",
            "--conf", "spark.sql.shuffle.partitions=4",
+           *[arg for conf in confs for arg in ("--conf", conf)],
            os.path.join(HERE, "simtui_spark.py"), "--input", data, "--text-field", "text",
            "--id-field", "id", "--output", out, "--wheel", wheel, *flags]
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
@@ -130,16 +131,22 @@ def chain(tmp):
     return out, len(spans)
 
 
-# (label, corpus, the job's flags, simtui's flags, clustering)
+# The job's limits at 0: verify joins the whole sketch table, and the clusters are
+# found in rounds of Spark jobs, as on a corpus above the limits.
+IN_ROUNDS = ["spark.simtui.broadcastCandidates=0", "spark.simtui.localClusterPairs=0"]
+
+# (label, corpus, the job's flags, simtui's flags, clustering, Spark confs)
 SETTINGS = [
     ("16x8 t=0.5", "gen", ["--bands", "16", "--rows", "8", "--threshold", "0.5"],
-     ["-b", "16", "-r", "8", "-t", "0.5"], "components"),
-    ("32x4 k=3 t=0.3", "gen", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
-     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "components"),
+     ["-b", "16", "-r", "8", "-t", "0.5"], "components", []),
+    ("32x4 k=3 t=0.3 in rounds", "gen", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
+     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "components", IN_ROUNDS),
     ("star 32x4 k=3 t=0.3", "gen", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
-     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "star"),
+     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "star", []),
     ("star chain k=1 t=0.6", "chain", ["-k", "1", "--bands", "32", "--rows", "2", "--threshold", "0.6"],
-     ["-k", "1", "-b", "32", "-r", "2", "-t", "0.6"], "star"),
+     ["-k", "1", "-b", "32", "-r", "2", "-t", "0.6"], "star", []),
+    ("star chain in rounds", "chain", ["-k", "1", "--bands", "32", "--rows", "2", "--threshold", "0.6"],
+     ["-k", "1", "-b", "32", "-r", "2", "-t", "0.6"], "star", IN_ROUNDS),
 ]
 
 
@@ -155,12 +162,12 @@ def main():
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         corpora = {"gen": shards(simtui, tmp, args.docs, 3), "chain": chain(tmp)}
-        for label, corpus, flags, simtui_flags, cluster in SETTINGS:
+        for label, corpus, flags, simtui_flags, cluster, confs in SETTINGS:
             if args.only and args.only not in label:
                 continue
             data, n = corpora[corpus]
             out = os.path.join(tmp, "out-" + label.replace(" ", "_"))
-            report = run_job(os.path.abspath(args.wheel), data, out, flags + ["--cluster", cluster])
+            report = run_job(os.path.abspath(args.wheel), data, out, flags + ["--cluster", cluster], confs)
             spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
             common = ["--input-format", "jsonl", "--id-field", "id", "--text-field", "text"]
             want_pairs = simtui_json(simtui, ["pairs", data, *common, *simtui_flags])
