@@ -7,8 +7,11 @@ each, the job's seconds per stage, and the sketch stage's documents per second p
     git show main:spark/simtui_spark.py > /tmp/before.py
     spark/.venv/bin/python bench/spark_local.py --docs 20000 --before /tmp/before.py
 
---before JOB: also runs an earlier version of the job (one that pipes partitions through
-the simtui binary, given --simtui) in the same run, for a before/after table.
+--before JOB: also runs an earlier version of the job in the same run, for a
+before/after table (given --wheel, or --simtui when it is one that pipes partitions
+through the binary). --repeat N: each job N times, alternating, medians reported.
+Each job's CPU time is its processes' (spark-submit's JVM and the Python workers it
+waited for), user + system.
 The corpus (`simtui gen`, ~300 words a document) is written once under bench/data/ as
 JSON Lines shards. Needs Java and pyspark with pyarrow (`.ci/spark-setup`), the release
 binary (built when missing) and the release wheel (`crates/simtui-py/build-wheel.sh
@@ -18,6 +21,8 @@ import argparse
 import glob
 import json
 import os
+import resource
+import statistics
 import shutil
 import subprocess
 import sys
@@ -59,6 +64,7 @@ def run_job(job, data, cores, flags, ship):
     submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         p = subprocess.run([submit, "--master", f"local[{cores}]", "--driver-memory", "4g",
                             "--conf", "spark.ui.enabled=false", job, "--input", data,
@@ -66,9 +72,11 @@ def run_job(job, data, cores, flags, ship):
                            capture_output=True, text=True,
                            env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
         wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if p.returncode != 0:
             sys.exit(p.stderr[-3000:])
-        return wall, json.loads(p.stdout.strip().splitlines()[-1])
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return wall, cpu, json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def run_warm(job, data, cores, ship):
@@ -103,13 +111,23 @@ print(out.num_rows, time.perf_counter() - t0)
     return int(docs), float(secs)
 
 
+def medians(runs):
+    """Median wall and CPU seconds of a job's runs, and a report whose stages are each
+    stage's median (the other fields are the same in every run)."""
+    report = dict(runs[0][2])
+    report["seconds"] = {stage: statistics.median(r[2]["seconds"][stage] for r in runs)
+                         for stage in report["seconds"]}
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), report
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=50_000)
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--exe", default=os.path.join(ROOT, "target", "release", "simtui"))
     ap.add_argument("--wheel", default=None, help="default: this tree's, built into target/release-wheel")
-    ap.add_argument("--before", default=None, help="an earlier job (the binary's), run too")
+    ap.add_argument("--before", default=None, help="an earlier job, run too")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each job (medians reported)")
     args = ap.parse_args()
     if not os.path.exists(args.exe):
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
@@ -136,21 +154,32 @@ def main():
 
     jobs = []
     if args.before:
-        jobs.append(("before", args.before, ["--simtui", args.exe]))
+        with open(args.before) as f:
+            piped = "def pipe_partition" in f.read()
+        jobs.append(("before", args.before, ["--simtui", args.exe] if piped else ["--wheel", wheel]))
     jobs.append(("after", os.path.join(ROOT, "spark", "simtui_spark.py"), ["--wheel", wheel]))
-    runs = [(label, *run_job(job, data, args.cores, flags, ship)) for label, job, ship in jobs]
+    load_before = os.getloadavg()[0]
+    timed = {label: [] for label, _, _ in jobs}
+    for _ in range(args.repeat):
+        for label, job, ship in jobs:
+            timed[label].append(run_job(job, data, args.cores, flags, ship))
+            print(f"  {label}: {timed[label][-1][0]:.1f} s wall, {timed[label][-1][1]:.1f} s CPU, "
+                  f"stages {json.dumps(timed[label][-1][2]['seconds'])}; load {os.getloadavg()[0]:.1f}",
+                  file=sys.stderr)
+    runs = [(label, *medians(timed[label])) for label, _, _ in jobs]
     warm = [(label, run_warm(job, data, args.cores, ship)) for label, job, ship in jobs]
 
-    print(f"corpus: {data} ({args.docs:,} documents); load average {os.getloadavg()[0]:.1f}")
+    print(f"corpus: {data} ({args.docs:,} documents); load average {load_before:.1f} at the start")
     print(f"simtui pairs -b 16 -r 8 -t 0.8: {simtui_wall:.2f} s wall, {simtui_pairs:,} pairs")
     print(f"simtui sketch --stdin, one process, one thread: {one_docs:,} documents in {one_wall:.2f} s = "
           f"{one_docs / one_wall:,.0f} documents/s")
     print(f"simtui.batches.sketch_batch, one thread: {mod_docs:,} documents in {mod_wall:.2f} s = "
           f"{mod_docs / mod_wall:,.0f} documents/s")
-    for label, wall, report in runs:
+    for label, wall, cpu, report in runs:
         sk = report["seconds"]["sketch"]
-        print(f"Spark local[{args.cores}] {label}: {wall:.2f} s wall (JVM start included) = "
-              f"{wall / simtui_wall:.1f}x simtui pairs; {report['pairs']:,} pairs; "
+        print(f"Spark local[{args.cores}] {label}, median of {args.repeat}: {wall:.2f} s wall "
+              f"(JVM start included) = {wall / simtui_wall:.1f}x simtui pairs; {cpu:.1f} s CPU; "
+              f"{report['pairs']:,} pairs; "
               f"stages {json.dumps(report['seconds'])}; sketch stage {args.docs / sk:,.0f} documents/s "
               f"on {args.cores} cores = {args.docs / sk / args.cores:,.0f} per core")
     for label, report in warm:

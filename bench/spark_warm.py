@@ -11,6 +11,7 @@ JOB.py: spark/simtui_spark.py (the module in mapInArrow), or an earlier job that
 partitions through the binary (its pipe_partition). Prints one JSON line of seconds.
 """
 import importlib.util
+import inspect
 import json
 import os
 import shutil
@@ -60,9 +61,12 @@ def main():
             return job.candidate_pairs(sketches, None)[0].localCheckpoint()
         return job.candidate_pairs(sketches, None, args.wheel)[0].localCheckpoint()
 
-    def verify(cand, sketches):
+    def verify(cand, sketches, candidates):
         if piped:
             return job.verify(cand, sketches, args.threshold, False).localCheckpoint()
+        if "candidates" in inspect.signature(job.verify).parameters:
+            return job.verify(cand, sketches, args.threshold, False, args.wheel,
+                              candidates).localCheckpoint()
         return job.verify(cand, sketches, args.threshold, False, args.wheel).localCheckpoint()
 
     seconds = {}
@@ -71,12 +75,14 @@ def main():
         sketches = sketch()
         documents = sketches.count()
         seconds["sketch"] = time.time() - t
+        if hasattr(job, "size_shuffles"):
+            job.size_shuffles(spark, documents)
         t = time.time()
         cand = band(sketches)
-        cand.count()
+        candidates = cand.count()
         seconds["band"] = time.time() - t
         t = time.time()
-        pairs = verify(cand, sketches).count()
+        pairs = verify(cand, sketches, candidates).count()
         seconds["verify"] = time.time() - t
     print(json.dumps({"documents": documents, "pairs": pairs,
                       "seconds": {k: round(v, 3) for k, v in seconds.items()}}))

@@ -49,6 +49,18 @@ SKETCH_SCHEMA = T.StructType([
 ])
 PAIRS_SCHEMA = "a string, b string"
 VERIFIED_SCHEMA = "a string, b string, jaccard double, estimate double"
+# Up to this many candidate pairs (Spark conf spark.simtui.broadcastCandidates), verify
+# broadcasts them (two ids a pair) to the executors instead of shuffling the whole
+# sketch table twice.
+BROADCAST_CANDIDATES = 1_000_000
+# Up to this many kept pairs (spark.simtui.localClusterPairs), the clusters are found in
+# one task (a union-find, or the star rule one document at a time: all the pairs in one
+# Python worker) instead of in rounds of Spark jobs.
+LOCAL_CLUSTER_PAIRS = 1_000_000
+# Without a spark.sql.shuffle.partitions of the user's, one shuffle partition per this
+# many documents (at least one per core): Spark's default of 200 is far too many for a
+# small corpus and too few for a large one.
+DOCUMENTS_PER_PARTITION = 50_000
 
 
 def parse_args(argv=None):
@@ -119,13 +131,55 @@ def sketch_partition(options, wheel, shingles):
     return run
 
 
-def pairs_of_buckets(wheel):
-    """A mapInArrow function: each bucket's ids to its pairs (a < b)."""
+def pairs_of_runs(wheel, max_bucket):
+    """A mapInArrow function over (band, key, id) rows sorted by (band, key) within the
+    partition: each run of equal (band, key), a bucket, to its pairs (a < b). A run may
+    span two Arrow batches: the last run of a batch waits for the next one. Buckets of
+    one document, or of more than max_bucket, make no pairs."""
     def run(batches):
+        import pyarrow as pa
         batches_api = simtui_module(wheel)
+        held = None  # the last run so far, which the next batch may continue
         for batch in batches:
-            yield batches_api.bucket_pairs(batch.column("ids"))
+            if held is not None:
+                batch = pa.Table.from_batches([held, batch]).combine_chunks().to_batches()[0]
+            band = batch.column("band").to_numpy(zero_copy_only=False)
+            key = batch.column("key").to_numpy(zero_copy_only=False)
+            starts = _run_starts(band, key)
+            held = batch.slice(starts[-1])
+            yield from _bucket_pairs(batches_api, batch.slice(0, starts[-1]),
+                                     starts[:-1], max_bucket)
+        if held is not None and held.num_rows:
+            yield from _bucket_pairs(batches_api, held, [0], max_bucket)
     return run
+
+
+def _run_starts(band, key):
+    """The first row of each run of equal (band, key); there is at least one row."""
+    import numpy as np
+    change = (band[1:] != band[:-1]) | (key[1:] != key[:-1])
+    return np.concatenate(([0], np.flatnonzero(change) + 1))
+
+
+def _bucket_pairs(batches_api, rows, starts, max_bucket):
+    """The pairs of the runs of rows that begin at starts (each run up to the next)."""
+    import numpy as np
+    import pyarrow as pa
+    n = rows.num_rows
+    if n == 0:
+        return
+    starts = np.asarray(starts, dtype=np.int64)
+    sizes = np.diff(np.append(starts, n))
+    keep = sizes >= 2
+    if max_bucket is not None:
+        keep &= sizes <= max_bucket
+    if not keep.any():
+        return
+    rows_kept = np.repeat(keep, sizes)
+    ids = rows.column("id").filter(pa.array(rows_kept))
+    offsets = np.concatenate(([0], np.cumsum(sizes[keep]))).astype(np.int32)
+    buckets = pa.ListArray.from_arrays(pa.array(offsets), ids)
+    yield batches_api.bucket_pairs(buckets)
 
 
 def verify_partition(wheel, shingles):
@@ -168,32 +222,46 @@ def _has_parquet(path):
 
 def candidate_pairs(sketches, max_bucket, wheel):
     """Pairs of documents that share a band key, once each, a < b; and the number of
-    buckets dropped for being over max_bucket."""
-    keys = sketches.select("id", F.posexplode("bands").alias("band", "key"))
-    buckets = (keys.groupBy("band", "key").agg(F.collect_list("id").alias("ids"))
-               .where(F.size("ids") >= 2).select("ids"))
+    buckets dropped for being over max_bucket. The (band, key, id) rows are shuffled by
+    (band, key) and sorted within each partition, so that each bucket is a run of rows
+    that one mapInArrow call turns into pairs: no aggregation of the ids into lists."""
+    keys = sketches.select(F.posexplode("bands").alias("band", "key"), "id")
     dropped = 0
     if max_bucket is not None:
-        dropped = buckets.where(F.size("ids") > max_bucket).count()
-        buckets = buckets.where(F.size("ids") <= max_bucket)
-    return buckets.mapInArrow(pairs_of_buckets(wheel), PAIRS_SCHEMA).distinct(), dropped
+        dropped = (keys.groupBy("band", "key").count()
+                   .where(F.col("count") > max_bucket).count())
+    runs = keys.repartition("band", "key").sortWithinPartitions("band", "key")
+    return runs.mapInArrow(pairs_of_runs(wheel, max_bucket), PAIRS_SCHEMA).distinct(), dropped
 
 
-def verify(pairs, sketches, threshold, no_shingles, wheel):
-    """Exact Jaccard of the shingle sets and the signature's estimate, by the module."""
+def verify(pairs, sketches, threshold, no_shingles, wheel, candidates):
+    """Exact Jaccard of the shingle sets and the signature's estimate, by the module.
+    Up to BROADCAST_CANDIDATES candidates, the candidates (two ids a pair) go to every
+    executor and each side's sketches are picked where they lie, so only the candidates'
+    sketches are shuffled; above it, the candidates are joined with the whole sketch
+    table on a and on b (two shuffles of it)."""
     cols = ["id", "signature"] + ([] if no_shingles else ["shingles"])
     s = sketches.select(*cols)
     sa = s.select(*[F.col(c).alias(c + "_a") for c in cols])
     sb = s.select(*[F.col(c).alias(c + "_b") for c in cols])
-    joined = (pairs.join(sa, pairs.a == sa.id_a).join(sb, pairs.b == sb.id_b)
-              .drop("id_a", "id_b"))
+    if candidates <= limit(sketches.sparkSession, "broadcastCandidates", BROADCAST_CANDIDATES):
+        small = F.broadcast(pairs)
+        side_a = sa.join(small, sa.id_a == small.a).drop("id_a")
+        side_b = sb.join(small, sb.id_b == small.b).drop("id_b")
+        joined = side_a.join(side_b, ["a", "b"])
+    else:
+        joined = (pairs.join(sa, pairs.a == sa.id_a).join(sb, pairs.b == sb.id_b)
+                  .drop("id_a", "id_b"))
     verified = joined.mapInArrow(verify_partition(wheel, not no_shingles), VERIFIED_SCHEMA)
     return verified.where(F.col("jaccard") >= threshold)
 
 
-def components(pairs, spark):
-    """Connected components: each document labelled with the smallest id it reaches,
-    by label propagation until nothing changes."""
+def components(pairs, spark, kept):
+    """Connected components: each document labelled with the smallest id it reaches.
+    Up to LOCAL_CLUSTER_PAIRS kept pairs, one task finds them (a union-find over all
+    the pairs); above it, label propagation in rounds until nothing changes."""
+    if kept <= limit(spark, "localClusterPairs", LOCAL_CLUSTER_PAIRS):
+        return pairs.select("a", "b").coalesce(1).mapInArrow(union_find, "id string, label string")
     edges = pairs.select("a", "b").union(pairs.select(F.col("b").alias("a"), F.col("a").alias("b")))
     labels = edges.select(F.col("a").alias("id")).distinct().withColumn("label", F.col("id"))
     while True:
@@ -208,27 +276,58 @@ def components(pairs, spark):
             return labels
 
 
+def union_find(batches):
+    """A mapInArrow function over all the (a, b) pairs in one partition: (id, label),
+    each document's label the smallest id of its component (in byte order, as Spark's
+    min of strings)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    table = pa.Table.from_batches(list(batches), schema=pa.schema([("a", pa.string()), ("b", pa.string())]))
+    if table.num_rows == 0:
+        return
+    ends = pa.chunked_array(table.column("a").chunks + table.column("b").chunks).combine_chunks()
+    names = pc.unique(ends)
+    names = names.take(pc.sort_indices(names))  # index order = id order
+    index = pc.index_in(ends, value_set=names).to_pylist()
+    half = table.num_rows
+    parent = list(range(len(names)))
+
+    def root(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x, y in zip(index[:half], index[half:]):
+        rx, ry = root(x), root(y)
+        if rx != ry:  # the smaller index, the smaller id, stays the root
+            parent[max(rx, ry)] = min(rx, ry)
+    labels = names.take(pa.array([root(x) for x in range(len(names))]))
+    yield pa.RecordBatch.from_arrays([names, labels], names=["id", "label"])
+
+
 def keep_order(sketches):
     """Who keeps a cluster: the longest (most tokens, then bytes), ties to the smallest
     id (simtui's corpus order, when the input is sorted by id)."""
     return [F.col("tokens").desc(), F.col("bytes").desc(), F.col("id").asc()]
 
 
-def clusters_components(pairs, sketches, spark):
-    labels = components(pairs, spark)
+def clusters_components(pairs, sketches, spark, kept):
+    labels = components(pairs, spark, kept)
     members = labels.join(sketches.select("id", "source", "tokens", "bytes"), "id")
     w = Window.partitionBy("label").orderBy(*keep_order(sketches))
     return members.withColumn("kept", F.first("id").over(w)).withColumnRenamed("label", "cluster")
 
 
-def clusters_star(pairs, sketches, spark):
+def clusters_star(pairs, sketches, spark, kept_pairs):
     """The star rule, as `simtui clusters --cluster star` applies it one document at a
     time: in keep order, a document not yet taken keeps every untaken document within T
     of it. The kept documents are the greedy independent set of the pair graph in keep
     order, found here in rounds (a document none of whose untaken neighbours ranks
     before it is kept; it and its neighbours are then taken). A member joins the
     best-ranked kept document it is within T of: the one that would have taken it first.
-    A kept document left with no member is no cluster."""
+    A kept document left with no member is no cluster. Up to LOCAL_CLUSTER_PAIRS
+    kept pairs, one task takes the documents one at a time (star_taken) instead."""
     both = pairs.union(pairs.select(F.col("b").alias("a"), F.col("a").alias("b"), "jaccard", "estimate"))
     info = sketches.select("id", "source", "tokens", "bytes")
     rank = info.select("id", F.row_number().over(Window.orderBy(*keep_order(sketches))).alias("rank"))
@@ -236,6 +335,9 @@ def clusters_star(pairs, sketches, spark):
               .join(rank.withColumnRenamed("id", "a").withColumnRenamed("rank", "ra"), "a")
               .join(rank.withColumnRenamed("id", "b").withColumnRenamed("rank", "rb"), "b")
               .localCheckpoint())
+    if kept_pairs <= limit(spark, "localClusterPairs", LOCAL_CLUSTER_PAIRS):
+        joined = ranked.coalesce(1).mapInArrow(star_taken, "id string, kept string")
+        return joined.join(info, "id").withColumn("cluster", F.col("kept"))
     centres = spark.createDataFrame([], "id string")
     todo = both.select(F.col("a").alias("id")).distinct().localCheckpoint()
     while todo.count() > 0:
@@ -260,6 +362,48 @@ def clusters_star(pairs, sketches, spark):
     return out.withColumn("cluster", F.col("kept"))
 
 
+def star_taken(batches):
+    """A mapInArrow function over all the (a, b, ra, rb) pairs, both ways, in one
+    partition (ra, rb: the ranks in keep order): the star rule one document at a time,
+    as simtui applies it. (id, kept) for each kept document with a member and for each
+    member."""
+    import pyarrow as pa
+    rank, near = {}, {}
+    for batch in batches:
+        a, b, ra, rb = (batch.column(c).to_pylist() for c in ("a", "b", "ra", "rb"))
+        for x, y, rx, ry in zip(a, b, ra, rb):
+            rank[x], rank[y] = rx, ry
+            near.setdefault(x, []).append(y)
+    taken, ids, kept = set(), [], []
+    for doc in sorted(rank, key=rank.__getitem__):
+        if doc in taken:
+            continue
+        taken.add(doc)
+        members = [m for m in near[doc] if m not in taken]
+        if members:
+            taken.update(members)
+            ids += [doc, *members]
+            kept += [doc] * (len(members) + 1)
+    if ids:
+        yield pa.RecordBatch.from_arrays([pa.array(ids, pa.string()), pa.array(kept, pa.string())],
+                                         names=["id", "kept"])
+
+
+def limit(spark, name, default):
+    """One of the job's limits: spark.simtui.NAME when the user set it, else default."""
+    return int(spark.conf.get("spark.simtui." + name, str(default)))
+
+
+def size_shuffles(spark, documents):
+    """spark.sql.shuffle.partitions for this corpus, unless the user set it: one
+    partition per DOCUMENTS_PER_PARTITION documents, at least one per core."""
+    if spark.sparkContext.getConf().contains("spark.sql.shuffle.partitions"):
+        return
+    cores = spark.sparkContext.defaultParallelism
+    wanted = max(cores, -(-documents // DOCUMENTS_PER_PARTITION))
+    spark.conf.set("spark.sql.shuffle.partitions", str(wanted))
+
+
 def main(argv=None):
     args = parse_args(argv)
     spark = SparkSession.builder.appName("simtui").getOrCreate()
@@ -274,6 +418,7 @@ def main(argv=None):
     sketches = records.mapInArrow(sketch, SKETCH_SCHEMA).localCheckpoint()
     documents = sketches.count()
     times["sketch"] = time.time() - t
+    size_shuffles(spark, documents)
 
     t = time.time()
     cand, dropped = candidate_pairs(sketches, args.max_bucket, wheel)
@@ -282,14 +427,14 @@ def main(argv=None):
     times["band"] = time.time() - t
 
     t = time.time()
-    pairs = verify(cand, sketches, args.threshold, args.no_shingles, wheel).localCheckpoint()
+    pairs = verify(cand, sketches, args.threshold, args.no_shingles, wheel, candidates).localCheckpoint()
     kept = pairs.count()
     pairs.write.mode("errorifexists").parquet(os.path.join(args.output, "pairs"))
     times["verify"] = time.time() - t
 
     t = time.time()
     make = clusters_star if args.cluster == "star" else clusters_components
-    members = make(pairs, sketches, spark).localCheckpoint()
+    members = make(pairs, sketches, spark, kept).localCheckpoint()
     # J of each member to its kept document (1 for the kept one).
     to_kept = (pairs.select(F.col("a").alias("id"), F.col("b").alias("kept"), "jaccard")
                .union(pairs.select(F.col("b").alias("id"), F.col("a").alias("kept"), "jaccard")))
@@ -302,15 +447,16 @@ def main(argv=None):
     removed = members.where(F.col("id") != F.col("kept"))
     removed.select("id", "source", "kept", F.col("jaccard_to_kept").alias("jaccard"), "cluster") \
         .write.mode("errorifexists").parquet(os.path.join(args.output, "removed"))
-    clusters = members.select("cluster").distinct().count()
+    counts = members.agg(F.countDistinct("cluster").alias("clusters"),
+                         F.count(F.when(F.col("id") != F.col("kept"), 1)).alias("removed")).first()
     times["cluster"] = time.time() - t
 
     report = {
         "documents": documents,
         "candidates": candidates,
         "pairs": kept,
-        "clusters": clusters,
-        "removed": removed.count(),
+        "clusters": counts["clusters"],
+        "removed": counts["removed"],
         "buckets_dropped": dropped,
         "seconds": {k: round(v, 3) for k, v in times.items()},
     }

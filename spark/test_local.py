@@ -49,10 +49,11 @@ def shards(simtui, tmp, docs, n_shards):
     return out, len(records)
 
 
-def run_job(wheel, data, out, flags):
+def run_job(wheel, data, out, flags, confs):
     submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
     cmd = [submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false",
            "--conf", "spark.sql.shuffle.partitions=4",
+           *[arg for conf in confs for arg in ("--conf", conf)],
            os.path.join(HERE, "simtui_spark.py"), "--input", data, "--text-field", "text",
            "--id-field", "id", "--output", out, "--wheel", wheel, *flags]
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
@@ -130,17 +131,78 @@ def chain(tmp):
     return out, len(spans)
 
 
-# (label, corpus, the job's flags, simtui's flags, clustering)
+# The job's limits at 0: verify joins the whole sketch table, and the clusters are
+# found in rounds of Spark jobs, as on a corpus above the limits.
+IN_ROUNDS = ["spark.simtui.broadcastCandidates=0", "spark.simtui.localClusterPairs=0"]
+
+# (label, corpus, the job's flags, simtui's flags, clustering, Spark confs)
 SETTINGS = [
     ("16x8 t=0.5", "gen", ["--bands", "16", "--rows", "8", "--threshold", "0.5"],
-     ["-b", "16", "-r", "8", "-t", "0.5"], "components"),
-    ("32x4 k=3 t=0.3", "gen", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
-     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "components"),
+     ["-b", "16", "-r", "8", "-t", "0.5"], "components", []),
+    ("32x4 k=3 t=0.3 in rounds", "gen", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
+     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "components", IN_ROUNDS),
     ("star 32x4 k=3 t=0.3", "gen", ["-k", "3", "--bands", "32", "--rows", "4", "--threshold", "0.3"],
-     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "star"),
+     ["-k", "3", "-b", "32", "-r", "4", "-t", "0.3"], "star", []),
     ("star chain k=1 t=0.6", "chain", ["-k", "1", "--bands", "32", "--rows", "2", "--threshold", "0.6"],
-     ["-k", "1", "-b", "32", "-r", "2", "-t", "0.6"], "star"),
+     ["-k", "1", "-b", "32", "-r", "2", "-t", "0.6"], "star", []),
+    ("star chain in rounds", "chain", ["-k", "1", "--bands", "32", "--rows", "2", "--threshold", "0.6"],
+     ["-k", "1", "-b", "32", "-r", "2", "-t", "0.6"], "star", IN_ROUNDS),
 ]
+
+
+def check_helpers():
+    """The job's Python helpers alone, against brute force on random inputs, without
+    Spark: buckets as runs of sorted (band, key, id) rows cut into batches of every size
+    (a run across two batches, --max-bucket), and the one-task union-find."""
+    import itertools
+    import random
+    import pyarrow as pa
+    sys.path.insert(0, HERE)
+    import simtui_spark as job
+
+    class Pairs:  # the module's bucket_pairs, by brute force
+        def bucket_pairs(self, buckets):
+            both = [p for ids in buckets.to_pylist() for p in itertools.combinations(sorted(ids), 2)]
+            return pa.RecordBatch.from_arrays([pa.array([p[0] for p in both], pa.string()),
+                                               pa.array([p[1] for p in both], pa.string())], names=["a", "b"])
+
+    job.simtui_module = lambda wheel: Pairs()
+    rng, problems = random.Random(3), []
+    for trial in range(200):
+        rows = sorted((rng.randint(0, 2), rng.randint(0, 6), "d%d" % rng.randint(0, 30))
+                      for _ in range(rng.randint(0, 60)))
+        rows = [r for i, r in enumerate(rows) if i == 0 or r != rows[i - 1]]
+        most = rng.choice([None, 2, 3])
+        want = set()
+        for _, run in itertools.groupby(rows, key=lambda r: r[:2]):
+            ids = [r[2] for r in run]
+            if len(ids) >= 2 and (most is None or len(ids) <= most):
+                want |= set(itertools.combinations(sorted(ids), 2))
+        table = pa.table({"band": pa.array([r[0] for r in rows], pa.int32()),
+                          "key": pa.array([r[1] for r in rows], pa.int64()),
+                          "id": pa.array([r[2] for r in rows], pa.string())})
+        batches = table.to_batches(max_chunksize=rng.randint(1, 7)) or [
+            pa.RecordBatch.from_pylist([], schema=table.schema)]
+        got = {p for out in job.pairs_of_runs(None, most)(iter(batches))
+               for p in zip(out.column("a").to_pylist(), out.column("b").to_pylist())}
+        if got != want:
+            problems.append(f"bucket runs {rows} (max {most}): {sorted(got ^ want)[:4]} differ")
+    for trial in range(100):
+        edges = {tuple(sorted(("n%d" % rng.randint(0, 20), "n%d" % rng.randint(0, 20))))
+                 for _ in range(rng.randint(1, 25))}
+        edges = sorted(e for e in edges if e[0] != e[1])
+        if not edges:
+            continue
+        table = pa.table({"a": [e[0] for e in edges], "b": [e[1] for e in edges]})
+        out = next(job.union_find(iter(table.to_batches(max_chunksize=4))))
+        got = dict(zip(out.column("id").to_pylist(), out.column("label").to_pylist()))
+        label = {n: n for e in edges for n in e}
+        for _ in edges:  # the smallest id spreads along every edge, as often as there are edges
+            for a, b in edges:
+                label[a] = label[b] = min(label[a], label[b])
+        if got != label:
+            problems.append(f"union-find of {edges}: {got} against {label}")
+    return problems
 
 
 def main():
@@ -152,15 +214,15 @@ def main():
     args = ap.parse_args()
     simtui = os.path.abspath(args.simtui)
     from pyspark.sql import SparkSession
-    problems = []
+    problems = check_helpers()
     with tempfile.TemporaryDirectory() as tmp:
         corpora = {"gen": shards(simtui, tmp, args.docs, 3), "chain": chain(tmp)}
-        for label, corpus, flags, simtui_flags, cluster in SETTINGS:
+        for label, corpus, flags, simtui_flags, cluster, confs in SETTINGS:
             if args.only and args.only not in label:
                 continue
             data, n = corpora[corpus]
             out = os.path.join(tmp, "out-" + label.replace(" ", "_"))
-            report = run_job(os.path.abspath(args.wheel), data, out, flags + ["--cluster", cluster])
+            report = run_job(os.path.abspath(args.wheel), data, out, flags + ["--cluster", cluster], confs)
             spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
             common = ["--input-format", "jsonl", "--id-field", "id", "--text-field", "text"]
             want_pairs = simtui_json(simtui, ["pairs", data, *common, *simtui_flags])
