@@ -309,33 +309,11 @@ impl AsDocOut for DocRec {
 /// else [`Error::Mismatch`].
 pub fn reference(req: &Request, progress: &dyn Progress) -> Result<Index> {
     let (saved, _, _) = open_saved(req)?;
-    let mut docs = Vec::with_capacity(saved.docs.len());
-    let mut next = 0usize;
-    for f in &saved.files {
-        for d in &saved.docs[next..next + f.docs as usize] {
-            docs.push(Doc {
-                id: d.id.clone(),
-                source: Source::File(f.path.clone()),
-                bytes: d.bytes,
-                tokens: d.tokens,
-                group: d.group,
-                title: d.title.clone(),
-                meta: d.meta.clone(),
-            });
-        }
-        next += f.docs as usize;
-    }
-    let params = crate::index::Params {
-        num_perm: saved.signatures.width(),
-        ..saved.params.clone()
-    };
-    let mut index = IndexBuilder::new(&params).from_parts(Parts {
-        docs,
-        skipped: Vec::new(),
-        shingles: saved.shingles,
-        signatures: saved.signatures,
-        contents: saved.contents,
-    });
+    let mut index = index_of(
+        saved,
+        |f| Ok(Source::File(f.path.clone())),
+        |source: &Source, _| source.clone(),
+    )?;
     super::widen(&mut index, req, progress)?;
     // More functions than asked for: the first ones, as a fresh run computes them.
     let needed = req.params.num_perm;
@@ -440,22 +418,36 @@ pub fn load_part(file: &Path, entries: &[crate::source::Entry]) -> Result<Index>
     let by_path: HashMap<&Path, &Source> = (entries.iter())
         .filter_map(|e| Some((file_of(&e.source)?, &e.source)))
         .collect();
-    let mut docs = Vec::with_capacity(saved.docs.len());
-    let mut next = 0usize;
-    for f in &saved.files {
-        let entry = by_path
+    let source = |f: &FileRec| {
+        by_path
             .get(f.path.as_path())
+            .copied()
             .ok_or_else(|| Error::IndexFile {
                 path: file.to_path_buf(),
                 problem: crate::error::FormatError::Corrupt(format!(
                     "{} is not among the files walked",
                     f.path.display()
                 )),
-            })?;
+            })
+    };
+    index_of(saved, source, |entry, d| super::source_of(&d.0, d.1, entry))
+}
+
+/// The index of a saved index's parts, its documents' sources made from their files'
+/// (`of_file`, once a file) and each document's place (`place`).
+fn index_of<S>(
+    saved: Saved,
+    of_file: impl Fn(&FileRec) -> Result<S>,
+    place: impl Fn(&S, (PathBuf, super::format::Place)) -> Source,
+) -> Result<Index> {
+    let mut docs = Vec::with_capacity(saved.docs.len());
+    let mut next = 0usize;
+    for f in &saved.files {
+        let of = of_file(f)?;
         for d in &saved.docs[next..next + f.docs as usize] {
             docs.push(Doc {
                 id: d.id.clone(),
-                source: super::source_of(&f.path, d.part, entry),
+                source: place(&of, (f.path.clone(), d.part)),
                 bytes: d.bytes,
                 tokens: d.tokens,
                 group: d.group,
