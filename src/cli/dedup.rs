@@ -87,20 +87,39 @@ pub struct DedupArgs {
     /// Link a bucket of over N contents (1000) via a representative
     #[arg(long, value_name = "N", default_value_t = 1000, hide_default_value = true, value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: u64,
+    #[command(flatten)]
+    pub against: super::against::AgainstArgs,
+    /// Record each input shard's sets and signatures beside OUT; continue an interrupted run
+    ///
+    /// Each file of many documents (a JSON Lines, SGML or Parquet shard), and each run of
+    /// plain files up to 64 MiB, is indexed alone, saved in .OUT.simtui-resume beside OUT
+    /// and counted done there; a run killed and started again with --resume (the same
+    /// inputs and flags) indexes only the shards not done. The search, the clusters and
+    /// the output need the whole corpus: they run once every shard is indexed, from what
+    /// was saved, and write the same bytes as a run without --resume.
+    #[arg(long, conflicts_with_all = ["against", "index"])]
+    pub resume: bool,
 }
 
 pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Result<()> {
     args.corpus.check(Some(args.threshold))?;
     let removed_list = removal_list_path(&args.output);
     let paths = &args.paths.paths;
+    let reference = args.against.against.as_deref();
+    if reference.is_some() && args.annotate {
+        return Err(UsageError("--annotate does not take --against".into()).into());
+    }
     (args.corpus.paths(paths))
         .input("--keep-list", args.keep_list.as_deref())
+        .input("--against", reference)
         .output("-o", args.output.as_path())
         .output("the removal list", removed_list.as_path())
         .check()?;
     let single = paths.len() == 1 && paths[0].is_file();
+    // Resuming, what the interrupted run wrote may be replaced (only an output of dedup).
+    let force = args.force || (args.resume && super::resume::folder(&args.output).is_dir());
     if !args.dry_run {
-        check_replace(&args.output, &removed_list, single, args.force)?;
+        check_replace(&args.output, &removed_list, single, force)?;
     }
     let keep_list = read_keep_list(args.keep_list.as_deref())?;
     // Every path of the input, as the copy mirrors it: what cannot be copied is refused
@@ -111,18 +130,53 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     // A field rule reads its field with the documents.
     let keep = args.keep.resolve(&mut index_args.meta_field);
     let purpose = Purpose::at("dedup", args.threshold, startup, Keep::AllButTitles);
-    let opened = args.corpus.open(paths, index_args, purpose)?;
+    let mut journal = None;
+    let (opened, reference) = match reference {
+        None if args.resume => {
+            let (opened, j) =
+                super::resume::open_units(&args.corpus, paths, &args.output, index_args, purpose)?;
+            journal = Some(j);
+            (opened, None)
+        }
+        Some(r) => {
+            let with = super::against::open(&args.corpus, paths, r, index_args, purpose)?;
+            (with.opened, Some(with.reference))
+        }
+        None => (args.corpus.open(paths, index_args, purpose)?, None),
+    };
     let (engine, progress) = (&opened.engine, &opened.progress);
     let search = engine.search(args.threshold, Some(args.max_bucket as usize), progress)?;
     let index = &engine.index;
-    let clusters = clusters_by(index, &search, keep, args.cluster.linkage())?;
-    let removals = dedup::removals(index, &clusters, &keep_list);
+    let linkage = (keep, args.cluster.linkage());
+    let (clusters, removals, for_reference) = match reference {
+        Some(n) => {
+            let a = dedup::against(index, &search, n, linkage, &keep_list)?;
+            (a.clusters, a.removals, a.for_reference)
+        }
+        None => {
+            let clusters = clusters_by(index, &search, linkage.0, linkage.1)?;
+            let removals = dedup::removals(index, &clusters, &keep_list);
+            (clusters, removals, 0)
+        }
+    };
     // A similarity that could not be read back (a text changed since it was read).
     index.check()?;
-    let docs = index.docs().len();
+    let docs = index.docs().len() - reference.unwrap_or(0);
+    let against = match reference {
+        Some(n) => format!(
+            " against {n} reference documents ({for_reference} near a reference document, \
+             then among the rest)"
+        ),
+        None => String::new(),
+    };
     let summary = format!(
-        "{docs} documents, {} clusters, {} {}, {} left{}",
-        clusters.len(),
+        "{docs} documents{against}, {} clusters, {} {}, {} left{}",
+        clusters.len()
+            + removals[removals.len() - for_reference..]
+                .iter()
+                .map(|r| r.cluster)
+                .collect::<HashSet<_>>()
+                .len(),
         removals.len(),
         if args.annotate {
             "marked kept: false"
@@ -141,17 +195,20 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         with_stdout(|out| writeln!(out, "{summary} (dry run: nothing written)"))?;
         return Ok(());
     }
+    let meta = &opened.index.meta_field;
+    let list = RemovalList {
+        index,
+        meta,
+        reference,
+    };
+    // Resuming, the list first: a run killed between the two leaves a list that --force
+    // may replace, never a single-file output without its list.
+    if journal.is_some() {
+        write_removal_list(&removed_list, &list, &removals, force)?;
+    }
     let written = if args.annotate {
         let notes = dedup::annotations(index, &clusters, &removals);
-        dedup::write_annotated(
-            index,
-            &files,
-            &notes,
-            &args.output,
-            single,
-            args.force,
-            progress,
-        )?
+        dedup::write_annotated(index, &files, &notes, &args.output, single, force, progress)?
     } else {
         dedup::write_corpus(
             index,
@@ -159,12 +216,13 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
             &removals,
             &args.output,
             single,
-            args.force,
+            force,
             progress,
         )?
     };
-    let meta = &opened.index.meta_field;
-    write_removal_list(&removed_list, index, meta, &removals, args.force)?;
+    if journal.is_none() {
+        write_removal_list(&removed_list, &list, &removals, force)?;
+    }
     progress.finish();
     crate::output::diag::note(
         0,
@@ -177,6 +235,9 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     );
     for (path, why) in &written.left_out {
         crate::output::diag::note(1, format_args!("left out {}: {why}", path.display()));
+    }
+    if let Some(journal) = journal {
+        journal.finish();
     }
     Ok(())
 }
@@ -314,13 +375,21 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
 /// them, the cluster (from 1); with `--meta-field`, each one's values of those fields
 /// (`meta`, `kept_meta`: what a reviewer checks first, such as two reports' dates).
 /// Written under a temporary name, then renamed.
+/// What a removal list names: the documents of `index`, the `meta` fields, and with
+/// `--against` how many of the documents are the reference's (the first ones).
+struct RemovalList<'a> {
+    index: &'a Index,
+    meta: &'a [String],
+    reference: Option<usize>,
+}
+
 fn write_removal_list(
     path: &Path,
-    index: &Index,
-    meta: &[String],
+    list: &RemovalList,
     removals: &[Removal],
     replace: bool,
 ) -> anyhow::Result<()> {
+    let (index, meta) = (list.index, list.meta);
     let partial = Partial::new(path, replace)?;
     (|| -> std::io::Result<()> {
         let mut out = BufWriter::new(std::fs::File::create(&partial.tmp)?);
@@ -334,6 +403,11 @@ fn write_removal_list(
                 "jaccard": r.jaccard,
                 "cluster": r.cluster,
             });
+            // Against a reference: whether the kept one is the reference's, and where.
+            if let Some(n) = list.reference {
+                line["reference"] = ((r.kept as usize) < n).into();
+                line["kept_source"] = source_of(kept).into();
+            }
             if !meta.is_empty() {
                 let values = |d: &simtui_engine::index::Doc| -> serde_json::Map<_, _> {
                     meta.iter()

@@ -21,12 +21,25 @@ pub struct IndexCmdArgs {
     /// [default: PATH/.simtui-index when PATH is one folder]
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Add PATH's documents to the saved index FILE, not reading its documents again
+    ///
+    /// FILE, made by `simtui index`, keeps every document it has (its files are not
+    /// looked at: they may be gone) and gains PATH's, indexed now; its shingle sets and
+    /// signatures are copied as they are, so the time is that of the new documents and a
+    /// copy of FILE. FILE must have been built with the same indexing flags (-k, --unit,
+    /// --seed, --sketch, ...; the number of hash functions is FILE's); a file FILE holds
+    /// already is refused (`simtui index PATH -o FILE` brings changed files up to date).
+    #[arg(long, value_name = "FILE", conflicts_with = "output")]
+    pub add: Option<PathBuf>,
     #[command(flatten)]
     pub memory: super::args::MemoryArgs,
 }
 
 pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
     let roots = &args.paths.paths;
+    if let Some(file) = &args.add {
+        return add(args, file);
+    }
     let file = match &args.output {
         Some(f) => f.clone(),
         None => match roots.as_slice() {
@@ -85,6 +98,44 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
         r.changed,
         r.added,
         r.deleted,
+        t.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}
+
+/// `simtui index PATH... --add FILE`: PATH's documents added to FILE.
+fn add(args: &IndexCmdArgs, file: &std::path::Path) -> anyhow::Result<()> {
+    let roots = &args.paths.paths;
+    args.index.check()?;
+    Paths::new()
+        .inputs("the input", roots)
+        .index("--add", file)
+        .check()?;
+    let t = Instant::now();
+    let progress = args.memory.run()?;
+    let req = Request {
+        file: file.to_path_buf(),
+        roots: roots.clone(),
+        walk: args.index.walk_options(),
+        params: args.index.params(),
+        mode: Mode::Create,
+        budget: progress.budget().clone(),
+    };
+    let added = store::add(&req, &progress).map_err(crate::output::error::store_error)?;
+    progress.finish();
+    crate::output::diag::say(format_args!(
+        "simtui index: {}: {} documents added to {} ({} files, {} skipped{}): {} documents, {} bytes; {:.2} s",
+        file.display(),
+        added.added,
+        added.before,
+        added.files,
+        added.skipped,
+        match added.renamed {
+            0 => String::new(),
+            n => format!(", {n} renamed ID@FILE as their ids were taken"),
+        },
+        added.before + added.added,
+        added.bytes,
         t.elapsed().as_secs_f64()
     ));
     Ok(())

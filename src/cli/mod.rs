@@ -6,6 +6,7 @@ pub mod curve;
 pub mod eval;
 mod eval_report;
 // `gen` is reserved in Rust 2024, hence the path attribute.
+pub mod against;
 pub mod args;
 pub mod banding;
 #[path = "gen.rs"]
@@ -21,6 +22,7 @@ pub mod matrix_svg;
 pub mod diff;
 pub mod fingerprint;
 pub mod query;
+pub mod resume;
 pub mod sketch;
 // Conventions shared by every command: help, config file, colour.
 pub mod completions;

@@ -60,6 +60,8 @@ pub struct PairsArgs {
     /// copies of one page. Buckets of 1,000 contents or more are reported either way.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..))]
     pub max_bucket: Option<u64>,
+    #[command(flatten)]
+    pub against: super::against::AgainstArgs,
     // -v (skipped files on stderr) is the global --verbose: see output::diag.
 }
 
@@ -72,12 +74,22 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
     if let Some(file) = output {
         check_output_file(file)?;
     }
-    args.corpus.paths(roots).output("-o", output).check()?;
+    let reference = args.against.against.as_deref();
+    (args.corpus.paths(roots))
+        .input("--against", reference)
+        .output("-o", output)
+        .check()?;
     let start = Instant::now();
     let purpose = Purpose::at("pairs", args.threshold, startup, Keep::ToSearch);
-    let opened = args
-        .corpus
-        .open(roots, args.corpus.index.clone(), purpose)?;
+    let index_args = args.corpus.index.clone();
+    // With --against, the documents 0..n are the reference's: only pairs across count.
+    let (opened, across) = match reference {
+        Some(r) => {
+            let with = super::against::open(&args.corpus, roots, r, index_args, purpose)?;
+            (with.opened, Some(with.reference as u32))
+        }
+        None => (args.corpus.open(roots, index_args, purpose)?, None),
+    };
     let (engine, progress, walk_time) = (&opened.engine, &opened.progress, opened.walk);
     let index = &engine.index;
     let max_bucket = args.max_bucket.map(|n| n as usize);
@@ -116,10 +128,14 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
         Resolved::Text(Format::Table) => a_width(index, &search, stream.id_rank()),
         _ => 0,
     };
-    let mut next = || {
-        stream
+    let mut next = || loop {
+        let pair = stream
             .next_pair()
-            .map_err(|e| std::io::Error::other(e.to_string()))
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        match (pair, across) {
+            (Some(p), Some(n)) if (p.a < n) == (p.b < n) => continue,
+            (pair, _) => return Ok(pair),
+        }
     };
     let written = with_output(output, |out| match resolved {
         Resolved::Text(format) => write_pair_stream(
@@ -143,6 +159,8 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
         );
     }
     progress.finish();
+    // Across a reference, only the pairs written are known.
+    let total = if across.is_some() { written } else { total };
     if args.stats {
         let found = Found {
             pairs: Vec::new(),
@@ -175,6 +193,12 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
              huge buckets were verified only until {max} pairs were found, so these are the \
              first {max} of those found, not necessarily of all pairs"
         );
+    }
+    if let Some(max) = args.max_pairs
+        && across.is_some()
+        && written == max
+    {
+        anyhow::bail!("stopped after {max} pairs across the reference (--max-pairs {max})");
     }
     if let Some(max) = args.max_pairs
         && total > written

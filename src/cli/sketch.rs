@@ -24,6 +24,8 @@ use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod unit_rows;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SketchFormat {
     // Apache Parquet: typed columns, the parameters in each file's metadata.
@@ -65,6 +67,15 @@ pub struct SketchArgs {
     /// Spark, Java and Python read 64 bits.
     #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
     pub format: Option<SketchFormat>,
+    /// Record each input shard's sketches beside DIR; continue an interrupted run
+    ///
+    /// Each file of many documents (a JSON Lines or Parquet shard), and each run of plain
+    /// files up to 64 MiB, is sketched alone, its rows saved in .DIR.simtui-resume beside
+    /// DIR and counted done there; a run killed and started again with --resume (the same
+    /// inputs and flags) sketches only the shards not done. The shards of DIR are written
+    /// once all are done, the same bytes as a run without --resume.
+    #[arg(long, conflicts_with = "stdin")]
+    pub resume: bool,
     #[command(flatten)]
     pub index: IndexArgs,
 }
@@ -101,25 +112,125 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
     (Paths::new().inputs("the input", &args.inputs))
         .output("-o", out)
         .check()?;
+    if args.resume && super::resume::folder(out).is_dir() {
+        // Shards of an earlier run of this command, killed while it wrote them.
+        clear_shards(out)?;
+    }
     check_new_folder(out)?;
     let corpus = args.index.walk(&args.inputs)?;
-    let index = Index::builder(&params).build(corpus, &Silent)?;
     let created = !out.exists();
-    std::fs::create_dir_all(out)?;
-    let written = write_shards(out, &index, &params, &rows, format);
+    let written = if args.resume {
+        sketch_resumable(corpus, (&params, &rows, format), out)
+    } else {
+        let index = Index::builder(&params).build(corpus, &Silent)?;
+        std::fs::create_dir_all(out)?;
+        let mut docs = index.docs().iter();
+        let mut next = || -> io::Result<Option<Row>> {
+            docs.next()
+                .map(|doc| rows.row(&index, doc).map_err(io::Error::other))
+                .transpose()
+        };
+        write_shards(out, &mut next, &params, &rows, format)
+    };
     if written.is_err() {
         // Each shard is written whole (renamed into place), but a failure halfway leaves
         // no half set: the shards this run wrote go, and the folder if it made it.
-        let shards = index.docs().len().div_ceil(SHARD_DOCS);
-        for name in (0..shards).map(|n| shard_name(n, format)) {
-            let _ = std::fs::remove_file(out.join(name));
-        }
-        let _ = std::fs::remove_file(out.join(META_NAME));
+        let _ = clear_shards(out);
         if created {
             let _ = std::fs::remove_dir(out);
         }
     }
     written
+}
+
+/// Removes the shards and the `_simtui.json` sketch writes in `out`, and their temporary
+/// files (nothing else).
+fn clear_shards(out: &Path) -> io::Result<()> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let shard =
+            name.starts_with("part-") && (name.ends_with(".parquet") || name.ends_with(".jsonl"));
+        // Their temporary files, of a run killed while it wrote one.
+        let temporary = (name.starts_with(".part-") || name.starts_with(&format!(".{META_NAME}")))
+            && name.ends_with(".tmp");
+        if shard || temporary || name == META_NAME {
+            std::fs::remove_file(e.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// `--resume`: the corpus sketched a unit at a time (see `resume`), each unit's rows
+/// saved beside `out` and counted done, then the shards written from them.
+fn sketch_resumable(
+    corpus: Corpus,
+    (params, rows, format): (&Params, &Rows, SketchFormat),
+    out: &Path,
+) -> anyhow::Result<()> {
+    let units = super::resume::units(&corpus);
+    let flags = format!("{params:?} {:?} {} {format:?}", rows.banding, rows.shingles);
+    let key = super::resume::key(&corpus, &flags);
+    let mut journal = super::resume::Journal::open(out, key, units.len())?;
+    for (i, unit) in units.iter().enumerate().skip(journal.done) {
+        let part = Corpus {
+            entries: corpus.entries[unit.clone()].to_vec(),
+            skipped: Vec::new(),
+        };
+        let index = Index::builder(params).build(part, &Silent)?;
+        write_file(&journal.unit(i), |w| {
+            for doc in index.docs() {
+                let row = rows.row(&index, doc).map_err(io::Error::other)?;
+                unit_rows::put(w, &row, index_renamed(doc).as_deref())?;
+            }
+            Ok(())
+        })?;
+        journal.record(i + 1)?;
+    }
+    // Ids two units share are made unique as one build over all makes them.
+    let mut seen: std::collections::HashMap<String, u32> = Default::default();
+    for i in 0..units.len() {
+        unit_rows::each(&journal.unit(i), |row, _| {
+            *seen.entry(row.id.into_owned()).or_default() += 1;
+            Ok(())
+        })?;
+    }
+    std::fs::create_dir_all(out)?;
+    let mut at = 0usize;
+    let mut reader: Option<unit_rows::Reader> = None;
+    let mut next = || -> io::Result<Option<Row<'static>>> {
+        loop {
+            if reader.is_none() {
+                if at == units.len() {
+                    return Ok(None);
+                }
+                reader = Some(unit_rows::Reader::open(&journal.unit(at))?);
+                at += 1;
+            }
+            match reader.as_mut().expect("a reader").next()? {
+                Some((mut row, rename)) => {
+                    if let Some(r) = rename
+                        && seen[row.id.as_ref()] > 1
+                    {
+                        row.id = Cow::Owned(r);
+                    }
+                    return Ok(Some(row));
+                }
+                None => reader = None,
+            }
+        }
+    };
+    write_shards(out, &mut next, params, rows, format)?;
+    journal.finish();
+    Ok(())
+}
+
+/// What a record's id becomes when another document has it too (`ID@FILE:LINE`).
+fn index_renamed(doc: &Doc) -> Option<String> {
+    simtui_engine::index::ids::unique_name(doc)
 }
 
 /// The file of each folder of shards that describes them.
@@ -133,35 +244,56 @@ fn shard_name(n: usize, format: SketchFormat) -> String {
     }
 }
 
-/// The shards of `index` and their `_simtui.json` in `out`.
-fn write_shards(
+/// The shards of the rows `next` gives and their `_simtui.json` in `out`.
+fn write_shards<'a>(
     out: &Path,
-    index: &Index,
+    next: &mut dyn FnMut() -> io::Result<Option<Row<'a>>>,
     params: &Params,
     rows: &Rows,
     format: SketchFormat,
 ) -> anyhow::Result<()> {
-    let docs = index.docs();
     let kv = file_metadata(params, rows);
-    for (n, shard) in docs.chunks(SHARD_DOCS).enumerate() {
+    let mut pending = next()?;
+    let (mut n, mut docs) = (0, 0);
+    while pending.is_some() {
         let file = out.join(shard_name(n, format));
-        match format {
+        // Rows up to a shard's end (and a row group's, for Parquet).
+        let mut take = |limit: usize| -> io::Result<Vec<Row<'a>>> {
+            let mut got = Vec::new();
+            while got.len() < limit
+                && let Some(row) = pending.take()
+            {
+                got.push(row);
+                pending = next()?;
+            }
+            Ok(got)
+        };
+        docs += match format {
             SketchFormat::Jsonl => write_file(&file, |w| {
-                for doc in shard {
-                    rows.write_json(w, &rows.row(index, doc).map_err(std::io::Error::other)?)?;
+                let shard = take(SHARD_DOCS)?;
+                for row in &shard {
+                    rows.write_json(w, row)?;
                 }
-                Ok(())
+                Ok(shard.len())
             })?,
             SketchFormat::Parquet => write_file(&file, |w| {
                 let mut table = rows.table(w, &kv)?;
-                for group in shard.chunks(ROW_GROUP_DOCS) {
-                    rows.write_group(&mut table, index, group)?;
+                let mut in_shard = 0;
+                while in_shard < SHARD_DOCS {
+                    let group = take(ROW_GROUP_DOCS.min(SHARD_DOCS - in_shard))?;
+                    if group.is_empty() {
+                        break;
+                    }
+                    in_shard += group.len();
+                    rows.write_rows(&mut table, &group)?;
                 }
-                table.finish()
+                table.finish()?;
+                Ok(in_shard)
             })?,
-        }
+        };
+        n += 1;
     }
-    let meta = metadata(params, rows, docs.len());
+    let meta = metadata(params, rows, docs);
     write_file(&out.join(META_NAME), |w| writeln!(w, "{meta}"))?;
     Ok(())
 }
@@ -217,7 +349,7 @@ struct Rows {
 
 /// One document's sketch, as both formats write it.
 struct Row<'a> {
-    id: &'a str,
+    id: Cow<'a, str>,
     source: String,
     tokens: u64,
     bytes: u64,
@@ -239,7 +371,7 @@ impl Rows {
             index.band_keys(g, b, r)?
         };
         Ok(Row {
-            id: &doc.id,
+            id: Cow::Borrowed(&doc.id),
             source: source_of(doc),
             tokens: doc.tokens,
             bytes: doc.bytes,
@@ -253,7 +385,7 @@ impl Rows {
         // Signed: the same bits, as Spark, Java and Python read 64-bit integers.
         let signed = |v: &[u64]| v.iter().map(|&h| h as i64).collect::<Vec<i64>>();
         let mut obj = serde_json::Map::new();
-        obj.insert("id".into(), row.id.into());
+        obj.insert("id".into(), row.id.as_ref().into());
         obj.insert("source".into(), row.source.clone().into());
         obj.insert("tokens".into(), row.tokens.into());
         obj.insert("bytes".into(), row.bytes.into());
@@ -286,8 +418,8 @@ impl Rows {
         Table::new(out, Schema::new(fields), props)
     }
 
-    /// Writes the documents as one row group.
-    fn write_group(&self, table: &mut Table, index: &Index, docs: &[Doc]) -> io::Result<()> {
+    /// Writes the rows as one row group.
+    fn write_rows(&self, table: &mut Table, docs: &[Row]) -> io::Result<()> {
         let list = |t: DataType| Arc::new(Field::new("item", t, false));
         let mut id = StringBuilder::new();
         let mut source = StringBuilder::new();
@@ -298,9 +430,8 @@ impl Rows {
             ListBuilder::new(UInt32Builder::new()).with_field(list(DataType::UInt32));
         let mut shingles =
             ListBuilder::new(UInt64Builder::new()).with_field(list(DataType::UInt64));
-        for doc in docs {
-            let row = self.row(index, doc).map_err(std::io::Error::other)?;
-            id.append_value(row.id);
+        for row in docs {
+            id.append_value(&row.id);
             source.append_value(&row.source);
             tokens.append_value(row.tokens as i64);
             bytes.append_value(row.bytes as i64);
@@ -388,7 +519,10 @@ fn sketch_stdin(
             match &mut sink {
                 Sink::Parquet(table) => {
                     for group in index.docs().chunks(ROW_GROUP_DOCS) {
-                        rows.write_group(table, &index, group)?;
+                        let group: Vec<Row> = (group.iter())
+                            .map(|doc| rows.row(&index, doc).map_err(io::Error::other))
+                            .collect::<io::Result<_>>()?;
+                        rows.write_rows(table, &group)?;
                     }
                 }
                 Sink::Json(out) => {

@@ -66,6 +66,14 @@ pub enum Error {
     /// An output that can't be written as asked: it exists, it would be inside the input,
     /// two inputs would share a name in it.
     Output(String),
+    /// A saved index built with other parameters than those asked for, where it cannot
+    /// be rebuilt (documents added to it, a reference corpus).
+    Mismatch {
+        /// The index file.
+        path: PathBuf,
+        /// What differs, in words (`it was built with k = 5 (asked for 3)`).
+        why: String,
+    },
     /// An input this build of the engine cannot read (a Parquet file without the
     /// `parquet` feature).
     Unsupported {
@@ -134,6 +142,11 @@ impl fmt::Display for Error {
             Error::File { path, source } => write!(f, "{}: {source}", path.display()),
             Error::Output(why) => f.write_str(why),
             Error::Unsupported { path, what } => write!(f, "{}: {what}", path.display()),
+            Error::Mismatch { path, why } => write!(
+                f,
+                "index file {}: {why}: give the flags it was built with (its documents are not read again)",
+                path.display()
+            ),
         }
     }
 }

@@ -64,8 +64,10 @@ pub fn removals(index: &Index, clusters: &[Cluster], keep_list: &HashSet<String>
         .collect()
 }
 
+mod against;
 mod annotate;
 mod tree;
+pub use against::{Against, against};
 pub use annotate::{ALONE, Annotation, FIELDS, annotations};
 pub use tree::{Copy, FileId, InputFile, input_files};
 

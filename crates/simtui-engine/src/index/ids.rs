@@ -41,6 +41,15 @@ impl Index {
     }
 }
 
+/// What a record's id becomes when another document has it too: `ID@FILE:LINE`. None
+/// for a document that is no record (a file's path is unique).
+pub fn unique_name(doc: &Doc) -> Option<String> {
+    match &doc.source {
+        Source::Part(p) => Some(format!("{}@{}", doc.id, p.file.line_id(p.line))),
+        _ => None,
+    }
+}
+
 /// Makes the ids of documents unique where records named themselves: each document of a
 /// file of many whose id another document has too is renamed `ID@FILE:LINE` (plain
 /// files keep their paths, which are unique). Returns how many were renamed.
@@ -60,9 +69,8 @@ pub(crate) fn unique_ids(docs: &mut [Doc]) -> usize {
             .collect()
     };
     for &i in &clashing {
-        let d = &mut docs[i];
-        if let Source::Part(p) = &d.source {
-            d.id = format!("{}@{}", d.id, p.file.line_id(p.line));
+        if let Some(id) = unique_name(&docs[i]) {
+            docs[i].id = id;
         }
     }
     clashing.len()

@@ -31,7 +31,7 @@ fn corrupt(what: impl Into<String>) -> FormatError {
 }
 
 /// What the bytes of an index file are read from: memory, or the file itself.
-trait Bytes {
+pub(super) trait Bytes {
     fn size(&self) -> u64;
     /// Fills `out` from byte `at`.
     fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()>;
@@ -507,6 +507,15 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
 /// Opens and validates the index file `path` (open as `file`), its shingle sets and
 /// signatures left in it and read when asked for; with its seal (length and checksum).
 pub(crate) fn read_in_place(file: File, path: &Path) -> Result<(Saved, Seal), Fault> {
+    read_with_sections(file, path).map(|(saved, seal, _)| (saved, seal))
+}
+
+/// [`read_in_place`], with where the shingles and the signatures start in the file (an
+/// index added to copies them as they are).
+pub(crate) fn read_with_sections(
+    file: File,
+    path: &Path,
+) -> Result<(Saved, Seal, [u64; 2]), Fault> {
     let (l, mut front) = checked(&file)?;
     let groups = l.counts[2];
     let sets = SpillFile::part_of(file.try_clone()?, path, l.at[5], "shingle sets");
@@ -514,5 +523,6 @@ pub(crate) fn read_in_place(file: File, path: &Path) -> Result<(Saved, Seal), Fa
         .ok_or_else(|| corrupt("offsets"))?;
     let sigs = SpillFile::part_of(file, path, l.at[6], "signatures");
     let signatures = Signatures::in_file(l.width(), groups, sigs);
-    Ok((front.saved(l.params, sets, signatures), l.seal))
+    let sections = [l.at[5], l.at[6]];
+    Ok((front.saved(l.params, sets, signatures), l.seal, sections))
 }

@@ -52,7 +52,7 @@ impl From<Error> for Failed {
 
 /// Where an index file's bytes go: the output, with the checksum and count of what went
 /// there. `put` gathers small records in `buf` before they are written.
-struct Sink<W: Write> {
+pub(crate) struct Sink<W: Write> {
     out: W,
     hasher: Xxh3,
     n: u64,
@@ -67,6 +67,28 @@ impl<W: Write> Sink<W> {
             self.out.write_all(&self.buf)?;
             self.n += self.buf.len() as u64;
             self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes `len` bytes of `src` from `at` as they are (a section of another index
+    /// file), a chunk at a time.
+    pub(crate) fn copy(
+        &mut self,
+        src: &(impl super::decode::Bytes + ?Sized),
+        at: u64,
+        len: u64,
+    ) -> io::Result<()> {
+        self.drain(true)?;
+        let mut chunk = vec![0u8; (len as usize).min(1 << 22)];
+        let mut done = 0u64;
+        while done < len {
+            let n = chunk.len().min((len - done) as usize);
+            src.read(at + done, &mut chunk[..n])?;
+            self.hasher.update(&chunk[..n]);
+            self.out.write_all(&chunk[..n])?;
+            self.n += n as u64;
+            done += n as u64;
         }
         Ok(())
     }
@@ -91,6 +113,44 @@ impl AsDocOut for DocOut<'_> {
     }
 }
 
+/// The bulk of an index file, its groups' shingle sets and signatures, as
+/// [`encode`] writes it: wherever they are, a block at a time.
+pub(crate) trait Bulk {
+    fn groups(&self) -> usize;
+    fn set_len(&self, g: usize) -> usize;
+    /// Shingles over every set.
+    fn total(&self) -> usize;
+    fn width(&self) -> usize;
+    /// Writes every set's shingles, set after set.
+    fn put_sets<W: Write>(&self, sink: &mut Sink<W>) -> Result<(), Failed>;
+    /// Writes every signature, row after row (none when the width is 0).
+    fn put_signatures<W: Write>(&self, sink: &mut Sink<W>) -> Result<(), Failed>;
+}
+
+/// An index's sets and signatures.
+pub(crate) struct Held<'a>(pub &'a ShingleSets, pub &'a Signatures);
+
+impl Bulk for Held<'_> {
+    fn groups(&self) -> usize {
+        self.0.len()
+    }
+    fn set_len(&self, g: usize) -> usize {
+        self.0.set_len(g)
+    }
+    fn total(&self) -> usize {
+        self.0.total()
+    }
+    fn width(&self) -> usize {
+        self.1.width()
+    }
+    fn put_sets<W: Write>(&self, sink: &mut Sink<W>) -> Result<(), Failed> {
+        put_sets(sink, self.0, 0..self.0.len())
+    }
+    fn put_signatures<W: Write>(&self, sink: &mut Sink<W>) -> Result<(), Failed> {
+        put_signatures(sink, self.1, 0..self.0.len())
+    }
+}
+
 /// Writes an index file to `out` (buffered by the caller), reading the shingle sets and
 /// signatures a block at a time wherever they are; its length and checksum.
 pub(crate) fn encode<D: AsDocOut>(
@@ -98,14 +158,12 @@ pub(crate) fn encode<D: AsDocOut>(
     files: &[FileRec],
     docs: &[D],
     contents: &[u64],
-    shingles: &ShingleSets,
-    signatures: &Signatures,
+    bulk: &impl Bulk,
     out: impl Write,
 ) -> Result<Seal, Failed> {
-    let groups = shingles.len();
+    let groups = bulk.groups();
     debug_assert_eq!(contents.len(), groups);
-    let width = signatures.width();
-    debug_assert!(width == 0 || signatures.len() == groups);
+    let width = bulk.width();
     let sig_words = if width == 0 { 0 } else { groups * width };
     let strings = string_bytes(files, docs);
     let size = HEADER
@@ -114,7 +172,7 @@ pub(crate) fn encode<D: AsDocOut>(
         + docs.len() as u64 * DOC_RECORD
         + groups as u64 * 8
         + pad8(groups as u64 * 4)
-        + shingles.total() as u64 * 8
+        + bulk.total() as u64 * 8
         + pad8(sig_words as u64 * 4)
         + TRAILER;
     let mut sink = Sink {
@@ -127,7 +185,7 @@ pub(crate) fn encode<D: AsDocOut>(
         files.len() as u64,
         docs.len() as u64,
         groups as u64,
-        shingles.total() as u64,
+        bulk.total() as u64,
         strings,
     ];
     put_header(&mut sink.buf, params, width, size, counts);
@@ -140,21 +198,12 @@ pub(crate) fn encode<D: AsDocOut>(
         sink.drain(false)?;
     }
     for g in 0..groups {
-        put32(&mut sink.buf, shingles.set_len(g) as u32);
+        put32(&mut sink.buf, bulk.set_len(g) as u32);
         sink.drain(false)?;
     }
     sink.pad()?;
-    put_sets(&mut sink, shingles)?;
-    if let Some(per) = BLOCK_VALUES.checked_div(width) {
-        let per = per.max(1);
-        for from in (0..groups).step_by(per) {
-            let block = signatures.rows(from..(from + per).min(groups))?;
-            for &v in block.values() {
-                put32(&mut sink.buf, v);
-            }
-            sink.drain(false)?;
-        }
-    }
+    bulk.put_sets(&mut sink)?;
+    bulk.put_signatures(&mut sink)?;
     sink.pad()?;
     sink.drain(true)?;
     let sum = sink.hasher.digest();
@@ -164,14 +213,37 @@ pub(crate) fn encode<D: AsDocOut>(
     Ok((size, sum))
 }
 
-/// The shingle sets, a block of sets at a time.
-fn put_sets<W: Write>(sink: &mut Sink<W>, shingles: &ShingleSets) -> Result<(), Failed> {
-    let groups = shingles.len();
-    let mut from = 0;
-    while from < groups {
+/// The signatures of `groups`, a block of rows at a time.
+pub(crate) fn put_signatures<W: Write>(
+    sink: &mut Sink<W>,
+    signatures: &Signatures,
+    groups: std::ops::Range<usize>,
+) -> Result<(), Failed> {
+    let width = signatures.width();
+    if let Some(per) = BLOCK_VALUES.checked_div(width) {
+        let per = per.max(1);
+        for from in groups.clone().step_by(per) {
+            let block = signatures.rows(from..(from + per).min(groups.end))?;
+            for &v in block.values() {
+                put32(&mut sink.buf, v);
+            }
+            sink.drain(false)?;
+        }
+    }
+    Ok(())
+}
+
+/// The shingle sets of `groups`, a block of sets at a time.
+pub(crate) fn put_sets<W: Write>(
+    sink: &mut Sink<W>,
+    shingles: &ShingleSets,
+    groups: std::ops::Range<usize>,
+) -> Result<(), Failed> {
+    let mut from = groups.start;
+    while from < groups.end {
         let mut to = from + 1;
         let mut values = shingles.set_len(from);
-        while to < groups && values + shingles.set_len(to) <= BLOCK_VALUES {
+        while to < groups.end && values + shingles.set_len(to) <= BLOCK_VALUES {
             values += shingles.set_len(to);
             to += 1;
         }

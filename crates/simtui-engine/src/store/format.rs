@@ -265,7 +265,7 @@ pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
 mod tests {
     use super::*;
     use crate::store::decode::decode;
-    use crate::store::encode::encode;
+    use crate::store::encode::{Held, encode};
     use crate::text::{Language, TextOptions};
 
     fn sample() -> Vec<u8> {
@@ -332,7 +332,15 @@ mod tests {
             },
         ];
         let mut out = Vec::new();
-        encode(params, &files, &docs, &[7, 8], &sets, &sigs, &mut out).unwrap();
+        encode(
+            params,
+            &files,
+            &docs,
+            &[7, 8],
+            &Held(&sets, &sigs),
+            &mut out,
+        )
+        .unwrap();
         out
     }
 

@@ -18,6 +18,7 @@
 //! range and line) and the file with how it was read (format, text and id fields): a
 //! file read another way is indexed again.
 
+mod append;
 pub mod decode;
 mod encode;
 pub mod format;
@@ -30,6 +31,7 @@ use crate::sketch::{Signatures, SketchKind, Sketcher};
 use crate::source::Part;
 use crate::source::{self, Corpus, Source, WalkOptions};
 use crate::storage::Budget;
+pub use append::{Added, add, joined, load_part, reference, save_part};
 use decode::{Fault, Seal};
 use encode::Failed;
 use format::{FormatError, Place, Saved, Stamp};

@@ -22,13 +22,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The files of a walk, in order: each with its entries.
-struct WalkFile {
-    path: PathBuf,
-    abs: PathBuf,
-    entries: std::ops::Range<usize>,
+pub(super) struct WalkFile {
+    pub(super) path: PathBuf,
+    pub(super) abs: PathBuf,
+    pub(super) entries: std::ops::Range<usize>,
 }
 
-fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
+pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
     let mut files: Vec<WalkFile> = Vec::new();
     for (i, e) in corpus.entries.iter().enumerate() {
         let p = file_of(&e.source).expect("checked: every entry has a file");
@@ -44,7 +44,7 @@ fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
     files
 }
 
-enum Plan {
+pub(super) enum Plan {
     /// Take saved file `i`'s documents (with this stamp now).
     Reuse(usize, Option<Stamp>),
     /// Index it again (or for the first time).
@@ -178,14 +178,14 @@ fn plan(
 /// The files read anew: their hashes (taken before reading: a file that changes between
 /// its hash and its reading is read again next time, its stamp dropped), their index,
 /// and their stamps after it was built.
-struct Fresh {
-    read: Vec<usize>,
-    hashes: Vec<Option<u64>>,
-    index: Index,
-    after: Vec<Option<Stamp>>,
+pub(super) struct Fresh {
+    pub(super) read: Vec<usize>,
+    pub(super) hashes: Vec<Option<u64>>,
+    pub(super) index: Index,
+    pub(super) after: Vec<Option<Stamp>>,
 }
 
-fn read_anew(
+pub(super) fn read_anew(
     files: &[WalkFile],
     plans: &[Plan],
     corpus: &Corpus,
@@ -425,19 +425,14 @@ fn merge(
                     docs.push(Doc { group, ..d });
                     cursor += 1;
                 }
-                let before = stamps[fi];
-                let steady = before.is_some() && before == fresh.after[k];
-                out_files.push(FileRec {
-                    path: f.abs.clone(),
-                    stamp: if steady { before } else { None },
-                    hash: if steady { fresh.hashes[k] } else { None },
-                    status: skip.map(|s| s.reason),
-                    detail: match skip {
-                        Some(s) => s.detail.clone(),
-                        None => reading_of(&corpus.entries[f.entries.start].source),
-                    },
-                    docs: (cursor - first) as u32,
-                });
+                let docs = (cursor - first) as u32;
+                out_files.push(fresh_record(
+                    f,
+                    (stamps[fi], &fresh, k),
+                    skip.copied(),
+                    docs,
+                    corpus,
+                ));
             }
         }
     }
@@ -488,6 +483,30 @@ fn merge(
     })
 }
 
+/// The record of a file read anew (the `k`-th of those read; `before`, its stamp before
+/// it was read) that gave `docs` documents: its stamp and hash kept only when the file
+/// did not change while it was read (else it is read again next time).
+pub(super) fn fresh_record(
+    f: &WalkFile,
+    (before, fresh, k): (Option<Stamp>, &Fresh, usize),
+    skip: Option<&Skipped>,
+    docs: u32,
+    corpus: &Corpus,
+) -> FileRec {
+    let steady = before.is_some() && before == fresh.after[k];
+    FileRec {
+        path: f.abs.clone(),
+        stamp: if steady { before } else { None },
+        hash: if steady { fresh.hashes[k] } else { None },
+        status: skip.map(|s| s.reason),
+        detail: match skip {
+            Some(s) => s.detail.clone(),
+            None => reading_of(&corpus.entries[f.entries.start].source),
+        },
+        docs,
+    }
+}
+
 /// Adds the saved documents of an unchanged file (and its skip, if it was skipped).
 #[allow(clippy::too_many_arguments)]
 fn reuse_file(
@@ -533,7 +552,7 @@ fn reuse_file(
 
 /// Groups of identical documents, numbered in order of first appearance: their sets
 /// and signatures in memory up to `room`, on temporary files past it.
-struct Interned<'a> {
+pub(super) struct Interned<'a> {
     ids: HashMap<u64, u32>,
     shingles: SetsWriter,
     signatures: SigsWriter,
@@ -543,7 +562,7 @@ struct Interned<'a> {
 }
 
 impl<'a> Interned<'a> {
-    fn new(width: usize, room: Room<'a>) -> Self {
+    pub(super) fn new(width: usize, room: Room<'a>) -> Self {
         Interned {
             ids: HashMap::new(),
             shingles: SetsWriter::kept(),
@@ -554,7 +573,7 @@ impl<'a> Interned<'a> {
         }
     }
 
-    fn intern(&mut self, content: u64, set: &[u64], row: &[u32]) -> Result<u32> {
+    pub(super) fn intern(&mut self, content: u64, set: &[u64], row: &[u32]) -> Result<u32> {
         let next = self.contents.len() as u32;
         let g = *self.ids.entry(content).or_insert(next);
         if g == next {
@@ -571,7 +590,7 @@ impl<'a> Interned<'a> {
         Ok(g)
     }
 
-    fn finish(self) -> Result<(ShingleSets, Signatures, Vec<u64>)> {
+    pub(super) fn finish(self) -> Result<(ShingleSets, Signatures, Vec<u64>)> {
         let (sets, sigs) = (self.shingles.finish()?, self.signatures.finish()?);
         Ok((sets, sigs, self.contents))
     }
@@ -598,8 +617,7 @@ pub(super) fn encode(index: &Index, files: &[FileRec], out: impl Write) -> Resul
         files,
         &index.docs,
         &index.contents,
-        &index.shingles,
-        &index.signatures,
+        &super::encode::Held(&index.shingles, &index.signatures),
         out,
     )
 }

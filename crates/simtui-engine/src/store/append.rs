@@ -1,0 +1,471 @@
+//! Documents added to a saved index without reading its documents again
+//! (`simtui index --add`), and a saved index opened as it is, without its files (the
+//! reference corpus of `dedup --against`).
+//!
+//! Adding copies the saved shingle sets and signatures into the new file byte for byte
+//! (they are the bulk of it), re-encodes the records, and appends the new documents'
+//! records, sets and signatures: its time is the new documents' indexing plus a copy of
+//! the file. The result is the file `simtui index` writes for the old files and the new
+//! ones walked after them: the same documents in the same order, the same groups of
+//! identical contents (a new document identical to a saved one joins its group).
+
+use super::decode::{self, Fault};
+use super::encode::{AsDocOut, Bulk, Failed, Sink, put_sets, put_signatures};
+use super::format::{DocOut, DocRec, FileRec, Saved};
+use super::update::{self, Plan, walk_files};
+use super::{Request, absolute, differences, file_of, is_index_file, stamp, write_atomic};
+use crate::error::{Error, Result};
+use crate::index::{Doc, Index, IndexBuilder, Parts};
+use crate::progress::Progress;
+use crate::source::{Corpus, Source};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// What [`add`] did.
+#[derive(Clone, Debug, Default)]
+pub struct Added {
+    /// Documents the index held before.
+    pub before: usize,
+    /// Documents added.
+    pub added: usize,
+    /// Files added (skipped ones included: they are recorded, as `simtui index` does).
+    pub files: usize,
+    /// Files and records skipped among those added.
+    pub skipped: usize,
+    /// New documents renamed `ID@FILE:LINE` because the index had their id already.
+    pub renamed: usize,
+    /// The new file's size in bytes.
+    pub bytes: u64,
+}
+
+/// The saved index `req.file`, opened and checked, with where its bulk starts.
+fn open_saved(req: &Request) -> Result<(Saved, File, [u64; 2])> {
+    let io_error = |source: io::Error| Error::Io {
+        path: req.file.clone(),
+        source,
+    };
+    let f = File::open(&req.file).map_err(io_error)?;
+    let (saved, _, at) =
+        match decode::read_with_sections(f.try_clone().map_err(io_error)?, &req.file) {
+            Ok(x) => x,
+            Err(Fault::Io(e)) => return Err(io_error(e)),
+            Err(Fault::Format(problem)) => {
+                return Err(Error::IndexFile {
+                    path: req.file.clone(),
+                    problem,
+                });
+            }
+        };
+    if let Some(why) = differences(&saved.params, &req.params) {
+        return Err(Error::Mismatch {
+            path: req.file.clone(),
+            why,
+        });
+    }
+    Ok((saved, f, at))
+}
+
+/// Adds the documents of `req.roots` to the saved index `req.file`, reading none of its
+/// documents again: the saved sets and signatures are copied as they are. The index must
+/// exist and have been built with `req.params` (the number of hash functions aside: the
+/// new documents get the saved width), else [`Error::Mismatch`]; a file it holds already
+/// is refused (`simtui index` brings changed files up to date). Written atomically.
+pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
+    let cwd = std::env::current_dir().map_err(|e| Error::Io {
+        path: req.file.clone(),
+        source: e,
+    })?;
+    let (saved, raw, at) = open_saved(req)?;
+    let file_abs = absolute(&cwd, &req.file);
+    let mut corpus = Corpus::walk(&req.roots, &req.walk)?;
+    corpus.entries.retain(|e| {
+        file_of(&e.source).is_none_or(|p| !is_index_file(&absolute(&cwd, p), &file_abs))
+    });
+    if corpus.entries.iter().any(|e| file_of(&e.source).is_none()) {
+        return Err(Error::InMemory);
+    }
+    let files = walk_files(&corpus, &cwd);
+    let known: HashSet<&Path> = saved.files.iter().map(|f| f.path.as_path()).collect();
+    if let Some(f) = files.iter().find(|f| known.contains(f.abs.as_path())) {
+        return Err(Error::Output(format!(
+            "{} is in the index {} already: `simtui index` brings changed files up to date",
+            f.path.display(),
+            req.file.display()
+        )));
+    }
+    let stamps: Vec<_> = files.iter().map(|f| stamp(&f.path)).collect();
+    let plans: Vec<Plan> = files.iter().map(|_| Plan::Read).collect();
+    let params = crate::index::Params {
+        num_perm: saved.signatures.width(),
+        ..req.params.clone()
+    };
+    let fresh = update::read_anew(&files, &plans, &corpus, (&params, &req.budget), progress)?;
+    let sub = &fresh.index;
+    // New files' records, in walk order, each with its documents' count.
+    let mut new_files = Vec::with_capacity(files.len());
+    let mut at_doc = 0usize;
+    let skips: HashMap<&Path, _> = sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
+    for (k, f) in files.iter().enumerate() {
+        let first = at_doc;
+        while sub
+            .docs
+            .get(at_doc)
+            .is_some_and(|d| file_of(&d.source) == Some(f.path.as_path()))
+        {
+            at_doc += 1;
+        }
+        let skip = skips.get(f.path.as_path()).copied();
+        let n = (at_doc - first) as u32;
+        new_files.push(update::fresh_record(
+            f,
+            (stamps[k], &fresh, k),
+            skip,
+            n,
+            &corpus,
+        ));
+    }
+    let joined = Joined::new(&saved, sub);
+    let (new_docs, renamed) = joined.docs(&saved, sub);
+    let mut all_files = saved.files.clone();
+    all_files.extend(new_files);
+    let docs: Vec<DocOut> = (saved.docs.iter().map(DocRec::doc_out))
+        .chain(new_docs.iter().map(|d| d.doc_out()))
+        .collect();
+    let mut contents = saved.contents.clone();
+    contents.extend(joined.new_groups.iter().map(|&g| sub.contents[g as usize]));
+    let bulk = Appended {
+        saved: &saved,
+        raw: &raw,
+        at,
+        sub,
+        new_groups: &joined.new_groups,
+    };
+    let seal = write_atomic(
+        &req.file,
+        |out| super::encode::encode(&saved.params, &all_files, &docs, &contents, &bulk, out),
+        None,
+    )
+    .map_err(|f| match f {
+        Failed::Read(e) => e,
+        Failed::Write(source) => Error::Io {
+            path: req.file.clone(),
+            source,
+        },
+    })?;
+    Ok(Added {
+        before: saved.docs.len(),
+        added: new_docs.len(),
+        files: files.len(),
+        skipped: sub.skipped.len(),
+        renamed,
+        bytes: seal.0,
+    })
+}
+
+/// The new documents' groups among the saved ones: a content the index has joins its
+/// group, the others are numbered after the saved groups in order of first appearance.
+struct Joined {
+    /// The group in the joined index of each of the new index's groups.
+    group_of: Vec<u32>,
+    /// The new index's groups that are new contents, in their order.
+    new_groups: Vec<u32>,
+}
+
+impl Joined {
+    fn new(saved: &Saved, sub: &Index) -> Joined {
+        let mut by_content: HashMap<u64, u32> = HashMap::with_capacity(saved.contents.len());
+        for (g, &c) in saved.contents.iter().enumerate() {
+            by_content.entry(c).or_insert(g as u32);
+        }
+        let old = saved.contents.len() as u32;
+        let mut new_groups = Vec::new();
+        // The new index numbers its groups in order of first appearance too.
+        let group_of = (sub.contents.iter().enumerate())
+            .map(|(g, c)| {
+                by_content.get(c).copied().unwrap_or_else(|| {
+                    new_groups.push(g as u32);
+                    old + new_groups.len() as u32 - 1
+                })
+            })
+            .collect();
+        Joined {
+            group_of,
+            new_groups,
+        }
+    }
+
+    /// The new documents with their groups in the joined index, a new document whose id
+    /// a saved one has renamed `ID@FILE:LINE` (`ID@FILE` for a whole file); with how many
+    /// were renamed.
+    fn docs(&self, saved: &Saved, sub: &Index) -> (Vec<Doc>, usize) {
+        let taken: HashSet<&str> = saved.docs.iter().map(|d| d.id.as_str()).collect();
+        let mut renamed = 0;
+        let docs = (sub.docs.iter())
+            .map(|d| {
+                let mut doc = Doc {
+                    group: self.group_of[d.group as usize],
+                    ..d.clone()
+                };
+                if taken.contains(d.id.as_str()) {
+                    doc.id = format!("{}@{}", d.id, place(&d.source).display());
+                    renamed += 1;
+                }
+                doc
+            })
+            .collect();
+        (docs, renamed)
+    }
+}
+
+/// Where a document is, as ids made unique name it (`FILE:LINE` for a record).
+fn place(source: &Source) -> PathBuf {
+    match source {
+        Source::Part(p) => p.file.line_id(p.line).into(),
+        other => other.path().map(Path::to_path_buf).unwrap_or_default(),
+    }
+}
+
+/// The saved bulk copied as it is, then the new groups' sets and signatures.
+struct Appended<'a> {
+    saved: &'a Saved,
+    raw: &'a File,
+    /// Where the saved shingles and signatures start in `raw`.
+    at: [u64; 2],
+    sub: &'a Index,
+    new_groups: &'a [u32],
+}
+
+impl Bulk for Appended<'_> {
+    fn groups(&self) -> usize {
+        self.saved.contents.len() + self.new_groups.len()
+    }
+    fn set_len(&self, g: usize) -> usize {
+        match g.checked_sub(self.saved.contents.len()) {
+            None => self.saved.shingles.set_len(g),
+            Some(k) => self.sub.shingles.set_len(self.new_groups[k] as usize),
+        }
+    }
+    fn total(&self) -> usize {
+        let new: usize = (self.new_groups.iter())
+            .map(|&g| self.sub.shingles.set_len(g as usize))
+            .sum();
+        self.saved.shingles.total() + new
+    }
+    fn width(&self) -> usize {
+        self.saved.signatures.width()
+    }
+    fn put_sets<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
+        let old = self.saved.shingles.total() as u64 * 8;
+        sink.copy(self.raw, self.at[0], old)?;
+        for run in runs(self.new_groups) {
+            put_sets(sink, &self.sub.shingles, run)?;
+        }
+        Ok(())
+    }
+    fn put_signatures<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
+        let old = (self.saved.contents.len() * self.width()) as u64 * 4;
+        sink.copy(self.raw, self.at[1], old)?;
+        for run in runs(self.new_groups) {
+            put_signatures(sink, &self.sub.signatures, run)?;
+        }
+        Ok(())
+    }
+}
+
+/// Ascending numbers as runs of consecutive ones.
+fn runs(groups: &[u32]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for &g in groups {
+        let g = g as usize;
+        match out.last_mut() {
+            Some(r) if r.end == g => r.end += 1,
+            _ => out.push(g..g + 1),
+        }
+    }
+    out
+}
+
+impl AsDocOut for DocRec {
+    fn doc_out(&self) -> DocOut<'_> {
+        DocOut {
+            id: &self.id,
+            group: self.group,
+            bytes: self.bytes,
+            tokens: self.tokens,
+            title: &self.title,
+            meta: &self.meta,
+            part: self.part,
+        }
+    }
+}
+
+/// A saved index as it is, without walking its files (they may be gone): the
+/// reference corpus of `dedup --against`. Its documents' sources are their files (a
+/// record's is its file), read for nothing: the sets and signatures are the file's. The
+/// index must have been built with `req.params` (the number of hash functions aside:
+/// `req.params.num_perm` of them are used, computed from the sets if more are needed),
+/// else [`Error::Mismatch`].
+pub fn reference(req: &Request, progress: &dyn Progress) -> Result<Index> {
+    let (saved, _, _) = open_saved(req)?;
+    let mut index = index_of(
+        saved,
+        |f| Ok(Source::File(f.path.clone())),
+        |source: &Source, _| source.clone(),
+    )?;
+    super::widen(&mut index, req, progress)?;
+    // More functions than asked for: the first ones, as a fresh run computes them.
+    let needed = req.params.num_perm;
+    if req.params.sketch == crate::sketch::SketchKind::MinHash && index.signatures.width() > needed
+    {
+        let budget = &req.budget;
+        let room = budget.room(budget.for_index().saturating_sub(index.held()));
+        index.signatures = index.signatures.truncated_in(needed, &room)?;
+        index.params.num_perm = needed;
+    }
+    Ok(index.with_budget(req.budget.clone()))
+}
+
+/// One index of the documents of `parts`, in order (all built with the same parameters
+/// and width): groups of identical contents joined, numbered in order of first
+/// appearance as one build over all of them numbers them, their sets and signatures in
+/// memory up to the budget's share of an index and on temporary files past it. Ids that
+/// clash across the parts are made unique as one walk would make them (a record renamed
+/// `ID@FILE:LINE`).
+pub fn joined(parts: &[&Index], budget: &crate::storage::Budget) -> Result<Index> {
+    let first = parts.first().expect("an index to join");
+    let width = first.signatures.width();
+    let room = budget.room(budget.for_index());
+    let mut groups = update::Interned::new(width, room);
+    let mut docs = Vec::with_capacity(parts.iter().map(|p| p.docs.len()).sum());
+    for index in parts {
+        assert_eq!(width, index.signatures.width(), "the same width");
+        let mut group_of: HashMap<u32, u32> = HashMap::new();
+        for d in &index.docs {
+            let g = match group_of.get(&d.group) {
+                Some(&g) => g,
+                None => {
+                    let s = d.group as usize;
+                    let (set, row) = (index.shingles.get(s)?, index.signatures.row(s)?);
+                    let g = groups.intern(index.contents[s], &set, &row)?;
+                    group_of.insert(d.group, g);
+                    g
+                }
+            };
+            docs.push(Doc {
+                group: g,
+                ..d.clone()
+            });
+        }
+    }
+    let renamed = crate::index::ids::unique_ids(&mut docs);
+    let (shingles, signatures, contents) = groups.finish()?;
+    let skipped = parts
+        .iter()
+        .flat_map(|p| p.skipped.iter().cloned())
+        .collect();
+    let parts = Parts {
+        docs,
+        skipped,
+        shingles,
+        signatures,
+        contents,
+    };
+    let mut index = IndexBuilder::new(&first.params)
+        .from_parts(parts)
+        .with_budget(budget.clone());
+    index.stats.renamed = renamed;
+    Ok(index)
+}
+
+/// Saves an index of part of a corpus to `file` (written whole, then renamed into
+/// place): its documents, sets and signatures, its files by the paths the walk gave, with
+/// no stamps (it is read back by [`load_part`] for the same walk, never brought up to
+/// date). What a run resumed later does not do again.
+pub fn save_part(index: &Index, file: &Path) -> Result<()> {
+    let mut files: Vec<FileRec> = Vec::new();
+    for d in &index.docs {
+        let path = file_of(&d.source).ok_or(Error::InMemory)?;
+        match files.last_mut() {
+            Some(f) if f.path == path => f.docs += 1,
+            _ => files.push(FileRec {
+                path: path.to_path_buf(),
+                stamp: None,
+                hash: None,
+                status: None,
+                detail: String::new(),
+                docs: 1,
+            }),
+        }
+    }
+    write_atomic(file, |out| update::encode(index, &files, out), None)
+        .map(|_| ())
+        .map_err(|f| match f {
+            Failed::Read(e) => e,
+            Failed::Write(source) => Error::Io {
+                path: file.to_path_buf(),
+                source,
+            },
+        })
+}
+
+/// The index [`save_part`] saved in `file`, its documents' sources those of `entries`
+/// (the walk's entries of the part, found by their files' paths). An error when the file
+/// cannot be read or does not match the entries.
+pub fn load_part(file: &Path, entries: &[crate::source::Entry]) -> Result<Index> {
+    let saved = super::load(file)?;
+    let by_path: HashMap<&Path, &Source> = (entries.iter())
+        .filter_map(|e| Some((file_of(&e.source)?, &e.source)))
+        .collect();
+    let source = |f: &FileRec| {
+        by_path
+            .get(f.path.as_path())
+            .copied()
+            .ok_or_else(|| Error::IndexFile {
+                path: file.to_path_buf(),
+                problem: crate::error::FormatError::Corrupt(format!(
+                    "{} is not among the files walked",
+                    f.path.display()
+                )),
+            })
+    };
+    index_of(saved, source, |entry, d| super::source_of(&d.0, d.1, entry))
+}
+
+/// The index of a saved index's parts, its documents' sources made from their files'
+/// (`of_file`, once a file) and each document's place (`place`).
+fn index_of<S>(
+    saved: Saved,
+    of_file: impl Fn(&FileRec) -> Result<S>,
+    place: impl Fn(&S, (PathBuf, super::format::Place)) -> Source,
+) -> Result<Index> {
+    let mut docs = Vec::with_capacity(saved.docs.len());
+    let mut next = 0usize;
+    for f in &saved.files {
+        let of = of_file(f)?;
+        for d in &saved.docs[next..next + f.docs as usize] {
+            docs.push(Doc {
+                id: d.id.clone(),
+                source: place(&of, (f.path.clone(), d.part)),
+                bytes: d.bytes,
+                tokens: d.tokens,
+                group: d.group,
+                title: d.title.clone(),
+                meta: d.meta.clone(),
+            });
+        }
+        next += f.docs as usize;
+    }
+    let params = crate::index::Params {
+        num_perm: saved.signatures.width(),
+        ..saved.params.clone()
+    };
+    Ok(IndexBuilder::new(&params).from_parts(Parts {
+        docs,
+        skipped: Vec::new(),
+        shingles: saved.shingles,
+        signatures: saved.signatures,
+        contents: saved.contents,
+    }))
+}
