@@ -9,6 +9,7 @@ use crate::output::error::UsageError;
 use crate::output::file::write_file;
 use crate::output::format::{refuse_terminal, with_stdout};
 use crate::output::guard::Paths;
+use crate::output::object::Target;
 use crate::output::parquet::{Out, Table, properties};
 use arrow_array::ArrayRef;
 use arrow_array::builder::{
@@ -101,6 +102,9 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
     (Paths::new().inputs("the input", &args.inputs))
         .output("-o", out)
         .check()?;
+    // A folder in an object store: written here, uploaded when every shard is.
+    let target = Target::new(out, &[])?;
+    let out = target.path();
     check_new_folder(out)?;
     let corpus = args.index.walk(&args.inputs)?;
     let index = Index::builder(&params).build(corpus, &Silent)?;
@@ -119,7 +123,8 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
             let _ = std::fs::remove_dir(out);
         }
     }
-    written
+    written?;
+    target.finish()
 }
 
 /// The file of each folder of shards that describes them.

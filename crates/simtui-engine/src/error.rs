@@ -66,6 +66,14 @@ pub enum Error {
     /// An output that can't be written as asked: it exists, it would be inside the input,
     /// two inputs would share a name in it.
     Output(String),
+    /// An object store could not be read or written: no such bucket or object,
+    /// credentials refused, a server that does not answer.
+    Object {
+        /// The URL.
+        url: String,
+        /// What went wrong, on one line.
+        why: String,
+    },
     /// An input this build of the engine cannot read (a Parquet file without the
     /// `parquet` feature).
     Unsupported {
@@ -134,6 +142,7 @@ impl fmt::Display for Error {
             Error::File { path, source } => write!(f, "{}: {source}", path.display()),
             Error::Output(why) => f.write_str(why),
             Error::Unsupported { path, what } => write!(f, "{}: {what}", path.display()),
+            Error::Object { url, why } => write!(f, "{url}: {why}"),
         }
     }
 }
