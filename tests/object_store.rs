@@ -251,14 +251,22 @@ fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-#[test]
-fn an_s3_corpus_gives_the_pairs_and_the_dedup_output_of_its_local_copy() {
-    let Some(moto) = Moto::start() else { return };
+/// moto started, the corpus written to `DIR/corpus` and uploaded to `s3://data/corpus/`.
+fn started_with_corpus() -> Option<(Moto, tempfile::TempDir, PathBuf)> {
+    let moto = Moto::start()?;
     let dir = tempfile::tempdir().unwrap();
     let local = dir.path().join("corpus");
     write_corpus(&local);
     moto.bucket("data");
     moto.upload("data", "corpus/", &local);
+    Some((moto, dir, local))
+}
+
+#[test]
+fn an_s3_corpus_gives_the_pairs_and_the_dedup_output_of_its_local_copy() {
+    let Some((moto, dir, local)) = started_with_corpus() else {
+        return;
+    };
     let l = |rel: &str| local.join(rel).to_str().unwrap().to_string();
     for (i, (input, url, flags)) in [
         (
@@ -335,12 +343,9 @@ fn an_s3_corpus_gives_the_pairs_and_the_dedup_output_of_its_local_copy() {
 
 #[test]
 fn outputs_go_up_whole_and_never_into_an_input_and_errors_are_one_line() {
-    let Some(moto) = Moto::start() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let local = dir.path().join("corpus");
-    write_corpus(&local);
-    moto.bucket("data");
-    moto.upload("data", "corpus/", &local);
+    let Some((moto, dir, local)) = started_with_corpus() else {
+        return;
+    };
 
     // An output equal to, inside or holding an input prefix: refused before any work.
     for out in [
