@@ -90,5 +90,7 @@ fn main() -> ExitCode {
         Some(Command::Config(a)) => cli::config_cmd::run(a, &startup, cli::help::command::<Cli>()),
         None => cli::explorer::run(&cli.paths, &cli.index, &cli.store, &cli.explorer, &startup),
     };
+    // The local copies of inputs read from object stores.
+    simtui_engine::source::object::clear();
     cli::exit_code(result)
 }

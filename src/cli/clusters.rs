@@ -200,7 +200,8 @@ fn write_dupes(out: &mut dyn Write, index: &Index, found: &[Cluster], end: u8) -
     for c in found {
         for d in c.duplicates() {
             if let Source::File(path) = &index.docs()[d as usize].source {
-                write_path(out, path)?;
+                // A file read from an object store: its object's URL, not the local copy.
+                write_path(out, &simtui_engine::source::object::named(path))?;
                 out.write_all(&[end])?;
             }
         }

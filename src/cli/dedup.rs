@@ -8,8 +8,9 @@ use super::corpus::{CorpusArgs, Purpose};
 use crate::input::removals;
 use crate::input::side_input;
 use crate::output::clusters::{KeepArg, LinkageArg};
-use crate::output::error::UsageError;
+use crate::output::error::{UsageError, store_error};
 use crate::output::format::with_stdout;
+use crate::output::object::Target;
 use anyhow::Context;
 use clap::Args;
 use simtui_engine::analysis::cluster::clusters_by;
@@ -18,6 +19,7 @@ use simtui_engine::index::Doc;
 use simtui_engine::index::Index;
 use simtui_engine::index::Keep;
 use simtui_engine::source::Source;
+use simtui_engine::source::object;
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -115,11 +117,26 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         .output("-o", args.output.as_path())
         .output("the removal list", removed_list.as_path())
         .check()?;
+    // An output in an object store is written here first, then uploaded; inputs in one
+    // are read from their local copies.
+    let target = if args.dry_run {
+        Target::new(Path::new(""), &[])?
+    } else {
+        Target::new(&args.output, &[REMOVED])?
+    };
+    let paths = &object::localize(paths).map_err(store_error)?;
     let single = paths.len() == 1 && paths[0].is_file();
+    let (out, removal_list) = (target.path(), removal_list_path(target.path()));
+    if args.resume && object::is_url(&args.output) {
+        return Err(UsageError(
+            "--resume keeps its journal in a folder beside OUT: give a local -o".into(),
+        )
+        .into());
+    }
     // Resuming, what the interrupted run wrote may be replaced (only an output of dedup).
-    let force = args.force || (args.resume && super::resume::folder(&args.output).is_dir());
+    let force = args.force || (args.resume && super::resume::folder(out).is_dir());
     if !args.dry_run {
-        check_replace(&args.output, &removed_list, single, force)?;
+        check_replace(out, &removal_list, single, force)?;
     }
     let keep_list = read_keep_list(args.keep_list.as_deref())?;
     // Every path of the input, as the copy mirrors it: what cannot be copied is refused
@@ -134,7 +151,7 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     let (opened, reference) = match reference {
         None if args.resume => {
             let (opened, j) =
-                super::resume::open_units(&args.corpus, paths, &args.output, index_args, purpose)?;
+                super::resume::open_units(&args.corpus, paths, out, index_args, purpose)?;
             journal = Some(j);
             (opened, None)
         }
@@ -204,25 +221,18 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     // Resuming, the list first: a run killed between the two leaves a list that --force
     // may replace, never a single-file output without its list.
     if journal.is_some() {
-        write_removal_list(&removed_list, &list, &removals, force)?;
+        write_removal_list(&removal_list, &list, &removals, force)?;
     }
     let written = if args.annotate {
         let notes = dedup::annotations(index, &clusters, &removals);
-        dedup::write_annotated(index, &files, &notes, &args.output, single, force, progress)?
+        dedup::write_annotated(index, &files, &notes, out, single, force, progress)?
     } else {
-        dedup::write_corpus(
-            index,
-            &files,
-            &removals,
-            &args.output,
-            single,
-            force,
-            progress,
-        )?
+        dedup::write_corpus(index, &files, &removals, out, single, force, progress)?
     };
     if journal.is_none() {
-        write_removal_list(&removed_list, &list, &removals, force)?;
+        write_removal_list(&removal_list, &list, &removals, force)?;
     }
+    target.finish()?;
     progress.finish();
     crate::output::diag::note(
         0,
@@ -349,10 +359,13 @@ fn check_replace(out: &Path, list: &Path, single: bool, force: bool) -> Result<(
     Ok(())
 }
 
+/// What the removal list's name adds to OUT's.
+const REMOVED: &str = ".removed.jsonl";
+
 /// `OUT.removed.jsonl` beside OUT.
 pub fn removal_list_path(out: &Path) -> PathBuf {
     let mut name = out.file_name().unwrap_or_default().to_os_string();
-    name.push(".removed.jsonl");
+    name.push(REMOVED);
     out.with_file_name(name)
 }
 
@@ -371,10 +384,6 @@ fn read_keep_list(path: Option<&Path>) -> anyhow::Result<HashSet<String>> {
         .collect())
 }
 
-/// One JSON line per removed document: its id and source, the kept id, J between
-/// them, the cluster (from 1); with `--meta-field`, each one's values of those fields
-/// (`meta`, `kept_meta`: what a reviewer checks first, such as two reports' dates).
-/// Written under a temporary name, then renamed.
 /// What a removal list names: the documents of `index`, the `meta` fields, and with
 /// `--against` how many of the documents are the reference's (the first ones).
 struct RemovalList<'a> {
@@ -383,6 +392,10 @@ struct RemovalList<'a> {
     reference: Option<usize>,
 }
 
+/// One JSON line per removed document: its id and source, the kept id, J between
+/// them, the cluster (from 1); with `--meta-field`, each one's values of those fields
+/// (`meta`, `kept_meta`: what a reviewer checks first, such as two reports' dates).
+/// Written under a temporary name, then renamed.
 fn write_removal_list(
     path: &Path,
     list: &RemovalList,
@@ -429,12 +442,14 @@ fn write_removal_list(
 
 /// Where a document is: its file, `FILE:LINE` for a record (`FILE:ROW` for Parquet), or
 /// its id for a text in memory.
+/// A file read from an object store is named by its URL.
 fn source_of(doc: &Doc) -> String {
+    let shown = |p: &Path| object::named(p).to_string_lossy().into_owned();
     match &doc.source {
-        Source::File(p) => p.to_string_lossy().into_owned(),
-        Source::Part(p) => p.place().to_string_lossy().into_owned(),
+        Source::File(p) => shown(p),
+        Source::Part(p) => shown(&p.place()),
         Source::Container(_) | Source::Memory(_) => match doc.source.path() {
-            Some(p) => p.to_string_lossy().into_owned(),
+            Some(p) => shown(p),
             None => doc.id.clone(),
         },
     }

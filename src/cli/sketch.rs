@@ -9,6 +9,7 @@ use crate::output::error::UsageError;
 use crate::output::file::write_file;
 use crate::output::format::{refuse_terminal, with_stdout};
 use crate::output::guard::Paths;
+use crate::output::object::Target;
 use crate::output::parquet::{Out, Table, properties};
 use arrow_array::ArrayRef;
 use arrow_array::builder::{
@@ -18,7 +19,7 @@ use arrow_schema::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use simtui_engine::index::{Doc, Index, Params};
 use simtui_engine::progress::Silent;
-use simtui_engine::source::{Corpus, Source};
+use simtui_engine::source::{Corpus, Source, object};
 use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -112,6 +113,15 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
     (Paths::new().inputs("the input", &args.inputs))
         .output("-o", out)
         .check()?;
+    if args.resume && object::is_url(out) {
+        return Err(UsageError(
+            "--resume keeps its journal in a folder beside -o: give a local folder".into(),
+        )
+        .into());
+    }
+    // A folder in an object store: written here, uploaded when every shard is.
+    let target = Target::new(out, &[])?;
+    let out = target.path();
     if args.resume && super::resume::folder(out).is_dir() {
         // Shards of an earlier run of this command, killed while it wrote them.
         clear_shards(out)?;
@@ -140,7 +150,8 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
             let _ = std::fs::remove_dir(out);
         }
     }
-    written
+    written?;
+    target.finish()
 }
 
 /// Removes the shards and the `_simtui.json` sketch writes in `out`, and their temporary

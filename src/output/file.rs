@@ -7,6 +7,7 @@
 
 use super::error::UsageError;
 use super::format::with_stdout;
+use simtui_engine::source::object;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -15,6 +16,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Checks `-o FILE` before the corpus is read: its folder exists and it is no folder
 /// itself.
 pub fn check_output_file(file: &Path) -> Result<(), UsageError> {
+    if object::is_url(file) {
+        return super::object::check_url(file);
+    }
     if file.is_dir() {
         return Err(UsageError(format!(
             "{} is a folder: -o takes a file name",
@@ -71,6 +75,9 @@ pub fn write_atomically<T>(
     path: &Path,
     f: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<T>,
 ) -> io::Result<T> {
+    if object::is_url(path) {
+        return write_to_url(path, f);
+    }
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let mut out = BufWriter::new(File::options().write(true).open(path)?);
         return f(&mut out).and_then(|v| out.flush().map(|()| v));
@@ -87,6 +94,21 @@ pub fn write_atomically<T>(
     let value = f(&mut out)?;
     out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     std::fs::rename(&tmp.0, path)?;
+    Ok(value)
+}
+
+/// An output named by URL: written to a temporary file as any other, then uploaded
+/// (nothing under the URL until the upload is complete).
+fn write_to_url<T>(
+    url: &Path,
+    f: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<T>,
+) -> io::Result<T> {
+    let dir = tempfile::Builder::new()
+        .prefix("simtui-upload-")
+        .tempdir()?;
+    let local = dir.path().join("output");
+    let value = write_atomically(&local, f)?;
+    object::put_file(&local, url).map_err(io::Error::other)?;
     Ok(value)
 }
 

@@ -11,6 +11,7 @@
 
 use super::error::UsageError;
 use super::format::printable;
+use simtui_engine::source::object::{self, ObjectUrl};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -90,13 +91,16 @@ impl Paths {
         let inputs: Vec<(&Named, Place)> = self
             .inputs
             .iter()
+            .filter(|n| !object::is_url(&n.path))
             .filter_map(|n| Some((n, Place::of_existing(&n.path)?)))
             .collect();
         let outputs: Vec<(&Named, bool, Place)> = self
             .outputs
             .iter()
+            .filter(|(n, _)| !object::is_url(&n.path))
             .map(|(n, inside_ok)| (n, *inside_ok, Place::of(&n.path)))
             .collect();
+        self.check_urls()?;
         for (i, (out, inside_ok, place)) in outputs.iter().enumerate() {
             for (input, at) in &inputs {
                 match place.relation(at) {
@@ -107,6 +111,36 @@ impl Paths {
             }
             for (other, _, at) in &outputs[..i] {
                 if let Some(r) = place.relation(at) {
+                    return Err(refusal(out, r, other, None));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The same rules for outputs and inputs named by URL (an object store's prefix),
+    /// compared by bucket and whole key segments.
+    fn check_urls(&self) -> Result<(), UsageError> {
+        let url = |n: &Named| ObjectUrl::parse(&n.path);
+        for (i, (out, inside_ok)) in self.outputs.iter().enumerate() {
+            let Some(at) = url(out) else { continue };
+            let relation = |other: &Named| {
+                let r = at.relation(&url(other)?)?;
+                Some(match r {
+                    object::Relation::Same => Relation::Same,
+                    object::Relation::Inside => Relation::Inside,
+                    object::Relation::Contains => Relation::Contains,
+                })
+            };
+            for input in &self.inputs {
+                match relation(input) {
+                    Some(Relation::Inside) if *inside_ok => {}
+                    Some(r) => return Err(refusal(out, r, input, Some(r))),
+                    None => {}
+                }
+            }
+            for (other, _) in &self.outputs[..i] {
+                if let Some(r) = relation(other) {
                     return Err(refusal(out, r, other, None));
                 }
             }

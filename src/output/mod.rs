@@ -20,6 +20,7 @@ pub mod keyspec;
 pub mod label;
 // The metadata two documents show side by side: the fields asked for, the usual ones.
 pub mod meta;
+pub mod object;
 // Ids for people: numbers as numbers, in the views, the exports and the tables.
 pub mod order;
 pub mod pairs;

@@ -74,6 +74,14 @@ pub enum Error {
         /// What differs, in words (`it was built with k = 5 (asked for 3)`).
         why: String,
     },
+    /// An object store could not be read or written: no such bucket or object,
+    /// credentials refused, a server that does not answer.
+    Object {
+        /// The URL.
+        url: String,
+        /// What went wrong, on one line.
+        why: String,
+    },
     /// An input this build of the engine cannot read (a Parquet file without the
     /// `parquet` feature).
     Unsupported {
@@ -147,6 +155,7 @@ impl fmt::Display for Error {
                 "index file {}: {why}: give the flags it was built with (its documents are not read again)",
                 path.display()
             ),
+            Error::Object { url, why } => write!(f, "{url}: {why}"),
         }
     }
 }

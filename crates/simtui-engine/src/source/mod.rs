@@ -15,6 +15,7 @@ pub mod entry;
 pub mod file;
 pub(crate) mod format;
 pub mod jsonl;
+pub mod object;
 #[cfg(feature = "parquet")]
 pub(crate) mod parquet;
 #[cfg(not(feature = "parquet"))]

@@ -6,6 +6,7 @@
 
 use super::container::{Container, InputOptions};
 use super::entry::{Entry, Source};
+use super::object;
 use super::skip::{SkipReason, Skipped};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -65,6 +66,9 @@ impl Corpus {
     /// `--input-format parquet` says) fails the walk with [`Error::Unsupported`]: its
     /// rows would otherwise be lost without a word.
     pub fn walk(roots: &[PathBuf], opts: &WalkOptions) -> Result<Corpus> {
+        // A URL is walked in its local copy, its documents named by the URL.
+        let names: Vec<PathBuf> = roots.iter().map(|r| object::named(r)).collect();
+        let roots = &object::localize(roots)?;
         for root in roots {
             fs::metadata(root)
                 .or_else(|_| fs::symlink_metadata(root))
@@ -73,10 +77,11 @@ impl Corpus {
                     source,
                 })?;
         }
-        let prefix_root = roots.len() > 1;
+        let prefix = roots.len() > 1;
         let mut walk = Walk::default();
-        for root in roots {
-            walk.root(root, prefix_root, opts);
+        for (root, name) in roots.iter().zip(&names) {
+            let naming = Naming { name, prefix };
+            walk.root(root, naming, opts);
         }
         let corpus = walk.into_corpus();
         #[cfg(not(feature = "parquet"))]
@@ -117,6 +122,15 @@ impl Corpus {
     }
 }
 
+/// How the ids of a root's files are spelt: by the root's name (the URL its local copy
+/// was fetched from, else the root as given), in front of each id when there are
+/// several roots.
+#[derive(Clone, Copy)]
+struct Naming<'a> {
+    name: &'a Path,
+    prefix: bool,
+}
+
 /// A walk under way: the corpus found so far, each entry with the inode number its
 /// directory entry gave (no stat per file), to find the paths that reach one file.
 #[derive(Default)]
@@ -127,7 +141,7 @@ struct Walk {
 }
 
 impl Walk {
-    fn root(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
+    fn root(&mut self, root: &Path, naming: Naming, opts: &WalkOptions) {
         // With --follow a link may lead back to the root, which the walk of one subtree
         // can't see as a loop: then one walk of the whole tree.
         let children = if opts.follow {
@@ -136,7 +150,7 @@ impl Walk {
             top_level(root, opts)
         };
         let Some(children) = children else {
-            return self.tree(root, prefix_root, opts);
+            return self.tree(root, naming, opts);
         };
         // The root's children in parallel, each folder walked as its own sorted tree, the
         // parts joined in the children's order: the order one sorted walk gives. The walk
@@ -152,10 +166,10 @@ impl Walk {
                         .into_iter()
                         .filter_entry(|e| opts.hidden || !is_hidden(e.file_name()));
                     for item in walker {
-                        part.take(item, root, prefix_root, opts);
+                        part.take(item, root, naming, opts);
                     }
                 } else {
-                    part.take_typed(path, *ft, *ino, root, prefix_root, opts);
+                    part.take_typed(path, *ft, *ino, root, naming, opts);
                 }
                 part
             })
@@ -168,7 +182,7 @@ impl Walk {
     }
 
     /// The whole tree under `root` in one sorted walk, on this thread.
-    fn tree(&mut self, root: &Path, prefix_root: bool, opts: &WalkOptions) {
+    fn tree(&mut self, root: &Path, naming: Naming, opts: &WalkOptions) {
         let walker = walkdir::WalkDir::new(root)
             .follow_links(opts.follow)
             .follow_root_links(true)
@@ -176,7 +190,7 @@ impl Walk {
             .into_iter()
             .filter_entry(|e| e.depth() == 0 || opts.hidden || !is_hidden(e.file_name()));
         for item in walker {
-            self.take(item, root, prefix_root, opts);
+            self.take(item, root, naming, opts);
         }
     }
 
@@ -185,11 +199,11 @@ impl Walk {
         &mut self,
         item: walkdir::Result<walkdir::DirEntry>,
         root: &Path,
-        prefix_root: bool,
+        naming: Naming,
         opts: &WalkOptions,
     ) {
         match item {
-            Ok(e) => self.take_typed(e.path(), e.file_type(), inode(&e), root, prefix_root, opts),
+            Ok(e) => self.take_typed(e.path(), e.file_type(), inode(&e), root, naming, opts),
             Err(err) => {
                 let path = err.path().unwrap_or(root).to_path_buf();
                 let detail = if err.loop_ancestor().is_some() {
@@ -211,7 +225,7 @@ impl Walk {
         ft: fs::FileType,
         ino: u64,
         root: &Path,
-        prefix_root: bool,
+        naming: Naming,
         opts: &WalkOptions,
     ) {
         if ft.is_dir() {
@@ -240,9 +254,9 @@ impl Walk {
         let rel = path.strip_prefix(root).unwrap_or(path);
         let id = if rel.as_os_str().is_empty() {
             // The root itself is a file: its id is the path as given.
-            slash_path(root)
-        } else if prefix_root {
-            slash_path(&root.join(rel))
+            slash_path(naming.name)
+        } else if naming.prefix {
+            slash_path(&naming.name.join(rel))
         } else {
             slash_path(rel)
         };
@@ -521,10 +535,11 @@ mod tests {
             ..Default::default()
         };
         for opts in [WalkOptions::default(), exts, hidden] {
-            for prefix_root in [false, true] {
+            for prefix in [false, true] {
+                let naming = Naming { name: r, prefix };
                 let (mut tree, mut parallel) = (Walk::default(), Walk::default());
-                tree.tree(r, prefix_root, &opts);
-                parallel.root(r, prefix_root, &opts);
+                tree.tree(r, naming, &opts);
+                parallel.root(r, naming, &opts);
                 assert_eq!(parallel.inodes, tree.inodes);
                 let (tree, parallel) = (tree.corpus, parallel.corpus);
                 assert!(

@@ -1,0 +1,341 @@
+//! The transfers: objects listed and fetched into a local copy, files uploaded, through
+//! the `object_store` crate on one small tokio runtime that lives here alone (the rest
+//! of the engine never sees a future).
+//!
+//! Stores are configured from the environment as the providers' own tools read it:
+//! `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
+//! `AWS_ALLOW_HTTP`...; `GOOGLE_SERVICE_ACCOUNT`...; `AZURE_STORAGE_ACCOUNT_NAME`,
+//! `AZURE_STORAGE_ACCOUNT_KEY`...
+
+use super::{ObjectUrl, object_error};
+use crate::error::{Error, Result};
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path as Key;
+use object_store::{ObjectMeta, ObjectStore, RetryConfig, WriteMultipart};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, SystemTime};
+use tempfile::TempDir;
+
+/// Objects fetched at once: an object store answers each request after a latency that
+/// one GET at a time would add up.
+const IN_FLIGHT: usize = 16;
+/// The part size of an upload (S3 takes parts of 5 MiB or more but the last).
+const PART: usize = 16 << 20;
+/// What [`objects`] says of a URL with no object at it nor under it.
+const NOTHING: &str = "no object there nor under it";
+/// Parts uploaded at once.
+const PARTS_IN_FLIGHT: usize = 4;
+
+/// A URL fetched: where its copy is, and the folder that holds the copy.
+struct Staged {
+    url: PathBuf,
+    local: PathBuf,
+    _dir: TempDir,
+}
+
+/// The URLs fetched by this process.
+static STAGED: Mutex<Vec<Staged>> = Mutex::new(Vec::new());
+
+/// The one runtime the transfers run on: a current-thread runtime, as every transfer
+/// is awaited by the thread that asks for it; its connections are kept between them.
+fn runtime() -> Result<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    if let Some(rt) = RUNTIME.get() {
+        return Ok(rt);
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Output(format!("cannot start the object-store runtime: {e}")))?;
+    Ok(RUNTIME.get_or_init(|| rt))
+}
+
+/// The store a URL is in, configured from the environment; and the URL's key in it.
+fn store(url: &ObjectUrl) -> Result<(Arc<dyn ObjectStore>, Key)> {
+    use object_store::{aws, azure, gcp, http};
+    // A server that does not answer fails in seconds, not after the default 3 minutes.
+    let retry = RetryConfig {
+        max_retries: 3,
+        retry_timeout: Duration::from_secs(30),
+        ..RetryConfig::default()
+    };
+    let bucket = url.bucket.as_str();
+    let built: object_store::Result<Arc<dyn ObjectStore>> = match url.scheme.as_str() {
+        "s3" => aws::AmazonS3Builder::from_env()
+            .with_bucket_name(bucket)
+            .with_retry(retry)
+            .build()
+            .map(|s| Arc::new(s) as _),
+        "gs" => gcp::GoogleCloudStorageBuilder::from_env()
+            .with_bucket_name(bucket)
+            .with_retry(retry)
+            .build()
+            .map(|s| Arc::new(s) as _),
+        "az" => azure::MicrosoftAzureBuilder::from_env()
+            .with_container_name(bucket)
+            .with_retry(retry)
+            .build()
+            .map(|s| Arc::new(s) as _),
+        scheme => http::HttpBuilder::new()
+            .with_url(format!("{scheme}://{bucket}"))
+            .with_retry(retry)
+            .build()
+            .map(|s| Arc::new(s) as _),
+    };
+    let store = built.map_err(|e| object_error(url, describe(&e)))?;
+    let key = Key::parse(&url.key).map_err(|e| object_error(url, e))?;
+    Ok((store, key))
+}
+
+/// What went wrong, in the words a user can act on, with the store's own words after.
+fn describe(e: &object_store::Error) -> String {
+    use object_store::Error as E;
+    let text = e.to_string();
+    let hint = match e {
+        E::NotFound { .. } => "not found",
+        E::PermissionDenied { .. } | E::Unauthenticated { .. } => {
+            "access denied: check the credentials in the environment"
+        }
+        _ if text.contains("NoSuchBucket") => "no such bucket",
+        _ if [
+            "InvalidAccessKeyId",
+            "SignatureDoesNotMatch",
+            "InvalidClientTokenId",
+            "403",
+        ]
+        .iter()
+        .any(|w| text.contains(w)) =>
+        {
+            "access denied: check the credentials in the environment"
+        }
+        _ => return text,
+    };
+    format!("{hint} ({text})")
+}
+
+/// The objects a URL names: the one object, or every object under its prefix (in key
+/// order); an error when there is none.
+async fn objects(store: &dyn ObjectStore, url: &ObjectUrl, key: &Key) -> Result<Vec<ObjectMeta>> {
+    if !url.folder {
+        match store.head(key).await {
+            Ok(meta) => return Ok(vec![meta]),
+            Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(object_error(url, describe(&e))),
+        }
+    }
+    let prefix = (!url.key.is_empty()).then_some(key);
+    let mut found: Vec<ObjectMeta> = store
+        .list(prefix)
+        .try_collect()
+        .await
+        .map_err(|e| object_error(url, describe(&e)))?;
+    if found.is_empty() {
+        return Err(object_error(url, NOTHING));
+    }
+    found.sort_by(|a, b| a.location.cmp(&b.location));
+    Ok(found)
+}
+
+/// The local copy of `path` when it is a URL (fetched on the first call, the same copy
+/// after), else `path` itself.
+pub fn local(path: &Path) -> Result<PathBuf> {
+    let Some(url) = ObjectUrl::parse(path) else {
+        return Ok(path.to_path_buf());
+    };
+    let mut staged = STAGED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = staged.iter().find(|s| s.url == path) {
+        return Ok(s.local.clone());
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("simtui-objects-")
+        .tempdir()
+        .map_err(|source| Error::TempFile {
+            dir: std::env::temp_dir(),
+            source,
+        })?;
+    let local = runtime()?.block_on(fetch(&url, dir.path()))?;
+    staged.push(Staged {
+        url: path.to_path_buf(),
+        local: local.clone(),
+        _dir: dir,
+    });
+    Ok(local)
+}
+
+/// The URL a local copy was fetched from (the copy's root, as the URL was given; a file
+/// in the copy, its object's URL; `FILE:LINE` of a record, `URL:LINE`), else `path`
+/// itself: what the walk names documents by and what messages and outputs show.
+pub fn named(path: &Path) -> PathBuf {
+    let staged = STAGED.lock().unwrap_or_else(|e| e.into_inner());
+    let shown = path.to_string_lossy();
+    for s in staged.iter() {
+        let Some(rest) = shown.strip_prefix(&*s.local.to_string_lossy()) else {
+            continue;
+        };
+        let url = s.url.to_string_lossy();
+        match rest.chars().next() {
+            None => return s.url.clone(),
+            Some('/') => return format!("{}{rest}", url.trim_end_matches('/')).into(),
+            Some(':') => return format!("{url}{rest}").into(),
+            Some(_) => {}
+        }
+    }
+    path.to_path_buf()
+}
+
+/// Removes the local copies of the URLs read (the process's end removes nothing by
+/// itself).
+pub fn clear() {
+    STAGED.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// Fetches the objects of `url` into `dir`, several at a time: one object as
+/// `dir/NAME`, a prefix as the tree `dir/NAME/...` of the keys below it, each file
+/// dated as its object was last modified. Returns the copy's root.
+async fn fetch(url: &ObjectUrl, dir: &Path) -> Result<PathBuf> {
+    let (store, key) = store(url)?;
+    let found = objects(store.as_ref(), url, &key).await?;
+    let single = found.len() == 1 && found[0].location == key;
+    let root = dir.join(url.name());
+    let mut targets = Vec::with_capacity(found.len());
+    for meta in found {
+        let file = if single {
+            root.clone()
+        } else {
+            let rel = meta.location.as_ref();
+            let rel = rel.strip_prefix(url.key.as_str()).unwrap_or(rel);
+            let mut file = root.clone();
+            for segment in rel.split('/').filter(|s| !s.is_empty()) {
+                if segment == ".." || segment == "." {
+                    return Err(object_error(url, format!("key {rel} is no path")));
+                }
+                file.push(segment);
+            }
+            file
+        };
+        targets.push((meta, file));
+    }
+    futures::stream::iter(targets)
+        .map(|(meta, file)| {
+            let store = Arc::clone(&store);
+            async move { fetch_one(store.as_ref(), url, &meta, &file).await }
+        })
+        .buffer_unordered(IN_FLIGHT)
+        .try_collect::<()>()
+        .await?;
+    if !single {
+        std::fs::create_dir_all(&root).map_err(|source| Error::File {
+            path: root.clone(),
+            source,
+        })?;
+    }
+    Ok(root)
+}
+
+/// One object into `file`, streamed as it arrives.
+async fn fetch_one(
+    store: &dyn ObjectStore,
+    url: &ObjectUrl,
+    meta: &ObjectMeta,
+    file: &Path,
+) -> Result<()> {
+    let this = ObjectUrl {
+        key: meta.location.to_string(),
+        folder: false,
+        ..url.clone()
+    };
+    let io = |source| Error::File {
+        path: file.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    let mut out = File::create_new(file).map_err(io)?;
+    let mut body = store
+        .get(&meta.location)
+        .await
+        .map_err(|e| object_error(&this, describe(&e)))?
+        .into_stream();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| object_error(&this, describe(&e)))?;
+        out.write_all(&chunk).map_err(io)?;
+    }
+    // `--keep oldest|newest` reads a document's date from its file.
+    out.set_modified(SystemTime::from(meta.last_modified))
+        .map_err(io)
+}
+
+/// Whether anything is stored at `url` or under its prefix. Fails when the store cannot
+/// be reached or read (no such bucket, credentials refused): what an output checks
+/// before any work.
+pub fn probe(path: &Path) -> Result<bool> {
+    let Some(url) = ObjectUrl::parse(path) else {
+        return Ok(path.exists());
+    };
+    let (store, key) = store(&url)?;
+    runtime()?.block_on(async {
+        match objects(store.as_ref(), &url, &key).await {
+            Ok(_) => Ok(true),
+            Err(Error::Object { why, .. }) if why == NOTHING => Ok(false),
+            Err(e) => Err(e),
+        }
+    })
+}
+
+/// Uploads the file `local` to `url` in parts: the object appears under its name only
+/// when every part is in (a failure aborts the upload and leaves nothing there).
+pub fn put_file(local: &Path, url: &Path) -> Result<()> {
+    let Some(url) = ObjectUrl::parse(url) else {
+        return Err(Error::Output(format!(
+            "{}: not an object-store URL",
+            url.display()
+        )));
+    };
+    let (store, key) = store(&url)?;
+    let file = File::open(local).map_err(|source| Error::File {
+        path: local.to_path_buf(),
+        source,
+    })?;
+    runtime()?.block_on(upload(store.as_ref(), &url, &key, file, local))
+}
+
+async fn upload(
+    store: &dyn ObjectStore,
+    url: &ObjectUrl,
+    key: &Key,
+    mut file: File,
+    local: &Path,
+) -> Result<()> {
+    let fail = |e: object_store::Error| object_error(url, describe(&e));
+    let parts = store.put_multipart(key).await.map_err(fail)?;
+    let mut writer = WriteMultipart::new_with_chunk_size(parts, PART);
+    let mut buf = vec![0u8; 1 << 20];
+    let sent: Result<()> = async {
+        loop {
+            let n = file.read(&mut buf).map_err(|source| Error::File {
+                path: local.to_path_buf(),
+                source,
+            })?;
+            if n == 0 {
+                return Ok(());
+            }
+            writer
+                .wait_for_capacity(PARTS_IN_FLIGHT)
+                .await
+                .map_err(fail)?;
+            writer.write(&buf[..n]);
+        }
+    }
+    .await;
+    match sent {
+        Ok(()) => writer.finish().await.map(|_| ()).map_err(fail),
+        Err(e) => {
+            let _ = writer.abort().await;
+            Err(e)
+        }
+    }
+}
