@@ -14,6 +14,15 @@ fn corpus(dir: &Path, docs: usize) -> String {
     out.to_str().unwrap().to_string()
 }
 
+/// A folder holding a corpus of `docs` documents (as `corpus`), and where its saved
+/// index goes.
+fn corpus_and_index(docs: usize) -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("c.idx").to_str().unwrap().to_string();
+    let c = corpus(dir.path(), docs);
+    (dir, c, idx)
+}
+
 /// The 1,500-document corpus of `corpus`, and an empty folder for temporary files.
 fn corpus_and_tmp(dir: &Path) -> (String, std::path::PathBuf) {
     let tmp = dir.join("tmp");
@@ -238,10 +247,8 @@ fn size_after(line: &str, part: &str) -> f64 {
 /// results are those of a run without a saved index.
 #[test]
 fn a_saved_index_is_written_and_read_within_the_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = corpus(dir.path(), 600);
-    let idx = dir.path().join("c.idx");
-    let idx = idx.to_str().unwrap();
+    let (_dir, c, idx) = corpus_and_index(600);
+    let idx = idx.as_str();
     let out = simtui(&["index", &c, "-o", idx, "--memory", "100K", "-vv"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
@@ -280,10 +287,8 @@ fn a_saved_index_is_written_and_read_within_the_limit() {
 /// size, when it passes --memory.
 #[test]
 fn what_the_limit_cannot_hold_is_named_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = corpus(dir.path(), 300);
-    let idx = dir.path().join("c.idx");
-    let idx = idx.to_str().unwrap();
+    let (_dir, c, idx) = corpus_and_index(300);
+    let idx = idx.as_str();
     for cmd in [
         vec!["index", &c, "-o", idx, "--memory", "1K"],
         vec![
@@ -344,10 +349,8 @@ fn a_new_saved_index_goes_through_temporary_files_once() {
 /// computed within --memory (past it, on a temporary file), not in memory.
 #[test]
 fn wider_minhash_signatures_of_a_saved_index_keep_to_the_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = corpus(dir.path(), 600);
-    let idx = dir.path().join("c.idx");
-    let idx = idx.to_str().unwrap();
+    let (_dir, c, idx) = corpus_and_index(600);
+    let idx = idx.as_str();
     let minhash = ["--sketch", "minhash"];
     stdout_of(
         &[

@@ -104,13 +104,30 @@ fn timed(args: &[&str]) -> Duration {
     t.elapsed()
 }
 
-#[test]
-fn dedup_killed_again_and_again_then_resumed_writes_the_same_bytes() {
+/// `command` over 24 shards, run whole once, then for three seeds killed again and again
+/// with `--resume` until it finishes: the same files as the whole run (and what `same`
+/// checks besides), no journal left, and at least one kill landed.
+fn killed_and_resumed_is_whole(command: &str, flags: &[&str], same: impl Fn(&Path, &Path)) {
     let dir = tempfile::tempdir().unwrap();
     let shards = write_shards(dir.path(), 24, 300);
-    let flags = ["-t", "0.7", "--text-field", "text", "--id-field", "id"];
     let whole = dir.path().join("whole");
-    let span = timed(&[&["dedup", s(&shards), "-o", s(&whole)][..], &flags].concat());
+    let span = timed(&[&[command, s(&shards), "-o", s(&whole)][..], flags].concat());
+    let mut kills = 0;
+    for seed in 1..=3u64 {
+        let out = dir.path().join(format!("out{seed}"));
+        let args = [&[command, s(&shards), "-o", s(&out), "--resume"][..], flags].concat();
+        let landed = kill_then_finish(&args, span, 6, seed);
+        kills += landed;
+        assert_eq!(files(&out), files(&whole), "seed {seed} ({landed} kills)");
+        same(&out, &whole);
+        let journal = dir.path().join(format!(".out{seed}.simtui-resume"));
+        assert!(!journal.exists(), "{journal:?} left");
+    }
+    assert!(kills > 0, "no kill landed before a run completed");
+}
+
+#[test]
+fn dedup_killed_again_and_again_then_resumed_writes_the_same_bytes() {
     let removed = |out: &Path| {
         fs::read(out.with_file_name(format!(
             "{}.removed.jsonl",
@@ -118,52 +135,17 @@ fn dedup_killed_again_and_again_then_resumed_writes_the_same_bytes() {
         )))
         .unwrap()
     };
-    assert!(!removed(&whole).is_empty(), "the test needs removals");
-    let mut kills = 0;
-    for seed in 1..=3u64 {
-        let out = dir.path().join(format!("out{seed}"));
-        let args = [
-            &["dedup", s(&shards), "-o", s(&out), "--resume"][..],
-            &flags,
-        ]
-        .concat();
-        let landed = kill_then_finish(&args, span, 6, seed);
-        kills += landed;
-        assert_eq!(files(&out), files(&whole), "seed {seed} ({landed} kills)");
-        assert_eq!(removed(&out), removed(&whole));
-        assert!(
-            !dir.path()
-                .join(format!(".out{seed}.simtui-resume"))
-                .exists()
-        );
-    }
-    assert!(kills > 0, "no kill landed before a run completed");
+    let flags = ["-t", "0.7", "--text-field", "text", "--id-field", "id"];
+    killed_and_resumed_is_whole("dedup", &flags, |out, whole| {
+        assert!(!removed(whole).is_empty(), "the test needs removals");
+        assert_eq!(removed(out), removed(whole));
+    });
 }
 
 #[test]
 fn sketch_killed_again_and_again_then_resumed_writes_the_same_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    let shards = write_shards(dir.path(), 24, 300);
     let flags = ["--text-field", "text", "--id-field", "id"];
-    let whole = dir.path().join("whole");
-    let span = timed(&[&["sketch", s(&shards), "-o", s(&whole)][..], &flags].concat());
-    let mut kills = 0;
-    for seed in 1..=3u64 {
-        let out = dir.path().join(format!("out{seed}"));
-        let args = [
-            &["sketch", s(&shards), "-o", s(&out), "--resume"][..],
-            &flags,
-        ]
-        .concat();
-        kills += kill_then_finish(&args, span, 6, seed);
-        assert_eq!(files(&out), files(&whole), "seed {seed}");
-        assert!(
-            !dir.path()
-                .join(format!(".out{seed}.simtui-resume"))
-                .exists()
-        );
-    }
-    assert!(kills > 0, "no kill landed before a run completed");
+    killed_and_resumed_is_whole("sketch", &flags, |_, _| {});
 }
 
 #[test]

@@ -6,8 +6,8 @@
 use super::args::IndexArgs;
 use super::banding;
 use super::corpus::{CorpusArgs, OpenedCorpus, Purpose, build, engine};
-use crate::output::error::{UsageError, store_error};
-use simtui_engine::analysis::method::{Engine, Method};
+use crate::output::error::store_error;
+use simtui_engine::analysis::method::Engine;
 use simtui_engine::error::{Error, FormatError};
 use simtui_engine::index::{Index, Keep};
 use simtui_engine::store::{self, Mode, Request};
@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// The flag's help, the same for every command that takes it.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct AgainstArgs {
-    /// A reference corpus: a saved index (`simtui index`) or folders and files
+    /// Compare with a reference REF: a saved index, or folders and files
     ///
     /// Only what is near a document of the reference counts: pairs lists the pairs of a
     /// PATH document and a reference one; dedup removes from PATH every document within
@@ -61,16 +61,9 @@ pub fn open(
     mut index: IndexArgs,
     purpose: Purpose,
 ) -> anyhow::Result<WithReference> {
-    let note = purpose
-        .threshold
-        .and_then(|t| banding::for_t(corpus.method.method, t, &mut index, purpose.banding_given));
-    let method = corpus.method.method(&index)?;
-    if !matches!(method, Method::MinHash { .. }) {
-        return Err(UsageError("--against works with --method minhash".into()).into());
-    }
-    let progress = corpus.memory.run()?;
+    let start = corpus.start_minhash(&mut index, &purpose, "--against")?;
+    let (note, method, progress, params) = (start.note, start.method, start.progress, start.params);
     let budget = progress.budget();
-    let params = corpus.method.params(&index);
     // Both indexes keep their sets: they are joined into one.
     let keep = Keep::Everything;
     let reference_index: Arc<Index> = if is_saved_index(reference)? {

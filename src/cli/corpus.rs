@@ -370,3 +370,38 @@ fn why_no_document(index: &Index, args: &IndexArgs) -> Option<String> {
         said.join(", ")
     ))
 }
+
+/// The start of opening a corpus for MinHash alone (`--against`, `--resume`): the
+/// banding chosen or checked for the purpose's threshold (its note said once the corpus
+/// is found), progress and the memory budget, the engine's parameters.
+pub struct MinHashStart {
+    pub note: Option<banding::Note>,
+    pub method: Method,
+    pub progress: Run,
+    pub params: Params,
+}
+
+impl CorpusArgs {
+    /// [`MinHashStart`] for `index` and `purpose`; another method than MinHash is a usage
+    /// error naming `flag`.
+    pub fn start_minhash(
+        &self,
+        index: &mut IndexArgs,
+        purpose: &Purpose,
+        flag: &str,
+    ) -> anyhow::Result<MinHashStart> {
+        let note = purpose
+            .threshold
+            .and_then(|t| banding::for_t(self.method.method, t, index, purpose.banding_given));
+        let method = self.method.method(index)?;
+        if !matches!(method, Method::MinHash { .. }) {
+            return Err(UsageError(format!("{flag} works with --method minhash")).into());
+        }
+        Ok(MinHashStart {
+            note,
+            method,
+            progress: self.memory.run()?,
+            params: self.method.params(index),
+        })
+    }
+}

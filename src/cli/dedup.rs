@@ -91,7 +91,7 @@ pub struct DedupArgs {
     pub max_bucket: u64,
     #[command(flatten)]
     pub against: super::against::AgainstArgs,
-    /// Record each input shard's sets and signatures beside OUT; continue an interrupted run
+    /// Save each shard's work beside OUT; go on after an interrupted run
     ///
     /// Each file of many documents (a JSON Lines, SGML or Parquet shard), and each run of
     /// plain files up to 64 MiB, is indexed alone, saved in .OUT.simtui-resume beside OUT

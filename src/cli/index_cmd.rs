@@ -21,7 +21,7 @@ pub struct IndexCmdArgs {
     /// [default: PATH/.simtui-index when PATH is one folder]
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Add PATH's documents to the saved index FILE, not reading its documents again
+    /// Append PATH's documents to the saved index FILE
     ///
     /// FILE, made by `simtui index`, keeps every document it has (its files are not
     /// looked at: they may be gone) and gains PATH's, indexed now; its shingle sets and

@@ -165,24 +165,12 @@ pub fn open_units(
     mut index: super::args::IndexArgs,
     purpose: super::corpus::Purpose,
 ) -> anyhow::Result<(super::corpus::OpenedCorpus, Journal)> {
-    use simtui_engine::analysis::method::{Engine, Method};
+    use simtui_engine::analysis::method::Engine;
     use simtui_engine::index::{Index, Keep};
     use simtui_engine::store;
-    let note = purpose.threshold.and_then(|t| {
-        super::banding::for_t(
-            corpus_args.method.method,
-            t,
-            &mut index,
-            purpose.banding_given,
-        )
-    });
-    let method = corpus_args.method.method(&index)?;
-    if !matches!(method, Method::MinHash { .. }) {
-        return Err(UsageError("--resume works with --method minhash".into()).into());
-    }
-    let progress = corpus_args.memory.run()?;
+    let start = corpus_args.start_minhash(&mut index, &purpose, "--resume")?;
+    let (note, method, progress, params) = (start.note, start.method, start.progress, start.params);
     let budget = progress.budget();
-    let params = corpus_args.method.params(&index);
     let t = std::time::Instant::now();
     let corpus = index.walk(roots)?;
     let walk = t.elapsed();

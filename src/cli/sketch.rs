@@ -68,7 +68,7 @@ pub struct SketchArgs {
     /// Spark, Java and Python read 64 bits.
     #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
     pub format: Option<SketchFormat>,
-    /// Record each input shard's sketches beside DIR; continue an interrupted run
+    /// Save each shard's rows beside DIR; go on after an interrupted run
     ///
     /// Each file of many documents (a JSON Lines or Parquet shard), and each run of plain
     /// files up to 64 MiB, is sketched alone, its rows saved in .DIR.simtui-resume beside

@@ -102,12 +102,7 @@ impl Signatures {
             return Signatures::compute_in(sketcher, sets, room, block, progress);
         }
         let rows = sets.len();
-        let mut writer = SigsWriter::new(new);
-        if (new as u64).saturating_mul(rows as u64) * 4 > room.bytes {
-            writer.spill(room)?;
-        } else {
-            writer.reserve_rows(rows);
-        }
+        let mut writer = SigsWriter::within(new, rows, room)?;
         let added = new - old;
         let per_block = ((block / (added as u64 * 4)) as usize).max(FILL_BATCH);
         let (mut extra, mut wide) = (Vec::new(), Vec::new());
@@ -175,12 +170,7 @@ impl Signatures {
             return Ok(self.clone());
         }
         let rows = self.len();
-        let mut writer = SigsWriter::new(n);
-        if (n as u64).saturating_mul(rows as u64) * 4 > room.bytes {
-            writer.spill(room)?;
-        } else {
-            writer.reserve_rows(rows);
-        }
+        let mut writer = SigsWriter::within(n, rows, room)?;
         if n > 0 {
             let mut narrow = Vec::with_capacity(COPY_BLOCK * n);
             for from in (0..rows).step_by(COPY_BLOCK) {
@@ -294,6 +284,18 @@ impl SigsWriter {
         }
     }
 
+    /// Room for `rows` rows `width` wide: in memory when they fit `room`, else on a
+    /// temporary file.
+    pub(crate) fn within(width: usize, rows: usize, room: &Room) -> Result<SigsWriter> {
+        let mut writer = SigsWriter::new(width);
+        if (width as u64).saturating_mul(rows as u64) * 4 > room.bytes {
+            writer.spill(room)?;
+        } else {
+            writer.reserve_rows(rows);
+        }
+        Ok(writer)
+    }
+
     /// Appends the next row (`width` values).
     pub(crate) fn push(&mut self, row: &[u32]) -> Result<()> {
         self.rows.push(row)
@@ -394,17 +396,22 @@ mod tests {
         );
     }
 
+    /// A room of no bytes: every row goes to a file.
+    fn no_room(spilled: &Arc<Spilled>) -> Room<'_> {
+        Room {
+            bytes: 0,
+            dir: None,
+            spilled,
+        }
+    }
+
     #[test]
     fn signatures_on_a_file_read_as_in_memory_and_fail_with_an_error() {
         let sketcher = Sketcher::new(SketchKind::Oph, 3, 32);
         let sets = sets();
         let memory = Signatures::compute(&sketcher, &sets, &Silent).unwrap();
         let spilled = Arc::new(Spilled::default());
-        let room = Room {
-            bytes: 0,
-            dir: None,
-            spilled: &spilled,
-        };
+        let room = no_room(&spilled);
         let file = Signatures::compute_in(&sketcher, &sets, &room, 0, &Silent).unwrap();
         assert_eq!(file.kept(), Kept::File);
         assert_eq!(file.data().unwrap(), memory.data().unwrap());
@@ -424,11 +431,7 @@ mod tests {
         let sets = sets();
         let sigs = Signatures::compute(&small, &sets, &Silent).unwrap();
         let spilled = Arc::new(Spilled::default());
-        let room = Room {
-            bytes: 0,
-            dir: None,
-            spilled: &spilled,
-        };
+        let room = no_room(&spilled);
         let wider = sigs.extended_in(&big, &sets, (&room, 0), &Silent).unwrap();
         assert_eq!(wider.kept(), Kept::File);
         let fresh = Signatures::compute(&big, &sets, &Silent).unwrap();

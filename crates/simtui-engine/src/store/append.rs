@@ -10,14 +10,14 @@
 //! identical contents (a new document identical to a saved one joins its group).
 
 use super::decode::{self, Fault};
-use super::encode::{AsDocOut, Bulk, Failed, Sink, put_sets, put_signatures};
+use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
 use super::format::{DocOut, DocRec, FileRec, Saved};
 use super::update::{self, Plan, walk_files};
-use super::{Request, absolute, differences, file_of, is_index_file, stamp, write_atomic};
+use super::{Request, differences, file_of, stamp, write_atomic};
 use crate::error::{Error, Result};
 use crate::index::{Doc, Index, IndexBuilder, Parts};
 use crate::progress::Progress;
-use crate::source::{Corpus, Source};
+use crate::source::Source;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Write};
@@ -73,19 +73,8 @@ fn open_saved(req: &Request) -> Result<(Saved, File, [u64; 2])> {
 /// new documents get the saved width), else [`Error::Mismatch`]; a file it holds already
 /// is refused (`simtui index` brings changed files up to date). Written atomically.
 pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
-    let cwd = std::env::current_dir().map_err(|e| Error::Io {
-        path: req.file.clone(),
-        source: e,
-    })?;
     let (saved, raw, at) = open_saved(req)?;
-    let file_abs = absolute(&cwd, &req.file);
-    let mut corpus = Corpus::walk(&req.roots, &req.walk)?;
-    corpus.entries.retain(|e| {
-        file_of(&e.source).is_none_or(|p| !is_index_file(&absolute(&cwd, p), &file_abs))
-    });
-    if corpus.entries.iter().any(|e| file_of(&e.source).is_none()) {
-        return Err(Error::InMemory);
-    }
+    let super::Walked { corpus, cwd } = super::walked(req)?;
     let files = walk_files(&corpus, &cwd);
     let known: HashSet<&Path> = saved.files.iter().map(|f| f.path.as_path()).collect();
     if let Some(f) = files.iter().find(|f| known.contains(f.abs.as_path())) {
@@ -287,19 +276,7 @@ fn runs(groups: &[u32]) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-impl AsDocOut for DocRec {
-    fn doc_out(&self) -> DocOut<'_> {
-        DocOut {
-            id: &self.id,
-            group: self.group,
-            bytes: self.bytes,
-            tokens: self.tokens,
-            title: &self.title,
-            meta: &self.meta,
-            part: self.part,
-        }
-    }
-}
+as_doc_out!(DocRec, |d| d.part);
 
 /// A saved index as it is, without walking its files (they may be gone): the
 /// reference corpus of `dedup --against`. Its documents' sources are their files (a

@@ -107,6 +107,28 @@ pub(crate) trait AsDocOut {
     fn doc_out(&self) -> DocOut<'_>;
 }
 
+/// [`AsDocOut`] for a type with the fields of a saved document (an index's `Doc`, a
+/// saved `DocRec`); `part` says where in its file the document is.
+macro_rules! as_doc_out {
+    ($t:ty, |$d:ident| $part:expr) => {
+        impl $crate::store::encode::AsDocOut for $t {
+            fn doc_out(&self) -> $crate::store::format::DocOut<'_> {
+                let $d = self;
+                $crate::store::format::DocOut {
+                    id: &$d.id,
+                    group: $d.group,
+                    bytes: $d.bytes,
+                    tokens: $d.tokens,
+                    title: &$d.title,
+                    meta: &$d.meta,
+                    part: $part,
+                }
+            }
+        }
+    };
+}
+pub(crate) use as_doc_out;
+
 impl AsDocOut for DocOut<'_> {
     fn doc_out(&self) -> DocOut<'_> {
         DocOut { ..*self }

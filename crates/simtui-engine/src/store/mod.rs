@@ -236,19 +236,7 @@ pub fn check(file: &Path) -> Result<()> {
 /// rebuilds it unless it is not an index at all), when writing it fails in
 /// [`Mode::Create`], or when cancelled.
 pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
-    let cwd = std::env::current_dir().map_err(|e| Error::Io {
-        path: req.file.clone(),
-        source: e,
-    })?;
-    let file_abs = absolute(&cwd, &req.file);
-    let mut corpus = Corpus::walk(&req.roots, &req.walk)?;
-    // The index file (and its temporary twin) are never documents of the corpus.
-    corpus.entries.retain(|e| {
-        file_of(&e.source).is_none_or(|p| !is_index_file(&absolute(&cwd, p), &file_abs))
-    });
-    if corpus.entries.iter().any(|e| file_of(&e.source).is_none()) {
-        return Err(Error::InMemory);
-    }
+    let Walked { corpus, cwd } = walked(req)?;
     progress.update(Stage::Read, 0, corpus.entries.len() as u64);
 
     let mut report = Report::default();
@@ -351,6 +339,31 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
         corpus,
         report,
     })
+}
+
+/// The corpus a request's roots hold, without the index file, and the folder paths are
+/// relative to.
+pub(super) struct Walked {
+    pub corpus: Corpus,
+    pub cwd: PathBuf,
+}
+
+/// Walks the request's roots. The index file (and its temporary twin) are never
+/// documents of the corpus; a text in memory cannot be indexed to a file.
+pub(super) fn walked(req: &Request) -> Result<Walked> {
+    let cwd = std::env::current_dir().map_err(|e| Error::Io {
+        path: req.file.clone(),
+        source: e,
+    })?;
+    let file_abs = absolute(&cwd, &req.file);
+    let mut corpus = Corpus::walk(&req.roots, &req.walk)?;
+    corpus.entries.retain(|e| {
+        file_of(&e.source).is_none_or(|p| !is_index_file(&absolute(&cwd, p), &file_abs))
+    });
+    if corpus.entries.iter().any(|e| file_of(&e.source).is_none()) {
+        return Err(Error::InMemory);
+    }
+    Ok(Walked { corpus, cwd })
 }
 
 /// Gives `index` enough hash functions for the banding asked for (more MinHash

@@ -3,8 +3,8 @@
 //! fresh run would build, group for group.
 
 use super::decode::Seal;
-use super::encode::{AsDocOut, Failed};
-use super::format::{self, DocOut, FileRec, Saved, Stamp};
+use super::encode::{Failed, as_doc_out};
+use super::format::{self, FileRec, Saved, Stamp};
 use super::{Report, file_of, hash_file, part_of, reading_of, source_of, stamp};
 use crate::error::Result;
 use crate::index::{Doc, Index, IndexBuilder, Params, Parts};
@@ -436,8 +436,33 @@ fn merge(
             }
         }
     }
+    drop(sub_docs);
+    if !reused {
+        debug_assert_eq!(cursor, built.len(), "every document built is a file's");
+        docs = built;
+    }
+    let index = merged_index(files, fresh, docs, skipped, groups, params)?;
+    Ok(Update {
+        index,
+        files: out_files,
+        dirty,
+    })
+}
+
+/// The index of the merged documents: with the skips of the files read, ids renamed as
+/// a fresh run renames them, and the groups interned (or, nothing saved reused, the
+/// build's own sets and signatures, taken as they are).
+fn merged_index(
+    files: &[WalkFile],
+    fresh: Fresh,
+    mut docs: Vec<Doc>,
+    mut skipped: Vec<Skipped>,
+    groups: Option<Interned>,
+    params: &Params,
+) -> Result<Index> {
+    let sub = &fresh.index;
     // Records of the files read that were skipped (bad lines, too short, ...): the
-    // files' own skips are in their records above.
+    // files' own skips are in their records (made by `merge`).
     let read_paths: std::collections::HashSet<&Path> = fresh
         .read
         .iter()
@@ -451,11 +476,6 @@ fn merge(
     );
     // Ids from the data that clash across old and new files are renamed as a fresh run
     // renames them (`ID@FILE:LINE`).
-    drop(sub_docs);
-    if !reused {
-        debug_assert_eq!(cursor, built.len(), "every document built is a file's");
-        docs = built;
-    }
     let renamed = crate::index::ids::unique_ids(&mut docs);
     let times = sub.stats.times;
     let (shingles, signatures, contents) = match groups {
@@ -476,11 +496,7 @@ fn merge(
     let mut index = IndexBuilder::new(params).from_parts(parts);
     index.stats.renamed = renamed;
     index.stats.times = times;
-    Ok(Update {
-        index,
-        files: out_files,
-        dirty,
-    })
+    Ok(index)
 }
 
 /// The record of a file read anew (the `k`-th of those read; `before`, its stamp before
@@ -596,19 +612,7 @@ impl<'a> Interned<'a> {
     }
 }
 
-impl AsDocOut for Doc {
-    fn doc_out(&self) -> DocOut<'_> {
-        DocOut {
-            id: &self.id,
-            group: self.group,
-            bytes: self.bytes,
-            tokens: self.tokens,
-            title: &self.title,
-            meta: &self.meta,
-            part: part_of(&self.source),
-        }
-    }
-}
+as_doc_out!(Doc, |d| part_of(&d.source));
 
 /// Writes the index file of `index` and `files` to `out`: its length and checksum.
 pub(super) fn encode(index: &Index, files: &[FileRec], out: impl Write) -> Result<Seal, Failed> {
