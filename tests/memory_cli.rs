@@ -284,7 +284,8 @@ fn a_saved_index_is_written_and_read_within_the_limit() {
 }
 
 /// What cannot be bounded (each document's record, id and path) is said once, with its
-/// size, when it passes --memory.
+/// size, when it passes --memory: by `index`, and by the commands that search, whether
+/// their index is saved or built.
 #[test]
 fn what_the_limit_cannot_hold_is_named_once() {
     let (_dir, c, idx) = corpus_and_index(300);
@@ -293,6 +294,27 @@ fn what_the_limit_cannot_hold_is_named_once() {
         vec!["index", &c, "-o", idx, "--memory", "1K"],
         vec![
             "pairs", &c, "--index", idx, "--memory", "1K", "--format", "jsonl",
+        ],
+        // Without a saved index too: the index built holds the same records.
+        vec![
+            "pairs",
+            &c,
+            "--no-index",
+            "--memory",
+            "1K",
+            "--format",
+            "jsonl",
+        ],
+        vec![
+            "clusters",
+            &c,
+            "--no-index",
+            "-t",
+            "0.5",
+            "--memory",
+            "1K",
+            "--format",
+            "jsonl",
         ],
     ] {
         let out = simtui(&cmd);

@@ -13,6 +13,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A moto S3 server on the loopback address, stopped when dropped.
@@ -38,6 +39,11 @@ impl Moto {
         } else {
             PathBuf::from("moto_server")
         };
+        // One start at a time: a port picked free is free only until a server binds it,
+        // and two tests starting at once could pick the same one (the loser's moto exits
+        // and its test talks to the winner's, which goes when that test ends).
+        static STARTING: Mutex<()> = Mutex::new(());
+        let _one = STARTING.lock().unwrap_or_else(|e| e.into_inner());
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -58,13 +64,16 @@ impl Moto {
             println!("skipped: no moto_server (tests/s3/.venv or PATH); .ci/s3-setup installs it");
             return None;
         };
-        let moto = Moto { child, port };
+        let mut moto = Moto { child, port };
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
                 start.elapsed() < Duration::from_secs(60),
                 "moto did not start"
             );
+            if let Some(status) = moto.child.try_wait().unwrap() {
+                panic!("moto_server on port {port} exited: {status}");
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
         Some(moto)

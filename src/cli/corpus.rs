@@ -249,6 +249,9 @@ pub fn engine(
             for s in built.0.index.skipped() {
                 crate::output::diag::note(1, format_args!("skipped {s}"));
             }
+            // A built index holds its documents' records whatever the limit, as a saved
+            // one does: said the same way.
+            say_if_over(&built.0.index, budget);
             built
         }
     };
