@@ -195,7 +195,9 @@ fn sketch_resumable(
         write_file(&journal.unit(i), |w| {
             for doc in index.docs() {
                 let row = rows.row(&index, doc).map_err(io::Error::other)?;
-                unit_rows::put(w, &row, index_renamed(doc).as_deref())?;
+                // What its id becomes if another unit has it too (`ID@FILE:LINE`).
+                let renamed = simtui_engine::index::ids::unique_name(doc);
+                unit_rows::put(w, &row, renamed.as_deref())?;
             }
             Ok(())
         })?;
@@ -237,11 +239,6 @@ fn sketch_resumable(
     write_shards(out, &mut next, params, rows, format)?;
     journal.finish();
     Ok(())
-}
-
-/// What a record's id becomes when another document has it too (`ID@FILE:LINE`).
-fn index_renamed(doc: &Doc) -> Option<String> {
-    simtui_engine::index::ids::unique_name(doc)
 }
 
 /// The file of each folder of shards that describes them.

@@ -336,24 +336,12 @@ pub fn joined(parts: &[&Index], budget: &crate::storage::Budget) -> Result<Index
             });
         }
     }
-    let renamed = crate::index::ids::unique_ids(&mut docs);
-    let (shingles, signatures, contents) = groups.finish()?;
     let skipped = parts
         .iter()
         .flat_map(|p| p.skipped.iter().cloned())
         .collect();
-    let parts = Parts {
-        docs,
-        skipped,
-        shingles,
-        signatures,
-        contents,
-    };
-    let mut index = IndexBuilder::new(&first.params)
-        .from_parts(parts)
-        .with_budget(budget.clone());
-    index.stats.renamed = renamed;
-    Ok(index)
+    let index = super::update::index_of(docs, skipped, groups.finish()?, &first.params);
+    Ok(index.with_budget(budget.clone()))
 }
 
 /// Saves an index of part of a corpus to `file` (written whole, then renamed into

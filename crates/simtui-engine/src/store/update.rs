@@ -455,7 +455,7 @@ fn merge(
 fn merged_index(
     files: &[WalkFile],
     fresh: Fresh,
-    mut docs: Vec<Doc>,
+    docs: Vec<Doc>,
     mut skipped: Vec<Skipped>,
     groups: Option<Interned>,
     params: &Params,
@@ -474,11 +474,8 @@ fn merged_index(
             .filter(|s| !read_paths.contains(s.path.as_path()))
             .cloned(),
     );
-    // Ids from the data that clash across old and new files are renamed as a fresh run
-    // renames them (`ID@FILE:LINE`).
-    let renamed = crate::index::ids::unique_ids(&mut docs);
     let times = sub.stats.times;
-    let (shingles, signatures, contents) = match groups {
+    let groups = match groups {
         Some(groups) => groups.finish()?,
         None => {
             let built = fresh.index;
@@ -486,6 +483,20 @@ fn merged_index(
             (shingles, built.signatures, built.contents)
         }
     };
+    let mut index = index_of(docs, skipped, groups, params);
+    index.stats.times = times;
+    Ok(index)
+}
+
+/// The index of `docs` (ids that clash renamed as a fresh run renames them,
+/// `ID@FILE:LINE`, and counted) over their groups' sets, signatures and content hashes.
+pub(super) fn index_of(
+    mut docs: Vec<Doc>,
+    skipped: Vec<Skipped>,
+    (shingles, signatures, contents): (ShingleSets, Signatures, Vec<u64>),
+    params: &Params,
+) -> Index {
+    let renamed = crate::index::ids::unique_ids(&mut docs);
     let parts = Parts {
         docs,
         skipped,
@@ -495,8 +506,7 @@ fn merged_index(
     };
     let mut index = IndexBuilder::new(params).from_parts(parts);
     index.stats.renamed = renamed;
-    index.stats.times = times;
-    Ok(index)
+    index
 }
 
 /// The record of a file read anew (the `k`-th of those read; `before`, its stamp before
