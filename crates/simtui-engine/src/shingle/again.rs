@@ -177,13 +177,14 @@ impl Remake<u64> for Reshingle {
 
 /// Whether a file of many documents can be read a record at a time at its offset:
 /// JSON Lines or SGML, not compressed. An unreadable file is not (the first pass will
-/// say why it is skipped).
+/// say why it is skipped). The head is read once the file is whole (an object store's
+/// copy still arriving is waited for: its head is not there yet).
 fn readable_at_offsets(path: &Path, kind: Kind) -> bool {
     if kind == Kind::Parquet {
         return false;
     }
     let mut head = [0u8; 4];
-    let Ok(mut file) = File::open(path) else {
+    let Ok(mut file) = crate::source::file::open_nonblocking(path) else {
         return false;
     };
     let n = file.read(&mut head).unwrap_or(0);

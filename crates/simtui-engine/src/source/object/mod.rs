@@ -3,7 +3,8 @@
 //!
 //! A URL is read as a folder is: the objects under its prefix (or the one object it
 //! names) are fetched, several at a time, into a local copy that lives as long as the
-//! process (removed by [`clear`]), and every reader of the source stage (plain, JSON
+//! process (removed by [`clear`]), while the corpus is read (a reader waits for the
+//! object it opens: [`ready`]; the read stage ends with [`settled`]), and every reader of the source stage (plain, JSON
 //! Lines, SGML, Parquet, gz/zst) reads that copy as it reads any file: each reader
 //! exists once. The walk names the documents by the URL ([`named`]), so ids are the
 //! same as those of a local copy of the same objects. Outputs are uploaded once
@@ -19,7 +20,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 #[cfg(feature = "object-store")]
+mod arrivals;
+#[cfg(feature = "object-store")]
 mod remote;
+#[cfg(feature = "object-store")]
+pub use arrivals::{ready, settled};
 #[cfg(feature = "object-store")]
 pub use remote::{clear, local, named, probe, put_file};
 
@@ -167,6 +172,18 @@ pub fn named(path: &Path) -> PathBuf {
 /// Without the feature: nothing was fetched.
 #[cfg(not(feature = "object-store"))]
 pub fn clear() {}
+
+/// Without the feature: every file is whole.
+#[cfg(not(feature = "object-store"))]
+pub fn ready(_path: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Without the feature: nothing is arriving.
+#[cfg(not(feature = "object-store"))]
+pub fn settled() -> Result<()> {
+    Ok(())
+}
 
 /// Without the feature: a URL cannot be reached.
 #[cfg(not(feature = "object-store"))]

@@ -1,4 +1,5 @@
-//! The transfers: objects listed and fetched into a local copy, files uploaded, through
+//! The transfers: objects listed and fetched into a local copy (in the background,
+//! while the corpus is read: `arrivals.rs`), files uploaded, through
 //! the `object_store` crate on one small tokio runtime that lives here alone (the rest
 //! of the engine never sees a future).
 //!
@@ -7,7 +8,7 @@
 //! `AWS_ALLOW_HTTP`...; `GOOGLE_SERVICE_ACCOUNT`...; `AZURE_STORAGE_ACCOUNT_NAME`,
 //! `AZURE_STORAGE_ACCOUNT_KEY`...
 
-use super::{ObjectUrl, object_error};
+use super::{ObjectUrl, arrivals, object_error};
 use crate::error::{Error, Result};
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as Key;
@@ -189,12 +190,15 @@ pub fn named(path: &Path) -> PathBuf {
 /// Removes the local copies of the URLs read (the process's end removes nothing by
 /// itself).
 pub fn clear() {
+    arrivals::ARRIVALS.forget();
     STAGED.lock().unwrap_or_else(|e| e.into_inner()).clear();
 }
 
-/// Fetches the objects of `url` into `dir`, several at a time: one object as
-/// `dir/NAME`, a prefix as the tree `dir/NAME/...` of the keys below it, each file
-/// dated as its object was last modified. Returns the copy's root.
+/// Lays out the objects of `url` in `dir` and starts fetching them in the background,
+/// several at a time, in key order: one object as `dir/NAME`, a prefix as the tree
+/// `dir/NAME/...` of the keys below it, each file created at its object's size at once
+/// and dated as its object was last modified. A reader waits for the file it opens
+/// ([`super::ready`]). Returns the copy's root.
 async fn fetch(url: &ObjectUrl, dir: &Path) -> Result<PathBuf> {
     let (store, key) = store(url)?;
     let found = objects(store.as_ref(), url, &key).await?;
@@ -216,26 +220,81 @@ async fn fetch(url: &ObjectUrl, dir: &Path) -> Result<PathBuf> {
             }
             file
         };
+        lay_out(&meta, &file)?;
         targets.push((meta, file));
     }
-    futures::stream::iter(targets)
-        .map(|(meta, file)| {
-            let store = Arc::clone(&store);
-            async move { fetch_one(store.as_ref(), url, &meta, &file).await }
-        })
-        .buffer_unordered(IN_FLIGHT)
-        .try_collect::<()>()
-        .await?;
     if !single {
         std::fs::create_dir_all(&root).map_err(|source| Error::File {
             path: root.clone(),
             source,
         })?;
     }
+    arrivals::ARRIVALS.expect(targets.iter().map(|(_, file)| file.clone()));
+    let owned = url.clone();
+    std::thread::Builder::new()
+        .name("simtui-fetch".to_string())
+        .spawn(move || fetch_all(store, &owned, targets))
+        .map_err(|e| object_error(url, e))?;
     Ok(root)
 }
 
-/// One object into `file`, streamed as it arrives.
+/// The file `file` of an object's copy, created at the object's size (a sparse file:
+/// nothing is written yet) and dated as the object.
+fn lay_out(meta: &ObjectMeta, file: &Path) -> Result<()> {
+    let io = |source| Error::File {
+        path: file.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    let out = File::create_new(file).map_err(io)?;
+    out.set_len(meta.size).map_err(io)?;
+    out.set_modified(SystemTime::from(meta.last_modified))
+        .map_err(io)
+}
+
+/// Fetches every object into its file, [`IN_FLIGHT`] at a time, on a runtime of this
+/// thread's own (the transfers the other threads ask for go on meanwhile), and says of
+/// each that it arrived or why it did not.
+fn fetch_all(store: Arc<dyn ObjectStore>, url: &ObjectUrl, targets: Vec<(ObjectMeta, PathBuf)>) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let runtime = match runtime {
+        Ok(rt) => rt,
+        Err(e) => {
+            for (_, file) in &targets {
+                arrivals::ARRIVALS.failed(file, url.to_string(), format!("cannot fetch: {e}"));
+            }
+            return;
+        }
+    };
+    runtime.block_on(
+        futures::stream::iter(targets)
+            .map(|(meta, file)| {
+                let store = Arc::clone(&store);
+                async move {
+                    let fetched = fetch_one(store.as_ref(), url, &meta, &file).await;
+                    (file, fetched)
+                }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .for_each(|(file, fetched)| async move {
+                match fetched {
+                    Ok(()) => arrivals::ARRIVALS.arrived(&file),
+                    Err(Error::Object { url, why }) => arrivals::ARRIVALS.failed(&file, url, why),
+                    Err(e) => arrivals::ARRIVALS.failed(
+                        &file,
+                        named(&file).display().to_string(),
+                        e.to_string(),
+                    ),
+                }
+            }),
+    );
+}
+
+/// One object into its laid-out `file`, streamed as it arrives.
 async fn fetch_one(
     store: &dyn ObjectStore,
     url: &ObjectUrl,
@@ -251,19 +310,23 @@ async fn fetch_one(
         path: file.to_path_buf(),
         source,
     };
-    if let Some(parent) = file.parent() {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
-    let mut out = File::create_new(file).map_err(io)?;
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .open(file)
+        .map_err(io)?;
     let mut body = store
         .get(&meta.location)
         .await
         .map_err(|e| object_error(&this, describe(&e)))?
         .into_stream();
+    let mut written = 0u64;
     while let Some(chunk) = body.next().await {
         let chunk = chunk.map_err(|e| object_error(&this, describe(&e)))?;
         out.write_all(&chunk).map_err(io)?;
+        written += chunk.len() as u64;
     }
+    // The object changed since it was listed: the copy is cut or extended to what came.
+    out.set_len(written).map_err(io)?;
     // `--keep oldest|newest` reads a document's date from its file.
     out.set_modified(SystemTime::from(meta.last_modified))
         .map_err(io)

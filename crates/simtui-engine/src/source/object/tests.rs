@@ -61,3 +61,51 @@ fn prefixes_compare_by_whole_segments() {
     assert_eq!(url("s3://other/corpus/").relation(&input), None);
     assert_eq!(url("gs://b/corpus/").relation(&input), None);
 }
+
+/// A reader waits for the file it opens, not for the others; a failed fetch reaches its
+/// reader and the barrier after the read stage as an error; a path of no copy never
+/// waits.
+#[cfg(feature = "object-store")]
+#[test]
+fn a_reader_waits_for_its_object_alone() {
+    use std::sync::Arc;
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let copies = Arc::new(arrivals::Arrivals::default());
+    let (a, b, c) = (
+        PathBuf::from("/c/a"),
+        PathBuf::from("/c/b"),
+        PathBuf::from("/c/c"),
+    );
+    copies.expect([a.clone(), b.clone(), c.clone()]);
+    assert!(copies.ready(Path::new("/local.txt")).is_ok());
+    let (tx, rx) = mpsc::channel();
+    let waiting = {
+        let (a, copies) = (a.clone(), Arc::clone(&copies));
+        std::thread::spawn(move || tx.send(copies.ready(&a).is_ok()).unwrap())
+    };
+    copies.arrived(&b);
+    assert!(copies.ready(&b).is_ok(), "b arrived: no wait");
+    assert!(
+        rx.recv_timeout(Duration::from_millis(200)).is_err(),
+        "a has not arrived: its reader waits"
+    );
+    copies.arrived(&a);
+    assert!(rx.recv_timeout(Duration::from_secs(10)).unwrap());
+    waiting.join().unwrap();
+    copies.failed(&c, "s3://b/c".to_string(), "connection reset".to_string());
+    let err = copies.ready(&c).unwrap_err().to_string();
+    assert!(
+        err.contains("s3://b/c") && err.contains("connection reset"),
+        "{err}"
+    );
+    let err = copies.settled().unwrap_err().to_string();
+    assert!(err.contains("connection reset"), "{err}");
+    let fresh = arrivals::Arrivals::default();
+    fresh.expect([a.clone()]);
+    fresh.forget();
+    assert!(
+        fresh.ready(&a).is_err(),
+        "a copy removed: its reader is told"
+    );
+}
