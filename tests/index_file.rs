@@ -316,7 +316,9 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
     let err = String::from_utf8_lossy(&simtui(&["pairs", &corpus, "--index", s(&bad)]).stderr)
         .to_string();
     assert!(
-        err.contains("another version of simtui (index format 4; this simtui reads format 5)"),
+        err.contains(
+            "another version of simtui (index format 4; this simtui reads formats 5 to 6)"
+        ),
         "{err}"
     );
     fs::write(&bad, b"hello, not an index at all").unwrap();
