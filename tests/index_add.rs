@@ -123,7 +123,8 @@ fn an_add_cut_short_anywhere_leaves_the_index_as_it_was() {
             "cut at +{n}"
         );
         let out = simtui(&["index", s(&roots[1]), "--add", s(&cut)]);
-        common::assert_ok_saying(&out, &[&format!("cut off {n} bytes")]);
+        let said = format!("cut off {n} bytes");
+        common::assert_ok_saying(&out, &[said.as_str()]);
         assert!(
             fs::read(&cut).unwrap() == after,
             "re-added after a cut at +{n}"
@@ -178,7 +179,7 @@ fn a_format_5_index_is_read_and_converted_once_by_add() {
     let v6 = fs::read(&idx).unwrap();
     let mut v5 = v6[..v6.len() - 64].to_vec();
     v5[8..12].copy_from_slice(&5u32.to_le_bytes());
-    simtui_engine::store::format::reseal(&mut v5);
+    simtui_engine::store::decode::reseal(&mut v5);
     fs::write(&idx, &v5).unwrap();
     let first = ok(&["pairs", s(&roots[0]), "--index", s(&idx), "-t", "0.2"]);
     assert_eq!(

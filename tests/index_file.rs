@@ -357,7 +357,7 @@ proptest! {
         let mut framed = format::MAGIC.to_vec();
         framed.extend_from_slice(&bytes);
         let _ = decode::decode(&framed);
-        format::reseal(&mut framed);
+        decode::reseal(&mut framed);
         let _ = decode::decode(&framed);
     }
 
@@ -377,7 +377,7 @@ proptest! {
         }
         // Past the checksum too: the structure checks must hold on their own.
         let _ = decode::decode(&b);
-        format::reseal(&mut b);
+        decode::reseal(&mut b);
         if let Ok(saved) = decode::decode(&b) {
             // Whatever decodes is safe to turn into an index and search.
             let docs = saved.docs.iter().map(|d| simtui_engine::index::Doc {

@@ -12,7 +12,8 @@
 //! the same order, the same groups of identical contents (a new document identical to a
 //! saved one joins its group).
 
-use super::decode::{self, Check, Fault, InPlace, Seal};
+use super::bytes::Fault;
+use super::decode::{self, Check, InPlace, Seal};
 use super::directory::{self, Directory, Entry};
 use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
 use super::format::{DocOut, DocRec, FileRec, Saved, VERSION};

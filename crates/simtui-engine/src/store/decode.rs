@@ -8,7 +8,8 @@
 //! set lengths and the order of every set. `index --add` checks less
 //! ([`Check::Head`]): what it reads of each segment, not its sets and signatures.
 
-use super::directory::{self, Directory, Entry, Window};
+use super::bytes::{Bytes, Fault, Window};
+use super::directory::{self, Directory, Entry};
 use super::format::{
     DOC_RECORD, DocRec, FILE_RECORD, FileRec, FormatError, HEAD_BYTES, HEADER, OLDEST, Place,
     Saved, Stamp, TRAILER, VERSION, check_head, decode_meta, le32, le64, pad8, path_from,
@@ -20,7 +21,6 @@ use crate::source::SkipReason;
 use crate::storage::file::SpillFile;
 use crate::text::{Language, TextOptions, Unit};
 use std::fs::File;
-use std::io;
 use std::path::Path;
 
 /// How much of each segment of a file is checked.
@@ -44,68 +44,18 @@ fn corrupt(what: impl Into<String>) -> FormatError {
     FormatError::Corrupt(what.into())
 }
 
-/// What the bytes of an index file are read from: memory, or the file itself.
-pub(super) trait Bytes {
-    fn size(&self) -> u64;
-    /// Fills `out` from byte `at`.
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()>;
-    /// `len` bytes from `at`.
-    fn section(&self, at: u64, len: u64) -> Result<Vec<u8>, Fault> {
-        let mut out = vec![0; len as usize];
-        self.read(at, &mut out)?;
-        Ok(out)
+/// Recomputes the checksums of (possibly edited) index bytes, so tests can reach the
+/// checks behind them: of each segment and the directory (format 6), else of all the
+/// bytes before the last 8. Does nothing to bytes shorter than a trailer.
+pub fn reseal(bytes: &mut [u8]) {
+    if directory::reseal_segments(bytes) {
+        return;
     }
-}
-
-impl Bytes for [u8] {
-    fn size(&self) -> u64 {
-        self.len() as u64
-    }
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
-        let at = at as usize;
-        let src = at
-            .checked_add(out.len())
-            .and_then(|end| self.get(at..end))
-            .ok_or(io::ErrorKind::UnexpectedEof)?;
-        out.copy_from_slice(src);
-        Ok(())
-    }
-}
-
-impl Bytes for File {
-    fn size(&self) -> u64 {
-        self.metadata().map_or(0, |m| m.len())
-    }
-    #[cfg(unix)]
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
-        std::os::unix::fs::FileExt::read_exact_at(self, out, at)
-    }
-    #[cfg(not(unix))]
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut f = self;
-        f.seek(SeekFrom::Start(at))?;
-        f.read_exact(out)
-    }
-}
-
-/// Why an index file could not be read: what is wrong with it, or a failing read.
-#[derive(Debug)]
-pub(crate) enum Fault {
-    Format(FormatError),
-    Io(io::Error),
-}
-
-impl From<FormatError> for Fault {
-    fn from(e: FormatError) -> Self {
-        Fault::Format(e)
-    }
-}
-
-impl From<io::Error> for Fault {
-    fn from(e: io::Error) -> Self {
-        Fault::Io(e)
-    }
+    let Some(end) = bytes.len().checked_sub(TRAILER as usize) else {
+        return;
+    };
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+    bytes[end..].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// An index file's length and checksum: two files with the same are the same index.
@@ -143,7 +93,7 @@ fn layout(
     let stated = u64::from_le_bytes(trailer);
     if entry.is_some_and(|e| e.sum != stated)
         || ((check == Check::Full || entry.is_none())
-            && directory::checksum(src, 0, end)? != stated)
+            && super::bytes::checksum(src, 0, end)? != stated)
     {
         return Err(FormatError::Checksum.into());
     }
@@ -158,7 +108,7 @@ fn layout(
     let (params, counts) = decode_header(&head[..HEADER as usize])?;
     let at = sections(&params, counts, n)?;
     if let Some(e) = entry
-        && directory::checksum(src, 0, at[5])? != e.head
+        && super::bytes::checksum(src, 0, at[5])? != e.head
     {
         return Err(FormatError::Checksum.into());
     }
@@ -220,26 +170,6 @@ fn sections(params: &Params, counts: [u64; 5], n: u64) -> Result<[u64; 7], Fault
         return Err(corrupt("more than 2^32 documents").into());
     }
     Ok(at)
-}
-
-/// Bytes of a segment's head (header, strings, records, contents, set lengths) as its
-/// header's counts give them, however wrong (saturating): where its sets start.
-pub(super) fn head_len(segment: &[u8]) -> u64 {
-    if segment.len() < HEADER as usize {
-        return 0;
-    }
-    let c = |at: usize| le64(segment, at);
-    let (files, docs, groups, strings) = (c(56), c(64), c(72), c(88));
-    [
-        HEADER,
-        pad8(strings.min(u64::MAX - 8)),
-        files.saturating_mul(FILE_RECORD),
-        docs.saturating_mul(DOC_RECORD),
-        groups.saturating_mul(8),
-        pad8(groups.saturating_mul(4).min(u64::MAX - 8)),
-    ]
-    .into_iter()
-    .fold(0u64, u64::saturating_add)
 }
 
 /// Decodes and checks the fixed header: the parameters (`num_perm` the signatures'

@@ -6,10 +6,10 @@
 //! while it wrote) is not part of the index: found by looking back for that directory,
 //! it is ignored, and cut off by the next `--add`.
 
-use super::decode::{Bytes, Fault};
-use super::format::{FormatError, HEADER, TRAILER, le64};
+use super::bytes::{Bytes, Fault};
+use super::format::{FormatError, HEADER, TRAILER, head_len, le64};
 use std::io::{self, Write};
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// The last 8 bytes before a directory's checksum.
 pub(crate) const END_MAGIC: [u8; 8] = *b"SIMTUEND";
@@ -163,46 +163,10 @@ pub(super) fn find(src: &(impl Bytes + ?Sized), first: u64) -> Result<Directory,
     .into())
 }
 
-/// xxh3-64 of `len` bytes of `src` from `at`, read a chunk at a time.
-pub(super) fn checksum(src: &(impl Bytes + ?Sized), at: u64, len: u64) -> Result<u64, Fault> {
-    let mut hasher = Xxh3::new();
-    let mut buf = vec![0; (CHUNK.min(len)) as usize];
-    let mut done = 0;
-    while done < len {
-        let n = CHUNK.min(len - done) as usize;
-        src.read(at + done, &mut buf[..n])?;
-        hasher.update(&buf[..n]);
-        done += n as u64;
-    }
-    Ok(hasher.digest())
-}
-
-/// A part of a file read as if it were a file of its own: a segment.
-pub(super) struct Window<'a, B: ?Sized> {
-    pub src: &'a B,
-    pub start: u64,
-    pub len: u64,
-}
-
-impl<B: Bytes + ?Sized> Bytes for Window<'_, B> {
-    fn size(&self) -> u64 {
-        self.len
-    }
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
-        if at
-            .checked_add(out.len() as u64)
-            .is_none_or(|e| e > self.len)
-        {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        self.src.read(self.start + at, out)
-    }
-}
-
 /// Recomputes the checksums of format 6 bytes after an edit: each segment's own, its
 /// head's (where its header's counts put the head's end), the directory's. False when
 /// the bytes end in no directory that can be read.
-pub(super) fn reseal(bytes: &mut [u8]) -> bool {
+pub(super) fn reseal_segments(bytes: &mut [u8]) -> bool {
     let len = bytes.len() as u64;
     if len < TAIL || bytes[bytes.len() - 16..bytes.len() - 8] != END_MAGIC {
         return false;
@@ -223,7 +187,7 @@ pub(super) fn reseal(bytes: &mut [u8]) -> bool {
         }
         let s = &mut bytes[offset as usize..end as usize];
         let body = s.len() - TRAILER as usize;
-        let head = (super::decode::head_len(s) as usize).min(body);
+        let head = (head_len(s) as usize).min(body);
         let head_sum = xxh3_64(&s[..head]);
         let sum = xxh3_64(&s[..body]);
         s[body..].copy_from_slice(&sum.to_le_bytes());

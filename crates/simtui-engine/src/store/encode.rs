@@ -77,7 +77,7 @@ impl<W: Write> Sink<W> {
     /// file), a chunk at a time.
     pub(crate) fn copy(
         &mut self,
-        src: &(impl super::decode::Bytes + ?Sized),
+        src: &(impl super::bytes::Bytes + ?Sized),
         at: u64,
         len: u64,
     ) -> io::Result<()> {

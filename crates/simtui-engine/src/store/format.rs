@@ -14,7 +14,6 @@ use crate::sketch::Signatures;
 use crate::source::SkipReason;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use xxhash_rust::xxh3::xxh3_64;
 
 /// The first 8 bytes of every simtui index file.
 pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
@@ -190,18 +189,24 @@ pub(super) fn skip_code(s: Option<SkipReason>) -> u8 {
     }
 }
 
-/// Recomputes the checksums of (possibly edited) index bytes, so tests can reach the
-/// checks behind them: of each segment and the directory (format 6), else of all the
-/// bytes before the last 8. Does nothing to bytes shorter than a trailer.
-pub fn reseal(bytes: &mut [u8]) {
-    if super::directory::reseal(bytes) {
-        return;
+/// Bytes of a segment's head (header, strings, records, contents, set lengths) as its
+/// header's counts give them, however wrong (saturating): where its sets start.
+pub(super) fn head_len(segment: &[u8]) -> u64 {
+    if segment.len() < HEADER as usize {
+        return 0;
     }
-    let Some(end) = bytes.len().checked_sub(TRAILER as usize) else {
-        return;
-    };
-    let sum = xxh3_64(&bytes[..end]);
-    bytes[end..].copy_from_slice(&sum.to_le_bytes());
+    let c = |at: usize| le64(segment, at);
+    let (files, docs, groups, strings) = (c(56), c(64), c(72), c(88));
+    [
+        HEADER,
+        pad8(strings.min(u64::MAX - 8)),
+        files.saturating_mul(FILE_RECORD),
+        docs.saturating_mul(DOC_RECORD),
+        groups.saturating_mul(8),
+        pad8(groups.saturating_mul(4).min(u64::MAX - 8)),
+    ]
+    .into_iter()
+    .fold(0u64, u64::saturating_add)
 }
 
 pub(super) fn le32(b: &[u8], at: usize) -> u32 {
@@ -273,7 +278,7 @@ pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::decode::decode;
+    use crate::store::decode::{decode, reseal};
     use crate::store::encode::{Held, encode};
     use crate::text::{Language, TextOptions};
 

@@ -19,6 +19,7 @@
 //! file read another way is indexed again.
 
 mod append;
+mod bytes;
 pub mod decode;
 mod directory;
 mod encode;
@@ -33,7 +34,8 @@ use crate::source::Part;
 use crate::source::{self, Corpus, Source, WalkOptions};
 use crate::storage::Budget;
 pub use append::{Added, add, joined, load_part, reference, save_part};
-use decode::{Fault, Seal};
+use bytes::Fault;
+use decode::Seal;
 use encode::Failed;
 use format::{FormatError, Place, Saved, Stamp};
 use std::fs;
