@@ -316,7 +316,9 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
     let err = String::from_utf8_lossy(&simtui(&["pairs", &corpus, "--index", s(&bad)]).stderr)
         .to_string();
     assert!(
-        err.contains("another version of simtui (index format 4; this simtui reads format 5)"),
+        err.contains(
+            "another version of simtui (index format 4; this simtui reads formats 5 to 6)"
+        ),
         "{err}"
     );
     fs::write(&bad, b"hello, not an index at all").unwrap();
@@ -355,7 +357,7 @@ proptest! {
         let mut framed = format::MAGIC.to_vec();
         framed.extend_from_slice(&bytes);
         let _ = decode::decode(&framed);
-        format::reseal(&mut framed);
+        decode::reseal(&mut framed);
         let _ = decode::decode(&framed);
     }
 
@@ -375,7 +377,7 @@ proptest! {
         }
         // Past the checksum too: the structure checks must hold on their own.
         let _ = decode::decode(&b);
-        format::reseal(&mut b);
+        decode::reseal(&mut b);
         if let Ok(saved) = decode::decode(&b) {
             // Whatever decodes is safe to turn into an index and search.
             let docs = saved.docs.iter().map(|d| simtui_engine::index::Doc {

@@ -212,6 +212,9 @@ pub fn open_store(req: Request, progress: &dyn Progress) -> anyhow::Result<Opene
             req.file.display()
         ));
     }
+    if let Some(tail) = r.tail_notice(&req.file) {
+        crate::output::diag::say(format_args!("simtui: {tail}"));
+    }
     if let Some(e) = &r.write_error {
         crate::output::diag::say(format_args!(
             "simtui: index {}: not updated: {e}",

@@ -399,6 +399,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             };
             let opened = simtui_engine::store::open(&req, progress)?;
             crate::output::diag::note(1, opened.report.summary(&req.file));
+            if let Some(tail) = opened.report.tail_notice(&req.file) {
+                crate::output::diag::note(0, tail);
+            }
             if let Some(e) = &opened.report.write_error {
                 crate::output::diag::note(
                     0,

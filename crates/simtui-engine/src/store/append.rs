@@ -2,16 +2,21 @@
 //! (`simtui index --add`), and a saved index opened as it is, without its files (the
 //! reference corpus of `dedup --against`).
 //!
-//! Adding copies the saved shingle sets and signatures into the new file byte for byte
-//! (they are the bulk of it), re-encodes the records, and appends the new documents'
-//! records, sets and signatures: its time is the new documents' indexing plus a copy of
-//! the file. The result is the file `simtui index` writes for the old files and the new
-//! ones walked after them: the same documents in the same order, the same groups of
-//! identical contents (a new document identical to a saved one joins its group).
+//! Adding writes the new documents' records, sets and signatures as a segment after the
+//! file's last one, then a new directory (`directory`): the saved segments are not
+//! read again but for their records (checked against their checksums), nor rewritten.
+//! Its time is the new documents' indexing plus a read of the saved records. A format 5
+//! file is converted once: its sets and signatures copied byte for byte into a file of
+//! one segment holding everything. Either way, the index is the one `simtui index`
+//! builds for the old files and the new ones walked after them: the same documents in
+//! the same order, the same groups of identical contents (a new document identical to a
+//! saved one joins its group).
 
-use super::decode::{self, Fault};
+use super::bytes::Fault;
+use super::decode::{self, Check, InPlace, Seal};
+use super::directory::{self, Directory, Entry};
 use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
-use super::format::{DocOut, DocRec, FileRec, Saved};
+use super::format::{DocOut, DocRec, FileRec, Saved, VERSION};
 use super::update::{self, Plan, walk_files};
 use super::{Request, differences, file_of, stamp, write_atomic};
 use crate::error::{Error, Result};
@@ -19,8 +24,8 @@ use crate::index::{Doc, Index, IndexBuilder, Parts};
 use crate::progress::Progress;
 use crate::source::Source;
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{self, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// What [`add`] did.
@@ -38,42 +43,50 @@ pub struct Added {
     pub renamed: usize,
     /// The new file's size in bytes.
     pub bytes: u64,
+    /// The file was of format 5 and was rewritten whole in the current format (from
+    /// then on, adding writes only the new documents).
+    pub converted: bool,
+    /// Bytes an earlier add left after the file's last complete directory (killed while
+    /// it wrote), cut off before this one was written.
+    pub cut: u64,
 }
 
-/// The saved index `req.file`, opened and checked, with where its bulk starts.
-fn open_saved(req: &Request) -> Result<(Saved, File, [u64; 2])> {
+/// The saved index `req.file`, opened with the checks `check` asks for.
+fn open_saved(req: &Request, check: Check) -> Result<(InPlace, File)> {
     let io_error = |source: io::Error| Error::Io {
         path: req.file.clone(),
         source,
     };
     let f = File::open(&req.file).map_err(io_error)?;
-    let (saved, _, at) =
-        match decode::read_with_sections(f.try_clone().map_err(io_error)?, &req.file) {
-            Ok(x) => x,
-            Err(Fault::Io(e)) => return Err(io_error(e)),
-            Err(Fault::Format(problem)) => {
-                return Err(Error::IndexFile {
-                    path: req.file.clone(),
-                    problem,
-                });
-            }
-        };
-    if let Some(why) = differences(&saved.params, &req.params) {
+    let read = match decode::opened(f.try_clone().map_err(io_error)?, &req.file, check) {
+        Ok(x) => x,
+        Err(Fault::Io(e)) => return Err(io_error(e)),
+        Err(Fault::Format(problem)) => {
+            return Err(Error::IndexFile {
+                path: req.file.clone(),
+                problem,
+            });
+        }
+    };
+    if let Some(why) = differences(&read.saved.params, &req.params) {
         return Err(Error::Mismatch {
             path: req.file.clone(),
             why,
         });
     }
-    Ok((saved, f, at))
+    Ok((read, f))
 }
 
 /// Adds the documents of `req.roots` to the saved index `req.file`, reading none of its
-/// documents again: the saved sets and signatures are copied as they are. The index must
-/// exist and have been built with `req.params` (the number of hash functions aside: the
-/// new documents get the saved width), else [`Error::Mismatch`]; a file it holds already
-/// is refused (`simtui index` brings changed files up to date). Written atomically.
+/// documents again: they are written as a segment after its last one (a format 5 file
+/// is converted, its sets and signatures copied as they are). The index must exist and
+/// have been built with `req.params` (the number of hash functions aside: the new
+/// documents get the saved width), else [`Error::Mismatch`]; a file it holds already is
+/// refused (`simtui index` brings changed files up to date). A crash while it writes
+/// leaves the index as it was or with the documents added, never half of them.
 pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
-    let (saved, raw, at) = open_saved(req)?;
+    let (read, raw) = open_saved(req, Check::Head)?;
+    let saved = &read.saved;
     let super::Walked { corpus, cwd } = super::walked(req)?;
     let files = walk_files(&corpus, &cwd);
     let known: HashSet<&Path> = saved.files.iter().map(|f| f.path.as_path()).collect();
@@ -115,27 +128,22 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
             &corpus,
         ));
     }
-    let joined = Joined::new(&saved, sub);
-    let (new_docs, renamed) = joined.docs(&saved, sub);
-    let mut all_files = saved.files.clone();
-    all_files.extend(new_files);
-    let docs: Vec<DocOut> = (saved.docs.iter().map(DocRec::doc_out))
-        .chain(new_docs.iter().map(|d| d.doc_out()))
-        .collect();
-    let mut contents = saved.contents.clone();
-    contents.extend(joined.new_groups.iter().map(|&g| sub.contents[g as usize]));
-    let bulk = Appended {
-        saved: &saved,
-        raw: &raw,
-        at,
+    let joined = Joined::new(saved, sub);
+    let (new_docs, renamed) = joined.docs(saved, sub);
+    let new = Picked {
         sub,
-        new_groups: &joined.new_groups,
+        groups: &joined.new_groups,
     };
-    let seal = write_atomic(
-        &req.file,
-        |out| super::encode::encode(&saved.params, &all_files, &docs, &contents, &bulk, out),
-        None,
-    )
+    let converted = read.dir.version != VERSION;
+    let seal = if converted {
+        convert(req, (&read, &raw), (new_files, &new_docs), new)
+    } else {
+        let contents = new.contents();
+        append_segment(&req.file, &read.dir, |out| {
+            let records = (new_files.as_slice(), new_docs.as_slice());
+            super::encode::segment(&saved.params, records, &contents, &new, out)
+        })
+    }
     .map_err(|f| match f {
         Failed::Read(e) => e,
         Failed::Write(source) => Error::Io {
@@ -150,7 +158,74 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         skipped: sub.skipped.len(),
         renamed,
         bytes: seal.0,
+        converted,
+        cut: read.dir.tail,
     })
+}
+
+/// Writes a segment (`write`, which gives its entry) after the last one of the index
+/// file `path`, whose directory is `dir`, then the directory of all of them. The
+/// segment is synced before the directory is written, and the directory synced: until
+/// it is complete, the last complete directory is the old one, and the file reads as it
+/// was (the bytes after it ignored). A tail an earlier add left is cut off first; on a
+/// failure, what was written is.
+fn append_segment(
+    path: &Path,
+    dir: &Directory,
+    write: impl FnOnce(&mut io::BufWriter<&File>) -> std::result::Result<Entry, Failed>,
+) -> std::result::Result<Seal, Failed> {
+    let f = OpenOptions::new().write(true).open(path)?;
+    let result = (|| {
+        if dir.tail > 0 {
+            f.set_len(dir.end)?;
+        }
+        let mut out = io::BufWriter::with_capacity(1 << 20, &f);
+        out.seek(SeekFrom::Start(dir.end))?;
+        let mut entry = write(&mut out)?;
+        out.flush()?;
+        f.sync_data()?;
+        entry.offset = dir.end;
+        let mut entries = dir.entries.clone();
+        entries.push(entry);
+        let (n, sum) = directory::put(&entries, dir.end + entry.size, &mut out)?;
+        out.flush()?;
+        f.sync_data()?;
+        Ok((dir.end + entry.size + n, sum))
+    })();
+    if result.is_err() {
+        let _ = f.set_len(dir.end);
+        let _ = f.sync_data();
+    }
+    result
+}
+
+/// A format 5 index (`read`, open as `raw`) with the new files and documents, written
+/// whole in the current format (atomically): its sets and signatures copied as they are.
+fn convert(
+    req: &Request,
+    (read, raw): (&InPlace, &File),
+    (new_files, new_docs): (Vec<FileRec>, &[Doc]),
+    new: Picked,
+) -> std::result::Result<Seal, Failed> {
+    let saved = &read.saved;
+    let mut all_files = saved.files.clone();
+    all_files.extend(new_files);
+    let docs: Vec<DocOut> = (saved.docs.iter().map(DocRec::doc_out))
+        .chain(new_docs.iter().map(|d| d.doc_out()))
+        .collect();
+    let mut contents = saved.contents.clone();
+    contents.extend(new.contents());
+    let bulk = Appended {
+        saved,
+        raw,
+        at: read.sections,
+        new,
+    };
+    write_atomic(
+        &req.file,
+        |out| super::encode::encode(&saved.params, &all_files, &docs, &contents, &bulk, out),
+        None,
+    )
 }
 
 /// The new documents' groups among the saved ones: a content the index has joins its
@@ -216,31 +291,73 @@ fn place(source: &Source) -> PathBuf {
     }
 }
 
-/// The saved bulk copied as it is, then the new groups' sets and signatures.
+/// The new groups of an index added to a saved one: their contents, sets and
+/// signatures.
+struct Picked<'a> {
+    sub: &'a Index,
+    /// The groups of `sub` that are new contents, in order.
+    groups: &'a [u32],
+}
+
+impl Picked<'_> {
+    fn contents(&self) -> Vec<u64> {
+        (self.groups.iter())
+            .map(|&g| self.sub.contents[g as usize])
+            .collect()
+    }
+}
+
+impl Bulk for Picked<'_> {
+    fn groups(&self) -> usize {
+        self.groups.len()
+    }
+    fn set_len(&self, k: usize) -> usize {
+        self.sub.shingles.set_len(self.groups[k] as usize)
+    }
+    fn total(&self) -> usize {
+        (self.groups.iter())
+            .map(|&g| self.sub.shingles.set_len(g as usize))
+            .sum()
+    }
+    fn width(&self) -> usize {
+        self.sub.signatures.width()
+    }
+    fn put_sets<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
+        for run in runs(self.groups) {
+            put_sets(sink, &self.sub.shingles, run)?;
+        }
+        Ok(())
+    }
+    fn put_signatures<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
+        for run in runs(self.groups) {
+            put_signatures(sink, &self.sub.signatures, run)?;
+        }
+        Ok(())
+    }
+}
+
+/// The saved bulk of a format 5 file copied as it is, then the new groups' sets and
+/// signatures.
 struct Appended<'a> {
     saved: &'a Saved,
     raw: &'a File,
     /// Where the saved shingles and signatures start in `raw`.
     at: [u64; 2],
-    sub: &'a Index,
-    new_groups: &'a [u32],
+    new: Picked<'a>,
 }
 
 impl Bulk for Appended<'_> {
     fn groups(&self) -> usize {
-        self.saved.contents.len() + self.new_groups.len()
+        self.saved.contents.len() + self.new.groups()
     }
     fn set_len(&self, g: usize) -> usize {
         match g.checked_sub(self.saved.contents.len()) {
             None => self.saved.shingles.set_len(g),
-            Some(k) => self.sub.shingles.set_len(self.new_groups[k] as usize),
+            Some(k) => self.new.set_len(k),
         }
     }
     fn total(&self) -> usize {
-        let new: usize = (self.new_groups.iter())
-            .map(|&g| self.sub.shingles.set_len(g as usize))
-            .sum();
-        self.saved.shingles.total() + new
+        self.saved.shingles.total() + self.new.total()
     }
     fn width(&self) -> usize {
         self.saved.signatures.width()
@@ -248,18 +365,12 @@ impl Bulk for Appended<'_> {
     fn put_sets<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
         let old = self.saved.shingles.total() as u64 * 8;
         sink.copy(self.raw, self.at[0], old)?;
-        for run in runs(self.new_groups) {
-            put_sets(sink, &self.sub.shingles, run)?;
-        }
-        Ok(())
+        self.new.put_sets(sink)
     }
     fn put_signatures<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
         let old = (self.saved.contents.len() * self.width()) as u64 * 4;
         sink.copy(self.raw, self.at[1], old)?;
-        for run in runs(self.new_groups) {
-            put_signatures(sink, &self.sub.signatures, run)?;
-        }
-        Ok(())
+        self.new.put_signatures(sink)
     }
 }
 
@@ -285,9 +396,9 @@ as_doc_out!(DocRec, |d| d.part);
 /// `req.params.num_perm` of them are used, computed from the sets if more are needed),
 /// else [`Error::Mismatch`].
 pub fn reference(req: &Request, progress: &dyn Progress) -> Result<Index> {
-    let (saved, _, _) = open_saved(req)?;
+    let (read, _) = open_saved(req, Check::Full)?;
     let mut index = index_of(
-        saved,
+        read.saved,
         |f| Ok(Source::File(f.path.clone())),
         |source: &Source, _| source.clone(),
     )?;

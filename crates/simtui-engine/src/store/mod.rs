@@ -19,7 +19,9 @@
 //! file read another way is indexed again.
 
 mod append;
+mod bytes;
 pub mod decode;
+mod directory;
 mod encode;
 pub mod format;
 mod update;
@@ -32,7 +34,8 @@ use crate::source::Part;
 use crate::source::{self, Corpus, Source, WalkOptions};
 use crate::storage::Budget;
 pub use append::{Added, add, joined, load_part, reference, save_part};
-use decode::{Fault, Seal};
+use bytes::Fault;
+use decode::Seal;
 use encode::Failed;
 use format::{FormatError, Place, Saved, Stamp};
 use std::fs;
@@ -145,9 +148,23 @@ pub struct Report {
     /// Size of the index file in bytes: of the one read, or, when the index changed, of
     /// the new one (even if writing it failed).
     pub file_bytes: u64,
+    /// Bytes after the file's last complete directory (an `index --add` killed while it
+    /// wrote): not part of the index, ignored (the next `--add` cuts them off).
+    pub tail: u64,
 }
 
 impl Report {
+    /// What to say of bytes after the file's last complete segment, if there were any.
+    pub fn tail_notice(&self, file: &Path) -> Option<String> {
+        (self.tail > 0).then(|| {
+            format!(
+                "index {}: {} bytes after its last complete segment (an `index --add` that did not finish) ignored; the index is as it was before that add",
+                file.display(),
+                self.tail
+            )
+        })
+    }
+
     /// One line for `-v`.
     pub fn summary(&self, file: &Path) -> String {
         let what = if self.created {
@@ -251,17 +268,18 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     let read = match fs::File::open(&req.file) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io_error(e)),
-        Ok(f) => Some(decode::read_in_place(f, &req.file)),
+        Ok(f) => Some(decode::opened(f, &req.file, decode::Check::Full)),
     };
     let saved = match read {
         None => {
             report.created = true;
             None
         }
-        Some(Ok((saved, seal))) => {
-            report.file_bytes = seal.0;
-            loaded_seal = Some(seal);
-            Some(saved)
+        Some(Ok(read)) => {
+            report.file_bytes = read.seal.0;
+            report.tail = read.dir.tail;
+            loaded_seal = Some(read.seal);
+            Some(read.saved)
         }
         Some(Err(Fault::Io(e))) => return Err(io_error(e)),
         Some(Err(Fault::Format(e))) if req.mode == Mode::Create && e != FormatError::NotIndex => {
