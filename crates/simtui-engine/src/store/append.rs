@@ -87,10 +87,10 @@ fn open_saved(req: &Request, check: Check) -> Result<(InPlace, File)> {
 pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     let (read, raw) = open_saved(req, Check::Head)?;
     let saved = &read.saved;
-    let super::Walked { corpus, cwd } = super::walked(req)?;
-    let files = walk_files(&corpus, &cwd);
+    let super::Walked { mut corpus, cwd } = super::walked(req)?;
+    let mut files = walk_files(&corpus, &cwd);
     let known: HashSet<&Path> = saved.files.iter().map(|f| f.path.as_path()).collect();
-    if let Some(f) = files.iter().find(|f| known.contains(f.abs.as_path())) {
+    if let Some(f) = files.iter().find(|f| known.contains(f.abs())) {
         return Err(Error::Output(format!(
             "{} is in the index {} already: `simtui index` brings changed files up to date",
             f.path.display(),
@@ -103,13 +103,19 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         num_perm: saved.signatures.width(),
         ..req.params.clone()
     };
-    let fresh = update::read_anew(&files, &plans, &corpus, (&params, &req.budget), progress)?;
+    let fresh = update::read_anew(
+        &files,
+        &plans,
+        (&mut corpus, false),
+        (&params, &req.budget),
+        progress,
+    )?;
     let sub = &fresh.index;
     // New files' records, in walk order, each with its documents' count.
     let mut new_files = Vec::with_capacity(files.len());
     let mut at_doc = 0usize;
     let skips: HashMap<&Path, _> = sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
-    for (k, f) in files.iter().enumerate() {
+    for (k, f) in files.iter_mut().enumerate() {
         let first = at_doc;
         while sub
             .docs
@@ -120,13 +126,7 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         }
         let skip = skips.get(f.path.as_path()).copied();
         let n = (at_doc - first) as u32;
-        new_files.push(update::fresh_record(
-            f,
-            (stamps[k], &fresh, k),
-            skip,
-            n,
-            &corpus,
-        ));
+        new_files.push(update::fresh_record(f, (stamps[k], &fresh, k), skip, n));
     }
     let joined = Joined::new(saved, sub);
     let (new_docs, renamed) = joined.docs(saved, sub);

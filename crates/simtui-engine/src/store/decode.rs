@@ -12,7 +12,7 @@ use super::bytes::{Bytes, Fault, Window};
 use super::directory::{self, Directory, Entry};
 use super::format::{
     DOC_RECORD, DocRec, FILE_RECORD, FileRec, FormatError, HEAD_BYTES, HEADER, OLDEST, Place,
-    Saved, Stamp, TRAILER, VERSION, check_head, decode_meta, le32, le64, pad8, path_from,
+    Saved, Stamp, TRAILER, VERSION, check_head, decode_meta, le32, le64, path_from,
 };
 use crate::index::Params;
 use crate::shingle::ShingleSets;

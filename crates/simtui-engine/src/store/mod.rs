@@ -193,7 +193,8 @@ impl Report {
 pub struct Opened {
     /// The index, up to date with the files, with the hash functions asked for.
     pub index: Index,
-    /// What the walk found (the index file itself left out).
+    /// What the walk found (the index file itself left out); only what it left out
+    /// from [`open_index`].
     pub corpus: Corpus,
     /// What opening did.
     pub report: Report,
@@ -253,7 +254,20 @@ pub fn check(file: &Path) -> Result<()> {
 /// rebuilds it unless it is not an index at all), when writing it fails in
 /// [`Mode::Create`], or when cancelled.
 pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
-    let Walked { corpus, cwd } = walked(req)?;
+    open_with(req, progress, true)
+}
+
+/// [`open`] for a caller that does not walk the corpus again: the walk's entries are
+/// moved into the index instead of copied, so [`Opened::corpus`] holds only what the walk
+/// left out (its entries are empty). Every path and id was held twice while the index
+/// was built or opened.
+pub fn open_index(req: &Request, progress: &dyn Progress) -> Result<Opened> {
+    open_with(req, progress, false)
+}
+
+/// [`open`], the walk kept for the caller when `keep_walk`.
+fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<Opened> {
+    let Walked { mut corpus, cwd } = walked(req)?;
     progress.update(Stage::Read, 0, corpus.entries.len() as u64);
 
     let mut report = Report::default();
@@ -304,7 +318,12 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     // Before the files' stamps are taken: see `update::settle`.
     let stamped = epoch_time(std::time::SystemTime::now());
     let wanted = (&req.params, &req.budget);
-    let mut update = update::update(&corpus, saved, wanted, &cwd, &mut report, progress)?;
+    let walk = (&mut corpus, keep_walk);
+    let mut update = update::update(walk, saved, wanted, &cwd, &mut report, progress)?;
+    if !keep_walk {
+        // Its entries moved into the index.
+        corpus.entries = Vec::new();
+    }
     update::settle(&mut update, stamped);
     let index = &mut update.index;
 
