@@ -18,7 +18,7 @@
 
 mod limits;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::shingle::ShingleSets;
 use crate::storage::Slab;
@@ -104,7 +104,8 @@ pub fn memory_needed(sets: &ShingleSets, floor: f64) -> u64 {
 /// comparison of every pair would keep, with the same J), in no particular order, `a <
 /// b` in each. Empty sets pair with nothing. Reports `Stage::Verify` progress (counting
 /// the frequencies, then probing, over twice the number of sets); fails with
-/// [`Error::TooLarge`] past one of the `limits`, or [`Error::Cancelled`].
+/// [`Error::TooLarge`](crate::error::Error::TooLarge) past one of the `limits`, or
+/// [`Error::Cancelled`](crate::error::Error::Cancelled).
 ///
 /// # Panics
 /// If `floor` is not above 0.
@@ -485,6 +486,7 @@ fn probe(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::progress::{CancelFlag, Silent};
     use crate::shingle::jaccard;
     use proptest::collection::{btree_set, vec};

@@ -62,7 +62,7 @@ impl PairBudget {
     }
 
     /// At most the pairs that `bytes` of memory hold ([`PAIR_BYTES`] each) too.
-    fn within(limits: &Limits, bytes: u64) -> PairBudget {
+    pub(super) fn within(limits: &Limits, bytes: u64) -> PairBudget {
         let fit = usize::try_from(bytes / PAIR_BYTES).unwrap_or(usize::MAX);
         PairBudget {
             kept: AtomicUsize::new(0),
@@ -180,6 +180,7 @@ pub(super) fn heap<T>(v: &Vec<T>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::super::*;
+    use crate::error::Error;
     use crate::progress::Silent;
 
     /// Families of near-copies: `families` bases of `size` shingles, each with `copies`
@@ -215,7 +216,7 @@ mod tests {
 
     #[test]
     fn holds_no_more_memory_than_it_said_it_needs() {
-        let sets = families(12, 8, 300, 10);
+        let sets = families(12, 8, 300, 40);
         for floor in [0.2, 0.5, 0.8, 1.0] {
             let needed = memory_needed(&sets, floor);
             let (pairs, held) = accounted(&sets, floor, &Limits::default(), &Silent).unwrap();
