@@ -174,20 +174,8 @@ impl StoreArgs {
 /// sets and signatures go to files past the budget, a saved index's are read from it).
 /// Each part is named with its size.
 pub fn say_if_over(index: &Index, budget: &Budget) {
-    if budget.is_limited() && index.held() > budget.bytes {
-        let human = crate::output::progress::human;
-        let parts: Vec<String> = index
-            .held_by_part()
-            .iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(what, n)| format!("{what} {}", human(*n)))
-            .collect();
-        crate::output::diag::say(format_args!(
-            "simtui: warning: the index holds {} in memory, over --memory {}: {} (a document's record is kept in memory whatever the limit)",
-            human(index.held()),
-            human(budget.bytes),
-            parts.join(", ")
-        ));
+    if let Some(over) = crate::output::memory::over_memory(index, budget) {
+        crate::output::diag::say(format_args!("simtui: warning: {over}"));
     }
 }
 
