@@ -46,16 +46,8 @@ fn answers(roots: &[PathBuf], idx: &Path, query_dir: &Path) -> Vec<String> {
         args.extend(["--index", s(idx), "--format", "jsonl"]);
         out.push(ok(&args));
     }
-    out.push(ok(&[
-        "pairs",
-        s(query_dir),
-        "--against",
-        s(idx),
-        "-t",
-        "0.3",
-        "--format",
-        "jsonl",
-    ]));
+    let against = common::pairs_jsonl(s(query_dir), &["--against", s(idx), "-t", "0.3"]);
+    out.push(common::stdout_of(against));
     out
 }
 
