@@ -37,6 +37,15 @@ fn parts(dir: &Path, docs: usize, parts: usize) -> Vec<PathBuf> {
     roots
 }
 
+/// 40 documents in two folders, the first indexed as `x.idx`.
+fn first_part_indexed() -> (tempfile::TempDir, Vec<PathBuf>, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = parts(dir.path(), 40, 2);
+    let idx = dir.path().join("x.idx");
+    ok(&["index", s(&roots[0]), "-o", s(&idx)]);
+    (dir, roots, idx)
+}
+
 /// What the searching commands answer from the index `idx` of the folders `roots`.
 fn answers(roots: &[PathBuf], idx: &Path, query_dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
@@ -87,10 +96,7 @@ fn successive_adds_give_the_answers_of_one_index_and_only_append() {
 /// tail off and writes the same file as an add never killed.
 #[test]
 fn an_add_cut_short_anywhere_leaves_the_index_as_it_was() {
-    let dir = tempfile::tempdir().unwrap();
-    let roots = parts(dir.path(), 40, 2);
-    let idx = dir.path().join("x.idx");
-    ok(&["index", s(&roots[0]), "-o", s(&idx)]);
+    let (dir, roots, idx) = first_part_indexed();
     let before = fs::read(&idx).unwrap();
     let added = dir.path().join("added.idx");
     fs::copy(&idx, &added).unwrap();
@@ -167,10 +173,7 @@ fn a_killed_add_then_the_add_again_gives_the_same_file() {
 
 #[test]
 fn a_format_5_index_is_read_and_converted_once_by_add() {
-    let dir = tempfile::tempdir().unwrap();
-    let roots = parts(dir.path(), 40, 2);
-    let idx = dir.path().join("x.idx");
-    ok(&["index", s(&roots[0]), "-o", s(&idx)]);
+    let (dir, roots, idx) = first_part_indexed();
     // The same index in format 5: its one segment without the directory.
     let v6 = fs::read(&idx).unwrap();
     let mut v5 = v6[..v6.len() - 64].to_vec();
