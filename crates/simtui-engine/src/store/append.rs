@@ -5,7 +5,8 @@
 //! Adding writes the new documents' records, sets and signatures as a segment after the
 //! file's last one, then a new directory (`directory`): the saved segments are not
 //! read again but for their records (checked against their checksums), nor rewritten.
-//! Its time is the new documents' indexing plus a read of the saved records. A format 5
+//! Its time is the new documents' indexing plus a read of the saved records, streamed
+//! (`head.rs`): nothing is kept of a saved document. A format 5
 //! file is converted once: its sets and signatures copied byte for byte into a file of
 //! one segment holding everything. Either way, the index is the one `simtui index`
 //! builds for the old files and the new ones walked after them: the same documents in
@@ -16,7 +17,8 @@ use super::bytes::Fault;
 use super::decode::{self, Check, InPlace, Seal};
 use super::directory::{self, Directory, Entry};
 use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
-use super::format::{DocOut, DocRec, FileRec, Saved, VERSION};
+use super::format::{DocOut, DocRec, FileRec, Saved};
+use super::head::{self, Head, Seen};
 use super::update::{self, Plan, walk_files};
 use super::{Request, differences, file_of, stamp, write_atomic};
 use crate::error::{Error, Result};
@@ -53,28 +55,56 @@ pub struct Added {
 
 /// The saved index `req.file`, opened with the checks `check` asks for.
 fn open_saved(req: &Request, check: Check) -> Result<(InPlace, File)> {
-    let io_error = |source: io::Error| Error::Io {
+    let f = File::open(&req.file).map_err(|e| io_error(req, e))?;
+    let read = decode::opened(
+        f.try_clone().map_err(|e| io_error(req, e))?,
+        &req.file,
+        check,
+    )
+    .map_err(|fault| fault_error(req, fault))?;
+    same_params(req, &read.saved.params)?;
+    Ok((read, f))
+}
+
+fn io_error(req: &Request, source: io::Error) -> Error {
+    Error::Io {
         path: req.file.clone(),
         source,
-    };
-    let f = File::open(&req.file).map_err(io_error)?;
-    let read = match decode::opened(f.try_clone().map_err(io_error)?, &req.file, check) {
-        Ok(x) => x,
-        Err(Fault::Io(e)) => return Err(io_error(e)),
-        Err(Fault::Format(problem)) => {
-            return Err(Error::IndexFile {
-                path: req.file.clone(),
-                problem,
-            });
-        }
-    };
-    if let Some(why) = differences(&read.saved.params, &req.params) {
-        return Err(Error::Mismatch {
+    }
+}
+
+fn fault_error(req: &Request, fault: Fault) -> Error {
+    match fault {
+        Fault::Io(e) => io_error(req, e),
+        Fault::Format(problem) => Error::IndexFile {
+            path: req.file.clone(),
+            problem,
+        },
+    }
+}
+
+/// [`Error::Mismatch`] unless the saved index was built with `req.params`.
+fn same_params(req: &Request, saved: &crate::index::Params) -> Result<()> {
+    match differences(saved, &req.params) {
+        Some(why) => Err(Error::Mismatch {
             path: req.file.clone(),
             why,
-        });
+        }),
+        None => Ok(()),
     }
-    Ok((read, f))
+}
+
+/// The saved index `req.file` as adding reads it: its head (the documents left in the
+/// file), or, for a file of format 5 (converted), the whole index.
+fn open_for_add(req: &Request) -> Result<(Head, Option<InPlace>, File)> {
+    let raw = File::open(&req.file).map_err(|e| io_error(req, e))?;
+    if let Some(head) = head::head(&raw).map_err(|f| fault_error(req, f))? {
+        same_params(req, &head.params)?;
+        return Ok((head, None, raw));
+    }
+    let (read, raw) = open_saved(req, Check::Head)?;
+    let head = Head::of_whole(&read.saved, read.dir.clone());
+    Ok((head, Some(read), raw))
 }
 
 /// Adds the documents of `req.roots` to the saved index `req.file`, reading none of its
@@ -85,11 +115,10 @@ fn open_saved(req: &Request, check: Check) -> Result<(InPlace, File)> {
 /// refused (`simtui index` brings changed files up to date). A crash while it writes
 /// leaves the index as it was or with the documents added, never half of them.
 pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
-    let (read, raw) = open_saved(req, Check::Head)?;
-    let saved = &read.saved;
+    let (head, whole, raw) = open_for_add(req)?;
     let super::Walked { mut corpus, cwd } = super::walked(req)?;
     let mut files = walk_files(&corpus, &cwd);
-    let known: HashSet<&Path> = saved.files.iter().map(|f| f.path.as_path()).collect();
+    let known: HashSet<&Path> = head.files.iter().map(|f| f.path.as_path()).collect();
     if let Some(f) = files.iter().find(|f| known.contains(f.abs())) {
         return Err(Error::Output(format!(
             "{} is in the index {} already: `simtui index` brings changed files up to date",
@@ -100,7 +129,7 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     let stamps: Vec<_> = files.iter().map(|f| stamp(&f.path)).collect();
     let plans: Vec<Plan> = files.iter().map(|_| Plan::Read).collect();
     let params = crate::index::Params {
-        num_perm: saved.signatures.width(),
+        num_perm: head.params.num_perm,
         ..req.params.clone()
     };
     let fresh = update::read_anew(
@@ -128,38 +157,44 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         let n = (at_doc - first) as u32;
         new_files.push(update::fresh_record(f, (stamps[k], &fresh, k), skip, n));
     }
-    let joined = Joined::new(saved, sub);
-    let (new_docs, renamed) = joined.docs(saved, sub);
+    // What the saved documents share with the new ones, read from the file as it passes.
+    let ids: HashSet<&str> = sub.docs.iter().map(|d| d.id.as_str()).collect();
+    let contents: HashSet<u64> = sub.contents.iter().copied().collect();
+    let seen = match &whole {
+        Some(read) => Seen::in_saved(&read.saved, &ids, &contents),
+        None => head
+            .seen(&raw, &ids, &contents)
+            .map_err(|f| fault_error(req, f))?,
+    };
+    let joined = Joined::new(&seen, sub);
+    let (new_docs, renamed) = joined.docs(&seen, sub);
     let new = Picked {
         sub,
         groups: &joined.new_groups,
     };
-    let converted = read.dir.version != VERSION;
-    let seal = if converted {
-        convert(req, (&read, &raw), (new_files, &new_docs), new)
-    } else {
-        let contents = new.contents();
-        append_segment(&req.file, &read.dir, |out| {
-            let records = (new_files.as_slice(), new_docs.as_slice());
-            super::encode::segment(&saved.params, records, &contents, &new, out)
-        })
+    let seal = match &whole {
+        Some(read) => convert(req, (read, &raw), (new_files, &new_docs), new),
+        None => {
+            let contents = new.contents();
+            append_segment(&req.file, &head.dir, |out| {
+                let records = (new_files.as_slice(), new_docs.as_slice());
+                super::encode::segment(&head.params, records, &contents, &new, out)
+            })
+        }
     }
     .map_err(|f| match f {
         Failed::Read(e) => e,
-        Failed::Write(source) => Error::Io {
-            path: req.file.clone(),
-            source,
-        },
+        Failed::Write(source) => io_error(req, source),
     })?;
     Ok(Added {
-        before: saved.docs.len(),
+        before: head.docs,
         added: new_docs.len(),
         files: files.len(),
         skipped: sub.skipped.len(),
         renamed,
         bytes: seal.0,
-        converted,
-        cut: read.dir.tail,
+        converted: whole.is_some(),
+        cut: head.dir.tail,
     })
 }
 
@@ -238,19 +273,14 @@ struct Joined {
 }
 
 impl Joined {
-    fn new(saved: &Saved, sub: &Index) -> Joined {
-        let mut by_content: HashMap<u64, u32> = HashMap::with_capacity(saved.contents.len());
-        for (g, &c) in saved.contents.iter().enumerate() {
-            by_content.entry(c).or_insert(g as u32);
-        }
-        let old = saved.contents.len() as u32;
+    fn new(seen: &Seen, sub: &Index) -> Joined {
         let mut new_groups = Vec::new();
         // The new index numbers its groups in order of first appearance too.
         let group_of = (sub.contents.iter().enumerate())
             .map(|(g, c)| {
-                by_content.get(c).copied().unwrap_or_else(|| {
+                seen.group_of.get(c).copied().unwrap_or_else(|| {
                     new_groups.push(g as u32);
-                    old + new_groups.len() as u32 - 1
+                    seen.groups + new_groups.len() as u32 - 1
                 })
             })
             .collect();
@@ -263,8 +293,7 @@ impl Joined {
     /// The new documents with their groups in the joined index, a new document whose id
     /// a saved one has renamed `ID@FILE:LINE` (`ID@FILE` for a whole file); with how many
     /// were renamed.
-    fn docs(&self, saved: &Saved, sub: &Index) -> (Vec<Doc>, usize) {
-        let taken: HashSet<&str> = saved.docs.iter().map(|d| d.id.as_str()).collect();
+    fn docs(&self, seen: &Seen, sub: &Index) -> (Vec<Doc>, usize) {
         let mut renamed = 0;
         let docs = (sub.docs.iter())
             .map(|d| {
@@ -272,7 +301,7 @@ impl Joined {
                     group: self.group_of[d.group as usize],
                     ..d.clone()
                 };
-                if taken.contains(d.id.as_str()) {
+                if seen.taken.contains(d.id.as_str()) {
                     doc.id = format!("{}@{}", d.id, place(&d.source).display());
                     renamed += 1;
                 }

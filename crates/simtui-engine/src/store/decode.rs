@@ -38,9 +38,19 @@ pub(crate) enum Check {
 /// Bytes read at a time where a section is streamed (the sets' order).
 const CHUNK: usize = 1 << 20;
 /// Records of files or documents decoded at a time.
-const RECORDS: usize = 8192;
+pub(super) const RECORDS: usize = 8192;
 
-fn corrupt(what: impl Into<String>) -> FormatError {
+/// Which of each segment's records are decoded and kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Records {
+    /// Files, documents, contents and set offsets: everything a reader holds.
+    All,
+    /// The files alone (what `index --add` needs before it indexes the new documents;
+    /// it reads the documents' ids and contents later, streamed: `head.rs`).
+    Files,
+}
+
+pub(super) fn corrupt(what: impl Into<String>) -> FormatError {
     FormatError::Corrupt(what.into())
 }
 
@@ -62,13 +72,13 @@ pub fn reseal(bytes: &mut [u8]) {
 pub(crate) type Seal = (u64, u64);
 
 /// Where the sections of a checked file are.
-struct Layout {
-    params: Params,
+pub(super) struct Layout {
+    pub(super) params: Params,
     /// Files, documents, groups, shingles, bytes of strings.
-    counts: [usize; 5],
+    pub(super) counts: [usize; 5],
     /// Where the string table, file records, document records, contents, set lengths,
     /// shingles and signatures start.
-    at: [u64; 7],
+    pub(super) at: [u64; 7],
     seal: Seal,
 }
 
@@ -228,12 +238,12 @@ fn decode_header(h: &[u8]) -> Result<(Params, [u64; 5]), FormatError> {
 }
 
 /// The string table, every offset into it checked.
-struct Strings {
-    table: Vec<u8>,
+pub(super) struct Strings {
+    pub(super) table: Vec<u8>,
 }
 
 impl Strings {
-    fn get(&self, off: u64, len: u32, what: &str) -> Result<&[u8], FormatError> {
+    pub(super) fn get(&self, off: u64, len: u32, what: &str) -> Result<&[u8], FormatError> {
         off.checked_add(len as u64)
             .filter(|&end| end <= self.table.len() as u64)
             .map(|end| &self.table[off as usize..end as usize])
@@ -243,8 +253,8 @@ impl Strings {
 
 /// What every reader holds of an index file: its files and documents, each group's
 /// content hash, and where each group's set starts among the shingles.
-struct Front {
-    files: Vec<FileRec>,
+pub(super) struct Front {
+    pub(super) files: Vec<FileRec>,
     docs: Vec<DocRec>,
     contents: Vec<u64>,
     offsets: Vec<usize>,
@@ -268,7 +278,12 @@ impl Front {
 /// Reads and checks a segment's records, content hashes and set lengths, a few thousand
 /// records at a time; its documents' groups are below `limit` (the groups of the
 /// segments up to it).
-fn front(src: &(impl Bytes + ?Sized), l: &Layout, limit: usize) -> Result<Front, Fault> {
+fn front(
+    src: &(impl Bytes + ?Sized),
+    l: &Layout,
+    limit: usize,
+    records: Records,
+) -> Result<Front, Fault> {
     let [files, docs, groups, shingles, strings] = l.counts;
     let table = Strings {
         table: src.section(l.at[0], strings as u64)?,
@@ -284,6 +299,14 @@ fn front(src: &(impl Bytes + ?Sized), l: &Layout, limit: usize) -> Result<Front,
     if doc_sum != docs as u64 {
         let what = format!("the files hold {doc_sum} documents, the header says {docs}");
         return Err(corrupt(what).into());
+    }
+    if records == Records::Files {
+        return Ok(Front {
+            files: file_recs,
+            docs: Vec::new(),
+            contents: Vec::new(),
+            offsets: vec![0],
+        });
     }
     let mut doc_recs = Vec::with_capacity(docs);
     for from in (0..docs).step_by(RECORDS) {
@@ -438,16 +461,20 @@ fn decode_docs(
 
 /// A checked file: its parameters, the records of all its segments (their sets'
 /// offsets among all the shingles), each segment's start and layout, its directory.
-struct Whole {
-    params: Params,
-    front: Front,
-    segments: Vec<(u64, Layout)>,
-    dir: Directory,
+pub(super) struct Whole {
+    pub(super) params: Params,
+    pub(super) front: Front,
+    pub(super) segments: Vec<(u64, Layout)>,
+    pub(super) dir: Directory,
 }
 
 /// The checks `check` asks for of an index file: its directory, then each segment's
 /// layout, records and (in full) sets; the segments' records joined.
-fn checked(src: &(impl Bytes + ?Sized), check: Check) -> Result<Whole, Fault> {
+pub(super) fn checked(
+    src: &(impl Bytes + ?Sized),
+    check: Check,
+    records: Records,
+) -> Result<Whole, Fault> {
     let n = src.size();
     let mut head = vec![0; (n as usize).min(HEAD_BYTES)];
     src.read(0, &mut head)?;
@@ -492,8 +519,10 @@ fn checked(src: &(impl Bytes + ?Sized), check: Check) -> Result<Whole, Fault> {
         if limit > u32::MAX as usize || all.docs.len() + l.counts[1] > u32::MAX as usize {
             return Err(corrupt("more than 2^32 documents").into());
         }
-        let f = front(&w, &l, limit)?;
+        let f = front(&w, &l, limit, records)?;
         if check == Check::Full || listed.is_none() {
+            // The sets' order is checked against their offsets, which only All keeps.
+            debug_assert_eq!(records, Records::All, "sets checked without their offsets");
             check_sets(&w, &l, &f.offsets)?;
         }
         all.files.extend(f.files);
@@ -532,7 +561,7 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
         mut front,
         segments,
         ..
-    } = checked(bytes, Check::Full).map_err(format_only)?;
+    } = checked(bytes, Check::Full, Records::All).map_err(format_only)?;
     let width = params.num_perm;
     let (mut data, mut sigs) = (Vec::new(), Vec::new());
     for (start, l) in &segments {
@@ -574,7 +603,7 @@ pub(crate) fn opened(file: File, path: &Path, check: Check) -> Result<InPlace, F
         mut front,
         segments,
         dir,
-    } = checked(&file, check)?;
+    } = checked(&file, check, Records::All)?;
     let width = params.num_perm as u64;
     let (mut set_parts, mut sig_parts) = (Vec::new(), Vec::new());
     let (mut groups, mut shingles) = (0u64, 0u64);

@@ -24,6 +24,7 @@ pub mod decode;
 mod directory;
 mod encode;
 pub mod format;
+mod head;
 mod update;
 
 use crate::error::{Error, Result};
