@@ -76,6 +76,52 @@ fn round_trip_is_identical_to_a_fresh_run() {
     assert_eq!(before, fs::read(&idx).unwrap());
 }
 
+/// A search whose banding needs one-permutation signatures of another width than the
+/// file's sketches them for its run and leaves the file as it is (it was rewritten in
+/// the new width at every change of `-t`); `simtui index` saves the width asked for.
+#[test]
+fn a_search_of_another_width_leaves_the_file_as_it_is() {
+    let (_dir, c, idx) = corpus_and_index();
+    ok(&["index", c.path(), "-o", s(&idx), "--sketch", "oph"]);
+    let before = fs::read(&idx).unwrap();
+    for t in ["0.2", "0.5", "0.9"] {
+        let args = [
+            "pairs",
+            c.path(),
+            "-t",
+            t,
+            "--sketch",
+            "oph",
+            "--format",
+            "jsonl",
+        ];
+        let fresh = ok(&args);
+        let out = simtui(&[&args[..], &["--index", s(&idx), "-v"]].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), fresh, "-t {t}: {err}");
+        assert!(!err.contains("written"), "-t {t}: {err}");
+        assert_eq!(before, fs::read(&idx).unwrap(), "-t {t} rewrote the index");
+    }
+    let out = simtui(&[
+        "index",
+        c.path(),
+        "-o",
+        s(&idx),
+        "--sketch",
+        "oph",
+        "-b",
+        "57",
+        "-r",
+        "2",
+    ]);
+    common::assert_ok_saying(&out, &["written"]);
+    assert_ne!(
+        before,
+        fs::read(&idx).unwrap(),
+        "index saves the width asked for"
+    );
+}
+
 #[test]
 fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
     let (_dir, c, idx) = corpus_and_index();

@@ -97,10 +97,12 @@ fn reading_of(entry: &Source) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Opening it to search (`pairs --index`, the explorer): a corrupt, truncated or
-    /// other-version file is an error. A missing one is built and written.
+    /// other-version file is an error. A missing one is built and written. One-permutation
+    /// signatures of another width than the banding's are made for the run, not saved.
     Open,
     /// Writing it (`simtui index -o`): a corrupt, truncated or other-version index is
-    /// rebuilt; a file that is not a simtui index at all is left alone (an error).
+    /// rebuilt; a file that is not a simtui index at all is left alone (an error). It is
+    /// saved with the hash functions asked for.
     Create,
 }
 
@@ -152,6 +154,10 @@ pub struct Report {
     /// Bytes after the file's last complete directory (an `index --add` killed while it
     /// wrote): not part of the index, ignored (the next `--add` cuts them off).
     pub tail: u64,
+    /// The file's OPH signatures are of another width than the banding asked for (the
+    /// saved width, the one asked for): sketched anew from the saved sets for this run,
+    /// the file left in its width.
+    pub resketched: Option<(usize, usize)>,
 }
 
 impl Report {
@@ -186,7 +192,14 @@ impl Report {
         } else {
             String::new()
         };
-        format!("index {}: {what}{written}", file.display())
+        let resketched = match self.resketched {
+            Some((saved, asked)) => format!(
+                "; its one-permutation signatures ({saved} bins) sketched anew in {asked} for \
+                 this banding, not saved"
+            ),
+            None => String::new(),
+        };
+        format!("index {}: {what}{written}{resketched}", file.display())
     }
 }
 
@@ -329,7 +342,12 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     let index = &mut update.index;
 
     let needed = req.params.num_perm;
-    if widen(index, req, progress)? {
+    // More MinHash functions are saved (every later run can use them). OPH of another
+    // width is another sketch: `simtui index` saves the width asked for, but a search
+    // makes it for its run after the file is written in its own width (saving it would
+    // rewrite the whole file at each change of banding).
+    let oph = req.params.sketch == SketchKind::Oph && req.mode == Mode::Open;
+    if !oph && widen(index, req, progress)? {
         update.dirty = true;
     }
     if update.dirty {
@@ -364,6 +382,10 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
                 }
             }
         }
+    }
+    let saved_width = index.signatures.width();
+    if oph && widen(index, req, progress)? {
+        report.resketched = Some((saved_width, needed));
     }
     // More functions than asked for: use the first `needed`, as a fresh run would.
     if req.params.sketch == SketchKind::MinHash && index.signatures.width() > needed {
