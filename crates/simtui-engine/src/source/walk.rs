@@ -100,13 +100,18 @@ impl Corpus {
     /// A corpus of texts held in memory, as (id, text) pairs, in that order. The ids are
     /// taken as given: nothing makes them unique.
     pub fn from_texts(texts: impl IntoIterator<Item = (String, String)>) -> Corpus {
+        Corpus::from_shared(texts.into_iter().map(|(id, text)| (id, text.into())))
+    }
+
+    /// [`Corpus::from_texts`] of texts shared with the caller (not copied).
+    pub fn from_shared(texts: impl IntoIterator<Item = (String, Arc<str>)>) -> Corpus {
         Corpus {
             entries: texts
                 .into_iter()
                 .map(|(id, text)| Entry {
                     id,
                     bytes: text.len() as u64,
-                    source: Source::Memory(text.into()),
+                    source: Source::Memory(text),
                 })
                 .collect(),
             skipped: Vec::new(),
