@@ -130,6 +130,10 @@ fn an_add_cut_short_anywhere_leaves_the_index_as_it_was() {
             "re-added after a cut at +{n}"
         );
     }
+    // A reference with such a tail (`--against`) is read as it was, and says so too.
+    fs::write(&cut, &after[..before.len() + 7]).unwrap();
+    let out = common::pairs_jsonl(s(&roots[1]), &["--against", s(&cut), "-t", "0.2"]);
+    common::assert_ok_saying(&out, &["7 bytes after its last complete segment"]);
     // Zeros where the new bytes were (a crash before they reached the disk).
     let mut zeros = before.clone();
     zeros.resize(after.len(), 0);

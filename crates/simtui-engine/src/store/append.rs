@@ -423,9 +423,15 @@ as_doc_out!(DocRec, |d| d.part);
 /// record's is its file), read for nothing: the sets and signatures are the file's. The
 /// index must have been built with `req.params` (the number of hash functions aside:
 /// `req.params.num_perm` of them are used, computed from the sets if more are needed),
-/// else [`Error::Mismatch`].
-pub fn reference(req: &Request, progress: &dyn Progress) -> Result<Index> {
+/// else [`Error::Mismatch`]. With what opening it found ([`super::Report::tail`]: bytes
+/// an unfinished add left, ignored, for the caller to say).
+pub fn reference(req: &Request, progress: &dyn Progress) -> Result<(Index, super::Report)> {
     let (read, _) = open_saved(req, Check::Full)?;
+    let report = super::Report {
+        tail: read.dir.tail,
+        file_bytes: read.seal.0,
+        ..super::Report::default()
+    };
     let mut index = index_of(
         read.saved,
         |f| Ok(Source::File(f.path.clone())),
@@ -441,7 +447,7 @@ pub fn reference(req: &Request, progress: &dyn Progress) -> Result<Index> {
         index.signatures = index.signatures.truncated_in(needed, &room)?;
         index.params.num_perm = needed;
     }
-    Ok(index.with_budget(req.budget.clone()))
+    Ok((index.with_budget(req.budget.clone()), report))
 }
 
 /// One index of the documents of `parts`, in order (all built with the same parameters
