@@ -352,8 +352,7 @@ fn copy_all(
             written.hard_links += 1;
             continue;
         }
-        // Every column of it is written: an object store's Parquet object, fetched as
-        // the columns read, is fetched whole first.
+        // Written whole: a Parquet object fetched as the columns read comes whole first.
         crate::source::object::whole(&f.path)?;
         match (cuts.notes.get(&id), cuts.parts.get(&id)) {
             (Some((kind, notes)), _) => {

@@ -125,19 +125,30 @@ pub(super) fn write_parts<'a>(
     parts: impl IntoIterator<Item = (u64, &'a [u8])>,
     modified: SystemTime,
 ) -> Result<()> {
-    let io = |source| Error::File {
-        path: file.to_path_buf(),
-        source,
-    };
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .open(file)
-        .map_err(io)?;
+    let io = io_error(file);
+    let mut out = laid_out(file)?;
     for (at, bytes) in parts {
         out.seek(SeekFrom::Start(at)).map_err(io)?;
         out.write_all(bytes).map_err(io)?;
     }
     out.set_modified(modified).map_err(io)
+}
+
+/// What an I/O error on `file`, of a local copy, is.
+pub(super) fn io_error(file: &Path) -> impl Fn(std::io::Error) -> Error + Copy + '_ {
+    move |source| Error::File {
+        path: file.to_path_buf(),
+        source,
+    }
+}
+
+/// The laid-out `file` (created at its object's size), open to write the object's
+/// bytes into.
+pub(super) fn laid_out(file: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(file)
+        .map_err(io_error(file))
 }
 
 #[cfg(test)]
@@ -149,6 +160,6 @@ mod tests {
         assert_eq!(gaps(&[], 10), vec![0..10]);
         assert_eq!(gaps(&[6..10, 2..4], 10), vec![0..2, 4..6]);
         assert_eq!(gaps(&[0..5, 3..7], 9), vec![7..9]);
-        assert!(gaps(&[0..10], 10).is_empty());
+        assert!(gaps(&[0..4, 4..10], 10).is_empty());
     }
 }

@@ -431,14 +431,8 @@ async fn fetch_one(
     meta: &ObjectMeta,
     file: &Path,
 ) -> Result<()> {
-    let io = |source| Error::File {
-        path: file.to_path_buf(),
-        source,
-    };
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .open(file)
-        .map_err(io)?;
+    let io = ranged::io_error(file);
+    let mut out = ranged::laid_out(file)?;
     let mut body = store
         .get(&meta.location)
         .await
