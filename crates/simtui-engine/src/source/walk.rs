@@ -68,7 +68,7 @@ impl Corpus {
     pub fn walk(roots: &[PathBuf], opts: &WalkOptions) -> Result<Corpus> {
         // A URL is walked in its local copy, its documents named by the URL.
         let names: Vec<PathBuf> = roots.iter().map(|r| object::named(r)).collect();
-        let roots = &object::localize(roots)?;
+        let roots = &object::localize(roots, &opts.input)?;
         for root in roots {
             fs::metadata(root)
                 .or_else(|_| fs::symlink_metadata(root))
