@@ -2,7 +2,8 @@
 //! here on a free port): the same pairs and the same dedup output from `s3://` as from
 //! local copies of the same files (JSON Lines shards, one gzipped; a Parquet file; a
 //! folder of text files), outputs uploaded whole, an output inside an input refused,
-//! and a missing bucket or refused credentials said on one line (exit 2).
+//! and a missing bucket or refused credentials said on one line (exit 2); and `http://`
+//! files from a plain web server (Python's) read as the same files on disk.
 //!
 //! moto comes from tests/s3/.venv (made by .ci/s3-setup) or the PATH; without it the
 //! tests say they were skipped, unless SIMTUI_REQUIRE_S3 is set (as `.ci/run` does).
@@ -570,4 +571,72 @@ fn a_parquet_object_is_fetched_as_the_columns_read() {
 
 fn out_path(dir: &tempfile::TempDir, name: &str) -> String {
     dir.path().join(name).to_str().unwrap().to_string()
+}
+
+/// A plain HTTP server (Python's) on a free port of 127.0.0.1, serving `dir`, stopped
+/// when dropped.
+struct Http(Child, u16);
+
+impl Http {
+    fn serve(dir: &Path) -> Http {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "http.server",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+            ])
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3");
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(start.elapsed() < Duration::from_secs(30), "no http server");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Http(child, port)
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `http://` URLs are read as files are (the client refused plain http: every such
+/// input failed with "builder error"): the same similarities as from the local files.
+#[test]
+fn http_urls_give_the_pairs_of_their_local_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = "the quick brown fox jumps over the lazy dog again";
+    std::fs::write(dir.path().join("a.txt"), format!("{words} and again\n")).unwrap();
+    std::fs::write(dir.path().join("b.txt"), format!("{words} and more\n")).unwrap();
+    let server = Http::serve(dir.path());
+    let url = |n: &str| format!("http://127.0.0.1:{}/{n}", server.1);
+    let jaccards = |a: &str, b: &str| -> Vec<String> {
+        let out = common::stdout_of(common::pairs_jsonl(a, &[b, "-t", "0.1"]));
+        let pairs: Vec<serde_json::Value> = (out.lines())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(pairs.len(), 1, "{out}");
+        vec![
+            pairs[0]["jaccard"].to_string(),
+            pairs[0]["estimate"].to_string(),
+        ]
+    };
+    let local = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    assert_eq!(
+        jaccards(&url("a.txt"), &url("b.txt")),
+        jaccards(&local("a.txt"), &local("b.txt"))
+    );
 }

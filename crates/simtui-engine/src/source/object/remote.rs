@@ -103,6 +103,10 @@ fn store(url: &ObjectUrl) -> Result<(Arc<dyn ObjectStore>, Key)> {
             .map(|s| Arc::new(s) as _),
         scheme => http::HttpBuilder::new()
             .with_url(format!("{scheme}://{bucket}"))
+            // The client refuses plain http unless told: an `http://` URL asks for it.
+            .with_client_options(
+                object_store::ClientOptions::new().with_allow_http(scheme == "http"),
+            )
             .with_retry(retry)
             .build()
             .map(|s| Arc::new(s) as _),
