@@ -9,6 +9,34 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::SystemTime;
 
+/// The bytes of `ranges` of the object as `meta` listed it. Every GET requires the
+/// listed ETag (when the store gives one): an object replaced since it was listed fails
+/// ("precondition") instead of giving parts of two versions. Ranges less than
+/// [`object_store::OBJECT_STORE_COALESCE_DEFAULT`] apart are fetched together, ten
+/// requests at a time.
+pub(super) async fn listed_ranges(
+    store: &dyn object_store::ObjectStore,
+    meta: &object_store::ObjectMeta,
+    ranges: &[Range<u64>],
+) -> object_store::Result<Vec<bytes::Bytes>> {
+    let fetch = |r: Range<u64>| listed_range(store, meta, r);
+    object_store::coalesce_ranges(ranges, fetch, object_store::OBJECT_STORE_COALESCE_DEFAULT).await
+}
+
+/// One range of the object as `meta` listed it (see [`listed_ranges`]).
+async fn listed_range(
+    store: &dyn object_store::ObjectStore,
+    meta: &object_store::ObjectMeta,
+    range: Range<u64>,
+) -> object_store::Result<bytes::Bytes> {
+    let options = object_store::GetOptions {
+        range: Some(range.into()),
+        if_match: meta.e_tag.clone(),
+        ..object_store::GetOptions::default()
+    };
+    store.get_opts(&meta.location, options).await?.bytes().await
+}
+
 /// Bytes asked for first from the end of a Parquet object: its footer, and its metadata
 /// when that is shorter (most files' is a few KiB), in one request.
 #[cfg(feature = "parquet")]
@@ -58,7 +86,7 @@ pub(super) async fn plan(
         return Ok(None);
     }
     let mut tail_start = size.saturating_sub(TAIL);
-    let mut tail = store.get_range(&meta.location, tail_start..size).await?;
+    let mut tail = listed_range(store, meta, tail_start..size).await?;
     let footer = tail
         .len()
         .checked_sub(FOOTER as usize)
@@ -74,9 +102,7 @@ pub(super) async fn plan(
         return Ok(None);
     };
     if meta_start < tail_start {
-        let head = store
-            .get_range(&meta.location, meta_start..tail_start)
-            .await?;
+        let head = listed_range(store, meta, meta_start..tail_start).await?;
         tail = [head, tail].concat().into();
         tail_start = meta_start;
     }

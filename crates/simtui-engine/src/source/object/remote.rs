@@ -122,6 +122,9 @@ fn describe(e: &object_store::Error) -> String {
     let text = e.to_string();
     let hint = match e {
         E::NotFound { .. } => "not found",
+        E::Precondition { .. } => {
+            "replaced while it was read (its parts would mix two versions): run again"
+        }
         E::PermissionDenied { .. } | E::Unauthenticated { .. } => {
             "access denied: check the credentials in the environment"
         }
@@ -384,8 +387,7 @@ async fn fetch_parts(
     else {
         return Ok(false);
     };
-    let chunks = store
-        .get_ranges(&meta.location, &plan.chunks)
+    let chunks = ranged::listed_ranges(store.as_ref(), meta, &plan.chunks)
         .await
         .map_err(fail)?;
     let parts = plan
@@ -422,7 +424,7 @@ pub fn whole(file: &Path) -> Result<()> {
     };
     let missing = ranged::gaps(&p.held, p.meta.size);
     let fetched = runtime()?
-        .block_on(p.store.get_ranges(&p.meta.location, &missing))
+        .block_on(ranged::listed_ranges(p.store.as_ref(), &p.meta, &missing))
         .map_err(|e| object_error(&p.url, describe(&e)))?;
     let parts = missing.iter().zip(&fetched).map(|(r, b)| (r.start, &b[..]));
     ranged::write_parts(file, parts, p.meta.last_modified.into())

@@ -109,3 +109,41 @@ fn a_reader_waits_for_its_object_alone() {
         "a copy removed: its reader is told"
     );
 }
+
+/// Parts of an object are fetched as it was listed: ranges of the listed version come
+/// back (near ones fetched together), and an object replaced since it was listed fails
+/// instead of giving parts of two versions.
+#[cfg(feature = "object-store")]
+#[test]
+fn parts_of_a_replaced_object_are_refused() {
+    use object_store::{ObjectStore, PutPayload, memory::InMemory, path::Path as Key};
+    let store = InMemory::new();
+    let key = Key::from("data/part.parquet");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let first: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+        store
+            .put(&key, PutPayload::from(first.clone()))
+            .await
+            .unwrap();
+        let listed = store.head(&key).await.unwrap();
+        let ranges = [10..20u64, 30..40, 3000..3100];
+        let parts = ranged::listed_ranges(&store, &listed, &ranges)
+            .await
+            .unwrap();
+        for (r, part) in ranges.iter().zip(&parts) {
+            assert_eq!(&part[..], &first[r.start as usize..r.end as usize]);
+        }
+        store
+            .put(&key, PutPayload::from(vec![7u8; 4096]))
+            .await
+            .unwrap();
+        let err = ranged::listed_ranges(&store, &listed, &ranges).await;
+        assert!(
+            matches!(err, Err(object_store::Error::Precondition { .. })),
+            "{err:?}"
+        );
+    });
+}
