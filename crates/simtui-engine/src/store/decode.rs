@@ -468,6 +468,15 @@ pub(super) struct Whole {
     pub(super) dir: Directory,
 }
 
+/// `more` after `all`: moved over whole when `all` is empty (the first segment).
+fn append<T>(all: &mut Vec<T>, mut more: Vec<T>) {
+    if all.is_empty() {
+        *all = more;
+    } else {
+        all.append(&mut more);
+    }
+}
+
 /// The checks `check` asks for of an index file: its directory, then each segment's
 /// layout, records and (in full) sets; the segments' records joined.
 pub(super) fn checked(
@@ -525,9 +534,10 @@ pub(super) fn checked(
             debug_assert_eq!(records, Records::All, "sets checked without their offsets");
             check_sets(&w, &l, &f.offsets)?;
         }
-        all.files.extend(f.files);
-        all.docs.extend(f.docs);
-        all.contents.extend(f.contents);
+        // The first segment's records are moved, not copied: both were held at once.
+        append(&mut all.files, f.files);
+        append(&mut all.docs, f.docs);
+        append(&mut all.contents, f.contents);
         all.offsets
             .extend(f.offsets[1..].iter().map(|&o| o + shingles));
         groups = limit;
