@@ -3,9 +3,9 @@
 //! had no id of their own ([`Index::unnamed_records`]).
 
 use super::{Doc, Index};
+use crate::hash::{sort_by_hash, token_hash};
 use crate::source::Source;
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 impl Index {
     /// Each document's rank among the ids in sorted order: the order pairs come in.
@@ -57,21 +57,77 @@ pub(crate) fn unique_ids(docs: &mut [Doc]) -> usize {
     if !docs.iter().any(|d| matches!(d.source, Source::Part(_))) {
         return 0;
     }
-    let clashing: Vec<usize> = {
-        let mut seen: HashMap<&str, u32> = HashMap::with_capacity(docs.len());
-        for d in docs.iter() {
-            *seen.entry(d.id.as_str()).or_default() += 1;
-        }
-        docs.iter()
-            .enumerate()
-            .filter(|(_, d)| seen[d.id.as_str()] > 1 && matches!(d.source, Source::Part(_)))
-            .map(|(i, _)| i)
-            .collect()
-    };
+    let clashing: Vec<usize> = shared_ids(docs.len(), |d| docs[d].id.as_str())
+        .into_iter()
+        .filter(|&d| matches!(docs[d].source, Source::Part(_)))
+        .collect();
     for &i in &clashing {
         if let Some(id) = unique_name(&docs[i]) {
             docs[i].id = id;
         }
     }
     clashing.len()
+}
+
+/// Of `n` ids (`id(d)` for `d` in `0..n`), those another has too, in order. The ids are
+/// hashed in parallel and sorted by their hash, so that equal ones are neighbours (ids
+/// that share a hash are told apart by comparing them): a map of a million ids spent
+/// about a second on SipHash and reads all over memory, on one thread.
+fn shared_ids<'a>(n: usize, id: impl Fn(usize) -> &'a str + Sync) -> Vec<usize> {
+    let mut keyed: Vec<(u64, u32)> = (0..n)
+        .into_par_iter()
+        .map(|d| (token_hash(id(d).as_bytes()), d as u32))
+        .collect();
+    sort_by_hash(&mut keyed, |k| k.0);
+    let mut shared = Vec::new();
+    for run in keyed.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
+        let mut run: Vec<u32> = run.iter().map(|k| k.1).collect();
+        run.sort_by(|&a, &b| id(a as usize).cmp(id(b as usize)));
+        for same in run.chunk_by(|&a, &b| id(a as usize) == id(b as usize)) {
+            if same.len() > 1 {
+                shared.extend(same.iter().map(|&d| d as usize));
+            }
+        }
+    }
+    shared.sort_unstable();
+    shared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    /// What a map of the ids finds.
+    fn counted(ids: &[String]) -> Vec<usize> {
+        let mut seen: HashMap<&str, u32> = HashMap::new();
+        for id in ids {
+            *seen.entry(id.as_str()).or_default() += 1;
+        }
+        (0..ids.len())
+            .filter(|&d| seen[ids[d].as_str()] > 1)
+            .collect()
+    }
+
+    proptest! {
+        /// Ids from a small alphabet (many repeats) and of any length, some equal only
+        /// in their first 8 bytes (one word of the hash).
+        #[test]
+        fn shared_ids_are_those_a_map_counts(ids in prop::collection::vec("[ab]{0,3}|x{8}[yz]{0,2}|[a-z0-9@:é]{0,20}", 0..300)) {
+            prop_assert_eq!(shared_ids(ids.len(), |d| ids[d].as_str()), counted(&ids));
+        }
+    }
+
+    #[test]
+    fn many_ids_with_a_few_repeats() {
+        let mut ids: Vec<String> = (0..5000).map(|i| format!("doc-{i}")).collect();
+        ids[4321] = "doc-17".to_string();
+        ids[99] = String::new();
+        ids[100] = String::new();
+        assert_eq!(
+            shared_ids(ids.len(), |d| ids[d].as_str()),
+            [17, 99, 100, 4321]
+        );
+    }
 }
