@@ -10,7 +10,7 @@ use super::log::Logger;
 use super::progress::Board;
 use super::recall::{self, AllPairs, FoundGroups, Recall};
 use super::rows::{self, Capped};
-use super::worker::{Kind, Output, StoreJob, Work};
+use super::worker::{Again, Kind, Output, StoreJob, Work};
 use crate::output::guard::Paths;
 use simtui_engine::analysis::eval::Score;
 use simtui_engine::analysis::reband::Rebander;
@@ -20,7 +20,7 @@ use simtui_engine::search::found::{Found, Search};
 use simtui_engine::sketch::minhash::SketchKind;
 use simtui_engine::sketch::simhash::fingerprint::{SimHasher, Weight, default_max_distance};
 use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
-use simtui_engine::source::{Corpus, WalkOptions};
+use simtui_engine::source::WalkOptions;
 use simtui_engine::storage::Budget;
 use simtui_engine::text::Unit;
 use std::path::PathBuf;
@@ -147,7 +147,8 @@ pub struct Session {
     bands: usize,
     rows: usize,
     max_perms: usize,
-    corpus: Option<Arc<Corpus>>,
+    /// What a re-index reads, once the first load is done.
+    again: Option<Again>,
     /// The newest index, which banding uses: its signatures are those of the wanted
     /// sketch at width b·r once they are computed (see `request_band`).
     index: Option<Arc<Index>>,
@@ -242,7 +243,7 @@ impl Session {
             params,
             bands,
             rows,
-            corpus: None,
+            again: None,
             index: None,
             spare: Vec::new(),
             generation: 0,
@@ -590,7 +591,7 @@ impl Session {
     /// Re-indexes the corpus with new shingles in the background. False before the first
     /// load has finished (there is no corpus to re-index yet).
     fn reindex(&mut self, k: usize, unit: Unit, jobs: &mut Jobs) -> bool {
-        let Some(corpus) = self.corpus.clone() else {
+        let Some(again) = self.again.clone() else {
             return false;
         };
         self.params.k = k;
@@ -606,7 +607,7 @@ impl Session {
         self.counters.index_jobs += 1;
         self.counters.sketch_jobs += 1;
         jobs.spawn(Work::Reindex {
-            corpus,
+            again,
             params: self.params.clone(),
             budget: self.budget.clone(),
         });
@@ -794,12 +795,12 @@ impl Session {
     /// the views showing them are to refresh, and then [`Session::start_recall`].
     pub fn done(&mut self, id: u64, out: Output, jobs: &mut Jobs) -> Option<Replaced> {
         match out {
-            Output::Indexed { index, corpus, .. } => {
+            Output::Indexed { index, again, .. } => {
                 if std::env::var("SIMTUI_DEBUG_PANIC").is_ok_and(|v| v == "ui") {
                     panic!("SIMTUI_DEBUG_PANIC=ui: a deliberate panic to test the crash path");
                 }
-                if let Some(c) = corpus {
-                    self.corpus = Some(c);
+                if let Some(a) = again {
+                    self.again = Some(a);
                 }
                 self.generation += 1;
                 let index = Arc::new(index);

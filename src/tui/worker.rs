@@ -131,7 +131,7 @@ pub enum Work {
         budget: Budget,
     },
     Reindex {
-        corpus: Arc<Corpus>,
+        again: Again,
         params: Params,
         budget: Budget,
     },
@@ -194,11 +194,37 @@ pub struct Job {
     pub work: Work,
 }
 
+/// What a re-index reads: the folders walked again, or the corpus in memory (the demo).
+/// A walk of folders is not kept beside the index for it: that was a path and an id
+/// a document more (about 45 MB at 200,000 files), and copying it into each build
+/// held two of them while the first one was built.
+#[derive(Clone)]
+pub enum Again {
+    Walk {
+        roots: Vec<PathBuf>,
+        walk: WalkOptions,
+    },
+    Memory(Arc<Corpus>),
+}
+
+impl Again {
+    /// The corpus to index: walked now, or a copy of the one in memory (its texts
+    /// shared).
+    fn corpus(&self) -> Result<Corpus, JobError> {
+        match self {
+            Again::Walk { roots, walk } => {
+                Corpus::walk(roots, walk).map_err(|e| JobError::Failed(e.to_string()))
+            }
+            Again::Memory(corpus) => Ok((**corpus).clone()),
+        }
+    }
+}
+
 pub enum Output {
     Indexed {
         index: Index,
-        /// The corpus walked (a first load), kept for re-indexing.
-        corpus: Option<Arc<Corpus>>,
+        /// What to read again to re-index (a first load).
+        again: Option<Again>,
         took: Duration,
         /// What the user should know about the load (some records lacked `--id-field`).
         notice: Option<String>,
@@ -400,7 +426,11 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 mode: simtui_engine::store::Mode::Open,
                 budget: budget.clone(),
             };
-            let opened = simtui_engine::store::open(&req, progress)?;
+            let again = Again::Walk {
+                roots: req.roots.clone(),
+                walk: req.walk.clone(),
+            };
+            let opened = simtui_engine::store::open_index(&req, progress)?;
             crate::output::diag::note(1, opened.report.summary(&req.file));
             if let Some(tail) = opened.report.tail_notice(&req.file) {
                 crate::output::diag::note(0, tail);
@@ -416,7 +446,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 // Its sets and signatures are read from the file; its searches keep
                 // to the budget.
                 index: opened.index.with_budget(budget),
-                corpus: Some(Arc::new(opened.corpus)),
+                again: Some(again),
                 took: t.elapsed(),
             }
         }
@@ -429,43 +459,48 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         } => {
             debug_panic("worker");
             let t = Instant::now();
-            let corpus = if roots.is_empty() {
+            let again = if roots.is_empty() {
                 // Real English (Austen's sentences), so a first look reads as prose.
-                generate(&GenOptions {
+                let demo = generate(&GenOptions {
                     docs: DEMO_DOCS,
                     text: Text::English,
                     ..Default::default()
-                })
-                .into_corpus()
+                });
+                Again::Memory(Arc::new(demo.into_corpus()))
             } else {
-                Corpus::walk(&roots, &walk).map_err(|e| JobError::Failed(e.to_string()))?
+                Again::Walk {
+                    roots,
+                    walk: walk.clone(),
+                }
             };
+            let corpus = again.corpus()?;
             simtui_engine::progress::check(progress)?;
             // The walk is over: reading starts now.
             progress.update(Stage::Read, 0, corpus.entries.len() as u64);
-            let corpus = Arc::new(corpus);
             let index = Index::builder(&params)
                 .budget(&budget)
-                .build((*corpus).clone(), progress)?;
+                .build(corpus, progress)?;
             Output::Indexed {
                 notice: id_field_notice(&index, walk.input.id_field.as_deref())?,
                 index,
-                corpus: Some(corpus),
+                again: Some(again),
                 took: t.elapsed(),
             }
         }
         Work::Reindex {
-            corpus,
+            again,
             params,
             budget,
         } => {
             let t = Instant::now();
+            let corpus = again.corpus()?;
+            simtui_engine::progress::check(progress)?;
             let index = Index::builder(&params)
                 .budget(&budget)
-                .build((*corpus).clone(), progress)?;
+                .build(corpus, progress)?;
             Output::Indexed {
                 index,
-                corpus: None,
+                again: None,
                 took: t.elapsed(),
                 notice: None,
             }

@@ -85,8 +85,8 @@ fn the_first_load_opens_and_creates_a_saved_index() {
         budget: simtui_engine::storage::Budget::unlimited(),
     };
     let docs = |out: Result<worker::Output, JobError>| match out {
-        Ok(worker::Output::Indexed { index, corpus, .. }) => {
-            assert!(corpus.is_some());
+        Ok(worker::Output::Indexed { index, again, .. }) => {
+            assert!(matches!(again, Some(worker::Again::Walk { .. })));
             index.docs().len()
         }
         _ => panic!("not indexed"),
@@ -263,4 +263,48 @@ fn a_tiny_memory_budget_lists_the_same_pairs() {
     assert!(limited, "the index spilled to temporary files");
     assert!(!in_memory.is_empty());
     assert_eq!(bounded, in_memory);
+}
+
+/// A re-index (another k) walks the folder again rather than keep the first walk beside
+/// the index, so it indexes the folder as it is then: the same documents as a fresh
+/// build with that k, and a file added meanwhile too.
+#[test]
+fn a_reindex_walks_the_folder_again() {
+    use simtui_engine::progress::Silent;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("c");
+    let texts = [
+        ("a.txt", "one two three four five six seven"),
+        ("b.txt", "one two three four five six eight"),
+    ];
+    simtui_gen::write_files(&root, &texts).unwrap();
+    let load = Work::Load {
+        roots: vec![root.clone()],
+        walk: WalkOptions::default(),
+        params: Params::default(),
+        store: None,
+        budget: simtui_engine::storage::Budget::unlimited(),
+    };
+    let Ok(worker::Output::Indexed { again, .. }) = worker::execute(load, &Silent) else {
+        panic!("not indexed");
+    };
+    let again = again.expect("what to read again");
+    assert!(matches!(again, worker::Again::Walk { .. }));
+    std::fs::write(root.join("c.txt"), "one two three four nine ten").unwrap();
+    let params = Params {
+        k: 2,
+        ..Params::default()
+    };
+    let reindex = Work::Reindex {
+        again,
+        params: params.clone(),
+        budget: simtui_engine::storage::Budget::unlimited(),
+    };
+    let Ok(worker::Output::Indexed { index, again, .. }) = worker::execute(reindex, &Silent) else {
+        panic!("not indexed");
+    };
+    assert!(again.is_none());
+    let ids: Vec<&str> = index.docs().iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["a.txt", "b.txt", "c.txt"]);
+    assert_eq!(index.params().k, 2);
 }
