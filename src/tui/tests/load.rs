@@ -69,13 +69,7 @@ fn diff_view_shows_records_of_a_json_lines_file_by_id() {
 #[test]
 fn the_first_load_opens_and_creates_a_saved_index() {
     use simtui_engine::progress::Silent;
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("c");
-    let texts = [
-        ("a.txt", "one two three four five six seven"),
-        ("b.txt", "one two three four five six eight"),
-    ];
-    simtui_gen::write_files(&root, &texts).unwrap();
+    let (dir, root) = two_files();
     let file = dir.path().join("c.idx");
     let load = || worker::Work::Load {
         roots: vec![root.clone()],
@@ -271,13 +265,7 @@ fn a_tiny_memory_budget_lists_the_same_pairs() {
 #[test]
 fn a_reindex_walks_the_folder_again() {
     use simtui_engine::progress::Silent;
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("c");
-    let texts = [
-        ("a.txt", "one two three four five six seven"),
-        ("b.txt", "one two three four five six eight"),
-    ];
-    simtui_gen::write_files(&root, &texts).unwrap();
+    let (_dir, root) = two_files();
     let load = Work::Load {
         roots: vec![root.clone()],
         walk: WalkOptions::default(),
@@ -307,4 +295,16 @@ fn a_reindex_walks_the_folder_again() {
     let ids: Vec<&str> = index.docs().iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["a.txt", "b.txt", "c.txt"]);
     assert_eq!(index.params().k, 2);
+}
+
+/// A folder `c` of two near-duplicate files, in a temporary folder.
+fn two_files() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("c");
+    let texts = [
+        ("a.txt", "one two three four five six seven"),
+        ("b.txt", "one two three four five six eight"),
+    ];
+    simtui_gen::write_files(&root, &texts).unwrap();
+    (dir, root)
 }

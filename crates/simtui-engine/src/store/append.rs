@@ -19,6 +19,7 @@ use super::directory::{self, Directory, Entry};
 use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
 use super::format::{DocOut, DocRec, FileRec, Saved};
 use super::head::{self, Head, Seen};
+use super::interned::Interned;
 use super::update::{self, Plan, walk_files};
 use super::{Request, differences, file_of, stamp, write_atomic};
 use crate::error::{Error, Result};
@@ -460,7 +461,7 @@ pub fn joined(parts: &[&Index], budget: &crate::storage::Budget) -> Result<Index
     let first = parts.first().expect("an index to join");
     let width = first.signatures.width();
     let room = budget.room(budget.for_index());
-    let mut groups = update::Interned::new(width, room);
+    let mut groups = Interned::new(width, room);
     let mut docs = Vec::with_capacity(parts.iter().map(|p| p.docs.len()).sum());
     for index in parts {
         assert_eq!(width, index.signatures.width(), "the same width");

@@ -25,6 +25,7 @@ mod directory;
 mod encode;
 pub mod format;
 mod head;
+mod interned;
 mod update;
 
 use crate::error::{Error, Result};
