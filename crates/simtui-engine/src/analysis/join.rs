@@ -200,15 +200,7 @@ pub fn similar_pairs(
     if index.work > limits.max_work {
         return Err(too_large(format!("{} prefix pairs to probe", index.work)));
     }
-    probe(
-        sets,
-        &order,
-        &prefixes.start,
-        &index,
-        floor,
-        limits,
-        progress,
-    )
+    probe(sets, &order, &prefixes, &index, floor, limits, progress)
 }
 
 /// How many sets hold each shingle occurrence's shingle (saturating at 255), by the
@@ -282,15 +274,27 @@ fn by_size(sets: &Slab<u64>) -> Vec<u32> {
 
 /// Each set's probing prefix, less the shingles no other set holds (they pair with
 /// nothing), in probing order: set `order[i]`'s are `tokens[start[i]..start[i + 1]]`,
-/// each with whether it is beyond the shorter indexing prefix.
+/// rarest first, each with its position among all of the set's shingles in that order
+/// (the shingles no other set holds come first) and whether it is beyond the shorter
+/// indexing prefix.
 struct Prefixes {
     start: Vec<usize>,
-    tokens: Vec<(u64, bool)>,
+    tokens: Vec<Token>,
+}
+
+/// One shingle of a prefix.
+#[derive(Clone, Copy)]
+struct Token {
+    hash: u64,
+    /// Its position in the set, rarest first.
+    pos: u32,
+    /// Beyond the indexing prefix: probed with, never probed.
+    probe_only: bool,
 }
 
 impl Prefixes {
     fn build(sets: &Slab<u64>, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
-        let per: Vec<Vec<(u64, bool)>> = order
+        let per: Vec<Vec<Token>> = order
             .par_iter()
             .map_init(Vec::new, |shared, &g| {
                 let set = sets.get(g as usize);
@@ -309,14 +313,17 @@ impl Prefixes {
                 if want < shared.len() {
                     shared.select_nth_unstable(want - 1);
                 }
+                // In the order every set agrees on, so that positions bound the overlap.
                 let prefix = &mut shared[..want];
-                if indexed > 0 && indexed < want {
-                    prefix.select_nth_unstable(indexed - 1);
-                }
+                prefix.sort_unstable();
                 prefix
                     .iter()
                     .enumerate()
-                    .map(|(i, &(_, h))| (h, i >= indexed))
+                    .map(|(i, &(_, hash))| Token {
+                        hash,
+                        pos: (unique + i) as u32,
+                        probe_only: i >= indexed,
+                    })
                     .collect()
             })
             .collect();
@@ -331,12 +338,20 @@ impl Prefixes {
     }
 }
 
+/// One set in a list of the inverted index: its probing rank, flagged with
+/// [`PROBE_ONLY`] when the shingle is beyond its indexing prefix (it is there to be
+/// found, not to be probed), and the shingle's position in it.
+#[derive(Clone, Copy, Default)]
+struct Posting {
+    rank: u32,
+    pos: u32,
+}
+
 /// The inverted index of the prefixes: for the prefix shingle at `tokens[o]`, the sets
-/// before it (in probing order) whose prefixes hold it are `post[first[o]..at[o]]`, their
-/// probing ranks, flagged with [`PROBE_ONLY`] when the shingle is beyond their indexing
-/// prefix (they are there to be found, not to be probed).
+/// before it (in probing order) whose prefixes hold that shingle are
+/// `post[first[o]..at[o]]`, by rank.
 struct PrefixIndex {
-    post: Vec<u32>,
+    post: Vec<Posting>,
     first: Vec<u32>,
     at: Vec<u32>,
     /// Σ over the lists of (length choose 2): the most probes.
@@ -348,30 +363,41 @@ impl PrefixIndex {
         let m = prefixes.tokens.len();
         let o_bits = bits_for(m);
         let o_mask = (1u64 << o_bits) - 1;
-        // The set (its probing rank) of each prefix occurrence, flagged.
+        // The set (its probing rank) of each prefix occurrence.
         let mut rank_of = vec![0u32; m];
         for (i, w) in prefixes.start.windows(2).enumerate() {
-            for (o, r) in (w[0]..w[1]).zip(&mut rank_of[w[0]..w[1]]) {
-                *r = i as u32 | if prefixes.tokens[o].1 { PROBE_ONLY } else { 0 };
-            }
+            rank_of[w[0]..w[1]].fill(i as u32);
         }
-        let mut keys: Vec<u64> = prefixes
-            .tokens
+        let tokens = &prefixes.tokens;
+        let mut keys: Vec<u64> = tokens
             .par_iter()
             .enumerate()
-            .map(|(o, &(h, _))| (h & !o_mask) | o as u64)
+            .map(|(o, t)| (t.hash & !o_mask) | o as u64)
             .collect();
         keys.par_sort_unstable();
+        // A run of keys equal in their top bits holds one shingle, but for a rare merge of
+        // two: those are sorted by hash, to keep each list exact.
+        let hash = |k: u64| tokens[(k & o_mask) as usize].hash;
+        for run in keys.chunk_by_mut(|x, y| x >> o_bits == y >> o_bits) {
+            if run.iter().any(|&k| hash(k) != hash(run[0])) {
+                run.sort_unstable_by_key(|&k| (hash(k), k));
+            }
+        }
         // Occurrences ascend within a list, and so do ranks: sets are laid out in
         // probing order.
-        let (mut post, mut first, mut at) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
+        let mut post = vec![Posting::default(); m];
+        let (mut first, mut at) = (vec![0u32; m], vec![0u32; m]);
         let mut work = 0u64;
         let mut k = 0usize;
-        for run in keys.chunk_by(|x, y| x >> o_bits == y >> o_bits) {
+        for run in keys.chunk_by(|&x, &y| hash(x) == hash(y)) {
             let begin = k;
             for &key in run {
                 let o = (key & o_mask) as usize;
-                post[k] = rank_of[o];
+                let flag = if tokens[o].probe_only { PROBE_ONLY } else { 0 };
+                post[k] = Posting {
+                    rank: rank_of[o] | flag,
+                    pos: tokens[o].pos,
+                };
                 first[o] = begin as u32;
                 at[o] = k as u32;
                 k += 1;
@@ -403,11 +429,75 @@ fn overlap_at_least(x: &[u64], y: &[u64], need: usize) -> Option<usize> {
     (n >= need).then_some(n)
 }
 
+/// A candidate's count once the positions have shown it cannot reach J ≥ s.
+const PRUNED: u32 = u32::MAX;
+
+/// One worker's scratch, kept across the sets it probes: the shared prefix shingles
+/// counted so far per candidate (by rank; [`PRUNED`] once it cannot reach the floor),
+/// and the candidates touched.
+struct Scratch {
+    count: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+/// The fewest shingles two sets of `nx` and `ny` must share for J ≥ `floor`:
+/// J ≥ s ⇔ |x ∩ y| ≥ s/(1+s)·(|x| + |y|).
+fn need_for(floor: f64, nx: usize, ny: usize) -> usize {
+    ceil_loose(floor / (1.0 + floor) * (nx + ny) as f64)
+}
+
+/// The candidates of the set of rank `i` (`x`, of prefix `tokens`) among the sets before
+/// it, counted in `scratch`: each shared prefix shingle adds one, unless the shingles
+/// left after it on either side (their positions say how many) cannot make up the
+/// overlap J ≥ s needs, and then the candidate is pruned (PPJoin's positional filter).
+/// A common shingle before one found is in both prefixes, so it was counted: the count
+/// plus what is left bounds the overlap.
+fn candidates(
+    i: usize,
+    nx: usize,
+    tokens: (std::ops::Range<usize>, &[Token]),
+    index: &PrefixIndex,
+    sizes: &[u32],
+    floor: f64,
+    scratch: &mut Scratch,
+) {
+    let smallest = min_overlap(floor, nx);
+    let (range, all) = tokens;
+    for o in range {
+        let px = all[o].pos as usize;
+        let list = &index.post[index.first[o] as usize..index.at[o] as usize];
+        for p in list.iter().rev() {
+            if p.rank & PROBE_ONLY != 0 {
+                continue; // beyond its indexing prefix
+            }
+            let y = p.rank as usize;
+            let ny = sizes[y] as usize;
+            if ny < smallest {
+                break; // and so are all the sets before it
+            }
+            debug_assert!(y != i);
+            let c = scratch.count[y];
+            if c == PRUNED {
+                continue;
+            }
+            let left = (nx - px - 1).min(ny - p.pos as usize - 1);
+            if c as usize + 1 + left < need_for(floor, nx, ny) {
+                scratch.count[y] = PRUNED;
+            } else {
+                scratch.count[y] = c + 1;
+            }
+            if c == 0 {
+                scratch.touched.push(y as u32);
+            }
+        }
+    }
+}
+
 /// Probes each set's prefix against the sets before it and verifies the candidates.
 fn probe(
     sets: &Slab<u64>,
     order: &[u32],
-    start: &[usize],
+    prefixes: &Prefixes,
     index: &PrefixIndex,
     floor: f64,
     limits: &Limits,
@@ -415,56 +505,52 @@ fn probe(
 ) -> Result<Vec<GroupPair>> {
     let n = sets.len() as u64;
     let ranks = order.len();
+    let sizes: Vec<u32> = order
+        .iter()
+        .map(|&g| sets.get(g as usize).len() as u32)
+        .collect();
     let budget = PairBudget::new(limits);
     let done = AtomicU64::new(0);
+    let start = &prefixes.start;
     let per = (0..ranks)
         .into_par_iter()
         .map_init(
-            || vec![u32::MAX; ranks],
-            |seen, i| {
+            || Scratch {
+                count: vec![0; ranks],
+                touched: Vec::new(),
+            },
+            |scratch, i| {
                 if budget.is_over() {
                     return Err(Cancelled);
                 }
                 check(progress)?;
                 let gx = order[i];
                 let x = sets.get(gx as usize);
-                let smallest = min_overlap(floor, x.len());
+                let tokens = (start[i]..start[i + 1], &prefixes.tokens[..]);
+                candidates(i, x.len(), tokens, index, &sizes, floor, scratch);
                 let mut pairs = Vec::new();
-                for o in start[i]..start[i + 1] {
-                    let list = &index.post[index.first[o] as usize..index.at[o] as usize];
-                    for &y in list.iter().rev() {
-                        if y & PROBE_ONLY != 0 {
-                            continue; // beyond its indexing prefix
-                        }
-                        if y as usize == i {
-                            continue; // an earlier shingle of its own, merged by its top bits
-                        }
-                        let gy = order[y as usize];
-                        let set_y = sets.get(gy as usize);
-                        if set_y.len() < smallest {
-                            break; // and so are all the sets before it
-                        }
-                        if seen[y as usize] == i as u32 {
-                            continue;
-                        }
-                        seen[y as usize] = i as u32;
-                        // J ≥ s ⇔ |x ∩ y| ≥ s/(1+s)·(|x| + |y|).
-                        let need =
-                            ceil_loose(floor / (1.0 + floor) * (x.len() + set_y.len()) as f64);
-                        let Some(inter) = overlap_at_least(x, set_y, need) else {
-                            continue;
-                        };
-                        // As verify::jaccard computes it, to the bit.
-                        let j = inter as f64 / (x.len() + set_y.len() - inter) as f64;
-                        if j >= floor {
-                            pairs.push(GroupPair {
-                                a: gx.min(gy),
-                                b: gx.max(gy),
-                                jaccard: j,
-                            });
-                        }
+                for &y in &scratch.touched {
+                    let c = std::mem::take(&mut scratch.count[y as usize]);
+                    if c == PRUNED {
+                        continue;
+                    }
+                    let gy = order[y as usize];
+                    let set_y = sets.get(gy as usize);
+                    let need = need_for(floor, x.len(), set_y.len());
+                    let Some(inter) = overlap_at_least(x, set_y, need) else {
+                        continue;
+                    };
+                    // As verify::jaccard computes it, to the bit.
+                    let j = inter as f64 / (x.len() + set_y.len() - inter) as f64;
+                    if j >= floor {
+                        pairs.push(GroupPair {
+                            a: gx.min(gy),
+                            b: gx.max(gy),
+                            jaccard: j,
+                        });
                     }
                 }
+                scratch.touched.clear();
                 budget.add(pairs.len());
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if d.is_multiple_of(1024) || d == ranks as u64 {
