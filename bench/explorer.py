@@ -18,6 +18,11 @@ With --index FILE the explorer (and `simtui pairs` beside it) opens that saved i
 
     python3 bench/explorer.py --corpus bench/data/memory-200000x300 --docs 200000 \
         --index /tmp/c.simtui --memory 64M --keys ""
+
+The peak is read after the last re-band (and, up to 20,000 documents, once the exact
+pairs behind real recall are known); --all-pairs waits for those at any size, so that
+the peak covers them. --trace prints the RSS sampled before each line of the log (the
+explorer runs with -vv: jobs' starts too), to see which job holds the memory.
 """
 import argparse
 import fcntl
@@ -63,14 +68,49 @@ def log_lines(path):
         return []
 
 
-def wait_for(fd, path, count, pattern, timeout=120):
-    """Drains the pty until the log has `count` lines matching `pattern`."""
+# (seconds since the explorer started, its RSS in MiB), sampled while waiting (--trace).
+TRACE = []
+STARTED = time.monotonic()
+
+
+def rss_mib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1)) / 1024
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def wait_for(fd, path, count, pattern, timeout=120, pid=None):
+    """Drains the pty until the log has `count` lines matching `pattern` (sampling the
+    RSS of `pid` meanwhile, if given)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if sum(1 for l in log_lines(path) if re.search(pattern, l)) >= count:
             return
         drain(fd, 0.02)
+        if pid is not None:
+            TRACE.append((time.monotonic() - STARTED, rss_mib(pid)))
     sys.exit(f"timed out waiting for {count} × {pattern!r} in {path}")
+
+
+def print_trace(path):
+    """Each log line with the highest RSS sampled since the line before it: where the
+    memory goes."""
+    samples = iter(TRACE)
+    sample = next(samples, None)
+    for line in log_lines(path):
+        m = re.match(r"\s*([\d.]+) (.*)", line)
+        if not m:
+            continue
+        t, top = float(m.group(1)), 0.0
+        while sample is not None and sample[0] <= t:
+            top = max(top, sample[1])
+            sample = next(samples, None)
+        print(f"  {top:6.0f} MiB before {t:8.2f} s {m.group(2)[:90]}")
+    rest = [r for _, r in ([sample] if sample else []) + list(samples)]
+    if rest:
+        print(f"  {max(rest):6.0f} MiB after the last line")
 
 
 def peak_rss_mib(pid):
@@ -89,6 +129,17 @@ def main():
     ap.add_argument("--corpus", help="an existing corpus instead of a generated one")
     ap.add_argument("--index", help="open this saved index (--index FILE) instead of --no-index")
     ap.add_argument("--memory", help="--memory SIZE for the explorer and simtui pairs")
+    ap.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="wait for the exact all-pairs job (real recall) at any size before reading the peak",
+    )
+    ap.add_argument(
+        "--trace", action="store_true", help="print the RSS sampled before each log line"
+    )
+    ap.add_argument(
+        "--no-pairs", action="store_true", help="leave out the run of `simtui pairs` beside it"
+    )
     a = ap.parse_args()
     flags = ["--index", a.index] if a.index else ["--no-index"]
     if a.memory:
@@ -110,19 +161,24 @@ def main():
     if os.path.exists(log):
         os.remove(log)
 
+    global STARTED
+    STARTED = time.monotonic()
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(exe, [exe, data, *flags, "--log", log])
+        os.execv(exe, [exe, data, *flags, "--log", log, *(["-vv"] if a.trace else [])])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 160, 0, 0))
-    wait_for(fd, log, 1, r"banded b=")
+    traced = pid if a.trace else None
+    wait_for(fd, log, 1, r"banded b=", timeout=600, pid=traced)
     os.write(fd, b"t")
     keys = a.keys.split()
     for i, key in enumerate(keys):
         os.write(fd, key.encode())
-        wait_for(fd, log, i + 2, r"banded b=")
+        wait_for(fd, log, i + 2, r"banded b=", pid=traced)
         drain(fd, 0.3)
-    if a.docs <= ALL_PAIRS_DOCS:
-        wait_for(fd, log, 1, r"all-pairs similarity")
+    if a.docs <= ALL_PAIRS_DOCS or a.all_pairs:
+        # Its end: the pairs found, or why there are none.
+        wait_for(fd, log, 1, r"exact pairs with J|all-pairs similarity", timeout=1200, pid=traced)
+        drain(fd, 0.5)
     peak = peak_rss_mib(pid)
     os.write(fd, b"q")
     drain(fd, 0.5)
@@ -143,6 +199,8 @@ def main():
             setting = msg.split(":")[0].removeprefix("banded ")
             times.append((setting, (t - requested) * 1000))
             requested = None
+    if a.trace:
+        print_trace(log)
     for setting, ms in times:
         print(f"{setting:>12}  {ms:6.0f} ms")
     ms = [t for _, t in times]
@@ -153,6 +211,9 @@ def main():
             f"list refresh on the UI thread: max {max(refresh, default=0):.1f} ms"
         )
 
+    if a.no_pairs:
+        print(f"peak RSS: explorer {peak:.0f} MiB; explorer exit status {status}")
+        return
     p = subprocess.Popen([exe, "pairs", data, *flags], stdout=subprocess.DEVNULL)
     _, _, usage = os.wait4(p.pid, 0)
     headless = usage.ru_maxrss / 1024

@@ -326,16 +326,10 @@ fn index_add_equals_indexing_everything_at_once() {
     let first = sp.new_ids.iter().next().unwrap();
     fs::copy(sp.new.join(first), q.join("q.txt")).unwrap();
     let against = |idx: &Path| {
-        ok(&[
-            "pairs",
+        common::stdout_of(common::pairs_jsonl(
             s(&q),
-            "--against",
-            s(idx),
-            "-t",
-            "0.3",
-            "--format",
-            "jsonl",
-        ])
+            &["--against", s(idx), "-t", "0.3"],
+        ))
     };
     assert_eq!(against(&added), against(&whole));
     assert!(!against(&added).is_empty());

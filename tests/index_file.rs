@@ -76,6 +76,52 @@ fn round_trip_is_identical_to_a_fresh_run() {
     assert_eq!(before, fs::read(&idx).unwrap());
 }
 
+/// A search whose banding needs one-permutation signatures of another width than the
+/// file's sketches them for its run and leaves the file as it is (it was rewritten in
+/// the new width at every change of `-t`); `simtui index` saves the width asked for.
+#[test]
+fn a_search_of_another_width_leaves_the_file_as_it_is() {
+    let (_dir, c, idx) = corpus_and_index();
+    ok(&["index", c.path(), "-o", s(&idx), "--sketch", "oph"]);
+    let before = fs::read(&idx).unwrap();
+    for t in ["0.2", "0.5", "0.9"] {
+        let args = [
+            "pairs",
+            c.path(),
+            "-t",
+            t,
+            "--sketch",
+            "oph",
+            "--format",
+            "jsonl",
+        ];
+        let fresh = ok(&args);
+        let out = simtui(&[&args[..], &["--index", s(&idx), "-v"]].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), fresh, "-t {t}: {err}");
+        assert!(!err.contains("written"), "-t {t}: {err}");
+        assert_eq!(before, fs::read(&idx).unwrap(), "-t {t} rewrote the index");
+    }
+    let out = simtui(&[
+        "index",
+        c.path(),
+        "-o",
+        s(&idx),
+        "--sketch",
+        "oph",
+        "-b",
+        "57",
+        "-r",
+        "2",
+    ]);
+    common::assert_ok_saying(&out, &["written"]);
+    assert_ne!(
+        before,
+        fs::read(&idx).unwrap(),
+        "index saves the width asked for"
+    );
+}
+
 #[test]
 fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
     let (_dir, c, idx) = corpus_and_index();
@@ -316,7 +362,9 @@ fn corrupt_truncated_and_other_version_files_are_rejected() {
     let err = String::from_utf8_lossy(&simtui(&["pairs", &corpus, "--index", s(&bad)]).stderr)
         .to_string();
     assert!(
-        err.contains("another version of simtui (index format 4; this simtui reads format 5)"),
+        err.contains(
+            "another version of simtui (index format 4; this simtui reads formats 5 to 6)"
+        ),
         "{err}"
     );
     fs::write(&bad, b"hello, not an index at all").unwrap();
@@ -355,7 +403,7 @@ proptest! {
         let mut framed = format::MAGIC.to_vec();
         framed.extend_from_slice(&bytes);
         let _ = decode::decode(&framed);
-        format::reseal(&mut framed);
+        decode::reseal(&mut framed);
         let _ = decode::decode(&framed);
     }
 
@@ -375,7 +423,7 @@ proptest! {
         }
         // Past the checksum too: the structure checks must hold on their own.
         let _ = decode::decode(&b);
-        format::reseal(&mut b);
+        decode::reseal(&mut b);
         if let Ok(saved) = decode::decode(&b) {
             // Whatever decodes is safe to turn into an index and search.
             let docs = saved.docs.iter().map(|d| simtui_engine::index::Doc {

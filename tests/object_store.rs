@@ -2,7 +2,8 @@
 //! here on a free port): the same pairs and the same dedup output from `s3://` as from
 //! local copies of the same files (JSON Lines shards, one gzipped; a Parquet file; a
 //! folder of text files), outputs uploaded whole, an output inside an input refused,
-//! and a missing bucket or refused credentials said on one line (exit 2).
+//! and a missing bucket or refused credentials said on one line (exit 2); and `http://`
+//! files from a plain web server (Python's) read as the same files on disk.
 //!
 //! moto comes from tests/s3/.venv (made by .ci/s3-setup) or the PATH; without it the
 //! tests say they were skipped, unless SIMTUI_REQUIRE_S3 is set (as `.ci/run` does).
@@ -13,7 +14,8 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A moto S3 server on the loopback address, stopped when dropped.
@@ -177,6 +179,50 @@ impl Moto {
         cmd
     }
 
+    /// simtui talking to the store through `relay` (a port that forwards to moto's).
+    fn ok_through(&self, relay: u16, args: &[&str]) -> String {
+        let out = self
+            .command(args)
+            .env("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{relay}"))
+            .output()
+            .expect("run simtui");
+        common::assert_ok(&out);
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// A TCP relay to the server on a port of its own that counts the bytes the server
+    /// sends (bodies and headers): what a client going through it fetched.
+    fn relay(&self) -> (u16, Arc<AtomicU64>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let sent = Arc::new(AtomicU64::new(0));
+        let (count, server) = (Arc::clone(&sent), self.port);
+        std::thread::spawn(move || {
+            for client in listener.incoming().map_while(Result::ok) {
+                let to = TcpStream::connect(("127.0.0.1", server)).unwrap();
+                let (mut up_from, mut up_to) =
+                    (client.try_clone().unwrap(), to.try_clone().unwrap());
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut up_from, &mut up_to);
+                    let _ = up_to.shutdown(std::net::Shutdown::Write);
+                });
+                let count = Arc::clone(&count);
+                std::thread::spawn(move || {
+                    let (mut from, mut back) = (to, client);
+                    let mut buf = vec![0u8; 1 << 16];
+                    while let Ok(n @ 1..) = from.read(&mut buf) {
+                        count.fetch_add(n as u64, Ordering::Relaxed);
+                        if back.write_all(&buf[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = back.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        });
+        (port, sent)
+    }
+
     fn ok(&self, args: &[&str]) -> String {
         let out = self.simtui(args);
         common::assert_ok(&out);
@@ -215,20 +261,29 @@ fn write_corpus(root: &Path) {
 }
 
 fn write_parquet(path: &Path, docs: &[simtui_gen::GenDoc]) {
+    write_parquet_with(path, docs, None);
+}
+
+/// [`write_parquet`], with a third column `blob` of these values when given.
+fn write_parquet_with(path: &Path, docs: &[simtui_gen::GenDoc], blob: Option<Vec<String>>) {
     use arrow_array::{ArrayRef, RecordBatch, StringArray};
     use arrow_schema::{DataType, Field, Schema};
     use parquet::arrow::ArrowWriter;
     use parquet::file::properties::WriterProperties;
-    use std::sync::Arc;
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let schema = Arc::new(Schema::new(vec![
+    let mut fields = vec![
         Field::new("id", DataType::Utf8, false),
         Field::new("text", DataType::Utf8, false),
-    ]));
-    let columns: Vec<ArrayRef> = vec![
+    ];
+    let mut columns: Vec<ArrayRef> = vec![
         Arc::new(StringArray::from_iter_values(docs.iter().map(|d| &d.id))),
         Arc::new(StringArray::from_iter_values(docs.iter().map(|d| &d.text))),
     ];
+    if let Some(blob) = blob {
+        fields.push(Field::new("blob", DataType::Utf8, false));
+        columns.push(Arc::new(StringArray::from(blob)));
+    }
+    let schema = Arc::new(Schema::new(fields));
     let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(50))
@@ -438,4 +493,150 @@ fn outputs_go_up_whole_and_never_into_an_input_and_errors_are_one_line() {
 
 fn local_count(dir: &Path) -> usize {
     files_under(dir).len()
+}
+
+#[test]
+fn a_parquet_object_is_fetched_as_the_columns_read() {
+    let Some(moto) = Moto::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let generated = simtui_gen::generate(&simtui_gen::GenOptions::sized(300, 7, 80));
+    // A column never read, far larger than the text: 40 KB of hex digits a row (row
+    // groups of 50 rows, so more than 1 MiB lies between two row groups' text chunks).
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    let blob = (0..generated.docs.len())
+        .map(|_| {
+            (0..5000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    format!("{:08x}", x as u32)
+                })
+                .collect()
+        })
+        .collect();
+    let file = dir.path().join("pq/data.parquet");
+    write_parquet_with(&file, &generated.docs, Some(blob));
+    let size = std::fs::metadata(&file).unwrap().len();
+    moto.bucket("data");
+    moto.put("data", "pq/data.parquet", &std::fs::read(&file).unwrap());
+    let (relay, sent) = moto.relay();
+    let url = "s3://data/pq/data.parquet";
+    let local = file.to_str().unwrap();
+    let pairs = |input| {
+        [
+            "pairs",
+            input,
+            "-t",
+            "0.5",
+            "--format",
+            "jsonl",
+            "--id-field",
+            "id",
+        ]
+    };
+
+    let want = moto.ok(&pairs(local));
+    let got = moto.ok_through(relay, &pairs(url));
+    assert!(
+        want.lines().count() > 10,
+        "too few pairs to compare:\n{want}"
+    );
+    assert_eq!(got, want);
+    let fetched = sent.swap(0, Ordering::Relaxed);
+    assert!(
+        fetched * 10 < size,
+        "{fetched} bytes came from the store for a file of {size}, whose text and ids are a few percent"
+    );
+
+    // dedup writes every column: the rest of the object is fetched for it.
+    let (disk, s3) = (
+        out_path(&dir, "from-disk.parquet"),
+        out_path(&dir, "from-s3.parquet"),
+    );
+    let dedup = |input, out| ["dedup", input, "-o", out, "-t", "0.7", "--id-field", "id"];
+    moto.ok(&dedup(local, &disk));
+    moto.ok_through(relay, &dedup(url, &s3));
+    assert!(
+        std::fs::read(&disk).unwrap() == std::fs::read(&s3).unwrap(),
+        "dedup's output from the store differs from its output from disk"
+    );
+    assert!(
+        sent.load(Ordering::Relaxed) > size,
+        "the whole object came for dedup"
+    );
+}
+
+fn out_path(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).to_str().unwrap().to_string()
+}
+
+/// A plain HTTP server (Python's) on a free port of 127.0.0.1, serving `dir`, stopped
+/// when dropped.
+struct Http(Child, u16);
+
+impl Http {
+    fn serve(dir: &Path) -> Http {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "http.server",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+            ])
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3");
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(start.elapsed() < Duration::from_secs(30), "no http server");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Http(child, port)
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `http://` URLs are read as files are (the client refused plain http: every such
+/// input failed with "builder error"): the same similarities as from the local files.
+#[test]
+fn http_urls_give_the_pairs_of_their_local_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = "the quick brown fox jumps over the lazy dog again";
+    std::fs::write(dir.path().join("a.txt"), format!("{words} and again\n")).unwrap();
+    std::fs::write(dir.path().join("b.txt"), format!("{words} and more\n")).unwrap();
+    let server = Http::serve(dir.path());
+    let url = |n: &str| format!("http://127.0.0.1:{}/{n}", server.1);
+    let jaccards = |a: &str, b: &str| -> Vec<String> {
+        let out = common::stdout_of(common::pairs_jsonl(a, &[b, "-t", "0.1"]));
+        let pairs: Vec<serde_json::Value> = (out.lines())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(pairs.len(), 1, "{out}");
+        vec![
+            pairs[0]["jaccard"].to_string(),
+            pairs[0]["estimate"].to_string(),
+        ]
+    };
+    let local = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    assert_eq!(
+        jaccards(&url("a.txt"), &url("b.txt")),
+        jaccards(&local("a.txt"), &local("b.txt"))
+    );
 }

@@ -75,7 +75,11 @@ pub fn open(
             mode: Mode::Open,
             budget: budget.clone(),
         };
-        Arc::new(store::reference(&req, &progress).map_err(store_error)?)
+        let (index, report) = store::reference(&req, &progress).map_err(store_error)?;
+        if let Some(tail) = report.tail_notice(reference) {
+            crate::output::diag::say(format_args!("simtui: {tail}"));
+        }
+        Arc::new(index)
     } else {
         let roots = [reference.to_path_buf()];
         build(&roots, &index, &params, method, (budget, keep), &progress)?

@@ -174,20 +174,8 @@ impl StoreArgs {
 /// sets and signatures go to files past the budget, a saved index's are read from it).
 /// Each part is named with its size.
 pub fn say_if_over(index: &Index, budget: &Budget) {
-    if budget.is_limited() && index.held() > budget.bytes {
-        let human = crate::output::progress::human;
-        let parts: Vec<String> = index
-            .held_by_part()
-            .iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(what, n)| format!("{what} {}", human(*n)))
-            .collect();
-        crate::output::diag::say(format_args!(
-            "simtui: warning: the index holds {} in memory, over --memory {}: {} (a document's record is kept in memory whatever the limit)",
-            human(index.held()),
-            human(budget.bytes),
-            parts.join(", ")
-        ));
+    if let Some(over) = crate::output::memory::over_memory(index, budget) {
+        crate::output::diag::say(format_args!("simtui: warning: {over}"));
     }
 }
 
@@ -202,15 +190,20 @@ pub fn note_memory(index: &Index) {
     crate::output::diag::note(2, format_args!("index memory: {}", parts.join(", ")));
 }
 
-/// Opens a saved index, saying on stderr what the user should know.
+/// Opens a saved index, saying on stderr what the user should know. The walk's entries
+/// move into the index (no command walks the corpus again): `Opened::corpus` holds only
+/// what the walk left out.
 pub fn open_store(req: Request, progress: &dyn Progress) -> anyhow::Result<Opened> {
-    let opened = store::open(&req, progress).map_err(store_error)?;
+    let opened = store::open_index(&req, progress).map_err(store_error)?;
     let r = &opened.report;
     if let Some(why) = &r.rebuilt {
         crate::output::diag::say(format_args!(
             "simtui: index {}: {why}; rebuilt",
             req.file.display()
         ));
+    }
+    if let Some(tail) = r.tail_notice(&req.file) {
+        crate::output::diag::say(format_args!("simtui: {tail}"));
     }
     if let Some(e) = &r.write_error {
         crate::output::diag::say(format_args!(
@@ -242,7 +235,7 @@ pub fn engine(
     let method = method_args.method(index)?;
     let file = store_args.and_then(|s| s.file(roots));
     let (engine, walk) = match file {
-        Some(file) => saved(roots, file, index, method, budget, progress)?,
+        Some(file) => saved(roots, file, index, method, (budget, keep), progress)?,
         None => {
             let params = method_args.params(index);
             let built = build(roots, index, &params, method, (budget, keep), progress)?;
@@ -282,13 +275,14 @@ pub fn build(
     Ok((Engine::build(builder, method, corpus, progress)?, walk))
 }
 
-/// The engine from the saved index `file`, brought up to date with the corpus.
+/// The engine from the saved index `file`, brought up to date with the corpus, without
+/// the labels `keep` leaves out (a saved index has them all).
 fn saved(
     roots: &[PathBuf],
     file: PathBuf,
     index: &IndexArgs,
     method: Method,
-    budget: &Budget,
+    (budget, keep): (&Budget, Keep),
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
     let t = Instant::now();
@@ -304,8 +298,10 @@ fn saved(
         progress,
     )?;
     let walk = t.elapsed();
+    // As opened (labels and all): what opening it held.
     say_if_over(&opened.index, budget);
-    let opened_index = opened.index.with_budget(budget.clone());
+    let opened_index = opened.index.without_labels(keep);
+    let opened_index = opened_index.with_budget(budget.clone());
     let opened_index = match method {
         Method::MinHash { .. } => opened_index,
         // SimHash fingerprints are not saved: they are computed from the text.

@@ -124,7 +124,8 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     } else {
         Target::new(&args.output, &[REMOVED])?
     };
-    let paths = &object::localize(paths).map_err(store_error)?;
+    let input = args.corpus.index.walk_options().input;
+    let paths = &object::localize(paths, &input).map_err(store_error)?;
     let single = paths.len() == 1 && paths[0].is_file();
     let (out, removal_list) = (target.path(), removal_list_path(target.path()));
     if args.resume && object::is_url(&args.output) {

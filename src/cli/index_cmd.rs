@@ -123,6 +123,19 @@ fn add(args: &IndexCmdArgs, file: &std::path::Path) -> anyhow::Result<()> {
     };
     let added = store::add(&req, &progress).map_err(crate::output::error::store_error)?;
     progress.finish();
+    if added.cut > 0 {
+        crate::output::diag::say(format_args!(
+            "simtui index: {}: cut off {} bytes an earlier `--add` left unfinished after its last complete segment",
+            file.display(),
+            added.cut
+        ));
+    }
+    if added.converted {
+        crate::output::diag::say(format_args!(
+            "simtui index: {}: converted from index format 5 (written whole once; from now on --add writes only the new documents)",
+            file.display()
+        ));
+    }
     crate::output::diag::say(format_args!(
         "simtui index: {}: {} documents added to {} ({} files, {} skipped{}): {} documents, {} bytes; {:.2} s",
         file.display(),

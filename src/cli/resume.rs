@@ -148,7 +148,40 @@ impl Journal {
 
     /// Removes the journal and the units' work: the run is complete.
     pub fn finish(self) {
+        self.finish_observed(&mut |_| ());
+    }
+
+    /// [`finish`](Self::finish), `step` called after each removal. The count of units
+    /// done goes first: a run killed while the journal is removed leaves a folder without
+    /// it, which the next run starts from the beginning, never a count of units whose
+    /// work is gone.
+    fn finish_observed(self, step: &mut dyn FnMut(&Path)) {
+        let state = self.dir.join("state.json");
+        if std::fs::remove_file(&state).is_err() {
+            return;
+        }
+        // Durable before any unit goes (a crash of the machine too).
+        if let Ok(dir) = std::fs::File::open(&self.dir) {
+            let _ = dir.sync_all();
+        }
+        step(&self.dir);
+        for i in 0..self.units {
+            let _ = std::fs::remove_file(self.unit(i));
+            step(&self.dir);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
+        step(&self.dir);
+    }
+
+    /// The error of a unit's work that cannot be read back, naming its file and the way
+    /// out.
+    pub fn unreadable(&self, i: usize, e: impl std::fmt::Display) -> anyhow::Error {
+        UsageError(format!(
+            "{}: {e}; the journal {} is damaged: remove it to start again",
+            self.unit(i).display(),
+            self.dir.display()
+        ))
+        .into()
     }
 }
 
@@ -192,9 +225,11 @@ pub fn open_units(
         journal.record(i + 1)?;
     }
     let parts: Vec<Index> = (units.iter().enumerate())
-        .map(|(i, unit)| store::load_part(&journal.unit(i), &corpus.entries[unit.clone()]))
-        .collect::<Result<_, _>>()
-        .map_err(crate::output::error::store_error)?;
+        .map(|(i, unit)| {
+            store::load_part(&journal.unit(i), &corpus.entries[unit.clone()])
+                .map_err(|e| journal.unreadable(i, e))
+        })
+        .collect::<anyhow::Result<_>>()?;
     let joined = match parts.as_slice() {
         [] => builder().build(corpus, &progress)?,
         _ => store::joined(&parts.iter().collect::<Vec<_>>(), budget)
@@ -215,4 +250,39 @@ pub fn open_units(
         index,
     };
     Ok((opened, journal))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever point a kill stops the removal at, the journal left never counts a unit
+    /// done whose work is gone.
+    #[test]
+    fn a_journal_killed_while_removed_never_counts_lost_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut journal = Journal::open(&out, 7, 4).unwrap();
+        for i in 0..4 {
+            std::fs::write(journal.unit(i), b"work").unwrap();
+            journal.record(i + 1).unwrap();
+        }
+        let mut steps = 0;
+        journal.finish_observed(&mut |dir| {
+            steps += 1;
+            let counted = std::fs::read_to_string(dir.join("state.json")).map_or(0, |t| {
+                let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+                v["done"].as_u64().unwrap() as usize
+            });
+            for i in 0..counted {
+                let unit = dir.join(format!("unit-{i:06}"));
+                assert!(
+                    unit.exists(),
+                    "step {steps}: {unit:?} counted done but gone"
+                );
+            }
+        });
+        assert_eq!(steps, 6);
+        assert!(!folder(&out).exists());
+    }
 }

@@ -209,7 +209,8 @@ fn sketch_resumable(
         unit_rows::each(&journal.unit(i), |row, _| {
             *seen.entry(row.id.into_owned()).or_default() += 1;
             Ok(())
-        })?;
+        })
+        .map_err(|e| journal.unreadable(i, e))?;
     }
     std::fs::create_dir_all(out)?;
     let mut at = 0usize;

@@ -18,6 +18,8 @@ pub mod guard;
 pub mod keyspec;
 // Documents named in the tables: the id, then the title, cut to the terminal.
 pub mod label;
+// What an index holds past --memory, said the same way everywhere.
+pub mod memory;
 // The metadata two documents show side by side: the fields asked for, the usual ones.
 pub mod meta;
 pub mod object;

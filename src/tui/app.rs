@@ -446,12 +446,16 @@ impl App {
         match out {
             Output::Task(reply) => self.view_done(id, reply),
             out => {
-                if let Output::Indexed {
-                    notice: Some(notice),
-                    ..
-                } = &out
-                {
-                    self.status = Some(notice.clone());
+                if let Output::Indexed { notice, index, .. } = &out {
+                    // Both said, when both are to be said.
+                    let over = super::worker::over_memory(index);
+                    if let Some(said) = [notice.clone(), over]
+                        .into_iter()
+                        .flatten()
+                        .reduce(|a, b| format!("{a}; {b}"))
+                    {
+                        self.status = Some(said);
+                    }
                 }
                 if let Some(replaced) = self.session.done(id, out, &mut self.jobs) {
                     self.show_new_results(replaced);

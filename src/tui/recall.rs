@@ -7,13 +7,21 @@
 //! as `simtui eval`'s (`analysis::eval::score`): in document pairs, identical documents
 //! included, with the S-curve's prediction averaged over the same pairs. Everything here
 //! runs on worker threads.
+//!
+//! Under `--memory` the join has half the limit (the index and its searches keep to the
+//! limit itself, so the explorer stays within 1.5 × it): when what the join needs is
+//! more, it does not run and the panel says how much it needs; when its pairs take it
+//! over, it stops. No recall is shown then, rather than one from part of the pairs.
 
+use crate::output::progress::human;
 use simtui_engine::analysis::eval::{self, Score, Truth};
 use simtui_engine::analysis::exact::{self, Limits, pack};
+use simtui_engine::analysis::join;
 use simtui_engine::error::Error;
 use simtui_engine::index::Index;
 use simtui_engine::progress::{Cancelled, Progress};
 use simtui_engine::search::found::Found;
+use simtui_engine::storage::Budget;
 
 pub use simtui_engine::analysis::exact::{BINS, ExactPairs as AllPairs, Hist, bin};
 
@@ -34,17 +42,42 @@ const LIMITS: Limits = Limits {
     max_pairs: 4_000_000,
     max_shingles: 4_000_000_000,
     max_work: 20_000_000_000,
+    max_bytes: u64::MAX,
 };
 
-/// Computes the pairs with J ≥ `floor`, or says why not (too many of them).
+/// The memory the exact pairs may take under `budget`: half of it (see the module's
+/// comment).
+pub fn share(budget: &Budget) -> u64 {
+    if budget.is_limited() {
+        budget.bytes / 2
+    } else {
+        u64::MAX
+    }
+}
+
+/// Computes the pairs with J ≥ `floor`, or says why not, as the panel words it after
+/// "real recall: " (too many of them, or more memory than `--memory` leaves them).
 pub fn all_pairs(
     index: &Index,
     floor: f64,
     progress: &dyn Progress,
 ) -> Result<Result<AllPairs, String>, Cancelled> {
-    match exact::all_pairs(index, floor, &LIMITS, progress) {
+    let max_bytes = share(index.budget());
+    let needs = join::memory_needed(index.shingles(), floor);
+    if needs > max_bytes {
+        return Ok(Err(format!(
+            "not computed, needs ~{} over --memory {} (half of it for this)",
+            human(needs),
+            human(index.budget().bytes)
+        )));
+    }
+    let limits = Limits {
+        max_bytes,
+        ..LIMITS
+    };
+    match exact::all_pairs(index, floor, &limits, progress) {
         Ok(all) => Ok(Ok(all)),
-        Err(Error::TooLarge { why, .. }) => Ok(Err(format!("too large: {why}"))),
+        Err(Error::TooLarge { why, .. }) => Ok(Err(format!("n/a (too large: {why})"))),
         Err(_) => Err(Cancelled),
     }
 }
@@ -150,6 +183,27 @@ mod tests {
         assert_eq!(floor_for(0.8), DEFAULT_FLOOR);
         assert_eq!(floor_for(0.3), 0.3);
         assert_eq!(floor_for(0.0), FLOOR);
+    }
+
+    #[test]
+    fn all_pairs_keep_to_half_of_the_memory_limit_or_say_what_they_need() {
+        let texts = ["a b c d e f g h", "a b c d e f g x", "a b c d y z w v"];
+        let small = idx(&texts).with_budget(Budget::new(64, None));
+        let why = all_pairs(&small, FLOOR, &Silent).unwrap().unwrap_err();
+        assert!(
+            why.starts_with("not computed, needs ~") && why.contains("over --memory 0.1 KB"),
+            "{why}"
+        );
+        // What it needs, and room for the pairs: computed, the same as without a limit.
+        let all = all_pairs(&idx(&texts), FLOOR, &Silent).unwrap().unwrap();
+        let needs = join::memory_needed(small.shingles(), FLOOR);
+        let room = 2 * (needs + join::PAIR_BYTES * all.pairs.len() as u64);
+        let enough = idx(&texts).with_budget(Budget::new(room, None));
+        assert_eq!(all_pairs(&enough, FLOOR, &Silent).unwrap().unwrap(), all);
+        // Room for all but one pair: no recall from the others.
+        let short = idx(&texts).with_budget(Budget::new(room - 2, None));
+        let why = all_pairs(&short, FLOOR, &Silent).unwrap().unwrap_err();
+        assert!(why.contains("the most its memory holds"), "{why}");
     }
 
     #[test]

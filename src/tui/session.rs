@@ -37,6 +37,19 @@ pub const MAX_PERMS: usize = 2048;
 /// many and this much memory: going back then re-bands at once instead of sketching.
 const SPARES: usize = 2;
 const SPARE_BYTES: usize = 512 << 20;
+/// What a spare index holds of its own: its signatures in memory, and under `--memory`
+/// its documents and tables too (a re-sketched index has a copy of them; only the
+/// shingle sets are shared).
+fn spare_bytes(index: &Index, budget: &Budget) -> u64 {
+    if budget.is_limited() {
+        index
+            .held()
+            .saturating_sub(index.shingles().heap_bytes() as u64)
+    } else {
+        index.signatures().heap_bytes() as u64
+    }
+}
+
 /// The k a unit starts at when `u` first switches to it. Five words and nine characters
 /// are the usual choices (Leskovec, Rajaraman and Ullman, *Mining of Massive Datasets*,
 /// 3.2.3): both make shingles rare enough that sharing one means sharing text. Keeping the
@@ -544,25 +557,33 @@ impl Session {
     }
 
     /// Keeps an index whose signatures are no longer in use, for going back to them,
-    /// within [`SPARES`] and [`SPARE_BYTES`] (the oldest go first).
+    /// within [`SPARES`] and [`SPARE_BYTES`] (the oldest go first); under `--memory`,
+    /// within what the limit leaves beside the index in use and the half of it the
+    /// exact pairs do not take (see `recall`), each counted with all it holds of its
+    /// own (its documents are a copy: see `spare_bytes`).
     fn keep_spare(&mut self, index: Arc<Index>) {
         if index.num_perm() == 0 {
             return;
         }
         self.spare.insert(0, index);
         self.spare.truncate(SPARES);
-        while self.spare.len() > 1
-            && self
-                .spare
-                .iter()
-                .map(|i| i.signatures().heap_bytes())
-                .sum::<usize>()
-                > SPARE_BYTES
-        {
-            self.spare.pop();
+        let budget = &self.budget;
+        let share = recall::share(budget);
+        let exact = match &self.all {
+            Some(AllState::Computing { .. }) => share,
+            Some(AllState::Ready { all, .. }) => all.pairs.len() as u64 * 16,
+            _ => 0,
+        };
+        let room = match &self.index {
+            Some(i) if budget.is_limited() => {
+                budget.bytes.saturating_sub(i.held()) + share.saturating_sub(exact)
+            }
+            _ => SPARE_BYTES as u64,
         }
-        if self.spare.len() == 1 && self.spare[0].signatures().heap_bytes() > SPARE_BYTES {
-            self.spare.clear();
+        .min(SPARE_BYTES as u64);
+        let held = |spare: &[Arc<Index>]| spare.iter().map(|i| spare_bytes(i, budget)).sum::<u64>();
+        while held(&self.spare) > room {
+            self.spare.pop();
         }
     }
 
@@ -613,8 +634,8 @@ impl Session {
                     jobs.cancel(Kind::Extend);
                     self.sketching = None;
                     let wanted = self.spare.remove(i);
-                    self.keep_spare(index);
                     self.index = Some(wanted.clone());
+                    self.keep_spare(index);
                     index = wanted;
                 }
                 None => {

@@ -228,12 +228,13 @@ impl Output {
         let t = secs;
         Some(match self {
             Output::Indexed { index, took, .. } => format!(
-                "indexed {} documents ({} skipped), k={}, {} hash functions in {:.3} s",
+                "indexed {} documents ({} skipped), k={}, {} hash functions in {:.3} s{}",
                 index.docs().len(),
                 index.skipped().len(),
                 index.params().k,
                 index.num_perm(),
-                took.as_secs_f64()
+                took.as_secs_f64(),
+                over_memory(index).map_or(String::new(), |o| format!("; {o}"))
             ),
             Output::Extended(index) => format!(
                 "{} {} signatures of {} values in {t:.3} s",
@@ -258,7 +259,9 @@ impl Output {
                 all.floor,
                 all.pairs.len()
             ),
-            Output::AllPairs(Err(why)) => format!("no exact all-pairs similarity: {why}"),
+            Output::AllPairs(Err(why)) => {
+                format!("no exact all-pairs similarity: real recall {why}")
+            }
             Output::Recall(_) => format!("recall measured in {t:.3} s"),
             Output::Task(reply) => match &reply.log {
                 Some((summary, true)) => format!("{summary} in {t:.3} s"),
@@ -399,6 +402,9 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
             };
             let opened = simtui_engine::store::open(&req, progress)?;
             crate::output::diag::note(1, opened.report.summary(&req.file));
+            if let Some(tail) = opened.report.tail_notice(&req.file) {
+                crate::output::diag::note(0, tail);
+            }
             if let Some(e) = &opened.report.write_error {
                 crate::output::diag::note(
                     0,
@@ -539,6 +545,11 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
         } => Output::Recall(Recall::new(&index, &all, &found, bands, rows)),
         Work::Task(task) => Output::Task((task.run)(progress)?),
     })
+}
+
+/// What the index holds past `--memory`, when it does, as the commands warn of it.
+pub fn over_memory(index: &Index) -> Option<String> {
+    crate::output::memory::over_memory(index, index.budget())
 }
 
 /// What `--id-field` found, as the commands check it: no record with the field ends the

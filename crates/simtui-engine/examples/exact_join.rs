@@ -103,6 +103,7 @@ fn main() {
         max_shingles: usize::MAX,
         max_pairs: usize::MAX,
         max_work: u64::MAX,
+        max_bytes: u64::MAX,
     };
     let (new_s, new) = timed(a.runs, || {
         all_pairs(&index, a.floor, &limits, &Silent).map_err(|e| e.to_string())

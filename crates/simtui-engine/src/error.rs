@@ -181,7 +181,7 @@ pub enum FormatError {
     Version {
         /// The version the file says it is.
         found: u32,
-        /// The version this simtui reads and writes.
+        /// The newest version this simtui reads (and the one it writes; it reads 5 on).
         reads: u32,
     },
     /// Shorter than its header says (or than a header).
@@ -204,7 +204,7 @@ impl fmt::Display for FormatError {
             FormatError::NotIndex => write!(f, "not a simtui index file"),
             FormatError::Version { found, reads } => write!(
                 f,
-                "written by another version of simtui (index format {found}; this simtui reads format {reads}); {REBUILD}"
+                "written by another version of simtui (index format {found}; this simtui reads formats 5 to {reads}); {REBUILD}"
             ),
             FormatError::Truncated { expected, actual } => {
                 write!(f, "truncated: {actual} bytes of {expected}; {REBUILD}")

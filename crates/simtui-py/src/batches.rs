@@ -43,8 +43,8 @@ pub fn sketch_batch(
     shingles: bool,
 ) -> PyResult<Py<PyAny>> {
     let options = Options::parse(options)?;
-    let ids = strings(vec![ids], "ids")?;
-    let texts = strings(vec![texts], "texts")?;
+    let ids: Vec<String> = strings(vec![ids], "ids")?;
+    let texts: Vec<std::sync::Arc<str>> = strings(vec![texts], "texts")?;
     if ids.len() != texts.len() {
         return Err(PyValueError::new_err(format!(
             "{} ids for {} texts: one id per text",
@@ -54,7 +54,7 @@ pub fn sketch_batch(
     }
     let (b, r) = (options.bands, options.rows);
     let columns = run(py, None, |t| {
-        let corpus = Corpus::from_texts(ids.into_iter().zip(texts));
+        let corpus = Corpus::from_shared(ids.into_iter().zip(texts));
         let index = Index::builder(&options.params)
             .keep(Keep::Everything)
             .build(corpus, t)?;
@@ -237,7 +237,7 @@ pub fn bucket_pairs(py: Python<'_>, buckets: Column) -> PyResult<Py<PyAny>> {
         if list.is_null(i) {
             continue;
         }
-        let ids = strings(vec![PyArrowType(list.value(i).to_data())], "a bucket")?;
+        let ids: Vec<String> = strings(vec![PyArrowType(list.value(i).to_data())], "a bucket")?;
         let mut ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         ids.sort_unstable();
         ids.dedup();

@@ -10,11 +10,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use simtui_engine::Corpus;
 use std::collections::HashMap;
+use std::sync::Arc;
 
-/// A call's documents: each text and its id, in the order given.
+/// A call's documents: each text and its id, in the order given. The texts are copied
+/// once, out of Python, and shared with the engine's corpus from then on.
 pub struct Texts {
     pub ids: Vec<String>,
-    pub texts: Vec<String>,
+    pub texts: Vec<Arc<str>>,
 }
 
 impl Texts {
@@ -47,10 +49,10 @@ impl Texts {
         Ok(Texts { ids, texts })
     }
 
-    /// The engine's corpus of these texts (the ids and texts cloned: the corpus owns
-    /// them, and the caller keeps the ids for the rows).
+    /// The engine's corpus of these texts (the ids cloned, for the caller keeps them for
+    /// the rows; the texts shared, not copied).
     pub fn corpus(&self) -> Corpus {
-        Corpus::from_texts(self.ids.iter().cloned().zip(self.texts.iter().cloned()))
+        Corpus::from_shared(self.ids.iter().cloned().zip(self.texts.iter().cloned()))
     }
 }
 
@@ -66,7 +68,7 @@ fn check_unique(ids: &[String]) -> PyResult<()> {
     Ok(())
 }
 
-fn from_list(list: &Bound<'_, PyList>) -> PyResult<Vec<String>> {
+fn from_list(list: &Bound<'_, PyList>) -> PyResult<Vec<Arc<str>>> {
     let mut texts = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
         let Ok(s) = item.cast::<PyString>() else {
@@ -84,13 +86,17 @@ fn from_list(list: &Bound<'_, PyList>) -> PyResult<Vec<String>> {
                 "texts[{i}] cannot be encoded as UTF-8 (a lone surrogate)"
             ))
         })?;
-        texts.push(text.into_owned());
+        texts.push(Arc::from(&*text));
     }
     Ok(texts)
 }
 
-/// The values of the chunks of a string column named `what`; a null is an error.
-pub fn strings(chunks: Vec<PyArrowType<ArrayData>>, what: &str) -> PyResult<Vec<String>> {
+/// The values of the chunks of a string column named `what` (as `String` or shared
+/// `Arc<str>`); a null is an error.
+pub fn strings<T: for<'a> From<&'a str>>(
+    chunks: Vec<PyArrowType<ArrayData>>,
+    what: &str,
+) -> PyResult<Vec<T>> {
     let total: usize = chunks.iter().map(|c| c.0.len()).sum();
     let mut texts = Vec::with_capacity(total);
     for PyArrowType(data) in chunks {
@@ -107,11 +113,11 @@ pub fn strings(chunks: Vec<PyArrowType<ArrayData>>, what: &str) -> PyResult<Vec<
         }
         let any = array.as_any();
         if let Some(a) = any.downcast_ref::<StringArray>() {
-            texts.extend(a.iter().map(|s| s.unwrap_or_default().to_string()));
+            texts.extend(a.iter().map(|s| T::from(s.unwrap_or_default())));
         } else if let Some(a) = any.downcast_ref::<LargeStringArray>() {
-            texts.extend(a.iter().map(|s| s.unwrap_or_default().to_string()));
+            texts.extend(a.iter().map(|s| T::from(s.unwrap_or_default())));
         } else if let Some(a) = any.downcast_ref::<StringViewArray>() {
-            texts.extend(a.iter().map(|s| s.unwrap_or_default().to_string()));
+            texts.extend(a.iter().map(|s| T::from(s.unwrap_or_default())));
         } else {
             return Err(PyTypeError::new_err(format!(
                 "{what} must be a column of strings, not {}",

@@ -284,7 +284,7 @@ fn a_long_reason_in_the_tuning_panel_wraps_instead_of_being_cut() {
     // At 80x24 the panel beside the chart is narrow; a long reason was cut.
     let (_d, mut app) = loaded((80, 24));
     app.session_mut().set_all(Some(AllState::Unavailable(
-        "too large: over 4000000 pairs with J >= 0.5 (the explorer's limit)".into(),
+        "n/a (too large: over 4000000 pairs with J >= 0.5 (the explorer's limit))".into(),
     )));
     app.update(Action::ToggleTuning);
     assert_shows(&app, "limit)");

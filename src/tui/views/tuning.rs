@@ -375,7 +375,7 @@ fn recall_lines(tuning: &Tuning, ui: &Ui) -> Vec<Ranked> {
             lines.push(dim(format!("exact pairs J≥{floor:.2}: {pct}%…")));
         }
         Some(AllState::Unavailable(why)) => {
-            lines.push(dim(format!("real recall: n/a ({})", fmt::clean(why))));
+            lines.push(dim(format!("real recall: {}", fmt::clean(why))));
         }
         Some(AllState::Ready { all, .. }) if s < all.floor.max(recall::FLOOR) => {
             lines.push(dim(format!(

@@ -352,6 +352,8 @@ fn copy_all(
             written.hard_links += 1;
             continue;
         }
+        // Written whole: a Parquet object fetched as the columns read comes whole first.
+        crate::source::object::whole(&f.path)?;
         match (cuts.notes.get(&id), cuts.parts.get(&id)) {
             (Some((kind, notes)), _) => {
                 annotate::write_file(*kind, &f.path, &target, notes, progress)?;

@@ -16,12 +16,17 @@
 //! inverted index groups prefix shingles by their top bits, and a merge only adds a
 //! candidate that verification rejects.
 
-use crate::error::{Error, Result};
+mod limits;
+
+use crate::error::Result;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::shingle::ShingleSets;
 use crate::storage::Slab;
+use limits::{Held, heap};
+pub use limits::{Limits, PAIR_BYTES};
+pub(crate) use limits::{PairBudget, too_large};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 /// Two sets (contents: groups of the index), `a < b`, and their exact Jaccard similarity.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,26 +39,8 @@ pub struct GroupPair {
     pub jaccard: f64,
 }
 
-/// Bounds that keep an exhaustive pass from running away on a huge corpus.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Most pairs kept one by one (16 bytes each).
-    pub max_pairs: usize,
-    /// Most shingle occurrences indexed (16 bytes each while sorting).
-    pub max_shingles: usize,
-    /// Most counter increments (Σ over shingles of postings choose 2).
-    pub max_work: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_pairs: 50_000_000,
-            max_shingles: 400_000_000,
-            max_work: 200_000_000_000,
-        }
-    }
-}
+// A pair is 16 bytes (see PAIR_BYTES).
+const _: () = assert!(std::mem::size_of::<GroupPair>() == 16);
 
 /// Frequencies are counted a slice of the hash space at a time (by its top bits), so
 /// that what is sorted at once is at most about this many shingles.
@@ -99,70 +86,26 @@ fn bits_for(n: usize) -> u32 {
     (usize::BITS - n.leading_zeros()).max(1)
 }
 
-/// Over a limit of an exhaustive pass (the join, or the count of shared shingles).
-pub(crate) fn too_large(why: String) -> Error {
-    Error::TooLarge {
-        job: "an exhaustive pass",
-        why,
-    }
-}
-
-/// The pairs the workers of an exhaustive pass have kept, against [`Limits::max_pairs`]:
-/// once over it, every worker stops (as if cancelled) and the pass fails with
-/// [`Error::TooLarge`].
-pub(crate) struct PairBudget {
-    kept: AtomicUsize,
-    over: AtomicBool,
-    max_pairs: usize,
-}
-
-impl PairBudget {
-    pub(crate) fn new(limits: &Limits) -> PairBudget {
-        PairBudget {
-            kept: AtomicUsize::new(0),
-            over: AtomicBool::new(false),
-            max_pairs: limits.max_pairs,
-        }
-    }
-
-    /// A worker kept `n` more pairs.
-    pub(crate) fn add(&self, n: usize) {
-        if self.kept.fetch_add(n, Ordering::Relaxed) + n > self.max_pairs {
-            self.over.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// Over the limit: the workers stop.
-    pub(crate) fn is_over(&self) -> bool {
-        self.over.load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn kept(&self) -> usize {
-        self.kept.load(Ordering::Relaxed)
-    }
-
-    /// What the workers found, or why the pass failed: over the limit (the workers that
-    /// stopped for it said Cancelled), or cancelled.
-    pub(crate) fn finish<T>(
-        &self,
-        found: std::result::Result<T, Cancelled>,
-        floor: f64,
-    ) -> Result<T> {
-        if self.is_over() {
-            return Err(too_large(format!(
-                "over {} pairs with J >= {floor}",
-                self.max_pairs
-            )));
-        }
-        Ok(found?)
-    }
+/// The most the join of `sets` at `floor` holds in memory besides the pairs it finds
+/// ([`PAIR_BYTES`] each), from the sets' sizes, before one is read: what
+/// [`Limits::max_bytes`] is held against (see [`Held::bound`]).
+pub fn memory_needed(sets: &ShingleSets, floor: f64) -> u64 {
+    let prefix: u64 = (0..sets.len())
+        .map(|g| prefix_len(floor, sets.set_len(g)) as u64)
+        .sum();
+    let read = (0..sets.len()).map(|g| sets.load_bytes(g as u32)).sum();
+    let total = sets.total() as u64;
+    // Sort keys grow to at most twice a slice (see `frequencies`).
+    let keys = 16 * total.min(2 * SLICE_SHINGLES as u64);
+    Held::bound(sets.len() as u64, total, read, prefix, keys)
 }
 
 /// Every pair of distinct sets with Jaccard similarity ≥ `floor` (exactly the pairs a
 /// comparison of every pair would keep, with the same J), in no particular order, `a <
 /// b` in each. Empty sets pair with nothing. Reports `Stage::Verify` progress (counting
 /// the frequencies, then probing, over twice the number of sets); fails with
-/// [`Error::TooLarge`] past one of the `limits`, or [`Error::Cancelled`].
+/// [`Error::TooLarge`](crate::error::Error::TooLarge) past one of the `limits`, or
+/// [`Error::Cancelled`](crate::error::Error::Cancelled).
 ///
 /// # Panics
 /// If `floor` is not above 0.
@@ -172,6 +115,17 @@ pub fn similar_pairs(
     limits: &Limits,
     progress: &dyn Progress,
 ) -> Result<Vec<GroupPair>> {
+    Ok(accounted(sets, floor, limits, progress)?.0)
+}
+
+/// [`similar_pairs`], and the most memory it held at once by its own account (what it
+/// allocated, the pairs included), in bytes.
+fn accounted(
+    sets: &ShingleSets,
+    floor: f64,
+    limits: &Limits,
+    progress: &dyn Progress,
+) -> Result<(Vec<GroupPair>, u64)> {
     assert!(
         floor > 0.0,
         "the floor must be above 0: every pair has J >= 0"
@@ -180,6 +134,17 @@ pub fn similar_pairs(
     if total > limits.max_shingles {
         return Err(too_large(format!("{total} shingles")));
     }
+    let needed = memory_needed(sets, floor);
+    if needed > limits.max_bytes {
+        return Err(too_large(format!(
+            "needs {needed} bytes of memory, over its {}",
+            limits.max_bytes
+        )));
+    }
+    let mut held = Held {
+        read: (0..sets.len()).map(|g| sets.load_bytes(g as u32)).sum(),
+        ..Held::default()
+    };
     // Every set is probed and verified in an order of its own: the join holds them all in
     // memory (a spilled index's sets are read back, in one piece).
     let all = sets.sets(0..sets.len())?;
@@ -191,21 +156,30 @@ pub fn similar_pairs(
         return Err(too_large(format!("{total} shingles")));
     }
     let n = sets.len() as u64;
-    let freq = frequencies(sets, progress, n)?;
+    let (freq, keys) = frequencies(sets, progress, n)?;
+    (held.freq, held.keys) = (freq.len() as u64, keys);
     let order = by_size(sets);
+    held.order = heap(&order);
     let prefixes = Prefixes::build(sets, &order, &freq, floor);
+    (held.building, held.prefixes) = (prefixes.building, prefixes.heap());
     drop(freq);
     check(progress)?;
     let index = PrefixIndex::build(&prefixes);
+    (held.indexing, held.index) = (index.building, index.heap());
     if index.work > limits.max_work {
         return Err(too_large(format!("{} prefix pairs to probe", index.work)));
     }
-    probe(sets, &order, &prefixes, &index, floor, limits, progress)
+    let budget = PairBudget::within(limits, limits.max_bytes.saturating_sub(needed));
+    let (pairs, probing) = probe(sets, &order, &prefixes, &index, floor, &budget, progress)?;
+    held.probing = probing;
+    let held = held.peak() + PAIR_BYTES * pairs.len() as u64;
+    Ok((pairs, held))
 }
 
 /// How many sets hold each shingle occurrence's shingle (saturating at 255), by the
 /// occurrence's position in the sets' data.
-fn frequencies(sets: &Slab<u64>, progress: &dyn Progress, n: u64) -> Result<Vec<AtomicU8>> {
+/// Also the bytes its sort keys took at most.
+fn frequencies(sets: &Slab<u64>, progress: &dyn Progress, n: u64) -> Result<(Vec<AtomicU8>, u64)> {
     let total = sets.total();
     let pos_bits = bits_for(total);
     let pos_mask = (1u64 << pos_bits) - 1;
@@ -238,7 +212,7 @@ fn frequencies(sets: &Slab<u64>, progress: &dyn Progress, n: u64) -> Result<Vec<
         });
         progress.update(Stage::Verify, (slice + 1) * n / slices, 2 * n);
     }
-    Ok(freq)
+    Ok((freq, heap(&keys)))
 }
 
 /// Calls `f` on each run of keys equal above their low `low_bits`, in parallel: the keys
@@ -280,6 +254,8 @@ fn by_size(sets: &Slab<u64>) -> Vec<u32> {
 struct Prefixes {
     start: Vec<usize>,
     tokens: Vec<Token>,
+    /// Bytes held while they were built (each set's, then all laid out).
+    building: u64,
 }
 
 /// One shingle of a prefix.
@@ -330,11 +306,22 @@ impl Prefixes {
         let mut start = Vec::with_capacity(per.len() + 1);
         start.push(0);
         let mut tokens = Vec::with_capacity(per.iter().map(Vec::len).sum());
+        let building = heap(&per) + per.iter().map(heap).sum::<u64>();
         for p in per {
             tokens.extend_from_slice(&p);
             start.push(tokens.len());
         }
-        Prefixes { start, tokens }
+        let mut prefixes = Prefixes {
+            start,
+            tokens,
+            building,
+        };
+        prefixes.building += prefixes.heap();
+        prefixes
+    }
+
+    fn heap(&self) -> u64 {
+        heap(&self.start) + heap(&self.tokens)
     }
 }
 
@@ -356,6 +343,8 @@ struct PrefixIndex {
     at: Vec<u32>,
     /// Σ over the lists of (length choose 2): the most probes.
     work: u64,
+    /// Bytes held while it was built.
+    building: u64,
 }
 
 impl PrefixIndex {
@@ -405,12 +394,18 @@ impl PrefixIndex {
             let l = run.len() as u64;
             work += l * (l - 1) / 2;
         }
+        let building = heap(&rank_of) + heap(&keys) + heap(&post) + heap(&first) + heap(&at);
         PrefixIndex {
             post,
             first,
             at,
             work,
+            building,
         }
+    }
+
+    fn heap(&self) -> u64 {
+        heap(&self.post) + heap(&self.first) + heap(&self.at)
     }
 }
 
@@ -493,23 +488,24 @@ fn candidates(
     }
 }
 
-/// Probes each set's prefix against the sets before it and verifies the candidates.
+/// Probes each set's prefix against the sets before it and verifies the candidates;
+/// the pairs, and the bytes of its workers' scratch and of its vectors of pairs beyond
+/// the pairs' own [`PAIR_BYTES`].
 fn probe(
     sets: &Slab<u64>,
     order: &[u32],
     prefixes: &Prefixes,
     index: &PrefixIndex,
     floor: f64,
-    limits: &Limits,
+    budget: &PairBudget,
     progress: &dyn Progress,
-) -> Result<Vec<GroupPair>> {
+) -> Result<(Vec<GroupPair>, u64)> {
     let n = sets.len() as u64;
     let ranks = order.len();
     let sizes: Vec<u32> = order
         .iter()
         .map(|&g| sets.get(g as usize).len() as u32)
         .collect();
-    let budget = PairBudget::new(limits);
     let done = AtomicU64::new(0);
     let start = &prefixes.start;
     let per = (0..ranks)
@@ -517,7 +513,8 @@ fn probe(
         .map_init(
             || Scratch {
                 count: vec![0; ranks],
-                touched: Vec::new(),
+                // A set touches each set before it at most once: never grown.
+                touched: Vec::with_capacity(ranks),
             },
             |scratch, i| {
                 if budget.is_over() {
@@ -551,6 +548,8 @@ fn probe(
                     }
                 }
                 scratch.touched.clear();
+                // Held until all are gathered: no room to spare.
+                pairs.shrink_to_fit();
                 budget.add(pairs.len());
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if d.is_multiple_of(1024) || d == ranks as u64 {
@@ -560,12 +559,22 @@ fn probe(
             },
         )
         .collect::<std::result::Result<Vec<Vec<GroupPair>>, Cancelled>>();
-    Ok(budget.finish(per, floor)?.into_iter().flatten().collect())
+    let per = budget.finish(per, floor)?;
+    let mut pairs = Vec::with_capacity(per.iter().map(Vec::len).sum());
+    // Each worker's counts and candidates touched, and the sizes by rank.
+    let scratch = 8 * ranks as u64 * rayon::current_num_threads() as u64 + heap(&sizes);
+    let beyond = (heap(&per) + per.iter().map(heap).sum::<u64>() + heap(&pairs))
+        .saturating_sub(PAIR_BYTES * pairs.capacity() as u64);
+    for p in per {
+        pairs.extend_from_slice(&p);
+    }
+    Ok((pairs, scratch + beyond))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::progress::{CancelFlag, Silent};
     use crate::shingle::jaccard;
     use proptest::collection::{btree_set, vec};

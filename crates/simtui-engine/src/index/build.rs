@@ -144,6 +144,9 @@ impl IndexBuilder {
         let batches = Batches::new(entries, self.params.max_bytes);
         let sketch = again.then_some(&sketcher);
         building.read_all(batches, sketch, progress)?;
+        // Objects fetched while the corpus was read: all of them whole before anything
+        // reads a file again (verification, dedup's copy), or the fetch's error.
+        crate::source::object::settled()?;
         building.finish(&self, &sketcher, progress)
     }
 

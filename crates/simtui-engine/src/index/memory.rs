@@ -1,7 +1,7 @@
 //! What an index holds in memory: one account of it ([`Index::held`], by part in
 //! [`Index::held_by_part`]), and the memory its budget leaves its searches.
 
-use super::{Doc, Index};
+use super::{Doc, Index, Keep};
 use crate::source::Source;
 
 impl Doc {
@@ -55,6 +55,28 @@ impl Index {
                 (self.contents.capacity() * 8 + self.groups.heap_bytes()) as u64,
             ),
         ]
+    }
+
+    /// The same index without the labels `keep` leaves out: titles for
+    /// [`Keep::AllButTitles`], titles and metadata for [`Keep::ToSearch`]. A saved index
+    /// holds them all; a command that prints none needs none (at 200 bytes a title, they
+    /// were the largest part of a saved index of files opened by `simtui pairs`).
+    pub fn without_labels(mut self, keep: Keep) -> Index {
+        let (titles, meta) = match keep {
+            Keep::Everything | Keep::AllButSets => return self,
+            Keep::AllButTitles => (true, false),
+            Keep::ToSearch => (true, true),
+        };
+        for d in &mut self.docs {
+            if titles {
+                d.title = String::new();
+            }
+            if meta {
+                d.meta = Vec::new();
+            }
+        }
+        self.text_bytes = self.docs.iter().map(Doc::text_bytes).sum();
+        self
     }
 
     /// Memory left for a search's work (band keys, sort buffers, sets read back).

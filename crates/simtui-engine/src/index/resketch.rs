@@ -219,4 +219,43 @@ mod tests {
             }));
         }
     }
+
+    #[test]
+    fn past_a_tiny_budget_a_re_sketch_and_the_exact_pairs_keep_to_it() {
+        use crate::analysis::join::{Limits, PAIR_BYTES, memory_needed, similar_pairs};
+        use crate::storage::{Budget, Kept};
+        let texts: Vec<(String, String)> = (0..60)
+            .map(|i| (format!("d{i}"), format!("{BASE} {}", i % 7)))
+            .collect();
+        let build = |budget: &Budget| {
+            let corpus = Corpus::from_texts(texts.iter().cloned());
+            let builder = Index::builder(&Params::default()).budget(budget);
+            builder.build(corpus, &Silent).unwrap()
+        };
+        let free = build(&Budget::unlimited());
+        let budget = Budget::new(0, None);
+        let tight = build(&budget);
+        assert_eq!(tight.shingles().kept(), Kept::File);
+        // OPH of another width is sketched anew: on a temporary file, the same values.
+        let want = free.sketched(SketchKind::Oph, 3, 104, &Silent).unwrap();
+        let got = tight.sketched(SketchKind::Oph, 3, 104, &Silent).unwrap();
+        assert_eq!(got.signatures().kept(), Kept::File);
+        assert_eq!(got.signatures().heap_bytes(), 0);
+        assert_eq!(
+            got.signatures().data().unwrap(),
+            want.signatures().data().unwrap()
+        );
+        // The exact pairs count the sets they read back, and keep to a limit of what
+        // they need.
+        let floor = 0.5;
+        let (sets, in_memory) = (tight.shingles(), free.shingles());
+        let needed = memory_needed(sets, floor);
+        assert!(needed >= memory_needed(in_memory, floor) + 8 * sets.total() as u64);
+        let all = similar_pairs(in_memory, floor, &Limits::default(), &Silent).unwrap();
+        let limits = Limits {
+            max_bytes: needed + PAIR_BYTES * all.len() as u64,
+            ..Limits::default()
+        };
+        assert_eq!(similar_pairs(sets, floor, &limits, &Silent).unwrap(), all);
+    }
 }

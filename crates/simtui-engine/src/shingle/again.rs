@@ -22,6 +22,7 @@ use crate::source::{Entry, Part, Source, read_file};
 use crate::storage::Remake;
 use crate::text::{TextOptions, Tokenizer};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -177,13 +178,14 @@ impl Remake<u64> for Reshingle {
 
 /// Whether a file of many documents can be read a record at a time at its offset:
 /// JSON Lines or SGML, not compressed. An unreadable file is not (the first pass will
-/// say why it is skipped).
+/// say why it is skipped). The head is read once the file is whole (an object store's
+/// copy still arriving is waited for: its head is not there yet).
 fn readable_at_offsets(path: &Path, kind: Kind) -> bool {
     if kind == Kind::Parquet {
         return false;
     }
     let mut head = [0u8; 4];
-    let Ok(mut file) = File::open(path) else {
+    let Ok(mut file) = crate::source::file::open_nonblocking(path) else {
         return false;
     };
     let n = file.read(&mut head).unwrap_or(0);
@@ -223,18 +225,21 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
-    fn text(&mut self, source: &Source) -> Result<String> {
+    fn text<'s>(&mut self, source: &'s Source) -> Result<Cow<'s, str>> {
         let failed = |(_, why): (_, String)| changed(source, &why);
         match source {
-            Source::Memory(text) => Ok(text.to_string()),
-            Source::File(path) => read_file(path, self.again.max_bytes).map_err(failed),
+            // Tokenised where it is: a text in memory is not copied.
+            Source::Memory(text) => Ok(Cow::Borrowed(text)),
+            Source::File(path) => {
+                (read_file(path, self.again.max_bytes).map(Cow::Owned)).map_err(failed)
+            }
             Source::Part(part) => {
                 self.read_record(part).map_err(|e| Error::File {
                     path: part.file.path.clone(),
                     source: e,
                 })?;
                 let record = part.file.extract(&self.raw).map_err(failed)?;
-                Ok(record.text)
+                Ok(Cow::Owned(record.text))
             }
             Source::Container(_) => Err(changed(source, "a file of many documents")),
         }

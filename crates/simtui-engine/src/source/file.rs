@@ -93,7 +93,9 @@ pub fn kind_name(ft: &fs::FileType) -> &'static str {
 }
 
 /// Opens a file for reading; on Unix with O_NONBLOCK, so a FIFO never blocks the caller.
+/// A file of an object store's local copy is opened once it has arrived whole.
 pub fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    super::object::ready(path)?;
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

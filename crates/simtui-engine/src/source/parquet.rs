@@ -25,6 +25,7 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
     RowSelector,
 };
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
 use rayon::prelude::*;
 use std::fs::File;
 use std::path::Path;
@@ -122,8 +123,32 @@ pub(crate) fn open(c: &Container) -> Result<ParquetFile, (SkipReason, String)> {
         file: Arc::new(file),
         len: stat.len(),
     };
-    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+    let meta = ArrowReaderMetadata::load(&file, options())
         .map_err(|e| (SkipReason::BadRecord, format!("not Parquet: {e}")))?;
+    let projection = projection(&meta, c)?;
+    Ok(ParquetFile {
+        file,
+        meta,
+        projection,
+    })
+}
+
+/// How every Parquet file is opened: its page indexes (column and offset indexes) are
+/// not read, nor its bloom filters (the arrow reader never reads those). An object
+/// store's Parquet object is fetched as its footer and the column chunks
+/// [`chunk_ranges`] names, nothing else (`object/ranged.rs`).
+fn options() -> ArrowReaderOptions {
+    ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Skip)
+}
+
+/// The columns a Parquet file is read for: its text column (which must be a string
+/// column), and the id, title and metadata columns it has. The one rule of what is read
+/// of a file: the readers' projection, and what an object store's copy fetches
+/// ([`chunk_ranges`]). Fails with the reason the file is not documents.
+fn projection(
+    meta: &ArrowReaderMetadata,
+    c: &Container,
+) -> Result<ProjectionMask, (SkipReason, String)> {
     let schema = meta.schema().clone();
     let fields = c.fields();
     let column = |name: &str| schema.index_of(name).ok();
@@ -148,12 +173,45 @@ pub(crate) fn open(c: &Container) -> Result<ParquetFile, (SkipReason, String)> {
     roots.extend(fields.meta.iter().filter_map(|m| column(m)));
     roots.sort_unstable();
     roots.dedup();
-    let projection = ProjectionMask::roots(meta.parquet_schema(), roots);
-    Ok(ParquetFile {
-        file,
-        meta,
-        projection,
-    })
+    Ok(ProjectionMask::roots(meta.parquet_schema(), roots))
+}
+
+/// The bytes of a Parquet file that reading its documents reads besides its footer,
+/// given the footer's metadata (the bytes before the file's last 8) and where that
+/// metadata starts (`data_end`): the column chunks of the [`projection`]'s columns in
+/// every row group, in file order. None when the metadata cannot be decoded or names
+/// bytes past `data_end` (the caller then takes the whole file, and the reader says
+/// what is wrong with it); no range at all when the file is not documents (no text
+/// column: [`open`] fails after the footer).
+pub(crate) fn chunk_ranges(
+    metadata: &[u8],
+    c: &Container,
+    data_end: u64,
+) -> Option<Vec<std::ops::Range<u64>>> {
+    let decoded = ParquetMetaDataReader::decode_metadata(metadata).ok()?;
+    let meta = ArrowReaderMetadata::try_new(Arc::new(decoded), options()).ok()?;
+    let Ok(mask) = projection(&meta, c) else {
+        return Some(Vec::new());
+    };
+    let mut ranges = Vec::new();
+    for group in meta.metadata().row_groups() {
+        for (leaf, chunk) in group.columns().iter().enumerate() {
+            if !mask.leaf_included(leaf) {
+                continue;
+            }
+            // `ColumnChunkMetaData::byte_range`, which the readers read, without its
+            // panic on a negative offset or size.
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            let start = u64::try_from(start).ok()?;
+            let len = u64::try_from(chunk.compressed_size()).ok()?;
+            let end = start.checked_add(len).filter(|&end| end <= data_end)?;
+            ranges.push(start..end);
+        }
+    }
+    ranges.sort_by_key(|r| (r.start, r.end));
+    Some(ranges)
 }
 
 /// The names of a Parquet file's columns (its top-level fields), in order.
@@ -164,7 +222,7 @@ pub(crate) fn columns(c: &Container) -> Result<Vec<String>, (SkipReason, String)
         file: Arc::new(file),
         len,
     };
-    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+    let meta = ArrowReaderMetadata::load(&file, options())
         .map_err(|e| (SkipReason::BadRecord, format!("not Parquet: {e}")))?;
     Ok(meta
         .schema()
@@ -612,3 +670,6 @@ fn rewrite(
     let out = writer.into_inner().map_err(bad)?;
     out.sync_all().map_err(|e| io(target, e))
 }
+
+#[cfg(test)]
+mod tests;

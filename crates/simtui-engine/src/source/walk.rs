@@ -68,7 +68,7 @@ impl Corpus {
     pub fn walk(roots: &[PathBuf], opts: &WalkOptions) -> Result<Corpus> {
         // A URL is walked in its local copy, its documents named by the URL.
         let names: Vec<PathBuf> = roots.iter().map(|r| object::named(r)).collect();
-        let roots = &object::localize(roots)?;
+        let roots = &object::localize(roots, &opts.input)?;
         for root in roots {
             fs::metadata(root)
                 .or_else(|_| fs::symlink_metadata(root))
@@ -100,13 +100,18 @@ impl Corpus {
     /// A corpus of texts held in memory, as (id, text) pairs, in that order. The ids are
     /// taken as given: nothing makes them unique.
     pub fn from_texts(texts: impl IntoIterator<Item = (String, String)>) -> Corpus {
+        Corpus::from_shared(texts.into_iter().map(|(id, text)| (id, text.into())))
+    }
+
+    /// [`Corpus::from_texts`] of texts shared with the caller (not copied).
+    pub fn from_shared(texts: impl IntoIterator<Item = (String, Arc<str>)>) -> Corpus {
         Corpus {
             entries: texts
                 .into_iter()
                 .map(|(id, text)| Entry {
                     id,
                     bytes: text.len() as u64,
-                    source: Source::Memory(text.into()),
+                    source: Source::Memory(text),
                 })
                 .collect(),
             skipped: Vec::new(),

@@ -47,9 +47,11 @@ const BLOCK: usize = 1 << 20;
 pub(crate) struct SpillFile {
     file: File,
     dir: PathBuf,
-    /// Where its values start in the file: 0 for a temporary file; for a part of a
-    /// saved index file read in place ([`SpillFile::part_of`]), the part's offset.
-    base: u64,
+    /// Where its values are in the file: empty for a temporary file (they start at 0);
+    /// for parts of a saved index file read in place ([`SpillFile::part_of`]), each
+    /// part's first value's place among the values and its offset in the file, in order
+    /// (a saved index of several segments has its sets in several places).
+    parts: Vec<(u64, u64)>,
     /// A saved file read in place, not a temporary file: a failure names it.
     saved: bool,
     /// What it holds ("shingle sets"), for the counters and messages.
@@ -75,7 +77,7 @@ impl SpillFile {
         Ok(SpillFile {
             file,
             dir,
-            base: 0,
+            parts: Vec::new(),
             saved: false,
             what,
             spilled: spilled.clone(),
@@ -83,14 +85,22 @@ impl SpillFile {
         })
     }
 
-    /// The part of a saved file (`path`, open as `file`) from byte `base` on, read in
-    /// place: rows kept there are read when asked for, never loaded whole. Nothing is
-    /// appended to it, and nothing it holds counts as spilled.
-    pub(crate) fn part_of(file: File, path: &Path, base: u64, what: &'static str) -> SpillFile {
+    /// Parts of a saved file (`path`, open as `file`) read in place as one run of
+    /// values: `parts` gives, in order, where each part starts among the values (the
+    /// first at 0) and at which byte of the file. Rows kept there are read when asked
+    /// for, never loaded whole. Nothing is appended to it, and nothing it holds counts
+    /// as spilled.
+    pub(crate) fn part_of(
+        file: File,
+        path: &Path,
+        parts: Vec<(u64, u64)>,
+        what: &'static str,
+    ) -> SpillFile {
+        debug_assert!(parts.first().is_some_and(|p| p.0 == 0));
         SpillFile {
             file,
             dir: path.to_path_buf(),
-            base,
+            parts,
             saved: true,
             what,
             spilled: Arc::default(),
@@ -156,8 +166,30 @@ impl SpillFile {
     /// Fills `out` from byte `offset`, which must have been flushed.
     pub(crate) fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
         let read = self.spilled.fault();
-        read.and_then(|()| read_exact_at(&self.file, out, self.base + offset))
+        read.and_then(|()| self.read_parts(offset, out))
             .map_err(|e| self.error(e))
+    }
+
+    /// Fills `out` from byte `offset` of the values, across the parts they are in.
+    fn read_parts(&self, mut offset: u64, mut out: &mut [u8]) -> std::io::Result<()> {
+        if self.parts.is_empty() {
+            return read_exact_at(&self.file, out, offset);
+        }
+        while !out.is_empty() {
+            // The last part starting at or before `offset` (the first starts at 0).
+            let i = self.parts.partition_point(|&(at, _)| at <= offset) - 1;
+            let (at, byte) = self.parts[i];
+            let room = self
+                .parts
+                .get(i + 1)
+                .map_or(u64::MAX, |&(next, _)| next - offset);
+            let n = (out.len() as u64).min(room) as usize;
+            let (now, rest) = std::mem::take(&mut out).split_at_mut(n);
+            read_exact_at(&self.file, now, byte + (offset - at))?;
+            out = rest;
+            offset += n as u64;
+        }
+        Ok(())
     }
 
     /// `n` values from byte `offset`, appended to `out`. `bytes` is scratch space.

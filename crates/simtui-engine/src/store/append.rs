@@ -2,16 +2,23 @@
 //! (`simtui index --add`), and a saved index opened as it is, without its files (the
 //! reference corpus of `dedup --against`).
 //!
-//! Adding copies the saved shingle sets and signatures into the new file byte for byte
-//! (they are the bulk of it), re-encodes the records, and appends the new documents'
-//! records, sets and signatures: its time is the new documents' indexing plus a copy of
-//! the file. The result is the file `simtui index` writes for the old files and the new
-//! ones walked after them: the same documents in the same order, the same groups of
-//! identical contents (a new document identical to a saved one joins its group).
+//! Adding writes the new documents' records, sets and signatures as a segment after the
+//! file's last one, then a new directory (`directory`): the saved segments are not
+//! read again but for their records (checked against their checksums), nor rewritten.
+//! Its time is the new documents' indexing plus a read of the saved records, streamed
+//! (`head.rs`): nothing is kept of a saved document. A format 5
+//! file is converted once: its sets and signatures copied byte for byte into a file of
+//! one segment holding everything. Either way, the index is the one `simtui index`
+//! builds for the old files and the new ones walked after them: the same documents in
+//! the same order, the same groups of identical contents (a new document identical to a
+//! saved one joins its group).
 
-use super::decode::{self, Fault};
+use super::bytes::Fault;
+use super::decode::{self, Check, InPlace, Seal};
+use super::directory::{self, Directory, Entry};
 use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
 use super::format::{DocOut, DocRec, FileRec, Saved};
+use super::head::{self, Head, Seen};
 use super::update::{self, Plan, walk_files};
 use super::{Request, differences, file_of, stamp, write_atomic};
 use crate::error::{Error, Result};
@@ -19,8 +26,8 @@ use crate::index::{Doc, Index, IndexBuilder, Parts};
 use crate::progress::Progress;
 use crate::source::Source;
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{self, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// What [`add`] did.
@@ -38,46 +45,81 @@ pub struct Added {
     pub renamed: usize,
     /// The new file's size in bytes.
     pub bytes: u64,
+    /// The file was of format 5 and was rewritten whole in the current format (from
+    /// then on, adding writes only the new documents).
+    pub converted: bool,
+    /// Bytes an earlier add left after the file's last complete directory (killed while
+    /// it wrote), cut off before this one was written.
+    pub cut: u64,
 }
 
-/// The saved index `req.file`, opened and checked, with where its bulk starts.
-fn open_saved(req: &Request) -> Result<(Saved, File, [u64; 2])> {
-    let io_error = |source: io::Error| Error::Io {
+/// The saved index `req.file`, opened with the checks `check` asks for.
+fn open_saved(req: &Request, check: Check) -> Result<(InPlace, File)> {
+    let f = File::open(&req.file).map_err(|e| io_error(req, e))?;
+    let read = decode::opened(
+        f.try_clone().map_err(|e| io_error(req, e))?,
+        &req.file,
+        check,
+    )
+    .map_err(|fault| fault_error(req, fault))?;
+    same_params(req, &read.saved.params)?;
+    Ok((read, f))
+}
+
+fn io_error(req: &Request, source: io::Error) -> Error {
+    Error::Io {
         path: req.file.clone(),
         source,
-    };
-    let f = File::open(&req.file).map_err(io_error)?;
-    let (saved, _, at) =
-        match decode::read_with_sections(f.try_clone().map_err(io_error)?, &req.file) {
-            Ok(x) => x,
-            Err(Fault::Io(e)) => return Err(io_error(e)),
-            Err(Fault::Format(problem)) => {
-                return Err(Error::IndexFile {
-                    path: req.file.clone(),
-                    problem,
-                });
-            }
-        };
-    if let Some(why) = differences(&saved.params, &req.params) {
-        return Err(Error::Mismatch {
+    }
+}
+
+fn fault_error(req: &Request, fault: Fault) -> Error {
+    match fault {
+        Fault::Io(e) => io_error(req, e),
+        Fault::Format(problem) => Error::IndexFile {
+            path: req.file.clone(),
+            problem,
+        },
+    }
+}
+
+/// [`Error::Mismatch`] unless the saved index was built with `req.params`.
+fn same_params(req: &Request, saved: &crate::index::Params) -> Result<()> {
+    match differences(saved, &req.params) {
+        Some(why) => Err(Error::Mismatch {
             path: req.file.clone(),
             why,
-        });
+        }),
+        None => Ok(()),
     }
-    Ok((saved, f, at))
+}
+
+/// The saved index `req.file` as adding reads it: its head (the documents left in the
+/// file), or, for a file of format 5 (converted), the whole index.
+fn open_for_add(req: &Request) -> Result<(Head, Option<InPlace>, File)> {
+    let raw = File::open(&req.file).map_err(|e| io_error(req, e))?;
+    if let Some(head) = head::head(&raw).map_err(|f| fault_error(req, f))? {
+        same_params(req, &head.params)?;
+        return Ok((head, None, raw));
+    }
+    let (read, raw) = open_saved(req, Check::Head)?;
+    let head = Head::of_whole(&read.saved, read.dir.clone());
+    Ok((head, Some(read), raw))
 }
 
 /// Adds the documents of `req.roots` to the saved index `req.file`, reading none of its
-/// documents again: the saved sets and signatures are copied as they are. The index must
-/// exist and have been built with `req.params` (the number of hash functions aside: the
-/// new documents get the saved width), else [`Error::Mismatch`]; a file it holds already
-/// is refused (`simtui index` brings changed files up to date). Written atomically.
+/// documents again: they are written as a segment after its last one (a format 5 file
+/// is converted, its sets and signatures copied as they are). The index must exist and
+/// have been built with `req.params` (the number of hash functions aside: the new
+/// documents get the saved width), else [`Error::Mismatch`]; a file it holds already is
+/// refused (`simtui index` brings changed files up to date). A crash while it writes
+/// leaves the index as it was or with the documents added, never half of them.
 pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
-    let (saved, raw, at) = open_saved(req)?;
-    let super::Walked { corpus, cwd } = super::walked(req)?;
-    let files = walk_files(&corpus, &cwd);
-    let known: HashSet<&Path> = saved.files.iter().map(|f| f.path.as_path()).collect();
-    if let Some(f) = files.iter().find(|f| known.contains(f.abs.as_path())) {
+    let (head, whole, raw) = open_for_add(req)?;
+    let super::Walked { mut corpus, cwd } = super::walked(req)?;
+    let mut files = walk_files(&corpus, &cwd);
+    let known: HashSet<&Path> = head.files.iter().map(|f| f.path.as_path()).collect();
+    if let Some(f) = files.iter().find(|f| known.contains(f.abs())) {
         return Err(Error::Output(format!(
             "{} is in the index {} already: `simtui index` brings changed files up to date",
             f.path.display(),
@@ -87,16 +129,22 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     let stamps: Vec<_> = files.iter().map(|f| stamp(&f.path)).collect();
     let plans: Vec<Plan> = files.iter().map(|_| Plan::Read).collect();
     let params = crate::index::Params {
-        num_perm: saved.signatures.width(),
+        num_perm: head.params.num_perm,
         ..req.params.clone()
     };
-    let fresh = update::read_anew(&files, &plans, &corpus, (&params, &req.budget), progress)?;
+    let fresh = update::read_anew(
+        &files,
+        &plans,
+        (&mut corpus, false),
+        (&params, &req.budget),
+        progress,
+    )?;
     let sub = &fresh.index;
     // New files' records, in walk order, each with its documents' count.
     let mut new_files = Vec::with_capacity(files.len());
     let mut at_doc = 0usize;
     let skips: HashMap<&Path, _> = sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
-    for (k, f) in files.iter().enumerate() {
+    for (k, f) in files.iter_mut().enumerate() {
         let first = at_doc;
         while sub
             .docs
@@ -107,50 +155,112 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         }
         let skip = skips.get(f.path.as_path()).copied();
         let n = (at_doc - first) as u32;
-        new_files.push(update::fresh_record(
-            f,
-            (stamps[k], &fresh, k),
-            skip,
-            n,
-            &corpus,
-        ));
+        new_files.push(update::fresh_record(f, (stamps[k], &fresh, k), skip, n));
     }
-    let joined = Joined::new(&saved, sub);
-    let (new_docs, renamed) = joined.docs(&saved, sub);
+    // What the saved documents share with the new ones, read from the file as it passes.
+    let ids: HashSet<&str> = sub.docs.iter().map(|d| d.id.as_str()).collect();
+    let contents: HashSet<u64> = sub.contents.iter().copied().collect();
+    let seen = match &whole {
+        Some(read) => Seen::in_saved(&read.saved, &ids, &contents),
+        None => head
+            .seen(&raw, &ids, &contents)
+            .map_err(|f| fault_error(req, f))?,
+    };
+    let joined = Joined::new(&seen, sub);
+    let (new_docs, renamed) = joined.docs(&seen, sub);
+    let new = Picked {
+        sub,
+        groups: &joined.new_groups,
+    };
+    let seal = match &whole {
+        Some(read) => convert(req, (read, &raw), (new_files, &new_docs), new),
+        None => {
+            let contents = new.contents();
+            append_segment(&req.file, &head.dir, |out| {
+                let records = (new_files.as_slice(), new_docs.as_slice());
+                super::encode::segment(&head.params, records, &contents, &new, out)
+            })
+        }
+    }
+    .map_err(|f| match f {
+        Failed::Read(e) => e,
+        Failed::Write(source) => io_error(req, source),
+    })?;
+    Ok(Added {
+        before: head.docs,
+        added: new_docs.len(),
+        files: files.len(),
+        skipped: sub.skipped.len(),
+        renamed,
+        bytes: seal.0,
+        converted: whole.is_some(),
+        cut: head.dir.tail,
+    })
+}
+
+/// Writes a segment (`write`, which gives its entry) after the last one of the index
+/// file `path`, whose directory is `dir`, then the directory of all of them. The
+/// segment is synced before the directory is written, and the directory synced: until
+/// it is complete, the last complete directory is the old one, and the file reads as it
+/// was (the bytes after it ignored). A tail an earlier add left is cut off first; on a
+/// failure, what was written is.
+fn append_segment(
+    path: &Path,
+    dir: &Directory,
+    write: impl FnOnce(&mut io::BufWriter<&File>) -> std::result::Result<Entry, Failed>,
+) -> std::result::Result<Seal, Failed> {
+    let f = OpenOptions::new().write(true).open(path)?;
+    let result = (|| {
+        if dir.tail > 0 {
+            f.set_len(dir.end)?;
+        }
+        let mut out = io::BufWriter::with_capacity(1 << 20, &f);
+        out.seek(SeekFrom::Start(dir.end))?;
+        let mut entry = write(&mut out)?;
+        out.flush()?;
+        f.sync_data()?;
+        entry.offset = dir.end;
+        let mut entries = dir.entries.clone();
+        entries.push(entry);
+        let (n, sum) = directory::put(&entries, dir.end + entry.size, &mut out)?;
+        out.flush()?;
+        f.sync_data()?;
+        Ok((dir.end + entry.size + n, sum))
+    })();
+    if result.is_err() {
+        let _ = f.set_len(dir.end);
+        let _ = f.sync_data();
+    }
+    result
+}
+
+/// A format 5 index (`read`, open as `raw`) with the new files and documents, written
+/// whole in the current format (atomically): its sets and signatures copied as they are.
+fn convert(
+    req: &Request,
+    (read, raw): (&InPlace, &File),
+    (new_files, new_docs): (Vec<FileRec>, &[Doc]),
+    new: Picked,
+) -> std::result::Result<Seal, Failed> {
+    let saved = &read.saved;
     let mut all_files = saved.files.clone();
     all_files.extend(new_files);
     let docs: Vec<DocOut> = (saved.docs.iter().map(DocRec::doc_out))
         .chain(new_docs.iter().map(|d| d.doc_out()))
         .collect();
     let mut contents = saved.contents.clone();
-    contents.extend(joined.new_groups.iter().map(|&g| sub.contents[g as usize]));
+    contents.extend(new.contents());
     let bulk = Appended {
-        saved: &saved,
-        raw: &raw,
-        at,
-        sub,
-        new_groups: &joined.new_groups,
+        saved,
+        raw,
+        at: read.sections,
+        new,
     };
-    let seal = write_atomic(
+    write_atomic(
         &req.file,
         |out| super::encode::encode(&saved.params, &all_files, &docs, &contents, &bulk, out),
         None,
     )
-    .map_err(|f| match f {
-        Failed::Read(e) => e,
-        Failed::Write(source) => Error::Io {
-            path: req.file.clone(),
-            source,
-        },
-    })?;
-    Ok(Added {
-        before: saved.docs.len(),
-        added: new_docs.len(),
-        files: files.len(),
-        skipped: sub.skipped.len(),
-        renamed,
-        bytes: seal.0,
-    })
 }
 
 /// The new documents' groups among the saved ones: a content the index has joins its
@@ -163,19 +273,14 @@ struct Joined {
 }
 
 impl Joined {
-    fn new(saved: &Saved, sub: &Index) -> Joined {
-        let mut by_content: HashMap<u64, u32> = HashMap::with_capacity(saved.contents.len());
-        for (g, &c) in saved.contents.iter().enumerate() {
-            by_content.entry(c).or_insert(g as u32);
-        }
-        let old = saved.contents.len() as u32;
+    fn new(seen: &Seen, sub: &Index) -> Joined {
         let mut new_groups = Vec::new();
         // The new index numbers its groups in order of first appearance too.
         let group_of = (sub.contents.iter().enumerate())
             .map(|(g, c)| {
-                by_content.get(c).copied().unwrap_or_else(|| {
+                seen.group_of.get(c).copied().unwrap_or_else(|| {
                     new_groups.push(g as u32);
-                    old + new_groups.len() as u32 - 1
+                    seen.groups + new_groups.len() as u32 - 1
                 })
             })
             .collect();
@@ -188,8 +293,7 @@ impl Joined {
     /// The new documents with their groups in the joined index, a new document whose id
     /// a saved one has renamed `ID@FILE:LINE` (`ID@FILE` for a whole file); with how many
     /// were renamed.
-    fn docs(&self, saved: &Saved, sub: &Index) -> (Vec<Doc>, usize) {
-        let taken: HashSet<&str> = saved.docs.iter().map(|d| d.id.as_str()).collect();
+    fn docs(&self, seen: &Seen, sub: &Index) -> (Vec<Doc>, usize) {
         let mut renamed = 0;
         let docs = (sub.docs.iter())
             .map(|d| {
@@ -197,7 +301,7 @@ impl Joined {
                     group: self.group_of[d.group as usize],
                     ..d.clone()
                 };
-                if taken.contains(d.id.as_str()) {
+                if seen.taken.contains(d.id.as_str()) {
                     doc.id = format!("{}@{}", d.id, place(&d.source).display());
                     renamed += 1;
                 }
@@ -216,31 +320,73 @@ fn place(source: &Source) -> PathBuf {
     }
 }
 
-/// The saved bulk copied as it is, then the new groups' sets and signatures.
+/// The new groups of an index added to a saved one: their contents, sets and
+/// signatures.
+struct Picked<'a> {
+    sub: &'a Index,
+    /// The groups of `sub` that are new contents, in order.
+    groups: &'a [u32],
+}
+
+impl Picked<'_> {
+    fn contents(&self) -> Vec<u64> {
+        (self.groups.iter())
+            .map(|&g| self.sub.contents[g as usize])
+            .collect()
+    }
+}
+
+impl Bulk for Picked<'_> {
+    fn groups(&self) -> usize {
+        self.groups.len()
+    }
+    fn set_len(&self, k: usize) -> usize {
+        self.sub.shingles.set_len(self.groups[k] as usize)
+    }
+    fn total(&self) -> usize {
+        (self.groups.iter())
+            .map(|&g| self.sub.shingles.set_len(g as usize))
+            .sum()
+    }
+    fn width(&self) -> usize {
+        self.sub.signatures.width()
+    }
+    fn put_sets<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
+        for run in runs(self.groups) {
+            put_sets(sink, &self.sub.shingles, run)?;
+        }
+        Ok(())
+    }
+    fn put_signatures<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
+        for run in runs(self.groups) {
+            put_signatures(sink, &self.sub.signatures, run)?;
+        }
+        Ok(())
+    }
+}
+
+/// The saved bulk of a format 5 file copied as it is, then the new groups' sets and
+/// signatures.
 struct Appended<'a> {
     saved: &'a Saved,
     raw: &'a File,
     /// Where the saved shingles and signatures start in `raw`.
     at: [u64; 2],
-    sub: &'a Index,
-    new_groups: &'a [u32],
+    new: Picked<'a>,
 }
 
 impl Bulk for Appended<'_> {
     fn groups(&self) -> usize {
-        self.saved.contents.len() + self.new_groups.len()
+        self.saved.contents.len() + self.new.groups()
     }
     fn set_len(&self, g: usize) -> usize {
         match g.checked_sub(self.saved.contents.len()) {
             None => self.saved.shingles.set_len(g),
-            Some(k) => self.sub.shingles.set_len(self.new_groups[k] as usize),
+            Some(k) => self.new.set_len(k),
         }
     }
     fn total(&self) -> usize {
-        let new: usize = (self.new_groups.iter())
-            .map(|&g| self.sub.shingles.set_len(g as usize))
-            .sum();
-        self.saved.shingles.total() + new
+        self.saved.shingles.total() + self.new.total()
     }
     fn width(&self) -> usize {
         self.saved.signatures.width()
@@ -248,18 +394,12 @@ impl Bulk for Appended<'_> {
     fn put_sets<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
         let old = self.saved.shingles.total() as u64 * 8;
         sink.copy(self.raw, self.at[0], old)?;
-        for run in runs(self.new_groups) {
-            put_sets(sink, &self.sub.shingles, run)?;
-        }
-        Ok(())
+        self.new.put_sets(sink)
     }
     fn put_signatures<W: Write>(&self, sink: &mut Sink<W>) -> std::result::Result<(), Failed> {
         let old = (self.saved.contents.len() * self.width()) as u64 * 4;
         sink.copy(self.raw, self.at[1], old)?;
-        for run in runs(self.new_groups) {
-            put_signatures(sink, &self.sub.signatures, run)?;
-        }
-        Ok(())
+        self.new.put_signatures(sink)
     }
 }
 
@@ -283,11 +423,17 @@ as_doc_out!(DocRec, |d| d.part);
 /// record's is its file), read for nothing: the sets and signatures are the file's. The
 /// index must have been built with `req.params` (the number of hash functions aside:
 /// `req.params.num_perm` of them are used, computed from the sets if more are needed),
-/// else [`Error::Mismatch`].
-pub fn reference(req: &Request, progress: &dyn Progress) -> Result<Index> {
-    let (saved, _, _) = open_saved(req)?;
+/// else [`Error::Mismatch`]. With what opening it found ([`super::Report::tail`]: bytes
+/// an unfinished add left, ignored, for the caller to say).
+pub fn reference(req: &Request, progress: &dyn Progress) -> Result<(Index, super::Report)> {
+    let (read, _) = open_saved(req, Check::Full)?;
+    let report = super::Report {
+        tail: read.dir.tail,
+        file_bytes: read.seal.0,
+        ..super::Report::default()
+    };
     let mut index = index_of(
-        saved,
+        read.saved,
         |f| Ok(Source::File(f.path.clone())),
         |source: &Source, _| source.clone(),
     )?;
@@ -301,7 +447,7 @@ pub fn reference(req: &Request, progress: &dyn Progress) -> Result<Index> {
         index.signatures = index.signatures.truncated_in(needed, &room)?;
         index.params.num_perm = needed;
     }
-    Ok(index.with_budget(req.budget.clone()))
+    Ok((index.with_budget(req.budget.clone()), report))
 }
 
 /// One index of the documents of `parts`, in order (all built with the same parameters

@@ -1,14 +1,18 @@
 //! Reading an index file (doc/index-format.md): from its bytes in memory ([`decode`]),
 //! or in place from the file ([`read_in_place`]), whose shingle sets and signatures, the
 //! bulk of it, are then rows of the file read when asked for, never loaded whole. Both
-//! make the same checks, in the same order, on the same code: the frame (magic, version,
-//! length, checksum), the header and its counts against the file's size (checked
+//! make the same checks, in the same order, on the same code: the directory of its
+//! segments (format 6), then for each segment the frame (magic, version, length,
+//! checksum), the header and its counts against the segment's size (checked
 //! arithmetic, before anything sized by the file is allocated), then the records, the
-//! set lengths and the order of every set.
+//! set lengths and the order of every set. `index --add` checks less
+//! ([`Check::Head`]): what it reads of each segment, not its sets and signatures.
 
+use super::bytes::{Bytes, Fault, Window};
+use super::directory::{self, Directory, Entry};
 use super::format::{
-    DOC_RECORD, DocRec, FILE_RECORD, FileRec, FormatError, HEAD_BYTES, HEADER, Place, Saved, Stamp,
-    TRAILER, check_head, decode_meta, le32, le64, path_from,
+    DOC_RECORD, DocRec, FILE_RECORD, FileRec, FormatError, HEAD_BYTES, HEADER, OLDEST, Place,
+    Saved, Stamp, TRAILER, VERSION, check_head, decode_meta, le32, le64, path_from,
 };
 use crate::index::Params;
 use crate::shingle::ShingleSets;
@@ -17,115 +21,90 @@ use crate::source::SkipReason;
 use crate::storage::file::SpillFile;
 use crate::text::{Language, TextOptions, Unit};
 use std::fs::File;
-use std::io;
 use std::path::Path;
-use xxhash_rust::xxh3::Xxh3;
 
-/// Bytes read at a time where a section is streamed (the checksum, the sets' order).
+/// How much of each segment of a file is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// Everything: each segment's checksum (all its bytes), then the order of every set.
+    Full,
+    /// What is read of each segment, its head (header, strings, records, contents and
+    /// set lengths), against the checksum the directory gives it: not the sets and
+    /// signatures, left as they are. A format 5 file, which has no such checksum, is
+    /// checked in full.
+    Head,
+}
+
+/// Bytes read at a time where a section is streamed (the sets' order).
 const CHUNK: usize = 1 << 20;
 /// Records of files or documents decoded at a time.
-const RECORDS: usize = 8192;
+pub(super) const RECORDS: usize = 8192;
 
-fn corrupt(what: impl Into<String>) -> FormatError {
+/// Which of each segment's records are decoded and kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Records {
+    /// Files, documents, contents and set offsets: everything a reader holds.
+    All,
+    /// The files alone (what `index --add` needs before it indexes the new documents;
+    /// it reads the documents' ids and contents later, streamed: `head.rs`).
+    Files,
+}
+
+pub(super) fn corrupt(what: impl Into<String>) -> FormatError {
     FormatError::Corrupt(what.into())
 }
 
-/// What the bytes of an index file are read from: memory, or the file itself.
-pub(super) trait Bytes {
-    fn size(&self) -> u64;
-    /// Fills `out` from byte `at`.
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()>;
-    /// `len` bytes from `at`.
-    fn section(&self, at: u64, len: u64) -> Result<Vec<u8>, Fault> {
-        let mut out = vec![0; len as usize];
-        self.read(at, &mut out)?;
-        Ok(out)
+/// Recomputes the checksums of (possibly edited) index bytes, so tests can reach the
+/// checks behind them: of each segment and the directory (format 6), else of all the
+/// bytes before the last 8. Does nothing to bytes shorter than a trailer.
+pub fn reseal(bytes: &mut [u8]) {
+    if directory::reseal_segments(bytes) {
+        return;
     }
-}
-
-impl Bytes for [u8] {
-    fn size(&self) -> u64 {
-        self.len() as u64
-    }
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
-        let at = at as usize;
-        let src = at
-            .checked_add(out.len())
-            .and_then(|end| self.get(at..end))
-            .ok_or(io::ErrorKind::UnexpectedEof)?;
-        out.copy_from_slice(src);
-        Ok(())
-    }
-}
-
-impl Bytes for File {
-    fn size(&self) -> u64 {
-        self.metadata().map_or(0, |m| m.len())
-    }
-    #[cfg(unix)]
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
-        std::os::unix::fs::FileExt::read_exact_at(self, out, at)
-    }
-    #[cfg(not(unix))]
-    fn read(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut f = self;
-        f.seek(SeekFrom::Start(at))?;
-        f.read_exact(out)
-    }
-}
-
-/// Why an index file could not be read: what is wrong with it, or a failing read.
-#[derive(Debug)]
-pub(crate) enum Fault {
-    Format(FormatError),
-    Io(io::Error),
-}
-
-impl From<FormatError> for Fault {
-    fn from(e: FormatError) -> Self {
-        Fault::Format(e)
-    }
-}
-
-impl From<io::Error> for Fault {
-    fn from(e: io::Error) -> Self {
-        Fault::Io(e)
-    }
+    let Some(end) = bytes.len().checked_sub(TRAILER as usize) else {
+        return;
+    };
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+    bytes[end..].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// An index file's length and checksum: two files with the same are the same index.
 pub(crate) type Seal = (u64, u64);
 
 /// Where the sections of a checked file are.
-struct Layout {
-    params: Params,
+pub(super) struct Layout {
+    pub(super) params: Params,
     /// Files, documents, groups, shingles, bytes of strings.
-    counts: [usize; 5],
+    pub(super) counts: [usize; 5],
     /// Where the string table, file records, document records, contents, set lengths,
     /// shingles and signatures start.
-    at: [u64; 7],
+    pub(super) at: [u64; 7],
     seal: Seal,
 }
 
-impl Layout {
-    fn width(&self) -> usize {
-        self.params.num_perm
-    }
-}
-
-/// The checks of the frame (magic, version, length, checksum, header size) and the
-/// header against the file's size.
-fn layout(src: &(impl Bytes + ?Sized)) -> Result<Layout, Fault> {
+/// The checks of a segment's frame (magic, version, length, checksum, header size) and
+/// its header against its size; `entry` is what the directory says of it (None for a
+/// format 5 file, checked in full).
+fn layout(
+    src: &(impl Bytes + ?Sized),
+    check: Check,
+    entry: Option<&Entry>,
+) -> Result<Layout, Fault> {
     let n = src.size();
     let mut head = vec![0; (n as usize).min(HEAD_BYTES)];
     src.read(0, &mut head)?;
     check_head(&head, n)?;
+    if (le32(&head, 8) == VERSION) != entry.is_some() {
+        return Err(corrupt("a segment of another format version").into());
+    }
     let end = n - TRAILER;
-    let digest = checksum(src, end)?;
     let mut trailer = [0; 8];
     src.read(end, &mut trailer)?;
-    if digest != u64::from_le_bytes(trailer) {
+    let stated = u64::from_le_bytes(trailer);
+    if entry.is_some_and(|e| e.sum != stated)
+        || ((check == Check::Full || entry.is_none())
+            && super::bytes::checksum(src, 0, end)? != stated)
+    {
         return Err(FormatError::Checksum.into());
     }
     let size = le64(&head, 16);
@@ -137,6 +116,23 @@ fn layout(src: &(impl Bytes + ?Sized)) -> Result<Layout, Fault> {
         return Err(corrupt(format!("a header size other than {HEADER}")).into());
     }
     let (params, counts) = decode_header(&head[..HEADER as usize])?;
+    let at = sections(&params, counts, n)?;
+    if let Some(e) = entry
+        && super::bytes::checksum(src, 0, at[5])? != e.head
+    {
+        return Err(FormatError::Checksum.into());
+    }
+    Ok(Layout {
+        params,
+        counts: counts.map(|c| c as usize),
+        at,
+        seal: (n, stated),
+    })
+}
+
+/// Where the sections of a segment of `n` bytes start, from its header's counts, which
+/// must add up to exactly its size.
+fn sections(params: &Params, counts: [u64; 5], n: u64) -> Result<[u64; 7], Fault> {
     let [files, docs, groups, shingles, strings] = counts;
     let wide = groups
         .checked_mul(params.num_perm as u64)
@@ -183,26 +179,7 @@ fn layout(src: &(impl Bytes + ?Sized)) -> Result<Layout, Fault> {
     if docs > u32::MAX as u64 || groups > u32::MAX as u64 {
         return Err(corrupt("more than 2^32 documents").into());
     }
-    Ok(Layout {
-        params,
-        counts: counts.map(|c| c as usize),
-        at,
-        seal: (n, digest),
-    })
-}
-
-/// xxh3-64 of the first `end` bytes, read a chunk at a time.
-fn checksum(src: &(impl Bytes + ?Sized), end: u64) -> Result<u64, Fault> {
-    let mut hasher = Xxh3::new();
-    let mut buf = vec![0; CHUNK.min(end as usize)];
-    let mut at = 0;
-    while at < end {
-        let len = CHUNK.min((end - at) as usize);
-        src.read(at, &mut buf[..len])?;
-        hasher.update(&buf[..len]);
-        at += len as u64;
-    }
-    Ok(hasher.digest())
+    Ok(at)
 }
 
 /// Decodes and checks the fixed header: the parameters (`num_perm` the signatures'
@@ -261,12 +238,12 @@ fn decode_header(h: &[u8]) -> Result<(Params, [u64; 5]), FormatError> {
 }
 
 /// The string table, every offset into it checked.
-struct Strings {
-    table: Vec<u8>,
+pub(super) struct Strings {
+    pub(super) table: Vec<u8>,
 }
 
 impl Strings {
-    fn get(&self, off: u64, len: u32, what: &str) -> Result<&[u8], FormatError> {
+    pub(super) fn get(&self, off: u64, len: u32, what: &str) -> Result<&[u8], FormatError> {
         off.checked_add(len as u64)
             .filter(|&end| end <= self.table.len() as u64)
             .map(|end| &self.table[off as usize..end as usize])
@@ -276,8 +253,8 @@ impl Strings {
 
 /// What every reader holds of an index file: its files and documents, each group's
 /// content hash, and where each group's set starts among the shingles.
-struct Front {
-    files: Vec<FileRec>,
+pub(super) struct Front {
+    pub(super) files: Vec<FileRec>,
     docs: Vec<DocRec>,
     contents: Vec<u64>,
     offsets: Vec<usize>,
@@ -298,9 +275,15 @@ impl Front {
     }
 }
 
-/// Reads and checks the records, content hashes and set lengths, a few thousand records
-/// at a time.
-fn front(src: &(impl Bytes + ?Sized), l: &Layout) -> Result<Front, Fault> {
+/// Reads and checks a segment's records, content hashes and set lengths, a few thousand
+/// records at a time; its documents' groups are below `limit` (the groups of the
+/// segments up to it).
+fn front(
+    src: &(impl Bytes + ?Sized),
+    l: &Layout,
+    limit: usize,
+    records: Records,
+) -> Result<Front, Fault> {
     let [files, docs, groups, shingles, strings] = l.counts;
     let table = Strings {
         table: src.section(l.at[0], strings as u64)?,
@@ -317,12 +300,20 @@ fn front(src: &(impl Bytes + ?Sized), l: &Layout) -> Result<Front, Fault> {
         let what = format!("the files hold {doc_sum} documents, the header says {docs}");
         return Err(corrupt(what).into());
     }
+    if records == Records::Files {
+        return Ok(Front {
+            files: file_recs,
+            docs: Vec::new(),
+            contents: Vec::new(),
+            offsets: vec![0],
+        });
+    }
     let mut doc_recs = Vec::with_capacity(docs);
     for from in (0..docs).step_by(RECORDS) {
         let n = RECORDS.min(docs - from);
         let at = l.at[2] + from as u64 * DOC_RECORD;
         let bytes = src.section(at, n as u64 * DOC_RECORD)?;
-        decode_docs(&bytes, &table, groups, &mut doc_recs)?;
+        decode_docs(&bytes, &table, limit, &mut doc_recs)?;
     }
     drop(table);
     let contents = src.section(l.at[3], groups as u64 * 8)?;
@@ -468,12 +459,91 @@ fn decode_docs(
     Ok(())
 }
 
-/// Every check of an index file: its layout, records and sets.
-fn checked(src: &(impl Bytes + ?Sized)) -> Result<(Layout, Front), Fault> {
-    let l = layout(src)?;
-    let front = front(src, &l)?;
-    check_sets(src, &l, &front.offsets)?;
-    Ok((l, front))
+/// A checked file: its parameters, the records of all its segments (their sets'
+/// offsets among all the shingles), each segment's start and layout, its directory.
+pub(super) struct Whole {
+    pub(super) params: Params,
+    pub(super) front: Front,
+    pub(super) segments: Vec<(u64, Layout)>,
+    pub(super) dir: Directory,
+}
+
+/// The checks `check` asks for of an index file: its directory, then each segment's
+/// layout, records and (in full) sets; the segments' records joined.
+pub(super) fn checked(
+    src: &(impl Bytes + ?Sized),
+    check: Check,
+    records: Records,
+) -> Result<Whole, Fault> {
+    let n = src.size();
+    let mut head = vec![0; (n as usize).min(HEAD_BYTES)];
+    src.read(0, &mut head)?;
+    check_head(&head, n)?;
+    let mut dir = if le32(&head, 8) == VERSION {
+        directory::find(src, le64(&head, 16))?
+    } else {
+        let whole = Entry {
+            offset: 0,
+            size: n,
+            head: 0,
+            sum: 0,
+        };
+        Directory {
+            version: OLDEST,
+            entries: vec![whole],
+            end: n,
+            tail: 0,
+            sum: 0,
+        }
+    };
+    let mut all = Front {
+        files: Vec::new(),
+        docs: Vec::new(),
+        contents: Vec::new(),
+        offsets: vec![0],
+    };
+    let mut segments: Vec<(u64, Layout)> = Vec::with_capacity(dir.entries.len());
+    let (mut groups, mut shingles) = (0usize, 0usize);
+    for e in &dir.entries {
+        let w = Window {
+            src,
+            start: e.offset,
+            len: e.size,
+        };
+        let listed = (dir.version == VERSION).then_some(e);
+        let l = layout(&w, check, listed)?;
+        if segments.first().is_some_and(|(_, f)| f.params != l.params) {
+            return Err(corrupt("its segments were built with other parameters").into());
+        }
+        let limit = groups + l.counts[2];
+        if limit > u32::MAX as usize || all.docs.len() + l.counts[1] > u32::MAX as usize {
+            return Err(corrupt("more than 2^32 documents").into());
+        }
+        let f = front(&w, &l, limit, records)?;
+        if check == Check::Full || listed.is_none() {
+            // The sets' order is checked against their offsets, which only All keeps.
+            debug_assert_eq!(records, Records::All, "sets checked without their offsets");
+            check_sets(&w, &l, &f.offsets)?;
+        }
+        all.files.extend(f.files);
+        all.docs.extend(f.docs);
+        all.contents.extend(f.contents);
+        all.offsets
+            .extend(f.offsets[1..].iter().map(|&o| o + shingles));
+        groups = limit;
+        shingles += l.counts[3];
+        segments.push((e.offset, l));
+    }
+    if dir.version != VERSION {
+        dir.sum = segments[0].1.seal.1;
+    }
+    let params = segments[0].1.params.clone();
+    Ok(Whole {
+        params,
+        front: all,
+        segments,
+        dir,
+    })
 }
 
 fn format_only(f: Fault) -> FormatError {
@@ -486,43 +556,74 @@ fn format_only(f: Fault) -> FormatError {
 
 /// Decodes and validates an index file's bytes, every part in memory.
 pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
-    let (l, mut front) = checked(bytes).map_err(format_only)?;
-    let [_, _, groups, shingles, _] = l.counts;
-    let width = l.width();
-    let at = |i: usize| l.at[i] as usize;
-    let data = bytes[at(5)..at(5) + shingles * 8]
-        .chunks_exact(8)
-        .map(|c| le64(c, 0))
-        .collect();
+    let Whole {
+        params,
+        mut front,
+        segments,
+        ..
+    } = checked(bytes, Check::Full, Records::All).map_err(format_only)?;
+    let width = params.num_perm;
+    let (mut data, mut sigs) = (Vec::new(), Vec::new());
+    for (start, l) in &segments {
+        let [_, _, groups, shingles, _] = l.counts;
+        let at = |i: usize| (start + l.at[i]) as usize;
+        let set_bytes = &bytes[at(5)..at(5) + shingles * 8];
+        data.extend(set_bytes.chunks_exact(8).map(|c| le64(c, 0)));
+        let sig_bytes = &bytes[at(6)..at(6) + groups * width * 4];
+        sigs.extend(sig_bytes.chunks_exact(4).map(|c| le32(c, 0)));
+    }
     let sets = ShingleSets::from_parts(std::mem::take(&mut front.offsets), data)
         .ok_or_else(|| corrupt("offsets"))?;
-    let sigs = bytes[at(6)..at(6) + groups * width * 4]
-        .chunks_exact(4)
-        .map(|c| le32(c, 0))
-        .collect();
     let signatures = Signatures::from_data(width, sigs).ok_or_else(|| corrupt("signatures"))?;
-    Ok(front.saved(l.params, sets, signatures))
+    Ok(front.saved(params, sets, signatures))
 }
 
 /// Opens and validates the index file `path` (open as `file`), its shingle sets and
 /// signatures left in it and read when asked for; with its seal (length and checksum).
 pub(crate) fn read_in_place(file: File, path: &Path) -> Result<(Saved, Seal), Fault> {
-    read_with_sections(file, path).map(|(saved, seal, _)| (saved, seal))
+    opened(file, path, Check::Full).map(|o| (o.saved, o.seal))
 }
 
-/// [`read_in_place`], with where the shingles and the signatures start in the file (an
-/// index added to copies them as they are).
-pub(crate) fn read_with_sections(
-    file: File,
-    path: &Path,
-) -> Result<(Saved, Seal, [u64; 2]), Fault> {
-    let (l, mut front) = checked(&file)?;
-    let groups = l.counts[2];
-    let sets = SpillFile::part_of(file.try_clone()?, path, l.at[5], "shingle sets");
+/// An index file read in place.
+pub(crate) struct InPlace {
+    pub saved: Saved,
+    /// Its length (without a tail after its last directory) and checksum.
+    pub seal: Seal,
+    /// Its segments and where its last directory ends.
+    pub dir: Directory,
+    /// Where the first segment's shingles and signatures start in the file (a format 5
+    /// file added to copies them as they are).
+    pub sections: [u64; 2],
+}
+
+/// [`read_in_place`] with the checks `check` asks for, and where the segments are.
+pub(crate) fn opened(file: File, path: &Path, check: Check) -> Result<InPlace, Fault> {
+    let Whole {
+        params,
+        mut front,
+        segments,
+        dir,
+    } = checked(&file, check, Records::All)?;
+    let width = params.num_perm as u64;
+    let (mut set_parts, mut sig_parts) = (Vec::new(), Vec::new());
+    let (mut groups, mut shingles) = (0u64, 0u64);
+    for (start, l) in &segments {
+        set_parts.push((shingles * 8, start + l.at[5]));
+        sig_parts.push((groups * width * 4, start + l.at[6]));
+        groups += l.counts[2] as u64;
+        shingles += l.counts[3] as u64;
+    }
+    let first = &segments[0].1;
+    let sections = [first.at[5], first.at[6]];
+    let sets = SpillFile::part_of(file.try_clone()?, path, set_parts, "shingle sets");
     let sets = ShingleSets::in_file(std::mem::take(&mut front.offsets), sets)
         .ok_or_else(|| corrupt("offsets"))?;
-    let sigs = SpillFile::part_of(file, path, l.at[6], "signatures");
-    let signatures = Signatures::in_file(l.width(), groups, sigs);
-    let sections = [l.at[5], l.at[6]];
-    Ok((front.saved(l.params, sets, signatures), l.seal, sections))
+    let sigs = SpillFile::part_of(file, path, sig_parts, "signatures");
+    let signatures = Signatures::in_file(params.num_perm, groups as usize, sigs);
+    Ok(InPlace {
+        saved: front.saved(params, sets, signatures),
+        seal: (dir.end, dir.sum),
+        dir,
+        sections,
+    })
 }

@@ -1,9 +1,11 @@
-//! Writing an index file in the format [`format`](super::format) describes: the header,
-//! the string table, the file and document records, then each group's content hash,
-//! shingle set and signature, and the checksum. Written as it is made, front to back:
-//! nothing but a block of sets is held, wherever the sets are.
+//! Writing an index file in the format [`format`](super::format) describes: a segment
+//! (the header, the string table, the file and document records, then each group's
+//! content hash, shingle set and signature, and the checksum) and its directory. Written
+//! as it is made, front to back: nothing but a block of sets is held, wherever the sets
+//! are. `index --add` writes a segment after the last one, then a new directory.
 
 use super::decode::Seal;
+use super::directory::{self, Entry};
 use super::format::{
     DOC_RECORD, DocOut, FILE_RECORD, FileRec, HEADER, MAGIC, TRAILER, VERSION, encode_meta, pad8,
     path_bytes, skip_code,
@@ -75,7 +77,7 @@ impl<W: Write> Sink<W> {
     /// file), a chunk at a time.
     pub(crate) fn copy(
         &mut self,
-        src: &(impl super::decode::Bytes + ?Sized),
+        src: &(impl super::bytes::Bytes + ?Sized),
         at: u64,
         len: u64,
     ) -> io::Result<()> {
@@ -173,16 +175,33 @@ impl Bulk for Held<'_> {
     }
 }
 
-/// Writes an index file to `out` (buffered by the caller), reading the shingle sets and
-/// signatures a block at a time wherever they are; its length and checksum.
+/// Writes an index file to `out` (buffered by the caller): one segment and its
+/// directory, reading the shingle sets and signatures a block at a time wherever they
+/// are; its length and checksum.
 pub(crate) fn encode<D: AsDocOut>(
     params: &Params,
     files: &[FileRec],
     docs: &[D],
     contents: &[u64],
     bulk: &impl Bulk,
-    out: impl Write,
+    mut out: impl Write,
 ) -> Result<Seal, Failed> {
+    let entry = segment(params, (files, docs), contents, bulk, &mut out)?;
+    let (n, sum) = directory::put(&[entry], entry.size, &mut out)?;
+    out.flush()?;
+    Ok((entry.size + n, sum))
+}
+
+/// Writes a segment to `out` (buffered by the caller): the files and documents given
+/// (their groups numbered among all the file's), the groups' `contents` and their sets
+/// and signatures. Its directory entry, at offset 0.
+pub(crate) fn segment<D: AsDocOut>(
+    params: &Params,
+    (files, docs): (&[FileRec], &[D]),
+    contents: &[u64],
+    bulk: &impl Bulk,
+    out: &mut impl Write,
+) -> Result<Entry, Failed> {
     let groups = bulk.groups();
     debug_assert_eq!(contents.len(), groups);
     let width = bulk.width();
@@ -224,15 +243,21 @@ pub(crate) fn encode<D: AsDocOut>(
         sink.drain(false)?;
     }
     sink.pad()?;
+    sink.drain(true)?;
+    let head = sink.hasher.digest();
     bulk.put_sets(&mut sink)?;
     bulk.put_signatures(&mut sink)?;
     sink.pad()?;
     sink.drain(true)?;
     let sum = sink.hasher.digest();
     sink.out.write_all(&sum.to_le_bytes())?;
-    sink.out.flush()?;
     debug_assert_eq!(sink.n + TRAILER, size);
-    Ok((size, sum))
+    Ok(Entry {
+        offset: 0,
+        size,
+        head,
+        sum,
+    })
 }
 
 /// The signatures of `groups`, a block of rows at a time.

@@ -1,6 +1,8 @@
-//! The saved index's file format, version 5 (doc/index-format.md describes it byte by
-//! byte). Little-endian throughout, explicit counts in a fixed header, fixed-size
-//! records, and an xxh3 checksum of everything before the last 8 bytes.
+//! The saved index's file format, version 6 (doc/index-format.md describes it byte by
+//! byte): segments, each with a fixed header of explicit counts, fixed-size records,
+//! its sets and signatures and an xxh3 checksum of its bytes, each followed by the
+//! [`directory`](super::directory) of the segments so far. Little-endian throughout.
+//! Version 5, one such segment alone, is still read.
 //!
 //! Reading ([`decode`](super::decode)) never trusts a count: the header's counts must add up to exactly the file's
 //! size (checked arithmetic) before anything is allocated, so a corrupt header cannot
@@ -12,12 +14,13 @@ use crate::sketch::Signatures;
 use crate::source::SkipReason;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use xxhash_rust::xxh3::xxh3_64;
 
 /// The first 8 bytes of every simtui index file.
 pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
-/// The format this simtui reads and writes.
-pub const VERSION: u32 = 5;
+/// The format this simtui writes (and reads).
+pub const VERSION: u32 = 6;
+/// The oldest format this simtui reads: version 5 is one segment without a directory.
+pub const OLDEST: u32 = 5;
 
 pub(super) const HEADER: u64 = 104;
 pub(super) const FILE_RECORD: u64 = 80;
@@ -186,14 +189,24 @@ pub(super) fn skip_code(s: Option<SkipReason>) -> u8 {
     }
 }
 
-/// Recomputes the checksum of (possibly edited) index bytes, so tests can reach the
-/// checks behind it. Does nothing to bytes shorter than a trailer.
-pub fn reseal(bytes: &mut [u8]) {
-    let Some(end) = bytes.len().checked_sub(TRAILER as usize) else {
-        return;
-    };
-    let sum = xxh3_64(&bytes[..end]);
-    bytes[end..].copy_from_slice(&sum.to_le_bytes());
+/// Bytes of a segment's head (header, strings, records, contents, set lengths) as its
+/// header's counts give them, however wrong (saturating): where its sets start.
+pub(super) fn head_len(segment: &[u8]) -> u64 {
+    if segment.len() < HEADER as usize {
+        return 0;
+    }
+    let c = |at: usize| le64(segment, at);
+    let (files, docs, groups, strings) = (c(56), c(64), c(72), c(88));
+    [
+        HEADER,
+        pad8(strings.min(u64::MAX - 8)),
+        files.saturating_mul(FILE_RECORD),
+        docs.saturating_mul(DOC_RECORD),
+        groups.saturating_mul(8),
+        pad8(groups.saturating_mul(4).min(u64::MAX - 8)),
+    ]
+    .into_iter()
+    .fold(0u64, u64::saturating_add)
 }
 
 pub(super) fn le32(b: &[u8], at: usize) -> u32 {
@@ -211,7 +224,8 @@ pub(crate) const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;
 /// The checks of an index file that need only its first [`HEAD_BYTES`] bytes (`bytes`,
 /// all of them if the file is shorter) and its length `n`: an index, of this version, not
 /// truncated. The explorer runs them before it takes the terminal and leaves the rest
-/// of [`decode`] (the checksum, the contents) to a background thread.
+/// of [`decode`] (the checksum, the contents) to a background thread. The header is the
+/// first segment's; its size is that segment's in format 6.
 pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
     if bytes.len() < MAGIC.len() {
         return if MAGIC.starts_with(bytes) {
@@ -233,7 +247,7 @@ pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
         });
     }
     let version = le32(bytes, 8);
-    if version != VERSION {
+    if !(OLDEST..=VERSION).contains(&version) {
         return Err(FormatError::Version {
             found: version,
             reads: VERSION,
@@ -264,7 +278,7 @@ pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::decode::decode;
+    use crate::store::decode::{decode, reseal};
     use crate::store::encode::{Held, encode};
     use crate::text::{Language, TextOptions};
 
@@ -414,8 +428,9 @@ mod tests {
     fn unsorted_sets_and_bad_groups_are_corrupt() {
         let good = sample();
         let n = good.len();
-        // The shingle section sits before the 16 signature bytes and the checksum.
-        let shingles = n - 8 - 16 - 24;
+        // The shingle section sits before the 16 signature bytes, the segment's checksum
+        // and the directory of its one segment.
+        let shingles = n - 64 - 8 - 16 - 24;
         let mut b = good.clone();
         b[shingles..shingles + 8].copy_from_slice(&100u64.to_le_bytes());
         reseal(&mut b);

@@ -19,9 +19,12 @@
 //! file read another way is indexed again.
 
 mod append;
+mod bytes;
 pub mod decode;
+mod directory;
 mod encode;
 pub mod format;
+mod head;
 mod update;
 
 use crate::error::{Error, Result};
@@ -32,7 +35,8 @@ use crate::source::Part;
 use crate::source::{self, Corpus, Source, WalkOptions};
 use crate::storage::Budget;
 pub use append::{Added, add, joined, load_part, reference, save_part};
-use decode::{Fault, Seal};
+use bytes::Fault;
+use decode::Seal;
 use encode::Failed;
 use format::{FormatError, Place, Saved, Stamp};
 use std::fs;
@@ -93,10 +97,12 @@ fn reading_of(entry: &Source) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Opening it to search (`pairs --index`, the explorer): a corrupt, truncated or
-    /// other-version file is an error. A missing one is built and written.
+    /// other-version file is an error. A missing one is built and written. One-permutation
+    /// signatures of another width than the banding's are made for the run, not saved.
     Open,
     /// Writing it (`simtui index -o`): a corrupt, truncated or other-version index is
-    /// rebuilt; a file that is not a simtui index at all is left alone (an error).
+    /// rebuilt; a file that is not a simtui index at all is left alone (an error). It is
+    /// saved with the hash functions asked for.
     Create,
 }
 
@@ -145,9 +151,27 @@ pub struct Report {
     /// Size of the index file in bytes: of the one read, or, when the index changed, of
     /// the new one (even if writing it failed).
     pub file_bytes: u64,
+    /// Bytes after the file's last complete directory (an `index --add` killed while it
+    /// wrote): not part of the index, ignored (the next `--add` cuts them off).
+    pub tail: u64,
+    /// The file's OPH signatures are of another width than the banding asked for (the
+    /// saved width, the one asked for): sketched anew from the saved sets for this run,
+    /// the file left in its width.
+    pub resketched: Option<(usize, usize)>,
 }
 
 impl Report {
+    /// What to say of bytes after the file's last complete segment, if there were any.
+    pub fn tail_notice(&self, file: &Path) -> Option<String> {
+        (self.tail > 0).then(|| {
+            format!(
+                "index {}: {} bytes after its last complete segment (an `index --add` that did not finish) ignored; the index is as it was before that add",
+                file.display(),
+                self.tail
+            )
+        })
+    }
+
     /// One line for `-v`.
     pub fn summary(&self, file: &Path) -> String {
         let what = if self.created {
@@ -168,7 +192,14 @@ impl Report {
         } else {
             String::new()
         };
-        format!("index {}: {what}{written}", file.display())
+        let resketched = match self.resketched {
+            Some((saved, asked)) => format!(
+                "; its one-permutation signatures ({saved} bins) sketched anew in {asked} for \
+                 this banding, not saved"
+            ),
+            None => String::new(),
+        };
+        format!("index {}: {what}{written}{resketched}", file.display())
     }
 }
 
@@ -176,7 +207,8 @@ impl Report {
 pub struct Opened {
     /// The index, up to date with the files, with the hash functions asked for.
     pub index: Index,
-    /// What the walk found (the index file itself left out).
+    /// What the walk found (the index file itself left out); only what it left out
+    /// from [`open_index`].
     pub corpus: Corpus,
     /// What opening did.
     pub report: Report,
@@ -236,7 +268,20 @@ pub fn check(file: &Path) -> Result<()> {
 /// rebuilds it unless it is not an index at all), when writing it fails in
 /// [`Mode::Create`], or when cancelled.
 pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
-    let Walked { corpus, cwd } = walked(req)?;
+    open_with(req, progress, true)
+}
+
+/// [`open`] for a caller that does not walk the corpus again: the walk's entries are
+/// moved into the index instead of copied, so [`Opened::corpus`] holds only what the walk
+/// left out (its entries are empty). Every path and id was held twice while the index
+/// was built or opened.
+pub fn open_index(req: &Request, progress: &dyn Progress) -> Result<Opened> {
+    open_with(req, progress, false)
+}
+
+/// [`open`], the walk kept for the caller when `keep_walk`.
+fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<Opened> {
+    let Walked { mut corpus, cwd } = walked(req)?;
     progress.update(Stage::Read, 0, corpus.entries.len() as u64);
 
     let mut report = Report::default();
@@ -251,17 +296,18 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     let read = match fs::File::open(&req.file) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io_error(e)),
-        Ok(f) => Some(decode::read_in_place(f, &req.file)),
+        Ok(f) => Some(decode::opened(f, &req.file, decode::Check::Full)),
     };
     let saved = match read {
         None => {
             report.created = true;
             None
         }
-        Some(Ok((saved, seal))) => {
-            report.file_bytes = seal.0;
-            loaded_seal = Some(seal);
-            Some(saved)
+        Some(Ok(read)) => {
+            report.file_bytes = read.seal.0;
+            report.tail = read.dir.tail;
+            loaded_seal = Some(read.seal);
+            Some(read.saved)
         }
         Some(Err(Fault::Io(e))) => return Err(io_error(e)),
         Some(Err(Fault::Format(e))) if req.mode == Mode::Create && e != FormatError::NotIndex => {
@@ -286,12 +332,22 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
     // Before the files' stamps are taken: see `update::settle`.
     let stamped = epoch_time(std::time::SystemTime::now());
     let wanted = (&req.params, &req.budget);
-    let mut update = update::update(&corpus, saved, wanted, &cwd, &mut report, progress)?;
+    let walk = (&mut corpus, keep_walk);
+    let mut update = update::update(walk, saved, wanted, &cwd, &mut report, progress)?;
+    if !keep_walk {
+        // Its entries moved into the index.
+        corpus.entries = Vec::new();
+    }
     update::settle(&mut update, stamped);
     let index = &mut update.index;
 
     let needed = req.params.num_perm;
-    if widen(index, req, progress)? {
+    // More MinHash functions are saved (every later run can use them). OPH of another
+    // width is another sketch: `simtui index` saves the width asked for, but a search
+    // makes it for its run after the file is written in its own width (saving it would
+    // rewrite the whole file at each change of banding).
+    let oph = req.params.sketch == SketchKind::Oph && req.mode == Mode::Open;
+    if !oph && widen(index, req, progress)? {
         update.dirty = true;
     }
     if update.dirty {
@@ -326,6 +382,10 @@ pub fn open(req: &Request, progress: &dyn Progress) -> Result<Opened> {
                 }
             }
         }
+    }
+    let saved_width = index.signatures.width();
+    if oph && widen(index, req, progress)? {
+        report.resketched = Some((saved_width, needed));
     }
     // More functions than asked for: use the first `needed`, as a fresh run would.
     if req.params.sketch == SketchKind::MinHash && index.signatures.width() > needed {

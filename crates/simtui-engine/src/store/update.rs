@@ -13,7 +13,7 @@ use crate::shingle::ShingleSets;
 use crate::shingle::sets::SetsWriter;
 use crate::sketch::Signatures;
 use crate::sketch::signatures::SigsWriter;
-use crate::source::{self, Corpus, SkipReason, Skipped};
+use crate::source::{self, Corpus, SkipReason, Skipped, Source};
 use crate::storage::{Budget, Room};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -21,11 +21,29 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The files of a walk, in order: each with its entries.
+/// The files of a walk, in order: each with its entries. The path is held once when it
+/// is absolute already (a copy a file is a copy a document at 500,000 files).
 pub(super) struct WalkFile {
     pub(super) path: PathBuf,
-    pub(super) abs: PathBuf,
+    /// The path made absolute (how the saved index names files), when it differs.
+    abs: Option<PathBuf>,
+    /// How it is read (see `reading_of`), taken before its entries move into the index.
+    reading: String,
     pub(super) entries: std::ops::Range<usize>,
+}
+
+impl WalkFile {
+    /// The absolute path, as the saved index names the file.
+    pub(super) fn abs(&self) -> &Path {
+        self.abs.as_deref().unwrap_or(&self.path)
+    }
+
+    /// The absolute path, moved out for the file's record: the file's last use.
+    fn take_abs(&mut self) -> PathBuf {
+        self.abs
+            .take()
+            .unwrap_or_else(|| std::mem::take(&mut self.path))
+    }
 }
 
 pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
@@ -34,11 +52,15 @@ pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
         let p = file_of(&e.source).expect("checked: every entry has a file");
         match files.last_mut() {
             Some(last) if last.path == p => last.entries.end = i + 1,
-            _ => files.push(WalkFile {
-                path: p.to_path_buf(),
-                abs: super::absolute(cwd, p),
-                entries: i..i + 1,
-            }),
+            _ => {
+                let abs = super::absolute(cwd, p);
+                files.push(WalkFile {
+                    path: p.to_path_buf(),
+                    abs: (abs != p).then_some(abs),
+                    reading: reading_of(&e.source),
+                    entries: i..i + 1,
+                })
+            }
         }
     }
     files
@@ -96,7 +118,6 @@ fn plan(
     files: &[WalkFile],
     stamps: &[Option<Stamp>],
     known: &Known,
-    corpus: &Corpus,
     params: &Params,
     report: &mut Report,
 ) -> Vec<Plan> {
@@ -104,7 +125,7 @@ fn plan(
         .par_iter()
         .zip(stamps)
         .map(|(f, now)| {
-            let Some(&i) = known.by_path.get(f.abs.as_path()) else {
+            let Some(&i) = known.by_path.get(f.abs()) else {
                 return Plan::Read;
             };
             let rec = &known.files()[i];
@@ -118,9 +139,7 @@ fn plan(
             }
             // Read another way (other fields, another format), the same bytes are
             // other documents.
-            if rec.status.is_none()
-                && rec.detail != reading_of(&corpus.entries[f.entries.start].source)
-            {
+            if rec.status.is_none() && rec.detail != f.reading {
                 return Plan::Read;
             }
             match (rec.stamp, now) {
@@ -144,7 +163,7 @@ fn plan(
     // Saved files still in the corpus (changed or not); the others are deleted.
     let mut seen = vec![false; known.files().len()];
     for f in files {
-        if let Some(&i) = known.by_path.get(f.abs.as_path()) {
+        if let Some(&i) = known.by_path.get(f.abs()) {
             seen[i] = true;
         }
     }
@@ -167,7 +186,7 @@ fn plan(
                     report.touched += 1;
                 }
             }
-            Plan::Read if known.by_path.contains_key(f.abs.as_path()) => report.changed += 1,
+            Plan::Read if known.by_path.contains_key(f.abs()) => report.changed += 1,
             Plan::Read => report.added += 1,
         }
     }
@@ -185,10 +204,13 @@ pub(super) struct Fresh {
     pub(super) after: Vec<Option<Stamp>>,
 }
 
+/// Indexes the files planned to be read, their walk entries moved out of `corpus` into
+/// the index (a copy of them held two of every path while the index was built), or
+/// copied when the caller keeps the walk (`keep`).
 pub(super) fn read_anew(
     files: &[WalkFile],
     plans: &[Plan],
-    corpus: &Corpus,
+    (corpus, keep): (&mut Corpus, bool),
     (params, budget): (&Params, &Budget),
     progress: &dyn Progress,
 ) -> Result<Fresh> {
@@ -199,10 +221,19 @@ pub(super) fn read_anew(
         .par_iter()
         .map(|&i| hash_file(&files[i].path, params.max_bytes))
         .collect();
-    let entries: Vec<source::Entry> = read
-        .iter()
-        .flat_map(|&i| corpus.entries[files[i].entries.clone()].iter().cloned())
-        .collect();
+    let entries: Vec<source::Entry> = if read.len() == files.len() {
+        moved(&mut corpus.entries, keep)
+    } else {
+        let mut entries = Vec::new();
+        for &i in &read {
+            let walked = corpus.entries[files[i].entries.clone()].iter_mut();
+            entries.extend(walked.map(|e| match keep {
+                true => e.clone(),
+                false => std::mem::replace(e, hollow()),
+            }));
+        }
+        entries
+    };
     let corpus = Corpus {
         entries,
         skipped: Vec::new(),
@@ -218,6 +249,20 @@ pub(super) fn read_anew(
         index,
         after,
     })
+}
+
+/// What is left of a walk entry moved into the index: nothing on the heap.
+fn hollow() -> source::Entry {
+    source::Entry {
+        id: String::new(),
+        source: Source::File(PathBuf::new()),
+        bytes: 0,
+    }
+}
+
+/// `x` moved out (left empty), or copied when the walk is kept (`keep`).
+fn moved<T: Clone + Default>(x: &mut T, keep: bool) -> T {
+    if keep { x.clone() } else { std::mem::take(x) }
 }
 
 /// Drops the stamp of every file whose times are too close to `stamped` (when stamping
@@ -250,17 +295,17 @@ pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
 /// The up-to-date index: saved documents of unchanged files, the others indexed now,
 /// within `budget` (the sets of both past it on temporary files).
 pub(super) fn update(
-    corpus: &Corpus,
+    (corpus, keep): (&mut Corpus, bool),
     saved: Option<Saved>,
     (params, budget): (&Params, &Budget),
     cwd: &Path,
     report: &mut Report,
     progress: &dyn Progress,
 ) -> Result<Update> {
-    let files = walk_files(corpus, cwd);
+    let mut files = walk_files(corpus, cwd);
     let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
     let known = Known::new(saved.as_ref());
-    let plans = plan(&files, &stamps, &known, corpus, params, report);
+    let plans = plan(&files, &stamps, &known, params, report);
     let width = saved
         .as_ref()
         .map_or(params.num_perm, |s| s.signatures.width());
@@ -268,7 +313,8 @@ pub(super) fn update(
         num_perm: width,
         ..params.clone()
     };
-    let fresh = read_anew(&files, &plans, corpus, (&sub_params, budget), progress)?;
+    let walk = (&mut *corpus, keep);
+    let fresh = read_anew(&files, &plans, walk, (&sub_params, budget), progress)?;
     let all_reused = fresh.read.is_empty()
         && saved.as_ref().is_some_and(|s| {
             s.files.len() == files.len()
@@ -279,16 +325,16 @@ pub(super) fn update(
         });
     if all_reused {
         let saved = saved.expect("a saved index");
-        return reuse_all(&files, &plans, saved, corpus, &sub_params);
+        return reuse_all(&mut files, &plans, saved, (corpus, keep), &sub_params);
     }
     let room = budget.room(budget.for_index());
     merge(
-        &files,
+        &mut files,
         &plans,
         &stamps,
         &known,
         fresh,
-        corpus,
+        (corpus, keep),
         (&sub_params, room),
     )
 }
@@ -296,10 +342,10 @@ pub(super) fn update(
 /// Every file unchanged, in the same order: the saved groups are the index's, as they
 /// are.
 fn reuse_all(
-    files: &[WalkFile],
+    files: &mut [WalkFile],
     plans: &[Plan],
     s: Saved,
-    corpus: &Corpus,
+    (corpus, keep): (&mut Corpus, bool),
     params: &Params,
 ) -> Result<Update> {
     let mut dirty = false;
@@ -309,7 +355,7 @@ fn reuse_all(
     // The saved documents are moved over, not copied: their ids and titles are most of
     // what an index holds.
     let mut saved_docs = s.docs.into_iter();
-    for ((f, plan), rec) in files.iter().zip(plans).zip(s.files) {
+    for ((f, plan), rec) in files.iter_mut().zip(plans).zip(s.files) {
         let Plan::Reuse(_, now) = plan else {
             unreachable!()
         };
@@ -318,7 +364,7 @@ fn reuse_all(
             f,
             &rec,
             saved_docs.by_ref().take(rec.docs as usize),
-            corpus,
+            (&mut *corpus, keep),
             &mut docs,
             &mut skipped,
             &mut dirty,
@@ -343,12 +389,12 @@ fn reuse_all(
 /// The saved documents of unchanged files and the documents of the files read anew, in
 /// walk order, their groups numbered anew in order of first appearance.
 fn merge(
-    files: &[WalkFile],
+    files: &mut [WalkFile],
     plans: &[Plan],
     stamps: &[Option<Stamp>],
     known: &Known,
     mut fresh: Fresh,
-    corpus: &Corpus,
+    (corpus, keep): (&mut Corpus, bool),
     (params, room): (&Params, Room),
 ) -> Result<Update> {
     // Nothing saved reused: the documents are the build's, in the same order, and its
@@ -373,9 +419,10 @@ fn merge(
     let mut skipped = corpus.skipped.clone();
     let sub_skips: HashMap<&Path, &Skipped> =
         sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
+    let record_skips = record_skips(files, &fresh);
     let mut cursor = 0usize;
     let mut read_at = 0usize;
-    for (fi, (f, plan)) in files.iter().zip(plans).enumerate() {
+    for (fi, (f, plan)) in files.iter_mut().zip(plans).enumerate() {
         match plan {
             Plan::Reuse(i, now) => {
                 let s = known.saved.expect("a saved index");
@@ -391,16 +438,19 @@ fn merge(
                     f,
                     rec,
                     s.docs[range].iter().cloned(),
-                    corpus,
+                    (&mut *corpus, keep),
                     docs,
                     skipped,
                     &mut dirty,
                     group,
                 )?;
                 out_files.push(FileRec {
-                    path: f.abs.clone(),
+                    path: f.take_abs(),
                     stamp: *now,
-                    ..rec.clone()
+                    hash: rec.hash,
+                    status: rec.status,
+                    detail: rec.detail.clone(),
+                    docs: rec.docs,
                 });
             }
             Plan::Read => {
@@ -431,7 +481,6 @@ fn merge(
                     (stamps[fi], &fresh, k),
                     skip.copied(),
                     docs,
-                    corpus,
                 ));
             }
         }
@@ -441,7 +490,8 @@ fn merge(
         debug_assert_eq!(cursor, built.len(), "every document built is a file's");
         docs = built;
     }
-    let index = merged_index(files, fresh, docs, skipped, groups, params)?;
+    skipped.extend(record_skips);
+    let index = merged_index(fresh, docs, skipped, groups, params)?;
     Ok(Update {
         index,
         files: out_files,
@@ -449,31 +499,32 @@ fn merge(
     })
 }
 
-/// The index of the merged documents: with the skips of the files read, ids renamed as
-/// a fresh run renames them, and the groups interned (or, nothing saved reused, the
-/// build's own sets and signatures, taken as they are).
-fn merged_index(
-    files: &[WalkFile],
-    fresh: Fresh,
-    docs: Vec<Doc>,
-    mut skipped: Vec<Skipped>,
-    groups: Option<Interned>,
-    params: &Params,
-) -> Result<Index> {
-    let sub = &fresh.index;
-    // Records of the files read that were skipped (bad lines, too short, ...): the
-    // files' own skips are in their records (made by `merge`).
+/// The skips of records of the files read (bad lines, too short, ...): the files' own
+/// skips go in their records (made by `merge`).
+fn record_skips(files: &[WalkFile], fresh: &Fresh) -> Vec<Skipped> {
     let read_paths: std::collections::HashSet<&Path> = fresh
         .read
         .iter()
         .map(|&i| files[i].path.as_path())
         .collect();
-    skipped.extend(
-        sub.skipped
-            .iter()
-            .filter(|s| !read_paths.contains(s.path.as_path()))
-            .cloned(),
-    );
+    let skips = fresh.index.skipped.iter();
+    skips
+        .filter(|s| !read_paths.contains(s.path.as_path()))
+        .cloned()
+        .collect()
+}
+
+/// The index of the merged documents: ids renamed as a fresh run renames them, and the
+/// groups interned (or, nothing saved reused, the build's own sets and signatures, taken
+/// as they are).
+fn merged_index(
+    fresh: Fresh,
+    docs: Vec<Doc>,
+    skipped: Vec<Skipped>,
+    groups: Option<Interned>,
+    params: &Params,
+) -> Result<Index> {
+    let sub = &fresh.index;
     let times = sub.stats.times;
     let groups = match groups {
         Some(groups) => groups.finish()?,
@@ -513,23 +564,22 @@ pub(super) fn index_of(
 /// it was read) that gave `docs` documents: its stamp and hash kept only when the file
 /// did not change while it was read (else it is read again next time).
 pub(super) fn fresh_record(
-    f: &WalkFile,
+    f: &mut WalkFile,
     (before, fresh, k): (Option<Stamp>, &Fresh, usize),
     skip: Option<&Skipped>,
     docs: u32,
-    corpus: &Corpus,
 ) -> FileRec {
     let steady = before.is_some() && before == fresh.after[k];
     FileRec {
-        path: f.abs.clone(),
         stamp: if steady { before } else { None },
         hash: if steady { fresh.hashes[k] } else { None },
         status: skip.map(|s| s.reason),
         detail: match skip {
             Some(s) => s.detail.clone(),
-            None => reading_of(&corpus.entries[f.entries.start].source),
+            None => std::mem::take(&mut f.reading),
         },
         docs,
+        path: f.take_abs(),
     }
 }
 
@@ -539,7 +589,7 @@ fn reuse_file(
     f: &WalkFile,
     rec: &FileRec,
     saved_docs: impl Iterator<Item = format::DocRec>,
-    corpus: &Corpus,
+    (corpus, keep): (&mut Corpus, bool),
     docs: &mut Vec<Doc>,
     skipped: &mut Vec<Skipped>,
     dirty: &mut bool,
@@ -552,20 +602,24 @@ fn reuse_file(
             detail: rec.detail.clone(),
         });
     }
-    let entries = &corpus.entries[f.entries.clone()];
+    let entries = &mut corpus.entries[f.entries.clone()];
     for d in saved_docs {
         // A whole-file document takes its id from this walk (the roots may be spelled
-        // differently from the last time).
-        let id = match entries {
-            [e] if d.part.line == 0 => {
+        // differently from the last time), moved with its path from the walk's entry.
+        let (id, source) = match entries {
+            [e] if d.part.line == 0 && !e.id.is_empty() => {
                 *dirty |= e.id != d.id;
-                e.id.clone()
+                let source = match &mut e.source {
+                    Source::File(p) => Source::File(moved(p, keep)),
+                    walked => source_of(&f.path, d.part, walked),
+                };
+                (moved(&mut e.id, keep), source)
             }
-            _ => d.id,
+            _ => (d.id, source_of(&f.path, d.part, &entries[0].source)),
         };
         docs.push(Doc {
             id,
-            source: source_of(&f.path, d.part, &entries[0].source),
+            source,
             bytes: d.bytes,
             tokens: d.tokens,
             group: group(d.group)?,

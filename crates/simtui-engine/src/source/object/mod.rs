@@ -3,9 +3,12 @@
 //!
 //! A URL is read as a folder is: the objects under its prefix (or the one object it
 //! names) are fetched, several at a time, into a local copy that lives as long as the
-//! process (removed by [`clear`]), and every reader of the source stage (plain, JSON
+//! process (removed by [`clear`]), while the corpus is read (a reader waits for the
+//! object it opens: [`ready`]; the read stage ends with [`settled`]), and every reader of the source stage (plain, JSON
 //! Lines, SGML, Parquet, gz/zst) reads that copy as it reads any file: each reader
-//! exists once. The walk names the documents by the URL ([`named`]), so ids are the
+//! exists once; of a Parquet object, only the footer and the column chunks its reader
+//! reads are fetched (`ranged.rs`), the rest when a file is read whole ([`whole`]:
+//! dedup's output). The walk names the documents by the URL ([`named`]), so ids are the
 //! same as those of a local copy of the same objects. Outputs are uploaded once
 //! complete ([`put_file`]: a multipart upload, nothing under the name until it is
 //! finished).
@@ -14,14 +17,21 @@
 //! crate on a small tokio runtime, in `remote.rs` alone); without it a URL is an
 //! [`Error::Unsupported`] input. URL parsing and comparison are always here.
 
+use super::container::InputOptions;
 use crate::error::{Error, Result};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 #[cfg(feature = "object-store")]
+mod arrivals;
+#[cfg(feature = "object-store")]
+mod ranged;
+#[cfg(feature = "object-store")]
 mod remote;
 #[cfg(feature = "object-store")]
-pub use remote::{clear, local, named, probe, put_file};
+pub use arrivals::{ready, settled};
+#[cfg(feature = "object-store")]
+pub use remote::{clear, local, named, probe, put_file, whole};
 
 #[cfg(test)]
 mod tests;
@@ -148,7 +158,7 @@ pub fn is_url(path: &Path) -> bool {
 
 /// Without the feature: a URL cannot be read.
 #[cfg(not(feature = "object-store"))]
-pub fn local(path: &Path) -> Result<PathBuf> {
+pub fn local(path: &Path, _input: &InputOptions) -> Result<PathBuf> {
     if is_url(path) {
         return Err(Error::Unsupported {
             path: path.to_path_buf(),
@@ -168,21 +178,40 @@ pub fn named(path: &Path) -> PathBuf {
 #[cfg(not(feature = "object-store"))]
 pub fn clear() {}
 
+/// Without the feature: every file is whole.
+#[cfg(not(feature = "object-store"))]
+pub fn whole(_file: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// Without the feature: every file is whole.
+#[cfg(not(feature = "object-store"))]
+pub fn ready(_path: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Without the feature: nothing is arriving.
+#[cfg(not(feature = "object-store"))]
+pub fn settled() -> Result<()> {
+    Ok(())
+}
+
 /// Without the feature: a URL cannot be reached.
 #[cfg(not(feature = "object-store"))]
 pub fn probe(path: &Path) -> Result<bool> {
-    local(path).map(|p| p.exists())
+    local(path, &InputOptions::default()).map(|p| p.exists())
 }
 
 /// Without the feature: nothing can be uploaded.
 #[cfg(not(feature = "object-store"))]
 pub fn put_file(_local: &Path, url: &Path) -> Result<()> {
-    local(url).map(|_| ())
+    local(url, &InputOptions::default()).map(|_| ())
 }
 
-/// Each path a local one: URLs fetched ([`local`]), other paths as they are.
-pub fn localize(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    paths.iter().map(|p| local(p)).collect()
+/// Each path a local one: URLs fetched ([`local`]; their files to be read as `input`
+/// says), other paths as they are.
+pub fn localize(paths: &[PathBuf], input: &InputOptions) -> Result<Vec<PathBuf>> {
+    paths.iter().map(|p| local(p, input)).collect()
 }
 
 /// The error of a transfer, on one line.

@@ -1,4 +1,5 @@
-//! The transfers: objects listed and fetched into a local copy, files uploaded, through
+//! The transfers: objects listed and fetched into a local copy (in the background,
+//! while the corpus is read: `arrivals.rs`), files uploaded, through
 //! the `object_store` crate on one small tokio runtime that lives here alone (the rest
 //! of the engine never sees a future).
 //!
@@ -7,15 +8,18 @@
 //! `AWS_ALLOW_HTTP`...; `GOOGLE_SERVICE_ACCOUNT`...; `AZURE_STORAGE_ACCOUNT_NAME`,
 //! `AZURE_STORAGE_ACCOUNT_KEY`...
 
-use super::{ObjectUrl, object_error};
+use super::{ObjectUrl, arrivals, object_error, ranged};
 use crate::error::{Error, Result};
+use crate::source::container::InputOptions;
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as Key;
 use object_store::{ObjectMeta, ObjectStore, RetryConfig, WriteMultipart};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::{Duration, SystemTime};
 use tempfile::TempDir;
 
@@ -29,15 +33,33 @@ const NOTHING: &str = "no object there nor under it";
 /// Parts uploaded at once.
 const PARTS_IN_FLIGHT: usize = 4;
 
-/// A URL fetched: where its copy is, and the folder that holds the copy.
+/// A URL fetched: where its copy is, the folder that holds the copy, and how its files
+/// are read (what of a Parquet object was fetched depends on it).
 struct Staged {
     url: PathBuf,
     local: PathBuf,
+    input: InputOptions,
     _dir: TempDir,
 }
 
 /// The URLs fetched by this process.
 static STAGED: Mutex<Vec<Staged>> = Mutex::new(Vec::new());
+
+/// A file of a local copy that holds only parts of its object (a Parquet object's
+/// footer and the column chunks read): where to fetch the rest from, and what it holds.
+struct Partial {
+    store: Arc<dyn ObjectStore>,
+    url: ObjectUrl,
+    meta: ObjectMeta,
+    held: Vec<Range<u64>>,
+}
+
+/// The files of local copies that hold parts of their objects.
+static PARTIAL: LazyLock<Mutex<HashMap<PathBuf, Partial>>> = LazyLock::new(Mutex::default);
+
+fn partial() -> std::sync::MutexGuard<'static, HashMap<PathBuf, Partial>> {
+    PARTIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The one runtime the transfers run on: a current-thread runtime, as every transfer
 /// is awaited by the thread that asks for it; its connections are kept between them.
@@ -81,6 +103,10 @@ fn store(url: &ObjectUrl) -> Result<(Arc<dyn ObjectStore>, Key)> {
             .map(|s| Arc::new(s) as _),
         scheme => http::HttpBuilder::new()
             .with_url(format!("{scheme}://{bucket}"))
+            // The client refuses plain http unless told: an `http://` URL asks for it.
+            .with_client_options(
+                object_store::ClientOptions::new().with_allow_http(scheme == "http"),
+            )
             .with_retry(retry)
             .build()
             .map(|s| Arc::new(s) as _),
@@ -96,6 +122,9 @@ fn describe(e: &object_store::Error) -> String {
     let text = e.to_string();
     let hint = match e {
         E::NotFound { .. } => "not found",
+        E::Precondition { .. } => {
+            "replaced while it was read (its parts would mix two versions): run again"
+        }
         E::PermissionDenied { .. } | E::Unauthenticated { .. } => {
             "access denied: check the credentials in the environment"
         }
@@ -140,14 +169,28 @@ async fn objects(store: &dyn ObjectStore, url: &ObjectUrl, key: &Key) -> Result<
 }
 
 /// The local copy of `path` when it is a URL (fetched on the first call, the same copy
-/// after), else `path` itself.
-pub fn local(path: &Path) -> Result<PathBuf> {
+/// after), else `path` itself. `input` says how its files will be read: of a Parquet
+/// object, only what its reader reads is fetched.
+pub fn local(path: &Path, input: &InputOptions) -> Result<PathBuf> {
     let Some(url) = ObjectUrl::parse(path) else {
         return Ok(path.to_path_buf());
     };
     let mut staged = STAGED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(s) = staged.iter().find(|s| s.url == path) {
-        return Ok(s.local.clone());
+        let local = s.local.clone();
+        if s.input != *input {
+            // Read another way (other columns): every part-fetched file is made whole.
+            drop(staged);
+            let under: Vec<PathBuf> = partial()
+                .keys()
+                .filter(|f| f.starts_with(&local))
+                .cloned()
+                .collect();
+            for file in under {
+                whole(&file)?;
+            }
+        }
+        return Ok(local);
     }
     let dir = tempfile::Builder::new()
         .prefix("simtui-objects-")
@@ -156,10 +199,11 @@ pub fn local(path: &Path) -> Result<PathBuf> {
             dir: std::env::temp_dir(),
             source,
         })?;
-    let local = runtime()?.block_on(fetch(&url, dir.path()))?;
+    let local = runtime()?.block_on(fetch(&url, dir.path(), input))?;
     staged.push(Staged {
         url: path.to_path_buf(),
         local: local.clone(),
+        input: input.clone(),
         _dir: dir,
     });
     Ok(local)
@@ -189,13 +233,17 @@ pub fn named(path: &Path) -> PathBuf {
 /// Removes the local copies of the URLs read (the process's end removes nothing by
 /// itself).
 pub fn clear() {
+    arrivals::ARRIVALS.forget();
+    partial().clear();
     STAGED.lock().unwrap_or_else(|e| e.into_inner()).clear();
 }
 
-/// Fetches the objects of `url` into `dir`, several at a time: one object as
-/// `dir/NAME`, a prefix as the tree `dir/NAME/...` of the keys below it, each file
-/// dated as its object was last modified. Returns the copy's root.
-async fn fetch(url: &ObjectUrl, dir: &Path) -> Result<PathBuf> {
+/// Lays out the objects of `url` in `dir` and starts fetching them in the background,
+/// several at a time, in key order: one object as `dir/NAME`, a prefix as the tree
+/// `dir/NAME/...` of the keys below it, each file created at its object's size at once
+/// and dated as its object was last modified. A reader waits for the file it opens
+/// ([`super::ready`]). Returns the copy's root.
+async fn fetch(url: &ObjectUrl, dir: &Path, input: &InputOptions) -> Result<PathBuf> {
     let (store, key) = store(url)?;
     let found = objects(store.as_ref(), url, &key).await?;
     let single = found.len() == 1 && found[0].location == key;
@@ -216,29 +264,92 @@ async fn fetch(url: &ObjectUrl, dir: &Path) -> Result<PathBuf> {
             }
             file
         };
+        lay_out(&meta, &file)?;
         targets.push((meta, file));
     }
-    futures::stream::iter(targets)
-        .map(|(meta, file)| {
-            let store = Arc::clone(&store);
-            async move { fetch_one(store.as_ref(), url, &meta, &file).await }
-        })
-        .buffer_unordered(IN_FLIGHT)
-        .try_collect::<()>()
-        .await?;
     if !single {
         std::fs::create_dir_all(&root).map_err(|source| Error::File {
             path: root.clone(),
             source,
         })?;
     }
+    arrivals::ARRIVALS.expect(targets.iter().map(|(_, file)| file.clone()));
+    let owned = url.clone();
+    let input = input.clone();
+    std::thread::Builder::new()
+        .name("simtui-fetch".to_string())
+        .spawn(move || fetch_all(store, &owned, &input, targets))
+        .map_err(|e| object_error(url, e))?;
     Ok(root)
 }
 
-/// One object into `file`, streamed as it arrives.
-async fn fetch_one(
-    store: &dyn ObjectStore,
+/// The file `file` of an object's copy, created at the object's size (a sparse file:
+/// nothing is written yet) and dated as the object.
+fn lay_out(meta: &ObjectMeta, file: &Path) -> Result<()> {
+    let io = |source| Error::File {
+        path: file.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    let out = File::create_new(file).map_err(io)?;
+    out.set_len(meta.size).map_err(io)?;
+    out.set_modified(SystemTime::from(meta.last_modified))
+        .map_err(io)
+}
+
+/// Fetches every object into its file, [`IN_FLIGHT`] at a time, on a runtime of this
+/// thread's own (the transfers the other threads ask for go on meanwhile), and says of
+/// each that it arrived or why it did not.
+fn fetch_all(
+    store: Arc<dyn ObjectStore>,
     url: &ObjectUrl,
+    input: &InputOptions,
+    targets: Vec<(ObjectMeta, PathBuf)>,
+) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let runtime = match runtime {
+        Ok(rt) => rt,
+        Err(e) => {
+            for (_, file) in &targets {
+                arrivals::ARRIVALS.failed(file, url.to_string(), format!("cannot fetch: {e}"));
+            }
+            return;
+        }
+    };
+    runtime.block_on(
+        futures::stream::iter(targets)
+            .map(|(meta, file)| {
+                let store = Arc::clone(&store);
+                async move {
+                    let fetched = fetch_object(&store, url, input, &meta, &file).await;
+                    (file, fetched)
+                }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .for_each(|(file, fetched)| async move {
+                match fetched {
+                    Ok(()) => arrivals::ARRIVALS.arrived(&file),
+                    Err(Error::Object { url, why }) => arrivals::ARRIVALS.failed(&file, url, why),
+                    Err(e) => arrivals::ARRIVALS.failed(
+                        &file,
+                        named(&file).display().to_string(),
+                        e.to_string(),
+                    ),
+                }
+            }),
+    );
+}
+
+/// One object into its laid-out `file`: a Parquet object (as the walk tells one, by
+/// `input`) as the parts its reader reads, any other whole.
+async fn fetch_object(
+    store: &Arc<dyn ObjectStore>,
+    url: &ObjectUrl,
+    input: &InputOptions,
     meta: &ObjectMeta,
     file: &Path,
 ) -> Result<()> {
@@ -247,23 +358,100 @@ async fn fetch_one(
         folder: false,
         ..url.clone()
     };
-    let io = |source| Error::File {
-        path: file.to_path_buf(),
-        source,
-    };
-    if let Some(parent) = file.parent() {
-        std::fs::create_dir_all(parent).map_err(io)?;
+    #[cfg(feature = "parquet")]
+    if input.kind_of(file) == Some(crate::source::container::Kind::Parquet)
+        && fetch_parts(store, &this, input, meta, file).await?
+    {
+        return Ok(());
     }
-    let mut out = File::create_new(file).map_err(io)?;
+    #[cfg(not(feature = "parquet"))]
+    let _ = input;
+    fetch_one(store.as_ref(), &this, meta, file).await
+}
+
+/// The parts of a Parquet object its reader reads (its footer, the column chunks of the
+/// columns read) into its laid-out `file`, recorded in [`PARTIAL`]. False when the
+/// object is to be fetched whole (see [`ranged::plan`]).
+#[cfg(feature = "parquet")]
+async fn fetch_parts(
+    store: &Arc<dyn ObjectStore>,
+    this: &ObjectUrl,
+    input: &InputOptions,
+    meta: &ObjectMeta,
+    file: &Path,
+) -> Result<bool> {
+    let fail = |e: object_store::Error| object_error(this, describe(&e));
+    let Some(plan) = ranged::plan(store.as_ref(), meta, file, input)
+        .await
+        .map_err(fail)?
+    else {
+        return Ok(false);
+    };
+    let chunks = ranged::listed_ranges(store.as_ref(), meta, &plan.chunks)
+        .await
+        .map_err(fail)?;
+    let parts = plan
+        .chunks
+        .iter()
+        .zip(&chunks)
+        .map(|(r, b)| (r.start, &b[..]));
+    let tail = std::iter::once((plan.tail_start, &plan.tail[..]));
+    ranged::write_parts(file, parts.chain(tail), meta.last_modified.into())?;
+    partial().insert(
+        file.to_path_buf(),
+        Partial {
+            store: Arc::clone(store),
+            url: this.clone(),
+            meta: meta.clone(),
+            held: plan.held(),
+        },
+    );
+    Ok(true)
+}
+
+/// Makes `file` (a file about to be read whole: copied, rewritten) its whole object when
+/// it is a local copy's file that holds only parts of it: the rest is fetched now. At
+/// once for any other file.
+pub fn whole(file: &Path) -> Result<()> {
+    arrivals::ARRIVALS
+        .ready(file)
+        .map_err(|source| Error::File {
+            path: file.to_path_buf(),
+            source,
+        })?;
+    let Some(p) = partial().remove(file) else {
+        return Ok(());
+    };
+    let missing = ranged::gaps(&p.held, p.meta.size);
+    let fetched = runtime()?
+        .block_on(ranged::listed_ranges(p.store.as_ref(), &p.meta, &missing))
+        .map_err(|e| object_error(&p.url, describe(&e)))?;
+    let parts = missing.iter().zip(&fetched).map(|(r, b)| (r.start, &b[..]));
+    ranged::write_parts(file, parts, p.meta.last_modified.into())
+}
+
+/// One object into its laid-out `file`, streamed as it arrives.
+async fn fetch_one(
+    store: &dyn ObjectStore,
+    this: &ObjectUrl,
+    meta: &ObjectMeta,
+    file: &Path,
+) -> Result<()> {
+    let io = ranged::io_error(file);
+    let mut out = ranged::laid_out(file)?;
     let mut body = store
         .get(&meta.location)
         .await
-        .map_err(|e| object_error(&this, describe(&e)))?
+        .map_err(|e| object_error(this, describe(&e)))?
         .into_stream();
+    let mut written = 0u64;
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| object_error(&this, describe(&e)))?;
+        let chunk = chunk.map_err(|e| object_error(this, describe(&e)))?;
         out.write_all(&chunk).map_err(io)?;
+        written += chunk.len() as u64;
     }
+    // The object changed since it was listed: the copy is cut or extended to what came.
+    out.set_len(written).map_err(io)?;
     // `--keep oldest|newest` reads a document's date from its file.
     out.set_modified(SystemTime::from(meta.last_modified))
         .map_err(io)

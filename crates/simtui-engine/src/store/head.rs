@@ -1,0 +1,219 @@
+//! What `index --add` reads of a saved index of the current format: first its
+//! parameters, directory and files (to index the new documents with the saved width,
+//! and to refuse a file the index holds already), then, streamed a few thousand records
+//! at a time, its documents' ids and its groups' content hashes, each compared with the
+//! new documents' as it passes. Nothing is kept of a saved document: adding holds and
+//! allocates in proportion to the new documents, not to the saved ones. What is read is
+//! checked as `Check::Head` checks it (each segment's head against the checksum its
+//! directory lists), and each document's group against the groups saved before it.
+
+use super::bytes::{Bytes, Fault, Window};
+use super::decode::{Check, Layout, RECORDS, Records, Strings, Whole, checked, corrupt};
+use super::directory::Directory;
+use super::format::{DOC_RECORD, FileRec, Saved, VERSION, le32, le64};
+use crate::index::Params;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+
+/// A saved index's parameters, files and segments, its documents left in the file.
+pub(crate) struct Head {
+    /// What it was built with; `num_perm` is the saved signatures' width.
+    pub params: Params,
+    pub files: Vec<FileRec>,
+    /// Documents saved.
+    pub docs: usize,
+    pub dir: Directory,
+    segments: Vec<(u64, Layout)>,
+}
+
+/// What the saved documents share with new ones.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Seen {
+    /// The new ids a saved document has already.
+    pub taken: HashSet<String>,
+    /// Each new content a saved group has, with the first such group.
+    pub group_of: HashMap<u64, u32>,
+    /// Groups saved.
+    pub groups: u32,
+}
+
+impl Seen {
+    /// What `saved`, held whole, shares with the new `ids` and `contents`.
+    pub fn in_saved(saved: &Saved, ids: &HashSet<&str>, contents: &HashSet<u64>) -> Seen {
+        let mut seen = Seen::default();
+        for d in &saved.docs {
+            seen.id(d.id.as_bytes(), ids);
+        }
+        for &c in &saved.contents {
+            seen.content(c, contents);
+        }
+        seen
+    }
+
+    fn id(&mut self, id: &[u8], ids: &HashSet<&str>) {
+        if let Ok(id) = std::str::from_utf8(id)
+            && ids.contains(id)
+        {
+            self.taken.insert(id.to_string());
+        }
+    }
+
+    /// Counts a saved group of content `c`.
+    fn content(&mut self, c: u64, contents: &HashSet<u64>) {
+        if contents.contains(&c) {
+            self.group_of.entry(c).or_insert(self.groups);
+        }
+        self.groups += 1;
+    }
+}
+
+/// The head of the index file `file`, checked; None for a file of an older format (which
+/// `--add` reads whole, to convert it).
+pub(crate) fn head(file: &File) -> Result<Option<Head>, Fault> {
+    let mut start = [0u8; 12];
+    if file.size() < 12 {
+        return Ok(None);
+    }
+    file.read(0, &mut start)?;
+    if le32(&start, 8) != VERSION {
+        return Ok(None);
+    }
+    let Whole {
+        params,
+        front,
+        segments,
+        dir,
+    } = checked(file, Check::Head, Records::Files)?;
+    let docs = segments.iter().map(|(_, l)| l.counts[1]).sum();
+    Ok(Some(Head {
+        params,
+        files: front.files,
+        docs,
+        dir,
+        segments,
+    }))
+}
+
+impl Head {
+    /// The head of a saved index read whole (`saved`, its directory `dir`): to be added
+    /// to through [`Seen::in_saved`], never [`Head::seen`].
+    pub fn of_whole(saved: &Saved, dir: Directory) -> Head {
+        Head {
+            params: Params {
+                num_perm: saved.signatures.width(),
+                ..saved.params.clone()
+            },
+            files: saved.files.clone(),
+            docs: saved.docs.len(),
+            dir,
+            segments: Vec::new(),
+        }
+    }
+
+    /// What the saved documents (in `file`) share with the new `ids` and `contents`.
+    pub fn seen(
+        &self,
+        file: &File,
+        ids: &HashSet<&str>,
+        contents: &HashSet<u64>,
+    ) -> Result<Seen, Fault> {
+        let mut seen = Seen::default();
+        for ((start, l), entry) in self.segments.iter().zip(&self.dir.entries) {
+            let w = Window {
+                src: file,
+                start: *start,
+                len: entry.size,
+            };
+            let limit = seen.groups as usize + l.counts[2];
+            segment_ids(&w, l, limit, &mut |id| seen.id(id, ids))?;
+            let groups = l.counts[2];
+            for from in (0..groups).step_by(RECORDS) {
+                let n = RECORDS.min(groups - from);
+                let bytes = w.section(l.at[3] + from as u64 * 8, n as u64 * 8)?;
+                for c in bytes.chunks_exact(8) {
+                    seen.content(le64(c, 0), contents);
+                }
+            }
+        }
+        Ok(seen)
+    }
+}
+
+/// Calls `each` with the id of every document of a segment, in order, checking that its
+/// group is below `limit` (the groups of the segments up to it).
+fn segment_ids(
+    w: &Window<'_, File>,
+    l: &Layout,
+    limit: usize,
+    each: &mut dyn FnMut(&[u8]),
+) -> Result<(), Fault> {
+    let [_, docs, _, _, strings] = l.counts;
+    let table = Strings {
+        table: w.section(l.at[0], strings as u64)?,
+    };
+    for from in (0..docs).step_by(RECORDS) {
+        let n = RECORDS.min(docs - from);
+        let bytes = w.section(l.at[2] + from as u64 * DOC_RECORD, n as u64 * DOC_RECORD)?;
+        for r in bytes.chunks_exact(DOC_RECORD as usize) {
+            let group = le32(r, 12) as usize;
+            if group >= limit {
+                let what = format!("a document is in group {group} of {limit}");
+                return Err(corrupt(what).into());
+            }
+            each(table.get(le64(r, 0), le32(r, 8), "a document id")?);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::Silent;
+    use crate::source::WalkOptions;
+    use crate::storage::Budget;
+    use crate::store::{Mode, Request, add, open};
+
+    /// Streamed from a file of two segments, the ids and contents the saved documents
+    /// share with new ones are those of the index read whole: the same ids taken, each
+    /// content's first group.
+    #[test]
+    fn streamed_and_whole_reads_see_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+        for (root, names) in [(&one, ["a", "b", "c"]), (&two, ["d", "e", "f"])] {
+            std::fs::create_dir_all(root).unwrap();
+            for (i, n) in names.iter().enumerate() {
+                // Two contents in the first folder, both again and a third in the
+                // second (a group of the second segment).
+                let content = if root == &one { i % 2 } else { i };
+                let text = format!("shared words number {content} and more");
+                std::fs::write(root.join(format!("{n}.txt")), text).unwrap();
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let file = dir.path().join("x.idx");
+        let request = |roots: Vec<std::path::PathBuf>| Request {
+            file: file.clone(),
+            roots,
+            walk: WalkOptions::default(),
+            params: Params::default(),
+            mode: Mode::Create,
+            budget: Budget::new(0, None),
+        };
+        open(&request(vec![one.clone()]), &Silent).unwrap();
+        add(&request(vec![two.clone()]), &Silent).unwrap();
+        let raw = File::open(&file).unwrap();
+        let head = head(&raw).unwrap().expect("the current format");
+        assert_eq!((head.dir.entries.len(), head.docs), (2, 6));
+        let saved = super::super::load(&file).unwrap();
+        let ids: HashSet<&str> = saved.docs.iter().map(|d| d.id.as_str()).take(4).collect();
+        let contents: HashSet<u64> = saved.contents.iter().copied().chain([7]).collect();
+        let streamed = head.seen(&raw, &ids, &contents).unwrap();
+        assert_eq!(streamed, Seen::in_saved(&saved, &ids, &contents));
+        assert_eq!(streamed.taken.len(), 4);
+        assert_eq!(streamed.groups, 3);
+        assert_eq!(streamed.group_of.len(), 3, "{streamed:?}");
+        assert!(streamed.group_of.values().any(|&g| g == 2), "{streamed:?}");
+    }
+}

@@ -1,0 +1,26 @@
+//! What an index holds in memory past `--memory`, as the commands warn of it on stderr
+//! and the explorer says it on its status line and in its log.
+
+use simtui_engine::index::Index;
+use simtui_engine::storage::Budget;
+
+/// What an index holds in memory past `--memory`, each part named with its size, when
+/// it is over: a document's record is kept whatever the limit.
+pub fn over_memory(index: &Index, budget: &Budget) -> Option<String> {
+    if !budget.is_limited() || index.held() <= budget.bytes {
+        return None;
+    }
+    let human = super::progress::human;
+    let parts: Vec<String> = index
+        .held_by_part()
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(what, n)| format!("{what} {}", human(*n)))
+        .collect();
+    Some(format!(
+        "the index holds {} in memory, over --memory {}: {} (a document's record is kept in memory whatever the limit)",
+        human(index.held()),
+        human(budget.bytes),
+        parts.join(", ")
+    ))
+}
