@@ -11,11 +11,13 @@
 //! frequency count and no probe at all.
 //!
 //! Any order works as long as it is the same for every set, so the frequencies are
-//! counted over the top bits of the hashes (a rare merge of two shingles only makes one
-//! look commoner, which costs a little speed, never a pair); for the same reason the
-//! inverted index groups prefix shingles by their top bits, and a merge only adds a
-//! candidate that verification rejects.
+//! counted in a table of counters indexed by the top bits of the hashes (a merge of two
+//! shingles in one counter only makes them look commoner, which costs a little speed,
+//! never a pair: see [`frequency`]). The inverted index sorts prefix shingles by their
+//! top bits and splits the rare run that merges two by hash: its lists are exact, as the
+//! positional filter needs.
 
+mod frequency;
 mod limits;
 
 use crate::error::Result;
@@ -42,9 +44,6 @@ pub struct GroupPair {
 // A pair is 16 bytes (see PAIR_BYTES).
 const _: () = assert!(std::mem::size_of::<GroupPair>() == 16);
 
-/// Frequencies are counted a slice of the hash space at a time (by its top bits), so
-/// that what is sorted at once is at most about this many shingles.
-const SLICE_SHINGLES: usize = 1 << 23;
 /// Most shingles a corpus may have here: positions are packed beside hash bits in a u64.
 const MAX_POSITION_BITS: u32 = 40;
 /// Probing ranks are packed beside a flag in a u32.
@@ -95,9 +94,8 @@ pub fn memory_needed(sets: &ShingleSets, floor: f64) -> u64 {
         .sum();
     let read = (0..sets.len()).map(|g| sets.load_bytes(g as u32)).sum();
     let total = sets.total() as u64;
-    // Sort keys grow to at most twice a slice (see `frequencies`).
-    let keys = 16 * total.min(2 * SLICE_SHINGLES as u64);
-    Held::bound(sets.len() as u64, total, read, prefix, keys)
+    let counting = frequency::counting_bytes(sets.total(), sets.len());
+    Held::bound(sets.len() as u64, total, read, prefix, counting)
 }
 
 /// Every pair of distinct sets with Jaccard similarity ≥ `floor` (exactly the pairs a
@@ -156,8 +154,9 @@ fn accounted(
         return Err(too_large(format!("{total} shingles")));
     }
     let n = sets.len() as u64;
-    let (freq, keys) = frequencies(sets, progress, n)?;
-    (held.freq, held.keys) = (freq.len() as u64, keys);
+    let freq = frequency::frequencies(sets, progress, n)?;
+    held.freq = freq.len() as u64;
+    held.counting = frequency::counting_bytes(total, sets.len());
     let order = by_size(sets);
     held.order = heap(&order);
     let prefixes = Prefixes::build(sets, &order, &freq, floor);
@@ -174,66 +173,6 @@ fn accounted(
     held.probing = probing;
     let held = held.peak() + PAIR_BYTES * pairs.len() as u64;
     Ok((pairs, held))
-}
-
-/// How many sets hold each shingle occurrence's shingle (saturating at 255), by the
-/// occurrence's position in the sets' data.
-/// Also the bytes its sort keys took at most.
-fn frequencies(sets: &Slab<u64>, progress: &dyn Progress, n: u64) -> Result<(Vec<AtomicU8>, u64)> {
-    let total = sets.total();
-    let pos_bits = bits_for(total);
-    let pos_mask = (1u64 << pos_bits) - 1;
-    // A power of two of slices, at most 2^16 (the bits a key loses to the slice).
-    let slice_bits = bits_for(total / SLICE_SHINGLES).min(16);
-    let slices = 1u64 << slice_bits;
-    let top = |h: u64| h.checked_shr(64 - slice_bits).unwrap_or(0);
-    let freq: Vec<AtomicU8> = std::iter::repeat_with(|| AtomicU8::new(0))
-        .take(total)
-        .collect();
-    let mut keys: Vec<u64> = Vec::new();
-    for slice in 0..slices {
-        check(progress)?;
-        keys.clear();
-        // The sets are sorted, so a slice of the hash space is a run of each. A key is
-        // the hash less its slice bits, its low bits replaced by the position.
-        keys.par_extend((0..sets.len()).into_par_iter().flat_map_iter(|g| {
-            let set = sets.get(g);
-            let base = sets.start(g) as u64;
-            let from = set.partition_point(|&h| top(h) < slice);
-            let to = set.partition_point(|&h| top(h) <= slice);
-            (from..to).map(move |i| ((set[i] << slice_bits) & !pos_mask) | (base + i as u64))
-        }));
-        keys.par_sort_unstable();
-        for_runs(&keys, pos_bits, |run| {
-            let f = run.len().min(u8::MAX as usize) as u8;
-            for k in run {
-                freq[(k & pos_mask) as usize].store(f, Ordering::Relaxed);
-            }
-        });
-        progress.update(Stage::Verify, (slice + 1) * n / slices, 2 * n);
-    }
-    Ok((freq, heap(&keys)))
-}
-
-/// Calls `f` on each run of keys equal above their low `low_bits`, in parallel: the keys
-/// are cut into a few pieces at run boundaries.
-fn for_runs(keys: &[u64], low_bits: u32, f: impl Fn(&[u64]) + Sync) {
-    let same = |x: u64, y: u64| x >> low_bits == y >> low_bits;
-    let pieces = rayon::current_num_threads() * 4;
-    let mut cuts = vec![0];
-    for p in 1..pieces {
-        let mut c = (keys.len() * p / pieces).max(*cuts.last().unwrap());
-        while c > 0 && c < keys.len() && same(keys[c - 1], keys[c]) {
-            c += 1;
-        }
-        cuts.push(c);
-    }
-    cuts.push(keys.len());
-    cuts.par_windows(2).for_each(|w| {
-        for run in keys[w[0]..w[1]].chunk_by(|&x, &y| same(x, y)) {
-            f(run);
-        }
-    });
 }
 
 /// The non-empty sets by (size, number): the order sets are probed in, so that a set
@@ -264,15 +203,17 @@ struct Token {
     hash: u64,
     /// Its position in the set, rarest first.
     pos: u32,
-    /// Beyond the indexing prefix: probed with, never probed.
-    probe_only: bool,
+    /// The set's probing rank, flagged with [`PROBE_ONLY`] when the shingle is beyond
+    /// its indexing prefix (probed with, never probed): its posting in the index.
+    rank: u32,
 }
 
 impl Prefixes {
     fn build(sets: &Slab<u64>, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
         let per: Vec<Vec<Token>> = order
             .par_iter()
-            .map_init(Vec::new, |shared, &g| {
+            .enumerate()
+            .map_init(Vec::new, |shared, (rank, &g)| {
                 let set = sets.get(g as usize);
                 let base = sets.start(g as usize);
                 shared.clear();
@@ -298,7 +239,7 @@ impl Prefixes {
                     .map(|(i, &(_, hash))| Token {
                         hash,
                         pos: (unique + i) as u32,
-                        probe_only: i >= indexed,
+                        rank: rank as u32 | if i >= indexed { PROBE_ONLY } else { 0 },
                     })
                     .collect()
             })
@@ -349,52 +290,47 @@ struct PrefixIndex {
 
 impl PrefixIndex {
     fn build(prefixes: &Prefixes) -> PrefixIndex {
-        let m = prefixes.tokens.len();
+        let tokens = &prefixes.tokens;
+        let m = tokens.len();
         let o_bits = bits_for(m);
         let o_mask = (1u64 << o_bits) - 1;
-        // The set (its probing rank) of each prefix occurrence.
-        let mut rank_of = vec![0u32; m];
-        for (i, w) in prefixes.start.windows(2).enumerate() {
-            rank_of[w[0]..w[1]].fill(i as u32);
-        }
-        let tokens = &prefixes.tokens;
         let mut keys: Vec<u64> = tokens
             .par_iter()
             .enumerate()
             .map(|(o, t)| (t.hash & !o_mask) | o as u64)
             .collect();
         keys.par_sort_unstable();
-        // A run of keys equal in their top bits holds one shingle, but for a rare merge of
-        // two: those are sorted by hash, to keep each list exact.
-        let hash = |k: u64| tokens[(k & o_mask) as usize].hash;
-        for run in keys.chunk_by_mut(|x, y| x >> o_bits == y >> o_bits) {
-            if run.iter().any(|&k| hash(k) != hash(run[0])) {
-                run.sort_unstable_by_key(|&k| (hash(k), k));
-            }
-        }
-        // Occurrences ascend within a list, and so do ranks: sets are laid out in
-        // probing order.
-        let mut post = vec![Posting::default(); m];
+        let shift = o_bits;
+        // A run of keys equal in their high bits holds one shingle, but for a rare merge
+        // of two: those are sorted by hash, to keep each list exact. Occurrences ascend
+        // within a list (the sort is stable), and so do ranks: sets are laid out in
+        // probing order. A run's tokens are read where the sort put them, and again at
+        // once (from the cache).
+        let token = |k: u64| tokens[(k & o_mask) as usize];
+        let mut post = Vec::with_capacity(m);
         let (mut first, mut at) = (vec![0u32; m], vec![0u32; m]);
         let mut work = 0u64;
-        let mut k = 0usize;
-        for run in keys.chunk_by(|&x, &y| hash(x) == hash(y)) {
-            let begin = k;
-            for &key in run {
-                let o = (key & o_mask) as usize;
-                let flag = if tokens[o].probe_only { PROBE_ONLY } else { 0 };
-                post[k] = Posting {
-                    rank: rank_of[o] | flag,
-                    pos: tokens[o].pos,
-                };
-                first[o] = begin as u32;
-                at[o] = k as u32;
-                k += 1;
+        for run in keys.chunk_by_mut(|x, y| x >> shift == y >> shift) {
+            let h = token(run[0]).hash;
+            if run.iter().any(|&k| token(k).hash != h) {
+                run.sort_unstable_by_key(|&k| (token(k).hash, k));
             }
-            let l = run.len() as u64;
-            work += l * (l - 1) / 2;
+            for list in run.chunk_by(|&x, &y| token(x).hash == token(y).hash) {
+                let begin = post.len() as u32;
+                for &k in list {
+                    let (o, t) = ((k & o_mask) as usize, token(k));
+                    first[o] = begin;
+                    at[o] = post.len() as u32;
+                    post.push(Posting {
+                        rank: t.rank,
+                        pos: t.pos,
+                    });
+                }
+                let l = list.len() as u64;
+                work += l * (l - 1) / 2;
+            }
         }
-        let building = heap(&rank_of) + heap(&keys) + heap(&post) + heap(&first) + heap(&at);
+        let building = heap(&keys) + heap(&post) + heap(&first) + heap(&at);
         PrefixIndex {
             post,
             first,

@@ -119,8 +119,8 @@ pub(super) struct Held {
     pub(super) read: u64,
     /// A frequency byte per shingle.
     pub(super) freq: u64,
-    /// A slice of the hash space's sort keys (counting the frequencies).
-    pub(super) keys: u64,
+    /// Counting the frequencies: each worker's counters and cursors.
+    pub(super) counting: u64,
     /// The sets in probing order.
     pub(super) order: u64,
     /// The prefixes as each set's worker made them, then laid out in one vector.
@@ -138,19 +138,19 @@ pub(super) struct Held {
 impl Held {
     /// Bounds of what the join holds at each step, from the number of sets `n`, their
     /// shingles (`total`), the bytes of them read back, the most prefix shingles
-    /// (`prefix`) and the most bytes of sort keys (`keys`).
-    pub(super) fn bound(n: u64, total: u64, read: u64, prefix: u64, keys: u64) -> u64 {
+    /// (`prefix`) and the bytes counting the frequencies takes (`counting`).
+    pub(super) fn bound(n: u64, total: u64, read: u64, prefix: u64, counting: u64) -> u64 {
         let threads = rayon::current_num_threads() as u64;
         Held {
             read,
             freq: total,
-            keys,
+            counting,
             // Collected from a filter: up to twice what it holds.
             order: 8 * n,
             building: 24 * n + 32 * prefix + 8 * (n + 1),
             prefixes: 16 * prefix + 8 * (n + 1),
-            // Sort keys, ranks, postings (rank and position), first and at.
-            indexing: 28 * prefix,
+            // Sort keys, postings (rank and position), first and at.
+            indexing: 24 * prefix,
             index: 16 * prefix,
             // Counts and candidates per worker, sizes, a vector of pairs per set.
             probing: 8 * n * threads + 4 * n + 24 * n,
@@ -162,7 +162,7 @@ impl Held {
     pub(super) fn peak(&self) -> u64 {
         let h = self;
         [
-            h.freq + h.keys,
+            h.freq + h.counting,
             h.freq + h.order + h.building,
             h.order + h.prefixes + h.indexing,
             h.order + h.prefixes + h.index + h.probing,
