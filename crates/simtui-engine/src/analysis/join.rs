@@ -601,8 +601,8 @@ mod tests {
     proptest! {
         /// The join keeps exactly the pairs (and J) a comparison of every pair keeps, on
         /// corpora of overlapping sets drawn from a small vocabulary: hashes spread over
-        /// the whole space, or all small (every shingle in one slice, and merged when
-        /// counted: slower, never wrong), at any floor.
+        /// the whole space, or all small (every shingle in one counter, and in one run
+        /// of the index's sort: slower, never wrong), at any floor.
         #[test]
         fn equals_brute_force(
             raw in vec(btree_set(0u64..48, 0..24), 0..40),

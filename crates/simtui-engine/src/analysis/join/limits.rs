@@ -127,8 +127,7 @@ pub(super) struct Held {
     pub(super) building: u64,
     /// The prefixes laid out.
     pub(super) prefixes: u64,
-    /// Their inverted index as it is built (the sort keys and each occurrence's rank
-    /// included), then as it is kept.
+    /// Their inverted index as it is built (its sort keys included), then as it is kept.
     pub(super) indexing: u64,
     pub(super) index: u64,
     /// The probing workers' scratch, and each set's vector of pairs.
