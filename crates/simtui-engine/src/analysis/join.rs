@@ -11,11 +11,13 @@
 //! frequency count and no probe at all.
 //!
 //! Any order works as long as it is the same for every set, so the frequencies are
-//! counted over the top bits of the hashes (a rare merge of two shingles only makes one
-//! look commoner, which costs a little speed, never a pair); for the same reason the
-//! inverted index groups prefix shingles by their top bits, and a merge only adds a
-//! candidate that verification rejects.
+//! counted in a table of counters indexed by the top bits of the hashes (a merge of two
+//! shingles in one counter only makes them look commoner, which costs a little speed,
+//! never a pair: see [`frequency`]). The inverted index sorts prefix shingles by their
+//! top bits and splits the rare run that merges two by hash: its lists are exact, as the
+//! positional filter needs.
 
+mod frequency;
 mod limits;
 
 use crate::error::Result;
@@ -42,9 +44,6 @@ pub struct GroupPair {
 // A pair is 16 bytes (see PAIR_BYTES).
 const _: () = assert!(std::mem::size_of::<GroupPair>() == 16);
 
-/// Frequencies are counted a slice of the hash space at a time (by its top bits), so
-/// that what is sorted at once is at most about this many shingles.
-const SLICE_SHINGLES: usize = 1 << 23;
 /// Most shingles a corpus may have here: positions are packed beside hash bits in a u64.
 const MAX_POSITION_BITS: u32 = 40;
 /// Probing ranks are packed beside a flag in a u32.
@@ -95,9 +94,8 @@ pub fn memory_needed(sets: &ShingleSets, floor: f64) -> u64 {
         .sum();
     let read = (0..sets.len()).map(|g| sets.load_bytes(g as u32)).sum();
     let total = sets.total() as u64;
-    // Sort keys grow to at most twice a slice (see `frequencies`).
-    let keys = 16 * total.min(2 * SLICE_SHINGLES as u64);
-    Held::bound(sets.len() as u64, total, read, prefix, keys)
+    let counting = frequency::counting_bytes(sets.total(), sets.len());
+    Held::bound(sets.len() as u64, total, read, prefix, counting)
 }
 
 /// Every pair of distinct sets with Jaccard similarity ≥ `floor` (exactly the pairs a
@@ -156,8 +154,9 @@ fn accounted(
         return Err(too_large(format!("{total} shingles")));
     }
     let n = sets.len() as u64;
-    let (freq, keys) = frequencies(sets, progress, n)?;
-    (held.freq, held.keys) = (freq.len() as u64, keys);
+    let freq = frequency::frequencies(sets, progress, n)?;
+    held.freq = freq.len() as u64;
+    held.counting = frequency::counting_bytes(total, sets.len());
     let order = by_size(sets);
     held.order = heap(&order);
     let prefixes = Prefixes::build(sets, &order, &freq, floor);
@@ -170,78 +169,10 @@ fn accounted(
         return Err(too_large(format!("{} prefix pairs to probe", index.work)));
     }
     let budget = PairBudget::within(limits, limits.max_bytes.saturating_sub(needed));
-    let (pairs, probing) = probe(
-        sets,
-        &order,
-        &prefixes.start,
-        &index,
-        floor,
-        &budget,
-        progress,
-    )?;
+    let (pairs, probing) = probe(sets, &order, &prefixes, &index, floor, &budget, progress)?;
     held.probing = probing;
     let held = held.peak() + PAIR_BYTES * pairs.len() as u64;
     Ok((pairs, held))
-}
-
-/// How many sets hold each shingle occurrence's shingle (saturating at 255), by the
-/// occurrence's position in the sets' data.
-/// Also the bytes its sort keys took at most.
-fn frequencies(sets: &Slab<u64>, progress: &dyn Progress, n: u64) -> Result<(Vec<AtomicU8>, u64)> {
-    let total = sets.total();
-    let pos_bits = bits_for(total);
-    let pos_mask = (1u64 << pos_bits) - 1;
-    // A power of two of slices, at most 2^16 (the bits a key loses to the slice).
-    let slice_bits = bits_for(total / SLICE_SHINGLES).min(16);
-    let slices = 1u64 << slice_bits;
-    let top = |h: u64| h.checked_shr(64 - slice_bits).unwrap_or(0);
-    let freq: Vec<AtomicU8> = std::iter::repeat_with(|| AtomicU8::new(0))
-        .take(total)
-        .collect();
-    let mut keys: Vec<u64> = Vec::new();
-    for slice in 0..slices {
-        check(progress)?;
-        keys.clear();
-        // The sets are sorted, so a slice of the hash space is a run of each. A key is
-        // the hash less its slice bits, its low bits replaced by the position.
-        keys.par_extend((0..sets.len()).into_par_iter().flat_map_iter(|g| {
-            let set = sets.get(g);
-            let base = sets.start(g) as u64;
-            let from = set.partition_point(|&h| top(h) < slice);
-            let to = set.partition_point(|&h| top(h) <= slice);
-            (from..to).map(move |i| ((set[i] << slice_bits) & !pos_mask) | (base + i as u64))
-        }));
-        keys.par_sort_unstable();
-        for_runs(&keys, pos_bits, |run| {
-            let f = run.len().min(u8::MAX as usize) as u8;
-            for k in run {
-                freq[(k & pos_mask) as usize].store(f, Ordering::Relaxed);
-            }
-        });
-        progress.update(Stage::Verify, (slice + 1) * n / slices, 2 * n);
-    }
-    Ok((freq, heap(&keys)))
-}
-
-/// Calls `f` on each run of keys equal above their low `low_bits`, in parallel: the keys
-/// are cut into a few pieces at run boundaries.
-fn for_runs(keys: &[u64], low_bits: u32, f: impl Fn(&[u64]) + Sync) {
-    let same = |x: u64, y: u64| x >> low_bits == y >> low_bits;
-    let pieces = rayon::current_num_threads() * 4;
-    let mut cuts = vec![0];
-    for p in 1..pieces {
-        let mut c = (keys.len() * p / pieces).max(*cuts.last().unwrap());
-        while c > 0 && c < keys.len() && same(keys[c - 1], keys[c]) {
-            c += 1;
-        }
-        cuts.push(c);
-    }
-    cuts.push(keys.len());
-    cuts.par_windows(2).for_each(|w| {
-        for run in keys[w[0]..w[1]].chunk_by(|&x, &y| same(x, y)) {
-            f(run);
-        }
-    });
 }
 
 /// The non-empty sets by (size, number): the order sets are probed in, so that a set
@@ -256,19 +187,33 @@ fn by_size(sets: &Slab<u64>) -> Vec<u32> {
 
 /// Each set's probing prefix, less the shingles no other set holds (they pair with
 /// nothing), in probing order: set `order[i]`'s are `tokens[start[i]..start[i + 1]]`,
-/// each with whether it is beyond the shorter indexing prefix.
+/// rarest first, each with its position among all of the set's shingles in that order
+/// (the shingles no other set holds come first) and whether it is beyond the shorter
+/// indexing prefix.
 struct Prefixes {
     start: Vec<usize>,
-    tokens: Vec<(u64, bool)>,
+    tokens: Vec<Token>,
     /// Bytes held while they were built (each set's, then all laid out).
     building: u64,
 }
 
+/// One shingle of a prefix.
+#[derive(Clone, Copy)]
+struct Token {
+    hash: u64,
+    /// Its position in the set, rarest first.
+    pos: u32,
+    /// The set's probing rank, flagged with [`PROBE_ONLY`] when the shingle is beyond
+    /// its indexing prefix (probed with, never probed): its posting in the index.
+    rank: u32,
+}
+
 impl Prefixes {
     fn build(sets: &Slab<u64>, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
-        let per: Vec<Vec<(u64, bool)>> = order
+        let per: Vec<Vec<Token>> = order
             .par_iter()
-            .map_init(Vec::new, |shared, &g| {
+            .enumerate()
+            .map_init(Vec::new, |shared, (rank, &g)| {
                 let set = sets.get(g as usize);
                 let base = sets.start(g as usize);
                 shared.clear();
@@ -285,14 +230,17 @@ impl Prefixes {
                 if want < shared.len() {
                     shared.select_nth_unstable(want - 1);
                 }
+                // In the order every set agrees on, so that positions bound the overlap.
                 let prefix = &mut shared[..want];
-                if indexed > 0 && indexed < want {
-                    prefix.select_nth_unstable(indexed - 1);
-                }
+                prefix.sort_unstable();
                 prefix
                     .iter()
                     .enumerate()
-                    .map(|(i, &(_, h))| (h, i >= indexed))
+                    .map(|(i, &(_, hash))| Token {
+                        hash,
+                        pos: (unique + i) as u32,
+                        rank: rank as u32 | if i >= indexed { PROBE_ONLY } else { 0 },
+                    })
                     .collect()
             })
             .collect();
@@ -318,12 +266,20 @@ impl Prefixes {
     }
 }
 
+/// One set in a list of the inverted index: its probing rank, flagged with
+/// [`PROBE_ONLY`] when the shingle is beyond its indexing prefix (it is there to be
+/// found, not to be probed), and the shingle's position in it.
+#[derive(Clone, Copy, Default)]
+struct Posting {
+    rank: u32,
+    pos: u32,
+}
+
 /// The inverted index of the prefixes: for the prefix shingle at `tokens[o]`, the sets
-/// before it (in probing order) whose prefixes hold it are `post[first[o]..at[o]]`, their
-/// probing ranks, flagged with [`PROBE_ONLY`] when the shingle is beyond their indexing
-/// prefix (they are there to be found, not to be probed).
+/// before it (in probing order) whose prefixes hold that shingle are
+/// `post[first[o]..at[o]]`, by rank.
 struct PrefixIndex {
-    post: Vec<u32>,
+    post: Vec<Posting>,
     first: Vec<u32>,
     at: Vec<u32>,
     /// Σ over the lists of (length choose 2): the most probes.
@@ -334,41 +290,47 @@ struct PrefixIndex {
 
 impl PrefixIndex {
     fn build(prefixes: &Prefixes) -> PrefixIndex {
-        let m = prefixes.tokens.len();
+        let tokens = &prefixes.tokens;
+        let m = tokens.len();
         let o_bits = bits_for(m);
         let o_mask = (1u64 << o_bits) - 1;
-        // The set (its probing rank) of each prefix occurrence, flagged.
-        let mut rank_of = vec![0u32; m];
-        for (i, w) in prefixes.start.windows(2).enumerate() {
-            for (o, r) in (w[0]..w[1]).zip(&mut rank_of[w[0]..w[1]]) {
-                *r = i as u32 | if prefixes.tokens[o].1 { PROBE_ONLY } else { 0 };
-            }
-        }
-        let mut keys: Vec<u64> = prefixes
-            .tokens
+        let mut keys: Vec<u64> = tokens
             .par_iter()
             .enumerate()
-            .map(|(o, &(h, _))| (h & !o_mask) | o as u64)
+            .map(|(o, t)| (t.hash & !o_mask) | o as u64)
             .collect();
         keys.par_sort_unstable();
-        // Occurrences ascend within a list, and so do ranks: sets are laid out in
-        // probing order.
-        let (mut post, mut first, mut at) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
+        let shift = o_bits;
+        // A run of keys equal in their high bits holds one shingle, but for a rare merge
+        // of two: those are sorted by hash, to keep each list exact. Occurrences ascend
+        // within a list (the sort is stable), and so do ranks: sets are laid out in
+        // probing order. A run's tokens are read where the sort put them, and again at
+        // once (from the cache).
+        let token = |k: u64| tokens[(k & o_mask) as usize];
+        let mut post = Vec::with_capacity(m);
+        let (mut first, mut at) = (vec![0u32; m], vec![0u32; m]);
         let mut work = 0u64;
-        let mut k = 0usize;
-        for run in keys.chunk_by(|x, y| x >> o_bits == y >> o_bits) {
-            let begin = k;
-            for &key in run {
-                let o = (key & o_mask) as usize;
-                post[k] = rank_of[o];
-                first[o] = begin as u32;
-                at[o] = k as u32;
-                k += 1;
+        for run in keys.chunk_by_mut(|x, y| x >> shift == y >> shift) {
+            let h = token(run[0]).hash;
+            if run.iter().any(|&k| token(k).hash != h) {
+                run.sort_unstable_by_key(|&k| (token(k).hash, k));
             }
-            let l = run.len() as u64;
-            work += l * (l - 1) / 2;
+            for list in run.chunk_by(|&x, &y| token(x).hash == token(y).hash) {
+                let begin = post.len() as u32;
+                for &k in list {
+                    let (o, t) = ((k & o_mask) as usize, token(k));
+                    first[o] = begin;
+                    at[o] = post.len() as u32;
+                    post.push(Posting {
+                        rank: t.rank,
+                        pos: t.pos,
+                    });
+                }
+                let l = list.len() as u64;
+                work += l * (l - 1) / 2;
+            }
         }
-        let building = heap(&rank_of) + heap(&keys) + heap(&post) + heap(&first) + heap(&at);
+        let building = heap(&keys) + heap(&post) + heap(&first) + heap(&at);
         PrefixIndex {
             post,
             first,
@@ -398,13 +360,77 @@ fn overlap_at_least(x: &[u64], y: &[u64], need: usize) -> Option<usize> {
     (n >= need).then_some(n)
 }
 
+/// A candidate's count once the positions have shown it cannot reach J ≥ s.
+const PRUNED: u32 = u32::MAX;
+
+/// One worker's scratch, kept across the sets it probes: the shared prefix shingles
+/// counted so far per candidate (by rank; [`PRUNED`] once it cannot reach the floor),
+/// and the candidates touched.
+struct Scratch {
+    count: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+/// The fewest shingles two sets of `nx` and `ny` must share for J ≥ `floor`:
+/// J ≥ s ⇔ |x ∩ y| ≥ s/(1+s)·(|x| + |y|).
+fn need_for(floor: f64, nx: usize, ny: usize) -> usize {
+    ceil_loose(floor / (1.0 + floor) * (nx + ny) as f64)
+}
+
+/// The candidates of the set of rank `i` (`x`, of prefix `tokens`) among the sets before
+/// it, counted in `scratch`: each shared prefix shingle adds one, unless the shingles
+/// left after it on either side (their positions say how many) cannot make up the
+/// overlap J ≥ s needs, and then the candidate is pruned (PPJoin's positional filter).
+/// A common shingle before one found is in both prefixes, so it was counted: the count
+/// plus what is left bounds the overlap.
+fn candidates(
+    i: usize,
+    nx: usize,
+    tokens: (std::ops::Range<usize>, &[Token]),
+    index: &PrefixIndex,
+    sizes: &[u32],
+    floor: f64,
+    scratch: &mut Scratch,
+) {
+    let smallest = min_overlap(floor, nx);
+    let (range, all) = tokens;
+    for o in range {
+        let px = all[o].pos as usize;
+        let list = &index.post[index.first[o] as usize..index.at[o] as usize];
+        for p in list.iter().rev() {
+            if p.rank & PROBE_ONLY != 0 {
+                continue; // beyond its indexing prefix
+            }
+            let y = p.rank as usize;
+            let ny = sizes[y] as usize;
+            if ny < smallest {
+                break; // and so are all the sets before it
+            }
+            debug_assert!(y != i);
+            let c = scratch.count[y];
+            if c == PRUNED {
+                continue;
+            }
+            let left = (nx - px - 1).min(ny - p.pos as usize - 1);
+            if c as usize + 1 + left < need_for(floor, nx, ny) {
+                scratch.count[y] = PRUNED;
+            } else {
+                scratch.count[y] = c + 1;
+            }
+            if c == 0 {
+                scratch.touched.push(y as u32);
+            }
+        }
+    }
+}
+
 /// Probes each set's prefix against the sets before it and verifies the candidates;
 /// the pairs, and the bytes of its workers' scratch and of its vectors of pairs beyond
 /// the pairs' own [`PAIR_BYTES`].
 fn probe(
     sets: &Slab<u64>,
     order: &[u32],
-    start: &[usize],
+    prefixes: &Prefixes,
     index: &PrefixIndex,
     floor: f64,
     budget: &PairBudget,
@@ -412,55 +438,52 @@ fn probe(
 ) -> Result<(Vec<GroupPair>, u64)> {
     let n = sets.len() as u64;
     let ranks = order.len();
+    let sizes: Vec<u32> = order
+        .iter()
+        .map(|&g| sets.get(g as usize).len() as u32)
+        .collect();
     let done = AtomicU64::new(0);
+    let start = &prefixes.start;
     let per = (0..ranks)
         .into_par_iter()
         .map_init(
-            || vec![u32::MAX; ranks],
-            |seen, i| {
+            || Scratch {
+                count: vec![0; ranks],
+                // A set touches each set before it at most once: never grown.
+                touched: Vec::with_capacity(ranks),
+            },
+            |scratch, i| {
                 if budget.is_over() {
                     return Err(Cancelled);
                 }
                 check(progress)?;
                 let gx = order[i];
                 let x = sets.get(gx as usize);
-                let smallest = min_overlap(floor, x.len());
+                let tokens = (start[i]..start[i + 1], &prefixes.tokens[..]);
+                candidates(i, x.len(), tokens, index, &sizes, floor, scratch);
                 let mut pairs = Vec::new();
-                for o in start[i]..start[i + 1] {
-                    let list = &index.post[index.first[o] as usize..index.at[o] as usize];
-                    for &y in list.iter().rev() {
-                        if y & PROBE_ONLY != 0 {
-                            continue; // beyond its indexing prefix
-                        }
-                        if y as usize == i {
-                            continue; // an earlier shingle of its own, merged by its top bits
-                        }
-                        let gy = order[y as usize];
-                        let set_y = sets.get(gy as usize);
-                        if set_y.len() < smallest {
-                            break; // and so are all the sets before it
-                        }
-                        if seen[y as usize] == i as u32 {
-                            continue;
-                        }
-                        seen[y as usize] = i as u32;
-                        // J ≥ s ⇔ |x ∩ y| ≥ s/(1+s)·(|x| + |y|).
-                        let need =
-                            ceil_loose(floor / (1.0 + floor) * (x.len() + set_y.len()) as f64);
-                        let Some(inter) = overlap_at_least(x, set_y, need) else {
-                            continue;
-                        };
-                        // As verify::jaccard computes it, to the bit.
-                        let j = inter as f64 / (x.len() + set_y.len() - inter) as f64;
-                        if j >= floor {
-                            pairs.push(GroupPair {
-                                a: gx.min(gy),
-                                b: gx.max(gy),
-                                jaccard: j,
-                            });
-                        }
+                for &y in &scratch.touched {
+                    let c = std::mem::take(&mut scratch.count[y as usize]);
+                    if c == PRUNED {
+                        continue;
+                    }
+                    let gy = order[y as usize];
+                    let set_y = sets.get(gy as usize);
+                    let need = need_for(floor, x.len(), set_y.len());
+                    let Some(inter) = overlap_at_least(x, set_y, need) else {
+                        continue;
+                    };
+                    // As verify::jaccard computes it, to the bit.
+                    let j = inter as f64 / (x.len() + set_y.len() - inter) as f64;
+                    if j >= floor {
+                        pairs.push(GroupPair {
+                            a: gx.min(gy),
+                            b: gx.max(gy),
+                            jaccard: j,
+                        });
                     }
                 }
+                scratch.touched.clear();
                 // Held until all are gathered: no room to spare.
                 pairs.shrink_to_fit();
                 budget.add(pairs.len());
@@ -474,7 +497,8 @@ fn probe(
         .collect::<std::result::Result<Vec<Vec<GroupPair>>, Cancelled>>();
     let per = budget.finish(per, floor)?;
     let mut pairs = Vec::with_capacity(per.iter().map(Vec::len).sum());
-    let scratch = 4 * ranks as u64 * rayon::current_num_threads() as u64;
+    // Each worker's counts and candidates touched, and the sizes by rank.
+    let scratch = 8 * ranks as u64 * rayon::current_num_threads() as u64 + heap(&sizes);
     let beyond = (heap(&per) + per.iter().map(heap).sum::<u64>() + heap(&pairs))
         .saturating_sub(PAIR_BYTES * pairs.capacity() as u64);
     for p in per {
@@ -577,8 +601,8 @@ mod tests {
     proptest! {
         /// The join keeps exactly the pairs (and J) a comparison of every pair keeps, on
         /// corpora of overlapping sets drawn from a small vocabulary: hashes spread over
-        /// the whole space, or all small (every shingle in one slice, and merged when
-        /// counted: slower, never wrong), at any floor.
+        /// the whole space, or all small (every shingle in one counter, and in one run
+        /// of the index's sort: slower, never wrong), at any floor.
         #[test]
         fn equals_brute_force(
             raw in vec(btree_set(0u64..48, 0..24), 0..40),

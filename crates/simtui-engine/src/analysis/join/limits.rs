@@ -119,16 +119,15 @@ pub(super) struct Held {
     pub(super) read: u64,
     /// A frequency byte per shingle.
     pub(super) freq: u64,
-    /// A slice of the hash space's sort keys (counting the frequencies).
-    pub(super) keys: u64,
+    /// Counting the frequencies: each worker's counters and cursors.
+    pub(super) counting: u64,
     /// The sets in probing order.
     pub(super) order: u64,
     /// The prefixes as each set's worker made them, then laid out in one vector.
     pub(super) building: u64,
     /// The prefixes laid out.
     pub(super) prefixes: u64,
-    /// Their inverted index as it is built (the sort keys and each occurrence's rank
-    /// included), then as it is kept.
+    /// Their inverted index as it is built (its sort keys included), then as it is kept.
     pub(super) indexing: u64,
     pub(super) index: u64,
     /// The probing workers' scratch, and each set's vector of pairs.
@@ -138,20 +137,22 @@ pub(super) struct Held {
 impl Held {
     /// Bounds of what the join holds at each step, from the number of sets `n`, their
     /// shingles (`total`), the bytes of them read back, the most prefix shingles
-    /// (`prefix`) and the most bytes of sort keys (`keys`).
-    pub(super) fn bound(n: u64, total: u64, read: u64, prefix: u64, keys: u64) -> u64 {
+    /// (`prefix`) and the bytes counting the frequencies takes (`counting`).
+    pub(super) fn bound(n: u64, total: u64, read: u64, prefix: u64, counting: u64) -> u64 {
         let threads = rayon::current_num_threads() as u64;
         Held {
             read,
             freq: total,
-            keys,
+            counting,
             // Collected from a filter: up to twice what it holds.
             order: 8 * n,
             building: 24 * n + 32 * prefix + 8 * (n + 1),
             prefixes: 16 * prefix + 8 * (n + 1),
+            // Sort keys, postings (rank and position), first and at.
             indexing: 24 * prefix,
-            index: 12 * prefix,
-            probing: 4 * n * threads + 24 * n,
+            index: 16 * prefix,
+            // Counts and candidates per worker, sizes, a vector of pairs per set.
+            probing: 8 * n * threads + 4 * n + 24 * n,
         }
         .peak()
     }
@@ -160,7 +161,7 @@ impl Held {
     pub(super) fn peak(&self) -> u64 {
         let h = self;
         [
-            h.freq + h.keys,
+            h.freq + h.counting,
             h.freq + h.order + h.building,
             h.order + h.prefixes + h.indexing,
             h.order + h.prefixes + h.index + h.probing,
