@@ -111,15 +111,10 @@ fn opening_a_saved_index_moves_its_documents_in() {
 #[test]
 fn writing_a_saved_index_holds_each_path_once() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    // Sizes past the fixed buffers of writing (a block of sets of up to 4 MiB, the
-    // output's buffer): between 2,000 and 6,000 files they still grow with the file and
-    // would count as per document.
-    let (small, large) = (12_000, 20_000);
-    let per_doc = (peak_writing(large) - peak_writing(small)) / (large - small);
+    let per_doc = per_document(peak_writing);
     // The index's record of a document (its `Doc` and its id, path and title), the list
     // of files and each file's saved record and stamps: 586 bytes here. A copy of the
     // walk while the index was built, and two paths a file, made it 1,189.
-    eprintln!("{per_doc} bytes a document at the peak");
     assert!(per_doc < 800, "{per_doc} bytes a document at the peak");
 }
 
@@ -131,14 +126,23 @@ fn writing_a_saved_index_holds_each_path_once() {
 #[test]
 fn opening_a_saved_index_holds_each_document_about_once() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let (small, large) = (12_000, 20_000);
-    let per_doc = (peak_opening(large) - peak_opening(small)) / (large - small);
+    let per_doc = per_document(peak_opening);
     // 1,239 bytes here (the walk's entries and list of files, the saved records and
     // their strings, the room for the index's documents); 1,407 when the saved records
     // and the index's documents were both held whole, with two vectors of file records
     // and a list of files grown by doubling.
-    eprintln!("{per_doc} bytes a document at the peak");
     assert!(per_doc < 1_320, "{per_doc} bytes a document at the peak");
+}
+
+/// The heap a document of `peak(n)` (the peak of a run on `n` files), between two sizes
+/// past the fixed buffers of writing (a block of sets of up to 4 MiB, the output's
+/// buffer): between 2,000 and 6,000 files they still grow with the file and would count
+/// as per document.
+fn per_document(peak: fn(usize) -> usize) -> usize {
+    let (small, large) = (12_000, 20_000);
+    let per_doc = (peak(large) - peak(small)) / (large - small);
+    eprintln!("{per_doc} bytes a document at the peak");
+    per_doc
 }
 
 /// The peak heap of `simtui index` on `n` one-line files of paths of ~100 bytes.

@@ -370,20 +370,11 @@ fn reuse_all(
     for ((f, now), rec) in files.iter_mut().zip(stamps).zip(&mut recs).rev() {
         dirty |= *now != rec.stamp;
         let first = saved_docs.len() - rec.docs as usize;
-        let mine: Vec<format::DocRec> = saved_docs.drain(first..).collect();
-        shrink_now_and_then(&mut saved_docs);
         let (at, skips) = (docs.len(), skipped.len());
         let walk = (&mut *corpus, keep);
-        reuse_file(
-            f,
-            rec,
-            mine.into_iter(),
-            walk,
-            &mut docs,
-            &mut skipped,
-            &mut dirty,
-            Ok,
-        )?;
+        let mine = saved_docs.drain(first..);
+        reuse_file(f, rec, mine, walk, &mut docs, &mut skipped, &mut dirty, Ok)?;
+        shrink_now_and_then(&mut saved_docs);
         // Reversed with everything at the end, back in the file's order.
         docs[at..].reverse();
         skipped[skips..].reverse();
