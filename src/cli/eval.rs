@@ -266,7 +266,7 @@ pub fn run(args: &EvalArgs, startup: &super::startup::Startup) -> anyhow::Result
         &args.index,
         &params,
         method,
-        (&budget, Keep::Everything),
+        (&budget, Keep::AllButLabels),
         &*tracker,
     )
     .map_err(|e| match e.downcast_ref::<Error>() {

@@ -159,11 +159,11 @@ fn accounted(
     held.counting = frequency::counting_bytes(total, sets.len());
     let order = by_size(sets);
     held.order = heap(&order);
-    let prefixes = Prefixes::build(sets, &order, &freq, floor);
+    let mut prefixes = Prefixes::build(sets, &order, &freq, floor);
     (held.building, held.prefixes) = (prefixes.building, prefixes.heap());
     drop(freq);
     check(progress)?;
-    let index = PrefixIndex::build(&prefixes);
+    let index = PrefixIndex::build(&mut prefixes);
     (held.indexing, held.index) = (index.building, index.heap());
     if index.work > limits.max_work {
         return Err(too_large(format!("{} prefix pairs to probe", index.work)));
@@ -206,6 +206,12 @@ struct Token {
     /// The set's probing rank, flagged with [`PROBE_ONLY`] when the shingle is beyond
     /// its indexing prefix (probed with, never probed): its posting in the index.
     rank: u32,
+    /// The sets before it (in probing order) whose prefixes hold the shingle:
+    /// `post[first..at]` of the [`PrefixIndex`], which sets these. Kept here rather than
+    /// in arrays of their own: the index writes them where it has just read the token,
+    /// and the probe reads them with its position.
+    first: u32,
+    at: u32,
 }
 
 impl Prefixes {
@@ -240,6 +246,8 @@ impl Prefixes {
                         hash,
                         pos: (unique + i) as u32,
                         rank: rank as u32 | if i >= indexed { PROBE_ONLY } else { 0 },
+                        first: 0,
+                        at: 0,
                     })
                     .collect()
             })
@@ -277,11 +285,9 @@ struct Posting {
 
 /// The inverted index of the prefixes: for the prefix shingle at `tokens[o]`, the sets
 /// before it (in probing order) whose prefixes hold that shingle are
-/// `post[first[o]..at[o]]`, by rank.
+/// `post[tokens[o].first..tokens[o].at]`, by rank.
 struct PrefixIndex {
     post: Vec<Posting>,
-    first: Vec<u32>,
-    at: Vec<u32>,
     /// Σ over the lists of (length choose 2): the most probes.
     work: u64,
     /// Bytes held while it was built.
@@ -289,8 +295,8 @@ struct PrefixIndex {
 }
 
 impl PrefixIndex {
-    fn build(prefixes: &Prefixes) -> PrefixIndex {
-        let tokens = &prefixes.tokens;
+    fn build(prefixes: &mut Prefixes) -> PrefixIndex {
+        let tokens = &mut prefixes.tokens;
         let m = tokens.len();
         let o_bits = bits_for(m);
         let o_mask = (1u64 << o_bits) - 1;
@@ -306,42 +312,46 @@ impl PrefixIndex {
         // within a list (the sort is stable), and so do ranks: sets are laid out in
         // probing order. A run's tokens are read where the sort put them, and again at
         // once (from the cache).
-        let token = |k: u64| tokens[(k & o_mask) as usize];
+        let hash = |tokens: &[Token], k: u64| tokens[(k & o_mask) as usize].hash;
         let mut post = Vec::with_capacity(m);
-        let (mut first, mut at) = (vec![0u32; m], vec![0u32; m]);
         let mut work = 0u64;
         for run in keys.chunk_by_mut(|x, y| x >> shift == y >> shift) {
-            let h = token(run[0]).hash;
-            if run.iter().any(|&k| token(k).hash != h) {
-                run.sort_unstable_by_key(|&k| (token(k).hash, k));
+            let h = hash(tokens, run[0]);
+            if run.iter().any(|&k| hash(tokens, k) != h) {
+                run.sort_unstable_by_key(|&k| (hash(tokens, k), k));
             }
-            for list in run.chunk_by(|&x, &y| token(x).hash == token(y).hash) {
+            // Each list: the keys of one hash (the tokens are written as it goes, so
+            // the run is cut by hand rather than borrowed by `chunk_by`).
+            let mut from = 0;
+            while from < run.len() {
+                let h = hash(tokens, run[from]);
                 let begin = post.len() as u32;
-                for &k in list {
-                    let (o, t) = ((k & o_mask) as usize, token(k));
-                    first[o] = begin;
-                    at[o] = post.len() as u32;
+                let mut to = from;
+                while to < run.len() && hash(tokens, run[to]) == h {
+                    let t = &mut tokens[(run[to] & o_mask) as usize];
+                    t.first = begin;
+                    t.at = post.len() as u32;
                     post.push(Posting {
                         rank: t.rank,
                         pos: t.pos,
                     });
+                    to += 1;
                 }
-                let l = list.len() as u64;
+                let l = (to - from) as u64;
                 work += l * (l - 1) / 2;
+                from = to;
             }
         }
-        let building = heap(&keys) + heap(&post) + heap(&first) + heap(&at);
+        let building = heap(&keys) + heap(&post);
         PrefixIndex {
             post,
-            first,
-            at,
             work,
             building,
         }
     }
 
     fn heap(&self) -> u64 {
-        heap(&self.post) + heap(&self.first) + heap(&self.at)
+        heap(&self.post)
     }
 }
 
@@ -395,8 +405,9 @@ fn candidates(
     let smallest = min_overlap(floor, nx);
     let (range, all) = tokens;
     for o in range {
-        let px = all[o].pos as usize;
-        let list = &index.post[index.first[o] as usize..index.at[o] as usize];
+        let t = &all[o];
+        let px = t.pos as usize;
+        let list = &index.post[t.first as usize..t.at as usize];
         for p in list.iter().rev() {
             if p.rank & PROBE_ONLY != 0 {
                 continue; // beyond its indexing prefix

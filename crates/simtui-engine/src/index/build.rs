@@ -139,7 +139,7 @@ impl IndexBuilder {
         let Corpus { entries, skipped } = corpus;
         let sketcher = Sketcher::new(self.params.sketch, self.params.seed, self.params.num_perm);
         // Sets made again: each document is sketched as it is read, its set dropped.
-        let again = self.keep != Keep::Everything && Reshingle::can_read_again(&entries);
+        let again = !self.keep.keeps_sets() && Reshingle::can_read_again(&entries);
         let mut building = Building::new(&self, skipped, entries.len(), again);
         let batches = Batches::new(entries, self.params.max_bytes);
         let sketch = again.then_some(&sketcher);
@@ -286,7 +286,10 @@ impl<'a> Building<'a> {
                 break;
             }
             let clock = StageClock::default();
-            let (params, labels) = (self.params, self.keep != Keep::ToSearch);
+            let (params, labels) = (
+                self.params,
+                !matches!(self.keep, Keep::ToSearch | Keep::AllButLabels),
+            );
             let (shingled, merged) = rayon::join(
                 || {
                     batch.map(|b| {
@@ -432,7 +435,7 @@ impl<'a> Building<'a> {
                 title: String::new(),
                 ..labels
             },
-            Keep::ToSearch => Labels::default(),
+            Keep::ToSearch | Keep::AllButLabels => Labels::default(),
         };
         let doc = Doc {
             id: entry.id,

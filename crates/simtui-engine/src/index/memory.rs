@@ -58,14 +58,14 @@ impl Index {
     }
 
     /// The same index without the labels `keep` leaves out: titles for
-    /// [`Keep::AllButTitles`], titles and metadata for [`Keep::ToSearch`]. A saved index
+    /// [`Keep::AllButTitles`], titles and metadata for [`Keep::ToSearch`] and [`Keep::AllButLabels`]. A saved index
     /// holds them all; a command that prints none needs none (at 200 bytes a title, they
     /// were the largest part of a saved index of files opened by `simtui pairs`).
     pub fn without_labels(mut self, keep: Keep) -> Index {
         let (titles, meta) = match keep {
             Keep::Everything | Keep::AllButSets => return self,
             Keep::AllButTitles => (true, false),
-            Keep::ToSearch => (true, true),
+            Keep::ToSearch | Keep::AllButLabels => (true, true),
         };
         for d in &mut self.docs {
             if titles {

@@ -84,6 +84,17 @@ pub enum Keep {
     /// What finding pairs needs (`simtui pairs`): [`Keep::AllButSets`] without the
     /// titles and metadata, which are left empty.
     ToSearch,
+    /// What measuring against the exact pairs needs (`simtui eval`): the shingle sets, for
+    /// the exact join, but not the titles and metadata, which are left empty.
+    AllButLabels,
+}
+
+impl Keep {
+    /// Whether the shingle sets are kept as they are made (else each is made again from
+    /// its text when asked for, where the corpus can be read again cheaply).
+    pub fn keeps_sets(self) -> bool {
+        matches!(self, Keep::Everything | Keep::AllButLabels)
+    }
 }
 
 /// A document of the index.

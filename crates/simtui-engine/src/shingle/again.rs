@@ -397,6 +397,27 @@ mod tests {
     }
 
     #[test]
+    fn an_index_for_the_exact_join_keeps_its_sets_and_no_labels() {
+        let dir = tempfile::tempdir().unwrap();
+        corpus_dir(dir.path(), false);
+        let (kept, bare) = (
+            build(dir.path(), Keep::Everything),
+            build(dir.path(), Keep::AllButLabels),
+        );
+        assert_eq!(bare.shingles().kept(), Kept::Memory);
+        assert!(bare.docs().iter().all(|d| d.title.is_empty()));
+        assert!(kept.docs().iter().all(|d| !d.title.is_empty()));
+        for g in 0..kept.shingles().len() {
+            assert_eq!(
+                bare.shingles().get(g).unwrap(),
+                kept.shingles().get(g).unwrap()
+            );
+        }
+        let ids = |i: &Index| i.docs().iter().map(|d| d.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&bare), ids(&kept));
+    }
+
+    #[test]
     fn a_compressed_file_keeps_its_sets() {
         let dir = tempfile::tempdir().unwrap();
         corpus_dir(dir.path(), true);

@@ -17,20 +17,43 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 /// At least 2^SPREAD_BITS counters per shingle occurrence.
 const SPREAD_BITS: u32 = 3;
-/// Counters of one slice: at most 2^SEGMENT_BITS bytes (1 MiB).
-const SEGMENT_BITS: u32 = 20;
+/// Counters of one slice: at most 2^SEGMENT_BITS bytes (2 MiB: a core's L2 cache on
+/// recent x86; 1 MiB made twice the slices, each a visit to every set, for no fewer
+/// misses on the counters).
+const SEGMENT_BITS: u32 = 21;
 
-/// The table's shape for `total` shingle occurrences: its bits, and those of a slice.
-fn shape(total: usize) -> (u32, u32) {
+/// The table's shape for `total` shingle occurrences with slices of at most
+/// 2^`segment_bits` counters: its bits, and those of the number of slices.
+fn shape(total: usize, segment_bits: u32) -> (u32, u32) {
     let table = (bits_for(total) + SPREAD_BITS).min(64);
-    (table, table.saturating_sub(SEGMENT_BITS))
+    (table, table.saturating_sub(segment_bits))
 }
 
 /// The most bytes counting holds at once besides the frequencies: per worker, one
-/// slice's counters and a cursor per set (of `n`).
+/// slice's counters and a cursor per set (of `n`), and where each set ends.
 pub(super) fn counting_bytes(total: usize, n: usize) -> u64 {
-    let (table, slice) = shape(total);
-    rayon::current_num_threads() as u64 * ((1u64 << (table - slice)) + 8 * n as u64)
+    let (table, slice) = shape(total, SEGMENT_BITS);
+    rayon::current_num_threads() as u64 * ((1u64 << (table - slice)) + 8 * n as u64) + 8 * n as u64
+}
+
+/// How many sets ahead [`visit`] reads the shingle it will start at.
+const AHEAD: usize = 16;
+
+/// Calls `f(g, &mut cursor[g])` for each set `g` in turn, reading the shingle at the cursor
+/// of the set [`AHEAD`] further on first. Each set's run in a slice is a few shingles
+/// and lies in a line of memory no other set shares: read in turn, every set costs a
+/// wait for memory, and where its run ends is a branch the core cannot predict, so it
+/// does not look ahead by itself. Read early, the lines of the next sets are on their
+/// way while this one is counted.
+fn visit(cursor: &mut [usize], values: &[u64], mut f: impl FnMut(usize, &mut usize)) {
+    let mut early = 0u64;
+    for g in 0..cursor.len() {
+        if let Some(&ahead) = cursor.get(g + AHEAD) {
+            early ^= values.get(ahead).copied().unwrap_or(0);
+        }
+        f(g, &mut cursor[g]);
+    }
+    std::hint::black_box(early);
 }
 
 /// The top `bits` of `h` (none: 0).
@@ -47,14 +70,27 @@ pub(super) fn frequencies(
     progress: &dyn Progress,
     n: u64,
 ) -> Result<Vec<AtomicU8>, Cancelled> {
+    counted(sets, progress, n, SEGMENT_BITS)
+}
+
+/// [`frequencies`] with slices of at most 2^`segment_bits` counters (tests make many
+/// slices of small sets this way).
+fn counted(
+    sets: &Slab<u64>,
+    progress: &dyn Progress,
+    n: u64,
+    segment_bits: u32,
+) -> Result<Vec<AtomicU8>, Cancelled> {
     let total = sets.total();
-    let (table_bits, slice_bits) = shape(total);
+    let (table_bits, slice_bits) = shape(total, segment_bits);
     let slices = 1usize << slice_bits;
     let segment_mask = (1u64 << (table_bits - slice_bits)) - 1;
     let counter = |h: u64| (top(h, table_bits) & segment_mask) as usize;
     let freq: Vec<AtomicU8> = std::iter::repeat_with(|| AtomicU8::new(0))
         .take(total)
         .collect();
+    let values = sets.values();
+    let ends: Vec<usize> = (0..sets.len()).map(|g| sets.start(g + 1)).collect();
     // Runs of slices, a few per worker, each walked with a cursor per set.
     let runs = (rayon::current_num_threads() * 4).min(slices);
     let done = AtomicU64::new(0);
@@ -64,34 +100,32 @@ pub(super) fn frequencies(
         let mut cursor: Vec<usize> = (0..sets.len())
             .map(|g| {
                 let set = sets.get(g);
-                set.partition_point(|&h| top(h, slice_bits) < first as u64)
+                sets.start(g) + set.partition_point(|&h| top(h, slice_bits) < first as u64)
             })
             .collect();
         for slice in first as u64..end as u64 {
             check(progress)?;
             count.fill(0);
-            let run_of = |g: usize, from: usize| {
-                let set = sets.get(g);
-                let len = set[from..]
+            let run_end = |g: usize, from: usize| {
+                let len = values[from..ends[g]]
                     .iter()
                     .take_while(|&&h| top(h, slice_bits) == slice)
                     .count();
-                &set[from..from + len]
+                from + len
             };
-            for (g, &from) in cursor.iter().enumerate() {
-                for &h in run_of(g, from) {
+            visit(&mut cursor, values, |g, from| {
+                for &h in &values[*from..run_end(g, *from)] {
                     let c = &mut count[counter(h)];
                     *c = c.saturating_add(1);
                 }
-            }
-            for (g, from) in cursor.iter_mut().enumerate() {
-                let run = run_of(g, *from);
-                let base = sets.start(g) + *from;
-                for (i, &h) in run.iter().enumerate() {
-                    freq[base + i].store(count[counter(h)], Ordering::Relaxed);
+            });
+            visit(&mut cursor, values, |g, from| {
+                let to = run_end(g, *from);
+                for (i, &h) in values[*from..to].iter().enumerate() {
+                    freq[*from + i].store(count[counter(h)], Ordering::Relaxed);
                 }
-                *from += run.len();
-            }
+                *from = to;
+            });
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress.update(Stage::Verify, d * n / slices as u64, 2 * n);
         }
@@ -116,6 +150,7 @@ mod tests {
         fn counts_are_never_below_the_sets_holding_a_shingle(
             raw in vec(btree_set(0u64..300, 0..60), 0..40),
             spread in any::<bool>(),
+            segment_bits in 0u32..22,
         ) {
             let mix = |x: u64| if spread { x.wrapping_mul(0x9e37_79b9_7f4a_7c15) } else { x };
             let mut sets = ShingleSets::new();
@@ -125,7 +160,8 @@ mod tests {
                 sets.push(&v);
             }
             let all = sets.sets(0..sets.len()).unwrap();
-            let freq = frequencies(&all, &Silent, raw.len() as u64).unwrap();
+            // From one slice of every counter down to slices of one counter each.
+            let freq = counted(&all, &Silent, raw.len() as u64, segment_bits).unwrap();
             let mut seen = std::collections::HashMap::new();
             for (g, s) in raw.iter().enumerate() {
                 let set = all.get(g);

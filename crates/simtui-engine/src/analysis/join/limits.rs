@@ -146,11 +146,11 @@ impl Held {
             counting,
             // Collected from a filter: up to twice what it holds.
             order: 8 * n,
-            building: 24 * n + 32 * prefix + 8 * (n + 1),
-            prefixes: 16 * prefix + 8 * (n + 1),
-            // Sort keys, postings (rank and position), first and at.
-            indexing: 24 * prefix,
-            index: 16 * prefix,
+            building: 24 * n + 48 * prefix + 8 * (n + 1),
+            prefixes: 24 * prefix + 8 * (n + 1),
+            // Sort keys and postings (rank and position).
+            indexing: 16 * prefix,
+            index: 8 * prefix,
             // Counts and candidates per worker, sizes, a vector of pairs per set.
             probing: 8 * n * threads + 4 * n + 24 * n,
         }
