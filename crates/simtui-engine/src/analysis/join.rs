@@ -198,7 +198,7 @@ struct Prefixes {
 }
 
 /// One shingle of a prefix.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Token {
     hash: u64,
     /// Its position in the set, rarest first.
@@ -216,50 +216,66 @@ struct Token {
 
 impl Prefixes {
     fn build(sets: &Slab<u64>, order: &[u32], freq: &[AtomicU8], floor: f64) -> Prefixes {
-        let per: Vec<Vec<Token>> = order
+        let freq_of = |g: usize| &freq[sets.start(g)..sets.start(g + 1)];
+        // How long each prefix is, first: then each is written where it stays, not
+        // collected into a vector of its own and copied.
+        let lens: Vec<usize> = order
             .par_iter()
-            .enumerate()
-            .map_init(Vec::new, |shared, (rank, &g)| {
+            .map(|&g| {
+                let n = sets.get(g as usize).len();
+                let unique = freq_of(g as usize)
+                    .iter()
+                    .filter(|f| f.load(Ordering::Relaxed) <= 1)
+                    .count();
+                prefix_len(floor, n).saturating_sub(unique)
+            })
+            .collect();
+        let mut start = Vec::with_capacity(lens.len() + 1);
+        start.push(0);
+        for &l in &lens {
+            start.push(start[start.len() - 1] + l);
+        }
+        let mut tokens = vec![Token::default(); start[lens.len()]];
+        let mut parts: Vec<&mut [Token]> = Vec::with_capacity(lens.len());
+        let mut rest = &mut tokens[..];
+        for &l in &lens {
+            let (part, after) = rest.split_at_mut(l);
+            parts.push(part);
+            rest = after;
+        }
+        let building = heap(&lens) + heap(&parts);
+        order.par_iter().zip(parts).enumerate().for_each_init(
+            Vec::new,
+            |shared, (rank, (&g, prefix))| {
+                if prefix.is_empty() {
+                    return;
+                }
                 let set = sets.get(g as usize);
-                let base = sets.start(g as usize);
                 shared.clear();
-                shared.extend(set.iter().enumerate().filter_map(|(i, &h)| {
-                    let f = freq[base + i].load(Ordering::Relaxed);
+                shared.extend(set.iter().zip(freq_of(g as usize)).filter_map(|(&h, f)| {
+                    let f = f.load(Ordering::Relaxed);
                     (f > 1).then_some((f, h))
                 }));
                 let unique = set.len() - shared.len();
-                let want = prefix_len(floor, set.len()).saturating_sub(unique);
-                if want == 0 {
-                    return Vec::new();
-                }
+                let want = prefix.len();
                 let indexed = index_prefix_len(floor, set.len()).saturating_sub(unique);
                 if want < shared.len() {
                     shared.select_nth_unstable(want - 1);
                 }
                 // In the order every set agrees on, so that positions bound the overlap.
-                let prefix = &mut shared[..want];
-                prefix.sort_unstable();
-                prefix
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(_, hash))| Token {
+                let rarest = &mut shared[..want];
+                rarest.sort_unstable();
+                for (i, (t, &(_, hash))) in prefix.iter_mut().zip(rarest.iter()).enumerate() {
+                    *t = Token {
                         hash,
                         pos: (unique + i) as u32,
                         rank: rank as u32 | if i >= indexed { PROBE_ONLY } else { 0 },
                         first: 0,
                         at: 0,
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut start = Vec::with_capacity(per.len() + 1);
-        start.push(0);
-        let mut tokens = Vec::with_capacity(per.iter().map(Vec::len).sum());
-        let building = heap(&per) + per.iter().map(heap).sum::<u64>();
-        for p in per {
-            tokens.extend_from_slice(&p);
-            start.push(tokens.len());
-        }
+                    };
+                }
+            },
+        );
         let mut prefixes = Prefixes {
             start,
             tokens,

@@ -123,7 +123,7 @@ pub(super) struct Held {
     pub(super) counting: u64,
     /// The sets in probing order.
     pub(super) order: u64,
-    /// The prefixes as each set's worker made them, then laid out in one vector.
+    /// The prefixes as they are written: each one's length and place, and all of them.
     pub(super) building: u64,
     /// The prefixes laid out.
     pub(super) prefixes: u64,
@@ -146,7 +146,7 @@ impl Held {
             counting,
             // Collected from a filter: up to twice what it holds.
             order: 8 * n,
-            building: 24 * n + 48 * prefix + 8 * (n + 1),
+            building: 24 * n + 24 * prefix + 8 * (n + 1),
             prefixes: 24 * prefix + 8 * (n + 1),
             // Sort keys and postings (rank and position).
             indexing: 16 * prefix,
