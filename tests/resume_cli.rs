@@ -164,3 +164,74 @@ fn a_journal_of_other_flags_is_refused() {
     assert_eq!(run.status.code(), Some(2));
     common::assert_stderr_has(&run, &["other inputs or flags"]);
 }
+
+/// A run killed after it removed its journal leaves its sketch whole and no journal: a
+/// `--resume` of the same settings sketches it again (the same bytes, a note on stderr);
+/// of other settings, or with another file in the folder, it refuses as before.
+#[test]
+fn a_finished_sketch_without_its_journal_is_sketched_again_not_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = write_shards(dir.path(), 3, 40);
+    let out = dir.path().join("out");
+    let flags = ["--text-field", "text", "--id-field", "id"];
+    let args = |extra: &[&'static str]| {
+        let mut a = vec!["sketch", s(&shards), "-o", s(&out)];
+        a.extend_from_slice(&flags);
+        a.extend_from_slice(extra);
+        a
+    };
+    ok(&args(&[]));
+    let whole = files(&out);
+    let again = common::simtui(&args(&["--resume"]));
+    common::assert_ok_saying(&again, &["a finished sketch of these settings"]);
+    assert_eq!(files(&out), whole);
+    assert!(!dir.path().join(".out.simtui-resume").exists());
+
+    let other = common::simtui(&args(&["--resume", "-k", "3"]));
+    assert_eq!(other.status.code(), Some(2));
+    common::assert_stderr_has(&other, &["not empty"]);
+    let jsonl = common::simtui(&args(&["--resume", "--format", "jsonl"]));
+    assert_eq!(jsonl.status.code(), Some(2));
+    fs::write(out.join("notes.txt"), "mine").unwrap();
+    let with_mine = common::simtui(&args(&["--resume"]));
+    assert_eq!(with_mine.status.code(), Some(2));
+    let mut kept = files(&out);
+    assert_eq!(kept.remove("notes.txt/").as_deref(), Some(&b"mine"[..]));
+    assert_eq!(kept, whole, "a refused --resume removed the sketch");
+}
+
+/// The same for `dedup`: an output of dedup at OUT with no journal beside it is written
+/// again by `--resume` (the same bytes); a folder dedup did not write is refused.
+#[test]
+fn a_finished_dedup_without_its_journal_is_written_again_not_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = write_shards(dir.path(), 3, 40);
+    let out = dir.path().join("out");
+    let run = |o: &Path| {
+        let flags = [
+            "-t",
+            "0.7",
+            "--text-field",
+            "text",
+            "--id-field",
+            "id",
+            "--resume",
+        ];
+        common::simtui(&[&["dedup", s(&shards), "-o", s(o)][..], &flags].concat())
+    };
+    common::assert_ok(&run(&out));
+    let whole = files(&out);
+    let list = dir.path().join("out.removed.jsonl");
+    let removed = fs::read(&list).unwrap();
+    let again = run(&out);
+    common::assert_ok_saying(&again, &["no journal beside it"]);
+    assert_eq!(files(&out), whole);
+    assert_eq!(fs::read(&list).unwrap(), removed);
+
+    let mine = dir.path().join("mine");
+    fs::create_dir_all(&mine).unwrap();
+    fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let refused = run(&mine);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(fs::read_to_string(mine.join("notes.txt")).unwrap(), "mine");
+}

@@ -98,7 +98,9 @@ pub struct DedupArgs {
     /// and counted done there; a run killed and started again with --resume (the same
     /// inputs and flags) indexes only the shards not done. The search, the clusters and
     /// the output need the whole corpus: they run once every shard is indexed, from what
-    /// was saved, and write the same bytes as a run without --resume.
+    /// was saved, and write the same bytes as a run without --resume. An earlier output of
+    /// dedup at OUT with no journal beside it (a run killed as it ended) is written again,
+    /// as with --force; anything else there is refused.
     #[arg(long, conflicts_with_all = ["against", "index"])]
     pub resume: bool,
 }
@@ -135,7 +137,21 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
         .into());
     }
     // Resuming, what the interrupted run wrote may be replaced (only an output of dedup).
-    let force = args.force || (args.resume && super::resume::folder(out).is_dir());
+    // A run killed after it removed its journal has left its output whole and no
+    // journal: resumed, it is written again (the same bytes), as --force would.
+    let journal = super::resume::folder(out).is_dir();
+    let ended = args.resume && !journal && [out, &removal_list].iter().any(|p| p.exists());
+    if ended && !args.force && !args.dry_run {
+        crate::output::diag::note(
+            0,
+            format!(
+                "{}: no journal beside it (a run killed as it ended, or an earlier output): \
+                 --resume writes it again if it is an output of dedup",
+                out.display()
+            ),
+        );
+    }
+    let force = args.force || (args.resume && (journal || ended));
     if !args.dry_run {
         check_replace(out, &removal_list, single, force)?;
     }

@@ -125,6 +125,18 @@ pub fn run(args: &SketchArgs) -> anyhow::Result<()> {
     if args.resume && super::resume::folder(out).is_dir() {
         // Shards of an earlier run of this command, killed while it wrote them.
         clear_shards(out)?;
+    } else if args.resume && finished_with(out, &metadata(&params, &rows, 0), format) {
+        // A run killed after it removed its journal, its sketch whole: the same settings,
+        // so the same bytes again (nothing but simtui's shards is removed).
+        crate::output::diag::note(
+            0,
+            format!(
+                "{}: a finished sketch of these settings and no journal (a run killed as it \
+                 ended): sketching it again",
+                out.display()
+            ),
+        );
+        clear_shards(out)?;
     }
     check_new_folder(out)?;
     let corpus = args.index.walk(&args.inputs)?;
@@ -161,18 +173,28 @@ fn clear_shards(out: &Path) -> io::Result<()> {
         return Ok(());
     };
     for e in entries.flatten() {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        let shard =
-            name.starts_with("part-") && (name.ends_with(".parquet") || name.ends_with(".jsonl"));
-        // Their temporary files, of a run killed while it wrote one.
-        let temporary = (name.starts_with(".part-") || name.starts_with(&format!(".{META_NAME}")))
-            && name.ends_with(".tmp");
-        if shard || temporary || name == META_NAME {
+        if written_by_sketch(&e.file_name().to_string_lossy(), None) {
             std::fs::remove_file(e.path())?;
         }
     }
     Ok(())
+}
+
+/// Whether a file named `name` is one sketch writes in its folder: a shard (of `format`,
+/// if given), `_simtui.json`, or their temporary file of a run killed while it wrote one.
+fn written_by_sketch(name: &str, format: Option<SketchFormat>) -> bool {
+    let ext = |f| match f {
+        SketchFormat::Jsonl => ".jsonl",
+        SketchFormat::Parquet => ".parquet",
+    };
+    let shard = name.starts_with("part-")
+        && match format {
+            Some(f) => name.ends_with(ext(f)),
+            None => name.ends_with(".parquet") || name.ends_with(".jsonl"),
+        };
+    let temporary = (name.starts_with(".part-") || name.starts_with(&format!(".{META_NAME}")))
+        && name.ends_with(".tmp");
+    shard || temporary || name == META_NAME
 }
 
 /// `--resume`: the corpus sketched a unit at a time (see `resume`), each unit's rows
@@ -318,6 +340,25 @@ fn check_new_folder(out: &Path) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// Whether `out` holds a finished sketch (its `_simtui.json`, written last) of the
+/// settings of `meta`, whatever its count of documents, in shards of `format`, and
+/// nothing else.
+fn finished_with(out: &Path, meta: &serde_json::Value, format: SketchFormat) -> bool {
+    let Ok(text) = std::fs::read_to_string(out.join(META_NAME)) else {
+        return false;
+    };
+    let Ok(mut found) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return false;
+    };
+    found["documents"] = meta["documents"].clone();
+    let only_sketch = std::fs::read_dir(out).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .all(|e| written_by_sketch(&e.file_name().to_string_lossy(), Some(format)))
+    });
+    &found == meta && only_sketch
 }
 
 fn metadata(params: &Params, rows: &Rows, docs: usize) -> serde_json::Value {
