@@ -35,6 +35,16 @@ pub enum SketchFormat {
     Jsonl,
 }
 
+impl SketchFormat {
+    /// The ending of its shards' names.
+    fn extension(self) -> &'static str {
+        match self {
+            SketchFormat::Parquet => ".parquet",
+            SketchFormat::Jsonl => ".jsonl",
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct SketchArgs {
     /// Folders and files to sketch (or --stdin)
@@ -183,14 +193,12 @@ fn clear_shards(out: &Path) -> io::Result<()> {
 /// Whether a file named `name` is one sketch writes in its folder: a shard (of `format`,
 /// if given), `_simtui.json`, or their temporary file of a run killed while it wrote one.
 fn written_by_sketch(name: &str, format: Option<SketchFormat>) -> bool {
-    let ext = |f| match f {
-        SketchFormat::Jsonl => ".jsonl",
-        SketchFormat::Parquet => ".parquet",
-    };
     let shard = name.starts_with("part-")
         && match format {
-            Some(f) => name.ends_with(ext(f)),
-            None => name.ends_with(".parquet") || name.ends_with(".jsonl"),
+            Some(f) => name.ends_with(f.extension()),
+            None => [SketchFormat::Parquet, SketchFormat::Jsonl]
+                .iter()
+                .any(|f| name.ends_with(f.extension())),
         };
     let temporary = (name.starts_with(".part-") || name.starts_with(&format!(".{META_NAME}")))
         && name.ends_with(".tmp");
@@ -269,10 +277,7 @@ const META_NAME: &str = "_simtui.json";
 
 /// The name of shard `n`.
 fn shard_name(n: usize, format: SketchFormat) -> String {
-    match format {
-        SketchFormat::Jsonl => format!("part-{n:05}.jsonl"),
-        SketchFormat::Parquet => format!("part-{n:05}.parquet"),
-    }
+    format!("part-{n:05}{}", format.extension())
 }
 
 /// The shards of the rows `next` gives and their `_simtui.json` in `out`.

@@ -30,10 +30,10 @@ fn shape(total: usize, segment_bits: u32) -> (u32, u32) {
 }
 
 /// The most bytes counting holds at once besides the frequencies: per worker, one
-/// slice's counters and a cursor per set (of `n`), and where each set ends.
+/// slice's counters and a cursor per set (of `n`).
 pub(super) fn counting_bytes(total: usize, n: usize) -> u64 {
     let (table, slice) = shape(total, SEGMENT_BITS);
-    rayon::current_num_threads() as u64 * ((1u64 << (table - slice)) + 8 * n as u64) + 8 * n as u64
+    rayon::current_num_threads() as u64 * ((1u64 << (table - slice)) + 8 * n as u64)
 }
 
 /// How many sets ahead [`visit`] reads the shingle it will start at.
@@ -90,7 +90,6 @@ fn counted(
         .take(total)
         .collect();
     let values = sets.values();
-    let ends: Vec<usize> = (0..sets.len()).map(|g| sets.start(g + 1)).collect();
     // Runs of slices, a few per worker, each walked with a cursor per set.
     let runs = (rayon::current_num_threads() * 4).min(slices);
     let done = AtomicU64::new(0);
@@ -107,7 +106,7 @@ fn counted(
             check(progress)?;
             count.fill(0);
             let run_end = |g: usize, from: usize| {
-                let len = values[from..ends[g]]
+                let len = values[from..sets.start(g + 1)]
                     .iter()
                     .take_while(|&&h| top(h, slice_bits) == slice)
                     .count();
