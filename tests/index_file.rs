@@ -160,6 +160,50 @@ fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
     );
 }
 
+/// Each saved document's id and title, in order.
+fn saved_titles(idx: &Path) -> Vec<(String, String)> {
+    let saved = decode::decode(&fs::read(idx).unwrap()).unwrap();
+    saved.docs.into_iter().map(|d| (d.id, d.title)).collect()
+}
+
+/// `pairs` prints no titles, so it opens a saved index without them (they stay in the
+/// file); every time it writes the file again (a file touched, more hash functions, a
+/// file changed), the file still holds every title, those a fresh index holds.
+#[test]
+fn a_search_that_keeps_no_titles_writes_every_title_back() {
+    let (dir, c, idx) = corpus_and_index();
+    let fresh_idx = dir.path().join("fresh.idx");
+    let banding = ["--sketch", "minhash", "-b", "8", "-r", "4"];
+    ok(&[&["index", c.path(), "-o", s(&idx)][..], &banding].concat());
+    let step = |what: &str, banding: &[&str], said: &str| {
+        let args = [&["pairs", c.path(), "--index", s(&idx), "-v"][..], banding].concat();
+        common::assert_stderr_has(&simtui(&args), &[said, "written"]);
+        let _ = fs::remove_file(&fresh_idx);
+        ok(&[&["index", c.path(), "-o", s(&fresh_idx)][..], banding].concat());
+        let (titles, fresh) = (saved_titles(&idx), saved_titles(&fresh_idx));
+        assert!(
+            fresh.iter().all(|(_, t)| !t.is_empty()),
+            "{what}: {fresh:?}"
+        );
+        assert_eq!(titles, fresh, "{what}");
+    };
+    // Every file reused as it is (one touched): the titles read back from the file.
+    let touched = c.file(&id(5));
+    let text = fs::read(&touched).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(&touched, text).unwrap();
+    settle_times();
+    step("touched", &banding, "1 touched");
+    // Every file unchanged, more hash functions computed and saved.
+    let wider = ["--sketch", "minhash", "-b", "16", "-r", "4"];
+    step("wider", &wider, "60 unchanged");
+    // A file changed, merged with the saved documents.
+    let changed = format!("A new first line\n{}", c.text(&id(2)));
+    fs::write(c.file(&id(2)), changed).unwrap();
+    settle_times();
+    step("changed", &wider, "1 changed");
+}
+
 /// Sets a file's or folder's permission bits.
 #[cfg(unix)]
 fn mode(p: &Path, m: u32) {

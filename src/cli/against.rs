@@ -74,6 +74,7 @@ pub fn open(
             params: params.clone(),
             mode: Mode::Open,
             budget: budget.clone(),
+            titles: true,
         };
         let (index, report) = store::reference(&req, &progress).map_err(store_error)?;
         if let Some(tail) = report.tail_notice(reference) {

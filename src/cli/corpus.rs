@@ -294,6 +294,7 @@ fn saved(
             params: index.params(),
             mode: Mode::Open,
             budget: budget.clone(),
+            titles: keep.keeps_titles(),
         },
         progress,
     )?;

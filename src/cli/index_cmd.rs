@@ -73,6 +73,8 @@ pub fn run(args: &IndexCmdArgs) -> anyhow::Result<()> {
             params: args.index.params(),
             mode: Mode::Create,
             budget: budget.clone(),
+            // It prints none: they are read from the file only if it is written again.
+            titles: false,
         },
         &progress,
     )?;
@@ -120,6 +122,7 @@ fn add(args: &IndexCmdArgs, file: &std::path::Path) -> anyhow::Result<()> {
         params: args.index.params(),
         mode: Mode::Create,
         budget: progress.budget().clone(),
+        titles: true,
     };
     let added = store::add(&req, &progress).map_err(crate::output::error::store_error)?;
     progress.finish();

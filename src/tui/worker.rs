@@ -425,6 +425,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 params,
                 mode: simtui_engine::store::Mode::Open,
                 budget: budget.clone(),
+                titles: true,
             };
             let again = Again::Walk {
                 roots: req.roots.clone(),

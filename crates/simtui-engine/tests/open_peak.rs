@@ -66,26 +66,7 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
 #[test]
 fn opening_a_saved_index_moves_its_documents_in() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    let corpus = dir.path().join("c");
-    std::fs::create_dir(&corpus).unwrap();
-    // Titles of 200 bytes (the most kept) and short texts: the documents' labels are
-    // most of the index.
-    for i in 0..3000 {
-        let title = format!("{i:05} {}", "title ".repeat(40));
-        let text = format!("{title}\nword{i} another{} text here\n", i % 7);
-        std::fs::write(corpus.join(format!("doc{i:05}.txt")), text).unwrap();
-    }
-    // Stamps are trusted for files changed more than a moment before an index run.
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let request = |mode| Request {
-        file: dir.path().join("c.idx"),
-        roots: vec![corpus.clone()],
-        walk: WalkOptions::default(),
-        params: Params::default(),
-        mode,
-        budget: Budget::new(0, Some(dir.path().to_path_buf())),
-    };
+    let (_dir, request) = titled_files(3000);
     store::open(&request(Mode::Create), &Silent).unwrap();
     let before = HELD.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
@@ -101,6 +82,61 @@ fn opening_a_saved_index_moves_its_documents_in() {
     assert!(
         peak < held + labels * 27 / 10,
         "peak {peak} bytes, {held} held after opening, {labels} of ids and titles"
+    );
+}
+
+/// `n` files with titles of 200 bytes (the most kept) and short texts, the documents'
+/// labels most of the index; and a request for their saved index, in the mode given,
+/// with titles (in a folder that goes with the first value).
+fn titled_files(n: usize) -> (tempfile::TempDir, impl Fn(Mode) -> Request) {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("c");
+    std::fs::create_dir(&corpus).unwrap();
+    for i in 0..n {
+        let title = format!("{i:05} {}", "title ".repeat(40));
+        let text = format!("{title}\nword{i} another{} text here\n", i % 7);
+        std::fs::write(corpus.join(format!("doc{i:05}.txt")), text).unwrap();
+    }
+    // Stamps are trusted for files changed more than a moment before an index run.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let (file, budget) = (dir.path().join("c.idx"), dir.path().to_path_buf());
+    let request = move |mode| Request {
+        file: file.clone(),
+        roots: vec![corpus.clone()],
+        walk: WalkOptions::default(),
+        params: Params::default(),
+        mode,
+        budget: Budget::new(0, Some(budget.clone())),
+        titles: true,
+    };
+    (dir, request)
+}
+
+/// A caller that prints no titles (`pairs`) opens a saved index without them: they are
+/// checked and left in the file, so its peak is lower by nearly all of their bytes.
+#[test]
+fn opening_without_titles_decodes_none() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let (_dir, request) = titled_files(3000);
+    store::open_index(&request(Mode::Create), &Silent).unwrap();
+    let open = |titles| {
+        let req = Request {
+            titles,
+            ..request(Mode::Open)
+        };
+        let (peak, opened) = peak_of(|| store::open_index(&req, &Silent).unwrap());
+        assert_eq!(opened.report.unchanged, 3000);
+        assert!(!opened.report.written);
+        let first = &opened.index.docs()[0].title;
+        assert_eq!(first.is_empty(), !titles, "{first:?}");
+        peak
+    };
+    let (with, without) = (open(true), open(false));
+    // 3,000 titles of 246 bytes.
+    let titles = 3000 * 246;
+    assert!(
+        without + titles * 8 / 10 < with,
+        "peak {without} bytes without titles, {with} with them"
     );
 }
 
@@ -185,6 +221,7 @@ fn small_files(n: usize) -> (tempfile::TempDir, Request) {
         params: Params::default(),
         mode: Mode::Create,
         budget: Budget::new(0, Some(dir.path().to_path_buf())),
+        titles: true,
     };
     (dir, request)
 }

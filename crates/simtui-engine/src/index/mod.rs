@@ -95,6 +95,11 @@ impl Keep {
     pub fn keeps_sets(self) -> bool {
         matches!(self, Keep::Everything | Keep::AllButLabels)
     }
+
+    /// Whether the documents' titles are kept.
+    pub fn keeps_titles(self) -> bool {
+        matches!(self, Keep::Everything | Keep::AllButSets)
+    }
 }
 
 /// A document of the index.

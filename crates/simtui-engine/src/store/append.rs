@@ -13,7 +13,6 @@
 //! the same order, the same groups of identical contents (a new document identical to a
 //! saved one joins its group).
 
-use super::bytes::Fault;
 use super::decode::{self, Check, InPlace, Seal};
 use super::directory::{self, Directory, Entry};
 use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
@@ -21,7 +20,7 @@ use super::format::{DocOut, DocRec, FileRec, Saved};
 use super::head::{self, Head, Seen};
 use super::interned::Interned;
 use super::update::{self, Plan, walk_files};
-use super::{Request, differences, file_of, stamp, write_atomic};
+use super::{Request, differences, fault_error, file_of, io_error, stamp, write_atomic};
 use crate::error::{Error, Result};
 use crate::index::{Doc, Index, IndexBuilder, Parts};
 use crate::progress::Progress;
@@ -56,32 +55,15 @@ pub struct Added {
 
 /// The saved index `req.file`, opened with the checks `check` asks for.
 fn open_saved(req: &Request, check: Check) -> Result<(InPlace, File)> {
-    let f = File::open(&req.file).map_err(|e| io_error(req, e))?;
+    let f = File::open(&req.file).map_err(|e| io_error(&req.file, e))?;
     let read = decode::opened(
-        f.try_clone().map_err(|e| io_error(req, e))?,
+        f.try_clone().map_err(|e| io_error(&req.file, e))?,
         &req.file,
-        check,
+        (check, decode::Records::All),
     )
-    .map_err(|fault| fault_error(req, fault))?;
+    .map_err(|fault| fault_error(&req.file, fault))?;
     same_params(req, &read.saved.params)?;
     Ok((read, f))
-}
-
-fn io_error(req: &Request, source: io::Error) -> Error {
-    Error::Io {
-        path: req.file.clone(),
-        source,
-    }
-}
-
-fn fault_error(req: &Request, fault: Fault) -> Error {
-    match fault {
-        Fault::Io(e) => io_error(req, e),
-        Fault::Format(problem) => Error::IndexFile {
-            path: req.file.clone(),
-            problem,
-        },
-    }
 }
 
 /// [`Error::Mismatch`] unless the saved index was built with `req.params`.
@@ -98,8 +80,8 @@ fn same_params(req: &Request, saved: &crate::index::Params) -> Result<()> {
 /// The saved index `req.file` as adding reads it: its head (the documents left in the
 /// file), or, for a file of format 5 (converted), the whole index.
 fn open_for_add(req: &Request) -> Result<(Head, Option<InPlace>, File)> {
-    let raw = File::open(&req.file).map_err(|e| io_error(req, e))?;
-    if let Some(head) = head::head(&raw).map_err(|f| fault_error(req, f))? {
+    let raw = File::open(&req.file).map_err(|e| io_error(&req.file, e))?;
+    if let Some(head) = head::head(&raw).map_err(|f| fault_error(&req.file, f))? {
         same_params(req, &head.params)?;
         return Ok((head, None, raw));
     }
@@ -165,7 +147,7 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         Some(read) => Seen::in_saved(&read.saved, &ids, &contents),
         None => head
             .seen(&raw, &ids, &contents)
-            .map_err(|f| fault_error(req, f))?,
+            .map_err(|f| fault_error(&req.file, f))?,
     };
     let joined = Joined::new(&seen, sub);
     let (new_docs, renamed) = joined.docs(&seen, sub);
@@ -185,7 +167,7 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     }
     .map_err(|f| match f {
         Failed::Read(e) => e,
-        Failed::Write(source) => io_error(req, source),
+        Failed::Write(source) => io_error(&req.file, source),
     })?;
     Ok(Added {
         before: head.docs,

@@ -45,6 +45,9 @@ pub(super) const RECORDS: usize = 8192;
 pub(super) enum Records {
     /// Files, documents, contents and set offsets: everything a reader holds.
     All,
+    /// [`Records::All`] but the documents' titles, checked and left in the file (a
+    /// caller that prints none; [`Later::titles`] reads them if the file is rewritten).
+    AllButTitles,
     /// The files alone (what `index --add` needs before it indexes the new documents;
     /// it reads the documents' ids and contents later, streamed: `head.rs`).
     Files,
@@ -313,7 +316,8 @@ fn front(
         let n = RECORDS.min(docs - from);
         let at = l.at[2] + from as u64 * DOC_RECORD;
         let bytes = src.section(at, n as u64 * DOC_RECORD)?;
-        decode_docs(&bytes, &table, limit, &mut doc_recs)?;
+        let titles = records == Records::All;
+        decode_docs(&bytes, &table, (limit, titles), &mut doc_recs)?;
     }
     drop(table);
     let contents = src.section(l.at[3], groups as u64 * 8)?;
@@ -417,7 +421,7 @@ fn decode_files(bytes: &[u8], table: &Strings, out: &mut Vec<FileRec>) -> Result
 fn decode_docs(
     bytes: &[u8],
     table: &Strings,
-    groups: usize,
+    (groups, titles): (usize, bool),
     out: &mut Vec<DocRec>,
 ) -> Result<(), FormatError> {
     for r in bytes.chunks_exact(DOC_RECORD as usize) {
@@ -432,9 +436,14 @@ fn decode_docs(
         let id = std::str::from_utf8(id)
             .map_err(|_| corrupt("a document id is not UTF-8"))?
             .to_string();
-        let title = std::str::from_utf8(title)
-            .map_err(|_| corrupt("a document title is not UTF-8"))?
-            .to_string();
+        let title =
+            std::str::from_utf8(title).map_err(|_| corrupt("a document title is not UTF-8"))?;
+        // Checked either way; a string of up to 200 bytes a document only when kept.
+        let title = if titles {
+            title.to_string()
+        } else {
+            String::new()
+        };
         let meta = decode_meta(meta).ok_or_else(|| corrupt("a document's metadata"))?;
         let group = le32(r, 12);
         if group as usize >= groups {
@@ -531,7 +540,11 @@ pub(super) fn checked(
         let f = front(&w, &l, limit, records)?;
         if check == Check::Full || listed.is_none() {
             // The sets' order is checked against their offsets, which only All keeps.
-            debug_assert_eq!(records, Records::All, "sets checked without their offsets");
+            debug_assert_ne!(
+                records,
+                Records::Files,
+                "sets checked without their offsets"
+            );
             check_sets(&w, &l, &f.offsets)?;
         }
         // The first segment's records are moved, not copied: both were held at once.
@@ -591,7 +604,7 @@ pub fn decode(bytes: &[u8]) -> Result<Saved, FormatError> {
 /// Opens and validates the index file `path` (open as `file`), its shingle sets and
 /// signatures left in it and read when asked for; with its seal (length and checksum).
 pub(crate) fn read_in_place(file: File, path: &Path) -> Result<(Saved, Seal), Fault> {
-    opened(file, path, Check::Full).map(|o| (o.saved, o.seal))
+    opened(file, path, (Check::Full, Records::All)).map(|o| (o.saved, o.seal))
 }
 
 /// An index file read in place.
@@ -604,16 +617,24 @@ pub(crate) struct InPlace {
     /// Where the first segment's shingles and signatures start in the file (a format 5
     /// file added to copies them as they are).
     pub sections: [u64; 2],
+    /// Each segment's start and layout.
+    pub(super) segments: Vec<(u64, Layout)>,
 }
 
-/// [`read_in_place`] with the checks `check` asks for, and where the segments are.
-pub(crate) fn opened(file: File, path: &Path, check: Check) -> Result<InPlace, Fault> {
+/// [`read_in_place`] with the checks `check` asks for, of the `records` asked for, and
+/// where the segments are.
+pub(super) fn opened(
+    file: File,
+    path: &Path,
+    (check, records): (Check, Records),
+) -> Result<InPlace, Fault> {
+    debug_assert_ne!(records, Records::Files, "a reader holds the documents");
     let Whole {
         params,
         mut front,
         segments,
         dir,
-    } = checked(&file, check, Records::All)?;
+    } = checked(&file, check, records)?;
     let width = params.num_perm as u64;
     let (mut set_parts, mut sig_parts) = (Vec::new(), Vec::new());
     let (mut groups, mut shingles) = (0u64, 0u64);
@@ -635,5 +656,6 @@ pub(crate) fn opened(file: File, path: &Path, check: Check) -> Result<InPlace, F
         seal: (dir.end, dir.sum),
         dir,
         sections,
+        segments,
     })
 }

@@ -6,6 +6,8 @@
 //! allocates in proportion to the new documents, not to the saved ones. What is read is
 //! checked as `Check::Head` checks it (each segment's head against the checksum its
 //! directory lists), and each document's group against the groups saved before it.
+//!
+//! The titles of an index opened without them are read the same way ([`Later`]).
 
 use super::bytes::{Bytes, Fault, Window};
 use super::decode::{Check, Layout, RECORDS, Records, Strings, Whole, checked, corrupt};
@@ -147,6 +149,24 @@ fn segment_ids(
     limit: usize,
     each: &mut dyn FnMut(&[u8]),
 ) -> Result<(), Fault> {
+    segment_docs(w, l, limit, &mut |r, table| {
+        each(table.get(le64(r, 0), le32(r, 8), "a document id")?);
+        Ok(())
+    })
+}
+
+/// What [`segment_docs`] calls with each document record and its segment's strings.
+type EachDoc<'a> = dyn FnMut(&[u8], &Strings) -> Result<(), Fault> + 'a;
+
+/// Calls `each` with every document record of a segment and the segment's string table,
+/// in order, a few thousand records read at a time, checking that each document's group
+/// is below `limit` (the groups of the segments up to it).
+fn segment_docs(
+    w: &Window<'_, File>,
+    l: &Layout,
+    limit: usize,
+    each: &mut EachDoc<'_>,
+) -> Result<(), Fault> {
     let [_, docs, _, _, strings] = l.counts;
     let table = Strings {
         table: w.section(l.at[0], strings as u64)?,
@@ -160,10 +180,74 @@ fn segment_ids(
                 let what = format!("a document is in group {group} of {limit}");
                 return Err(corrupt(what).into());
             }
-            each(table.get(le64(r, 0), le32(r, 8), "a document id")?);
+            each(r, &table)?;
         }
     }
     Ok(())
+}
+
+/// The titles of an index file opened without them ([`Records::AllButTitles`]): left in
+/// the file, which is still open, and read again only if it must be written again (a
+/// rewrite keeps every title; a caller that prints none never needs them).
+pub(crate) struct Later {
+    file: File,
+    /// Its path, for errors.
+    path: std::path::PathBuf,
+    /// Each segment's start, length and layout.
+    segments: Vec<(u64, u64, Layout)>,
+}
+
+impl Later {
+    /// The titles of the segments `segments` (their starts and layouts, listed by `dir`)
+    /// of `file`, open at `path`.
+    pub(crate) fn new(
+        (file, path): (File, &std::path::Path),
+        segments: Vec<(u64, Layout)>,
+        dir: &Directory,
+    ) -> Later {
+        let sizes = dir.entries.iter().map(|e| e.size);
+        let segments = segments
+            .into_iter()
+            .zip(sizes)
+            .map(|((start, l), len)| (start, len, l))
+            .collect();
+        Later {
+            file,
+            path: path.to_path_buf(),
+            segments,
+        }
+    }
+
+    /// Calls `each` with every saved document's title, in order: an error if the file
+    /// cannot be read.
+    pub(crate) fn titles(&self, each: &mut dyn FnMut(String)) -> crate::error::Result<()> {
+        self.each_title(each)
+            .map_err(|f| super::fault_error(&self.path, f))
+    }
+
+    fn each_title(&self, each: &mut dyn FnMut(String)) -> Result<(), Fault> {
+        let mut groups = 0;
+        for (start, len, l) in &self.segments {
+            let w = Window {
+                src: &self.file,
+                start: *start,
+                len: *len,
+            };
+            let limit = groups + l.counts[2];
+            segment_docs(&w, l, limit, &mut |r, table| {
+                // A title follows its id among the strings (see `decode_docs`).
+                let at = le64(r, 0).checked_add(le32(r, 8) as u64);
+                let at = at.ok_or_else(|| corrupt("a document title is out of range"))?;
+                let title = table.get(at, le32(r, 56), "a document title")?;
+                let title = std::str::from_utf8(title)
+                    .map_err(|_| corrupt("a document title is not UTF-8"))?;
+                each(title.to_string());
+                Ok(())
+            })?;
+            groups = limit;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -200,6 +284,7 @@ mod tests {
             params: Params::default(),
             mode: Mode::Create,
             budget: Budget::new(0, None),
+            titles: true,
         };
         open(&request(vec![one.clone()]), &Silent).unwrap();
         add(&request(vec![two.clone()]), &Silent).unwrap();

@@ -37,9 +37,10 @@ use crate::source::{self, Corpus, Source, WalkOptions};
 use crate::storage::Budget;
 pub use append::{Added, add, joined, load_part, reference, save_part};
 use bytes::Fault;
-use decode::Seal;
+use decode::{Records, Seal};
 use encode::Failed;
 use format::{FormatError, Place, Saved, Stamp};
+use head::Later;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
@@ -124,6 +125,29 @@ pub struct Request {
     /// file when asked for, the files read anew are indexed in it, and the merged sets
     /// go to temporary files past it.
     pub budget: Budget,
+    /// Whether the caller wants the saved documents' titles. Without them (a caller
+    /// that prints none), they are checked and left in the file, and read again only if
+    /// it must be written again: a title of up to 200 bytes a document not held.
+    pub titles: bool,
+}
+
+/// An error reading the index file `file`.
+fn io_error(file: &Path, source: io::Error) -> Error {
+    Error::Io {
+        path: file.to_path_buf(),
+        source,
+    }
+}
+
+/// An error reading or decoding the index file `file`.
+fn fault_error(file: &Path, fault: Fault) -> Error {
+    match fault {
+        Fault::Io(e) => io_error(file, e),
+        Fault::Format(problem) => Error::IndexFile {
+            path: file.to_path_buf(),
+            problem,
+        },
+    }
 }
 
 /// What opening did.
@@ -227,18 +251,10 @@ pub fn auto_file(roots: &[PathBuf]) -> Option<PathBuf> {
 /// asked for: [`Error::Io`] if it cannot be read, [`Error::IndexFile`] if it is not a
 /// valid index of this version.
 pub fn load(file: &Path) -> Result<Saved> {
-    let io_error = |source: io::Error| Error::Io {
-        path: file.to_path_buf(),
-        source,
-    };
-    let f = fs::File::open(file).map_err(io_error)?;
+    let f = fs::File::open(file).map_err(|e| io_error(file, e))?;
     match decode::read_in_place(f, file) {
         Ok((saved, _)) => Ok(saved),
-        Err(Fault::Io(e)) => Err(io_error(e)),
-        Err(Fault::Format(problem)) => Err(Error::IndexFile {
-            path: file.to_path_buf(),
-            problem,
-        }),
+        Err(fault) => Err(fault_error(file, fault)),
     }
 }
 
@@ -290,27 +306,37 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     // written again.
     let mut loaded_seal = None;
     let t = Instant::now();
-    let io_error = |source: io::Error| Error::Io {
-        path: req.file.clone(),
-        source,
+    let io_err = |source: io::Error| io_error(&req.file, source);
+    let records = match req.titles {
+        true => Records::All,
+        false => Records::AllButTitles,
     };
     let read = match fs::File::open(&req.file) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io_error(e)),
-        Ok(f) => Some(decode::opened(f, &req.file, decode::Check::Full)),
+        Err(e) => return Err(io_err(e)),
+        Ok(f) => {
+            let again = f.try_clone().map_err(io_err)?;
+            let read = decode::opened(f, &req.file, (decode::Check::Full, records));
+            Some(read.map(|r| (r, again)))
+        }
     };
+    // Where the titles left in the file are, when they are.
+    let mut later = None;
     let saved = match read {
         None => {
             report.created = true;
             None
         }
-        Some(Ok(read)) => {
+        Some(Ok((read, again))) => {
             report.file_bytes = read.seal.0;
             report.tail = read.dir.tail;
             loaded_seal = Some(read.seal);
+            if records == Records::AllButTitles {
+                later = Some(Later::new((again, &req.file), read.segments, &read.dir));
+            }
             Some(read.saved)
         }
-        Some(Err(Fault::Io(e))) => return Err(io_error(e)),
+        Some(Err(Fault::Io(e))) => return Err(io_err(e)),
         Some(Err(Fault::Format(e))) if req.mode == Mode::Create && e != FormatError::NotIndex => {
             report.rebuilt = Some(e.to_string());
             None
@@ -334,6 +360,7 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     let stamped = epoch_time(std::time::SystemTime::now());
     let wanted = (&req.params, &req.budget);
     let walk = (&mut corpus, keep_walk);
+    let saved = (saved, later.as_ref());
     let mut update = update::update(walk, saved, wanted, &cwd, &mut report, progress)?;
     if !keep_walk {
         // Its entries moved into the index.
@@ -350,6 +377,13 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     let oph = req.params.sketch == SketchKind::Oph && req.mode == Mode::Open;
     if !oph && widen(index, req, progress)? {
         update.dirty = true;
+    }
+    if update.dirty && update.untitled {
+        // Written again, the file keeps its titles: read from it, in the saved order.
+        let later = later
+            .as_ref()
+            .expect("untitled only when the titles are in the file");
+        update::titled(index, later)?;
     }
     if update.dirty {
         let files = &update.files;
@@ -372,13 +406,13 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
                 let seal =
                     update::encode(index, &update.files, io::sink()).map_err(|f| match f {
                         Failed::Read(e) => e,
-                        Failed::Write(e) => io_error(e),
+                        Failed::Write(e) => io_err(e),
                     })?;
                 if Some(seal) != loaded_seal {
                     report.file_bytes = seal.0;
                     match req.mode {
                         Mode::Open => report.write_error = Some(e.to_string()),
-                        Mode::Create => return Err(io_error(e)),
+                        Mode::Create => return Err(io_err(e)),
                     }
                 }
             }

@@ -5,6 +5,7 @@
 use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
 use super::format::{self, FileRec, Saved, Stamp};
+use super::head::Later;
 use super::interned::Interned;
 use super::{Report, file_of, hash_file, part_of, reading_of, source_of, stamp};
 use crate::error::Result;
@@ -81,6 +82,25 @@ pub(super) struct Update {
     pub(super) files: Vec<FileRec>,
     /// The index differs from the file's.
     pub(super) dirty: bool,
+    /// The index's documents are the saved ones, in order, without the titles left in
+    /// the file ([`titled`] reads them if it is written again).
+    pub(super) untitled: bool,
+}
+
+/// Gives the documents of an index opened `untitled` their titles, read from the file.
+pub(super) fn titled(index: &mut Index, later: &Later) -> Result<()> {
+    fill(later, index.docs.iter_mut().map(|d| &mut d.title))?;
+    index.text_bytes = index.docs.iter().map(Doc::text_bytes).sum();
+    Ok(())
+}
+
+/// Fills `titles`, the saved documents' in order, from the file.
+fn fill<'a>(later: &Later, mut titles: impl Iterator<Item = &'a mut String>) -> Result<()> {
+    later.titles(&mut |title| {
+        if let Some(t) = titles.next() {
+            *t = title;
+        }
+    })
 }
 
 /// What the saved index is, as files (with where each one's documents start) and by
@@ -299,7 +319,7 @@ pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
 /// within `budget` (the sets of both past it on temporary files).
 pub(super) fn update(
     (corpus, keep): (&mut Corpus, bool),
-    saved: Option<Saved>,
+    (mut saved, later): (Option<Saved>, Option<&Later>),
     (params, budget): (&Params, &Budget),
     cwd: &Path,
     report: &mut Report,
@@ -328,8 +348,16 @@ pub(super) fn update(
         });
     if all_reused {
         let saved = saved.expect("a saved index");
-        return reuse_all(&mut files, &stamps, saved, (corpus, keep), &sub_params);
+        let mut update = reuse_all(&mut files, &stamps, saved, (corpus, keep), &sub_params)?;
+        update.untitled = later.is_some();
+        return Ok(update);
     }
+    // Merged with documents read anew, the index is written again, with every title.
+    drop(known);
+    if let (Some(s), Some(later)) = (saved.as_mut(), later) {
+        fill(later, s.docs.iter_mut().map(|d| &mut d.title))?;
+    }
+    let known = Known::new(saved.as_ref());
     let room = budget.room(budget.for_index());
     merge(
         &mut files,
@@ -394,6 +422,7 @@ fn reuse_all(
         index,
         files: recs,
         dirty,
+        untitled: false,
     })
 }
 
@@ -516,6 +545,7 @@ fn merge(
         index,
         files: out_files,
         dirty,
+        untitled: false,
     })
 }
 
