@@ -19,8 +19,9 @@ use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_sign
 use super::format::{DocOut, DocRec, FileRec, Saved};
 use super::head::{self, Head, Seen};
 use super::interned::Interned;
+use super::stamps::stamp;
 use super::update::{self, Plan, walk_files};
-use super::{Request, differences, fault_error, file_of, io_error, stamp, write_atomic};
+use super::{Request, differences, fault_error, file_of, io_error, write_atomic};
 use crate::error::{Error, Result};
 use crate::index::{Doc, Index, IndexBuilder, Parts};
 use crate::progress::Progress;

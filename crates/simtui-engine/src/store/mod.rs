@@ -26,6 +26,7 @@ mod encode;
 pub mod format;
 mod head;
 mod interned;
+mod stamps;
 mod update;
 
 use crate::error::{Error, Result};
@@ -33,18 +34,19 @@ use crate::index::{Index, Params};
 use crate::progress::{Progress, Stage};
 use crate::sketch::{Signatures, SketchKind, Sketcher};
 use crate::source::Part;
-use crate::source::{self, Corpus, Source, WalkOptions};
+use crate::source::{Corpus, Source, WalkOptions};
 use crate::storage::Budget;
 pub use append::{Added, add, joined, load_part, reference, save_part};
 use bytes::Fault;
 use decode::{Records, Seal};
 use encode::Failed;
-use format::{FormatError, Place, Saved, Stamp};
+use format::{FormatError, Place, Saved};
 use head::Later;
+use stamps::epoch_time;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// The index file found automatically inside a folder given as the only PATH.
 pub const AUTO_NAME: &str = ".simtui-index";
@@ -302,60 +304,13 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     progress.update(Stage::Read, 0, corpus.entries.len() as u64);
 
     let mut report = Report::default();
-    // The loaded file's length and checksum: an update that comes out the same is not
-    // written again.
-    let mut loaded_seal = None;
     let t = Instant::now();
-    let io_err = |source: io::Error| io_error(&req.file, source);
-    let records = match req.titles {
-        true => Records::All,
-        false => Records::AllButTitles,
-    };
-    let read = match fs::File::open(&req.file) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io_err(e)),
-        Ok(f) => {
-            let again = f.try_clone().map_err(io_err)?;
-            let read = decode::opened(f, &req.file, (decode::Check::Full, records));
-            Some(read.map(|r| (r, again)))
-        }
-    };
-    // Where the titles left in the file are, when they are.
-    let mut later = None;
-    let saved = match read {
-        None => {
-            report.created = true;
-            None
-        }
-        Some(Ok((read, again))) => {
-            report.file_bytes = read.seal.0;
-            report.tail = read.dir.tail;
-            loaded_seal = Some(read.seal);
-            if records == Records::AllButTitles {
-                later = Some(Later::new((again, &req.file), read.segments, &read.dir));
-            }
-            Some(read.saved)
-        }
-        Some(Err(Fault::Io(e))) => return Err(io_err(e)),
-        Some(Err(Fault::Format(e))) if req.mode == Mode::Create && e != FormatError::NotIndex => {
-            report.rebuilt = Some(e.to_string());
-            None
-        }
-        Some(Err(Fault::Format(e))) => {
-            return Err(Error::IndexFile {
-                path: req.file.clone(),
-                problem: e,
-            });
-        }
-    };
+    let Loaded {
+        saved,
+        later,
+        seal: loaded_seal,
+    } = load_for(req, &mut report)?;
     report.load_time = t.elapsed();
-    let saved = saved.and_then(|s| match differences(&s.params, &req.params) {
-        None => Some(s),
-        Some(why) => {
-            report.rebuilt = Some(why);
-            None
-        }
-    });
     // Before the files' stamps are taken: see `update::settle`.
     let stamped = epoch_time(std::time::SystemTime::now());
     let wanted = (&req.params, &req.budget);
@@ -406,13 +361,13 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
                 let seal =
                     update::encode(index, &update.files, io::sink()).map_err(|f| match f {
                         Failed::Read(e) => e,
-                        Failed::Write(e) => io_err(e),
+                        Failed::Write(e) => io_error(&req.file, e),
                     })?;
                 if Some(seal) != loaded_seal {
                     report.file_bytes = seal.0;
                     match req.mode {
                         Mode::Open => report.write_error = Some(e.to_string()),
-                        Mode::Create => return Err(io_err(e)),
+                        Mode::Create => return Err(io_error(&req.file, e)),
                     }
                 }
             }
@@ -434,6 +389,64 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
         corpus,
         report,
     })
+}
+
+/// A saved index as [`open_with`] reads it.
+struct Loaded {
+    /// The saved index, if there is one of the parameters asked for.
+    saved: Option<Saved>,
+    /// Where the titles left in the file are, when they are.
+    later: Option<Later>,
+    /// The file's length and checksum: an update that comes out the same is not written
+    /// again.
+    seal: Option<Seal>,
+}
+
+/// Reads the saved index `req.file`, in place, with the titles `req` asks for. None
+/// when there is no file, or (said in `report`) when it was built with other parameters
+/// or, in [`Mode::Create`], cannot be used: it is then rebuilt.
+fn load_for(req: &Request, report: &mut Report) -> Result<Loaded> {
+    let io_err = |source: io::Error| io_error(&req.file, source);
+    let records = match req.titles {
+        true => Records::All,
+        false => Records::AllButTitles,
+    };
+    let mut loaded = Loaded {
+        saved: None,
+        later: None,
+        seal: None,
+    };
+    let read = match fs::File::open(&req.file) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            report.created = true;
+            return Ok(loaded);
+        }
+        Err(e) => return Err(io_err(e)),
+        Ok(f) => {
+            let again = f.try_clone().map_err(io_err)?;
+            decode::opened(f, &req.file, (decode::Check::Full, records)).map(|r| (r, again))
+        }
+    };
+    let (read, again) = match read {
+        Ok(read) => read,
+        Err(Fault::Format(e)) if req.mode == Mode::Create && e != FormatError::NotIndex => {
+            report.rebuilt = Some(e.to_string());
+            return Ok(loaded);
+        }
+        Err(fault) => return Err(fault_error(&req.file, fault)),
+    };
+    report.file_bytes = read.seal.0;
+    report.tail = read.dir.tail;
+    loaded.seal = Some(read.seal);
+    if let Some(why) = differences(&read.saved.params, &req.params) {
+        report.rebuilt = Some(why);
+        return Ok(loaded);
+    }
+    if records == Records::AllButTitles {
+        loaded.later = Some(Later::new((again, &req.file), read.segments, &read.dir));
+    }
+    loaded.saved = Some(read.saved);
+    Ok(loaded)
 }
 
 /// The corpus a request's roots hold, without the index file, and the folder paths are
@@ -651,62 +664,4 @@ fn remove_stale_temps(dir: &Path, file: &Path) {
 fn process_alive(pid: u32) -> bool {
     let proc = Path::new("/proc");
     !proc.join("self").exists() || proc.join(pid.to_string()).exists()
-}
-
-/// A file's size, times and inode number, if it can be stat'ed.
-fn stamp(p: &Path) -> Option<Stamp> {
-    let m = fs::metadata(p).ok()?;
-    let (secs, nanos) = epoch_time(m.modified().ok()?);
-    let (ctime_secs, ctime_nanos, inode) = change_time_and_inode(&m);
-    Some(Stamp {
-        size: m.len(),
-        secs,
-        nanos,
-        ctime_secs,
-        ctime_nanos,
-        inode,
-    })
-}
-
-/// Seconds since the Unix epoch (floored, negative before it) and nanoseconds forward.
-fn epoch_time(t: std::time::SystemTime) -> (i64, u32) {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
-        Err(e) => {
-            let d = e.duration();
-            let (s, n) = (d.as_secs() as i64, d.subsec_nanos());
-            if n == 0 {
-                (-s, 0)
-            } else {
-                (-s - 1, 1_000_000_000 - n)
-            }
-        }
-    }
-}
-
-#[cfg(unix)]
-fn change_time_and_inode(m: &fs::Metadata) -> (i64, u32, u64) {
-    use std::os::unix::fs::MetadataExt;
-    (
-        m.ctime(),
-        m.ctime_nsec().clamp(0, 999_999_999) as u32,
-        m.ino(),
-    )
-}
-
-#[cfg(not(unix))]
-fn change_time_and_inode(_: &fs::Metadata) -> (i64, u32, u64) {
-    (0, 0, 0)
-}
-
-/// xxh3-64 of a regular file's bytes (at most `max_bytes` of them).
-fn hash_file(p: &Path, max_bytes: u64) -> Option<u64> {
-    let f = source::file::open_nonblocking(p).ok()?;
-    let m = f.metadata().ok()?;
-    if !m.is_file() || m.len() > max_bytes {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(m.len() as usize);
-    f.take(max_bytes + 1).read_to_end(&mut bytes).ok()?;
-    (bytes.len() as u64 <= max_bytes).then(|| xxhash_rust::xxh3::xxh3_64(&bytes))
 }
