@@ -101,7 +101,8 @@ fn open_for_add(req: &Request) -> Result<(Head, Option<InPlace>, File)> {
 pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     let (head, whole, raw) = open_for_add(req)?;
     let super::Walked { mut corpus, cwd } = super::walked(req)?;
-    let mut files = walk_files(&corpus, &cwd);
+    // The entries keep their paths: the new documents are indexed from them.
+    let mut files = walk_files(&mut corpus, &cwd, false);
     let known: HashSet<&Path> = head.files.iter().map(|f| f.path.as_path()).collect();
     if let Some(f) = files.iter().find(|f| known.contains(f.abs())) {
         return Err(Error::Output(format!(

@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The files of a walk, in order: each with its entries. The path is held once when it
-/// is absolute already (a copy a file is a copy a document at 500,000 files).
+/// is absolute already (a copy a file is a copy a document at 500,000 files), and once
+/// beside the walk's entries when [`walk_files`] takes it from them.
 pub(super) struct WalkFile {
     pub(super) path: PathBuf,
     /// The path made absolute (how the saved index names files), when it differs.
@@ -47,27 +48,49 @@ impl WalkFile {
     }
 }
 
-pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
+/// The files of `corpus`'s entries. With `take`, the path of a file that is one
+/// document is moved out of its entry (left empty: [`give_back`] or [`reuse_file`] gives
+/// it to the document) instead of copied, so that opening a saved index does not hold
+/// every path twice while it plans.
+pub(super) fn walk_files(corpus: &mut Corpus, cwd: &Path, take: bool) -> Vec<WalkFile> {
     // As many as the entries at most (a file of many documents is one file): reserved
     // once, not doubled as it grows (which held 1.5 times the list on average).
     let mut files: Vec<WalkFile> = Vec::with_capacity(corpus.entries.len());
-    for (i, e) in corpus.entries.iter().enumerate() {
-        let p = file_of(&e.source).expect("checked: every entry has a file");
+    let entries = &corpus.entries;
+    let path_of = |i: usize| file_of(&entries[i].source).expect("checked: every entry has a file");
+    for (i, e) in entries.iter().enumerate() {
         match files.last_mut() {
-            Some(last) if last.path == p => last.entries.end = i + 1,
-            _ => {
-                let abs = super::absolute(cwd, p);
-                files.push(WalkFile {
-                    path: p.to_path_buf(),
-                    abs: (abs != p).then_some(abs),
-                    reading: reading_of(&e.source),
-                    entries: i..i + 1,
-                })
-            }
+            Some(last) if path_of(last.entries.start) == path_of(i) => last.entries.end = i + 1,
+            _ => files.push(WalkFile {
+                path: PathBuf::new(),
+                abs: None,
+                reading: reading_of(&e.source),
+                entries: i..i + 1,
+            }),
         }
+    }
+    for f in &mut files {
+        let first = &mut corpus.entries[f.entries.start].source;
+        f.path = match first {
+            Source::File(p) if take && f.entries.len() == 1 => std::mem::take(p),
+            other => file_of(other).expect("checked").to_path_buf(),
+        };
+        let abs = super::absolute(cwd, &f.path);
+        f.abs = (abs != f.path).then_some(abs);
     }
     files.shrink_to_fit();
     files
+}
+
+/// Gives the entries of a file their path back where [`walk_files`] took it.
+fn give_back(entries: &mut [source::Entry], f: &WalkFile) {
+    for e in entries {
+        if let Source::File(p) = &mut e.source
+            && p.as_os_str().is_empty()
+        {
+            *p = f.path.clone();
+        }
+    }
 }
 
 pub(super) enum Plan {
@@ -258,6 +281,13 @@ pub(super) fn read_anew(
         }
         entries
     };
+    let mut entries = entries;
+    let mut at = 0;
+    for &i in &read {
+        let n = files[i].entries.len();
+        give_back(&mut entries[at..at + n], &files[i]);
+        at += n;
+    }
     let corpus = Corpus {
         entries,
         skipped: Vec::new(),
@@ -326,7 +356,7 @@ pub(super) fn update(
     report: &mut Report,
     progress: &dyn Progress,
 ) -> Result<Update> {
-    let mut files = walk_files(corpus, cwd);
+    let mut files = walk_files(corpus, cwd, !keep);
     let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
     let known = Known::new(saved.as_ref());
     let plans = plan(&files, &stamps, &known, params, report);
@@ -403,6 +433,8 @@ fn reuse_all(
         let walk = (&mut *corpus, keep);
         let mine = saved_docs.drain(first..);
         reuse_file(f, rec, mine, walk, &mut docs, &mut skipped, &mut dirty, Ok)?;
+        // Its last use: its documents hold the path now.
+        (f.path, f.abs) = (PathBuf::new(), None);
         shrink_now_and_then(&mut saved_docs);
         // Reversed with everything at the end, back in the file's order.
         docs[at..].reverse();
@@ -661,6 +693,8 @@ fn reuse_file(
             [e] if d.part.line == 0 && !e.id.is_empty() => {
                 *dirty |= e.id != d.id;
                 let source = match &mut e.source {
+                    // Taken by `walk_files`.
+                    Source::File(p) if p.as_os_str().is_empty() => Source::File(f.path.clone()),
                     Source::File(p) => Source::File(moved(p, keep)),
                     walked => source_of(&f.path, d.part, walked),
                 };
