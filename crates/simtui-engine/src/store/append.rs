@@ -16,11 +16,12 @@
 use super::decode::{self, Check, InPlace, Seal};
 use super::directory::{self, Directory, Entry};
 use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
+use super::files::walk_files;
 use super::format::{DocOut, DocRec, FileRec, Saved};
 use super::head::{self, Head, Seen};
 use super::interned::Interned;
 use super::stamps::stamp;
-use super::update::{self, Plan, walk_files};
+use super::update::{self, Plan};
 use super::{Request, differences, fault_error, file_of, io_error, write_atomic};
 use crate::error::{Error, Result};
 use crate::index::{Doc, Index, IndexBuilder, Parts};

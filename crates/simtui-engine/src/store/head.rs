@@ -218,11 +218,22 @@ impl Later {
         }
     }
 
-    /// Calls `each` with every saved document's title, in order: an error if the file
-    /// cannot be read.
-    pub(crate) fn titles(&self, each: &mut dyn FnMut(String)) -> crate::error::Result<()> {
-        self.each_title(each)
-            .map_err(|f| super::fault_error(&self.path, f))
+    /// Calls `each` with every saved document's title, in order, for `docs` documents
+    /// that must be the saved ones: an error if they are not as many, or if the file
+    /// cannot be read (never a title given to another document).
+    pub(crate) fn titles(
+        &self,
+        docs: usize,
+        each: &mut dyn FnMut(String),
+    ) -> crate::error::Result<()> {
+        let saved: usize = self.segments.iter().map(|(_, _, l)| l.counts[1]).sum();
+        let fault = if saved != docs {
+            let what = format!("{saved} documents saved, {docs} to give their titles to");
+            Err(corrupt(what).into())
+        } else {
+            self.each_title(each)
+        };
+        fault.map_err(|f| super::fault_error(&self.path, f))
     }
 
     fn each_title(&self, each: &mut dyn FnMut(String)) -> Result<(), Fault> {
@@ -258,11 +269,9 @@ mod tests {
     use crate::storage::Budget;
     use crate::store::{Mode, Request, add, open};
 
-    /// Streamed from a file of two segments, the ids and contents the saved documents
-    /// share with new ones are those of the index read whole: the same ids taken, each
-    /// content's first group.
-    #[test]
-    fn streamed_and_whole_reads_see_the_same() {
+    /// An index file of two segments (three files indexed, three added), in a folder that
+    /// goes with it.
+    fn two_segments() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let (one, two) = (dir.path().join("one"), dir.path().join("two"));
         for (root, names) in [(&one, ["a", "b", "c"]), (&two, ["d", "e", "f"])] {
@@ -288,6 +297,42 @@ mod tests {
         };
         open(&request(vec![one.clone()]), &Silent).unwrap();
         add(&request(vec![two.clone()]), &Silent).unwrap();
+        (dir, file)
+    }
+
+    /// The titles an index was opened without, read back from its segments, are the
+    /// titles read whole, in order; asked for another number of documents, an error.
+    #[test]
+    fn titles_left_in_the_file_are_read_back_in_order() {
+        let (_dir, file) = two_segments();
+        let whole: Vec<String> = super::super::load(&file)
+            .unwrap()
+            .docs
+            .into_iter()
+            .map(|d| d.title)
+            .collect();
+        // Each titled by its first line.
+        assert!(
+            whole.iter().all(|t| t.starts_with("shared words")),
+            "{whole:?}"
+        );
+        let raw = File::open(&file).unwrap();
+        let check = (super::super::decode::Check::Full, Records::AllButTitles);
+        let read = super::super::decode::opened(raw.try_clone().unwrap(), &file, check).unwrap();
+        assert!(read.saved.docs.iter().all(|d| d.title.is_empty()));
+        let later = Later::new((raw, &file), read.segments, &read.dir);
+        let mut back = Vec::new();
+        later.titles(6, &mut |t| back.push(t)).unwrap();
+        assert_eq!(back, whole);
+        assert!(later.titles(5, &mut |_| ()).is_err());
+    }
+
+    /// Streamed from a file of two segments, the ids and contents the saved documents
+    /// share with new ones are those of the index read whole: the same ids taken, each
+    /// content's first group.
+    #[test]
+    fn streamed_and_whole_reads_see_the_same() {
+        let (_dir, file) = two_segments();
         let raw = File::open(&file).unwrap();
         let head = head(&raw).unwrap().expect("the current format");
         assert_eq!((head.dir.entries.len(), head.docs), (2, 6));

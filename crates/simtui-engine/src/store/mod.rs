@@ -23,6 +23,7 @@ mod bytes;
 pub mod decode;
 mod directory;
 mod encode;
+mod files;
 pub mod format;
 mod head;
 mod interned;

@@ -4,11 +4,12 @@
 
 use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
+use super::files::{WalkFile, give_back, walk_files};
 use super::format::{self, FileRec, Saved, Stamp};
 use super::head::Later;
 use super::interned::Interned;
 use super::stamps::{hash_file, stamp};
-use super::{Report, file_of, part_of, reading_of, source_of};
+use super::{Report, file_of, part_of, source_of};
 use crate::error::Result;
 use crate::index::{Doc, Index, IndexBuilder, Params, Parts};
 use crate::progress::Progress;
@@ -21,77 +22,6 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// The files of a walk, in order: each with its entries. The path is held once when it
-/// is absolute already (a copy a file is a copy a document at 500,000 files), and once
-/// beside the walk's entries when [`walk_files`] takes it from them.
-pub(super) struct WalkFile {
-    pub(super) path: PathBuf,
-    /// The path made absolute (how the saved index names files), when it differs.
-    abs: Option<PathBuf>,
-    /// How it is read (see `reading_of`), taken before its entries move into the index.
-    reading: String,
-    pub(super) entries: std::ops::Range<usize>,
-}
-
-impl WalkFile {
-    /// The absolute path, as the saved index names the file.
-    pub(super) fn abs(&self) -> &Path {
-        self.abs.as_deref().unwrap_or(&self.path)
-    }
-
-    /// The absolute path, moved out for the file's record: the file's last use.
-    fn take_abs(&mut self) -> PathBuf {
-        self.abs
-            .take()
-            .unwrap_or_else(|| std::mem::take(&mut self.path))
-    }
-}
-
-/// The files of `corpus`'s entries. With `take`, the path of a file that is one
-/// document is moved out of its entry (left empty: [`give_back`] or [`reuse_file`] gives
-/// it to the document) instead of copied, so that opening a saved index does not hold
-/// every path twice while it plans.
-pub(super) fn walk_files(corpus: &mut Corpus, cwd: &Path, take: bool) -> Vec<WalkFile> {
-    // As many as the entries at most (a file of many documents is one file): reserved
-    // once, not doubled as it grows (which held 1.5 times the list on average).
-    let mut files: Vec<WalkFile> = Vec::with_capacity(corpus.entries.len());
-    let entries = &corpus.entries;
-    let path_of = |i: usize| file_of(&entries[i].source).expect("checked: every entry has a file");
-    for (i, e) in entries.iter().enumerate() {
-        match files.last_mut() {
-            Some(last) if path_of(last.entries.start) == path_of(i) => last.entries.end = i + 1,
-            _ => files.push(WalkFile {
-                path: PathBuf::new(),
-                abs: None,
-                reading: reading_of(&e.source),
-                entries: i..i + 1,
-            }),
-        }
-    }
-    for f in &mut files {
-        let first = &mut corpus.entries[f.entries.start].source;
-        f.path = match first {
-            Source::File(p) if take && f.entries.len() == 1 => std::mem::take(p),
-            other => file_of(other).expect("checked").to_path_buf(),
-        };
-        let abs = super::absolute(cwd, &f.path);
-        f.abs = (abs != f.path).then_some(abs);
-    }
-    files.shrink_to_fit();
-    files
-}
-
-/// Gives the entries of a file their path back where [`walk_files`] took it.
-fn give_back(entries: &mut [source::Entry], f: &WalkFile) {
-    for e in entries {
-        if let Source::File(p) = &mut e.source
-            && p.as_os_str().is_empty()
-        {
-            *p = f.path.clone();
-        }
-    }
-}
 
 pub(super) enum Plan {
     /// Take saved file `i`'s documents (with the file's stamp now, which this walk took:
@@ -119,8 +49,11 @@ pub(super) fn titled(index: &mut Index, later: &Later) -> Result<()> {
 }
 
 /// Fills `titles`, the saved documents' in order, from the file.
-fn fill<'a>(later: &Later, mut titles: impl Iterator<Item = &'a mut String>) -> Result<()> {
-    later.titles(&mut |title| {
+fn fill<'a>(
+    later: &Later,
+    mut titles: impl ExactSizeIterator<Item = &'a mut String>,
+) -> Result<()> {
+    later.titles(titles.len(), &mut |title| {
         if let Some(t) = titles.next() {
             *t = title;
         }
