@@ -120,14 +120,8 @@ impl Head {
         contents: &HashSet<u64>,
     ) -> Result<Seen, Fault> {
         let mut seen = Seen::default();
-        for ((start, l), entry) in self.segments.iter().zip(&self.dir.entries) {
-            let w = Window {
-                src: file,
-                start: *start,
-                len: entry.size,
-            };
-            let limit = seen.groups as usize + l.counts[2];
-            segment_ids(&w, l, limit, &mut |id| seen.id(id, ids))?;
+        each_segment(file, (&self.segments, &self.dir), &mut |w, l, limit| {
+            segment_ids(w, l, limit, &mut |id| seen.id(id, ids))?;
             let groups = l.counts[2];
             for from in (0..groups).step_by(RECORDS) {
                 let n = RECORDS.min(groups - from);
@@ -136,9 +130,34 @@ impl Head {
                     seen.content(le64(c, 0), contents);
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(seen)
     }
+}
+
+/// What [`each_segment`] calls with each segment's window, layout and group limit.
+type EachSegment<'a> = dyn FnMut(&Window<'_, File>, &Layout, usize) -> Result<(), Fault> + 'a;
+
+/// Calls `each` with every segment of `file` (its start among `segments`, its size
+/// listed by the directory), its layout and the groups of the segments up to and with it
+/// (the limit its documents' groups are below).
+fn each_segment(
+    file: &File,
+    (segments, dir): (&[(u64, Layout)], &Directory),
+    each: &mut EachSegment<'_>,
+) -> Result<(), Fault> {
+    let mut groups = 0;
+    for ((start, l), entry) in segments.iter().zip(&dir.entries) {
+        let w = Window {
+            src: file,
+            start: *start,
+            len: entry.size,
+        };
+        groups += l.counts[2];
+        each(&w, l, groups)?;
+    }
+    Ok(())
 }
 
 /// Calls `each` with the id of every document of a segment, in order, checking that its
@@ -193,8 +212,9 @@ pub(crate) struct Later {
     file: File,
     /// Its path, for errors.
     path: std::path::PathBuf,
-    /// Each segment's start, length and layout.
-    segments: Vec<(u64, u64, Layout)>,
+    /// Each segment's start and layout, and the directory that lists their sizes.
+    segments: Vec<(u64, Layout)>,
+    dir: Directory,
 }
 
 impl Later {
@@ -203,18 +223,13 @@ impl Later {
     pub(crate) fn new(
         (file, path): (File, &std::path::Path),
         segments: Vec<(u64, Layout)>,
-        dir: &Directory,
+        dir: Directory,
     ) -> Later {
-        let sizes = dir.entries.iter().map(|e| e.size);
-        let segments = segments
-            .into_iter()
-            .zip(sizes)
-            .map(|((start, l), len)| (start, len, l))
-            .collect();
         Later {
             file,
             path: path.to_path_buf(),
             segments,
+            dir,
         }
     }
 
@@ -226,7 +241,7 @@ impl Later {
         docs: usize,
         each: &mut dyn FnMut(String),
     ) -> crate::error::Result<()> {
-        let saved: usize = self.segments.iter().map(|(_, _, l)| l.counts[1]).sum();
+        let saved: usize = self.segments.iter().map(|(_, l)| l.counts[1]).sum();
         let fault = if saved != docs {
             let what = format!("{saved} documents saved, {docs} to give their titles to");
             Err(corrupt(what).into())
@@ -237,15 +252,9 @@ impl Later {
     }
 
     fn each_title(&self, each: &mut dyn FnMut(String)) -> Result<(), Fault> {
-        let mut groups = 0;
-        for (start, len, l) in &self.segments {
-            let w = Window {
-                src: &self.file,
-                start: *start,
-                len: *len,
-            };
-            let limit = groups + l.counts[2];
-            segment_docs(&w, l, limit, &mut |r, table| {
+        let segments = (self.segments.as_slice(), &self.dir);
+        each_segment(&self.file, segments, &mut |w, l, limit| {
+            segment_docs(w, l, limit, &mut |r, table| {
                 // A title follows its id among the strings (see `decode_docs`).
                 let at = le64(r, 0).checked_add(le32(r, 8) as u64);
                 let at = at.ok_or_else(|| corrupt("a document title is out of range"))?;
@@ -254,10 +263,8 @@ impl Later {
                     .map_err(|_| corrupt("a document title is not UTF-8"))?;
                 each(title.to_string());
                 Ok(())
-            })?;
-            groups = limit;
-        }
-        Ok(())
+            })
+        })
     }
 }
 
@@ -320,7 +327,7 @@ mod tests {
         let check = (super::super::decode::Check::Full, Records::AllButTitles);
         let read = super::super::decode::opened(raw.try_clone().unwrap(), &file, check).unwrap();
         assert!(read.saved.docs.iter().all(|d| d.title.is_empty()));
-        let later = Later::new((raw, &file), read.segments, &read.dir);
+        let later = Later::new((raw, &file), read.segments, read.dir);
         let mut back = Vec::new();
         later.titles(6, &mut |t| back.push(t)).unwrap();
         assert_eq!(back, whole);

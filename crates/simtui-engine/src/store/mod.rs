@@ -444,7 +444,7 @@ fn load_for(req: &Request, report: &mut Report) -> Result<Loaded> {
         return Ok(loaded);
     }
     if records == Records::AllButTitles {
-        loaded.later = Some(Later::new((again, &req.file), read.segments, &read.dir));
+        loaded.later = Some(Later::new((again, &req.file), read.segments, read.dir));
     }
     loaded.saved = Some(read.saved);
     Ok(loaded)

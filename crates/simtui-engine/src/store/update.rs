@@ -43,21 +43,19 @@ pub(super) struct Update {
 
 /// Gives the documents of an index opened `untitled` their titles, read from the file.
 pub(super) fn titled(index: &mut Index, later: &Later) -> Result<()> {
-    fill(later, index.docs.iter_mut().map(|d| &mut d.title))?;
+    let titles = saved_titles(later, index.docs.len())?;
+    for (d, title) in index.docs.iter_mut().zip(titles) {
+        d.title = title;
+    }
     index.text_bytes = index.docs.iter().map(Doc::text_bytes).sum();
     Ok(())
 }
 
-/// Fills `titles`, the saved documents' in order, from the file.
-fn fill<'a>(
-    later: &Later,
-    mut titles: impl ExactSizeIterator<Item = &'a mut String>,
-) -> Result<()> {
-    later.titles(titles.len(), &mut |title| {
-        if let Some(t) = titles.next() {
-            *t = title;
-        }
-    })
+/// The titles of the `n` saved documents, in order, read from the file.
+fn saved_titles(later: &Later, n: usize) -> Result<Vec<String>> {
+    let mut titles = Vec::with_capacity(n);
+    later.titles(n, &mut |title| titles.push(title))?;
+    Ok(titles)
 }
 
 /// What the saved index is, as files (with where each one's documents start) and by
@@ -66,6 +64,9 @@ struct Known<'a> {
     saved: Option<&'a Saved>,
     starts: Vec<usize>,
     by_path: HashMap<&'a Path, usize>,
+    /// The saved documents' titles, read from the file for a merge when their records
+    /// were decoded without them.
+    titles: Option<Vec<String>>,
 }
 
 impl<'a> Known<'a> {
@@ -84,7 +85,25 @@ impl<'a> Known<'a> {
             saved,
             starts,
             by_path,
+            titles: None,
         }
+    }
+
+    /// Saved file `i`'s documents, with their titles.
+    fn docs(&self, i: usize) -> impl Iterator<Item = format::DocRec> + '_ {
+        let s = self.saved.expect("a saved index");
+        let range = self.starts[i]..self.starts[i] + s.files[i].docs as usize;
+        let titles = self.titles.as_ref().map(|t| &t[range.clone()]);
+        s.docs[range]
+            .iter()
+            .enumerate()
+            .map(move |(k, d)| match titles {
+                Some(t) => format::DocRec {
+                    title: t[k].clone(),
+                    ..d.clone()
+                },
+                None => d.clone(),
+            })
     }
 
     fn files(&self) -> &'a [FileRec] {
@@ -283,7 +302,7 @@ pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
 /// within `budget` (the sets of both past it on temporary files).
 pub(super) fn update(
     (corpus, keep): (&mut Corpus, bool),
-    (mut saved, later): (Option<Saved>, Option<&Later>),
+    (saved, later): (Option<Saved>, Option<&Later>),
     (params, budget): (&Params, &Budget),
     cwd: &Path,
     report: &mut Report,
@@ -291,7 +310,7 @@ pub(super) fn update(
 ) -> Result<Update> {
     let mut files = walk_files(corpus, cwd, !keep);
     let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
-    let known = Known::new(saved.as_ref());
+    let mut known = Known::new(saved.as_ref());
     let plans = plan(&files, &stamps, &known, params, report);
     let width = saved
         .as_ref()
@@ -317,11 +336,9 @@ pub(super) fn update(
         return Ok(update);
     }
     // Merged with documents read anew, the index is written again, with every title.
-    drop(known);
-    if let (Some(s), Some(later)) = (saved.as_mut(), later) {
-        fill(later, s.docs.iter_mut().map(|d| &mut d.title))?;
+    if let (Some(s), Some(later)) = (known.saved, later) {
+        known.titles = Some(saved_titles(later, s.docs.len())?);
     }
-    let known = Known::new(saved.as_ref());
     let room = budget.room(budget.for_index());
     merge(
         &mut files,
@@ -442,7 +459,6 @@ fn merge(
                 let now = &stamps[fi];
                 let s = known.saved.expect("a saved index");
                 let rec = &s.files[*i];
-                let range = known.starts[*i]..known.starts[*i] + rec.docs as usize;
                 let groups = groups.as_mut().expect("interned when a file is reused");
                 let group = |g: u32| -> Result<u32> {
                     let (set, row) = (s.shingles.get(g as usize)?, s.signatures.row(g as usize)?);
@@ -452,7 +468,7 @@ fn merge(
                 reuse_file(
                     f,
                     rec,
-                    s.docs[range].iter().cloned(),
+                    known.docs(*i),
                     (&mut *corpus, keep),
                     docs,
                     skipped,
