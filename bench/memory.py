@@ -120,7 +120,9 @@ def limits_table(binary, corpus, files, text_bytes, args):
     try:
         for limit in args.limits:
             idx = os.path.join(tmp, f"index-{limit}.simtui")
-            for name in args.commands:
+            # In the table's order whatever the order asked: `pairs --index` reads the
+            # index `index` writes (run alone first, it would build and write it itself).
+            for name in sorted(args.commands, key=list(COMMANDS).index):
                 cmd = [binary, "--no-config", *COMMANDS[name](corpus, tmp, idx), "--memory", limit]
                 runs = sorted((run_once(cmd) for _ in range(args.runs)), key=lambda r: r[1])
                 wall, peak, code, err = runs[len(runs) // 2]

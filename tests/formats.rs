@@ -445,7 +445,7 @@ fn sgml_articles_by_newid_with_entities_decoded() {
     assert!(text.ends_with("traders said.\n Reuter\n"), "{text:?}");
     assert!(!text.contains('\u{3}'));
     let brief = idx.docs().iter().find(|d| d.id == "2").unwrap();
-    assert_eq!(brief.title, "BRIEF NOTE WITHOUT A BODY");
+    assert_eq!(brief.title(), "BRIEF NOTE WITHOUT A BODY");
     assert_eq!(brief.bytes, "BRIEF NOTE WITHOUT A BODY\n".len() as u64);
     let last = idx.docs().iter().find(|d| d.id == "1004").unwrap();
     let e = simtui_engine::source::Entry {

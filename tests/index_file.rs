@@ -163,7 +163,12 @@ fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
 /// Each saved document's id and title, in order.
 fn saved_titles(idx: &Path) -> Vec<(String, String)> {
     let saved = decode::decode(&fs::read(idx).unwrap()).unwrap();
-    saved.docs.into_iter().map(|d| (d.id, d.title)).collect()
+    saved
+        .docs
+        .into_iter()
+        .map(|d| (d.title().to_string(), d))
+        .map(|(t, d)| (d.id, t))
+        .collect()
 }
 
 /// `pairs` prints no titles, so it opens a saved index without them (they stay in the
@@ -470,14 +475,10 @@ proptest! {
         decode::reseal(&mut b);
         if let Ok(saved) = decode::decode(&b) {
             // Whatever decodes is safe to turn into an index and search.
-            let docs = saved.docs.iter().map(|d| simtui_engine::index::Doc {
-                id: d.id.clone(),
-                source: simtui_engine::source::Source::Memory("".into()),
-                bytes: d.bytes,
-                tokens: d.tokens,
-                group: d.group,
-                title: d.title.clone(),
-                meta: d.meta.clone(),
+            let docs = saved.docs.iter().map(|d| {
+                let source = simtui_engine::source::Source::Memory("".into());
+                simtui_engine::index::Doc::new(d.id.clone(), source, d.bytes, d.tokens, d.group)
+                    .labelled(d.title().to_string(), d.meta().to_vec())
             }).collect();
             let w = saved.signatures.width();
             let parts = simtui_engine::index::Parts {

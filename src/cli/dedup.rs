@@ -441,7 +441,7 @@ fn write_removal_list(
             if !meta.is_empty() {
                 let values = |d: &simtui_engine::index::Doc| -> serde_json::Map<_, _> {
                     meta.iter()
-                        .zip(&d.meta)
+                        .zip(d.meta())
                         .map(|(name, v)| (name.clone(), serde_json::Value::from(v.as_str())))
                         .collect()
                 };

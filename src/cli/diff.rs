@@ -87,7 +87,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
                 }
                 let entry = Entry {
                     id: name.to_string(),
-                    source: source::Source::File(path),
+                    source: source::Source::File(path.into()),
                     bytes: 0,
                 };
                 let text = source::read_text(&entry, args.index.max_bytes).map_err(

@@ -202,7 +202,7 @@ pub fn run(args: &MatrixArgs, startup: &super::startup::Startup) -> anyhow::Resu
     let csv = format == MatrixFormat::Csv;
     let doc = |i: usize| &index.docs()[docs[i] as usize];
     let ids: Vec<&str> = (0..docs.len()).map(|i| doc(i).id.as_str()).collect();
-    let titles: Vec<&str> = (0..docs.len()).map(|i| doc(i).title.as_str()).collect();
+    let titles: Vec<&str> = (0..docs.len()).map(|i| doc(i).title()).collect();
     // The picture's labels name a document by its id and title.
     let labels: Vec<String> = (ids.iter().zip(&titles))
         .map(|(id, t)| match t.is_empty() {

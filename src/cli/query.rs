@@ -380,10 +380,7 @@ fn write_answer(
             let paint = Paint::stdout();
             let docs = engine.index.docs();
             // A document of the corpus is named by its title too.
-            let named = docs
-                .iter()
-                .find(|d| d.id == label)
-                .map(|d| d.title.as_str());
+            let named = docs.iter().find(|d| d.id == label).map(|d| d.title());
             let about = match named.map(|t| label::title(t, label::columns(label) + 20)) {
                 Some(t) if !t.is_empty() => format!(" ({t})"),
                 _ => String::new(),
@@ -428,7 +425,7 @@ fn write_answer(
                 let name = printable(id(n.doc));
                 let pad = id_w.saturating_sub(label::columns(id(n.doc)));
                 let used = 6 + 2 + 7 + 2 + 8 + 2 + id_w + 2 + mark.len();
-                let title = label::title(&engine.index.docs()[n.doc as usize].title, used);
+                let title = label::title(engine.index.docs()[n.doc as usize].title(), used);
                 let row = format!(
                     "{:>6}  {jaccard}  {m:>8}  {name}{}  {mark}{}",
                     rank + 1,

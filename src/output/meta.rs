@@ -16,7 +16,7 @@ pub fn fields(doc: &Doc) -> Vec<(String, String)> {
     names
         .iter()
         .enumerate()
-        .map(|(i, name)| (name.clone(), doc.meta.get(i).cloned().unwrap_or_default()))
+        .map(|(i, name)| (name.clone(), doc.meta().get(i).cloned().unwrap_or_default()))
         .collect()
 }
 

@@ -208,7 +208,7 @@ fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
         );
         let rep = doc(c.representative);
         let mut cells = vec![Cell::plain(numbers)];
-        cells.extend(list_table::doc(&rep.id, &rep.title, id_w));
+        cells.extend(list_table::doc(&rep.id, rep.title(), id_w));
         cells
     };
     let empty = if v.clusters.value().is_none() {

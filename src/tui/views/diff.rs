@@ -106,7 +106,7 @@ impl DiffView {
             let doc = docs(d);
             DocInfo {
                 id: doc.id.clone(),
-                title: doc.title.clone(),
+                title: doc.title().to_string(),
                 bytes: doc.bytes,
                 tokens: doc.tokens,
                 shingles: index.shingles().set_len(doc.group as usize),

@@ -181,7 +181,7 @@ fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let doc = |i: usize| &v.index.docs()[v.docs[i] as usize];
     // A document by its id and title, in `room` columns.
     let label = |i: usize, room: usize| {
-        let (id, title) = fmt::id_and_title(&doc(i).id, &doc(i).title, room);
+        let (id, title) = fmt::id_and_title(&doc(i).id, doc(i).title(), room);
         id + &title
     };
     let n = v.docs.len();

@@ -228,7 +228,7 @@ impl ListView {
                 .iter()
                 .map(|d| {
                     matches(&d.id)
-                        || matches(&d.title)
+                        || matches(d.title())
                         || d.source.path().is_some_and(|p| matches(&p.to_string_lossy()))
                 })
                 .collect();
@@ -698,7 +698,7 @@ fn cells(r: &Results, row: Row, pos: usize, c: &Columns) -> Cells {
             rank = c.rank
         )
     };
-    let side = |d: u32| fmt::id_and_title(&doc(d).id, &doc(d).title, c.id);
+    let side = |d: u32| fmt::id_and_title(&doc(d).id, doc(d).title(), c.id);
     let text = |s: String| (fmt::truncate(&s, c.id), String::new());
     match row {
         Row::Pair(i) => {

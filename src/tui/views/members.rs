@@ -165,7 +165,7 @@ fn render(v: &MembersView, ui: &Ui, frame: &mut Frame, area: Rect) {
             fmt::count(doc.tokens),
         );
         let mut cells = vec![Cell::plain(numbers)];
-        cells.extend(list_table::doc(&doc.id, &doc.title, id_w));
+        cells.extend(list_table::doc(&doc.id, doc.title(), id_w));
         cells
     };
     let view = ListTable {

@@ -180,7 +180,7 @@ fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let doc = |d: u32| &v.index.docs()[d as usize];
     let w = area.width as usize;
-    let (of, of_title) = fmt::id_and_title(&doc(v.doc).id, &doc(v.doc).title, w / 2);
+    let (of, of_title) = fmt::id_and_title(&doc(v.doc).id, doc(v.doc).title(), w / 2);
     let mut title = vec![
         Span::styled(" Neighbours of ", t.title()),
         Span::styled(of, t.title()),
@@ -221,7 +221,7 @@ fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
             if n.scanned { "scan" } else { "LSH " },
         );
         let mut cells = vec![Cell::plain(numbers)];
-        cells.extend(list_table::doc(&doc(n.doc).id, &doc(n.doc).title, id_w));
+        cells.extend(list_table::doc(&doc(n.doc).id, doc(n.doc).title(), id_w));
         cells
     };
     let view = ListTable {

@@ -215,9 +215,9 @@ fn render(v: &PairsFileView, ui: &Ui, frame: &mut Frame, area: Rect) {
         let (a, b) = natural_pair(index, a, b);
         let doc = |d: u32| &index.docs()[d as usize];
         let mut cells = vec![numbers(format!("{:.3}", index.similarity(a, b).0))];
-        cells.extend(list_table::doc(&doc(a).id, &doc(a).title, id_w));
+        cells.extend(list_table::doc(&doc(a).id, doc(a).title(), id_w));
         cells.push(Cell::plain("  "));
-        cells.extend(list_table::last_doc(&doc(b).id, &doc(b).title, id_w));
+        cells.extend(list_table::last_doc(&doc(b).id, doc(b).title(), id_w));
         cells
     };
     let view = ListTable {

@@ -429,8 +429,8 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
                 (Some((index, _)), Some(d)) => {
                     let doc = &index.docs()[d as usize];
                     cells.extend(match last {
-                        true => list_table::last_doc(&doc.id, &doc.title, room),
-                        false => list_table::doc(&doc.id, &doc.title, room),
+                        true => list_table::last_doc(&doc.id, doc.title(), room),
+                        false => list_table::doc(&doc.id, doc.title(), room),
                     });
                 }
                 _ => {

@@ -495,7 +495,7 @@ fn sort_key(index: &Index, d: u32, keep: Keep) -> Option<SortKey> {
     match keep {
         Keep::Oldest | Keep::Newest => mtime(&doc.source).map(SortKey::Time),
         Keep::Field { field, .. } => {
-            let v = doc.meta.get(field).map(|v| v.trim()).unwrap_or("");
+            let v = doc.meta().get(field).map(|v| v.trim()).unwrap_or("");
             (!v.is_empty()).then(|| SortKey::Value(MetaValue::parse(v)))
         }
         _ => None,

@@ -296,7 +296,7 @@ fn copy_all(
         .docs()
         .iter()
         .filter_map(|d| match &d.source {
-            Source::File(p) => Some(p.as_path()),
+            Source::File(p) => Some(&**p),
             _ => None,
         })
         .collect();

@@ -437,15 +437,8 @@ impl<'a> Building<'a> {
             },
             Keep::ToSearch | Keep::AllButLabels => Labels::default(),
         };
-        let doc = Doc {
-            id: entry.id,
-            source: entry.source,
-            bytes: s.bytes,
-            tokens: s.tokens,
-            group,
-            title: labels.title,
-            meta: labels.meta,
-        };
+        let doc = Doc::new(entry.id, entry.source, s.bytes, s.tokens, group)
+            .labelled(labels.title, labels.meta);
         self.text_bytes += doc.text_bytes();
         self.docs.push(doc);
         Ok(())

@@ -15,16 +15,20 @@ impl Doc {
                 s.capacity() as u64 + 16
             }
         };
-        let meta = self.meta.capacity() as u64 * std::mem::size_of::<String>() as u64;
+        let boxed = |n: usize| if n == 0 { 0 } else { n as u64 + 16 };
+        let labels = self.labels.as_ref().map_or(0, |l| {
+            let meta = l.meta.len() * std::mem::size_of::<String>();
+            boxed(std::mem::size_of::<super::doc::DocLabels>())
+                + boxed(l.title.len())
+                + boxed(meta)
+                + l.meta.iter().map(string).sum::<u64>()
+        });
         let path = match &self.source {
-            Source::File(p) => p.capacity() as u64 + 16,
+            // Shared by whatever else names the file; counted here, once.
+            Source::File(p) => p.as_os_str().len() as u64 + 32,
             _ => 0,
         };
-        string(&self.id)
-            + string(&self.title)
-            + meta
-            + self.meta.iter().map(string).sum::<u64>()
-            + path
+        string(&self.id) + labels + path
     }
 }
 
@@ -68,11 +72,10 @@ impl Index {
             Keep::ToSearch | Keep::AllButLabels => (true, true),
         };
         for d in &mut self.docs {
-            if titles {
-                d.title = String::new();
-            }
-            if meta {
-                d.meta = Vec::new();
+            match (titles, meta) {
+                (true, true) => d.labels = None,
+                (true, false) => d.set_title(String::new()),
+                _ => d.drop_meta(),
             }
         }
         self.text_bytes = self.docs.iter().map(Doc::text_bytes).sum();

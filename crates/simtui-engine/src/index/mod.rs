@@ -9,6 +9,7 @@
 //! documents' ids ([`ids`]) have a file each.
 
 pub mod build;
+pub(crate) mod doc;
 pub mod find;
 pub mod ids;
 pub mod memory;
@@ -16,6 +17,7 @@ mod read;
 pub mod resketch;
 
 pub use build::{IndexBuilder, Parts};
+pub use doc::Doc;
 
 use crate::error::{Error, Result};
 use crate::progress::Stage;
@@ -23,7 +25,7 @@ use crate::search::{Groups, Lookup};
 use crate::shingle::{ShingleSets, jaccard};
 use crate::sketch::simhash::fingerprints::Fingerprints;
 use crate::sketch::{Signatures, SketchKind, estimate};
-use crate::source::{Skipped, Source};
+use crate::source::Skipped;
 use crate::storage::Budget;
 use crate::text::TextOptions;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -100,35 +102,6 @@ impl Keep {
     pub fn keeps_titles(self) -> bool {
         matches!(self, Keep::Everything | Keep::AllButSets)
     }
-}
-
-/// A document of the index.
-#[derive(Clone, Debug)]
-pub struct Doc {
-    /// Its name: the path under the root it was found in (with '/'), or for a record of a
-    /// file of many documents the id the record gives (`FILE:LINE` if none). A record
-    /// whose id another document has too is renamed `ID@FILE:LINE`, so that the ids of
-    /// files and records are unique.
-    pub id: String,
-    /// Where its text can be read again (the index keeps no text).
-    pub source: Source,
-    /// Size of its text in bytes (as decoded).
-    pub bytes: u64,
-    /// Number of tokens of its normalised text (stop words dropped, if they are); 0 for an
-    /// empty document, which is similar to nothing.
-    pub tokens: u64,
-    /// Its group of identical documents (an index into the shingle sets and signatures).
-    pub group: u32,
-    /// What names it for people: the title its record gives (`--title-field`, SGML's
-    /// `<TITLE>`), else its first non-empty line; white space collapsed, at most
-    /// [`TITLE_MAX`](crate::source::TITLE_MAX) bytes.
-    pub title: String,
-    /// The values of the metadata fields read with it, named by its record's
-    /// [`Part::meta_names`](crate::source::Part::meta_names): those asked for
-    /// ([`InputOptions::meta_fields`](crate::source::InputOptions::meta_fields)), an
-    /// empty string where it has none, then the format's usual fields up to the last it
-    /// has; empty for a document that is a whole file.
-    pub meta: Vec<String>,
 }
 
 /// Counters and stage times of a build.

@@ -40,8 +40,6 @@ pub(crate) struct Reshingle {
     sources: Vec<Source>,
     /// The content hash each content had when it was read.
     contents: Vec<u64>,
-    /// Heap bytes of the sources' paths.
-    path_bytes: usize,
     text: TextOptions,
     k: usize,
     max_bytes: u64,
@@ -75,7 +73,6 @@ impl Reshingle {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             sources: Vec::new(),
             contents: Vec::new(),
-            path_bytes: 0,
             text: text.clone(),
             k,
             max_bytes,
@@ -93,20 +90,16 @@ impl Reshingle {
         })
     }
 
-    /// Adds the next content: where its first document is, and its content hash.
+    /// Adds the next content: where its first document is (a file's path is shared with
+    /// that document, not copied), and its content hash.
     pub(crate) fn push(&mut self, source: Source, content: u64) {
-        if let Source::File(path) = &source {
-            self.path_bytes += path.capacity() + 16;
-        }
         self.sources.push(source);
         self.contents.push(content);
     }
 
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.sources.capacity() * std::mem::size_of::<Source>()
-            + self.contents.capacity() * 8
-            + self.path_bytes
+        self.sources.capacity() * std::mem::size_of::<Source>() + self.contents.capacity() * 8
     }
 
     /// The set of content `g`, made again (or one of this thread's latest, see
@@ -336,8 +329,8 @@ mod tests {
         assert_eq!(kept.shingles().kept(), Kept::Memory);
         assert_eq!(again.docs().len(), 50);
         // Only what finding pairs needs: no titles.
-        assert!(again.docs().iter().all(|d| d.title.is_empty()));
-        assert!(kept.docs().iter().all(|d| !d.title.is_empty()));
+        assert!(again.docs().iter().all(|d| d.title().is_empty()));
+        assert!(kept.docs().iter().all(|d| !d.title().is_empty()));
         assert_eq!(again.keeps(), Keep::ToSearch);
         let want = kept.find(16, 8, 0.3, &Silent).unwrap();
         let got = again.find(16, 8, 0.3, &Silent).unwrap();
@@ -371,7 +364,7 @@ mod tests {
         use crate::analysis::cluster::{self, Linkage};
         let (_dir, kept, again) = kept_and_again(Keep::AllButSets);
         // Titles are kept: dedup and clusters show them.
-        assert!(again.docs().iter().all(|d| !d.title.is_empty()));
+        assert!(again.docs().iter().all(|d| !d.title().is_empty()));
         let rule = cluster::Keep::default();
         let search = |i: &Index| i.search(16, 8, 0.3, None, &Silent).unwrap();
         let (want, got) = (search(&kept), search(&again));
@@ -405,8 +398,8 @@ mod tests {
             build(dir.path(), Keep::AllButLabels),
         );
         assert_eq!(bare.shingles().kept(), Kept::Memory);
-        assert!(bare.docs().iter().all(|d| d.title.is_empty()));
-        assert!(kept.docs().iter().all(|d| !d.title.is_empty()));
+        assert!(bare.docs().iter().all(|d| d.title().is_empty()));
+        assert!(kept.docs().iter().all(|d| !d.title().is_empty()));
         for g in 0..kept.shingles().len() {
             assert_eq!(
                 bare.shingles().get(g).unwrap(),

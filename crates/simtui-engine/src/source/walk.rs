@@ -272,7 +272,7 @@ impl Walk {
                 kind,
                 &opts.input,
             ))),
-            None => Source::File(path.to_path_buf()),
+            None => Source::File(Arc::from(path)),
         };
         self.corpus.entries.push(Entry {
             id,

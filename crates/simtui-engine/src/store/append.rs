@@ -31,6 +31,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What [`add`] did.
 #[derive(Clone, Debug, Default)]
@@ -103,8 +104,8 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     let (head, whole, raw) = open_for_add(req)?;
     let super::Walked { mut corpus, cwd } = super::walked(req)?;
     // The entries keep their paths: the new documents are indexed from them.
-    let mut files = walk_files(&mut corpus, &cwd, false);
-    let known: HashSet<&Path> = head.files.iter().map(|f| f.path.as_path()).collect();
+    let mut files = walk_files(&corpus, &cwd);
+    let known: HashSet<&Path> = head.files.iter().map(|f| &*f.path).collect();
     if let Some(f) = files.iter().find(|f| known.contains(f.abs())) {
         return Err(Error::Output(format!(
             "{} is in the index {} already: `simtui index` brings changed files up to date",
@@ -135,11 +136,11 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         while sub
             .docs
             .get(at_doc)
-            .is_some_and(|d| file_of(&d.source) == Some(f.path.as_path()))
+            .is_some_and(|d| file_of(&d.source) == Some(&*f.path))
         {
             at_doc += 1;
         }
-        let skip = skips.get(f.path.as_path()).copied();
+        let skip = skips.get(&*f.path).copied();
         let n = (at_doc - first) as u32;
         new_files.push(update::fresh_record(f, (stamps[k], &fresh, k), skip, n));
     }
@@ -402,7 +403,7 @@ fn runs(groups: &[u32]) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-as_doc_out!(DocRec, |d| d.part);
+as_doc_out!(DocRec, |d| d.part, (d.title(), d.meta()));
 
 /// A saved index as it is, without walking its files (they may be gone): the
 /// reference corpus of `dedup --against`. Its documents' sources are their files (a
@@ -485,9 +486,9 @@ pub fn save_part(index: &Index, file: &Path) -> Result<()> {
     for d in &index.docs {
         let path = file_of(&d.source).ok_or(Error::InMemory)?;
         match files.last_mut() {
-            Some(f) if f.path == path => f.docs += 1,
+            Some(f) if *f.path == *path => f.docs += 1,
             _ => files.push(FileRec {
-                path: path.to_path_buf(),
+                path: Arc::from(path),
                 stamp: None,
                 hash: None,
                 status: None,
@@ -517,7 +518,7 @@ pub fn load_part(file: &Path, entries: &[crate::source::Entry]) -> Result<Index>
         .collect();
     let source = |f: &FileRec| {
         by_path
-            .get(f.path.as_path())
+            .get(&*f.path)
             .copied()
             .ok_or_else(|| Error::IndexFile {
                 path: file.to_path_buf(),
@@ -535,22 +536,16 @@ pub fn load_part(file: &Path, entries: &[crate::source::Entry]) -> Result<Index>
 fn index_of<S>(
     saved: Saved,
     of_file: impl Fn(&FileRec) -> Result<S>,
-    place: impl Fn(&S, (PathBuf, super::format::Place)) -> Source,
+    place: impl Fn(&S, (Arc<Path>, super::format::Place)) -> Source,
 ) -> Result<Index> {
     let mut docs = Vec::with_capacity(saved.docs.len());
     let mut next = 0usize;
     for f in &saved.files {
         let of = of_file(f)?;
         for d in &saved.docs[next..next + f.docs as usize] {
-            docs.push(Doc {
-                id: d.id.clone(),
-                source: place(&of, (f.path.clone(), d.part)),
-                bytes: d.bytes,
-                tokens: d.tokens,
-                group: d.group,
-                title: d.title.clone(),
-                meta: d.meta.clone(),
-            });
+            let source = place(&of, (f.path.clone(), d.part));
+            let doc = Doc::new(d.id.clone(), source, d.bytes, d.tokens, d.group);
+            docs.push(doc.with_labels(d.labels.clone()));
         }
         next += f.docs as usize;
     }

@@ -15,6 +15,7 @@ use super::format::{
     Saved, Stamp, TRAILER, VERSION, check_head, decode_meta, le32, le64, path_from,
 };
 use crate::index::Params;
+use crate::index::doc::DocLabels;
 use crate::shingle::ShingleSets;
 use crate::sketch::{Signatures, SketchKind};
 use crate::source::SkipReason;
@@ -406,7 +407,7 @@ fn decode_files(bytes: &[u8], table: &Strings, out: &mut Vec<FileRec>) -> Result
         }
         doc_sum += n as u64;
         out.push(FileRec {
-            path,
+            path: path.into(),
             stamp: (flags & 1 != 0).then_some(stamp),
             hash: (flags & 2 != 0).then(|| le64(r, 40)),
             status,
@@ -456,8 +457,7 @@ fn decode_docs(
             group,
             bytes: le64(r, 16),
             tokens: le64(r, 24),
-            title,
-            meta,
+            labels: DocLabels::boxed(title, meta),
             part: Place {
                 offset: le64(r, 32),
                 len: le64(r, 40),

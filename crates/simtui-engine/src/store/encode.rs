@@ -110,19 +110,21 @@ pub(crate) trait AsDocOut {
 }
 
 /// [`AsDocOut`] for a type with the fields of a saved document (an index's `Doc`, a
-/// saved `DocRec`); `part` says where in its file the document is.
+/// saved `DocRec`); `part` says where in its file the document is, `labels` its title
+/// and metadata.
 macro_rules! as_doc_out {
-    ($t:ty, |$d:ident| $part:expr) => {
+    ($t:ty, |$d:ident| $part:expr, $labels:expr) => {
         impl $crate::store::encode::AsDocOut for $t {
             fn doc_out(&self) -> $crate::store::format::DocOut<'_> {
                 let $d = self;
+                let (title, meta) = $labels;
                 $crate::store::format::DocOut {
                     id: &$d.id,
                     group: $d.group,
                     bytes: $d.bytes,
                     tokens: $d.tokens,
-                    title: &$d.title,
-                    meta: &$d.meta,
+                    title,
+                    meta,
                     part: $part,
                 }
             }

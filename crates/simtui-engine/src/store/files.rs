@@ -2,16 +2,17 @@
 //! adding to a saved index plans file by file (reuse its saved documents, or read it).
 
 use super::{file_of, reading_of};
-use crate::source::{self, Corpus, Source};
-use std::path::{Path, PathBuf};
+use crate::source::{Corpus, Source};
+use std::path::Path;
+use std::sync::Arc;
 
-/// The files of a walk, in order: each with its entries. The path is held once when it
-/// is absolute already (a copy a file is a copy a document at 500,000 files), and once
-/// beside the walk's entries when [`walk_files`] takes it from them.
+/// The files of a walk, in order: each with its entries. The path is the walk entry's
+/// own, shared ([`Source::File`] holds an [`Arc`]): a copy a file is a copy a document
+/// at 500,000 files.
 pub(super) struct WalkFile {
-    pub(super) path: PathBuf,
+    pub(super) path: Arc<Path>,
     /// The path made absolute (how the saved index names files), when it differs.
-    pub(super) abs: Option<PathBuf>,
+    pub(super) abs: Option<Arc<Path>>,
     /// How it is read (see `reading_of`), taken before its entries move into the index.
     pub(super) reading: String,
     pub(super) entries: std::ops::Range<usize>,
@@ -23,19 +24,20 @@ impl WalkFile {
         self.abs.as_deref().unwrap_or(&self.path)
     }
 
-    /// The absolute path, moved out for the file's record: the file's last use.
-    pub(super) fn take_abs(&mut self) -> PathBuf {
-        self.abs
-            .take()
-            .unwrap_or_else(|| std::mem::take(&mut self.path))
+    /// The absolute path, shared with the file's record.
+    pub(super) fn abs_shared(&self) -> Arc<Path> {
+        self.abs.clone().unwrap_or_else(|| self.path.clone())
+    }
+
+    /// Lets go of its paths (its documents and record hold them now).
+    pub(super) fn release(&mut self, empty: &Arc<Path>) {
+        (self.path, self.abs) = (empty.clone(), None);
     }
 }
 
-/// The files of `corpus`'s entries. With `take`, the path of a file that is one
-/// document is moved out of its entry (left empty: [`give_back`] or `update::reuse_file` gives
-/// it to the document) instead of copied, so that opening a saved index does not hold
-/// every path twice while it plans.
-pub(super) fn walk_files(corpus: &mut Corpus, cwd: &Path, take: bool) -> Vec<WalkFile> {
+/// The files of `corpus`'s entries, each sharing its path with its first entry (or the
+/// file of many documents it is part of, copied once a file).
+pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
     // As many as the entries at most (a file of many documents is one file): reserved
     // once, not doubled as it grows (which held 1.5 times the list on average).
     let mut files: Vec<WalkFile> = Vec::with_capacity(corpus.entries.len());
@@ -45,7 +47,10 @@ pub(super) fn walk_files(corpus: &mut Corpus, cwd: &Path, take: bool) -> Vec<Wal
         match files.last_mut() {
             Some(last) if path_of(last.entries.start) == path_of(i) => last.entries.end = i + 1,
             _ => files.push(WalkFile {
-                path: PathBuf::new(),
+                path: match &e.source {
+                    Source::File(p) => p.clone(),
+                    other => Arc::from(file_of(other).expect("checked")),
+                },
                 abs: None,
                 reading: reading_of(&e.source),
                 entries: i..i + 1,
@@ -53,25 +58,9 @@ pub(super) fn walk_files(corpus: &mut Corpus, cwd: &Path, take: bool) -> Vec<Wal
         }
     }
     for f in &mut files {
-        let first = &mut corpus.entries[f.entries.start].source;
-        f.path = match first {
-            Source::File(p) if take && f.entries.len() == 1 => std::mem::take(p),
-            other => file_of(other).expect("checked").to_path_buf(),
-        };
         let abs = super::absolute(cwd, &f.path);
-        f.abs = (abs != f.path).then_some(abs);
+        f.abs = (*abs != *f.path).then(|| Arc::from(abs));
     }
     files.shrink_to_fit();
     files
-}
-
-/// Gives the entries of a file their path back where [`walk_files`] took it.
-pub(super) fn give_back(entries: &mut [source::Entry], f: &WalkFile) {
-    for e in entries {
-        if let Source::File(p) = &mut e.source
-            && p.as_os_str().is_empty()
-        {
-            *p = f.path.clone();
-        }
-    }
 }

@@ -9,11 +9,13 @@
 //! ask for a huge allocation, and every offset into the string table is checked.
 
 use crate::index::Params;
+use crate::index::doc::DocLabels;
 use crate::shingle::ShingleSets;
 use crate::sketch::Signatures;
 use crate::source::SkipReason;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The first 8 bytes of every simtui index file.
 pub const MAGIC: [u8; 8] = *b"SIMTUIDX";
@@ -52,8 +54,8 @@ pub(crate) struct Stamp {
 /// A file of the corpus as the index saw it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FileRec {
-    /// Absolute (not canonicalised) path.
-    pub(crate) path: PathBuf,
+    /// Absolute (not canonicalised) path, shared with its documents' sources.
+    pub(crate) path: Arc<Path>,
     /// `None`: the file changed while it was indexed; it is read again next time.
     pub(crate) stamp: Option<Stamp>,
     /// xxh3-64 of the file's bytes (`None` when not known).
@@ -78,13 +80,24 @@ pub struct DocRec {
     pub bytes: u64,
     /// Number of tokens of its text.
     pub tokens: u64,
-    /// Its title, as [`Doc::title`](crate::index::Doc::title).
-    pub title: String,
-    /// Its metadata values, as [`Doc::meta`](crate::index::Doc::meta).
-    pub meta: Vec<String>,
+    /// Its title and metadata values, boxed as a [`Doc`](crate::index::Doc)'s (and moved
+    /// into it): absent when it has neither or they were left in the file.
+    pub(crate) labels: Option<Box<DocLabels>>,
     /// Where in its file the document is: [`Place::WHOLE`] for a document that is the
     /// whole file, else a record of a JSON Lines, SGML or Parquet file.
     pub(crate) part: Place,
+}
+
+impl DocRec {
+    /// Its title, as [`Doc::title`](crate::index::Doc::title).
+    pub fn title(&self) -> &str {
+        DocLabels::title(&self.labels)
+    }
+
+    /// Its metadata values, as [`Doc::meta`](crate::index::Doc::meta).
+    pub fn meta(&self) -> &[String] {
+        DocLabels::meta(&self.labels)
+    }
 }
 
 /// A record's place in its file: byte offset and length (in the decompressed data for
@@ -298,7 +311,7 @@ mod tests {
         let sigs = Signatures::from_data(2, vec![1, 2, u32::MAX, u32::MAX]).unwrap();
         let files = vec![
             FileRec {
-                path: PathBuf::from("/c/a.txt"),
+                path: Path::new("/c/a.txt").into(),
                 stamp: Some(Stamp {
                     size: 10,
                     secs: -3,
@@ -313,7 +326,7 @@ mod tests {
                 docs: 2,
             },
             FileRec {
-                path: PathBuf::from("/c/bin"),
+                path: Path::new("/c/bin").into(),
                 stamp: None,
                 hash: None,
                 status: Some(SkipReason::Binary),
@@ -386,6 +399,17 @@ mod tests {
     }
 
     #[test]
+    fn a_saved_record_holds_no_room_for_labels_it_has_not() {
+        // 120 bytes with the title and metadata inline; opening a saved index holds one
+        // a document until the index takes it.
+        assert!(
+            std::mem::size_of::<DocRec>() <= 80,
+            "{}",
+            std::mem::size_of::<DocRec>()
+        );
+    }
+
+    #[test]
     fn encode_then_decode_gives_the_same_index() {
         let bytes = sample();
         let s = decode(&bytes).unwrap();
@@ -400,9 +424,9 @@ mod tests {
         assert_eq!(s.files[1].status, Some(SkipReason::Binary));
         assert_eq!(s.files[1].detail, "NUL byte");
         assert_eq!(s.docs[1].id, "é");
-        assert_eq!(s.docs[0].title, "A title");
-        assert_eq!(s.docs[1].meta, ["1987-03-02", "", "usa, uk"]);
-        assert!(s.docs[0].meta.is_empty());
+        assert_eq!(s.docs[0].title(), "A title");
+        assert_eq!(s.docs[1].meta(), ["1987-03-02", "", "usa, uk"]);
+        assert!(s.docs[0].meta().is_empty());
         assert_eq!(s.contents, [7, 8]);
         assert_eq!(&*s.shingles.get(0).unwrap(), &[1, 5, 9]);
         assert!(s.shingles.get(1).unwrap().is_empty());

@@ -316,7 +316,7 @@ mod tests {
             .unwrap()
             .docs
             .into_iter()
-            .map(|d| d.title)
+            .map(|d| d.title().to_string())
             .collect();
         // Each titled by its first line.
         assert!(
@@ -326,7 +326,7 @@ mod tests {
         let raw = File::open(&file).unwrap();
         let check = (super::super::decode::Check::Full, Records::AllButTitles);
         let read = super::super::decode::opened(raw.try_clone().unwrap(), &file, check).unwrap();
-        assert!(read.saved.docs.iter().all(|d| d.title.is_empty()));
+        assert!(read.saved.docs.iter().all(|d| d.title().is_empty()));
         let later = Later::new((raw, &file), read.segments, read.dir);
         let mut back = Vec::new();
         later.titles(6, &mut |t| back.push(t)).unwrap();

@@ -27,6 +27,7 @@ mod files;
 pub mod format;
 mod head;
 mod interned;
+mod known;
 mod stamps;
 mod update;
 
@@ -47,6 +48,7 @@ use stamps::epoch_time;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The index file found automatically inside a folder given as the only PATH.
@@ -77,7 +79,7 @@ pub(crate) fn part_of(source: &Source) -> Place {
 
 /// The source of a saved document: its file, or a record of the file the walk found
 /// now (`entry`, a container, gives the reading options).
-pub(crate) fn source_of(path: &Path, part: Place, entry: &Source) -> Source {
+pub(crate) fn source_of(path: &Arc<Path>, part: Place, entry: &Source) -> Source {
     match entry {
         Source::Container(c) if part.line > 0 => Source::Part(Part {
             file: c.clone(),
@@ -85,7 +87,7 @@ pub(crate) fn source_of(path: &Path, part: Place, entry: &Source) -> Source {
             len: part.len,
             line: part.line,
         }),
-        _ => Source::File(path.to_path_buf()),
+        _ => Source::File(path.clone()),
     }
 }
 

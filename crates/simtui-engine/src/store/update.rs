@@ -4,10 +4,11 @@
 
 use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
-use super::files::{WalkFile, give_back, walk_files};
+use super::files::{WalkFile, walk_files};
 use super::format::{self, FileRec, Saved, Stamp};
 use super::head::Later;
 use super::interned::Interned;
+use super::known::Known;
 use super::stamps::{hash_file, stamp};
 use super::{Report, file_of, part_of, source_of};
 use crate::error::Result;
@@ -20,7 +21,7 @@ use crate::storage::{Budget, Room};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 pub(super) enum Plan {
@@ -45,7 +46,7 @@ pub(super) struct Update {
 pub(super) fn titled(index: &mut Index, later: &Later) -> Result<()> {
     let titles = saved_titles(later, index.docs.len())?;
     for (d, title) in index.docs.iter_mut().zip(titles) {
-        d.title = title;
+        d.set_title(title);
     }
     index.text_bytes = index.docs.iter().map(Doc::text_bytes).sum();
     Ok(())
@@ -56,59 +57,6 @@ fn saved_titles(later: &Later, n: usize) -> Result<Vec<String>> {
     let mut titles = Vec::with_capacity(n);
     later.titles(n, &mut |title| titles.push(title))?;
     Ok(titles)
-}
-
-/// What the saved index is, as files (with where each one's documents start) and by
-/// path.
-struct Known<'a> {
-    saved: Option<&'a Saved>,
-    starts: Vec<usize>,
-    by_path: HashMap<&'a Path, usize>,
-    /// The saved documents' titles, read from the file for a merge when their records
-    /// were decoded without them.
-    titles: Option<Vec<String>>,
-}
-
-impl<'a> Known<'a> {
-    fn new(saved: Option<&'a Saved>) -> Known<'a> {
-        let mut starts = Vec::new();
-        let mut by_path = HashMap::new();
-        if let Some(s) = saved {
-            let mut at = 0usize;
-            for (i, f) in s.files.iter().enumerate() {
-                starts.push(at);
-                at += f.docs as usize;
-                by_path.insert(f.path.as_path(), i);
-            }
-        }
-        Known {
-            saved,
-            starts,
-            by_path,
-            titles: None,
-        }
-    }
-
-    /// Saved file `i`'s documents, with their titles.
-    fn docs(&self, i: usize) -> impl Iterator<Item = format::DocRec> + '_ {
-        let s = self.saved.expect("a saved index");
-        let range = self.starts[i]..self.starts[i] + s.files[i].docs as usize;
-        let titles = self.titles.as_ref().map(|t| &t[range.clone()]);
-        s.docs[range]
-            .iter()
-            .enumerate()
-            .map(move |(k, d)| match titles {
-                Some(t) => format::DocRec {
-                    title: t[k].clone(),
-                    ..d.clone()
-                },
-                None => d.clone(),
-            })
-    }
-
-    fn files(&self) -> &'a [FileRec] {
-        self.saved.map_or(&[], |s| &s.files)
-    }
 }
 
 /// What to do with each file of the walk: reuse its saved documents when it is unchanged
@@ -124,7 +72,7 @@ fn plan(
         .par_iter()
         .zip(stamps)
         .map(|(f, now)| {
-            let Some(&i) = known.by_path.get(f.abs()) else {
+            let Some(i) = known.file_of(f.abs()) else {
                 return Plan::Read;
             };
             let rec = &known.files()[i];
@@ -162,7 +110,7 @@ fn plan(
     // Saved files still in the corpus (changed or not); the others are deleted.
     let mut seen = vec![false; known.files().len()];
     for f in files {
-        if let Some(&i) = known.by_path.get(f.abs()) {
+        if let Some(i) = known.file_of(f.abs()) {
             seen[i] = true;
         }
     }
@@ -185,7 +133,7 @@ fn plan(
                     report.touched += 1;
                 }
             }
-            Plan::Read if known.by_path.contains_key(f.abs()) => report.changed += 1,
+            Plan::Read if known.file_of(f.abs()).is_some() => report.changed += 1,
             Plan::Read => report.added += 1,
         }
     }
@@ -223,23 +171,16 @@ pub(super) fn read_anew(
     let entries: Vec<source::Entry> = if read.len() == files.len() {
         moved(&mut corpus.entries, keep)
     } else {
-        let mut entries = Vec::new();
+        let (mut entries, empty) = (Vec::new(), empty_path());
         for &i in &read {
             let walked = corpus.entries[files[i].entries.clone()].iter_mut();
             entries.extend(walked.map(|e| match keep {
                 true => e.clone(),
-                false => std::mem::replace(e, hollow()),
+                false => std::mem::replace(e, hollow(&empty)),
             }));
         }
         entries
     };
-    let mut entries = entries;
-    let mut at = 0;
-    for &i in &read {
-        let n = files[i].entries.len();
-        give_back(&mut entries[at..at + n], &files[i]);
-        at += n;
-    }
     let corpus = Corpus {
         entries,
         skipped: Vec::new(),
@@ -258,12 +199,18 @@ pub(super) fn read_anew(
 }
 
 /// What is left of a walk entry moved into the index: nothing on the heap.
-fn hollow() -> source::Entry {
+fn hollow(empty: &Arc<Path>) -> source::Entry {
     source::Entry {
         id: String::new(),
-        source: Source::File(PathBuf::new()),
+        source: Source::File(empty.clone()),
         bytes: 0,
     }
+}
+
+/// An empty path, shared by whatever no longer names a file (one allocation, not one
+/// per file).
+fn empty_path() -> Arc<Path> {
+    Arc::from(Path::new(""))
 }
 
 /// `x` moved out (left empty), or copied when the walk is kept (`keep`).
@@ -308,7 +255,7 @@ pub(super) fn update(
     report: &mut Report,
     progress: &dyn Progress,
 ) -> Result<Update> {
-    let mut files = walk_files(corpus, cwd, !keep);
+    let mut files = walk_files(corpus, cwd);
     let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
     let mut known = Known::new(saved.as_ref());
     let plans = plan(&files, &stamps, &known, params, report);
@@ -373,7 +320,7 @@ fn reuse_all(
         contents,
         ..
     } = s;
-    let mut dirty = false;
+    let (mut dirty, empty) = (false, empty_path());
     let mut docs: Vec<Doc> = Vec::with_capacity(saved_docs.len());
     let mut skipped = Vec::new();
     for ((f, now), rec) in files.iter_mut().zip(stamps).zip(&mut recs).rev() {
@@ -383,8 +330,8 @@ fn reuse_all(
         let walk = (&mut *corpus, keep);
         let mine = saved_docs.drain(first..);
         reuse_file(f, rec, mine, walk, &mut docs, &mut skipped, &mut dirty, Ok)?;
-        // Its last use: its documents hold the path now.
-        (f.path, f.abs) = (PathBuf::new(), None);
+        // Its last use: its documents and record hold the path now.
+        f.release(&empty);
         shrink_now_and_then(&mut saved_docs);
         // Reversed with everything at the end, back in the file's order.
         docs[at..].reverse();
@@ -476,7 +423,7 @@ fn merge(
                     group,
                 )?;
                 out_files.push(FileRec {
-                    path: f.take_abs(),
+                    path: f.abs_shared(),
                     stamp: *now,
                     hash: rec.hash,
                     status: rec.status,
@@ -487,7 +434,7 @@ fn merge(
             Plan::Read => {
                 let k = read_at;
                 read_at += 1;
-                let skip = sub_skips.get(f.path.as_path());
+                let skip = sub_skips.get(&*f.path);
                 if let Some(s) = skip {
                     skipped.push((*s).clone());
                 }
@@ -534,11 +481,8 @@ fn merge(
 /// The skips of records of the files read (bad lines, too short, ...): the files' own
 /// skips go in their records (made by `merge`).
 fn record_skips(files: &[WalkFile], fresh: &Fresh) -> Vec<Skipped> {
-    let read_paths: std::collections::HashSet<&Path> = fresh
-        .read
-        .iter()
-        .map(|&i| files[i].path.as_path())
-        .collect();
+    let read_paths: std::collections::HashSet<&Path> =
+        fresh.read.iter().map(|&i| &*files[i].path).collect();
     let skips = fresh.index.skipped.iter();
     skips
         .filter(|s| !read_paths.contains(s.path.as_path()))
@@ -611,7 +555,7 @@ pub(super) fn fresh_record(
             None => std::mem::take(&mut f.reading),
         },
         docs,
-        path: f.take_abs(),
+        path: f.abs_shared(),
     }
 }
 
@@ -629,7 +573,7 @@ fn reuse_file(
 ) -> Result<()> {
     if let Some(reason) = rec.status {
         skipped.push(Skipped {
-            path: f.path.clone(),
+            path: f.path.to_path_buf(),
             reason,
             detail: rec.detail.clone(),
         });
@@ -641,30 +585,21 @@ fn reuse_file(
         let (id, source) = match entries {
             [e] if d.part.line == 0 && !e.id.is_empty() => {
                 *dirty |= e.id != d.id;
-                let source = match &mut e.source {
-                    // Taken by `walk_files`.
-                    Source::File(p) if p.as_os_str().is_empty() => Source::File(f.path.clone()),
-                    Source::File(p) => Source::File(moved(p, keep)),
+                let source = match &e.source {
+                    Source::File(p) => Source::File(p.clone()),
                     walked => source_of(&f.path, d.part, walked),
                 };
                 (moved(&mut e.id, keep), source)
             }
             _ => (d.id, source_of(&f.path, d.part, &entries[0].source)),
         };
-        docs.push(Doc {
-            id,
-            source,
-            bytes: d.bytes,
-            tokens: d.tokens,
-            group: group(d.group)?,
-            title: d.title,
-            meta: d.meta,
-        });
+        let doc = Doc::new(id, source, d.bytes, d.tokens, group(d.group)?);
+        docs.push(doc.with_labels(d.labels));
     }
     Ok(())
 }
 
-as_doc_out!(Doc, |d| part_of(&d.source));
+as_doc_out!(Doc, |d| part_of(&d.source), (d.title(), d.meta()));
 
 /// Writes the index file of `index` and `files` to `out`: its length and checksum.
 pub(super) fn encode(index: &Index, files: &[FileRec], out: impl Write) -> Result<Seal, Failed> {
