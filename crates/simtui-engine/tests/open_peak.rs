@@ -159,9 +159,9 @@ fn writing_a_saved_index_holds_each_path_once() {
 /// Opening a saved index of many small files, none changed (what `pairs --index` does
 /// each time), holds each document's saved record and its record in the index about
 /// once: the saved records are cut off as the index takes them, the saved file records
-/// become the index's in place, the list of files is not doubled as it grows, and it
-/// takes each path from the walk's entry instead of copying it, and lets it go once the
-/// file's documents hold it.
+/// become the index's in place, the list of files is not doubled as it grows, a path is
+/// one allocation shared by the walk's entry, the list of files, the file's record and its
+/// documents, and the saved files are found by a sorted list of path hashes, not a map.
 /// Measured per document between two corpora, as above.
 #[test]
 fn opening_a_saved_index_holds_each_document_about_once() {
