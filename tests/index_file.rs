@@ -163,12 +163,8 @@ fn incremental_update_equals_a_fresh_run_on_the_new_corpus() {
 /// Each saved document's id and title, in order.
 fn saved_titles(idx: &Path) -> Vec<(String, String)> {
     let saved = decode::decode(&fs::read(idx).unwrap()).unwrap();
-    saved
-        .docs
-        .into_iter()
-        .map(|d| (d.title().to_string(), d))
-        .map(|(t, d)| (d.id, t))
-        .collect()
+    let titled = |d: &format::DocRec| (d.id.clone(), d.title().to_string());
+    saved.docs.iter().map(titled).collect()
 }
 
 /// `pairs` prints no titles, so it opens a saved index without them (they stay in the
