@@ -178,7 +178,7 @@ pub fn write_clusters(
                     let name = printable(id(d));
                     let pad = " ".repeat(id_w - label::columns(id(d)));
                     let mark = if d == c.representative { "*" } else { " " };
-                    let title = &index.docs()[d as usize].title();
+                    let title = index.docs()[d as usize].title();
                     let title = label::title(title, 4 + id_w + 2 + kept.len());
                     let title = match title.is_empty() {
                         true => title,

@@ -76,12 +76,8 @@ impl Doc {
 
     /// Drops its metadata, keeping its title.
     pub fn drop_meta(&mut self) {
-        let title = self
-            .labels
-            .take()
-            .map(|l| String::from(l.title))
-            .unwrap_or_default();
-        self.labels = DocLabels::boxed(title, Vec::new());
+        let labels = self.labels.take();
+        self.labels = labels.and_then(|l| DocLabels::boxed(l.title.into(), Vec::new()));
     }
 }
 

@@ -8,14 +8,8 @@ impl Doc {
     /// Heap bytes of its id, title, metadata values and path, each allocation with the
     /// allocator's least overhead (16 bytes): what a million documents' labels take.
     pub(crate) fn text_bytes(&self) -> u64 {
-        let string = |s: &String| {
-            if s.capacity() == 0 {
-                0
-            } else {
-                s.capacity() as u64 + 16
-            }
-        };
         let boxed = |n: usize| if n == 0 { 0 } else { n as u64 + 16 };
+        let string = |s: &String| boxed(s.capacity());
         let labels = self.labels.as_ref().map_or(0, |l| {
             let meta = l.meta.len() * std::mem::size_of::<String>();
             boxed(std::mem::size_of::<super::doc::DocLabels>())

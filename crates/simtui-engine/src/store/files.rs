@@ -46,20 +46,20 @@ pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
     for (i, e) in entries.iter().enumerate() {
         match files.last_mut() {
             Some(last) if path_of(last.entries.start) == path_of(i) => last.entries.end = i + 1,
-            _ => files.push(WalkFile {
-                path: match &e.source {
+            _ => {
+                let path = match &e.source {
                     Source::File(p) => p.clone(),
                     other => Arc::from(file_of(other).expect("checked")),
-                },
-                abs: None,
-                reading: reading_of(&e.source),
-                entries: i..i + 1,
-            }),
+                };
+                let abs = super::absolute(cwd, &path);
+                files.push(WalkFile {
+                    abs: (*abs != *path).then(|| Arc::from(abs)),
+                    path,
+                    reading: reading_of(&e.source),
+                    entries: i..i + 1,
+                })
+            }
         }
-    }
-    for f in &mut files {
-        let abs = super::absolute(cwd, &f.path);
-        f.abs = (*abs != *f.path).then(|| Arc::from(abs));
     }
     files.shrink_to_fit();
     files

@@ -107,15 +107,8 @@ fn plan(
             }
         })
         .collect();
-    // Saved files still in the corpus (changed or not); the others are deleted.
-    let mut seen = vec![false; known.files().len()];
-    for f in files {
-        if let Some(i) = known.file_of(f.abs()) {
-            seen[i] = true;
-        }
-    }
     // A saved file matched twice (a path given twice): index the repeats anew.
-    let mut taken = vec![false; seen.len()];
+    let mut taken = vec![false; known.files().len()];
     for p in plans.iter_mut() {
         if let Plan::Reuse(i) = *p {
             if taken[i] {
@@ -124,6 +117,9 @@ fn plan(
             taken[i] = true;
         }
     }
+    // Saved files still in the corpus (changed or not); the others are deleted. A reused
+    // file's saved file is in its plan: only the files read are looked up again.
+    let mut seen = taken;
     for ((f, p), now) in files.iter().zip(&plans).zip(stamps) {
         match p {
             Plan::Reuse(i) => {
@@ -133,8 +129,13 @@ fn plan(
                     report.touched += 1;
                 }
             }
-            Plan::Read if known.file_of(f.abs()).is_some() => report.changed += 1,
-            Plan::Read => report.added += 1,
+            Plan::Read => match known.file_of(f.abs()) {
+                Some(i) => {
+                    seen[i] = true;
+                    report.changed += 1;
+                }
+                None => report.added += 1,
+            },
         }
     }
     report.deleted = seen.iter().filter(|s| !**s).count();
@@ -580,18 +581,15 @@ fn reuse_file(
     }
     let entries = &mut corpus.entries[f.entries.clone()];
     for d in saved_docs {
-        // A whole-file document takes its id from this walk (the roots may be spelled
-        // differently from the last time), moved with its path from the walk's entry.
-        let (id, source) = match entries {
+        // Its path is the walk's (shared); a whole-file document takes its id from this
+        // walk too (the roots may be spelled differently from the last time).
+        let source = source_of(&f.path, d.part, &entries[0].source);
+        let id = match entries {
             [e] if d.part.line == 0 && !e.id.is_empty() => {
                 *dirty |= e.id != d.id;
-                let source = match &e.source {
-                    Source::File(p) => Source::File(p.clone()),
-                    walked => source_of(&f.path, d.part, walked),
-                };
-                (moved(&mut e.id, keep), source)
+                moved(&mut e.id, keep)
             }
-            _ => (d.id, source_of(&f.path, d.part, &entries[0].source)),
+            _ => d.id,
         };
         let doc = Doc::new(id, source, d.bytes, d.tokens, group(d.group)?);
         docs.push(doc.with_labels(d.labels));
