@@ -271,11 +271,11 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
 
 /// Paths the copy cannot make (FIFOs, sockets, devices, what cannot be read): a usage
 /// error naming the first few (-v: all of them), unless `allowed`.
-fn refuse_uncopyable(files: &[dedup::InputFile], allowed: bool) -> Result<(), UsageError> {
-    let cannot: Vec<(&Path, &str)> = files
+fn refuse_uncopyable(files: &dedup::InputFiles, allowed: bool) -> Result<(), UsageError> {
+    let cannot: Vec<(PathBuf, &str)> = files
         .iter()
-        .filter_map(|f| match &f.copy {
-            dedup::Copy::Cannot(why) => Some((f.path.as_path(), why.as_str())),
+        .filter_map(|f| match f.copy {
+            dedup::Copy::Cannot(why) => Some((f.path, why.as_str())),
             _ => None,
         })
         .collect();

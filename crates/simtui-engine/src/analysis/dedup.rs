@@ -69,7 +69,7 @@ mod annotate;
 mod tree;
 pub use against::{Against, against};
 pub use annotate::{ALONE, Annotation, FIELDS, annotations};
-pub use tree::{Copy, FileId, InputFile, input_files};
+pub use tree::{Copy, FileId, InputFile, InputFiles, input_files};
 
 /// The last part of a path's name (`.` and `..` resolved as far as the path tells).
 fn last_name(p: &Path) -> PathBuf {
@@ -212,7 +212,7 @@ pub fn check_replace(out: &Path, single: bool) -> Result<()> {
 /// Fails if `out` exists and `replace` is false.
 pub fn write_corpus(
     index: &Index,
-    files: &[InputFile],
+    files: &InputFiles,
     removed: &[Removal],
     out: &Path,
     single: bool,
@@ -232,7 +232,7 @@ pub fn write_corpus(
 /// [`write_corpus`] and [`write_annotated`]: `files` copied to `out` with `cuts` made.
 fn write_with(
     index: &Index,
-    files: &[InputFile],
+    files: &InputFiles,
     cuts: &Cuts,
     out: &Path,
     (single, replace): (bool, bool),
@@ -265,7 +265,7 @@ fn write_with(
 /// of those fields already (found while writing: nothing is left of the output).
 pub fn write_annotated(
     index: &Index,
-    files: &[InputFile],
+    files: &InputFiles,
     notes: &[Annotation],
     out: &Path,
     single: bool,
@@ -286,7 +286,7 @@ pub fn write_annotated(
 /// Copies `files` into `tmp` (or, with `single`, to `tmp` itself) without the cuts.
 fn copy_all(
     index: &Index,
-    files: &[InputFile],
+    files: &InputFiles,
     cuts: &Cuts,
     (tmp, single): (&Path, bool),
     progress: &dyn Progress,
@@ -315,14 +315,14 @@ fn copy_all(
     // The copy of each file with more than one link, for its other paths.
     let mut copied: HashMap<FileId, PathBuf> = HashMap::new();
     let mut links = Vec::new();
-    for f in files {
+    for f in files.iter() {
         check(progress)?;
         let target = if single {
             tmp.to_path_buf()
         } else {
             tmp.join(&f.rel)
         };
-        let (id, nlink) = match &f.copy {
+        let (id, nlink) = match f.copy {
             Copy::Folder => {
                 if !f.rel.as_os_str().is_empty() {
                     fs::create_dir_all(&target).map_err(|e| io_error(&target, e))?;
@@ -338,7 +338,7 @@ fn copy_all(
                 written.left_out.push((f.path.clone(), why.clone()));
                 continue;
             }
-            Copy::File { id, links } => (*id, *links),
+            &Copy::File { id, links } => (id, links),
         };
         if cuts.whole.contains(&id) {
             written.files_removed += 1;
@@ -391,7 +391,7 @@ fn copy_all(
         let Copy::Symlink {
             target: to,
             reaches,
-        } = &f.copy
+        } = f.copy
         else {
             continue;
         };
