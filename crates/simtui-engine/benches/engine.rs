@@ -11,6 +11,7 @@ use simtui_engine::search::banding::candidates;
 use simtui_engine::shingle::jaccard;
 use simtui_engine::shingle::shingle_set;
 use simtui_engine::sketch::minhash::MinHasher;
+use simtui_engine::sketch::{SketchKind, Sketcher};
 use simtui_engine::source::Corpus;
 use simtui_engine::text::{TextOptions, Tokenizer, Unit};
 use simtui_gen::{GenOptions, Text, generate};
@@ -227,6 +228,20 @@ fn bench_stages(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+
+    // One-permutation hashing: every round hashes every shingle once (about three rounds
+    // a document of this length).
+    let mut g = c.benchmark_group("oph (1 core)");
+    g.throughput(Throughput::Elements(shingles as u64));
+    let sketcher = Sketcher::new(SketchKind::Oph, 1, 128);
+    g.bench_function("128 bins", |b| {
+        b.iter(|| {
+            for s in &sets {
+                black_box(sketcher.sketch(s));
+            }
+        })
+    });
     g.finish();
 }
 
