@@ -7,16 +7,22 @@
 //! tokenizer can load, lowercase and hash a word in registers, without copying it; it is
 //! portable: the same value on every machine.
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512;
+
 /// Seed of the token hash. Fixed, so shingle sets are comparable across runs and indexes.
 pub const TOKEN_SEED: u64 = 0x5eed_0f51_b7a1_c0de;
 
 /// The 64-bit finaliser of MurmurHash3 / SplitMix64: a bijection with full avalanche.
 #[inline]
 pub fn mix64(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x = (x ^ (x >> 30)).wrapping_mul(MIX_MUL[0]);
+    x = (x ^ (x >> 27)).wrapping_mul(MIX_MUL[1]);
     x ^ (x >> 31)
 }
+
+/// The multipliers of [`mix64`].
+const MIX_MUL: [u64; 2] = [0xbf58_476d_1ce4_e5b9, 0x94d0_49bb_1331_11eb];
 
 /// Hash of one token's bytes (already normalised).
 pub(crate) fn token_hash(bytes: &[u8]) -> u64 {

@@ -37,6 +37,13 @@ fn shingle_hashes(tokens: &[u64], k: usize, out: &mut Vec<u64>) {
         out.push(combine(tokens));
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if crate::hash::avx512::available() {
+        // SAFETY: the processor has AVX-512 F and DQ (checked just above), all that
+        // `combine_windows` needs.
+        unsafe { crate::hash::avx512::combine_windows(tokens, k, out) };
+        return;
+    }
     out.extend(tokens.windows(k).map(combine));
 }
 

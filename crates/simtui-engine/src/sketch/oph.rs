@@ -91,61 +91,42 @@ fn min_into_portable(shingles: &[u64], key: u64, out: &mut [u32]) {
     }
 }
 
-/// The hashing of [`min_into`] eight shingles at a time, with AVX-512's 64-bit
-/// multiplies (AVX2 has none: made of 32-bit ones they cost about what one shingle at a
-/// time does). Every round of a signature hashes every shingle, and a 300-shingle
-/// document takes about three rounds, so this hashing was most of the sketch: perf put
-/// the sketch at 13 % of `pairs`' CPU on a million JSON Lines records, mostly the three
-/// multiplies of each hash. The bins are then lowered one at a time, as before.
+/// The hashing of [`min_into`] eight shingles at a time (`crate::hash::avx512`). Every
+/// round of a signature hashes every shingle, and a 300-shingle document takes about
+/// three rounds, so this hashing was most of the sketch: perf put the sketch at 13 % of
+/// `pairs`' CPU on a million JSON Lines records, mostly the three multiplies of each
+/// hash. The bins are then lowered one at a time, as before.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::EMPTY;
+    pub(super) use crate::hash::avx512::available;
+    use crate::hash::avx512::{lanes, load, mix64};
     use std::arch::x86_64::*;
-    use std::sync::OnceLock;
-
-    /// Whether this processor has AVX-512 F and DQ (asked once).
-    pub(super) fn available() -> bool {
-        static HAS: OnceLock<bool> = OnceLock::new();
-        *HAS.get_or_init(|| {
-            is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
-        })
-    }
 
     /// [`super::min_into`], its hashes eight at a time.
     #[target_feature(enable = "avx512f,avx512dq")]
     pub(super) fn min_into(shingles: &[u64], key: u64, out: &mut [u32]) {
-        let n = out.len() as u64;
         let keys = _mm512_set1_epi64(key as i64);
-        let m1 = _mm512_set1_epi64(0xbf58_476d_1ce4_e5b9_u64 as i64);
-        let m2 = _mm512_set1_epi64(0x94d0_49bb_1331_11eb_u64 as i64);
-        let bins_n = _mm512_set1_epi64(n as i64);
-        let low = _mm512_set1_epi64(0xffff_ffff);
+        let bins_n = _mm512_set1_epi64(out.len() as i64);
         let high = _mm512_set1_epi64(!0xffff_ffff);
         let below_empty = _mm512_set1_epi64(i64::from(EMPTY - 1));
-        let mut lanes = [0u64; 8];
-        let mut chunks = shingles.chunks_exact(8);
-        for chunk in &mut chunks {
-            // SAFETY: `chunk` is 8 u64, the 64 bytes an unaligned 512-bit load reads.
-            let x = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
-            // mix64(x ^ key), as `crate::hash::mix64` computes it.
-            let mut h = _mm512_xor_si512(x, keys);
-            h = _mm512_mullo_epi64(_mm512_xor_si512(h, _mm512_srli_epi64::<30>(h)), m1);
-            h = _mm512_mullo_epi64(_mm512_xor_si512(h, _mm512_srli_epi64::<27>(h)), m2);
-            h = _mm512_xor_si512(h, _mm512_srli_epi64::<31>(h));
+        let eights = shingles.len() / 8 * 8;
+        for at in (0..eights).step_by(8) {
+            let h = mix64(_mm512_xor_si512(load(shingles, at), keys));
             // The bin, (top 32 bits × n) >> 32 (a 32 × 32-bit multiply: n < 2^32), in
             // the top half of each lane, the value (low 32 bits, below EMPTY) in the
             // bottom half: one read a shingle to lower its bin.
             let bin = _mm512_mul_epu32(_mm512_srli_epi64::<32>(h), bins_n);
-            let value = _mm512_min_epu64(_mm512_and_si512(h, low), below_empty);
-            let both = _mm512_or_si512(_mm512_and_si512(bin, high), value);
-            // SAFETY: `lanes` is 8 u64, the 64 bytes an unaligned store writes.
-            unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), both) };
-            for &lane in &lanes {
+            let value = _mm512_min_epu64(
+                _mm512_and_si512(h, _mm512_set1_epi64(0xffff_ffff)),
+                below_empty,
+            );
+            for lane in lanes(_mm512_or_si512(_mm512_and_si512(bin, high), value)) {
                 let (bin, v) = ((lane >> 32) as usize, lane as u32);
                 out[bin] = out[bin].min(v);
             }
         }
-        super::min_into_portable(chunks.remainder(), key, out);
+        super::min_into_portable(&shingles[eights..], key, out);
     }
 }
 
