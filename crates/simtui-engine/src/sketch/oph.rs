@@ -23,6 +23,9 @@ const EMPTY: u32 = u32::MAX;
 /// empty round after round only when it has fewer shingles than bins left).
 const ROUNDS: u64 = 8;
 
+/// Signatures of at most this many bins fill their later rounds on the stack.
+const STACK_BINS: usize = 256;
+
 /// Writes the `out.len()`-bin OPH signature of a shingle set. An empty set's signature
 /// is all `u32::MAX`, like classic MinHash's.
 ///
@@ -43,21 +46,30 @@ pub(crate) fn sketch(seed: u64, shingles: &[u64], out: &mut [u32]) {
         return;
     }
     min_into(shingles, round_key(seed, 0), out);
-    let mut empty: Vec<usize> = (0..out.len()).filter(|&i| out[i] == EMPTY).collect();
-    if empty.is_empty() {
+    if !out.contains(&EMPTY) {
         return;
     }
     // Each later round takes the minima of every bin, and only the bins still empty keep
-    // theirs: a bin holds the value of the first round that reached it.
-    let mut round = vec![EMPTY; out.len()];
+    // theirs: a bin holds the value of the first round that reached it. The round's bins
+    // are on the stack up to STACK_BINS (no allocation a document).
+    let (mut stack, mut heap) = ([EMPTY; STACK_BINS], Vec::new());
+    let round: &mut [u32] = if n <= STACK_BINS {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, EMPTY);
+        &mut heap
+    };
     for r in 1..ROUNDS {
         round.fill(EMPTY);
-        min_into(shingles, round_key(seed, r), &mut round);
-        for &i in &empty {
-            out[i] = round[i];
+        min_into(shingles, round_key(seed, r), round);
+        let mut left = false;
+        for (bin, &v) in out.iter_mut().zip(round.iter()) {
+            if *bin == EMPTY {
+                *bin = v;
+                left |= v == EMPTY;
+            }
         }
-        empty.retain(|&i| out[i] == EMPTY);
-        if empty.is_empty() {
+        if !left {
             return;
         }
     }
