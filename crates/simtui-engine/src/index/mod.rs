@@ -78,10 +78,12 @@ pub enum Keep {
     /// (files, texts in memory, uncompressed JSON Lines and SGML): each is made again
     /// from its text when asked for ([`crate::shingle::again`]), a batch at a time for the
     /// candidates, one at a time (the latest few kept per thread) for a cluster's
-    /// similarities. What `clusters` and `dedup` need. Other corpora keep their sets.
+    /// similarities. What `clusters` needs for its table, which shows titles. Other
+    /// corpora keep their sets.
     AllButSets,
-    /// What removing duplicates needs (`simtui dedup`): [`Keep::AllButSets`] without the
-    /// titles, which are left empty; the metadata stays (the removal list gives it).
+    /// What removing duplicates needs (`simtui dedup`, and `clusters` in any form but
+    /// its table): [`Keep::AllButSets`] without the titles, which are left empty; the
+    /// metadata stays (the removal list gives it, `--keep FIELD` chooses by it).
     AllButTitles,
     /// What finding pairs needs (`simtui pairs`): [`Keep::AllButSets`] without the
     /// titles and metadata, which are left empty.
