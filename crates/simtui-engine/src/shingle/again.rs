@@ -26,7 +26,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -238,8 +238,8 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Reads a record's bytes into `raw` (a seek and a read: the file is this worker's
-    /// own), the file kept open for the next record of the same file.
+    /// Reads a record's bytes into `raw` (one read at its offset), the file kept open
+    /// for the next record of the same file.
     fn read_record(&mut self, part: &Part) -> io::Result<()> {
         let path = &part.file.path;
         if self.open.as_ref().is_none_or(|(p, _)| p != path) {
@@ -247,14 +247,29 @@ impl<'a> Worker<'a> {
         }
         let (_, file) = self.open.as_mut().expect("opened just above");
         self.raw.resize(part.len as usize, 0);
-        file.seek(SeekFrom::Start(part.offset))?;
-        file.read_exact(&mut self.raw).map_err(|e| match e.kind() {
+        read_at(file, &mut self.raw, part.offset).map_err(|e| match e.kind() {
             io::ErrorKind::UnexpectedEof => {
                 io::Error::other("the file is shorter than when it was read")
             }
             _ => e,
         })
     }
+}
+
+/// `buf.len()` bytes of `file` at `offset`: one `pread` on Unix, where a seek and a
+/// read were two system calls a record made again (a million JSON Lines records
+/// verify about 290,000 of them).
+#[cfg(unix)]
+fn read_at(file: &mut File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// A seek and a read where there is no `pread`.
+#[cfg(not(unix))]
+fn read_at(file: &mut File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
 }
 
 /// The error for a text that can't be made again as it was.
