@@ -272,13 +272,7 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
 /// Paths the copy cannot make (FIFOs, sockets, devices, what cannot be read): a usage
 /// error naming the first few (-v: all of them), unless `allowed`.
 fn refuse_uncopyable(files: &dedup::InputFiles, allowed: bool) -> Result<(), UsageError> {
-    let cannot: Vec<(PathBuf, &str)> = files
-        .iter()
-        .filter_map(|f| match f.copy {
-            dedup::Copy::Cannot(why) => Some((f.path, why.as_str())),
-            _ => None,
-        })
-        .collect();
+    let cannot: Vec<(PathBuf, &str)> = files.uncopyable().collect();
     if cannot.is_empty() || allowed {
         return Ok(());
     }

@@ -21,8 +21,8 @@ pub fn mix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// The multipliers of [`mix64`].
-const MIX_MUL: [u64; 2] = [0xbf58_476d_1ce4_e5b9, 0x94d0_49bb_1331_11eb];
+/// The multipliers of [`mix64`] (its vector forms use them too).
+pub(crate) const MIX_MUL: [u64; 2] = [0xbf58_476d_1ce4_e5b9, 0x94d0_49bb_1331_11eb];
 
 /// Hash of one token's bytes (already normalised).
 pub(crate) fn token_hash(bytes: &[u8]) -> u64 {

@@ -120,7 +120,10 @@ mod avx512 {
     pub(super) fn min_into(shingles: &[u64], key: u64, out: &mut [u32]) {
         let keys = _mm512_set1_epi64(key as i64);
         let bins_n = _mm512_set1_epi64(out.len() as i64);
-        let high = _mm512_set1_epi64(!0xffff_ffff);
+        let (low, high) = (
+            _mm512_set1_epi64(0xffff_ffff),
+            _mm512_set1_epi64(!0xffff_ffff),
+        );
         let below_empty = _mm512_set1_epi64(i64::from(EMPTY - 1));
         let eights = shingles.len() / 8 * 8;
         for at in (0..eights).step_by(8) {
@@ -129,10 +132,7 @@ mod avx512 {
             // the top half of each lane, the value (low 32 bits, below EMPTY) in the
             // bottom half: one read a shingle to lower its bin.
             let bin = _mm512_mul_epu32(_mm512_srli_epi64::<32>(h), bins_n);
-            let value = _mm512_min_epu64(
-                _mm512_and_si512(h, _mm512_set1_epi64(0xffff_ffff)),
-                below_empty,
-            );
+            let value = _mm512_min_epu64(_mm512_and_si512(h, low), below_empty);
             for lane in lanes(_mm512_or_si512(_mm512_and_si512(bin, high), value)) {
                 let (bin, v) = ((lane >> 32) as usize, lane as u32);
                 out[bin] = out[bin].min(v);

@@ -16,7 +16,7 @@
 //! in.
 
 use super::fast::{self, HI, LO, Masks, SPAN_SLOTS, Spans};
-use crate::hash::{TOKEN_SEED, token_start};
+use crate::hash::{MIX_MUL, TOKEN_SEED, token_start};
 use std::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -347,14 +347,14 @@ fn mul(x: __m256i, c: u64) -> __m256i {
     _mm256_add_epi64(low, _mm256_slli_epi64::<32>(cross))
 }
 
-/// [`crate::hash::mix64`] in each lane (its constants; a test checks the two agree).
+/// [`crate::hash::mix64`] in each lane (its multipliers; a test checks the two agree).
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) fn mix64(x: __m256i) -> __m256i {
     let x = _mm256_xor_si256(x, _mm256_srli_epi64::<30>(x));
-    let x = mul(x, 0xbf58_476d_1ce4_e5b9);
+    let x = mul(x, MIX_MUL[0]);
     let x = _mm256_xor_si256(x, _mm256_srli_epi64::<27>(x));
-    let x = mul(x, 0x94d0_49bb_1331_11eb);
+    let x = mul(x, MIX_MUL[1]);
     _mm256_xor_si256(x, _mm256_srli_epi64::<31>(x))
 }
 

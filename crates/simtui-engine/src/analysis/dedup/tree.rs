@@ -69,16 +69,23 @@ impl InputFiles {
     pub fn iter(&self) -> impl Iterator<Item = InputFile<'_>> {
         self.rows.iter().map(|r| {
             let place = &self.places[r.place as usize];
-            let (path, rel) = if r.name.is_empty() {
-                (place.path.clone(), place.rel.clone())
-            } else {
-                (place.path.join(&*r.name), place.rel.join(&*r.name))
-            };
             InputFile {
-                path,
-                rel,
+                path: joined(&place.path, &r.name),
+                rel: joined(&place.rel, &r.name),
                 copy: &r.copy,
             }
+        })
+    }
+
+    /// The paths the copy cannot make ([`Copy::Cannot`]) and why, in the order of the
+    /// walk: only their paths are made (not one of every file listed).
+    pub fn uncopyable(&self) -> impl Iterator<Item = (PathBuf, &str)> {
+        self.rows.iter().filter_map(|r| match &r.copy {
+            Copy::Cannot(why) => {
+                let place = &self.places[r.place as usize];
+                Some((joined(&place.path, &r.name), why.as_str()))
+            }
+            _ => None,
         })
     }
 
@@ -111,6 +118,15 @@ impl InputFiles {
             |i| recent + i,
         );
         u32::try_from(i).expect("fewer than 2^32 folders")
+    }
+}
+
+/// `name` in the folder `dir`, or `dir` itself for no name.
+fn joined(dir: &Path, name: &OsStr) -> PathBuf {
+    if name.is_empty() {
+        dir.to_path_buf()
+    } else {
+        dir.join(name)
     }
 }
 
