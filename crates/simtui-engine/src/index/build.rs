@@ -25,7 +25,6 @@ use crate::sketch::simhash::fingerprints::FingerprintBuilder;
 use crate::sketch::{Signatures, Sketcher};
 use crate::source::{Batches, Corpus, Entry, Labels, SkipReason, Skipped};
 use crate::storage::Budget;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -234,7 +233,7 @@ struct Building<'a> {
     simhash: Option<SimHasher>,
     /// Each group's content hash, and the group of each content hash.
     contents: Vec<u64>,
-    by_content: HashMap<u64, u32>,
+    by_content: ContentGroups,
     stats: Stats,
     /// Heap bytes of the documents' ids, titles and paths (see [`Doc::text_bytes`]).
     text_bytes: u64,
@@ -257,7 +256,7 @@ impl<'a> Building<'a> {
             fingerprints: b.simhash.map(FingerprintBuilder::new),
             simhash: b.simhash,
             contents: Vec::new(),
-            by_content: HashMap::new(),
+            by_content: ContentGroups::default(),
             stats: Stats::default(),
             text_bytes: 0,
         }
@@ -364,7 +363,14 @@ impl<'a> Building<'a> {
         if let Some(rows) = &mut self.rows {
             rows.reserve_rows(scale(groups as u64) as usize);
         }
+        let more_groups = (scale(groups as u64) as usize).saturating_sub(groups);
+        self.by_content.reserve(more_groups, &self.contents);
         self.sets.reserve_total(projected as usize);
+        if budget.is_limited() {
+            // What the batch just merged freed (its texts, its tokens) is kept by the
+            // allocator for the next ones, not for the limit: handed back past it.
+            crate::storage::memory::give_back_past(budget.bytes);
+        }
         Ok(())
     }
 
@@ -421,7 +427,7 @@ impl<'a> Building<'a> {
 
     fn add_doc(&mut self, entry: Entry, labels: Labels, s: Shingled) -> Result<()> {
         let next = self.sets.len() as u32;
-        let group = *self.by_content.entry(s.content).or_insert(next);
+        let group = self.by_content.group(s.content, next, &self.contents);
         if group == next {
             self.sets.push(&s.set, s.size, &entry.source, s.content)?;
             if let Some(rows) = &mut self.rows {
@@ -479,5 +485,70 @@ impl<'a> Building<'a> {
             Signatures::compute_in(sketcher, &index.shingles, &room, block, progress)?;
         index.stats.times.add(Stage::Sketch, t.elapsed());
         Ok(index)
+    }
+}
+
+/// The group of each content hash met so far: a table of group numbers, each found by
+/// its content hash in the build's list of them (already a well-mixed 64-bit hash, used
+/// as it is).
+#[derive(Default)]
+struct ContentGroups {
+    table: hashbrown::HashTable<u32>,
+}
+
+impl ContentGroups {
+    /// The group of `content`; `next` when it is new (then `contents` must get it next).
+    fn group(&mut self, content: u64, next: u32, contents: &[u64]) -> u32 {
+        let entry = self.table.entry(
+            content,
+            |&g| contents[g as usize] == content,
+            |&g| contents[g as usize],
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(o) => *o.get(),
+            hashbrown::hash_table::Entry::Vacant(v) => *v.insert(next).get(),
+        }
+    }
+
+    /// Room for `more` contents beyond these, made while the table is small rather than
+    /// by doubling a large one (old and new table side by side).
+    fn reserve(&mut self, more: usize, contents: &[u64]) {
+        self.table.reserve(more, |&g| contents[g as usize]);
+    }
+
+    fn len(&self) -> usize {
+        self.table.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ContentGroups;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    proptest! {
+        /// Each content hash gets the group a map gives it: the first new one 0, the next
+        /// new one 1, ..., a repeat the group of its first; with room made ahead or not.
+        /// Hashes from a small set (many repeats) or any (top bits, which the table also
+        /// uses, all alike or not).
+        #[test]
+        fn groups_are_those_a_map_gives(
+            hashes in prop::collection::vec(prop_oneof![0u64..40, any::<u64>(), (0u64..40).prop_map(|x| x << 60)], 0..600),
+            reserve in 0usize..300,
+        ) {
+            let (mut table, mut contents) = (ContentGroups::default(), Vec::new());
+            table.reserve(reserve, &contents);
+            let mut map: HashMap<u64, u32> = HashMap::new();
+            for h in hashes {
+                let next = contents.len() as u32;
+                let group = table.group(h, next, &contents);
+                if group == next {
+                    contents.push(h);
+                }
+                prop_assert_eq!(group, *map.entry(h).or_insert(next));
+            }
+            prop_assert_eq!(table.len(), map.len());
+        }
     }
 }

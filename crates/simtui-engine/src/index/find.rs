@@ -47,6 +47,7 @@ impl Index {
         progress: &dyn Progress,
     ) -> Result<Search> {
         let t = Instant::now();
+        self.give_back_freed();
         let items = self.groups.nonempty();
         let room = self.work_room();
         let (mut stream, huge) = banding::candidate_stream(
@@ -59,6 +60,7 @@ impl Index {
         )?;
         let band_time = t.elapsed();
         let t = Instant::now();
+        self.give_back_freed();
         let total = stream.pushed;
         let next = || stream.next_pair();
         let verified = verify::stream(&self.lookup(), next, threshold, room / 2, total, progress)?;

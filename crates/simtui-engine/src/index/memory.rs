@@ -76,6 +76,15 @@ impl Index {
         self
     }
 
+    /// Hands what the allocator holds freed back to the system when the process is past
+    /// the memory limit (see [`give_back_past`](crate::storage::memory::give_back_past)): between the
+    /// steps of a search, whose buffers are freed as the next step begins.
+    pub(crate) fn give_back_freed(&self) {
+        if self.budget.is_limited() {
+            crate::storage::memory::give_back_past(self.budget.bytes);
+        }
+    }
+
     /// Memory left for a search's work (band keys, sort buffers, sets read back).
     pub(crate) fn work_room(&self) -> u64 {
         self.budget.left(self.held())

@@ -179,6 +179,11 @@ impl Walk {
                 part
             })
             .collect();
+        // Room for exactly every entry: grown by doubling, the list had up to twice the
+        // room it needed (72 bytes an entry).
+        let found: usize = parts.iter().map(|p| p.corpus.entries.len()).sum();
+        self.corpus.entries.reserve_exact(found);
+        self.inodes.reserve_exact(found);
         for part in parts {
             self.corpus.entries.extend(part.corpus.entries);
             self.corpus.skipped.extend(part.corpus.skipped);
@@ -312,23 +317,18 @@ impl Walk {
 /// same inode number are looked at (a stat each, and a look at their folders for links):
 /// without hard links or repeated roots there are none, and the walk pays nothing.
 fn same_files(entries: &[Entry], inodes: &[u64]) -> HashMap<usize, usize> {
-    let mut first: HashMap<u64, usize> = HashMap::with_capacity(inodes.len());
-    let mut shared: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (i, &ino) in inodes.iter().enumerate() {
-        if ino == 0 {
-            continue; // not known (not Unix)
-        }
-        if let Some(&f) = first.get(&ino) {
-            shared.entry(ino).or_insert_with(|| vec![f]).push(i);
-        } else {
-            first.insert(ino, i);
-        }
-    }
+    // Sorted rather than put in a map: 16 bytes a file instead of the ~36 of a map with
+    // room for every file (18 MB at 500,000 files, at the walk's peak).
+    let mut by_inode: Vec<(u64, u32)> = (inodes.iter().enumerate())
+        .filter(|&(_, &ino)| ino != 0) // not known (not Unix)
+        .map(|(i, &ino)| (ino, i as u32))
+        .collect();
+    by_inode.par_sort_unstable();
     let mut second = HashMap::new();
-    for candidates in shared.into_values() {
+    for run in by_inode.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
         // Inode numbers repeat across devices: group by the file's identity.
         let mut files: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
-        for i in candidates {
+        for i in run.iter().map(|&(_, i)| i as usize) {
             if let Some(id) = entries[i].source.path().and_then(file_identity) {
                 files.entry(id).or_default().push(i);
             }

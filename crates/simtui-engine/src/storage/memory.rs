@@ -12,6 +12,44 @@ pub fn physical() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// This process's resident memory in bytes (Linux: `VmRSS` of /proc/self/status), where
+/// it can be read.
+pub fn resident() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// When this process's resident memory is past `limit` bytes, hands the memory the
+/// allocator holds freed back to the system; whether it did.
+///
+/// glibc's allocator keeps what is freed for the next allocations, in every thread's
+/// arena: the walk's list handed out, each batch's texts and token buffers. Under a
+/// memory limit that is memory the corpus could have used. 500,000 files with
+/// `--memory 64M`: 225 MiB resident at the end of indexing, 172 MiB after one
+/// `malloc_trim`. Asked only past the limit, as a trimmed page is faulted in (and zeroed)
+/// again when it is next used: without a limit nothing changes. Elsewhere (another C
+/// library, another system) it does nothing.
+pub(crate) fn give_back_past(limit: u64) -> bool {
+    if resident().is_none_or(|r| r <= limit) {
+        return false;
+    }
+    give_back()
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_back() -> bool {
+    // SAFETY: malloc_trim(3) only releases free pages of glibc's own arenas; it takes no
+    // pointer and is safe to call from any thread at any time.
+    unsafe { libc::malloc_trim(0) == 1 }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_back() -> bool {
+    false
+}
+
 /// A vector of `n` copies of `value`, or [`Error::TooLarge`] when it cannot be had: over
 /// the machine's physical memory, or refused by the allocator. `what` names the buffer
 /// for the message ("the signatures").
@@ -63,5 +101,21 @@ mod tests {
             "{err}"
         );
         assert_eq!(filled(3, 7u8, "x").unwrap(), vec![7, 7, 7]);
+    }
+
+    #[test]
+    fn freed_memory_is_given_back_only_past_the_limit() {
+        // Within the limit nothing is asked of the allocator.
+        assert!(!give_back_past(u64::MAX));
+        let Some(resident) = resident() else {
+            return; // not Linux: nothing to read, and nothing is given back
+        };
+        assert!(resident > 0 && physical().is_none_or(|p| resident <= p));
+        // 64 MB in blocks small enough to come from the allocator's arena (not mapped
+        // one by one), then freed: kept by the allocator until given back.
+        let blocks: Vec<Vec<u8>> = (0..16_384).map(|i| vec![i as u8; 4096]).collect();
+        drop(blocks);
+        let gave = give_back_past(0);
+        assert_eq!(gave, cfg!(all(target_os = "linux", target_env = "gnu")));
     }
 }
