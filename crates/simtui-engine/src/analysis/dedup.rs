@@ -69,7 +69,7 @@ mod annotate;
 mod tree;
 pub use against::{Against, against};
 pub use annotate::{ALONE, Annotation, FIELDS, annotations};
-pub use tree::{Copy, FileId, InputFile, InputFiles, input_files};
+pub use tree::{Copy, FileId, InputFile, InputFiles, Link, input_files};
 
 /// The last part of a path's name (`.` and `..` resolved as far as the path tells).
 fn last_name(p: &Path) -> PathBuf {
@@ -330,12 +330,12 @@ fn copy_all(
                 }
                 continue;
             }
-            Copy::Symlink { .. } => {
+            Copy::Symlink(_) => {
                 links.push((f, target));
                 continue;
             }
             Copy::Cannot(why) => {
-                written.left_out.push((f.path.clone(), why.clone()));
+                written.left_out.push((f.path.clone(), why.to_string()));
                 continue;
             }
             &Copy::File { id, links } => (id, links),
@@ -388,13 +388,13 @@ fn copy_all(
         }
     }
     for (f, target) in links {
-        let Copy::Symlink {
-            target: to,
-            reaches,
-        } = f.copy
-        else {
+        let Copy::Symlink(link) = f.copy else {
             continue;
         };
+        let Link {
+            target: to,
+            reaches,
+        } = &**link;
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
         }
