@@ -77,8 +77,8 @@ impl Index {
     }
 
     /// Hands what the allocator holds freed back to the system when the process is past
-    /// the memory limit (see [`give_back_past`](crate::storage::memory::give_back_past)): between the
-    /// steps of a search, whose buffers are freed as the next step begins.
+    /// the memory limit (see [`give_back_past`](crate::storage::memory::give_back_past)):
+    /// between the steps of a search, whose buffers are freed as the next step begins.
     pub(crate) fn give_back_freed(&self) {
         if self.budget.is_limited() {
             crate::storage::memory::give_back_past(self.budget.bytes);
