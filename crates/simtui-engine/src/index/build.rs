@@ -366,11 +366,9 @@ impl<'a> Building<'a> {
         let more_groups = (scale(groups as u64) as usize).saturating_sub(groups);
         self.by_content.reserve(more_groups, &self.contents);
         self.sets.reserve_total(projected as usize);
-        if budget.is_limited() {
-            // What the batch just merged freed (its texts, its tokens) is kept by the
-            // allocator for the next ones, not for the limit: handed back past it.
-            crate::storage::memory::give_back_past(budget.bytes);
-        }
+        // What the batch just merged freed (its texts, its tokens) is kept by the
+        // allocator for the next ones, not for the limit: handed back past it.
+        crate::storage::memory::give_back_past(budget.bytes);
         Ok(())
     }
 

@@ -80,9 +80,7 @@ impl Index {
     /// the memory limit (see [`give_back_past`](crate::storage::memory::give_back_past)):
     /// between the steps of a search, whose buffers are freed as the next step begins.
     pub(crate) fn give_back_freed(&self) {
-        if self.budget.is_limited() {
-            crate::storage::memory::give_back_past(self.budget.bytes);
-        }
+        crate::storage::memory::give_back_past(self.budget.bytes);
     }
 
     /// Memory left for a search's work (band keys, sort buffers, sets read back).

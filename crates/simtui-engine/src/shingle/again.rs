@@ -20,6 +20,7 @@ use crate::shingle::{content_hash, shingle_set};
 use crate::source::container::Kind;
 use crate::source::{Entry, Part, Source, read_file};
 use crate::storage::Remake;
+use crate::storage::file::read_exact_at;
 use crate::text::{TextOptions, Tokenizer};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -247,29 +248,13 @@ impl<'a> Worker<'a> {
         }
         let (_, file) = self.open.as_mut().expect("opened just above");
         self.raw.resize(part.len as usize, 0);
-        read_at(file, &mut self.raw, part.offset).map_err(|e| match e.kind() {
+        read_exact_at(file, &mut self.raw, part.offset).map_err(|e| match e.kind() {
             io::ErrorKind::UnexpectedEof => {
                 io::Error::other("the file is shorter than when it was read")
             }
             _ => e,
         })
     }
-}
-
-/// `buf.len()` bytes of `file` at `offset`: one `pread` on Unix, where a seek and a
-/// read were two system calls a record made again (a million JSON Lines records
-/// verify about 290,000 of them).
-#[cfg(unix)]
-fn read_at(file: &mut File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-/// A seek and a read where there is no `pread`.
-#[cfg(not(unix))]
-fn read_at(file: &mut File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    file.seek(SeekFrom::Start(offset))?;
-    file.read_exact(buf)
 }
 
 /// The error for a text that can't be made again as it was.

@@ -319,7 +319,9 @@ impl Walk {
 fn same_files(entries: &[Entry], inodes: &[u64]) -> HashMap<usize, usize> {
     // Sorted rather than put in a map: 16 bytes a file instead of the ~36 of a map with
     // room for every file (18 MB at 500,000 files, at the walk's peak).
-    let mut by_inode: Vec<(u64, u32)> = (inodes.iter().enumerate())
+    let mut by_inode: Vec<(u64, u32)> = inodes
+        .iter()
+        .enumerate()
         .filter(|&(_, &ino)| ino != 0) // not known (not Unix)
         .map(|(i, &ino)| (ino, i as u32))
         .collect();

@@ -216,13 +216,19 @@ impl std::fmt::Debug for SpillFile {
     }
 }
 
+/// `out.len()` bytes of `file` at `offset`, in one system call where the system has one
+/// (`pread`), without moving the file's cursor: threads can share the file.
 #[cfg(unix)]
-fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, out, offset)
 }
 
 #[cfg(windows)]
-fn read_exact_at(file: &File, mut out: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(
+    file: &File,
+    mut out: &mut [u8],
+    mut offset: u64,
+) -> std::io::Result<()> {
     use std::os::windows::fs::FileExt;
     while !out.is_empty() {
         match file.seek_read(out, offset) {

@@ -32,7 +32,8 @@ pub fn resident() -> Option<u64> {
 /// again when it is next used: without a limit nothing changes. Elsewhere (another C
 /// library, another system) it does nothing.
 pub(crate) fn give_back_past(limit: u64) -> bool {
-    if resident().is_none_or(|r| r <= limit) {
+    // No limit (u64::MAX): not even the resident size is read.
+    if limit == u64::MAX || resident().is_none_or(|r| r <= limit) {
         return false;
     }
     give_back()
@@ -67,7 +68,7 @@ pub(crate) fn prefetch<T>(items: &[T], i: usize) {
         };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    std::hint::black_box(items.get(i).map(|x| x as *const T));
+    let _ = (items, i); // no hint asked for elsewhere
 }
 
 /// A vector of `n` copies of `value`, or [`Error::TooLarge`] when it cannot be had: over

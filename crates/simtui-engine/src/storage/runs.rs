@@ -8,6 +8,7 @@
 //! allows it): nothing is left behind when the process ends, however it ends.
 
 use super::budget::{Room, Spilled};
+use super::file::read_exact_at;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::cmp::Reverse;
@@ -363,19 +364,6 @@ impl RunReader {
         self.at += n;
         Ok(Some(out))
     }
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, out, offset)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = file;
-    f.seek(SeekFrom::Start(offset))?;
-    f.read_exact(out)
 }
 
 /// Where merged records come from: a run on disk or the last buffer.

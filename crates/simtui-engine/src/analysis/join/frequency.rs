@@ -37,15 +37,15 @@ pub(super) fn counting_bytes(total: usize, n: usize) -> u64 {
     rayon::current_num_threads() as u64 * ((1u64 << (table - slice)) + 8 * n as u64)
 }
 
-/// How many sets ahead [`visit`] reads the shingle it will start at.
+/// How many sets ahead [`visit`] asks for the shingle it will start at.
 const AHEAD: usize = 16;
 
 /// Calls `f(g, &mut cursor[g])` for each set `g` in turn, asking first for the shingle at
 /// the cursor of the set [`AHEAD`] further on. Each set's run in a slice is a few shingles
 /// and lies in a line of memory no other set shares: read in turn, every set costs a
 /// wait for memory, and where its run ends is a branch the core cannot predict, so it
-/// does not look ahead by itself. Read early, the lines of the next sets are on their
-/// way while this one is counted.
+/// does not look ahead by itself. Asked for early, the lines of the next sets are on
+/// their way while this one is counted.
 fn visit(cursor: &mut [usize], values: &[u64], mut f: impl FnMut(usize, &mut usize)) {
     for g in 0..cursor.len() {
         if let Some(&ahead) = cursor.get(g + AHEAD) {
