@@ -327,7 +327,7 @@ fn records_across_block_boundaries_and_oversized_lines() {
     // Read back by place: some from each end and around the huge line.
     for k in [0, 1, 14_999, 15_000, 29_998] {
         for (base, file) in [(0, "big.jsonl"), (29_999, "big2.jsonl.zst")] {
-            let d = &idx.docs()[base + k];
+            let d = &idx.docs().at(base + k);
             assert_eq!(d.id, expect[k].0.replace("big.jsonl", file));
             let e = simtui_engine::source::Entry {
                 id: d.id.clone(),
@@ -471,7 +471,7 @@ fn input_format_overrides_the_extension() {
             ..Default::default()
         },
     );
-    let ids: Vec<&str> = idx.docs().iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<String> = idx.docs().iter().map(|d| d.into_owned().id).collect();
     assert_eq!(ids, ["part-0001.jsonl", "sub/part-0002.ndjson"]);
     // A .txt file read as JSON Lines, with another text field.
     let t = dir.path().join("t");
@@ -621,7 +621,7 @@ fn parquet_of_many_row_groups_is_read_whole_and_pairs_as_its_json_lines() {
     // Parquet file's columns, the JSON object's keys.
     for (path, want) in [(&pq, &["id", "text"][..]), (&jl, &["id", "meta", "text"])] {
         let idx = build(path, &Params::default());
-        let simtui_engine::Source::Part(part) = &idx.docs()[0].source else {
+        let simtui_engine::Source::Part(part) = &idx.docs().at(0).source else {
             panic!("a record");
         };
         let fields = simtui_engine::source::record_fields(part).unwrap();

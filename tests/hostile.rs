@@ -55,7 +55,7 @@ fn a_file_instead_of_a_folder_is_one_document() {
     fs::write(&f, TEXT).unwrap();
     let index = build(&f, &WalkOptions::default());
     assert_eq!(index.docs().len(), 1);
-    assert_eq!(index.docs()[0].id, s(&f));
+    assert_eq!(index.docs().at(0).id, s(&f));
     // And the command line accepts it: no pair, success.
     assert_eq!(ok(&["pairs", s(&f)]), "");
 }
@@ -221,7 +221,7 @@ fn files_vanishing_or_changing_after_the_walk() {
         ..Params::default()
     };
     let index = Index::builder(&params).build(corpus, &Silent).unwrap();
-    let ids: Vec<_> = index.docs().iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<_> = index.docs().iter().map(|d| d.into_owned().id).collect();
     assert_eq!(ids, ["keep1.txt", "keep2.txt"]);
     let mut r = reasons(&index);
     r.sort();
@@ -250,7 +250,7 @@ fn non_utf8_names_are_distinct_escaped_and_usable() {
     fs::write(name(b"a\xfe.txt"), TEXT).unwrap();
     fs::write(d.join("b.txt"), format!("{TEXT} and more")).unwrap();
     let index = build(&d, &WalkOptions::default());
-    let ids: Vec<_> = index.docs().iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<_> = index.docs().iter().map(|d| d.into_owned().id).collect();
     // Lossy decoding gave both the same id "a\u{FFFD}.txt": two files, one name.
     assert_eq!(ids, ["a\\xFE.txt", "a\\xFF.txt", "b.txt"]);
     // The real file is still read through its original name.
@@ -433,7 +433,7 @@ fn empty_binary_and_invalid_utf8_contents() {
         ],
         1 << 20,
     );
-    let ids: Vec<_> = index.docs().iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<_> = index.docs().iter().map(|d| d.into_owned().id).collect();
     assert_eq!(ids, ["bad1.txt", "bad2.txt", "empty.txt"]);
     assert_eq!(reasons(&index), [SkipReason::Binary]);
     assert_eq!(index.stats().empty, 1);
@@ -500,7 +500,7 @@ fn one_200_mb_line() {
     };
     let index = build(dir.path(), &opts);
     assert!(index.skipped().is_empty());
-    assert!(index.docs()[0].bytes >= 200_000_000);
+    assert!(index.docs().at(0).bytes >= 200_000_000);
     // Six distinct words repeating: six distinct 5-shingles.
     assert_eq!(index.stats().shingles, 6);
 }

@@ -183,8 +183,8 @@ fn refuse_unsplittable(index: &Index, found: &[Cluster]) -> Result<(), UsageErro
     let mut bad = found
         .iter()
         .flat_map(Cluster::duplicates)
-        .filter_map(|d| match &index.docs()[d as usize].source {
-            Source::File(path) => Some(path.to_string_lossy()),
+        .filter_map(|d| match &index.docs().at(d as usize).source {
+            Source::File(path) => Some(path.to_string_lossy().into_owned()),
             _ => None,
         })
         .filter(|p| p.chars().any(char::is_control));
@@ -205,7 +205,7 @@ fn refuse_unsplittable(index: &Index, found: &[Cluster]) -> Result<(), UsageErro
 fn write_dupes(out: &mut dyn Write, index: &Index, found: &[Cluster], end: u8) -> io::Result<()> {
     for c in found {
         for d in c.duplicates() {
-            if let Source::File(path) = &index.docs()[d as usize].source {
+            if let Source::File(path) = &index.docs().at(d as usize).source {
                 // A file read from an object store: its object's URL, not the local copy.
                 write_path(out, &simtui_engine::source::object::named(path))?;
                 out.write_all(&[end])?;

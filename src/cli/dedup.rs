@@ -418,8 +418,8 @@ fn write_removal_list(
     (|| -> std::io::Result<()> {
         let mut out = BufWriter::new(std::fs::File::create(&partial.tmp)?);
         for r in removals {
-            let removed = &index.docs()[r.removed as usize];
-            let kept = &index.docs()[r.kept as usize];
+            let removed = &index.docs().at(r.removed as usize);
+            let kept = &index.docs().at(r.kept as usize);
             let mut line = serde_json::json!({
                 "id": removed.id,
                 "source": source_of(removed),

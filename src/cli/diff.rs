@@ -101,7 +101,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         }
     };
     let side = |d: u32| -> anyhow::Result<Side> {
-        let doc = &index.docs()[d as usize];
+        let doc = &index.docs().at(d as usize);
         let entry = Entry {
             id: doc.id.clone(),
             source: doc.source.clone(),
@@ -122,8 +122,8 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
     // The fields asked for, and the usual date and origin fields either one has.
     let (meta_names, meta) = crate::output::meta::side_by_side(
         &args.index.meta_field,
-        &index.docs()[a as usize],
-        &index.docs()[b as usize],
+        &index.docs().at(a as usize),
+        &index.docs().at(b as usize),
     );
     let total = match args.width {
         Some(w) => w as usize,

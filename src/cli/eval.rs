@@ -126,7 +126,7 @@ fn write_exact(
     exact: &simtui_engine::analysis::exact::ExactPairs,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let id = |d: u32| index.docs()[d as usize].id.as_str();
+    let id = |d: u32| index.docs().id(d as usize);
     let mut line = |a: u32, b: u32, j: f64| -> std::io::Result<()> {
         let (a, b) = if id(a) <= id(b) { (a, b) } else { (b, a) };
         writeln!(

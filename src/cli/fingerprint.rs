@@ -89,9 +89,9 @@ pub fn run(args: &FingerprintArgs) -> anyhow::Result<()> {
                 .par_iter()
                 .map(|d| heaviest.map(|n| words_of(&index, fps, d, n)))
                 .collect();
-            for (d, words) in batch.iter().zip(words) {
+            for (d, words) in batch.into_iter().zip(words) {
                 let fp = hex(fps.get(d.group), args.bits);
-                write_doc(out, format, d, &fp, args.bits, words.as_deref())?;
+                write_doc(out, format, &d, &fp, args.bits, words.as_deref())?;
             }
         }
         Ok(())

@@ -200,9 +200,11 @@ pub fn run(args: &MatrixArgs, startup: &super::startup::Startup) -> anyhow::Resu
     let m = compute_docs(index, &docs, measure, fps.as_ref());
     let format = resolve_format(args.format, args.output.as_deref());
     let csv = format == MatrixFormat::Csv;
-    let doc = |i: usize| &index.docs()[docs[i] as usize];
-    let ids: Vec<&str> = (0..docs.len()).map(|i| doc(i).id.as_str()).collect();
-    let titles: Vec<&str> = (0..docs.len()).map(|i| doc(i).title()).collect();
+    let doc = |i: usize| index.docs().at(docs[i] as usize);
+    let ids: Vec<String> = (0..docs.len()).map(|i| doc(i).id.clone()).collect();
+    let titles: Vec<String> = (0..docs.len())
+        .map(|i| doc(i).title().to_string())
+        .collect();
     // The picture's labels name a document by its id and title.
     let labels: Vec<String> = (ids.iter().zip(&titles))
         .map(|(id, t)| match t.is_empty() {
@@ -235,9 +237,15 @@ pub fn run(args: &MatrixArgs, startup: &super::startup::Startup) -> anyhow::Resu
             let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
             matrix_svg::write(out, &labels, &m, scale)
         }
-        MatrixFormat::Csv => write_csv(out, &ids, &m, &cell),
+        MatrixFormat::Csv => write_csv(out, &strs(&ids), &m, &cell),
         // Hamming distances are not similarities: only their header is styled.
-        _ => write_table(out, (&ids, &titles), &m, &cell, measure != Measure::Hamming),
+        _ => write_table(
+            out,
+            (&strs(&ids), &strs(&titles)),
+            &m,
+            &cell,
+            measure != Measure::Hamming,
+        ),
     };
     match &args.output {
         None => with_stdout(|out| write(out))?,
@@ -251,8 +259,11 @@ pub fn run(args: &MatrixArgs, startup: &super::startup::Startup) -> anyhow::Resu
 /// (`1125` before `10503`), in every format.
 fn in_order(index: &Index, roots: &[PathBuf]) -> Vec<u32> {
     let root = |d: u32| {
-        let path = index.docs()[d as usize].source.path();
-        let found = path.and_then(|p| roots.iter().position(|r| p.starts_with(r)));
+        let doc = index.docs().at(d as usize);
+        let found = doc
+            .source
+            .path()
+            .and_then(|p| roots.iter().position(|r| p.starts_with(r)));
         found.unwrap_or(roots.len())
     };
     let mut docs: Vec<u32> = (0..index.docs().len() as u32).collect();
@@ -361,4 +372,9 @@ fn write_table(
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// The strings of `v`, borrowed.
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }

@@ -99,10 +99,10 @@ pub fn documents(
     Ok(docs)
 }
 
-fn by_id(engine: &Engine) -> HashMap<&str, u32> {
+fn by_id(engine: &Engine) -> HashMap<String, u32> {
     let docs = engine.index.docs();
-    (0..docs.len() as u32)
-        .map(|d| (docs[d as usize].id.as_str(), d))
+    (docs.iter().enumerate())
+        .map(|(d, doc)| (doc.into_owned().id, d as u32))
         .collect()
 }
 

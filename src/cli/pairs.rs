@@ -233,7 +233,7 @@ const SORT_BUDGET: usize = 512 << 20;
 /// in some pair (the earlier id of the two), found from the contents without spelling
 /// out the pairs.
 fn a_width(index: &Index, search: &Search, rank: &[u32]) -> usize {
-    let len = |d: u32| printable(&index.docs()[d as usize].id).chars().count();
+    let len = |d: u32| printable(&index.docs().at(d as usize).id).chars().count();
     let mut width = 0;
     // Every member of a content of several documents but its last (by id) comes first.
     for g in 0..index.shingles().len() as u32 {
@@ -287,7 +287,7 @@ fn report_huge_buckets(index: &Index, search: &Search, max_bucket: Option<usize>
     for (groups, bands, capped) in seen {
         let docs: u64 = groups.iter().map(|&g| index.members(g).len() as u64).sum();
         let n = groups.len() as u64;
-        let example = &index.docs()[index.members(groups[0])[0] as usize].id;
+        let example = &index.docs().at(index.members(groups[0])[0] as usize).id;
         let bands = match bands.as_slice() {
             [b] => format!("band {b}"),
             all => format!("{} bands", all.len()),

@@ -194,10 +194,10 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
 /// with nothing on stdout. An id of the corpus wins over a path of the same name.
 fn resolve(args: &QueryArgs, engine: &Engine) -> Result<Vec<Query>, UsageError> {
     let docs = &engine.index.docs();
-    let by_id: HashMap<&str, u32> = docs
+    let by_id: HashMap<String, u32> = docs
         .iter()
         .enumerate()
-        .map(|(i, d)| (d.id.as_str(), i as u32))
+        .map(|(i, d)| (d.into_owned().id, i as u32))
         .collect();
     // Files of the corpus named by path are its documents (not their own neighbours).
     let mut by_path: Option<HashMap<PathBuf, u32>> = None;
@@ -285,16 +285,21 @@ fn no_query(q: &Path, many: &[PathBuf], skipped: &[simtui_engine::Skipped]) -> S
 
 /// The corpus's files by canonical path.
 fn corpus_paths(engine: &Engine) -> HashMap<PathBuf, u32> {
-    engine
-        .index
-        .docs()
-        .par_iter()
-        .enumerate()
-        .filter_map(|(i, d)| match &d.source {
-            Source::File(p) => canonical(p).map(|c| (c, i as u32)),
-            _ => None,
-        })
-        .collect()
+    let mut paths = HashMap::new();
+    let mut first = 0u32;
+    for batch in engine.index.docs().chunks(4096) {
+        paths.par_extend(
+            batch
+                .par_iter()
+                .enumerate()
+                .filter_map(|(i, d)| match &d.source {
+                    Source::File(p) => canonical(p).map(|c| (c, first + i as u32)),
+                    _ => None,
+                }),
+        );
+        first += batch.len() as u32;
+    }
+    paths
 }
 
 fn canonical(p: &Path) -> Option<PathBuf> {
@@ -340,7 +345,7 @@ fn write_answer(
     format: Format,
     ask: &Ask,
 ) -> io::Result<()> {
-    let id = |d: u32| engine.index.docs()[d as usize].id.as_str();
+    let id = |d: u32| engine.index.docs().id(d as usize);
     let simhash = engine.index.fingerprints().is_some();
     match format {
         Format::Jsonl | Format::Auto => {
@@ -369,7 +374,7 @@ fn write_answer(
                     out,
                     "{},{},{},{measure},{}",
                     csv_field(label),
-                    csv_field(id(n.doc)),
+                    csv_field(&id(n.doc)),
                     n.jaccard,
                     rank + 1
                 )?;
@@ -380,8 +385,11 @@ fn write_answer(
             let paint = Paint::stdout();
             let docs = engine.index.docs();
             // A document of the corpus is named by its title too.
-            let named = docs.iter().find(|d| d.id == label).map(|d| d.title());
-            let about = match named.map(|t| label::title(t, label::columns(label) + 20)) {
+            let named = docs
+                .iter()
+                .find(|d| d.id == label)
+                .map(|d| d.title().to_string());
+            let about = match named.map(|t| label::title(&t, label::columns(label) + 20)) {
                 Some(t) if !t.is_empty() => format!(" ({t})"),
                 _ => String::new(),
             };
@@ -405,7 +413,7 @@ fn write_answer(
             let measure = if simhash { "hamming" } else { "estimate" };
             // Ids padded to the longest, titles after them.
             let id_w = (a.neighbours.iter())
-                .map(|n| label::columns(id(n.doc)))
+                .map(|n| label::columns(&id(n.doc)))
                 .max()
                 .unwrap_or(3)
                 .max(3);
@@ -422,10 +430,12 @@ fn write_answer(
                 let mark = if n.scanned { "(scan)  " } else { "" };
                 // Padded before painting, so escape codes don't count as width.
                 let jaccard = paint.similarity(n.jaccard, &format!("{:>7.4}", n.jaccard));
-                let name = printable(id(n.doc));
-                let pad = id_w.saturating_sub(label::columns(id(n.doc)));
+                let named = id(n.doc);
+                let name = printable(&named);
+                let pad = id_w.saturating_sub(label::columns(&named));
                 let used = 6 + 2 + 7 + 2 + 8 + 2 + id_w + 2 + mark.len();
-                let title = label::title(engine.index.docs()[n.doc as usize].title(), used);
+                let doc = engine.index.docs().at(n.doc as usize);
+                let title = label::title(doc.title(), used);
                 let row = format!(
                     "{:>6}  {jaccard}  {m:>8}  {name}{}  {mark}{}",
                     rank + 1,

@@ -224,9 +224,9 @@ fn sketch_resumable(
         let index = Index::builder(params).build(part, &Silent)?;
         write_file(&journal.unit(i), |w| {
             for doc in index.docs() {
+                let renamed = simtui_engine::index::ids::unique_name(&doc);
                 let row = rows.row(&index, doc).map_err(io::Error::other)?;
                 // What its id becomes if another unit has it too (`ID@FILE:LINE`).
-                let renamed = simtui_engine::index::ids::unique_name(doc);
                 unit_rows::put(w, &row, renamed.as_deref())?;
             }
             Ok(())
@@ -414,7 +414,7 @@ struct Row<'a> {
 }
 
 impl Rows {
-    fn row<'a>(&self, index: &'a Index, doc: &'a Doc) -> simtui_engine::Result<Row<'a>> {
+    fn row<'a>(&self, index: &'a Index, doc: Cow<'a, Doc>) -> simtui_engine::Result<Row<'a>> {
         let g = doc.group;
         let set = index.shingles().get(g as usize)?;
         // An empty document pairs with nothing: it has no band keys (simtui bands only
@@ -426,13 +426,16 @@ impl Rows {
             index.band_keys(g, b, r)?
         };
         Ok(Row {
-            id: Cow::Borrowed(&doc.id),
-            source: source_of(doc),
+            source: source_of(&doc),
             tokens: doc.tokens,
             bytes: doc.bytes,
             bands,
             signature: index.signatures().row(g as usize)?,
             shingles: self.shingles.then_some(set),
+            id: match doc {
+                Cow::Borrowed(d) => Cow::Borrowed(&d.id),
+                Cow::Owned(d) => Cow::Owned(d.id),
+            },
         })
     }
 
@@ -574,7 +577,7 @@ fn sketch_stdin(
             match &mut sink {
                 Sink::Parquet(table) => {
                     for group in index.docs().chunks(ROW_GROUP_DOCS) {
-                        let group: Vec<Row> = (group.iter())
+                        let group: Vec<Row> = (group.into_iter())
                             .map(|doc| rows.row(&index, doc).map_err(io::Error::other))
                             .collect::<io::Result<_>>()?;
                         rows.write_rows(table, &group)?;

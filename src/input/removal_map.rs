@@ -18,7 +18,7 @@ use simtui_engine::index::Index;
 use simtui_engine::progress::{Progress, Stage, check};
 use simtui_engine::source::Source;
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A removal's documents in the index.
@@ -124,7 +124,7 @@ pub fn nearest(
 /// The corpus's documents by id and by place.
 struct Places<'a> {
     index: &'a Index,
-    by_id: HashMap<&'a str, u32>,
+    by_id: HashMap<String, u32>,
     /// Every document, files in path order, records in file order.
     ordered: Vec<u32>,
     /// Each task's documents, as datatrove's reader yields them.
@@ -137,10 +137,10 @@ impl<'a> Places<'a> {
         let by_id = docs
             .iter()
             .enumerate()
-            .map(|(i, d)| (d.id.as_str(), i as u32))
+            .map(|(i, d)| (d.into_owned().id, i as u32))
             .collect();
         let mut ordered: Vec<u32> = (0..docs.len() as u32).collect();
-        ordered.sort_by_cached_key(|&d| place(&docs[d as usize].source, d));
+        ordered.sort_by_cached_key(|&d| place(&docs.at(d as usize).source, d));
         let tasks = tasks.map_or_else(Vec::new, |n| shards(index, &ordered, n));
         Places {
             index,
@@ -173,12 +173,12 @@ impl<'a> Places<'a> {
 
 /// Where a document is in the input: its file, and its line or row there (whole files
 /// and texts in memory: 0, then their place in the index).
-fn place(source: &Source, doc: u32) -> (Option<&Path>, u64, u32) {
+fn place(source: &Source, doc: u32) -> (Option<PathBuf>, u64, u32) {
     let line = match source {
         Source::Part(p) => p.line(),
         _ => 0,
     };
-    (source.path(), line, doc)
+    (source.path().map(Path::to_path_buf), line, doc)
 }
 
 /// Datatrove's shards: task `r` of `n` reads files `r, r + n, …` of the sorted files,
@@ -188,14 +188,17 @@ fn shards(index: &Index, ordered: &[u32], n: u32) -> Vec<Vec<u32>> {
     let n = n.max(1) as usize;
     let mut out = vec![Vec::new(); n];
     let mut file = 0usize;
-    let mut last: Option<&Path> = None;
+    let mut last: Option<PathBuf> = None;
     for (i, &d) in ordered.iter().enumerate() {
-        let path = docs[d as usize].source.path();
-        if i > 0 && path != last {
+        let doc = docs.at(d as usize);
+        let path = doc.source.path();
+        if i > 0 && path != last.as_deref() {
             file += 1;
         }
-        last = path;
-        if docs[d as usize].bytes > 0 {
+        if path != last.as_deref() {
+            last = path.map(Path::to_path_buf);
+        }
+        if doc.bytes > 0 {
             out[file % n].push(d);
         }
     }
@@ -249,8 +252,8 @@ mod tests {
         (dir, index)
     }
 
-    fn id(index: &Index, d: Option<u32>) -> Option<&str> {
-        d.map(|d| index.docs()[d as usize].id.as_str())
+    fn id(index: &Index, d: Option<u32>) -> Option<String> {
+        d.map(|d| index.docs().at(d as usize).into_owned().id)
     }
 
     fn removal(id: DocRef, kept: DocRef) -> Removed {
@@ -270,11 +273,11 @@ mod tests {
             removal(DocRef::Row(5), DocRef::Row(3)),
         ];
         let found = find(&index, &list, None, 16, 8);
-        assert_eq!(id(&index, found[0].removed), Some("b1"));
-        assert_eq!(id(&index, found[0].kept), Some("a0"));
+        assert_eq!(id(&index, found[0].removed).as_deref(), Some("b1"));
+        assert_eq!(id(&index, found[0].kept).as_deref(), Some("a0"));
         assert!(!found[0].chosen);
         assert_eq!(found[1].removed, None, "past the corpus: not found");
-        assert_eq!(id(&index, found[1].kept), Some("b0"));
+        assert_eq!(id(&index, found[1].kept).as_deref(), Some("b0"));
     }
 
     #[test]
@@ -287,12 +290,12 @@ mod tests {
         ];
         // One task reads both files: a0 a1 b0 b1 (a2 has no text).
         let one = find(&index, &list, Some(1), 16, 8);
-        assert_eq!(id(&index, one[1].removed), Some("b0"));
+        assert_eq!(id(&index, one[1].removed).as_deref(), Some("b0"));
         assert_eq!(one[0].removed, None, "task 1 of 1 does not exist");
         // Two tasks: task 0 reads a.jsonl, task 1 b.jsonl.
         let two = find(&index, &list, Some(2), 16, 8);
-        assert_eq!(id(&index, two[0].removed), Some("b1"));
-        assert_eq!(id(&index, two[0].kept), Some("a0"));
+        assert_eq!(id(&index, two[0].removed).as_deref(), Some("b1"));
+        assert_eq!(id(&index, two[0].kept).as_deref(), Some("a0"));
         assert_eq!(
             two[1].removed, None,
             "a.jsonl has two documents with a text"
@@ -309,7 +312,7 @@ mod tests {
             removal(DocRef::Id("nowhere".into()), DocRef::Nearest),
         ];
         let found = find(&index, &list, None, 16, 8);
-        assert_eq!(id(&index, found[0].kept), Some("a0"), "its copy");
+        assert_eq!(id(&index, found[0].kept).as_deref(), Some("a0"), "its copy");
         assert!(found[0].chosen);
         assert_eq!((found[1].removed, found[1].kept), (None, None));
     }
@@ -328,7 +331,7 @@ mod tests {
             DocRef::Id("x.jsonl/0".into()),
         )];
         let found = find(&index, &list, None, 16, 8);
-        assert_eq!(id(&index, found[0].removed), Some("x.jsonl:2"));
-        assert_eq!(id(&index, found[0].kept), Some("x.jsonl:1"));
+        assert_eq!(id(&index, found[0].removed).as_deref(), Some("x.jsonl:2"));
+        assert_eq!(id(&index, found[0].kept).as_deref(), Some("x.jsonl:1"));
     }
 }

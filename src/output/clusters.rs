@@ -112,7 +112,7 @@ pub fn write_clusters(
     keep: &KeepArg,
     format: Format,
 ) -> io::Result<()> {
-    let id = |d: u32| index.docs()[d as usize].id.as_str();
+    let id = |d: u32| index.docs().id(d as usize);
     match format {
         Format::Jsonl | Format::Auto => {
             for (i, c) in found.iter().enumerate() {
@@ -144,7 +144,7 @@ pub fn write_clusters(
                         i + 1,
                         c.members.len(),
                         c.mean_jaccard,
-                        csv_field(id(d)),
+                        csv_field(&id(d)),
                         d == c.representative,
                         c.min_jaccard
                     )?;
@@ -169,17 +169,18 @@ pub fn write_clusters(
                 let mut members = c.members.clone();
                 super::order::sort_docs(index, &mut members);
                 let id_w = (members.iter())
-                    .map(|&d| label::columns(id(d)))
+                    .map(|&d| label::columns(&id(d)))
                     .max()
                     .unwrap_or(0);
                 let kept = format!("  (kept: {keep})");
                 for &d in &members {
                     // Names' control characters shown as escapes, never sent to the terminal.
-                    let name = printable(id(d));
-                    let pad = " ".repeat(id_w - label::columns(id(d)));
+                    let named = id(d);
+                    let name = printable(&named);
+                    let pad = " ".repeat(id_w - label::columns(&named));
                     let mark = if d == c.representative { "*" } else { " " };
-                    let title = index.docs()[d as usize].title();
-                    let title = label::title(title, 4 + id_w + 2 + kept.len());
+                    let doc = index.docs().at(d as usize);
+                    let title = label::title(doc.title(), 4 + id_w + 2 + kept.len());
                     let title = match title.is_empty() {
                         true => title,
                         false => format!("  {}", paint.dim(&title)),

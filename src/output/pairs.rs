@@ -62,7 +62,7 @@ pub fn write_pair_stream(
     format: Format,
     second: Second,
 ) -> io::Result<u64> {
-    let id = |i: u32| index.docs()[i as usize].id.as_str();
+    let id = |i: u32| index.docs().id(i as usize);
     let name = second.name();
     let wa = width_a.max(1);
     let paint = Paint::stdout();
@@ -94,7 +94,7 @@ pub fn write_pair_stream(
                 writeln!(out, "{}", serde_json::Value::Object(obj))?;
             }
             Format::Csv => {
-                let (a, b) = (csv_field(id(p.a)), csv_field(id(p.b)));
+                let (a, b) = (csv_field(&id(p.a)), csv_field(&id(p.b)));
                 writeln!(out, "{a},{b},{},{}", p.jaccard, second.plain(&p))?;
             }
             Format::Table => {
@@ -107,8 +107,8 @@ pub fn write_pair_stream(
                     "{:>6}  {jaccard}  {}  {:<wa$}  {}",
                     written,
                     second.cell(&p),
-                    printable(id(p.a)),
-                    printable(id(p.b))
+                    printable(&id(p.a)),
+                    printable(&id(p.b))
                 )?;
             }
         }

@@ -29,11 +29,11 @@
 //! let index = Index::builder(&Params::default()).build(corpus, &Silent)?;
 //! let found = index.find(16, 8, 0.5, &Silent)?;
 //! for pair in &found.pairs {
-//!     let (a, b) = (&index.docs()[pair.a as usize], &index.docs()[pair.b as usize]);
+//!     let (a, b) = (&index.docs().at(pair.a as usize), &index.docs().at(pair.b as usize));
 //!     println!("{} {} J = {:.3}", a.id, b.id, pair.jaccard);
 //! }
 //! assert_eq!(found.pairs.len(), 1);
-//! assert_eq!(index.docs()[found.pairs[0].a as usize].id, "a");
+//! assert_eq!(index.docs().at(found.pairs[0].a as usize).id, "a");
 //! # Ok(())
 //! # }
 //! ```

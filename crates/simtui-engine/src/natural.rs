@@ -62,10 +62,10 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
 /// Each of `n` items' rank when sorted by their ids in natural order (`id(i)` is item
 /// `i`'s id): `rank[i] < rank[j]` when `i`'s id comes first. Sorted once, then compared
 /// as numbers: what a list of millions of pairs needs.
-pub fn natural_ranks<'a>(n: usize, id: impl Fn(u32) -> &'a str + Sync) -> Vec<u32> {
+pub fn natural_ranks<S: AsRef<str>>(n: usize, id: impl Fn(u32) -> S + Sync) -> Vec<u32> {
     use rayon::slice::ParallelSliceMut;
     let mut by_id: Vec<u32> = (0..n as u32).collect();
-    by_id.par_sort_unstable_by(|&x, &y| natural_cmp(id(x), id(y)));
+    by_id.par_sort_unstable_by(|&x, &y| natural_cmp(id(x).as_ref(), id(y).as_ref()));
     let mut rank = vec![0u32; n];
     for (r, &d) in by_id.iter().enumerate() {
         rank[d as usize] = r as u32;

@@ -127,7 +127,7 @@ fn opening_without_titles_decodes_none() {
         let (peak, opened) = peak_of(|| store::open_index(&req, &Silent).unwrap());
         assert_eq!(opened.report.unchanged, 3000);
         assert!(!opened.report.written);
-        let first = opened.index.docs()[0].title();
+        let first = opened.index.docs().at(0).title().to_string();
         assert_eq!(first.is_empty(), !titles, "{first:?}");
         peak
     };

@@ -184,9 +184,9 @@ fn dedup<'py>(
         let found = clusters_by(index, &search, o.keep, o.linkage)?;
         let removals = removals(index, &found, &HashSet::new());
         index.check()?;
-        let gone: HashSet<&str> = removals
+        let gone: HashSet<String> = removals
             .iter()
-            .map(|r| index.docs()[r.removed as usize].id.as_str())
+            .map(|r| index.docs().at(r.removed as usize).into_owned().id)
             .collect();
         let kept: Vec<(u64, &str)> = call
             .texts
@@ -223,7 +223,7 @@ fn sketch(engine: &Engine, o: &Options, _: &Tracker) -> simtui_engine::Result<Co
             index.band_keys(g, b, r)?
         };
         let signature = index.signatures().row(g as usize)?;
-        columns.push(doc, &bands, &signature, &set);
+        columns.push(&doc, &bands, &signature, &set);
     }
     Ok(columns.finish())
 }
@@ -328,7 +328,7 @@ impl RawIndex {
         let mut columns = tables::NeighbourColumns::default();
         for (q, answer) in answers.iter().enumerate() {
             for n in &answer.neighbours {
-                columns.push(q as u64, &engine.index.docs()[n.doc as usize].id, n);
+                columns.push(q as u64, &engine.index.docs().at(n.doc as usize).id, n);
             }
         }
         let batch = tables::batch(columns.finish(), self.metadata.clone())

@@ -39,8 +39,8 @@ pub struct PairColumns {
 
 impl PairColumns {
     pub fn push(&mut self, index: &Index, pair: &simtui_engine::Pair) {
-        self.a.append_value(&index.docs()[pair.a as usize].id);
-        self.b.append_value(&index.docs()[pair.b as usize].id);
+        self.a.append_value(&index.docs().at(pair.a as usize).id);
+        self.b.append_value(&index.docs().at(pair.b as usize).id);
         self.jaccard.append_value(pair.jaccard);
         self.estimate.append_value(pair.estimate);
     }
@@ -64,7 +64,7 @@ pub fn clusters(index: &Index, found: &[Cluster]) -> Vec<(&'static str, ArrayRef
         // One exact Jaccard per distinct content of the cluster, not per member.
         let mut by_content: HashMap<u32, f64> = HashMap::new();
         for &d in &c.members {
-            let doc = &index.docs()[d as usize];
+            let doc = &index.docs().at(d as usize);
             let j = *by_content
                 .entry(doc.group)
                 .or_insert_with(|| index.similarity(d, c.representative).0);
@@ -91,8 +91,8 @@ pub fn removals(
     let (mut id, mut kept) = (StringBuilder::new(), StringBuilder::new());
     let (mut jaccard, mut cluster) = (Float64Builder::new(), UInt32Builder::new());
     for r in list {
-        id.append_value(&index.docs()[r.removed as usize].id);
-        kept.append_value(&index.docs()[r.kept as usize].id);
+        id.append_value(&index.docs().at(r.removed as usize).id);
+        kept.append_value(&index.docs().at(r.kept as usize).id);
         jaccard.append_value(r.jaccard);
         cluster.append_value(r.cluster);
     }

@@ -43,7 +43,7 @@ fn ids_of(app: &App, pairs: &[Pair]) -> Vec<(String, String, f64)> {
     pairs
         .iter()
         .map(|p| {
-            let id = |d: u32| docs[d as usize].id.clone();
+            let id = |d: u32| docs.at(d as usize).id.clone();
             (id(p.a), id(p.b), p.jaccard)
         })
         .collect()
@@ -76,7 +76,7 @@ fn identical_copies_are_one_row_and_a_huge_bucket_one_row_saying_so() {
     assert!(matches!(rows[0], Row::Bucket(_)), "buckets first: {rows:?}");
     // No pair of the copies is spelled out: one row stands for them.
     let copies_spelled = r.found.pairs.iter().filter(|p| {
-        let id = |d: u32| r.index.docs()[d as usize].id.as_str();
+        let id = |d: u32| r.index.docs().id(d as usize);
         id(p.a).contains("copy-") && id(p.b).contains("copy-")
     });
     assert_eq!(copies_spelled.count(), 0);
@@ -118,7 +118,12 @@ fn identical_copies_are_one_row_and_a_huge_bucket_one_row_saying_so() {
 }
 
 fn r_id(app: &App, d: u32) -> String {
-    app.session().results().unwrap().index.docs()[d as usize]
+    app.session()
+        .results()
+        .unwrap()
+        .index
+        .docs()
+        .at(d as usize)
         .id
         .clone()
 }

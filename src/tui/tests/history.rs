@@ -42,7 +42,7 @@ fn listed(app: &App) -> (Vec<Row>, u64) {
         .iter()
         .map(|p| {
             let est = lsh.then_some(p.estimate);
-            let (a, b) = (&docs[p.a as usize].id, &docs[p.b as usize].id);
+            let (a, b) = (&docs.at(p.a as usize).id, &docs.at(p.b as usize).id);
             (a.clone(), b.clone(), p.jaccard, est)
         })
         .collect();
@@ -72,7 +72,7 @@ fn fresh(dir: &Path, app: &App) -> ((Vec<Row>, u64), Option<Vec<Score>>) {
         .pairs
         .iter()
         .map(|p| {
-            let (a, b) = (&docs[p.a as usize].id, &docs[p.b as usize].id);
+            let (a, b) = (&docs.at(p.a as usize).id, &docs.at(p.b as usize).id);
             (a.clone(), b.clone(), p.jaccard, lsh.then_some(p.estimate))
         })
         .collect();

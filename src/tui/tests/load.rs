@@ -245,7 +245,7 @@ fn a_tiny_memory_budget_lists_the_same_pairs() {
             .pairs
             .iter()
             .map(|p| {
-                let id = |d: u32| docs[d as usize].id.clone();
+                let id = |d: u32| docs.at(d as usize).id.clone();
                 (id(p.a), id(p.b), p.jaccard.to_bits(), p.estimate.to_bits())
             })
             .collect();
@@ -292,7 +292,7 @@ fn a_reindex_walks_the_folder_again() {
         panic!("not indexed");
     };
     assert!(again.is_none());
-    let ids: Vec<&str> = index.docs().iter().map(|d| d.id.as_str()).collect();
+    let ids: Vec<String> = index.docs().iter().map(|d| d.into_owned().id).collect();
     assert_eq!(ids, ["a.txt", "b.txt", "c.txt"]);
     assert_eq!(index.params().k, 2);
 }

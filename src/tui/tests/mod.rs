@@ -188,8 +188,8 @@ pub fn ids(app: &App, pos: usize) -> (String, String) {
     let r = app.session().results().unwrap();
     let p = app.list().pairs_shown(app.session())[pos];
     (
-        r.index.docs()[p.a as usize].id.clone(),
-        r.index.docs()[p.b as usize].id.clone(),
+        r.index.docs().at(p.a as usize).id.clone(),
+        r.index.docs().at(p.b as usize).id.clone(),
     )
 }
 

@@ -188,13 +188,17 @@ fn every_view_names_documents_by_their_titles() {
     let titled = s.lines().filter(|l| l.contains("OIL PRICES RISE")).count();
     assert!(titled >= 3, "the title bar and both neighbours: {s}");
     // Members of a cluster are in natural order too.
-    let members: Vec<&str> = clusters[oil]
+    let members: Vec<String> = clusters[oil]
         .members
         .iter()
         .map(|&d| {
-            app.session().results().unwrap().index.docs()[d as usize]
-                .id
-                .as_str()
+            app.session()
+                .results()
+                .unwrap()
+                .index
+                .docs()
+                .id(d as usize)
+                .into_owned()
         })
         .collect();
     assert_eq!(members, ["906", "1014", "1200"]);
@@ -302,8 +306,11 @@ fn identical_copies_are_listed_as_numbers() {
     let cluster = simtui_engine::analysis::cluster::clusters(&index, &links, keep).remove(0);
     let rep = cluster.representative;
     let view = MembersView::named(index.clone(), cluster, "Identical documents".into());
-    let id = |d: u32| index.docs()[d as usize].id.as_str();
-    let rest: Vec<&str> = view.order()[1..].iter().map(|&d| id(d)).collect();
+    let id = |d: u32| index.docs().id(d as usize);
+    let rest: Vec<String> = view.order()[1..]
+        .iter()
+        .map(|&d| id(d).into_owned())
+        .collect();
     let mut want: Vec<&str> = ["copy_1", "copy_2", "copy_3", "copy_10", "copy_11"].to_vec();
     want.retain(|n| *n != id(rep));
     assert_eq!(rest, want);

@@ -92,7 +92,7 @@ fn neighbours_are_every_similar_document_by_exact_jaccard() {
     assert!(got.iter().any(|&(d, j)| d == pair.b && j == pair.jaccard));
     assert_shows(&app, "Neighbours of");
     let s = screen(&app);
-    assert!(s.contains(&index.docs()[pair.a as usize].id), "{s}");
+    assert!(s.contains(&index.docs().at(pair.a as usize).id), "{s}");
 
     // Enter: the document and its best neighbour side by side; Esc comes back.
     app.update(Action::Open);
@@ -269,7 +269,7 @@ fn h_in_the_neighbours_opens_the_heatmap_of_the_document_and_its_neighbours() {
         assert_eq!(m.get(0, j), v.index().similarity(doc, other).0);
     }
     let s = screen(&app);
-    let id = &v.index().docs()[doc as usize].id;
+    let id = &v.index().docs().at(doc as usize).id;
     assert!(s.contains(&format!("Heatmap of {id} and its")), "{s}");
     // Enter on (1, 0): the neighbour beside the document; Esc twice back at the neighbours.
     app.update(Action::Open);
@@ -309,7 +309,7 @@ fn export_writes_the_listed_pairs_and_survives_an_unwritable_path() {
     assert_eq!(lines.len(), app.list().visible().len());
     let r = app.session().results().unwrap();
     let p0 = app.list().pairs_shown(app.session())[0];
-    assert_eq!(lines[0]["a"], r.index.docs()[p0.a as usize].id.as_str());
+    assert_eq!(lines[0]["a"], *r.index.docs().id(p0.a as usize));
     assert_eq!(lines[0]["jaccard"], p0.jaccard);
     assert!(lines[0]["estimate"].is_f64());
 
@@ -484,8 +484,8 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     // The first listed pair's distance is on its row.
     let p = app.list().pairs_shown(app.session())[0];
     let d = fps.distance(
-        r.index.docs()[p.a as usize].group,
-        r.index.docs()[p.b as usize].group,
+        r.index.docs().at(p.a as usize).group,
+        r.index.docs().at(p.b as usize).group,
     );
     let row = s
         .lines()

@@ -166,16 +166,20 @@ fn write_screenshots() {
 
     // The same documents as `simtui matrix --format svg` draws them.
     let v = app.top_as::<HeatmapView>().unwrap();
-    let ids: Vec<&str> = v
+    let ids: Vec<String> = v
         .docs()
         .iter()
-        .map(|&d| v.index().docs()[d as usize].id.as_str())
+        .map(|&d| v.index().docs().id(d as usize).into_owned())
         .collect();
     let scale = Scale::Similarity {
         name: "exact Jaccard",
     };
     write(
         "matrix.svg",
-        &matrix_svg::render(&ids, v.matrix().unwrap(), scale),
+        &matrix_svg::render(
+            &ids.iter().map(String::as_str).collect::<Vec<_>>(),
+            v.matrix().unwrap(),
+            scale,
+        ),
     );
 }

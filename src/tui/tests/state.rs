@@ -121,7 +121,7 @@ fn a_session_of_actions_rebands_without_rehashing() {
     assert_eq!(index.params().k, crate::tui::session::CHAR_K);
     assert_eq!(app.session().counters().index_jobs, 3);
     // The shingles are those of characters: a document's set is that of its graphemes.
-    let doc = &index.docs()[0];
+    let doc = &index.docs().at(0);
     let text = simtui_engine::source::read_text(
         &simtui_engine::source::Entry {
             id: doc.id.clone(),

@@ -170,7 +170,7 @@ impl View for ClustersView {
 
 fn render(v: &ClustersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
-    let doc = |d: u32| &v.index.docs()[d as usize];
+    let doc = |d: u32| v.index.docs().at(d as usize);
     let clusters = v.clusters.value().map_or(&[][..], |c| &c[..]);
     let docs: usize = clusters.iter().map(|c| c.members.len()).sum();
     let mut title = vec![

@@ -98,10 +98,10 @@ fn page(size: (u16, u16), header: u16) -> usize {
 impl DiffView {
     /// The diff of a pair of documents of an index, its texts read by a job.
     pub fn open(index: Arc<Index>, pair: Pair, cx: &mut Cx) -> DiffView {
-        let docs = |d: u32| &index.docs()[d as usize];
+        let docs = |d: u32| index.docs().at(d as usize);
         // The fields asked for, and the usual date and origin fields either one has.
         let (meta_names, [meta_a, meta_b]) =
-            meta::side_by_side(cx.session.meta_fields(), docs(pair.a), docs(pair.b));
+            meta::side_by_side(cx.session.meta_fields(), &docs(pair.a), &docs(pair.b));
         let info = |d: u32, meta: Vec<String>| {
             let doc = docs(d);
             DocInfo {
@@ -114,7 +114,7 @@ impl DiffView {
             }
         };
         let entry = |d: u32| {
-            let doc = &index.docs()[d as usize];
+            let doc = &index.docs().at(d as usize);
             Entry {
                 id: doc.id.clone(),
                 source: doc.source.clone(),

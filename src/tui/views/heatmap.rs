@@ -178,7 +178,7 @@ fn column_numbers(from: usize, to: usize, cursor: usize, cell: usize) -> String 
 fn render(v: &HeatmapView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
     let w = area.width as usize;
-    let doc = |i: usize| &v.index.docs()[v.docs[i] as usize];
+    let doc = |i: usize| v.index.docs().at(v.docs[i] as usize);
     // A document by its id and title, in `room` columns.
     let label = |i: usize, room: usize| {
         let (id, title) = fmt::id_and_title(&doc(i).id, doc(i).title(), room);

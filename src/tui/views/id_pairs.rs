@@ -34,12 +34,12 @@ impl IdPairs {
         {
             return;
         }
-        let by_id: HashMap<&str, u32> = r
+        let by_id: HashMap<String, u32> = r
             .index
             .docs()
             .iter()
             .enumerate()
-            .map(|(i, d)| (d.id.as_str(), i as u32))
+            .map(|(i, d)| (d.into_owned().id, i as u32))
             .collect();
         let found = pairs
             .map(|(a, b)| Some((*by_id.get(a)?, *by_id.get(b)?)))

@@ -418,8 +418,8 @@ fn row_pair(r: &Results, row: Row) -> Option<Pair> {
 fn row_ids(r: &Results, row: Row) -> (String, String) {
     let docs = r.index.docs();
     match row_pair(r, row) {
-        Some(p) if matches!(row, Row::Bucket(_)) => (docs[p.a as usize].id.clone(), String::new()),
-        Some(p) => (docs[p.a as usize].id.clone(), docs[p.b as usize].id.clone()),
+        Some(p) if matches!(row, Row::Bucket(_)) => (docs.at(p.a as usize).id.clone(), String::new()),
+        Some(p) => (docs.at(p.a as usize).id.clone(), docs.at(p.b as usize).id.clone()),
         None => Default::default(),
     }
 }
@@ -687,7 +687,7 @@ struct Cells {
 
 fn cells(r: &Results, row: Row, pos: usize, c: &Columns) -> Cells {
     let index = &r.index;
-    let doc = |d: u32| &index.docs()[d as usize];
+    let doc = |d: u32| index.docs().at(d as usize);
     let numbers = |jaccard: Option<f64>, estimate: Option<f64>, hamming: String| {
         let num = |x: Option<f64>| x.map_or_else(|| format!("{:>5}", "—"), |x| format!("{x:.3}"));
         format!(

@@ -55,12 +55,12 @@ impl MembersView {
             .collect();
         // The representative first, then the most similar to it, ties by id (numbers
         // as numbers: copy_2 before copy_10).
-        let id = |d: u32| index.docs()[d as usize].id.as_str();
+        let id = |d: u32| index.docs().id(d as usize);
         order.sort_by(|x, y| {
             (y.0 == rep)
                 .cmp(&(x.0 == rep))
                 .then(y.1.0.total_cmp(&x.1.0))
-                .then_with(|| natural_cmp(id(x.0), id(y.0)))
+                .then_with(|| natural_cmp(&id(x.0), &id(y.0)))
         });
         MembersView {
             index,
@@ -154,7 +154,7 @@ fn render(v: &MembersView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let id_w = w.saturating_sub(1 + 4 + 2 + 5 + 2 + 5 + 2 + 8 + 2);
     let row = |i: usize| {
         let d = v.order[i];
-        let doc = &v.index.docs()[d as usize];
+        let doc = &v.index.docs().at(d as usize);
         let (j, est) = v.sims[i];
         let kept = d == v.cluster.representative;
         let numbers = format!(

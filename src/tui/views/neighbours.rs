@@ -109,7 +109,7 @@ impl NeighboursView {
         let docs: Vec<u32> = std::iter::once(self.doc)
             .chain(answer.neighbours.iter().map(|n| n.doc))
             .collect();
-        let id = fmt::shorten_middle(&self.index.docs()[self.doc as usize].id, 40);
+        let id = fmt::shorten_middle(&self.index.docs().at(self.doc as usize).id, 40);
         let caption = format!("{id} and its {} neighbours", docs.len() - 1);
         let heatmap = HeatmapView::open(self.index.clone(), &docs, caption, cx);
         cx.push(heatmap);
@@ -178,7 +178,7 @@ impl View for NeighboursView {
 
 fn render(v: &NeighboursView, ui: &Ui, frame: &mut Frame, area: Rect) {
     let t = &ui.theme;
-    let doc = |d: u32| &v.index.docs()[d as usize];
+    let doc = |d: u32| v.index.docs().at(d as usize);
     let w = area.width as usize;
     let (of, of_title) = fmt::id_and_title(&doc(v.doc).id, doc(v.doc).title(), w / 2);
     let mut title = vec![

@@ -161,8 +161,8 @@ impl View for PairsFileView {
 /// Two documents, the one whose id comes first in natural order first (files keep the
 /// engine's byte order: `16` before `4`).
 fn natural_pair(index: &Index, a: u32, b: u32) -> (u32, u32) {
-    let id = |d: u32| index.docs()[d as usize].id.as_str();
-    match natural_cmp(id(a), id(b)) {
+    let id = |d: u32| index.docs().id(d as usize);
+    match natural_cmp(&id(a), &id(b)) {
         std::cmp::Ordering::Greater => (b, a),
         _ => (a, b),
     }
@@ -213,7 +213,7 @@ fn render(v: &PairsFileView, ui: &Ui, frame: &mut Frame, area: Rect) {
         };
         // Found: by id and title, the first in natural order on the left.
         let (a, b) = natural_pair(index, a, b);
-        let doc = |d: u32| &index.docs()[d as usize];
+        let doc = |d: u32| index.docs().at(d as usize);
         let mut cells = vec![numbers(format!("{:.3}", index.similarity(a, b).0))];
         cells.extend(list_table::doc(&doc(a).id, doc(a).title(), id_w));
         cells.push(Cell::plain("  "));

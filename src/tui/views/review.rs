@@ -222,7 +222,7 @@ impl ReviewView {
     /// removed document, or the list's own id until the corpus is read.
     fn mark_id(&self, i: usize) -> Option<String> {
         if let Some((index, Found { removed: Some(d), .. })) = self.found(i) {
-            return Some(index.docs()[d as usize].id.clone());
+            return Some(index.docs().at(d as usize).id.clone());
         }
         match &self.review.removed.get(i)?.id {
             DocRef::Id(id) => Some(id.clone()),
@@ -427,7 +427,7 @@ fn render(v: &ReviewView, ui: &Ui, frame: &mut Frame, area: Rect) {
             let mut cells = vec![Cell::plain(prefix)];
             match (found, d) {
                 (Some((index, _)), Some(d)) => {
-                    let doc = &index.docs()[d as usize];
+                    let doc = &index.docs().at(d as usize);
                     cells.extend(match last {
                         true => list_table::last_doc(&doc.id, doc.title(), room),
                         false => list_table::doc(&doc.id, doc.title(), room),

@@ -20,7 +20,7 @@ fn id_like(name: &str) -> bool {
 /// `example`, names a document of `index` read with `--id-field id_field`. For the
 /// view's note.
 pub fn explain(index: &Index, id_field: Option<&str>, example: &str, what: &str) -> String {
-    let Some(doc) = index.docs().first() else {
+    let Some(doc) = index.docs().get(0) else {
         return format!("None of {what} is in the corpus: it has no documents.");
     };
     let mut out = format!(

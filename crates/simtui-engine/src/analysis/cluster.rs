@@ -294,11 +294,11 @@ pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Cluste
             .fold(1.0, f64::min);
         out.push((best[c as usize], members, min_jaccard));
     }
-    let id = |d: u32| index.docs[d as usize].id.as_str();
+    let rank = index.id_order();
     let mut clusters: Vec<Cluster> = out
         .into_par_iter()
         .map(|(representative, mut members, min_jaccard)| {
-            members.sort_by(|&a, &b| id(a).cmp(id(b)));
+            members.sort_by_key(|&d| rank[d as usize]);
             let (mean_jaccard, mean_sampled) = mean_similarity_held(&held, &members);
             Cluster {
                 members,
@@ -318,7 +318,7 @@ pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Cluste
 /// ties in corpus order.
 fn keep_order(index: &Index, best: &[u32], keep: Keep) -> Vec<u32> {
     let mut order: Vec<u32> = (0..best.len() as u32).collect();
-    let doc = |g: u32| &index.docs[best[g as usize] as usize];
+    let doc = |g: u32| index.docs.at(best[g as usize] as usize);
     match keep {
         Keep::First => order.sort_by_key(|&g| best[g as usize]),
         Keep::Longest => order.sort_by(|&x, &y| {
@@ -396,14 +396,14 @@ fn link_to_representatives(held: &Held, bucket: &[u32], threshold: f64, sets: &m
 fn finish(held: &Held, mut by_root: Vec<(u32, u32)>, keep: Keep) -> Vec<Cluster> {
     let index = held.index();
     by_root.sort_unstable();
-    let id = |d: u32| index.docs[d as usize].id.as_str();
+    let rank = index.id_order();
     let mut out: Vec<Cluster> = by_root
         .chunk_by(|x, y| x.0 == y.0)
         .collect::<Vec<_>>()
         .into_par_iter()
         .map(|component| {
             let mut members: Vec<u32> = component.iter().map(|x| x.1).collect();
-            members.sort_by(|&a, &b| id(a).cmp(id(b)));
+            members.sort_by_key(|&d| rank[d as usize]);
             let (mean_jaccard, mean_sampled) = mean_similarity_held(held, &members);
             let representative = representative(index, &members, keep);
             Cluster {
@@ -421,12 +421,12 @@ fn finish(held: &Held, mut by_root: Vec<(u32, u32)>, keep: Keep) -> Vec<Cluster>
 
 /// Largest first, then by first member id.
 fn sort_clusters(index: &Index, out: &mut [Cluster]) {
-    let id = |d: u32| index.docs[d as usize].id.as_str();
+    let rank = index.id_order();
     out.sort_by(|x, y| {
         y.members
             .len()
             .cmp(&x.members.len())
-            .then_with(|| id(x.members[0]).cmp(id(y.members[0])))
+            .then_with(|| rank[x.members[0] as usize].cmp(&rank[y.members[0] as usize]))
     });
 }
 
@@ -438,10 +438,10 @@ pub fn min_to(index: &Index, members: &[u32], kept: u32) -> f64 {
 /// [`min_to`], from the sets `held` where it has them.
 fn min_to_held(held: &Held, members: &[u32], kept: u32) -> f64 {
     let index = held.index();
-    let kept_group = index.docs[kept as usize].group;
+    let kept_group = index.docs.at(kept as usize).group;
     let mut groups: Vec<u32> = members
         .iter()
-        .map(|&d| index.docs[d as usize].group)
+        .map(|&d| index.docs.at(d as usize).group)
         .filter(|&g| g != kept_group)
         .collect();
     groups.sort_unstable();
@@ -451,7 +451,7 @@ fn min_to_held(held: &Held, members: &[u32], kept: u32) -> f64 {
 
 /// The member to keep. Ties go to the first in corpus order.
 pub fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
-    let doc = |d: u32| &index.docs[d as usize];
+    let doc = |d: u32| index.docs.at(d as usize);
     let first = *members.iter().min().expect("a cluster has members");
     let best_by = |key: &dyn Fn(u32) -> (u64, u64)| {
         // Highest key, then lowest index (corpus order).
@@ -491,7 +491,7 @@ enum SortKey {
 /// A document's key for the time and field rules: None when it has none (no file time,
 /// an empty value).
 fn sort_key(index: &Index, d: u32, keep: Keep) -> Option<SortKey> {
-    let doc = &index.docs[d as usize];
+    let doc = &index.docs.at(d as usize);
     match keep {
         Keep::Oldest | Keep::Newest => mtime(&doc.source).map(SortKey::Time),
         Keep::Field { field, .. } => {
@@ -651,17 +651,17 @@ mod tests {
             .unwrap();
         let found = index.find(64, 2, 0.5, &Silent).unwrap();
         let cs = clusters(&index, &found.pairs, Keep::Longest);
-        let ids = |c: &Cluster| -> Vec<&str> {
+        let ids = |c: &Cluster| -> Vec<String> {
             c.members
                 .iter()
-                .map(|&d| index.docs[d as usize].id.as_str())
+                .map(|&d| index.docs.at(d as usize).id.clone())
                 .collect()
         };
         assert_eq!(cs.len(), 2);
         assert_eq!(ids(&cs[0]), ["a", "b", "c"]);
         assert_eq!(ids(&cs[1]), ["d", "e"]);
-        assert_eq!(index.docs[cs[0].representative as usize].id, "b");
-        assert_eq!(index.docs[cs[1].representative as usize].id, "d");
+        assert_eq!(index.docs.at(cs[0].representative as usize).id, "b");
+        assert_eq!(index.docs.at(cs[1].representative as usize).id, "d");
         assert!(cs[0].duplicates().all(|d| d != cs[0].representative));
         assert_eq!(cs[0].duplicates().count(), 2);
 
@@ -672,15 +672,16 @@ mod tests {
 
         let short = clusters(&index, &found.pairs, Keep::Shortest);
         assert_eq!(
-            index.docs[short[0].representative as usize].id, "a",
+            index.docs.at(short[0].representative as usize).id,
+            "a",
             "a tie with c: corpus order"
         );
-        assert_eq!(index.docs[short[1].representative as usize].id, "e");
+        assert_eq!(index.docs.at(short[1].representative as usize).id, "e");
         let first = clusters(&index, &found.pairs, Keep::First);
-        assert_eq!(index.docs[first[0].representative as usize].id, "a");
+        assert_eq!(index.docs.at(first[0].representative as usize).id, "a");
         // Texts in memory have no modification time: the first is kept.
         let oldest = clusters(&index, &found.pairs, Keep::Newest);
-        assert_eq!(index.docs[oldest[1].representative as usize].id, "d");
+        assert_eq!(index.docs.at(oldest[1].representative as usize).id, "d");
     }
 
     #[test]

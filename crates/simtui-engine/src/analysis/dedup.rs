@@ -18,6 +18,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// A document removed: the one kept in its place, their exact Jaccard similarity, and
 /// its cluster (from 1, in the clusters' order).
@@ -43,12 +44,12 @@ pub fn removals(index: &Index, clusters: &[Cluster], keep_list: &HashSet<String>
         .par_iter()
         .enumerate()
         .flat_map_iter(|(i, c)| {
-            let kept_group = index.docs()[c.representative as usize].group;
+            let kept_group = index.docs().at(c.representative as usize).group;
             let mut by_group: HashMap<u32, f64> = HashMap::new();
             c.duplicates()
-                .filter(|&d| !keep_list.contains(&index.docs()[d as usize].id))
+                .filter(|&d| !keep_list.contains(&index.docs().at(d as usize).id))
                 .map(|d| {
-                    let g = index.docs()[d as usize].group;
+                    let g = index.docs().at(d as usize).group;
                     let jaccard = *by_group
                         .entry(g)
                         .or_insert_with(|| index.group_similarity(kept_group, g).0);
@@ -140,7 +141,7 @@ struct Cuts {
 fn cuts(index: &Index, removed: &[Removal]) -> Cuts {
     let mut cuts = Cuts::default();
     for r in removed {
-        match &index.docs()[r.removed as usize].source {
+        match &index.docs().at(r.removed as usize).source {
             Source::File(p) => {
                 cuts.whole.extend(tree::file_id(p));
             }
@@ -278,7 +279,7 @@ pub fn write_annotated(
     }
     let mut cuts = Cuts::default();
     for (path, file) in by_path {
-        cuts.notes.extend(tree::file_id(path).map(|id| (id, file)));
+        cuts.notes.extend(tree::file_id(&path).map(|id| (id, file)));
     }
     write_with(index, files, &cuts, out, (single, replace), progress)
 }
@@ -292,22 +293,17 @@ fn copy_all(
     progress: &dyn Progress,
 ) -> Result<Written> {
     // The plain files that are documents (the others are copied unread).
-    let documents: HashSet<&Path> = index
-        .docs()
-        .iter()
-        .filter_map(|d| match &d.source {
-            Source::File(p) => Some(&**p),
-            _ => None,
-        })
-        .collect();
-    let containers: HashSet<&Path> = index
-        .docs()
-        .iter()
-        .filter_map(|d| match &d.source {
-            Source::Part(p) => Some(p.file.path.as_path()),
-            _ => None,
-        })
-        .collect();
+    let mut documents: HashSet<Arc<Path>> = HashSet::new();
+    let mut containers: HashSet<PathBuf> = HashSet::new();
+    for d in index.docs().iter() {
+        match &d.source {
+            Source::File(p) => _ = documents.insert(p.clone()),
+            Source::Part(p) if !containers.contains(&p.file.path) => {
+                containers.insert(p.file.path.clone());
+            }
+            _ => {}
+        }
+    }
     let mut written = Written::default();
     if !single {
         fs::create_dir_all(tmp).map_err(|e| io_error(tmp, e))?;

@@ -40,11 +40,11 @@ impl Truth {
         index: &Index,
         ids: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> (Truth, Vec<String>) {
-        let by_id: HashMap<&str, u32> = index
+        let by_id: HashMap<String, u32> = index
             .docs
             .iter()
             .enumerate()
-            .map(|(i, d)| (d.id.as_str(), i as u32))
+            .map(|(i, d)| (d.into_owned().id, i as u32))
             .collect();
         let mut truth = Truth::default();
         let mut missing = Vec::new();
@@ -55,8 +55,8 @@ impl Truth {
                     // Stored as document pairs mapped to their contents; identical
                     // documents map to one content and are kept with a == b.
                     truth.pairs.push((
-                        index.docs[x as usize].group,
-                        index.docs[y as usize].group,
+                        index.docs.at(x as usize).group,
+                        index.docs.at(y as usize).group,
                         j,
                     ));
                 }

@@ -203,7 +203,7 @@ impl IndexBuilder {
         Index {
             params: self.params.clone(),
             text_bytes: docs.iter().map(Doc::text_bytes).sum(),
-            docs,
+            docs: super::Docs::from_vec(docs),
             skipped,
             shingles: Arc::new(shingles),
             signatures: Signatures::default(),

@@ -14,7 +14,10 @@ impl Index {
         self.id_order.get_or_init(|| {
             let docs = &self.docs;
             let mut by_id: Vec<u32> = (0..docs.len() as u32).collect();
-            by_id.par_sort_unstable_by(|&x, &y| docs[x as usize].id.cmp(&docs[y as usize].id));
+            // Ties (ids given twice to texts in memory) in corpus order.
+            by_id.par_sort_unstable_by(|&x, &y| {
+                (docs.at(x as usize).id.cmp(&docs.at(y as usize).id)).then(x.cmp(&y))
+            });
             let mut rank = vec![0u32; by_id.len()];
             for (r, &d) in by_id.iter().enumerate() {
                 rank[d as usize] = r as u32;
@@ -29,7 +32,7 @@ impl Index {
     /// instead. (0, 0) when no id field was asked for.
     pub fn unnamed_records(&self) -> (usize, usize) {
         let (mut records, mut unnamed) = (0, 0);
-        for d in &self.docs {
+        for d in self.docs.iter() {
             if let Source::Part(p) = &d.source
                 && p.file.id_field.is_some()
             {

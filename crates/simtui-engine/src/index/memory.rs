@@ -38,10 +38,7 @@ impl Index {
     pub fn held_by_part(&self) -> [(&'static str, u64); 5] {
         let fingerprints = self.fingerprints.as_ref().map_or(0, |f| f.heap_bytes());
         [
-            (
-                "documents",
-                (self.docs.capacity() * std::mem::size_of::<Doc>()) as u64,
-            ),
+            ("documents", self.docs.heap_bytes()),
             ("ids, titles", self.text_bytes),
             ("shingle sets", self.shingles.heap_bytes() as u64),
             (
@@ -65,14 +62,14 @@ impl Index {
             Keep::AllButTitles => (true, false),
             Keep::ToSearch | Keep::AllButLabels => (true, true),
         };
-        for d in &mut self.docs {
+        for d in self.docs.held_mut() {
             match (titles, meta) {
                 (true, true) => d.labels = None,
                 (true, false) => d.set_title(String::new()),
                 _ => d.drop_meta(),
             }
         }
-        self.text_bytes = self.docs.iter().map(Doc::text_bytes).sum();
+        self.text_bytes = self.docs.text_bytes();
         self
     }
 

@@ -10,6 +10,7 @@
 
 pub mod build;
 pub(crate) mod doc;
+pub mod docs;
 pub mod find;
 pub mod ids;
 pub mod memory;
@@ -18,6 +19,7 @@ pub mod resketch;
 
 pub use build::{IndexBuilder, Parts};
 pub use doc::Doc;
+pub use docs::Docs;
 
 use crate::error::{Error, Result};
 use crate::progress::Stage;
@@ -151,7 +153,7 @@ pub struct Index {
     pub(crate) params: Params,
     /// The documents in corpus order. A document is known by its position here (a
     /// [`Pair`](crate::search::Pair)'s `a` and `b`, [`Index::members`], ...).
-    pub(crate) docs: Vec<Doc>,
+    pub(crate) docs: Docs,
     /// What the walk and the build left out, and why.
     pub(crate) skipped: Vec<Skipped>,
     /// Shingle sets of the groups. Shared: an index with more hash functions (and the
@@ -195,7 +197,7 @@ impl Index {
 
     /// The documents in corpus order. A document is known by its position here (a
     /// [`Pair`](crate::search::Pair)'s `a` and `b`, [`Index::members`], ...).
-    pub fn docs(&self) -> &[Doc] {
+    pub fn docs(&self) -> &Docs {
         &self.docs
     }
 
@@ -299,7 +301,10 @@ impl Index {
     /// failure is kept for [`Index::check`], which the analyses built on these answers
     /// call before they return (see [`Index::try_similarity`] to see it at once).
     pub fn similarity(&self, a: u32, b: u32) -> (f64, f64) {
-        let (ga, gb) = (self.docs[a as usize].group, self.docs[b as usize].group);
+        let (ga, gb) = (
+            self.docs.at(a as usize).group,
+            self.docs.at(b as usize).group,
+        );
         self.group_similarity(ga, gb)
     }
 
@@ -321,7 +326,10 @@ impl Index {
 
     /// [`Index::similarity`], or why a set or signature could not be read back.
     pub fn try_similarity(&self, a: u32, b: u32) -> Result<(f64, f64)> {
-        let (ga, gb) = (self.docs[a as usize].group, self.docs[b as usize].group);
+        let (ga, gb) = (
+            self.docs.at(a as usize).group,
+            self.docs.at(b as usize).group,
+        );
         self.try_group_similarity(ga, gb)
     }
 
@@ -398,8 +406,8 @@ mod tests {
             .iter()
             .map(|p| {
                 (
-                    idx.docs[p.a as usize].id.clone(),
-                    idx.docs[p.b as usize].id.clone(),
+                    idx.docs.at(p.a as usize).id.clone(),
+                    idx.docs.at(p.b as usize).id.clone(),
                 )
             })
             .collect();

@@ -104,7 +104,7 @@ impl Fingerprints {
                     Ok(chunk
                         .iter()
                         .map(|&g| {
-                            let doc = &index.docs[index.members(g)[0] as usize];
+                            let doc = &index.docs.at(index.members(g)[0] as usize);
                             let entry = Entry {
                                 id: doc.id.clone(),
                                 source: doc.source.clone(),
@@ -182,19 +182,15 @@ mod tests {
             let mut tok = Tokenizer::new(&params.text);
             let mut t = Vec::new();
             tok.token_hashes(BASE, &mut t);
-            assert_eq!(fps.of_tokens(&t), fps.get(index.docs[0].group));
+            assert_eq!(fps.of_tokens(&t), fps.get(index.docs.at(0).group));
 
             let find = |d| {
                 let search = index.search_fingerprints(fps, d, 0.0, &Silent).unwrap();
                 index.spell(search).unwrap()
             };
             let found = find(20);
-            let ids = |p: &Pair| {
-                (
-                    index.docs[p.a as usize].id.as_str(),
-                    index.docs[p.b as usize].id.as_str(),
-                )
-            };
+            let all: Vec<String> = index.docs.iter().map(|d| d.into_owned().id).collect();
+            let ids = |p: &Pair| (all[p.a as usize].as_str(), all[p.b as usize].as_str());
             let names: Vec<_> = found.pairs.iter().map(ids).collect();
             assert_eq!(names[0], ("a", "c"), "identical documents first");
             assert!(names.contains(&("a", "b")), "{weight:?}: {names:?}");
@@ -203,8 +199,8 @@ mod tests {
                 let (j, _) = index.similarity(p.a, p.b);
                 assert_eq!(p.jaccard, j);
                 let (ga, gb) = (
-                    index.docs[p.a as usize].group,
-                    index.docs[p.b as usize].group,
+                    index.docs.at(p.a as usize).group,
+                    index.docs.at(p.b as usize).group,
                 );
                 assert!(fps.distance(ga, gb) <= 20);
             }
@@ -212,8 +208,8 @@ mod tests {
             let exact = find(0);
             assert!(exact.pairs.iter().all(|p| {
                 let (ga, gb) = (
-                    index.docs[p.a as usize].group,
-                    index.docs[p.b as usize].group,
+                    index.docs.at(p.a as usize).group,
+                    index.docs.at(p.b as usize).group,
                 );
                 fps.distance(ga, gb) == 0
             }));

@@ -463,7 +463,8 @@ mod tests {
             .build(Corpus::from_texts(texts), &Silent)
             .unwrap();
         let search = index.search(32, 4, 0.0, None, &Silent).unwrap();
-        let id = |d: u32| index.docs()[d as usize].id.as_str();
+        let all: Vec<String> = index.docs().iter().map(|d| d.into_owned().id).collect();
+        let id = |d: u32| all[d as usize].as_str();
         let natural = crate::natural::natural_ranks(ids.len(), id);
         let mut stream = index
             .doc_pairs_ranked(&search, 1 << 20, &Silent, &natural)

@@ -145,7 +145,8 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         new_files.push(update::fresh_record(f, (stamps[k], &fresh, k), skip, n));
     }
     // What the saved documents share with the new ones, read from the file as it passes.
-    let ids: HashSet<&str> = sub.docs.iter().map(|d| d.id.as_str()).collect();
+    let new_ids: Vec<String> = sub.docs.iter().map(|d| d.into_owned().id).collect();
+    let ids: HashSet<&str> = new_ids.iter().map(String::as_str).collect();
     let contents: HashSet<u64> = sub.contents.iter().copied().collect();
     let seen = match &whole {
         Some(read) => Seen::in_saved(&read.saved, &ids, &contents),
@@ -286,7 +287,7 @@ impl Joined {
             .map(|d| {
                 let mut doc = Doc {
                     group: self.group_of[d.group as usize],
-                    ..d.clone()
+                    ..(*d).clone()
                 };
                 if seen.taken.contains(d.id.as_str()) {
                     doc.id = format!("{}@{}", d.id, place(&d.source).display());
@@ -452,7 +453,7 @@ pub fn joined(parts: &[&Index], budget: &crate::storage::Budget) -> Result<Index
     for index in parts {
         assert_eq!(width, index.signatures.width(), "the same width");
         let mut group_of: HashMap<u32, u32> = HashMap::new();
-        for d in &index.docs {
+        for d in index.docs.iter() {
             let g = match group_of.get(&d.group) {
                 Some(&g) => g,
                 None => {
@@ -465,7 +466,7 @@ pub fn joined(parts: &[&Index], budget: &crate::storage::Budget) -> Result<Index
             };
             docs.push(Doc {
                 group: g,
-                ..d.clone()
+                ..(*d).clone()
             });
         }
     }
@@ -483,7 +484,7 @@ pub fn joined(parts: &[&Index], budget: &crate::storage::Budget) -> Result<Index
 /// date). What a run resumed later does not do again.
 pub fn save_part(index: &Index, file: &Path) -> Result<()> {
     let mut files: Vec<FileRec> = Vec::new();
-    for d in &index.docs {
+    for d in index.docs.iter() {
         let path = file_of(&d.source).ok_or(Error::InMemory)?;
         match files.last_mut() {
             Some(f) if *f.path == *path => f.docs += 1,

@@ -45,10 +45,10 @@ pub(super) struct Update {
 /// Gives the documents of an index opened `untitled` their titles, read from the file.
 pub(super) fn titled(index: &mut Index, later: &Later) -> Result<()> {
     let titles = saved_titles(later, index.docs.len())?;
-    for (d, title) in index.docs.iter_mut().zip(titles) {
+    for (d, title) in index.docs.held_mut().iter_mut().zip(titles) {
         d.set_title(title);
     }
-    index.text_bytes = index.docs.iter().map(Doc::text_bytes).sum();
+    index.text_bytes = index.docs.text_bytes();
     Ok(())
 }
 
@@ -382,7 +382,7 @@ fn merge(
     // copied (a second vector of the documents held both at once).
     let reused = plans.iter().any(|p| matches!(p, Plan::Reuse(..)));
     let mut groups = reused.then(|| Interned::new(params.num_perm, room));
-    let mut built = std::mem::take(&mut fresh.index.docs);
+    let mut built = std::mem::take(&mut fresh.index.docs).into_vec();
     // Else the documents read anew are moved over, one by one, not copied.
     let mut sub_docs = if reused {
         std::mem::take(&mut built)
@@ -604,7 +604,7 @@ pub(super) fn encode(index: &Index, files: &[FileRec], out: impl Write) -> Resul
     super::encode::encode(
         &index.params,
         files,
-        &index.docs,
+        index.docs.as_held(),
         &index.contents,
         &super::encode::Held(&index.shingles, &index.signatures),
         out,

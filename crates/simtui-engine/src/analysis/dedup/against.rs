@@ -110,25 +110,25 @@ pub fn against(
     clusters.retain(|c| {
         c.members
             .iter()
-            .all(|&d| free(index.docs[d as usize].group))
+            .all(|&d| free(index.docs.at(d as usize).group))
     });
     let mut removals = super::removals(index, &clusters, keep_list);
     let internal = removals.len();
     let mut cluster_of_ref: std::collections::BTreeMap<u32, Vec<(u32, f64)>> = Default::default();
     for d in reference as u32..index.docs.len() as u32 {
-        let doc = &index.docs[d as usize];
+        let doc = &index.docs.at(d as usize);
         if let Some((j, r)) = best[doc.group as usize]
             && !keep_list.contains(&doc.id)
         {
             cluster_of_ref.entry(r).or_default().push((d, j));
         }
     }
-    let id = |d: u32| index.docs[d as usize].id.as_str();
+    let rank = index.id_order();
     // Numbered after the clusters among the new documents, by the reference's ids.
     let mut by_ref: Vec<(u32, Vec<(u32, f64)>)> = cluster_of_ref.into_iter().collect();
-    by_ref.sort_by(|x, y| id(x.0).cmp(id(y.0)));
+    by_ref.sort_by_key(|x| rank[x.0 as usize]);
     for (i, (kept, mut removed)) in by_ref.into_iter().enumerate() {
-        removed.sort_by(|x, y| id(x.0).cmp(id(y.0)));
+        removed.sort_by_key(|x| rank[x.0 as usize]);
         removals.extend(removed.into_iter().map(|(d, jaccard)| Removal {
             removed: d,
             kept,

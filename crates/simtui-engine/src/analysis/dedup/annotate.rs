@@ -13,7 +13,7 @@ use crate::source::container::Kind;
 use serde::de::IgnoredAny;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The names of the fields (JSON Lines) or columns (Parquet) an annotation adds, in order.
 pub const FIELDS: [&str; 4] = ["cluster", "cluster_size", "kept", "jaccard_to_kept"];
@@ -50,7 +50,7 @@ pub fn annotations(index: &Index, clusters: &[Cluster], removals: &[Removal]) ->
     let mut notes = vec![ALONE; index.docs().len()];
     let removed: HashMap<u32, f64> = removals.iter().map(|r| (r.removed, r.jaccard)).collect();
     for (i, c) in clusters.iter().enumerate() {
-        let kept_group = index.docs()[c.representative as usize].group;
+        let kept_group = index.docs().at(c.representative as usize).group;
         let mut by_group: HashMap<u32, f64> = HashMap::new();
         for &d in &c.members {
             let jaccard = if d == c.representative {
@@ -58,7 +58,7 @@ pub fn annotations(index: &Index, clusters: &[Cluster], removals: &[Removal]) ->
             } else if let Some(&j) = removed.get(&d) {
                 j
             } else {
-                let g = index.docs()[d as usize].group;
+                let g = index.docs().at(d as usize).group;
                 *by_group
                     .entry(g)
                     .or_insert_with(|| index.group_similarity(kept_group, g).0)
@@ -80,11 +80,11 @@ pub(crate) type FileNotes = HashMap<(u64, u64), Annotation>;
 
 /// The annotations of every file of records, by the file's path, and the files of the
 /// index that are no file of records (plain files, SGML): `--annotate` cannot write those.
-pub(crate) fn by_file<'a>(
-    index: &'a Index,
+pub(crate) fn by_file(
+    index: &Index,
     notes: &[Annotation],
-) -> (HashMap<&'a Path, (Kind, FileNotes)>, HashSet<&'a Path>) {
-    let mut files = HashMap::<&Path, (Kind, FileNotes)>::new();
+) -> (HashMap<PathBuf, (Kind, FileNotes)>, HashSet<PathBuf>) {
+    let mut files = HashMap::<PathBuf, (Kind, FileNotes)>::new();
     let mut others = HashSet::new();
     for (d, note) in index.docs().iter().zip(notes) {
         match &d.source {
@@ -93,12 +93,14 @@ pub(crate) fn by_file<'a>(
                     Kind::Parquet => (p.offset, p.len),
                     _ => (p.offset, 0),
                 };
-                let path = p.file.path.as_path();
-                let file = files.entry(path).or_insert((p.file.kind, FileNotes::new()));
+                if !files.contains_key(&p.file.path) {
+                    files.insert(p.file.path.clone(), (p.file.kind, FileNotes::new()));
+                }
+                let file = files.get_mut(&p.file.path).expect("inserted above");
                 file.1.insert(place, *note);
             }
             other => {
-                others.extend(other.path());
+                others.extend(other.path().map(Path::to_path_buf));
             }
         }
     }
