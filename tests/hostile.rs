@@ -500,7 +500,7 @@ fn one_200_mb_line() {
     };
     let index = build(dir.path(), &opts);
     assert!(index.skipped().is_empty());
-    assert!(index.docs().at(0).bytes >= 200_000_000);
+    assert!(index.docs().bytes(0) >= 200_000_000);
     // Six distinct words repeating: six distinct 5-shingles.
     assert_eq!(index.stats().shingles, 6);
 }

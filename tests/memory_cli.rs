@@ -95,7 +95,10 @@ fn stats_say_what_was_spilled_and_verbose_names_the_files() {
     let line = err.lines().find(|l| l.starts_with("memory")).expect(&err);
     // pairs (and clusters, dedup) keep no shingle sets: they are made again from the
     // texts, never spilled.
-    assert!(line.contains("to temporary files: signatures"), "{line}");
+    // The documents first (past the limit their records wait on a file), then what the
+    // search spills.
+    assert!(line.contains("to temporary files: documents"), "{line}");
+    assert!(line.contains(", signatures"), "{line}");
     assert!(line.contains("(--memory 0.0 KB)"), "{line}");
     assert!(
         line.contains("shingle sets not kept: made again from the candidates' texts"),
@@ -411,9 +414,11 @@ fn dedup_keeps_no_titles() {
         assert!(out.status.success(), "{args:?}: {err}");
         held(&err, "ids, titles")
     };
+    // A limit that holds the documents in memory (past it their titles would wait on a
+    // temporary file either way).
     let clusters = |format| {
         run(&[
-            "clusters", &c, "-t", "0.8", "--format", format, "--memory", "100K", "-vv",
+            "clusters", &c, "-t", "0.8", "--format", format, "--memory", "100M", "-vv",
         ])
     };
     // Only the clusters' table shows titles: its index keeps them, no other output's.
@@ -426,7 +431,7 @@ fn dedup_keeps_no_titles() {
         "-o",
         out_dir.to_str().unwrap(),
         "--memory",
-        "100K",
+        "100M",
         "-vv",
     ]);
     assert!(

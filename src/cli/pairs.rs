@@ -233,7 +233,7 @@ const SORT_BUDGET: usize = 512 << 20;
 /// in some pair (the earlier id of the two), found from the contents without spelling
 /// out the pairs.
 fn a_width(index: &Index, search: &Search, rank: &[u32]) -> usize {
-    let len = |d: u32| printable(&index.docs().at(d as usize).id).chars().count();
+    let len = |d: u32| printable(&index.docs().id(d as usize)).chars().count();
     let mut width = 0;
     // Every member of a content of several documents but its last (by id) comes first.
     for g in 0..index.shingles().len() as u32 {

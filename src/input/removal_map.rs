@@ -139,8 +139,12 @@ impl<'a> Places<'a> {
             .enumerate()
             .map(|(i, d)| (d.into_owned().id, i as u32))
             .collect();
-        let mut ordered: Vec<u32> = (0..docs.len() as u32).collect();
-        ordered.sort_by_cached_key(|&d| place(&docs.at(d as usize).source, d));
+        // Each document's place read once, in corpus order (a read each on a file).
+        let mut places: Vec<_> = (docs.iter().enumerate())
+            .map(|(d, doc)| place(&doc.source, d as u32))
+            .collect();
+        places.sort_unstable();
+        let ordered: Vec<u32> = places.into_iter().map(|p| p.2).collect();
         let tasks = tasks.map_or_else(Vec::new, |n| shards(index, &ordered, n));
         Places {
             index,

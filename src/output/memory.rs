@@ -17,8 +17,14 @@ pub fn over_memory(index: &Index, budget: &Budget) -> Option<String> {
         .filter(|(_, n)| *n > 0)
         .map(|(what, n)| format!("{what} {}", human(*n)))
         .collect();
+    let why = match index.docs().on_file() {
+        true => {
+            "a document's id, group and sizes stay in memory whatever the limit; its record waits on a temporary file"
+        }
+        false => "a document's record is kept in memory whatever the limit",
+    };
     Some(format!(
-        "the index holds {} in memory, over --memory {}: {} (a document's record is kept in memory whatever the limit)",
+        "the index holds {} in memory, over --memory {}: {} ({why})",
         human(index.held()),
         human(budget.bytes),
         parts.join(", ")

@@ -169,11 +169,11 @@ pub fn write_clusters(out: Out, index: &Index, found: &[Cluster]) -> io::Result<
         // One exact Jaccard per distinct content of the cluster, not per member.
         let mut by_content: HashMap<u32, f64> = HashMap::new();
         for &d in &c.members {
-            let content = index.docs().at(d as usize).group;
+            let content = index.docs().group(d as usize);
             let jaccard = *by_content
                 .entry(content)
                 .or_insert_with(|| index.similarity(d, c.representative).0);
-            group.id.append_value(&index.docs().at(d as usize).id);
+            group.id.append_value(&*index.docs().id(d as usize));
             group.cluster.append_value(i as u32 + 1);
             group.kept.append_value(d == c.representative);
             group.jaccard.append_value(jaccard);

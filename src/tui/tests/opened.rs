@@ -484,8 +484,8 @@ fn m_switches_to_simhash_with_a_hamming_column_and_back() {
     // The first listed pair's distance is on its row.
     let p = app.list().pairs_shown(app.session())[0];
     let d = fps.distance(
-        r.index.docs().at(p.a as usize).group,
-        r.index.docs().at(p.b as usize).group,
+        r.index.docs().group(p.a as usize),
+        r.index.docs().group(p.b as usize),
     );
     let row = s
         .lines()

@@ -318,18 +318,14 @@ pub fn stars_of(index: &Index, search: &Search, keep: Keep) -> Result<Vec<Cluste
 /// ties in corpus order.
 fn keep_order(index: &Index, best: &[u32], keep: Keep) -> Vec<u32> {
     let mut order: Vec<u32> = (0..best.len() as u32).collect();
-    let doc = |g: u32| index.docs.at(best[g as usize] as usize);
+    let size = |g: u32| size_of(index, best[g as usize]);
     match keep {
         Keep::First => order.sort_by_key(|&g| best[g as usize]),
         Keep::Longest => order.sort_by(|&x, &y| {
-            (doc(y).tokens, doc(y).bytes)
-                .cmp(&(doc(x).tokens, doc(x).bytes))
-                .then(best[x as usize].cmp(&best[y as usize]))
+            (size(y).cmp(&size(x))).then(best[x as usize].cmp(&best[y as usize]))
         }),
         Keep::Shortest => order.sort_by(|&x, &y| {
-            (doc(x).tokens, doc(x).bytes)
-                .cmp(&(doc(y).tokens, doc(y).bytes))
-                .then(best[x as usize].cmp(&best[y as usize]))
+            (size(x).cmp(&size(y))).then(best[x as usize].cmp(&best[y as usize]))
         }),
         Keep::Oldest | Keep::Newest | Keep::Field { .. } => {
             let key: Vec<Option<SortKey>> =
@@ -438,10 +434,10 @@ pub fn min_to(index: &Index, members: &[u32], kept: u32) -> f64 {
 /// [`min_to`], from the sets `held` where it has them.
 fn min_to_held(held: &Held, members: &[u32], kept: u32) -> f64 {
     let index = held.index();
-    let kept_group = index.docs.at(kept as usize).group;
+    let kept_group = index.docs.group(kept as usize);
     let mut groups: Vec<u32> = members
         .iter()
-        .map(|&d| index.docs.at(d as usize).group)
+        .map(|&d| index.docs.group(d as usize))
         .filter(|&g| g != kept_group)
         .collect();
     groups.sort_unstable();
@@ -451,7 +447,6 @@ fn min_to_held(held: &Held, members: &[u32], kept: u32) -> f64 {
 
 /// The member to keep. Ties go to the first in corpus order.
 pub fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
-    let doc = |d: u32| index.docs.at(d as usize);
     let first = *members.iter().min().expect("a cluster has members");
     let best_by = |key: &dyn Fn(u32) -> (u64, u64)| {
         // Highest key, then lowest index (corpus order).
@@ -462,8 +457,11 @@ pub fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
     };
     match keep {
         Keep::First => first,
-        Keep::Longest => best_by(&|d| (doc(d).tokens, doc(d).bytes)),
-        Keep::Shortest => best_by(&|d| (u64::MAX - doc(d).tokens, u64::MAX - doc(d).bytes)),
+        Keep::Longest => best_by(&|d| size_of(index, d)),
+        Keep::Shortest => best_by(&|d| {
+            let (tokens, bytes) = size_of(index, d);
+            (u64::MAX - tokens, u64::MAX - bytes)
+        }),
         Keep::Oldest | Keep::Newest | Keep::Field { .. } => {
             let keys: Vec<(u32, Option<SortKey>)> = members
                 .iter()
@@ -479,6 +477,11 @@ pub fn representative(index: &Index, members: &[u32], keep: Keep) -> u32 {
             pick.map_or(first, |(_, d)| d)
         }
     }
+}
+
+/// A document's tokens and bytes: what the length rules order documents by.
+fn size_of(index: &Index, d: u32) -> (u64, u64) {
+    (index.docs.tokens(d as usize), index.docs.bytes(d as usize))
 }
 
 /// What the time and field rules order documents by.

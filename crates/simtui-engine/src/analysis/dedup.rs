@@ -44,12 +44,12 @@ pub fn removals(index: &Index, clusters: &[Cluster], keep_list: &HashSet<String>
         .par_iter()
         .enumerate()
         .flat_map_iter(|(i, c)| {
-            let kept_group = index.docs().at(c.representative as usize).group;
+            let kept_group = index.docs().group(c.representative as usize);
             let mut by_group: HashMap<u32, f64> = HashMap::new();
             c.duplicates()
-                .filter(|&d| !keep_list.contains(&index.docs().at(d as usize).id))
+                .filter(|&d| !keep_list.contains(&*index.docs().id(d as usize)))
                 .map(|d| {
-                    let g = index.docs().at(d as usize).group;
+                    let g = index.docs().group(d as usize);
                     let jaccard = *by_group
                         .entry(g)
                         .or_insert_with(|| index.group_similarity(kept_group, g).0);

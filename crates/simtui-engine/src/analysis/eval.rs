@@ -55,8 +55,8 @@ impl Truth {
                     // Stored as document pairs mapped to their contents; identical
                     // documents map to one content and are kept with a == b.
                     truth.pairs.push((
-                        index.docs.at(x as usize).group,
-                        index.docs.at(y as usize).group,
+                        index.docs.group(x as usize),
+                        index.docs.group(y as usize),
                         j,
                     ));
                 }

@@ -58,7 +58,7 @@ pub fn compute_docs(
         "the Hamming matrix needs fingerprints"
     );
     let n = docs.len();
-    let group = |d: usize| index.docs.at(docs[d] as usize).group;
+    let group = |d: usize| index.docs.group(docs[d] as usize);
     let value = |i: usize, j: usize| -> f64 {
         let (gi, gj) = (group(i), group(j));
         match measure {

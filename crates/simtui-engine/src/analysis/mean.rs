@@ -55,7 +55,7 @@ fn sampled_mean_held(held: &Held, members: &[u32], samples: u64) -> f64 {
     // Pairs of members drawn uniformly (two distinct places), seeded by the cluster.
     let seed = members[0] as u64;
     let m = members.len() as u64;
-    let group = |x: u64| index.docs.at(members[x as usize] as usize).group;
+    let group = |x: u64| index.docs.group(members[x as usize] as usize);
     let drawn: Vec<(u32, u32)> = (0..samples)
         .into_par_iter()
         .map(|i| {
@@ -114,7 +114,7 @@ pub(crate) fn mean_jaccard(held: &Held, members: &[u32]) -> f64 {
 fn groups_of(index: &Index, members: &[u32]) -> Vec<u32> {
     let mut groups: Vec<u32> = members
         .iter()
-        .map(|&d| index.docs.at(d as usize).group)
+        .map(|&d| index.docs.group(d as usize))
         .collect();
     groups.sort_unstable();
     groups

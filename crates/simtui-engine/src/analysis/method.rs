@@ -92,7 +92,7 @@ impl Engine {
     pub fn hamming(&self, a: u32, b: u32) -> Option<u32> {
         let fps = self.index.fingerprints()?;
         let docs = &self.index.docs;
-        Some(fps.distance(docs.at(a as usize).group, docs.at(b as usize).group))
+        Some(fps.distance(docs.group(a as usize), docs.group(b as usize)))
     }
 
     /// Recomputes the sketches with another seed: new MinHash signatures, or new

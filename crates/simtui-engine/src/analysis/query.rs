@@ -33,7 +33,7 @@ impl Probe {
     /// back.
     pub fn of_doc(engine: &Engine, doc: u32) -> Result<Probe> {
         let index = &engine.index;
-        let g = index.docs.at(doc as usize).group;
+        let g = index.docs.group(doc as usize);
         Ok(Probe {
             shingles: index.shingles.get(g as usize)?.to_vec(),
             signature: index.signatures.row(g as usize)?.to_vec(),
@@ -332,8 +332,8 @@ fn sort_neighbours(index: &crate::index::Index, v: &mut [Neighbour]) {
     v.sort_unstable_by(|x, y| {
         y.jaccard.total_cmp(&x.jaccard).then_with(|| {
             crate::natural::natural_cmp(
-                &index.docs.at(x.doc as usize).id,
-                &index.docs.at(y.doc as usize).id,
+                &index.docs.id(x.doc as usize),
+                &index.docs.id(y.doc as usize),
             )
         })
     });
@@ -349,13 +349,7 @@ fn sort_by_estimate(index: &crate::index::Index, v: &mut [Neighbour]) {
         };
         by_sketch
             .then(y.jaccard.total_cmp(&x.jaccard))
-            .then_with(|| {
-                index
-                    .docs
-                    .at(x.doc as usize)
-                    .id
-                    .cmp(&index.docs.at(y.doc as usize).id)
-            })
+            .then_with(|| (index.docs.id(x.doc as usize)).cmp(&index.docs.id(y.doc as usize)))
     });
 }
 
@@ -506,13 +500,7 @@ mod tests {
             y.estimate
                 .total_cmp(&x.estimate)
                 .then(y.jaccard.total_cmp(&x.jaccard))
-                .then(
-                    e.index
-                        .docs
-                        .at(x.doc as usize)
-                        .id
-                        .cmp(&e.index.docs.at(y.doc as usize).id),
-                )
+                .then((e.index.docs.id(x.doc as usize)).cmp(&e.index.docs.id(y.doc as usize)))
         });
         for top in 1..=all.len() {
             let ask = Ask {

@@ -52,6 +52,9 @@ pub struct IndexBuilder {
     budget: Budget,
     keep: Keep,
     simhash: Option<SimHasher>,
+    /// Whether the documents stay in memory past the budget (an index about to be saved
+    /// writes them all at once).
+    docs_held: bool,
 }
 
 /// The parts of a saved index: the documents in corpus order (their groups numbered in
@@ -86,7 +89,16 @@ impl IndexBuilder {
             budget: Budget::unlimited(),
             keep: Keep::Everything,
             simhash: None,
+            docs_held: false,
         }
+    }
+
+    /// Keeps the documents in memory whatever the budget (else, past it, they go to a
+    /// temporary file: [`Index::docs`]): for an index written to a file next, which
+    /// takes them all at once.
+    pub(crate) fn docs_in_memory(mut self) -> IndexBuilder {
+        self.docs_held = true;
+        self
     }
 
     /// Builds in `budget` bytes of memory: past it, the shingle sets are written to a
@@ -470,6 +482,9 @@ impl<'a> Building<'a> {
         let shingles = self.sets.finish()?;
         let (rows, fingerprints) = (self.rows, self.fingerprints);
         let mut index = builder.index(self.docs, self.skipped, shingles, self.contents, self.stats);
+        if !builder.docs_held {
+            index.docs_to_file_past_budget()?;
+        }
         index.fingerprints = fingerprints.map(FingerprintBuilder::finish);
         if let Some(rows) = rows {
             index.signatures = rows.finish()?;

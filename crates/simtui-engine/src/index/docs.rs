@@ -4,55 +4,138 @@
 //! Each is handed out as a [`Cow`]: borrowed while the documents are held in memory, read
 //! back and owned where they are not, so that callers do not depend on where they are.
 
-use super::Doc;
-use std::borrow::Cow;
+mod on_file;
 
-/// The documents of an index in corpus order.
-#[derive(Clone, Debug, Default)]
+use super::Doc;
+use crate::error::{Error, Result};
+use crate::storage::Room;
+use on_file::OnFile;
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+/// The documents of an index in corpus order: held in memory, or on a temporary file
+/// past the memory limit ([`Docs::onto_file`]).
+#[derive(Clone, Default)]
 pub struct Docs {
     held: Vec<Doc>,
+    on_file: Option<Arc<OnFile>>,
+}
+
+impl std::fmt::Debug for Docs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Docs")
+            .field("len", &self.len())
+            .field("on_file", &self.on_file.is_some())
+            .finish()
+    }
 }
 
 impl Docs {
     /// These documents, in this order.
     pub(crate) fn from_vec(docs: Vec<Doc>) -> Docs {
-        Docs { held: docs }
+        Docs {
+            held: docs,
+            on_file: None,
+        }
+    }
+
+    /// The same documents on a temporary file of `room`, their ids, groups and sizes
+    /// kept in memory; a read of the file that fails later goes to `failure` (the
+    /// index's, which [`Index::check`](super::Index::check) hands over).
+    pub(crate) fn onto_file(
+        self,
+        room: Room<'_>,
+        failure: Arc<Mutex<Option<Error>>>,
+    ) -> Result<Docs> {
+        if self.on_file.is_some() {
+            return Ok(self);
+        }
+        let on_file = OnFile::write(self.held, room, failure)?;
+        Ok(Docs {
+            held: Vec::new(),
+            on_file: Some(Arc::new(on_file)),
+        })
+    }
+
+    /// Whether they are on a temporary file.
+    pub fn on_file(&self) -> bool {
+        self.on_file.is_some()
     }
 
     /// How many there are.
     pub fn len(&self) -> usize {
-        self.held.len()
+        self.on_file.as_ref().map_or(self.held.len(), |f| f.len())
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.held.is_empty()
+        self.len() == 0
     }
 
     /// Document `i`. Panics when there are not that many (a position the index gave is
-    /// always one).
+    /// always one). On a temporary file, its record is read (its id, group and sizes
+    /// are in memory: [`Docs::id`], [`Docs::group`], [`Docs::tokens`], [`Docs::bytes`]
+    /// cost no read).
     pub fn at(&self, i: usize) -> Cow<'_, Doc> {
-        Cow::Borrowed(&self.held[i])
+        match &self.on_file {
+            None => Cow::Borrowed(&self.held[i]),
+            Some(f) => Cow::Owned(f.doc(i)),
+        }
     }
 
     /// Document `i`, or none past the end.
     pub fn get(&self, i: usize) -> Option<Cow<'_, Doc>> {
-        self.held.get(i).map(Cow::Borrowed)
+        (i < self.len()).then(|| self.at(i))
     }
 
     /// The id of document `i` ([`Doc::id`]). Panics when there are not that many.
     pub fn id(&self, i: usize) -> Cow<'_, str> {
-        Cow::Borrowed(&self.held[i].id)
+        match &self.on_file {
+            None => Cow::Borrowed(&self.held[i].id),
+            Some(f) => Cow::Borrowed(f.id(i)),
+        }
     }
 
-    /// Every document in order.
+    /// The group of document `i` ([`Doc::group`]).
+    pub fn group(&self, i: usize) -> u32 {
+        self.on_file
+            .as_ref()
+            .map_or_else(|| self.held[i].group, |f| f.group(i))
+    }
+
+    /// The tokens of document `i` ([`Doc::tokens`]).
+    pub fn tokens(&self, i: usize) -> u64 {
+        self.on_file
+            .as_ref()
+            .map_or_else(|| self.held[i].tokens, |f| f.tokens(i))
+    }
+
+    /// The bytes of document `i` ([`Doc::bytes`]).
+    pub fn bytes(&self, i: usize) -> u64 {
+        self.on_file
+            .as_ref()
+            .map_or_else(|| self.held[i].bytes, |f| f.bytes(i))
+    }
+
+    /// Every document in order (on a temporary file, read a block of records at a time).
     pub fn iter(&self) -> Iter<'_> {
-        Iter(self.held.iter())
+        match &self.on_file {
+            None => Iter(Inner::Held(self.held.iter())),
+            Some(f) => Iter(Inner::OnFile {
+                docs: f,
+                next: 0,
+                buf: (0, Vec::new()),
+            }),
+        }
     }
 
-    /// The documents as they are held in memory: all of them.
-    pub(crate) fn as_held(&self) -> &[Doc] {
-        &self.held
+    /// All the documents in memory at once (read back when they are on a temporary
+    /// file): for writing a saved index, which takes them as a slice.
+    pub(crate) fn as_held(&self) -> Cow<'_, [Doc]> {
+        match &self.on_file {
+            None => Cow::Borrowed(&self.held),
+            Some(_) => Cow::Owned(self.iter().map(Cow::into_owned).collect()),
+        }
     }
 
     /// Every document in order, `n` at a time (the last batch may be shorter): for work
@@ -67,39 +150,82 @@ impl Docs {
     }
 
     /// The documents to change in place (the engine's own edits: ids made unique, labels
-    /// dropped, documents added to a saved index).
+    /// dropped, documents added to a saved index); read back into memory first when they
+    /// are on a temporary file.
     pub(crate) fn held_mut(&mut self) -> &mut Vec<Doc> {
+        if self.on_file.is_some() {
+            self.held = self.iter().map(Cow::into_owned).collect();
+            self.on_file = None;
+        }
         &mut self.held
     }
 
-    /// The documents, moved out.
-    pub(crate) fn into_vec(self) -> Vec<Doc> {
-        self.held
+    /// The documents, moved out (read back when they are on a temporary file).
+    pub(crate) fn into_vec(mut self) -> Vec<Doc> {
+        std::mem::take(self.held_mut())
     }
 
-    /// Heap bytes of their ids, titles and paths ([`Doc::text_bytes`]).
+    /// Heap bytes of their ids, titles and paths ([`Doc::text_bytes`]); on a temporary
+    /// file, their ids in memory.
     pub(crate) fn text_bytes(&self) -> u64 {
-        self.held.iter().map(Doc::text_bytes).sum()
+        match &self.on_file {
+            None => self.held.iter().map(Doc::text_bytes).sum(),
+            Some(f) => f.id_bytes(),
+        }
     }
 
-    /// Bytes of the documents' records (their texts' heap apart).
+    /// Bytes of the documents' records (their texts' heap apart); on a temporary file,
+    /// the rows kept in memory.
     pub(crate) fn heap_bytes(&self) -> u64 {
-        (self.held.capacity() * std::mem::size_of::<Doc>()) as u64
+        match &self.on_file {
+            None => (self.held.capacity() * std::mem::size_of::<Doc>()) as u64,
+            Some(f) => f.row_bytes(),
+        }
     }
 }
 
 /// The documents of a [`Docs`] in order ([`Docs::iter`]).
-pub struct Iter<'a>(std::slice::Iter<'a, Doc>);
+pub struct Iter<'a>(Inner<'a>);
+
+enum Inner<'a> {
+    Held(std::slice::Iter<'a, Doc>),
+    /// The next document, and the records read ahead: where they start on the file.
+    OnFile {
+        docs: &'a OnFile,
+        next: usize,
+        buf: (u64, Vec<u8>),
+    },
+}
 
 impl<'a> Iterator for Iter<'a> {
     type Item = Cow<'a, Doc>;
 
     fn next(&mut self) -> Option<Cow<'a, Doc>> {
-        self.0.next().map(Cow::Borrowed)
+        match &mut self.0 {
+            Inner::Held(docs) => docs.next().map(Cow::Borrowed),
+            Inner::OnFile { docs, next, buf } => {
+                let i = *next;
+                if i == docs.len() {
+                    return None;
+                }
+                *next += 1;
+                let (start, end) = docs.span(i);
+                if start < buf.0 || end > buf.0 + buf.1.len() as u64 {
+                    *buf = docs.records(i..docs.read_end(i));
+                }
+                let at = |x: u64| (x - buf.0) as usize;
+                let record = buf.1.get(at(start)..at(end)).unwrap_or_default();
+                Some(Cow::Owned(docs.doc_from(i, record)))
+            }
+        }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.0.size_hint()
+        let n = match &self.0 {
+            Inner::Held(docs) => docs.len(),
+            Inner::OnFile { docs, next, .. } => docs.len() - next,
+        };
+        (n, Some(n))
     }
 }
 
@@ -111,5 +237,121 @@ impl<'a> IntoIterator for &'a Docs {
 
     fn into_iter(self) -> Iter<'a> {
         self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{Index, Params};
+    use crate::progress::Silent;
+    use crate::source::{Corpus, WalkOptions};
+    use crate::storage::Budget;
+
+    /// An index of plain files and JSON Lines records (titles, metadata), in memory.
+    fn folder_index(dir: &std::path::Path) -> Index {
+        std::fs::write(
+            dir.join("a.txt"),
+            "first line\nthe same words again and again",
+        )
+        .unwrap();
+        std::fs::write(dir.join("b.txt"), "the same words again and again").unwrap();
+        let long = "word ".repeat(40_000); // records of ~200 KB: reads ahead past a block
+        let lines: Vec<String> = (0..12)
+            .map(|i| {
+                format!(
+                    r#"{{"id":"r{i}","text":"rec {i} {long}","date":"2026-0{}"}}"#,
+                    i % 9 + 1
+                )
+            })
+            .collect();
+        std::fs::write(dir.join("c.jsonl"), lines.join("\n")).unwrap();
+        let corpus = Corpus::walk(&[dir.to_path_buf()], &WalkOptions::default()).unwrap();
+        Index::builder(&Params::default())
+            .build(corpus, &Silent)
+            .unwrap()
+    }
+
+    fn shown(d: &Doc) -> String {
+        format!("{d:?}")
+    }
+
+    #[test]
+    fn documents_on_a_file_read_back_as_they_were_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = folder_index(dir.path());
+        let held = index.docs().clone();
+        assert!(!held.on_file() && held.len() == 14);
+        assert!(
+            held.iter().any(|d| !d.meta().is_empty()),
+            "records with metadata"
+        );
+        let budget = Budget::new(0, None);
+        let failure = Arc::new(Mutex::new(None));
+        let on_file = held
+            .clone()
+            .onto_file(budget.room(0), failure.clone())
+            .unwrap();
+        assert!(on_file.on_file());
+        assert_eq!(on_file.len(), held.len());
+        assert!(
+            budget.spilled.total() > 12 * 40_000 / 1000,
+            "records written"
+        );
+        for i in 0..held.len() {
+            let (want, got) = (held.at(i), on_file.at(i));
+            assert!(matches!(got, Cow::Owned(_)));
+            assert_eq!(shown(&got), shown(&want), "document {i}");
+            assert_eq!(on_file.id(i), want.id);
+            let hot = (on_file.group(i), on_file.tokens(i), on_file.bytes(i));
+            assert_eq!(hot, (want.group, want.tokens, want.bytes));
+        }
+        let read: Vec<String> = on_file.iter().map(|d| shown(&d)).collect();
+        let want: Vec<String> = held.iter().map(|d| shown(&d)).collect();
+        assert_eq!(read, want, "in order");
+        assert_eq!(on_file.iter().len(), held.len());
+        assert_eq!(shown(&on_file.as_held()[13]), want[13]);
+        assert_eq!(on_file.clone().into_vec().len(), 14);
+        assert!(
+            on_file.heap_bytes() + on_file.text_bytes() < held.heap_bytes() + held.text_bytes()
+        );
+        assert!(failure.lock().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_file_that_fails_is_reported_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = folder_index(dir.path()).docs().clone();
+        let budget = Budget::new(0, None);
+        let failure = Arc::new(Mutex::new(None));
+        let on_file = held.onto_file(budget.room(0), failure.clone()).unwrap();
+        budget.spilled.break_files();
+        let d = on_file.at(3);
+        assert_eq!(d.id, on_file.id(3), "the id is in memory");
+        assert!(
+            failure.lock().unwrap().is_some(),
+            "the failed read is kept for check"
+        );
+    }
+
+    #[test]
+    fn an_index_past_its_budget_keeps_its_documents_on_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        folder_index(dir.path());
+        let corpus = || Corpus::walk(&[dir.path().to_path_buf()], &WalkOptions::default()).unwrap();
+        let build = |budget: &Budget| {
+            Index::builder(&Params::default())
+                .budget(budget)
+                .build(corpus(), &Silent)
+                .unwrap()
+        };
+        let (memory, bounded) = (build(&Budget::unlimited()), build(&Budget::new(0, None)));
+        assert!(!memory.docs().on_file() && bounded.docs().on_file());
+        let all = |i: &Index| i.docs().iter().map(|d| shown(&d)).collect::<Vec<_>>();
+        assert_eq!(all(&bounded), all(&memory));
+        let pairs = |i: &Index| i.find(16, 8, 0.0, &Silent).unwrap().pairs;
+        assert_eq!(pairs(&bounded), pairs(&memory));
+        assert_eq!(bounded.id_order(), memory.id_order());
+        assert!(bounded.held() < memory.held());
     }
 }

@@ -231,10 +231,7 @@ impl Index {
         found: &'a Found,
     ) -> impl Iterator<Item = (u32, u32, f64)> + 'a {
         let spelled = found.pairs.iter().filter_map(|p| {
-            let (ga, gb) = (
-                self.docs.at(p.a as usize).group,
-                self.docs.at(p.b as usize).group,
-            );
+            let (ga, gb) = (self.docs.group(p.a as usize), self.docs.group(p.b as usize));
             (ga != gb).then_some((ga, gb, p.jaccard))
         });
         let blocks = found.blocks.iter().filter(|b| !b.is_within());

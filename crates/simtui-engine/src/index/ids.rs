@@ -16,7 +16,7 @@ impl Index {
             let mut by_id: Vec<u32> = (0..docs.len() as u32).collect();
             // Ties (ids given twice to texts in memory) in corpus order.
             by_id.par_sort_unstable_by(|&x, &y| {
-                (docs.at(x as usize).id.cmp(&docs.at(y as usize).id)).then(x.cmp(&y))
+                (docs.id(x as usize).cmp(&docs.id(y as usize))).then(x.cmp(&y))
             });
             let mut rank = vec![0u32; by_id.len()];
             for (r, &d) in by_id.iter().enumerate() {

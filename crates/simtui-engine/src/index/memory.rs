@@ -73,6 +73,22 @@ impl Index {
         self
     }
 
+    /// Moves the documents to a temporary file when the index holds more than its share
+    /// of a limited budget: a search needs only their ids, groups and sizes, which stay in
+    /// memory (about 50 bytes a document against the 200 and more of a record with its
+    /// id, path and title); a document asked for whole is read back.
+    pub(crate) fn docs_to_file_past_budget(&mut self) -> crate::error::Result<()> {
+        let budget = &self.budget;
+        if !budget.is_limited() || self.docs.on_file() || self.held() <= budget.for_index() {
+            return Ok(());
+        }
+        let docs = std::mem::take(&mut self.docs);
+        self.docs = docs.onto_file(budget.room(0), self.failure.clone())?;
+        self.text_bytes = self.docs.text_bytes();
+        crate::storage::memory::give_back_past(budget.bytes);
+        Ok(())
+    }
+
     /// Hands what the allocator holds freed back to the system when the process is past
     /// the memory limit (see [`give_back_past`](crate::storage::memory::give_back_past)):
     /// between the steps of a search, whose buffers are freed as the next step begins.

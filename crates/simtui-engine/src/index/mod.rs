@@ -301,10 +301,7 @@ impl Index {
     /// failure is kept for [`Index::check`], which the analyses built on these answers
     /// call before they return (see [`Index::try_similarity`] to see it at once).
     pub fn similarity(&self, a: u32, b: u32) -> (f64, f64) {
-        let (ga, gb) = (
-            self.docs.at(a as usize).group,
-            self.docs.at(b as usize).group,
-        );
+        let (ga, gb) = (self.docs.group(a as usize), self.docs.group(b as usize));
         self.group_similarity(ga, gb)
     }
 
@@ -326,10 +323,7 @@ impl Index {
 
     /// [`Index::similarity`], or why a set or signature could not be read back.
     pub fn try_similarity(&self, a: u32, b: u32) -> Result<(f64, f64)> {
-        let (ga, gb) = (
-            self.docs.at(a as usize).group,
-            self.docs.at(b as usize).group,
-        );
+        let (ga, gb) = (self.docs.group(a as usize), self.docs.group(b as usize));
         self.try_group_similarity(ga, gb)
     }
 

@@ -182,7 +182,7 @@ mod tests {
             let mut tok = Tokenizer::new(&params.text);
             let mut t = Vec::new();
             tok.token_hashes(BASE, &mut t);
-            assert_eq!(fps.of_tokens(&t), fps.get(index.docs.at(0).group));
+            assert_eq!(fps.of_tokens(&t), fps.get(index.docs.group(0)));
 
             let find = |d| {
                 let search = index.search_fingerprints(fps, d, 0.0, &Silent).unwrap();
@@ -199,8 +199,8 @@ mod tests {
                 let (j, _) = index.similarity(p.a, p.b);
                 assert_eq!(p.jaccard, j);
                 let (ga, gb) = (
-                    index.docs.at(p.a as usize).group,
-                    index.docs.at(p.b as usize).group,
+                    index.docs.group(p.a as usize),
+                    index.docs.group(p.b as usize),
                 );
                 assert!(fps.distance(ga, gb) <= 20);
             }
@@ -208,8 +208,8 @@ mod tests {
             let exact = find(0);
             assert!(exact.pairs.iter().all(|p| {
                 let (ga, gb) = (
-                    index.docs.at(p.a as usize).group,
-                    index.docs.at(p.b as usize).group,
+                    index.docs.group(p.a as usize),
+                    index.docs.group(p.b as usize),
                 );
                 fps.distance(ga, gb) == 0
             }));

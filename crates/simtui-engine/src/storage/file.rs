@@ -5,6 +5,7 @@
 
 use super::budget::Spilled;
 use crate::error::{Error, Result};
+use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
 use std::io::Write;
@@ -242,4 +243,30 @@ pub(crate) fn read_exact_at(
         }
     }
     Ok(())
+}
+
+/// A path's bytes as files store them (Unix: as they are; elsewhere: UTF-8).
+#[cfg(unix)]
+pub(crate) fn path_bytes(p: &Path) -> Cow<'_, [u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    Cow::Borrowed(p.as_os_str().as_bytes())
+}
+
+#[cfg(not(unix))]
+pub(crate) fn path_bytes(p: &Path) -> Cow<'_, [u8]> {
+    match p.to_string_lossy() {
+        Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+        Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+    }
+}
+
+#[cfg(unix)]
+pub(crate) fn path_from(b: &[u8]) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(PathBuf::from(std::ffi::OsStr::from_bytes(b)))
+}
+
+#[cfg(not(unix))]
+pub(crate) fn path_from(b: &[u8]) -> Option<PathBuf> {
+    std::str::from_utf8(b).ok().map(PathBuf::from)
 }

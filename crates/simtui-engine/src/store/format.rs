@@ -13,8 +13,7 @@ use crate::index::doc::DocLabels;
 use crate::shingle::ShingleSets;
 use crate::sketch::Signatures;
 use crate::source::SkipReason;
-use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The first 8 bytes of every simtui index file.
@@ -170,30 +169,7 @@ pub(super) fn pad8(n: u64) -> u64 {
     n.div_ceil(8) * 8
 }
 
-#[cfg(unix)]
-pub(super) fn path_bytes(p: &Path) -> Cow<'_, [u8]> {
-    use std::os::unix::ffi::OsStrExt;
-    Cow::Borrowed(p.as_os_str().as_bytes())
-}
-
-#[cfg(not(unix))]
-pub(super) fn path_bytes(p: &Path) -> Cow<'_, [u8]> {
-    match p.to_string_lossy() {
-        Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
-        Cow::Owned(s) => Cow::Owned(s.into_bytes()),
-    }
-}
-
-#[cfg(unix)]
-pub(super) fn path_from(b: &[u8]) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStrExt;
-    Some(PathBuf::from(std::ffi::OsStr::from_bytes(b)))
-}
-
-#[cfg(not(unix))]
-pub(super) fn path_from(b: &[u8]) -> Option<PathBuf> {
-    std::str::from_utf8(b).ok().map(PathBuf::from)
-}
+pub(crate) use crate::storage::file::{path_bytes, path_from};
 
 pub(super) fn skip_code(s: Option<SkipReason>) -> u8 {
     match s {

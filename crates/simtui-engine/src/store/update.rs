@@ -189,6 +189,7 @@ pub(super) fn read_anew(
     // Kept whole (the sets are saved), in the budget: past it, on a temporary file.
     let index = Index::builder(params)
         .budget(budget)
+        .docs_in_memory()
         .build(corpus, progress)?;
     let after: Vec<Option<Stamp>> = read.par_iter().map(|&i| stamp(&files[i].path)).collect();
     Ok(Fresh {
@@ -604,7 +605,7 @@ pub(super) fn encode(index: &Index, files: &[FileRec], out: impl Write) -> Resul
     super::encode::encode(
         &index.params,
         files,
-        index.docs.as_held(),
+        &index.docs.as_held(),
         &index.contents,
         &super::encode::Held(&index.shingles, &index.signatures),
         out,

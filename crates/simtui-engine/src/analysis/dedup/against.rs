@@ -110,7 +110,7 @@ pub fn against(
     clusters.retain(|c| {
         c.members
             .iter()
-            .all(|&d| free(index.docs.at(d as usize).group))
+            .all(|&d| free(index.docs.group(d as usize)))
     });
     let mut removals = super::removals(index, &clusters, keep_list);
     let internal = removals.len();

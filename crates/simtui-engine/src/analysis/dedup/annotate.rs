@@ -50,7 +50,7 @@ pub fn annotations(index: &Index, clusters: &[Cluster], removals: &[Removal]) ->
     let mut notes = vec![ALONE; index.docs().len()];
     let removed: HashMap<u32, f64> = removals.iter().map(|r| (r.removed, r.jaccard)).collect();
     for (i, c) in clusters.iter().enumerate() {
-        let kept_group = index.docs().at(c.representative as usize).group;
+        let kept_group = index.docs().group(c.representative as usize);
         let mut by_group: HashMap<u32, f64> = HashMap::new();
         for &d in &c.members {
             let jaccard = if d == c.representative {
@@ -58,7 +58,7 @@ pub fn annotations(index: &Index, clusters: &[Cluster], removals: &[Removal]) ->
             } else if let Some(&j) = removed.get(&d) {
                 j
             } else {
-                let g = index.docs().at(d as usize).group;
+                let g = index.docs().group(d as usize);
                 *by_group
                     .entry(g)
                     .or_insert_with(|| index.group_similarity(kept_group, g).0)

@@ -1,0 +1,302 @@
+//! Documents kept on a temporary file past the memory limit ([`OnFile`]): what every
+//! search and output asks of each document often (its id, group, tokens and bytes) in
+//! compact rows in memory, about 50 bytes a document against the 200 or more its record,
+//! id, path and title took; where its text is read from and its labels on the file, read
+//! back one record at a time when asked for.
+
+use crate::error::{Error, Result};
+use crate::index::Doc;
+use crate::index::doc::DocLabels;
+use crate::source::{Container, Part, Source};
+use crate::storage::Room;
+use crate::storage::file::SpillFile;
+use crate::storage::file::{path_bytes, path_from};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What each document is asked for often, in memory.
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    bytes: u64,
+    tokens: u64,
+    group: u32,
+}
+
+/// Documents on a temporary file, with their ids and rows in memory.
+pub(crate) struct OnFile {
+    rows: Vec<Row>,
+    /// Every id, one after the other; `id_ends[i]` is where document `i`'s ends.
+    ids: String,
+    id_ends: Vec<u64>,
+    /// Where each document's record starts on the file, and where the last one ends.
+    starts: Vec<u64>,
+    file: SpillFile,
+    /// The files of many documents the records come from (a record names its file by
+    /// its place here): shared by their records as in memory.
+    containers: Vec<Arc<Container>>,
+    /// Where a failed read of the file is kept for [`Index::check`](crate::index::Index::check)
+    /// (the index's own): a document that cannot be read back is handed out without its
+    /// source and labels meanwhile.
+    failure: Arc<Mutex<Option<Error>>>,
+}
+
+impl OnFile {
+    /// `docs` moved to a temporary file of `room` (its memory apart), their ids and rows
+    /// kept; a read that fails later goes to `failure`.
+    pub(crate) fn write(
+        docs: Vec<Doc>,
+        room: Room<'_>,
+        failure: Arc<Mutex<Option<Error>>>,
+    ) -> Result<OnFile> {
+        let mut file = SpillFile::create(room.dir, "documents", room.spilled)?;
+        let mut rows = Vec::with_capacity(docs.len());
+        let mut ids = String::with_capacity(docs.iter().map(|d| d.id.len()).sum());
+        let mut id_ends = Vec::with_capacity(docs.len());
+        let mut starts = Vec::with_capacity(docs.len() + 1);
+        let mut containers: Vec<Arc<Container>> = Vec::new();
+        let mut places: HashMap<*const Container, u32> = HashMap::new();
+        let (mut record, mut at) = (Vec::new(), 0u64);
+        for doc in docs {
+            record.clear();
+            put_source(&doc.source, &mut record, |c| {
+                *places.entry(Arc::as_ptr(c)).or_insert_with(|| {
+                    containers.push(c.clone());
+                    containers.len() as u32 - 1
+                })
+            });
+            put_labels(doc.labels.as_deref(), &mut record);
+            file.append(&record)?;
+            starts.push(at);
+            at += record.len() as u64;
+            ids.push_str(&doc.id);
+            id_ends.push(ids.len() as u64);
+            rows.push(Row {
+                bytes: doc.bytes,
+                tokens: doc.tokens,
+                group: doc.group,
+            });
+        }
+        starts.push(at);
+        file.flush()?;
+        Ok(OnFile {
+            rows,
+            ids,
+            id_ends,
+            starts,
+            file,
+            containers,
+            failure,
+        })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub(crate) fn id(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.id_ends[i - 1] };
+        &self.ids[start as usize..self.id_ends[i] as usize]
+    }
+
+    pub(crate) fn group(&self, i: usize) -> u32 {
+        self.rows[i].group
+    }
+
+    pub(crate) fn tokens(&self, i: usize) -> u64 {
+        self.rows[i].tokens
+    }
+
+    pub(crate) fn bytes(&self, i: usize) -> u64 {
+        self.rows[i].bytes
+    }
+
+    /// The bytes of records `range` on the file (where the first starts, the bytes).
+    pub(crate) fn records(&self, range: std::ops::Range<usize>) -> (u64, Vec<u8>) {
+        let (from, to) = (self.starts[range.start], self.starts[range.end]);
+        let mut buf = vec![0u8; (to - from) as usize];
+        if let Err(e) = self.file.read_at(from, &mut buf) {
+            self.failed(e);
+            buf.clear();
+        }
+        (from, buf)
+    }
+
+    /// Where record `i` starts on the file and ends.
+    pub(crate) fn span(&self, i: usize) -> (u64, u64) {
+        (self.starts[i], self.starts[i + 1])
+    }
+
+    /// Document `i`, its record read from the file.
+    pub(crate) fn doc(&self, i: usize) -> Doc {
+        let (_, record) = self.records(i..i + 1);
+        self.doc_from(i, &record)
+    }
+
+    /// Document `i` from its record's bytes (none when the file could not be read).
+    pub(crate) fn doc_from(&self, i: usize, record: &[u8]) -> Doc {
+        let row = self.rows[i];
+        let mut doc = Doc {
+            id: self.id(i).to_string(),
+            source: Source::Memory("".into()),
+            bytes: row.bytes,
+            tokens: row.tokens,
+            group: row.group,
+            labels: None,
+        };
+        if record.is_empty() {
+            return doc;
+        }
+        match decode(record, &self.containers) {
+            Some((source, labels)) => {
+                doc.source = source;
+                doc.labels = labels;
+            }
+            None => self.failed(Error::TempFile {
+                dir: std::env::temp_dir(),
+                source: std::io::Error::other("a document's record read back is corrupt"),
+            }),
+        }
+        doc
+    }
+
+    fn failed(&self, e: Error) {
+        let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        failure.get_or_insert(e);
+    }
+
+    /// Bytes of the ids it holds in memory.
+    pub(crate) fn id_bytes(&self) -> u64 {
+        self.ids.capacity() as u64
+    }
+
+    /// Bytes of the rows it holds in memory: sizes and groups, where ids end, where
+    /// records start.
+    pub(crate) fn row_bytes(&self) -> u64 {
+        (self.rows.capacity() * std::mem::size_of::<Row>()
+            + (self.id_ends.capacity() + self.starts.capacity()) * 8) as u64
+    }
+}
+
+fn put_bytes(b: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+fn put_source(source: &Source, out: &mut Vec<u8>, mut place: impl FnMut(&Arc<Container>) -> u32) {
+    match source {
+        Source::File(p) => {
+            out.push(0);
+            put_bytes(&path_bytes(p), out);
+        }
+        Source::Memory(text) => {
+            out.push(1);
+            put_bytes(text.as_bytes(), out);
+        }
+        Source::Part(p) => {
+            out.push(2);
+            out.extend_from_slice(&place(&p.file).to_le_bytes());
+            for n in [p.offset, p.len, p.line] {
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+        }
+        Source::Container(c) => {
+            out.push(3);
+            out.extend_from_slice(&place(c).to_le_bytes());
+        }
+    }
+}
+
+fn put_labels(labels: Option<&DocLabels>, out: &mut Vec<u8>) {
+    let Some(l) = labels else {
+        out.push(0);
+        return;
+    };
+    out.push(1);
+    put_bytes(l.title.as_bytes(), out);
+    out.extend_from_slice(&(l.meta.len() as u32).to_le_bytes());
+    for m in &l.meta {
+        put_bytes(m.as_bytes(), out);
+    }
+}
+
+/// Reads what [`put_source`] and [`put_labels`] wrote, from the front of `b`.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+
+    fn string(&mut self) -> Option<String> {
+        String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+}
+
+type Decoded = (Source, Option<Box<DocLabels>>);
+
+fn decode(record: &[u8], containers: &[Arc<Container>]) -> Option<Decoded> {
+    let mut r = Reader(record);
+    let source = match r.u8()? {
+        0 => Source::File(path_from(r.bytes()?)?.into()),
+        1 => Source::Memory(r.string()?.into()),
+        2 => {
+            let file = containers.get(r.u32()? as usize)?.clone();
+            let (offset, len, line) = (r.u64()?, r.u64()?, r.u64()?);
+            Source::Part(Part {
+                file,
+                offset,
+                len,
+                line,
+            })
+        }
+        3 => Source::Container(containers.get(r.u32()? as usize)?.clone()),
+        _ => return None,
+    };
+    let labels = match r.u8()? {
+        0 => None,
+        _ => {
+            let title = r.string()?;
+            let n = r.u32()? as usize;
+            let meta = (0..n)
+                .map(|_| r.string())
+                .collect::<Option<Vec<String>>>()?;
+            DocLabels::boxed(title, meta)
+        }
+    };
+    r.0.is_empty().then_some((source, labels))
+}
+
+/// Bytes of records read from the file at once when they are gone through in order.
+const READ_AHEAD: u64 = 1 << 20;
+
+impl OnFile {
+    /// Where a read of records from `first` on stops: after `READ_AHEAD` bytes, or at
+    /// the end (at least one record).
+    pub(crate) fn read_end(&self, first: usize) -> usize {
+        let limit = self.starts[first] + READ_AHEAD;
+        let end = self
+            .starts
+            .partition_point(|&s| s <= limit)
+            .saturating_sub(1);
+        end.clamp(first + 1, self.len())
+    }
+}
