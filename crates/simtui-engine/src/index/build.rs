@@ -11,6 +11,7 @@
 //! each document is sketched as it is read and its set made again when needed). The
 //! signatures are computed last, from the sets, unless they were made along the way.
 
+use super::docs::DocsWriter;
 use super::read::{ReadDoc, Shingled, StageClock, read_and_shingle};
 use super::{Doc, Index, Keep, Params, Stats};
 use crate::error::Result;
@@ -194,7 +195,9 @@ impl IndexBuilder {
             stats.tokens = stats.tokens.saturating_add(d.tokens);
             stats.empty += (d.tokens == 0) as usize;
         }
-        let mut index = self.index(docs, skipped, shingles, contents, stats);
+        let failure = Arc::new(Mutex::new(None));
+        let docs = super::Docs::from_vec(docs);
+        let mut index = self.index((docs, failure), skipped, shingles, contents, stats);
         index.signatures = signatures;
         index
     }
@@ -202,7 +205,7 @@ impl IndexBuilder {
     /// The index of these parts, its signatures and fingerprints still to come.
     fn index(
         &self,
-        docs: Vec<Doc>,
+        (docs, failure): (super::Docs, Failure),
         skipped: Vec<Skipped>,
         shingles: ShingleSets,
         contents: Vec<u64>,
@@ -211,11 +214,15 @@ impl IndexBuilder {
         let blank = (0..shingles.len() as u32)
             .filter(|&g| shingles.set_len(g as usize) == 0)
             .collect();
-        let groups = Groups::new(docs.iter().map(|d| d.group), shingles.len(), blank);
+        let groups = Groups::new(
+            (0..docs.len()).map(|d| docs.group(d)),
+            shingles.len(),
+            blank,
+        );
         Index {
             params: self.params.clone(),
-            text_bytes: docs.iter().map(Doc::text_bytes).sum(),
-            docs: super::Docs::from_vec(docs),
+            text_bytes: docs.text_bytes(),
+            docs,
             skipped,
             shingles: Arc::new(shingles),
             signatures: Signatures::default(),
@@ -226,17 +233,24 @@ impl IndexBuilder {
             budget: self.budget.clone(),
             keep: self.keep,
             id_order: OnceLock::new(),
-            failure: Arc::new(Mutex::new(None)),
+            failure,
         }
     }
 }
+
+/// Where a read that cannot fail keeps its failure for [`Index::check`].
+type Failure = Arc<Mutex<Option<crate::error::Error>>>;
 
 /// An index being built: what the batches merged so far made.
 struct Building<'a> {
     params: &'a Params,
     budget: &'a Budget,
     keep: Keep,
-    docs: Vec<Doc>,
+    docs: DocsWriter,
+    /// Whether the documents may go to a temporary file past the budget.
+    docs_may_spill: bool,
+    /// The index's failure slot, which its documents on a file report to.
+    failure: Failure,
     skipped: Vec<Skipped>,
     sets: SetsWriter,
     /// The signatures, when each document is sketched as it is read.
@@ -247,8 +261,6 @@ struct Building<'a> {
     contents: Vec<u64>,
     by_content: ContentGroups,
     stats: Stats,
-    /// Heap bytes of the documents' ids, titles and paths (see [`Doc::text_bytes`]).
-    text_bytes: u64,
 }
 
 impl<'a> Building<'a> {
@@ -258,7 +270,9 @@ impl<'a> Building<'a> {
             params: p,
             budget: &b.budget,
             keep: b.keep,
-            docs: Vec::with_capacity(docs),
+            docs: DocsWriter::new(docs),
+            docs_may_spill: !b.docs_held,
+            failure: Arc::new(Mutex::new(None)),
             skipped,
             sets: match again {
                 true => SetsWriter::made_again(&p.text, p.k, p.max_bytes),
@@ -270,7 +284,6 @@ impl<'a> Building<'a> {
             contents: Vec::new(),
             by_content: ContentGroups::default(),
             stats: Stats::default(),
-            text_bytes: 0,
         }
     }
 
@@ -366,6 +379,10 @@ impl<'a> Building<'a> {
         let room = budget.room(u64::MAX);
         // Sets kept count; signatures made as read count per content.
         let sets = if self.rows.is_some() { 0 } else { projected };
+        // The documents first: nothing in the build or a search reads their records.
+        if self.docs_may_spill && !self.docs.on_file() && self.over_budget(sets, total, groups) {
+            self.docs.onto_file(budget.room(0), self.failure.clone())?;
+        }
         if self.over_budget(sets, total, groups) {
             match &mut self.rows {
                 Some(rows) => rows.spill(&room)?,
@@ -394,7 +411,7 @@ impl<'a> Building<'a> {
         }
         let done = (self.stats.docs as u64).max(1);
         let scale = |x: u64| x.saturating_mul(total.max(done)) / done;
-        let docs = self.docs.len() as u64 * std::mem::size_of::<Doc>() as u64 + self.text_bytes;
+        let docs = self.docs.held_bytes();
         // Per content: its offset, content hash, signature, and its entry while building.
         let per_group = 8 + 8 + 24 + self.params.num_perm as u64 * 4;
         let projected = shingles.saturating_mul(8)
@@ -462,8 +479,7 @@ impl<'a> Building<'a> {
         };
         let doc = Doc::new(entry.id, entry.source, s.bytes, s.tokens, group)
             .labelled(labels.title, labels.meta);
-        self.text_bytes += doc.text_bytes();
-        self.docs.push(doc);
+        self.docs.push(doc)?;
         Ok(())
     }
 
@@ -476,12 +492,15 @@ impl<'a> Building<'a> {
         sketcher: &Sketcher,
         progress: &dyn Progress,
     ) -> Result<Index> {
-        self.stats.renamed = super::ids::unique_ids(&mut self.docs);
+        let records = self.docs.records();
+        let mut docs = self.docs.finish()?;
+        self.stats.renamed = super::ids::unique_ids(&mut docs, records);
         self.stats.groups = self.sets.len();
         drop(std::mem::take(&mut self.by_content));
         let shingles = self.sets.finish()?;
         let (rows, fingerprints) = (self.rows, self.fingerprints);
-        let mut index = builder.index(self.docs, self.skipped, shingles, self.contents, self.stats);
+        let docs = (docs, self.failure);
+        let mut index = builder.index(docs, self.skipped, shingles, self.contents, self.stats);
         if !builder.docs_held {
             index.docs_to_file_past_budget()?;
         }

@@ -50,11 +50,32 @@ impl Docs {
         if self.on_file.is_some() {
             return Ok(self);
         }
-        let on_file = OnFile::write(self.held, room, failure)?;
-        Ok(Docs {
-            held: Vec::new(),
-            on_file: Some(Arc::new(on_file)),
-        })
+        let mut writer = DocsWriter::new(0);
+        writer.push_all(self.held);
+        writer.onto_file(room, failure)?;
+        writer.finish()
+    }
+
+    /// The id of document `i`, borrowed from wherever the ids are kept.
+    pub(crate) fn id_ref(&self, i: usize) -> &str {
+        match &self.on_file {
+            None => &self.held[i].id,
+            Some(f) => f.id(i),
+        }
+    }
+
+    /// Gives each document of `renames` (in order of position) its new id.
+    pub(crate) fn rename(&mut self, renames: &[(usize, String)]) {
+        match &mut self.on_file {
+            None => {
+                for (i, id) in renames {
+                    self.held[*i].id = id.clone();
+                }
+            }
+            Some(f) => Arc::get_mut(f)
+                .expect("ids are made unique before the documents are shared")
+                .rename(renames),
+        }
     }
 
     /// Whether they are on a temporary file.
@@ -184,6 +205,108 @@ impl Docs {
     }
 }
 
+/// Documents as a build adds them: held, or once it is past its budget
+/// ([`DocsWriter::onto_file`]) appended to a temporary file.
+pub(crate) struct DocsWriter {
+    held: Vec<Doc>,
+    on_file: Option<OnFile>,
+    /// Heap bytes of the held documents' ids, titles and paths.
+    text_bytes: u64,
+    /// Whether any is a record of a file of many (only those may share an id).
+    records: bool,
+}
+
+impl DocsWriter {
+    /// None yet, with room for `n` held.
+    pub(crate) fn new(n: usize) -> DocsWriter {
+        DocsWriter {
+            held: Vec::with_capacity(n),
+            on_file: None,
+            text_bytes: 0,
+            records: false,
+        }
+    }
+
+    /// Adds `doc` after the others.
+    pub(crate) fn push(&mut self, doc: Doc) -> Result<()> {
+        self.records |= matches!(doc.source, crate::source::Source::Part(_));
+        match &mut self.on_file {
+            Some(f) => f.push(doc),
+            None => {
+                self.text_bytes += doc.text_bytes();
+                self.held.push(doc);
+                Ok(())
+            }
+        }
+    }
+
+    fn push_all(&mut self, docs: Vec<Doc>) {
+        self.records = docs
+            .iter()
+            .any(|d| matches!(d.source, crate::source::Source::Part(_)));
+        self.text_bytes = docs.iter().map(Doc::text_bytes).sum();
+        self.held = docs;
+    }
+
+    /// Whether they go to a temporary file.
+    pub(crate) fn on_file(&self) -> bool {
+        self.on_file.is_some()
+    }
+
+    /// Bytes they hold in memory: the records and texts held, or on a file the rows and
+    /// ids.
+    pub(crate) fn held_bytes(&self) -> u64 {
+        match &self.on_file {
+            None => self.held.len() as u64 * std::mem::size_of::<Doc>() as u64 + self.text_bytes,
+            Some(f) => f.row_bytes() + f.id_bytes(),
+        }
+    }
+
+    /// From now on, the documents go to a temporary file of `room`, those held first; a
+    /// read of it that fails later goes to `failure`.
+    pub(crate) fn onto_file(
+        &mut self,
+        room: Room<'_>,
+        failure: Arc<Mutex<Option<Error>>>,
+    ) -> Result<()> {
+        if self.on_file.is_some() {
+            return Ok(());
+        }
+        let mut f = OnFile::create(room, failure)?;
+        let id_bytes = self.held.iter().map(|d| d.id.len()).sum::<usize>();
+        f.reserve(
+            self.held.capacity(),
+            id_bytes + self.held.capacity().saturating_sub(self.held.len()) * 24,
+        );
+        for doc in std::mem::take(&mut self.held) {
+            f.push(doc)?;
+        }
+        self.text_bytes = 0;
+        self.on_file = Some(f);
+        Ok(())
+    }
+
+    /// The documents, and whether any is a record of a file of many.
+    pub(crate) fn finish(self) -> Result<Docs> {
+        let on_file = match self.on_file {
+            None => return Ok(Docs::from_vec(self.held)),
+            Some(mut f) => {
+                f.finish()?;
+                Some(Arc::new(f))
+            }
+        };
+        Ok(Docs {
+            held: Vec::new(),
+            on_file,
+        })
+    }
+
+    /// Whether any is a record of a file of many.
+    pub(crate) fn records(&self) -> bool {
+        self.records
+    }
+}
+
 /// The documents of a [`Docs`] in order ([`Docs::iter`]).
 pub struct Iter<'a>(Inner<'a>);
 
@@ -266,10 +389,20 @@ mod tests {
             })
             .collect();
         std::fs::write(dir.join("c.jsonl"), lines.join("\n")).unwrap();
-        let corpus = Corpus::walk(&[dir.to_path_buf()], &WalkOptions::default()).unwrap();
+        // Ids another file's records have too: renamed ID@FILE:LINE.
+        let clash = r#"{"id":"r1","text":"another text"}"#;
+        std::fs::write(dir.join("d.jsonl"), format!("{clash}\n{clash}\n")).unwrap();
+        let corpus = Corpus::walk(&[dir.to_path_buf()], &walk_options()).unwrap();
         Index::builder(&Params::default())
             .build(corpus, &Silent)
             .unwrap()
+    }
+
+    /// Records named by their `id` field.
+    fn walk_options() -> WalkOptions {
+        let mut opts = WalkOptions::default();
+        opts.input.id_field = Some("id".into());
+        opts
     }
 
     fn shown(d: &Doc) -> String {
@@ -281,7 +414,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let index = folder_index(dir.path());
         let held = index.docs().clone();
-        assert!(!held.on_file() && held.len() == 14);
+        assert!(!held.on_file() && held.len() == 16);
         assert!(
             held.iter().any(|d| !d.meta().is_empty()),
             "records with metadata"
@@ -311,7 +444,8 @@ mod tests {
         assert_eq!(read, want, "in order");
         assert_eq!(on_file.iter().len(), held.len());
         assert_eq!(shown(&on_file.as_held()[13]), want[13]);
-        assert_eq!(on_file.clone().into_vec().len(), 14);
+        assert!(held.iter().any(|d| d.id.starts_with("r1@")), "renamed");
+        assert_eq!(on_file.clone().into_vec().len(), 16);
         assert!(
             on_file.heap_bytes() + on_file.text_bytes() < held.heap_bytes() + held.text_bytes()
         );
@@ -338,7 +472,7 @@ mod tests {
     fn an_index_past_its_budget_keeps_its_documents_on_a_file() {
         let dir = tempfile::tempdir().unwrap();
         folder_index(dir.path());
-        let corpus = || Corpus::walk(&[dir.path().to_path_buf()], &WalkOptions::default()).unwrap();
+        let corpus = || Corpus::walk(&[dir.path().to_path_buf()], &walk_options()).unwrap();
         let build = |budget: &Budget| {
             Index::builder(&Params::default())
                 .budget(budget)
@@ -353,5 +487,7 @@ mod tests {
         assert_eq!(pairs(&bounded), pairs(&memory));
         assert_eq!(bounded.id_order(), memory.id_order());
         assert!(bounded.held() < memory.held());
+        assert_eq!(bounded.stats().renamed, 3, "r1 of c.jsonl and both of d.jsonl");
+        assert_eq!(memory.stats().renamed, 3);
     }
 }

@@ -2,7 +2,7 @@
 //! in sorted order (the order pairs come in, [`Index::id_order`]), and how many records
 //! had no id of their own ([`Index::unnamed_records`]).
 
-use super::{Doc, Index};
+use super::{Doc, Docs, Index};
 use crate::hash::{sort_by_hash, token_hash};
 use crate::source::Source;
 use rayon::prelude::*;
@@ -56,20 +56,18 @@ pub fn unique_name(doc: &Doc) -> Option<String> {
 /// Makes the ids of documents unique where records named themselves: each document of a
 /// file of many whose id another document has too is renamed `ID@FILE:LINE` (plain
 /// files keep their paths, which are unique). Returns how many were renamed.
-pub(crate) fn unique_ids(docs: &mut [Doc]) -> usize {
-    if !docs.iter().any(|d| matches!(d.source, Source::Part(_))) {
+/// `records` says whether any document is a record (else none can clash).
+pub(crate) fn unique_ids(docs: &mut Docs, records: bool) -> usize {
+    if !records {
         return 0;
     }
-    let clashing: Vec<usize> = shared_ids(docs.len(), |d| docs[d].id.as_str())
+    // Only the clashing documents are read whole (on a temporary file, one read each).
+    let renames: Vec<(usize, String)> = shared_ids(docs.len(), |d| docs.id_ref(d))
         .into_iter()
-        .filter(|&d| matches!(docs[d].source, Source::Part(_)))
+        .filter_map(|d| unique_name(&docs.at(d)).map(|id| (d, id)))
         .collect();
-    for &i in &clashing {
-        if let Some(id) = unique_name(&docs[i]) {
-            docs[i].id = id;
-        }
-    }
-    clashing.len()
+    docs.rename(&renames);
+    renames.len()
 }
 
 /// Of `n` ids (`id(d)` for `d` in `0..n`), those another has too, in order. The ids are

@@ -520,14 +520,16 @@ fn merged_index(
 /// The index of `docs` (ids that clash renamed as a fresh run renames them,
 /// `ID@FILE:LINE`, and counted) over their groups' sets, signatures and content hashes.
 pub(super) fn index_of(
-    mut docs: Vec<Doc>,
+    docs: Vec<Doc>,
     skipped: Vec<Skipped>,
     (shingles, signatures, contents): (ShingleSets, Signatures, Vec<u64>),
     params: &Params,
 ) -> Index {
-    let renamed = crate::index::ids::unique_ids(&mut docs);
+    let records = docs.iter().any(|d| matches!(d.source, Source::Part(_)));
+    let mut held = crate::index::Docs::from_vec(docs);
+    let renamed = crate::index::ids::unique_ids(&mut held, records);
     let parts = Parts {
-        docs,
+        docs: held.into_vec(),
         skipped,
         shingles,
         signatures,

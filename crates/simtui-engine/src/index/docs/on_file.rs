@@ -34,6 +34,10 @@ pub(crate) struct OnFile {
     /// The files of many documents the records come from (a record names its file by
     /// its place here): shared by their records as in memory.
     containers: Vec<Arc<Container>>,
+    /// While documents are appended: each container's place, by its address.
+    places: HashMap<usize, u32>,
+    /// While documents are appended: the record being written.
+    record: Vec<u8>,
     /// Where a failed read of the file is kept for [`Index::check`](crate::index::Index::check)
     /// (the index's own): a document that cannot be read back is handed out without its
     /// source and labels meanwhile.
@@ -41,52 +45,81 @@ pub(crate) struct OnFile {
 }
 
 impl OnFile {
-    /// `docs` moved to a temporary file of `room` (its memory apart), their ids and rows
-    /// kept; a read that fails later goes to `failure`.
-    pub(crate) fn write(
-        docs: Vec<Doc>,
-        room: Room<'_>,
-        failure: Arc<Mutex<Option<Error>>>,
-    ) -> Result<OnFile> {
-        let mut file = SpillFile::create(room.dir, "documents", room.spilled)?;
-        let mut rows = Vec::with_capacity(docs.len());
-        let mut ids = String::with_capacity(docs.iter().map(|d| d.id.len()).sum());
-        let mut id_ends = Vec::with_capacity(docs.len());
-        let mut starts = Vec::with_capacity(docs.len() + 1);
-        let mut containers: Vec<Arc<Container>> = Vec::new();
-        let mut places: HashMap<*const Container, u32> = HashMap::new();
-        let (mut record, mut at) = (Vec::new(), 0u64);
-        for doc in docs {
-            record.clear();
-            put_source(&doc.source, &mut record, |c| {
-                *places.entry(Arc::as_ptr(c)).or_insert_with(|| {
-                    containers.push(c.clone());
-                    containers.len() as u32 - 1
-                })
-            });
-            put_labels(doc.labels.as_deref(), &mut record);
-            file.append(&record)?;
-            starts.push(at);
-            at += record.len() as u64;
-            ids.push_str(&doc.id);
-            id_ends.push(ids.len() as u64);
-            rows.push(Row {
-                bytes: doc.bytes,
-                tokens: doc.tokens,
-                group: doc.group,
-            });
-        }
-        starts.push(at);
-        file.flush()?;
+    /// No documents yet, on a new temporary file of `room` (its memory apart); a read that
+    /// fails later goes to `failure`.
+    pub(crate) fn create(room: Room<'_>, failure: Arc<Mutex<Option<Error>>>) -> Result<OnFile> {
         Ok(OnFile {
-            rows,
-            ids,
-            id_ends,
-            starts,
-            file,
-            containers,
+            rows: Vec::new(),
+            ids: String::new(),
+            id_ends: Vec::new(),
+            starts: vec![0],
+            file: SpillFile::create(room.dir, "documents", room.spilled)?,
+            containers: Vec::new(),
+            places: HashMap::new(),
+            record: Vec::new(),
             failure,
         })
+    }
+
+    /// Room for `more` documents of about `id_bytes` bytes of ids in all.
+    pub(crate) fn reserve(&mut self, more: usize, id_bytes: usize) {
+        self.rows.reserve_exact(more);
+        self.id_ends.reserve_exact(more);
+        self.starts.reserve_exact(more);
+        self.ids.reserve_exact(id_bytes);
+    }
+
+    /// Appends `doc`: its record to the file, its id and row in memory. It can be read
+    /// back once [`OnFile::finish`] has written what is pending.
+    pub(crate) fn push(&mut self, doc: Doc) -> Result<()> {
+        let mut record = std::mem::take(&mut self.record);
+        record.clear();
+        let (places, containers) = (&mut self.places, &mut self.containers);
+        put_source(&doc.source, &mut record, |c| {
+            *places.entry(Arc::as_ptr(c) as usize).or_insert_with(|| {
+                containers.push(c.clone());
+                containers.len() as u32 - 1
+            })
+        });
+        put_labels(doc.labels.as_deref(), &mut record);
+        self.file.append(&record)?;
+        let end = self.starts.last().copied().unwrap_or(0) + record.len() as u64;
+        self.starts.push(end);
+        self.record = record;
+        self.ids.push_str(&doc.id);
+        self.id_ends.push(self.ids.len() as u64);
+        self.rows.push(Row {
+            bytes: doc.bytes,
+            tokens: doc.tokens,
+            group: doc.group,
+        });
+        Ok(())
+    }
+
+    /// Writes out what is pending: every document can be read back.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        self.record = Vec::new();
+        self.places = HashMap::new();
+        self.file.flush()
+    }
+
+    /// Gives document `i` of `renames` its new id (the ids are laid out again once).
+    pub(crate) fn rename(&mut self, renames: &[(usize, String)]) {
+        if renames.is_empty() {
+            return;
+        }
+        let extra: usize = renames.iter().map(|(_, id)| id.len()).sum();
+        let mut ids = String::with_capacity(self.ids.len() + extra);
+        let mut id_ends = Vec::with_capacity(self.id_ends.len());
+        let mut next = renames.iter().peekable();
+        for i in 0..self.len() {
+            match next.next_if(|(d, _)| *d == i) {
+                Some((_, id)) => ids.push_str(id),
+                None => ids.push_str(self.id(i)),
+            }
+            id_ends.push(ids.len() as u64);
+        }
+        (self.ids, self.id_ends) = (ids, id_ends);
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -173,7 +206,8 @@ impl OnFile {
     /// records start.
     pub(crate) fn row_bytes(&self) -> u64 {
         (self.rows.capacity() * std::mem::size_of::<Row>()
-            + (self.id_ends.capacity() + self.starts.capacity()) * 8) as u64
+            + (self.id_ends.capacity() + self.starts.capacity()) * 8
+            + self.record.capacity()) as u64
     }
 }
 
