@@ -18,7 +18,6 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
 /// A document removed: the one kept in its place, their exact Jaccard similarity, and
 /// its cluster (from 1, in the clusters' order).
@@ -292,18 +291,21 @@ fn copy_all(
     (tmp, single): (&Path, bool),
     progress: &dyn Progress,
 ) -> Result<Written> {
-    // The plain files that are documents (the others are copied unread).
-    let mut documents: HashSet<Arc<Path>> = HashSet::new();
+    // The plain files that are documents (the others are copied unread), by a 128-bit
+    // hash of their paths, sorted: 16 bytes a file, where a set of the paths took 100
+    // and more (a path read back from the documents' file is an allocation of its own).
+    let mut documents: Vec<u128> = Vec::new();
     let mut containers: HashSet<PathBuf> = HashSet::new();
     for d in index.docs().iter() {
         match &d.source {
-            Source::File(p) => _ = documents.insert(p.clone()),
+            Source::File(p) => documents.push(path_hash(p)),
             Source::Part(p) if !containers.contains(&p.file.path) => {
                 containers.insert(p.file.path.clone());
             }
             _ => {}
         }
     }
+    documents.sort_unstable();
     let mut written = Written::default();
     if !single {
         fs::create_dir_all(tmp).map_err(|e| io_error(tmp, e))?;
@@ -369,7 +371,7 @@ fn copy_all(
             (None, None) => {
                 fs::copy(&f.path, &target).map_err(|e| io_error(&f.path, e))?;
                 let path = f.path.as_path();
-                if documents.contains(path) {
+                if documents.binary_search(&path_hash(path)).is_ok() {
                     written.documents += 1;
                 } else if containers.contains(path) {
                     written.record_files += 1;
@@ -399,6 +401,11 @@ fn copy_all(
         written.dangling += reaches.is_some_and(|id| cuts.whole.contains(&id)) as u64;
     }
     Ok(written)
+}
+
+/// A path's 128-bit hash: two paths that differ share one with a chance of about 2^-128.
+fn path_hash(p: &Path) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(&crate::storage::file::path_bytes(p))
 }
 
 #[cfg(unix)]

@@ -487,7 +487,11 @@ mod tests {
         assert_eq!(pairs(&bounded), pairs(&memory));
         assert_eq!(bounded.id_order(), memory.id_order());
         assert!(bounded.held() < memory.held());
-        assert_eq!(bounded.stats().renamed, 3, "r1 of c.jsonl and both of d.jsonl");
+        assert_eq!(
+            bounded.stats().renamed,
+            3,
+            "r1 of c.jsonl and both of d.jsonl"
+        );
         assert_eq!(memory.stats().renamed, 3);
     }
 }
