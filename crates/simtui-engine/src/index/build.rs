@@ -382,6 +382,7 @@ impl<'a> Building<'a> {
         // The documents first: nothing in the build or a search reads their records.
         if self.docs_may_spill && !self.docs.on_file() && self.over_budget(sets, total, groups) {
             self.docs.onto_file(budget.room(0), self.failure.clone())?;
+            self.sets.sources_onto_file(&budget.room(0))?;
         }
         if self.over_budget(sets, total, groups) {
             match &mut self.rows {

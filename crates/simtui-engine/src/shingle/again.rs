@@ -18,9 +18,10 @@
 use crate::error::{Error, Result};
 use crate::shingle::{content_hash, shingle_set};
 use crate::source::container::Kind;
+use crate::source::stored::SourceFile;
 use crate::source::{Entry, Part, Source, read_file};
-use crate::storage::Remake;
 use crate::storage::file::read_exact_at;
+use crate::storage::{Remake, Room};
 use crate::text::{TextOptions, Tokenizer};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -38,12 +39,20 @@ pub(crate) struct Reshingle {
     /// Tells its sets apart from other indexes' in [`RECENT`] (a copy has the same sets).
     id: u64,
     /// The source of each content's first document, content `g` at `g`.
-    sources: Vec<Source>,
+    sources: Sources,
     /// The content hash each content had when it was read.
     contents: Vec<u64>,
     text: TextOptions,
     k: usize,
     max_bytes: u64,
+}
+
+/// Where the sources are: in memory, or past the memory limit on a temporary file
+/// (shared by copies of the index, read back one at a time).
+#[derive(Clone, Debug)]
+enum Sources {
+    Held(Vec<Source>),
+    OnFile(Arc<SourceFile>),
 }
 
 /// Numbers of [`Reshingle::id`].
@@ -72,7 +81,7 @@ impl Reshingle {
     pub(crate) fn new(text: &TextOptions, k: usize, max_bytes: u64) -> Reshingle {
         Reshingle {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            sources: Vec::new(),
+            sources: Sources::Held(Vec::new()),
             contents: Vec::new(),
             text: text.clone(),
             k,
@@ -93,14 +102,57 @@ impl Reshingle {
 
     /// Adds the next content: where its first document is (a file's path is shared with
     /// that document, not copied), and its content hash.
-    pub(crate) fn push(&mut self, source: Source, content: u64) {
-        self.sources.push(source);
+    pub(crate) fn push(&mut self, source: Source, content: u64) -> Result<()> {
+        match &mut self.sources {
+            Sources::Held(v) => v.push(source),
+            Sources::OnFile(f) => Arc::get_mut(f)
+                .expect("sources are added before they are shared")
+                .push(&source)?,
+        }
         self.contents.push(content);
+        Ok(())
+    }
+
+    /// From now on, the sources go to a temporary file of `room`, those held first (a
+    /// source and its path are 100 bytes and more a content; a search reads one back per
+    /// set it makes again, beside the text it reads anyway).
+    pub(crate) fn sources_onto_file(&mut self, room: &Room<'_>) -> Result<()> {
+        let Sources::Held(held) = &mut self.sources else {
+            return Ok(());
+        };
+        let mut file = SourceFile::create(room)?;
+        for source in std::mem::take(held) {
+            file.push(&source)?;
+        }
+        self.sources = Sources::OnFile(Arc::new(file));
+        Ok(())
+    }
+
+    /// Writes out the sources pending, when they go to a file: every one can be read.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        match &mut self.sources {
+            Sources::Held(_) => Ok(()),
+            Sources::OnFile(f) => Arc::get_mut(f)
+                .expect("sources are finished before they are shared")
+                .finish(),
+        }
+    }
+
+    /// The source of content `g`.
+    fn source(&self, g: usize) -> Result<Cow<'_, Source>> {
+        match &self.sources {
+            Sources::Held(v) => Ok(Cow::Borrowed(&v[g])),
+            Sources::OnFile(f) => f.get(g).map(Cow::Owned),
+        }
     }
 
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.sources.capacity() * std::mem::size_of::<Source>() + self.contents.capacity() * 8
+        let sources = match &self.sources {
+            Sources::Held(v) => v.capacity() * std::mem::size_of::<Source>(),
+            Sources::OnFile(f) => f.heap_bytes(),
+        };
+        sources + self.contents.capacity() * 8
     }
 
     /// The set of content `g`, made again (or one of this thread's latest, see
@@ -145,8 +197,8 @@ impl Reshingle {
                 worker.set(g as usize, &mut set)?;
                 let at = starts[i] - starts[0]..starts[i + 1] - starts[0];
                 if set.len() != at.len() {
-                    let source = &self.sources[g as usize];
-                    return Err(changed(source, "its text changed since it was read"));
+                    let source = self.source(g as usize)?;
+                    return Err(changed(&source, "its text changed since it was read"));
                 }
                 out[at].copy_from_slice(&set);
             }
@@ -208,12 +260,13 @@ impl<'a> Worker<'a> {
 
     /// Content `g`'s set into `out`; an error when its text can't be read or changed.
     fn set(&mut self, g: usize, out: &mut Vec<u64>) -> Result<()> {
-        let source = &self.again.sources[g];
-        let text = self.text(source)?;
+        let source = self.again.source(g)?;
+        let text = self.text(&source)?;
         self.tokens.clear();
         self.tok.token_hashes(&text, &mut self.tokens);
+        drop(text);
         if content_hash(&self.tokens) != self.again.contents[g] {
-            return Err(changed(source, "its text changed since it was read"));
+            return Err(changed(&source, "its text changed since it was read"));
         }
         shingle_set(&self.tokens, self.again.k, out);
         Ok(())
@@ -311,6 +364,40 @@ mod tests {
             .budget(&Budget::unlimited())
             .build(corpus, &Silent)
             .unwrap()
+    }
+
+    #[test]
+    fn past_the_budget_the_sources_wait_on_a_file_and_make_the_same_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        corpus_dir(dir.path(), false);
+        let budget = Budget::new(0, None);
+        let corpus = Corpus::walk(&[dir.path().to_path_buf()], &WalkOptions::default()).unwrap();
+        let bounded = (Index::builder(&Params::default()).keep(Keep::ToSearch))
+            .budget(&budget)
+            .build(corpus, &Silent)
+            .unwrap();
+        let kinds = budget.spilled.by_kind();
+        assert!(
+            kinds
+                .iter()
+                .any(|(w, _)| *w == "sources of the sets made again"),
+            "{kinds:?}"
+        );
+        let kept = build(dir.path(), Keep::Everything);
+        assert_eq!(bounded.shingles().kept(), Kept::Remade);
+        for g in 0..kept.shingles().len() {
+            assert_eq!(
+                *bounded.shingles().get(g).unwrap(),
+                *kept.shingles().get(g).unwrap()
+            );
+        }
+        let pairs = |i: &Index| i.find(16, 8, 0.3, &Silent).unwrap().pairs;
+        assert_eq!(pairs(&bounded), pairs(&kept));
+        budget.spilled.break_files();
+        assert!(
+            bounded.find(16, 8, 0.3, &Silent).is_err(),
+            "a failing file is an error"
+        );
     }
 
     /// The test corpus indexed twice: keeping everything, and keeping `keep` (its sets

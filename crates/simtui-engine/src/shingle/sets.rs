@@ -160,7 +160,7 @@ impl SetsWriter {
     ) -> Result<()> {
         match &mut self.again {
             Some(again) => {
-                again.push(source.clone(), content);
+                again.push(source.clone(), content)?;
                 self.rows.push_len(len);
                 Ok(())
             }
@@ -188,6 +188,15 @@ impl SetsWriter {
         }
     }
 
+    /// For sets made again: from now on, where their texts are goes to a temporary file
+    /// of `room` (nothing for sets kept, which [`SetsWriter::spill`] moves).
+    pub(crate) fn sources_onto_file(&mut self, room: &Room) -> Result<()> {
+        match &mut self.again {
+            Some(again) => again.sources_onto_file(room),
+            None => Ok(()),
+        }
+    }
+
     /// Room for `total` shingles in all, while in memory.
     pub(crate) fn reserve_total(&mut self, total: usize) {
         if self.again.is_none() {
@@ -208,7 +217,10 @@ impl SetsWriter {
     /// The sets, every one readable.
     pub(crate) fn finish(self) -> Result<ShingleSets> {
         let rows = match self.again {
-            Some(again) => self.rows.finish_remade(Arc::new(again)),
+            Some(mut again) => {
+                again.finish()?;
+                self.rows.finish_remade(Arc::new(again))
+            }
             None => self.rows.finish()?,
         };
         Ok(ShingleSets { rows })

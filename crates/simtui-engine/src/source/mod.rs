@@ -25,6 +25,7 @@ pub mod read;
 pub mod record;
 pub mod sgml;
 pub mod skip;
+pub(crate) mod stored;
 pub mod stream;
 pub mod walk;
 

@@ -7,11 +7,10 @@
 use crate::error::{Error, Result};
 use crate::index::Doc;
 use crate::index::doc::DocLabels;
-use crate::source::{Container, Part, Source};
+use crate::source::Source;
+use crate::source::stored::{Containers, Reader, put_bytes, put_source};
 use crate::storage::Room;
 use crate::storage::file::SpillFile;
-use crate::storage::file::{path_bytes, path_from};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// What each document is asked for often, in memory.
@@ -33,9 +32,7 @@ pub(crate) struct OnFile {
     file: SpillFile,
     /// The files of many documents the records come from (a record names its file by
     /// its place here): shared by their records as in memory.
-    containers: Vec<Arc<Container>>,
-    /// While documents are appended: each container's place, by its address.
-    places: HashMap<usize, u32>,
+    containers: Containers,
     /// While documents are appended: the record being written.
     record: Vec<u8>,
     /// Where a failed read of the file is kept for [`Index::check`](crate::index::Index::check)
@@ -54,8 +51,7 @@ impl OnFile {
             id_ends: Vec::new(),
             starts: vec![0],
             file: SpillFile::create(room.dir, "documents", room.spilled)?,
-            containers: Vec::new(),
-            places: HashMap::new(),
+            containers: Containers::default(),
             record: Vec::new(),
             failure,
         })
@@ -74,13 +70,7 @@ impl OnFile {
     pub(crate) fn push(&mut self, doc: Doc) -> Result<()> {
         let mut record = std::mem::take(&mut self.record);
         record.clear();
-        let (places, containers) = (&mut self.places, &mut self.containers);
-        put_source(&doc.source, &mut record, |c| {
-            *places.entry(Arc::as_ptr(c) as usize).or_insert_with(|| {
-                containers.push(c.clone());
-                containers.len() as u32 - 1
-            })
-        });
+        put_source(&doc.source, &mut record, &mut self.containers);
         put_labels(doc.labels.as_deref(), &mut record);
         self.file.append(&record)?;
         let end = self.starts.last().copied().unwrap_or(0) + record.len() as u64;
@@ -99,7 +89,7 @@ impl OnFile {
     /// Writes out what is pending: every document can be read back.
     pub(crate) fn finish(&mut self) -> Result<()> {
         self.record = Vec::new();
-        self.places = HashMap::new();
+        self.containers.done();
         self.file.flush()
     }
 
@@ -211,35 +201,6 @@ impl OnFile {
     }
 }
 
-fn put_bytes(b: &[u8], out: &mut Vec<u8>) {
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b);
-}
-
-fn put_source(source: &Source, out: &mut Vec<u8>, mut place: impl FnMut(&Arc<Container>) -> u32) {
-    match source {
-        Source::File(p) => {
-            out.push(0);
-            put_bytes(&path_bytes(p), out);
-        }
-        Source::Memory(text) => {
-            out.push(1);
-            put_bytes(text.as_bytes(), out);
-        }
-        Source::Part(p) => {
-            out.push(2);
-            out.extend_from_slice(&place(&p.file).to_le_bytes());
-            for n in [p.offset, p.len, p.line] {
-                out.extend_from_slice(&n.to_le_bytes());
-            }
-        }
-        Source::Container(c) => {
-            out.push(3);
-            out.extend_from_slice(&place(c).to_le_bytes());
-        }
-    }
-}
-
 fn put_labels(labels: Option<&DocLabels>, out: &mut Vec<u8>) {
     let Some(l) = labels else {
         out.push(0);
@@ -253,58 +214,11 @@ fn put_labels(labels: Option<&DocLabels>, out: &mut Vec<u8>) {
     }
 }
 
-/// Reads what [`put_source`] and [`put_labels`] wrote, from the front of `b`.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = self.0.split_at_checked(n)?;
-        self.0 = rest;
-        Some(head)
-    }
-
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-
-    fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = self.u32()? as usize;
-        self.take(n)
-    }
-
-    fn string(&mut self) -> Option<String> {
-        String::from_utf8(self.bytes()?.to_vec()).ok()
-    }
-}
-
 type Decoded = (Source, Option<Box<DocLabels>>);
 
-fn decode(record: &[u8], containers: &[Arc<Container>]) -> Option<Decoded> {
+fn decode(record: &[u8], containers: &Containers) -> Option<Decoded> {
     let mut r = Reader(record);
-    let source = match r.u8()? {
-        0 => Source::File(path_from(r.bytes()?)?.into()),
-        1 => Source::Memory(r.string()?.into()),
-        2 => {
-            let file = containers.get(r.u32()? as usize)?.clone();
-            let (offset, len, line) = (r.u64()?, r.u64()?, r.u64()?);
-            Source::Part(Part {
-                file,
-                offset,
-                len,
-                line,
-            })
-        }
-        3 => Source::Container(containers.get(r.u32()? as usize)?.clone()),
-        _ => return None,
-    };
+    let source = r.source(containers)?;
     let labels = match r.u8()? {
         0 => None,
         _ => {
