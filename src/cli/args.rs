@@ -217,13 +217,24 @@ impl IndexArgs {
                     SgmlTextArg::Body => SgmlText::Body,
                 },
             },
+            memory: u64::MAX,
         }
     }
 
     /// The files under `roots`, as these flags say to walk them; a root that cannot be
     /// walked is a usage error.
     pub fn walk(&self, roots: &[PathBuf]) -> Result<Corpus, UsageError> {
-        Corpus::walk(roots, &self.walk_options()).map_err(|e| UsageError(e.to_string()))
+        self.walk_within(roots, u64::MAX)
+    }
+
+    /// [`IndexArgs::walk`] in a run limited to `memory` bytes (see
+    /// [`WalkOptions::memory`]).
+    pub fn walk_within(&self, roots: &[PathBuf], memory: u64) -> Result<Corpus, UsageError> {
+        let opts = WalkOptions {
+            memory,
+            ..self.walk_options()
+        };
+        Corpus::walk(roots, &opts).map_err(|e| UsageError(e.to_string()))
     }
 
     /// Checks what clap cannot check field by field: b·r hash functions at most

@@ -269,7 +269,7 @@ pub fn build(
     progress: &dyn Progress,
 ) -> anyhow::Result<(Engine, Duration)> {
     let t = Instant::now();
-    let corpus = index.walk(roots)?;
+    let corpus = index.walk_within(roots, budget.bytes)?;
     let walk = t.elapsed();
     let builder = IndexBuilder::new(params).keep(keep).budget(budget);
     Ok((Engine::build(builder, method, corpus, progress)?, walk))

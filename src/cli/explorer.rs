@@ -150,15 +150,19 @@ pub fn run(
         }),
         None => None,
     };
+    let budget = memory.budget();
     crate::tui::run(ExploreOptions {
         roots: roots.to_vec(),
-        walk: index.walk_options(),
+        walk: simtui_engine::source::WalkOptions {
+            memory: budget.bytes,
+            ..index.walk_options()
+        },
         params: index.params(),
         bands: index.bands as usize,
         rows: index.rows as usize,
         index_file: store.file(roots),
         review,
-        budget: memory.budget(),
+        budget,
         pairs_file,
         settings,
         paths,

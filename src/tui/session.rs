@@ -803,7 +803,7 @@ impl Session {
                     self.again = Some(a);
                 }
                 self.generation += 1;
-                let index = Arc::new(index);
+                let index = Arc::new(*index);
                 self.index = Some(index.clone());
                 self.spare.clear();
                 self.sketching = None;

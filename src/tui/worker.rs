@@ -222,7 +222,8 @@ impl Again {
 
 pub enum Output {
     Indexed {
-        index: Index,
+        /// Boxed: the other outputs are a fraction of an index's size.
+        index: Box<Index>,
         /// What to read again to re-index (a first load).
         again: Option<Again>,
         took: Duration,
@@ -446,7 +447,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 notice: id_field_notice(&opened.index, id_field.as_deref())?,
                 // Its sets and signatures are read from the file; its searches keep
                 // to the budget.
-                index: opened.index.with_budget(budget),
+                index: Box::new(opened.index.with_budget(budget)),
                 again: Some(again),
                 took: t.elapsed(),
             }
@@ -483,7 +484,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 .build(corpus, progress)?;
             Output::Indexed {
                 notice: id_field_notice(&index, walk.input.id_field.as_deref())?,
-                index,
+                index: Box::new(index),
                 again: Some(again),
                 took: t.elapsed(),
             }
@@ -500,7 +501,7 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                 .budget(&budget)
                 .build(corpus, progress)?;
             Output::Indexed {
-                index,
+                index: Box::new(index),
                 again: None,
                 took: t.elapsed(),
                 notice: None,

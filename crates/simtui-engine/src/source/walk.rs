@@ -15,6 +15,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Parts of a parallel walk joined between two hand-backs of freed memory, past the
+/// limit ([`WalkOptions::memory`]).
+const GIVE_BACK_EVERY: usize = 32;
+
 /// How to walk the paths given on the command line.
 #[derive(Clone, Debug)]
 pub struct WalkOptions {
@@ -30,6 +34,9 @@ pub struct WalkOptions {
     pub extensions: Option<Vec<String>>,
     /// Which files hold many documents (JSON Lines, SGML), and how to read them.
     pub input: InputOptions,
+    /// The run's memory limit (`--memory`; `u64::MAX`: none): past it, what the walk
+    /// frees as it joins its parts is handed back to the system as it goes.
+    pub memory: u64,
 }
 
 impl Default for WalkOptions {
@@ -40,6 +47,7 @@ impl Default for WalkOptions {
             max_bytes: 32 << 20,
             extensions: None,
             input: InputOptions::default(),
+            memory: u64::MAX,
         }
     }
 }
@@ -184,10 +192,16 @@ impl Walk {
         let found: usize = parts.iter().map(|p| p.corpus.entries.len()).sum();
         self.corpus.entries.reserve_exact(found);
         self.inodes.reserve_exact(found);
-        for part in parts {
+        for (n, part) in parts.into_iter().enumerate() {
             self.corpus.entries.extend(part.corpus.entries);
             self.corpus.skipped.extend(part.corpus.skipped);
             self.inodes.extend(part.inodes);
+            // Each part's list, freed, stays with the allocator (between the paths and
+            // ids allocated with it) while the whole list fills: 36 MB more at the end
+            // of a walk of 500,000 files, unless handed back on the way.
+            if n % GIVE_BACK_EVERY == GIVE_BACK_EVERY - 1 {
+                crate::storage::memory::give_back_past(opts.memory);
+            }
         }
     }
 
