@@ -139,6 +139,8 @@ pub fn run(args: &ClustersArgs, startup: &super::startup::Startup) -> anyhow::Re
             })?;
         }
     }
+    // A document that could not be read back from a temporary file fails the run.
+    index.check()?;
     if args.fail_empty && found.is_empty() {
         return Err(crate::output::error::NoResult(format!(
             "no cluster with J >= {}",

@@ -249,6 +249,9 @@ pub fn run(args: &DedupArgs, startup: &super::startup::Startup) -> anyhow::Resul
     if journal.is_none() {
         write_removal_list(&removal_list, &list, &removals, force)?;
     }
+    // A document that could not be read back from a temporary file fails the run before
+    // the output takes its place.
+    index.check()?;
     target.finish()?;
     progress.finish();
     crate::output::diag::note(

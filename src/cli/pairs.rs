@@ -151,6 +151,9 @@ pub fn run(args: &PairsArgs, startup: &super::startup::Startup) -> anyhow::Resul
             crate::output::parquet::write_pairs(out, index, &mut next, args.max_pairs, second)
         }
     })?;
+    // A document or similarity that could not be read back from a temporary file (it
+    // was written as unknown meanwhile) fails the run rather than passing unnoticed.
+    index.check()?;
     let spilled = stream.spilled_bytes();
     if spilled > 0 {
         crate::output::diag::note(

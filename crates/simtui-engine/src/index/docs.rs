@@ -111,10 +111,7 @@ impl Docs {
 
     /// The id of document `i` ([`Doc::id`]). Panics when there are not that many.
     pub fn id(&self, i: usize) -> Cow<'_, str> {
-        match &self.on_file {
-            None => Cow::Borrowed(&self.held[i].id),
-            Some(f) => Cow::Borrowed(f.id(i)),
-        }
+        Cow::Borrowed(self.id_ref(i))
     }
 
     /// The group of document `i` ([`Doc::group`]).

@@ -1,6 +1,6 @@
 //! Documents kept on a temporary file past the memory limit ([`OnFile`]): what every
 //! search and output asks of each document often (its id, group, tokens and bytes) in
-//! compact rows in memory, about 50 bytes a document against the 200 or more its record,
+//! compact rows in memory, about 60 bytes a document against the 200 or more its record,
 //! id, path and title took; where its text is read from and its labels on the file, read
 //! back one record at a time when asked for.
 
