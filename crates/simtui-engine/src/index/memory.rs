@@ -75,7 +75,7 @@ impl Index {
 
     /// Moves the documents to a temporary file when the index holds more than its share
     /// of a limited budget: a search needs only their ids, groups and sizes, which stay in
-    /// memory (about 50 bytes a document against the 200 and more of a record with its
+    /// memory (about 60 bytes a document against the 200 and more of a record with its
     /// id, path and title); a document asked for whole is read back.
     pub(crate) fn docs_to_file_past_budget(&mut self) -> crate::error::Result<()> {
         let budget = &self.budget;

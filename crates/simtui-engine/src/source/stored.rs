@@ -121,43 +121,46 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Sources on a temporary file, read back one at a time by their number.
-pub(crate) struct SourceFile {
+/// Records appended to a temporary file and read back by their number: what the files of
+/// sources ([`SourceFile`]) and of documents (the index's) are made of.
+pub(crate) struct RecordFile {
     file: SpillFile,
-    /// Where each source starts on the file, and where the last one ends.
+    /// Where each record starts on the file, and where the last one ends.
     starts: Vec<u64>,
+    /// The containers the records' sources name.
     containers: Containers,
+    /// The record being written.
     record: Vec<u8>,
 }
 
-impl std::fmt::Debug for SourceFile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SourceFile({} sources)", self.len())
-    }
-}
-
-impl SourceFile {
-    /// No sources yet, on a new temporary file of `room`.
-    pub(crate) fn create(room: &Room<'_>) -> Result<SourceFile> {
-        Ok(SourceFile {
-            file: SpillFile::create(room.dir, "sources of the sets made again", room.spilled)?,
+impl RecordFile {
+    /// No records yet, on a new temporary file of `room` counted under `what`.
+    pub(crate) fn create(room: &Room<'_>, what: &'static str) -> Result<RecordFile> {
+        Ok(RecordFile {
+            file: SpillFile::create(room.dir, what, room.spilled)?,
             starts: vec![0],
             containers: Containers::default(),
             record: Vec::new(),
         })
     }
 
-    /// Appends `source`.
-    pub(crate) fn push(&mut self, source: &Source) -> Result<()> {
+    /// Room for `more` records' places.
+    pub(crate) fn reserve(&mut self, more: usize) {
+        self.starts.reserve_exact(more);
+    }
+
+    /// Appends the record `write` puts together (its sources' containers numbered in
+    /// [`RecordFile::containers`]).
+    pub(crate) fn push(&mut self, write: impl FnOnce(&mut Vec<u8>, &mut Containers)) -> Result<()> {
         self.record.clear();
-        put_source(source, &mut self.record, &mut self.containers);
+        write(&mut self.record, &mut self.containers);
         self.file.append(&self.record)?;
         let end = self.starts.last().copied().unwrap_or(0) + self.record.len() as u64;
         self.starts.push(end);
         Ok(())
     }
 
-    /// Writes out what is pending: every source can be read back.
+    /// Writes out what is pending: every record can be read back.
     pub(crate) fn finish(&mut self) -> Result<()> {
         self.record = Vec::new();
         self.containers.done();
@@ -169,24 +172,93 @@ impl SourceFile {
         self.starts.len() - 1
     }
 
-    /// Source `i`, read back.
-    pub(crate) fn get(&self, i: usize) -> Result<Source> {
-        let (from, to) = (self.starts[i], self.starts[i + 1]);
+    /// Where record `i` starts on the file and ends.
+    pub(crate) fn span(&self, i: usize) -> (u64, u64) {
+        (self.starts[i], self.starts[i + 1])
+    }
+
+    /// The bytes of records `range`, and where the first starts on the file.
+    pub(crate) fn read(&self, range: std::ops::Range<usize>) -> Result<(u64, Vec<u8>)> {
+        let (from, to) = (self.starts[range.start], self.starts[range.end]);
         let mut buf = vec![0u8; (to - from) as usize];
         self.file.read_at(from, &mut buf)?;
-        let mut r = Reader(&buf);
-        match r.source(&self.containers) {
-            Some(s) if r.0.is_empty() => Ok(s),
-            _ => Err(Error::TempFile {
-                dir: std::env::temp_dir(),
-                source: std::io::Error::other("a source read back is corrupt"),
-            }),
-        }
+        Ok((from, buf))
+    }
+
+    /// Where a read of records from `first` on stops: after `bytes` bytes, or at the end
+    /// (at least one record).
+    pub(crate) fn read_end(&self, first: usize, bytes: u64) -> usize {
+        let limit = self.starts[first] + bytes;
+        let end = self
+            .starts
+            .partition_point(|&s| s <= limit)
+            .saturating_sub(1);
+        end.clamp(first + 1, self.len())
+    }
+
+    /// The containers its records' sources name.
+    pub(crate) fn containers(&self) -> &Containers {
+        &self.containers
     }
 
     /// Bytes held in memory.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.starts.capacity() * 8 + self.record.capacity()
+    }
+}
+
+/// The error for a record read back that does not decode.
+pub(crate) fn corrupt(what: &str) -> Error {
+    Error::TempFile {
+        dir: std::env::temp_dir(),
+        source: std::io::Error::other(format!("{what} read back is corrupt")),
+    }
+}
+
+/// Sources on a temporary file, read back one at a time by their number.
+pub(crate) struct SourceFile(RecordFile);
+
+impl std::fmt::Debug for SourceFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SourceFile({} sources)", self.len())
+    }
+}
+
+impl SourceFile {
+    /// No sources yet, on a new temporary file of `room`.
+    pub(crate) fn create(room: &Room<'_>) -> Result<SourceFile> {
+        RecordFile::create(room, "sources of the sets made again").map(SourceFile)
+    }
+
+    /// Appends `source`.
+    pub(crate) fn push(&mut self, source: &Source) -> Result<()> {
+        self.0
+            .push(|out, containers| put_source(source, out, containers))
+    }
+
+    /// Writes out what is pending: every source can be read back.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        self.0.finish()
+    }
+
+    /// How many there are.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Source `i`, read back.
+    pub(crate) fn get(&self, i: usize) -> Result<Source> {
+        let (_, buf) = self.0.read(i..i + 1)?;
+        let mut r = Reader(&buf);
+        match r.source(self.0.containers()) {
+            Some(s) if r.0.is_empty() => Ok(s),
+            _ => Err(corrupt("a source")),
+        }
+    }
+
+    /// Bytes held in memory.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.0.heap_bytes()
     }
 }
 

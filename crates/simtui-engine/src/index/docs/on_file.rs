@@ -8,9 +8,8 @@ use crate::error::{Error, Result};
 use crate::index::Doc;
 use crate::index::doc::DocLabels;
 use crate::source::Source;
-use crate::source::stored::{Containers, Reader, put_bytes, put_source};
+use crate::source::stored::{Containers, Reader, RecordFile, corrupt, put_bytes, put_source};
 use crate::storage::Room;
-use crate::storage::file::SpillFile;
 use std::sync::{Arc, Mutex};
 
 /// What each document is asked for often, in memory.
@@ -27,14 +26,8 @@ pub(crate) struct OnFile {
     /// Every id, one after the other; `id_ends[i]` is where document `i`'s ends.
     ids: String,
     id_ends: Vec<u64>,
-    /// Where each document's record starts on the file, and where the last one ends.
-    starts: Vec<u64>,
-    file: SpillFile,
-    /// The files of many documents the records come from (a record names its file by
-    /// its place here): shared by their records as in memory.
-    containers: Containers,
-    /// While documents are appended: the record being written.
-    record: Vec<u8>,
+    /// Each document's record: where its text is, its title and metadata.
+    records: RecordFile,
     /// Where a failed read of the file is kept for [`Index::check`](crate::index::Index::check)
     /// (the index's own): a document that cannot be read back is handed out without its
     /// source and labels meanwhile.
@@ -49,10 +42,7 @@ impl OnFile {
             rows: Vec::new(),
             ids: String::new(),
             id_ends: Vec::new(),
-            starts: vec![0],
-            file: SpillFile::create(room.dir, "documents", room.spilled)?,
-            containers: Containers::default(),
-            record: Vec::new(),
+            records: RecordFile::create(&room, "documents")?,
             failure,
         })
     }
@@ -61,21 +51,17 @@ impl OnFile {
     pub(crate) fn reserve(&mut self, more: usize, id_bytes: usize) {
         self.rows.reserve_exact(more);
         self.id_ends.reserve_exact(more);
-        self.starts.reserve_exact(more);
+        self.records.reserve(more);
         self.ids.reserve_exact(id_bytes);
     }
 
     /// Appends `doc`: its record to the file, its id and row in memory. It can be read
     /// back once [`OnFile::finish`] has written what is pending.
     pub(crate) fn push(&mut self, doc: Doc) -> Result<()> {
-        let mut record = std::mem::take(&mut self.record);
-        record.clear();
-        put_source(&doc.source, &mut record, &mut self.containers);
-        put_labels(doc.labels.as_deref(), &mut record);
-        self.file.append(&record)?;
-        let end = self.starts.last().copied().unwrap_or(0) + record.len() as u64;
-        self.starts.push(end);
-        self.record = record;
+        self.records.push(|out, containers| {
+            put_source(&doc.source, out, containers);
+            put_labels(doc.labels.as_deref(), out);
+        })?;
         self.ids.push_str(&doc.id);
         self.id_ends.push(self.ids.len() as u64);
         self.rows.push(Row {
@@ -88,9 +74,7 @@ impl OnFile {
 
     /// Writes out what is pending: every document can be read back.
     pub(crate) fn finish(&mut self) -> Result<()> {
-        self.record = Vec::new();
-        self.containers.done();
-        self.file.flush()
+        self.records.finish()
     }
 
     /// Gives document `i` of `renames` its new id (the ids are laid out again once).
@@ -134,19 +118,17 @@ impl OnFile {
     }
 
     /// The bytes of records `range` on the file (where the first starts, the bytes).
+    /// None when the file cannot be read (the failure kept for the check).
     pub(crate) fn records(&self, range: std::ops::Range<usize>) -> (u64, Vec<u8>) {
-        let (from, to) = (self.starts[range.start], self.starts[range.end]);
-        let mut buf = vec![0u8; (to - from) as usize];
-        if let Err(e) = self.file.read_at(from, &mut buf) {
+        self.records.read(range).unwrap_or_else(|e| {
             self.failed(e);
-            buf.clear();
-        }
-        (from, buf)
+            (0, Vec::new())
+        })
     }
 
     /// Where record `i` starts on the file and ends.
     pub(crate) fn span(&self, i: usize) -> (u64, u64) {
-        (self.starts[i], self.starts[i + 1])
+        self.records.span(i)
     }
 
     /// Document `i`, its record read from the file.
@@ -157,29 +139,23 @@ impl OnFile {
 
     /// Document `i` from its record's bytes (none when the file could not be read).
     pub(crate) fn doc_from(&self, i: usize, record: &[u8]) -> Doc {
+        let decoded = match record.is_empty() {
+            true => None,
+            false => decode(record, self.records.containers()),
+        };
+        if decoded.is_none() && !record.is_empty() {
+            self.failed(corrupt("a document's record"));
+        }
+        let (source, labels) = decoded.unwrap_or_else(|| (Source::Memory("".into()), None));
         let row = self.rows[i];
-        let mut doc = Doc {
+        Doc {
             id: self.id(i).to_string(),
-            source: Source::Memory("".into()),
+            source,
             bytes: row.bytes,
             tokens: row.tokens,
             group: row.group,
-            labels: None,
-        };
-        if record.is_empty() {
-            return doc;
+            labels,
         }
-        match decode(record, &self.containers) {
-            Some((source, labels)) => {
-                doc.source = source;
-                doc.labels = labels;
-            }
-            None => self.failed(Error::TempFile {
-                dir: std::env::temp_dir(),
-                source: std::io::Error::other("a document's record read back is corrupt"),
-            }),
-        }
-        doc
     }
 
     fn failed(&self, e: Error) {
@@ -196,8 +172,8 @@ impl OnFile {
     /// records start.
     pub(crate) fn row_bytes(&self) -> u64 {
         (self.rows.capacity() * std::mem::size_of::<Row>()
-            + (self.id_ends.capacity() + self.starts.capacity()) * 8
-            + self.record.capacity()) as u64
+            + self.id_ends.capacity() * 8
+            + self.records.heap_bytes()) as u64
     }
 }
 
@@ -240,11 +216,6 @@ impl OnFile {
     /// Where a read of records from `first` on stops: after `READ_AHEAD` bytes, or at
     /// the end (at least one record).
     pub(crate) fn read_end(&self, first: usize) -> usize {
-        let limit = self.starts[first] + READ_AHEAD;
-        let end = self
-            .starts
-            .partition_point(|&s| s <= limit)
-            .saturating_sub(1);
-        end.clamp(first + 1, self.len())
+        self.records.read_end(first, READ_AHEAD)
     }
 }
