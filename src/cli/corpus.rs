@@ -212,6 +212,9 @@ pub fn open_store(req: Request, progress: &dyn Progress) -> anyhow::Result<Opene
         ));
     }
     crate::output::diag::note(1, r.summary(&req.file));
+    if let Some(over) = crate::output::memory::records_over(r, &opened.index, &req.budget) {
+        crate::output::diag::say(format_args!("simtui: warning: {over}"));
+    }
     for s in opened.index.skipped() {
         crate::output::diag::note(1, format_args!("skipped {s}"));
     }

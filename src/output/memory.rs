@@ -3,6 +3,7 @@
 
 use simtui_engine::index::Index;
 use simtui_engine::storage::Budget;
+use simtui_engine::store::Report;
 
 /// What an index holds in memory past `--memory`, each part named with its size, when
 /// it is over: a document's record is kept whatever the limit.
@@ -28,5 +29,25 @@ pub fn over_memory(index: &Index, budget: &Budget) -> Option<String> {
         human(index.held()),
         human(budget.bytes),
         parts.join(", ")
+    ))
+}
+
+/// What opening, bringing up to date and writing a saved index held beside the index
+/// (a record per file and per saved document, whole), when the two pass `--memory`.
+pub fn records_over(report: &Report, index: &Index, budget: &Budget) -> Option<String> {
+    let both = index.held().saturating_add(report.records_held);
+    if !budget.is_limited() || both <= budget.bytes || report.records_held == 0 {
+        return None;
+    }
+    let human = super::progress::human;
+    let (files, docs) = report.records_of;
+    let saved = match docs {
+        0 => String::new(),
+        n => format!(" and {n} saved documents"),
+    };
+    Some(format!(
+        "the saved index's records of {files} files{saved} held about {} beside the index, over --memory {} (a record per file and per saved document is held whole while the index is opened or written, whatever the limit)",
+        human(report.records_held),
+        human(budget.bytes),
     ))
 }

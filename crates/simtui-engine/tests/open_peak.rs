@@ -68,9 +68,13 @@ fn opening_a_saved_index_moves_its_documents_in() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let (_dir, request) = titled_files(3000);
     store::open(&request(Mode::Create), &Silent).unwrap();
+    let unlimited = Request {
+        budget: Budget::unlimited(),
+        ..request(Mode::Open)
+    };
     let before = HELD.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    let opened = store::open(&request(Mode::Open), &Silent).unwrap();
+    let opened = store::open(&unlimited, &Silent).unwrap();
     assert_eq!(opened.report.unchanged, 3000);
     let peak = PEAK.load(Ordering::Relaxed) - before;
     let held = HELD.load(Ordering::Relaxed) - before;
@@ -83,6 +87,25 @@ fn opening_a_saved_index_moves_its_documents_in() {
         peak < held + labels * 27 / 10,
         "peak {peak} bytes, {held} held after opening, {labels} of ids and titles"
     );
+    // Past the limit the documents wait on a temporary file as they are made: their
+    // titles are not held once the index is open.
+    let opened = store::open(&request(Mode::Open), &Silent).unwrap();
+    assert!(opened.index.docs().on_file());
+    let titles = opened.index.held_by_part()[1].1 as usize;
+    assert!(
+        titles < labels / 5,
+        "{titles} bytes of labels held, {labels} in all"
+    );
+    assert_eq!(
+        opened.index.docs().at(7).title(),
+        unlimited_title(&unlimited)
+    );
+}
+
+/// The title of document 7, opened with everything in memory.
+fn unlimited_title(req: &Request) -> String {
+    let opened = store::open(req, &Silent).unwrap();
+    opened.index.docs().at(7).title().to_string()
 }
 
 /// `n` files with titles of 200 bytes (the most kept) and short texts, the documents'
@@ -122,6 +145,7 @@ fn opening_without_titles_decodes_none() {
     let open = |titles| {
         let req = Request {
             titles,
+            budget: Budget::unlimited(),
             ..request(Mode::Open)
         };
         let (peak, opened) = peak_of(|| store::open_index(&req, &Silent).unwrap());

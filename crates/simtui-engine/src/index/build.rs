@@ -53,9 +53,6 @@ pub struct IndexBuilder {
     budget: Budget,
     keep: Keep,
     simhash: Option<SimHasher>,
-    /// Whether the documents stay in memory past the budget (an index about to be saved
-    /// writes them all at once).
-    docs_held: bool,
 }
 
 /// The parts of a saved index: the documents in corpus order (their groups numbered in
@@ -90,16 +87,7 @@ impl IndexBuilder {
             budget: Budget::unlimited(),
             keep: Keep::Everything,
             simhash: None,
-            docs_held: false,
         }
-    }
-
-    /// Keeps the documents in memory whatever the budget (else, past it, they go to a
-    /// temporary file: [`Index::docs`]): for an index written to a file next, which
-    /// takes them all at once.
-    pub(crate) fn docs_in_memory(mut self) -> IndexBuilder {
-        self.docs_held = true;
-        self
     }
 
     /// Builds in `budget` bytes of memory: past it, the shingle sets are written to a
@@ -176,27 +164,37 @@ impl IndexBuilder {
             signatures,
             contents,
         } = parts;
+        let docs = (super::Docs::from_vec(docs), Failure::default());
+        self.assemble(docs, skipped, (shingles, signatures, contents))
+    }
+
+    /// [`IndexBuilder::from_parts`] for documents wherever they are (an index's, taken
+    /// with the failure slot their reads report to).
+    pub(crate) fn assemble(
+        self,
+        (docs, failure): (super::Docs, Failure),
+        skipped: Vec<Skipped>,
+        (shingles, signatures, contents): (ShingleSets, Signatures, Vec<u64>),
+    ) -> Index {
         let groups = shingles.len();
         assert_eq!(contents.len(), groups, "a content hash per group");
         assert!(
             signatures.width() == 0 || signatures.len() == groups,
             "a signature per group"
         );
-        assert!(docs.iter().all(|d| (d.group as usize) < groups));
+        assert!((0..docs.len()).all(|d| (docs.group(d) as usize) < groups));
         let mut stats = Stats {
             docs: docs.len(),
             groups,
             shingles: shingles.total() as u64,
             ..Stats::default()
         };
-        for d in &docs {
+        for d in 0..docs.len() {
             // Saturating: the sizes come from a file (checked, but not trusted to be sane).
-            stats.bytes = stats.bytes.saturating_add(d.bytes);
-            stats.tokens = stats.tokens.saturating_add(d.tokens);
-            stats.empty += (d.tokens == 0) as usize;
+            stats.bytes = stats.bytes.saturating_add(docs.bytes(d));
+            stats.tokens = stats.tokens.saturating_add(docs.tokens(d));
+            stats.empty += (docs.tokens(d) == 0) as usize;
         }
-        let failure = Arc::new(Mutex::new(None));
-        let docs = super::Docs::from_vec(docs);
         let mut index = self.index((docs, failure), skipped, shingles, contents, stats);
         index.signatures = signatures;
         index
@@ -239,7 +237,7 @@ impl IndexBuilder {
 }
 
 /// Where a read that cannot fail keeps its failure for [`Index::check`].
-type Failure = Arc<Mutex<Option<crate::error::Error>>>;
+pub(crate) type Failure = Arc<Mutex<Option<crate::error::Error>>>;
 
 /// An index being built: what the batches merged so far made.
 struct Building<'a> {
@@ -247,8 +245,6 @@ struct Building<'a> {
     budget: &'a Budget,
     keep: Keep,
     docs: DocsWriter,
-    /// Whether the documents may go to a temporary file past the budget.
-    docs_may_spill: bool,
     /// The index's failure slot, which its documents on a file report to.
     failure: Failure,
     skipped: Vec<Skipped>,
@@ -271,7 +267,6 @@ impl<'a> Building<'a> {
             budget: &b.budget,
             keep: b.keep,
             docs: DocsWriter::new(docs),
-            docs_may_spill: !b.docs_held,
             failure: Arc::new(Mutex::new(None)),
             skipped,
             sets: match again {
@@ -380,7 +375,7 @@ impl<'a> Building<'a> {
         // Sets kept count; signatures made as read count per content.
         let sets = if self.rows.is_some() { 0 } else { projected };
         // The documents first: nothing in the build or a search reads their records.
-        if self.docs_may_spill && !self.docs.on_file() && self.over_budget(sets, total, groups) {
+        if !self.docs.on_file() && self.over_budget(sets, total, groups) {
             self.docs.onto_file(budget.room(0), self.failure.clone())?;
             self.sets.sources_onto_file(&budget.room(0))?;
         }
@@ -502,9 +497,7 @@ impl<'a> Building<'a> {
         let (rows, fingerprints) = (self.rows, self.fingerprints);
         let docs = (docs, self.failure);
         let mut index = builder.index(docs, self.skipped, shingles, self.contents, self.stats);
-        if !builder.docs_held {
-            index.docs_to_file_past_budget()?;
-        }
+        index.docs_to_file_past_budget()?;
         index.fingerprints = fingerprints.map(FingerprintBuilder::finish);
         if let Some(rows) = rows {
             index.signatures = rows.finish()?;

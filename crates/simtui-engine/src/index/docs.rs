@@ -147,15 +147,6 @@ impl Docs {
         }
     }
 
-    /// All the documents in memory at once (read back when they are on a temporary
-    /// file): for writing a saved index, which takes them as a slice.
-    pub(crate) fn as_held(&self) -> Cow<'_, [Doc]> {
-        match &self.on_file {
-            None => Cow::Borrowed(&self.held),
-            Some(_) => Cow::Owned(self.iter().map(Cow::into_owned).collect()),
-        }
-    }
-
     /// Every document in order, `n` at a time (the last batch may be shorter): for work
     /// done a batch at a time in parallel.
     pub fn chunks(&self, n: usize) -> impl Iterator<Item = Vec<Cow<'_, Doc>>> + '_ {
@@ -243,6 +234,11 @@ impl DocsWriter {
             .any(|d| matches!(d.source, crate::source::Source::Part(_)));
         self.text_bytes = docs.iter().map(Doc::text_bytes).sum();
         self.held = docs;
+    }
+
+    /// How many were added.
+    pub(crate) fn len(&self) -> usize {
+        self.on_file.as_ref().map_or(self.held.len(), |f| f.len())
     }
 
     /// Whether they go to a temporary file.
@@ -440,7 +436,7 @@ mod tests {
         let want: Vec<String> = held.iter().map(|d| shown(&d)).collect();
         assert_eq!(read, want, "in order");
         assert_eq!(on_file.iter().len(), held.len());
-        assert_eq!(shown(&on_file.as_held()[13]), want[13]);
+        assert_eq!(shown(&on_file.at(13)), want[13]);
         assert!(held.iter().any(|d| d.id.starts_with("r1@")), "renamed");
         assert_eq!(on_file.clone().into_vec().len(), 16);
         assert!(

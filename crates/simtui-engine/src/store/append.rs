@@ -121,7 +121,7 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     };
     let fresh = update::read_anew(
         &files,
-        &plans,
+        (&plans, &stamps),
         (&mut corpus, false),
         (&params, &req.budget),
         progress,
@@ -246,7 +246,16 @@ fn convert(
     };
     write_atomic(
         &req.file,
-        |out| super::encode::encode(&saved.params, &all_files, &docs, &contents, &bulk, out),
+        |out| {
+            super::encode::encode(
+                &saved.params,
+                &all_files,
+                docs.as_slice(),
+                &contents,
+                &bulk,
+                out,
+            )
+        },
         None,
     )
 }

@@ -14,6 +14,7 @@ use super::format::{
     DOC_RECORD, DocRec, FILE_RECORD, FileRec, FormatError, HEAD_BYTES, HEADER, OLDEST, Place,
     Saved, Stamp, TRAILER, VERSION, check_head, decode_meta, le32, le64, path_from,
 };
+use super::strings::{Strings, doc_strings, file_strings};
 use crate::index::Params;
 use crate::index::doc::DocLabels;
 use crate::shingle::ShingleSets;
@@ -241,20 +242,6 @@ fn decode_header(h: &[u8]) -> Result<(Params, [u64; 5]), FormatError> {
     Ok((params, [56, 64, 72, 80, 88].map(|at| le64(h, at))))
 }
 
-/// The string table, every offset into it checked.
-pub(super) struct Strings {
-    pub(super) table: Vec<u8>,
-}
-
-impl Strings {
-    pub(super) fn get(&self, off: u64, len: u32, what: &str) -> Result<&[u8], FormatError> {
-        off.checked_add(len as u64)
-            .filter(|&end| end <= self.table.len() as u64)
-            .map(|end| &self.table[off as usize..end as usize])
-            .ok_or_else(|| corrupt(format!("{what} lies outside the string table")))
-    }
-}
-
 /// What every reader holds of an index file: its files and documents, each group's
 /// content hash, and where each group's set starts among the shingles.
 pub(super) struct Front {
@@ -289,15 +276,17 @@ fn front(
     records: Records,
 ) -> Result<Front, Fault> {
     let [files, docs, groups, shingles, strings] = l.counts;
-    let table = Strings {
-        table: src.section(l.at[0], strings as u64)?,
-    };
+    let mut table = Strings::new(l.at[0], strings as u64);
     let mut file_recs = Vec::with_capacity(files);
     let mut doc_sum = 0u64;
     for from in (0..files).step_by(RECORDS) {
         let n = RECORDS.min(files - from);
         let at = l.at[1] + from as u64 * FILE_RECORD;
         let bytes = src.section(at, n as u64 * FILE_RECORD)?;
+        table.load(
+            src,
+            bytes.chunks_exact(FILE_RECORD as usize).map(file_strings),
+        )?;
         doc_sum += decode_files(&bytes, &table, &mut file_recs)?;
     }
     if doc_sum != docs as u64 {
@@ -317,6 +306,10 @@ fn front(
         let n = RECORDS.min(docs - from);
         let at = l.at[2] + from as u64 * DOC_RECORD;
         let bytes = src.section(at, n as u64 * DOC_RECORD)?;
+        table.load(
+            src,
+            bytes.chunks_exact(DOC_RECORD as usize).map(doc_strings),
+        )?;
         let titles = records == Records::All;
         decode_docs(&bytes, &table, (limit, titles), &mut doc_recs)?;
     }

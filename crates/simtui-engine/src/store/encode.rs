@@ -11,7 +11,7 @@ use super::format::{
     path_bytes, skip_code,
 };
 use crate::error::Error;
-use crate::index::Params;
+use crate::index::{Docs, Params};
 use crate::shingle::ShingleSets;
 use crate::sketch::{Signatures, SketchKind};
 use crate::text::{Language, Unit};
@@ -139,6 +139,35 @@ impl AsDocOut for DocOut<'_> {
     }
 }
 
+/// The documents a segment holds, in order, passed over as often as the encoder needs
+/// (three times: their strings' length, the strings, the records), wherever they are.
+pub(crate) trait DocList {
+    fn count(&self) -> usize;
+    /// Calls `f` on each document, in order, until it fails.
+    fn each(&self, f: &mut dyn FnMut(DocOut<'_>) -> io::Result<()>) -> io::Result<()>;
+}
+
+impl<D: AsDocOut> DocList for [D] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn each(&self, f: &mut dyn FnMut(DocOut<'_>) -> io::Result<()>) -> io::Result<()> {
+        self.iter().try_for_each(|d| f(d.doc_out()))
+    }
+}
+
+/// An index's documents, read back in order when they are on a temporary file (a read
+/// that fails goes to the index's failure slot: the caller checks it before the file
+/// written takes its place).
+impl DocList for Docs {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn each(&self, f: &mut dyn FnMut(DocOut<'_>) -> io::Result<()>) -> io::Result<()> {
+        self.iter().try_for_each(|d| f(d.doc_out()))
+    }
+}
+
 /// The bulk of an index file, its groups' shingle sets and signatures, as
 /// [`encode`] writes it: wherever they are, a block at a time.
 pub(crate) trait Bulk {
@@ -180,10 +209,10 @@ impl Bulk for Held<'_> {
 /// Writes an index file to `out` (buffered by the caller): one segment and its
 /// directory, reading the shingle sets and signatures a block at a time wherever they
 /// are; its length and checksum.
-pub(crate) fn encode<D: AsDocOut>(
+pub(crate) fn encode(
     params: &Params,
     files: &[FileRec],
-    docs: &[D],
+    docs: &(impl DocList + ?Sized),
     contents: &[u64],
     bulk: &impl Bulk,
     mut out: impl Write,
@@ -197,9 +226,9 @@ pub(crate) fn encode<D: AsDocOut>(
 /// Writes a segment to `out` (buffered by the caller): the files and documents given
 /// (their groups numbered among all the file's), the groups' `contents` and their sets
 /// and signatures. Its directory entry, at offset 0.
-pub(crate) fn segment<D: AsDocOut>(
+pub(crate) fn segment(
     params: &Params,
-    (files, docs): (&[FileRec], &[D]),
+    (files, docs): (&[FileRec], &(impl DocList + ?Sized)),
     contents: &[u64],
     bulk: &impl Bulk,
     out: &mut impl Write,
@@ -208,11 +237,11 @@ pub(crate) fn segment<D: AsDocOut>(
     debug_assert_eq!(contents.len(), groups);
     let width = bulk.width();
     let sig_words = if width == 0 { 0 } else { groups * width };
-    let strings = string_bytes(files, docs);
+    let strings = string_bytes(files, docs)?;
     let size = HEADER
         + pad8(strings)
         + files.len() as u64 * FILE_RECORD
-        + docs.len() as u64 * DOC_RECORD
+        + docs.count() as u64 * DOC_RECORD
         + groups as u64 * 8
         + pad8(groups as u64 * 4)
         + bulk.total() as u64 * 8
@@ -226,7 +255,7 @@ pub(crate) fn segment<D: AsDocOut>(
     };
     let counts = [
         files.len() as u64,
-        docs.len() as u64,
+        docs.count() as u64,
         groups as u64,
         bulk.total() as u64,
         strings,
@@ -308,19 +337,21 @@ pub(crate) fn put_sets<W: Write>(
 
 /// Bytes of the string table: each file's path and detail, each document's id, title
 /// and metadata.
-fn string_bytes<D: AsDocOut>(files: &[FileRec], docs: &[D]) -> u64 {
-    let files: u64 = files
+fn string_bytes(files: &[FileRec], docs: &(impl DocList + ?Sized)) -> io::Result<u64> {
+    let mut n = file_string_bytes(files);
+    docs.each(&mut |d| {
+        n += (d.id.len() + d.title.len() + meta_bytes(d.meta)) as u64;
+        Ok(())
+    })?;
+    Ok(n)
+}
+
+/// Bytes of the files' strings, first in the table.
+fn file_string_bytes(files: &[FileRec]) -> u64 {
+    files
         .iter()
         .map(|f| (path_bytes(&f.path).len() + f.detail.len()) as u64)
-        .sum();
-    let docs: u64 = docs
-        .iter()
-        .map(|d| {
-            let d = d.doc_out();
-            (d.id.len() + d.title.len() + meta_bytes(d.meta)) as u64
-        })
-        .sum();
-    files + docs
+        .sum()
 }
 
 /// Bytes of metadata values as [`encode_meta`] writes them.
@@ -330,24 +361,22 @@ fn meta_bytes(meta: &[String]) -> usize {
 
 /// The string table: each file's path then its detail, then each document's id, title
 /// and metadata (the records say where each one's strings start, in the same order).
-fn put_strings<W: Write, D: AsDocOut>(
+fn put_strings<W: Write>(
     sink: &mut Sink<W>,
     files: &[FileRec],
-    docs: &[D],
+    docs: &(impl DocList + ?Sized),
 ) -> io::Result<()> {
     for f in files {
         sink.buf.extend_from_slice(&path_bytes(&f.path));
         sink.buf.extend_from_slice(f.detail.as_bytes());
         sink.drain(false)?;
     }
-    for d in docs {
-        let d = d.doc_out();
+    docs.each(&mut |d| {
         sink.buf.extend_from_slice(d.id.as_bytes());
         sink.buf.extend_from_slice(d.title.as_bytes());
         encode_meta(d.meta, &mut sink.buf);
-        sink.drain(false)?;
-    }
-    Ok(())
+        sink.drain(false)
+    })
 }
 
 /// The fixed header: magic, version, sizes, parameters, counts.
@@ -403,14 +432,13 @@ fn put_files<W: Write>(sink: &mut Sink<W>, files: &[FileRec]) -> io::Result<()> 
 }
 
 /// The document records, their strings after the files' in the table.
-fn put_docs<W: Write, D: AsDocOut>(
+fn put_docs<W: Write>(
     sink: &mut Sink<W>,
     files: &[FileRec],
-    docs: &[D],
+    docs: &(impl DocList + ?Sized),
 ) -> io::Result<()> {
-    let mut at = string_bytes::<D>(files, &[]);
-    for d in docs {
-        let d = d.doc_out();
+    let mut at = file_string_bytes(files);
+    docs.each(&mut |d| {
         let out = &mut sink.buf;
         put64(out, at);
         let meta = meta_bytes(d.meta);
@@ -424,7 +452,6 @@ fn put_docs<W: Write, D: AsDocOut>(
         put64(out, d.part.line);
         put32(out, d.title.len() as u32);
         put32(out, meta as u32);
-        sink.drain(false)?;
-    }
-    Ok(())
+        sink.drain(false)
+    })
 }

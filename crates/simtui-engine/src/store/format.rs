@@ -88,6 +88,23 @@ pub struct DocRec {
 }
 
 impl DocRec {
+    /// Bytes it holds in memory as decoded: the record, its id, title and metadata
+    /// (each allocation with the allocator's least overhead, 16 bytes).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        use crate::index::doc::DocLabels;
+        let labels = self.labels.as_ref().map_or(0, |_| {
+            let (title, meta) = (
+                DocLabels::title(&self.labels),
+                DocLabels::meta(&self.labels),
+            );
+            let meta: usize = meta.iter().map(|m| m.len() + 16 + 24).sum();
+            16 + std::mem::size_of::<DocLabels>() + title.len() + meta
+        });
+        (std::mem::size_of::<DocRec>() + self.id.len() + 16 + labels) as u64
+    }
+}
+
+impl DocRec {
     /// Its title, as [`Doc::title`](crate::index::Doc::title).
     pub fn title(&self) -> &str {
         DocLabels::title(&self.labels)
@@ -338,7 +355,7 @@ mod tests {
         encode(
             params,
             &files,
-            &docs,
+            &docs[..],
             &[7, 8],
             &Held(&sets, &sigs),
             &mut out,

@@ -10,9 +10,10 @@
 //! The titles of an index opened without them are read the same way ([`Later`]).
 
 use super::bytes::{Bytes, Fault, Window};
-use super::decode::{Check, Layout, RECORDS, Records, Strings, Whole, checked, corrupt};
+use super::decode::{Check, Layout, RECORDS, Records, Whole, checked, corrupt};
 use super::directory::Directory;
 use super::format::{DOC_RECORD, FileRec, Saved, VERSION, le32, le64};
+use super::strings::{Strings, doc_strings};
 use crate::index::Params;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -187,12 +188,11 @@ fn segment_docs(
     each: &mut EachDoc<'_>,
 ) -> Result<(), Fault> {
     let [_, docs, _, _, strings] = l.counts;
-    let table = Strings {
-        table: w.section(l.at[0], strings as u64)?,
-    };
+    let mut table = Strings::new(l.at[0], strings as u64);
     for from in (0..docs).step_by(RECORDS) {
         let n = RECORDS.min(docs - from);
         let bytes = w.section(l.at[2] + from as u64 * DOC_RECORD, n as u64 * DOC_RECORD)?;
+        table.load(w, bytes.chunks_exact(DOC_RECORD as usize).map(doc_strings))?;
         for r in bytes.chunks_exact(DOC_RECORD as usize) {
             let group = le32(r, 12) as usize;
             if group >= limit {

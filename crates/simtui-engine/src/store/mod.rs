@@ -29,6 +29,7 @@ mod head;
 mod interned;
 mod known;
 mod stamps;
+mod strings;
 mod update;
 
 use crate::error::{Error, Result};
@@ -188,6 +189,13 @@ pub struct Report {
     /// saved width, the one asked for): sketched anew from the saved sets for this run,
     /// the file left in its width.
     pub resketched: Option<(usize, usize)>,
+    /// Bytes of the records held whole while the index was opened, brought up to date
+    /// and written, whatever `--memory`: a record of each file of the walk (its path, its
+    /// stamp) and, when the file was read, each saved document's record as decoded. Not
+    /// part of [`Index::held`]; freed once the index is open.
+    pub records_held: u64,
+    /// How many files and saved documents those records are of.
+    pub records_of: (usize, usize),
 }
 
 impl Report {
@@ -316,6 +324,10 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     report.load_time = t.elapsed();
     // Before the files' stamps are taken: see `update::settle`.
     let stamped = epoch_time(std::time::SystemTime::now());
+    let saved_docs = saved.as_ref().map_or((0, 0), |s| {
+        let docs = s.docs.iter().map(format::DocRec::heap_bytes).sum::<u64>();
+        (s.docs.len(), docs)
+    });
     let wanted = (&req.params, &req.budget);
     let walk = (&mut corpus, keep_walk);
     let saved = (saved, later.as_ref());
@@ -325,6 +337,8 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
         corpus.entries = Vec::new();
     }
     update::settle(&mut update, stamped);
+    report.records_of = (update.files.len(), saved_docs.0);
+    report.records_held = update::files_held(&update.files) + saved_docs.1;
     let index = &mut update.index;
 
     let needed = req.params.num_perm;
@@ -467,7 +481,12 @@ pub(super) fn walked(req: &Request) -> Result<Walked> {
         source: e,
     })?;
     let file_abs = absolute(&cwd, &req.file);
-    let mut corpus = Corpus::walk(&req.roots, &req.walk)?;
+    // The walk keeps to the run's limit too (what its parts freed handed back past it).
+    let walk = WalkOptions {
+        memory: req.walk.memory.min(req.budget.bytes),
+        ..req.walk.clone()
+    };
+    let mut corpus = Corpus::walk(&req.roots, &walk)?;
     corpus.entries.retain(|e| {
         file_of(&e.source).is_none_or(|p| !is_index_file(&absolute(&cwd, p), &file_abs))
     });

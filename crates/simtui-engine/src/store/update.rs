@@ -12,13 +12,16 @@ use super::known::Known;
 use super::stamps::{hash_file, stamp};
 use super::{Report, file_of, part_of, source_of};
 use crate::error::Result;
-use crate::index::{Doc, Index, IndexBuilder, Params, Parts};
+use crate::index::build::Failure;
+use crate::index::docs::DocsWriter;
+use crate::index::{Doc, Docs, Index, IndexBuilder, Params};
 use crate::progress::Progress;
 use crate::shingle::ShingleSets;
 use crate::sketch::Signatures;
 use crate::source::{self, Corpus, SkipReason, Skipped, Source};
 use crate::storage::{Budget, Room};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -149,7 +152,9 @@ pub(super) struct Fresh {
     pub(super) read: Vec<usize>,
     pub(super) hashes: Vec<Option<u64>>,
     pub(super) index: Index,
-    pub(super) after: Vec<Option<Stamp>>,
+    /// Per file read, whether its stamp after it was read is the one before (else it
+    /// changed meanwhile and is read again next time).
+    pub(super) steady: Vec<bool>,
 }
 
 /// Indexes the files planned to be read, their walk entries moved out of `corpus` into
@@ -157,7 +162,7 @@ pub(super) struct Fresh {
 /// copied when the caller keeps the walk (`keep`).
 pub(super) fn read_anew(
     files: &[WalkFile],
-    plans: &[Plan],
+    (plans, before): (&[Plan], &[Option<Stamp>]),
     (corpus, keep): (&mut Corpus, bool),
     (params, budget): (&Params, &Budget),
     progress: &dyn Progress,
@@ -186,17 +191,20 @@ pub(super) fn read_anew(
         entries,
         skipped: Vec::new(),
     };
-    // Kept whole (the sets are saved), in the budget: past it, on a temporary file.
+    // Kept whole (the sets are saved), in the budget: past it, the documents, sets and
+    // signatures on temporary files.
     let index = Index::builder(params)
         .budget(budget)
-        .docs_in_memory()
         .build(corpus, progress)?;
-    let after: Vec<Option<Stamp>> = read.par_iter().map(|&i| stamp(&files[i].path)).collect();
+    let steady: Vec<bool> = read
+        .par_iter()
+        .map(|&i| before[i].is_some() && before[i] == stamp(&files[i].path))
+        .collect();
     Ok(Fresh {
         read,
         hashes,
         index,
-        after,
+        steady,
     })
 }
 
@@ -269,7 +277,13 @@ pub(super) fn update(
         ..params.clone()
     };
     let walk = (&mut *corpus, keep);
-    let fresh = read_anew(&files, &plans, walk, (&sub_params, budget), progress)?;
+    let fresh = read_anew(
+        &files,
+        (&plans, &stamps),
+        walk,
+        (&sub_params, budget),
+        progress,
+    )?;
     let all_reused = fresh.read.is_empty()
         && saved.as_ref().is_some_and(|s| {
             s.files.len() == files.len()
@@ -280,7 +294,8 @@ pub(super) fn update(
         });
     if all_reused {
         let saved = saved.expect("a saved index");
-        let mut update = reuse_all(&mut files, &stamps, saved, (corpus, keep), &sub_params)?;
+        let wanted = (&sub_params, budget);
+        let mut update = reuse_all(&mut files, &stamps, saved, (corpus, keep), wanted)?;
         update.untitled = later.is_some();
         return Ok(update);
     }
@@ -303,53 +318,47 @@ pub(super) fn update(
 /// Every file unchanged, in the same order: the saved groups are the index's, as they
 /// are.
 ///
-/// The files are taken last to first, each one's saved records cut off the end of the
-/// saved ones, which are shrunk as they go: the saved records and the index's documents
-/// are never both held whole (26 MB of records at 200,000 documents), and the saved
-/// file records become the index's in place.
+/// The saved records are taken in order, each one's strings moved into the document
+/// made of it; past the budget the documents go to a temporary file as they are made
+/// (their ids, groups and sizes kept), as a build's do. The saved file records become
+/// the index's in place.
 fn reuse_all(
     files: &mut [WalkFile],
     stamps: &[Option<Stamp>],
     s: Saved,
     (corpus, keep): (&mut Corpus, bool),
-    params: &Params,
+    (params, budget): (&Params, &Budget),
 ) -> Result<Update> {
     let Saved {
         files: mut recs,
-        docs: mut saved_docs,
+        docs: saved_docs,
         shingles,
         signatures,
         contents,
         ..
     } = s;
     let (mut dirty, empty) = (false, empty_path());
-    let mut docs: Vec<Doc> = Vec::with_capacity(saved_docs.len());
-    let mut skipped = Vec::new();
-    for ((f, now), rec) in files.iter_mut().zip(stamps).zip(&mut recs).rev() {
+    let total = saved_docs.len();
+    let mut saved_docs = saved_docs.into_iter();
+    let mut docs = DocsWriter::new(0);
+    let failure = Failure::default();
+    let mut skipped = corpus.skipped.clone();
+    for ((f, now), rec) in files.iter_mut().zip(stamps).zip(&mut recs) {
         dirty |= *now != rec.stamp;
-        let first = saved_docs.len() - rec.docs as usize;
-        let (at, skips) = (docs.len(), skipped.len());
         let walk = (&mut *corpus, keep);
-        let mine = saved_docs.drain(first..);
-        reuse_file(f, rec, mine, walk, &mut docs, &mut skipped, &mut dirty, Ok)?;
+        let mine = saved_docs.by_ref().take(rec.docs as usize);
+        let push = &mut |d| docs.push(d);
+        reuse_file(f, rec, mine, walk, push, &mut skipped, &mut dirty, Ok)?;
         // Its last use: its documents and record hold the path now.
         f.release(&empty);
-        shrink_now_and_then(&mut saved_docs);
-        // Reversed with everything at the end, back in the file's order.
-        docs[at..].reverse();
-        skipped[skips..].reverse();
+        if !docs.on_file() && past(budget, docs.held_bytes(), (docs.len(), total)) {
+            docs.onto_file(budget.room(0), failure.clone())?;
+        }
         rec.stamp = *now;
     }
-    docs.reverse();
-    skipped.reverse();
-    let skipped = corpus.skipped.iter().cloned().chain(skipped).collect();
-    let index = IndexBuilder::new(params).from_parts(Parts {
-        docs,
-        skipped,
-        shingles,
-        signatures,
-        contents,
-    });
+    let docs = (docs.finish()?, failure);
+    let parts = (shingles, signatures, contents);
+    let index = IndexBuilder::new(params).assemble(docs, skipped, parts);
     Ok(Update {
         index,
         files: recs,
@@ -358,12 +367,25 @@ fn reuse_all(
     })
 }
 
-/// Gives memory back once a vector taken from at its end holds much less than it could:
-/// past a MiB of room (a shrink of a large vector is the allocator's remap, not a copy).
-fn shrink_now_and_then<T>(v: &mut Vec<T>) {
-    if (v.capacity() - v.len()) * std::mem::size_of::<T>() > 1 << 20 {
-        v.shrink_to_fit();
-    }
+/// Whether `held` bytes for `done` of `total` documents, as many again for the rest,
+/// pass what `budget` leaves an index.
+fn past(budget: &Budget, held: u64, (done, total): (usize, usize)) -> bool {
+    let projected = held.saturating_mul(total.max(1) as u64) / done.max(1) as u64;
+    budget.is_limited() && projected > budget.for_index()
+}
+
+/// Bytes the records of `files` hold, with what the walk's list of files held beside
+/// them (its entry, stamp and hash per file).
+pub(super) fn files_held(files: &[FileRec]) -> u64 {
+    let per_file = std::mem::size_of::<FileRec>()
+        + std::mem::size_of::<WalkFile>()
+        + std::mem::size_of::<Option<Stamp>>()
+        + std::mem::size_of::<Option<u64>>();
+    let strings: usize = files
+        .iter()
+        .map(|f| f.path.as_os_str().len() + 32 + f.detail.len())
+        .sum();
+    (files.len() * per_file + strings) as u64
 }
 
 /// The saved documents of unchanged files and the documents of the files read anew, in
@@ -383,15 +405,15 @@ fn merge(
     // copied (a second vector of the documents held both at once).
     let reused = plans.iter().any(|p| matches!(p, Plan::Reuse(..)));
     let mut groups = reused.then(|| Interned::new(params.num_perm, room));
-    let mut built = std::mem::take(&mut fresh.index.docs).into_vec();
+    let built = std::mem::take(&mut fresh.index.docs);
     // Else the documents read anew are moved over, one by one, not copied.
-    let mut sub_docs = if reused {
-        std::mem::take(&mut built)
-    } else {
-        Vec::new()
-    }
-    .into_iter()
-    .peekable();
+    let (mut sub_docs, built) = match reused {
+        true => (built.into_vec(), None),
+        false => (Vec::new(), Some(built)),
+    };
+    let mut sub_docs = std::mem::take(&mut sub_docs).into_iter().peekable();
+    // The build's documents are counted file by file, read in order where they are.
+    let mut counted = built.as_ref().map(|b| b.iter().peekable());
     let sub = &fresh.index;
     let mut dirty = true;
     let mut out_files = Vec::with_capacity(files.len());
@@ -413,13 +435,17 @@ fn merge(
                     let (set, row) = (s.shingles.get(g as usize)?, s.signatures.row(g as usize)?);
                     groups.intern(s.contents[g as usize], &set, &row)
                 };
-                let (docs, skipped) = (&mut docs, &mut skipped);
+                let skipped = &mut skipped;
+                let push = &mut |d| {
+                    docs.push(d);
+                    Ok(())
+                };
                 reuse_file(
                     f,
                     rec,
                     known.docs(*i),
                     (&mut *corpus, keep),
-                    docs,
+                    push,
                     skipped,
                     &mut dirty,
                     group,
@@ -441,10 +467,8 @@ fn merge(
                     skipped.push((*s).clone());
                 }
                 let first = cursor;
-                while built
-                    .get(cursor)
-                    .is_some_and(|d| file_of(&d.source) == Some(&f.path))
-                {
+                let mine = |d: &Cow<Doc>| file_of(&d.source) == Some(&f.path);
+                while counted.as_mut().and_then(|c| c.next_if(mine)).is_some() {
                     cursor += 1;
                 }
                 while let Some(d) = sub_docs.next_if(|d| file_of(&d.source) == Some(&f.path)) {
@@ -465,12 +489,15 @@ fn merge(
             }
         }
     }
-    drop(sub_docs);
-    if !reused {
-        debug_assert_eq!(cursor, built.len(), "every document built is a file's");
-        docs = built;
-    }
+    drop((sub_docs, counted));
     skipped.extend(record_skips);
+    let docs = match built {
+        Some(built) => {
+            debug_assert_eq!(cursor, built.len(), "every document built is a file's");
+            built
+        }
+        None => Docs::from_vec(docs),
+    };
     let index = merged_index(fresh, docs, skipped, groups, params)?;
     Ok(Update {
         index,
@@ -493,26 +520,28 @@ fn record_skips(files: &[WalkFile], fresh: &Fresh) -> Vec<Skipped> {
 }
 
 /// The index of the merged documents: ids renamed as a fresh run renames them, and the
-/// groups interned (or, nothing saved reused, the build's own sets and signatures, taken
-/// as they are).
+/// groups interned; or, nothing saved reused, the build's own documents (wherever they
+/// are, their ids already made unique), sets and signatures, taken as they are.
 fn merged_index(
     fresh: Fresh,
-    docs: Vec<Doc>,
+    docs: Docs,
     skipped: Vec<Skipped>,
     groups: Option<Interned>,
     params: &Params,
 ) -> Result<Index> {
-    let sub = &fresh.index;
-    let times = sub.stats.times;
-    let groups = match groups {
-        Some(groups) => groups.finish()?,
+    let times = fresh.index.stats.times;
+    let mut index = match groups {
+        Some(groups) => index_of(docs.into_vec(), skipped, groups.finish()?, params),
         None => {
             let built = fresh.index;
             let shingles = Arc::try_unwrap(built.shingles).unwrap_or_else(|a| (*a).clone());
-            (shingles, built.signatures, built.contents)
+            let parts = (shingles, built.signatures, built.contents);
+            let builder = IndexBuilder::new(params);
+            let mut index = builder.assemble((docs, built.failure), skipped, parts);
+            index.stats.renamed = built.stats.renamed;
+            index
         }
     };
-    let mut index = index_of(docs, skipped, groups, params);
     index.stats.times = times;
     Ok(index)
 }
@@ -522,20 +551,13 @@ fn merged_index(
 pub(super) fn index_of(
     docs: Vec<Doc>,
     skipped: Vec<Skipped>,
-    (shingles, signatures, contents): (ShingleSets, Signatures, Vec<u64>),
+    parts: (ShingleSets, Signatures, Vec<u64>),
     params: &Params,
 ) -> Index {
     let records = docs.iter().any(|d| matches!(d.source, Source::Part(_)));
-    let mut held = crate::index::Docs::from_vec(docs);
+    let mut held = Docs::from_vec(docs);
     let renamed = crate::index::ids::unique_ids(&mut held, records);
-    let parts = Parts {
-        docs: held.into_vec(),
-        skipped,
-        shingles,
-        signatures,
-        contents,
-    };
-    let mut index = IndexBuilder::new(params).from_parts(parts);
+    let mut index = IndexBuilder::new(params).assemble((held, Default::default()), skipped, parts);
     index.stats.renamed = renamed;
     index
 }
@@ -549,7 +571,7 @@ pub(super) fn fresh_record(
     skip: Option<&Skipped>,
     docs: u32,
 ) -> FileRec {
-    let steady = before.is_some() && before == fresh.after[k];
+    let steady = fresh.steady[k];
     FileRec {
         stamp: if steady { before } else { None },
         hash: if steady { fresh.hashes[k] } else { None },
@@ -570,7 +592,7 @@ fn reuse_file(
     rec: &FileRec,
     saved_docs: impl Iterator<Item = format::DocRec>,
     (corpus, keep): (&mut Corpus, bool),
-    docs: &mut Vec<Doc>,
+    push: &mut dyn FnMut(Doc) -> Result<()>,
     skipped: &mut Vec<Skipped>,
     dirty: &mut bool,
     mut group: impl FnMut(u32) -> Result<u32>,
@@ -595,7 +617,7 @@ fn reuse_file(
             _ => d.id,
         };
         let doc = Doc::new(id, source, d.bytes, d.tokens, group(d.group)?);
-        docs.push(doc.with_labels(d.labels));
+        push(doc.with_labels(d.labels))?;
     }
     Ok(())
 }
@@ -603,13 +625,17 @@ fn reuse_file(
 as_doc_out!(Doc, |d| part_of(&d.source), (d.title(), d.meta()));
 
 /// Writes the index file of `index` and `files` to `out`: its length and checksum.
+/// A document that could not be read back from its temporary file fails it (the file
+/// written is then not put in place).
 pub(super) fn encode(index: &Index, files: &[FileRec], out: impl Write) -> Result<Seal, Failed> {
-    super::encode::encode(
+    let seal = super::encode::encode(
         &index.params,
         files,
-        &index.docs.as_held(),
+        &index.docs,
         &index.contents,
         &super::encode::Held(&index.shingles, &index.signatures),
         out,
-    )
+    )?;
+    index.check().map_err(Failed::Read)?;
+    Ok(seal)
 }
