@@ -443,6 +443,10 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
                     format_args!("index {}: not updated: {e}", req.file.display()),
                 );
             }
+            let (report, index) = (&opened.report, &opened.index);
+            if let Some(over) = crate::output::memory::records_over(report, index, &budget) {
+                crate::output::diag::note(0, format_args!("warning: {over}"));
+            }
             Output::Indexed {
                 notice: id_field_notice(&opened.index, id_field.as_deref())?,
                 // Its sets and signatures are read from the file; its searches keep

@@ -47,9 +47,11 @@ pub(super) const RECORDS: usize = 8192;
 pub(super) enum Records {
     /// Files, documents, contents and set offsets: everything a reader holds.
     All,
-    /// [`Records::All`] but the documents' titles, checked and left in the file (a
-    /// caller that prints none; [`Later::titles`] reads them if the file is rewritten).
-    AllButTitles,
+    /// [`Records::All`] but the documents, checked and left in the file: opening an
+    /// index reads them again in order as it makes its own ([`Later::docs`]).
+    ///
+    /// [`Later::docs`]: super::head::Later::docs
+    Checked,
     /// The files alone (what `index --add` needs before it indexes the new documents;
     /// it reads the documents' ids and contents later, streamed: `head.rs`).
     Files,
@@ -301,7 +303,8 @@ fn front(
             offsets: vec![0],
         });
     }
-    let mut doc_recs = Vec::with_capacity(docs);
+    let keep = records != Records::Checked;
+    let mut doc_recs = Vec::with_capacity(if keep { docs } else { RECORDS });
     for from in (0..docs).step_by(RECORDS) {
         let n = RECORDS.min(docs - from);
         let at = l.at[2] + from as u64 * DOC_RECORD;
@@ -312,6 +315,9 @@ fn front(
         )?;
         let titles = records == Records::All;
         decode_docs(&bytes, &table, (limit, titles), &mut doc_recs)?;
+        if !keep {
+            doc_recs.clear();
+        }
     }
     drop(table);
     let contents = src.section(l.at[3], groups as u64 * 8)?;
@@ -412,7 +418,7 @@ fn decode_files(bytes: &[u8], table: &Strings, out: &mut Vec<FileRec>) -> Result
 }
 
 /// The document records of `bytes`, each in one of `groups` groups, appended to `out`.
-fn decode_docs(
+pub(super) fn decode_docs(
     bytes: &[u8],
     table: &Strings,
     (groups, titles): (usize, bool),
@@ -514,7 +520,7 @@ pub(super) fn checked(
         offsets: vec![0],
     };
     let mut segments: Vec<(u64, Layout)> = Vec::with_capacity(dir.entries.len());
-    let (mut groups, mut shingles) = (0usize, 0usize);
+    let (mut groups, mut shingles, mut docs) = (0usize, 0usize, 0usize);
     for e in &dir.entries {
         let w = Window {
             src,
@@ -527,7 +533,8 @@ pub(super) fn checked(
             return Err(corrupt("its segments were built with other parameters").into());
         }
         let limit = groups + l.counts[2];
-        if limit > u32::MAX as usize || all.docs.len() + l.counts[1] > u32::MAX as usize {
+        docs += l.counts[1];
+        if limit > u32::MAX as usize || docs > u32::MAX as usize {
             return Err(corrupt("more than 2^32 documents").into());
         }
         let f = front(&w, &l, limit, records)?;

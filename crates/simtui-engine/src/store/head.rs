@@ -10,9 +10,9 @@
 //! The titles of an index opened without them are read the same way ([`Later`]).
 
 use super::bytes::{Bytes, Fault, Window};
-use super::decode::{Check, Layout, RECORDS, Records, Whole, checked, corrupt};
+use super::decode::{Check, Layout, RECORDS, Records, Whole, checked, corrupt, decode_docs};
 use super::directory::Directory;
-use super::format::{DOC_RECORD, FileRec, Saved, VERSION, le32, le64};
+use super::format::{DOC_RECORD, DocRec, FileRec, Saved, VERSION, le32, le64};
 use super::strings::{Strings, doc_strings};
 use crate::index::Params;
 use std::collections::{HashMap, HashSet};
@@ -205,9 +205,10 @@ fn segment_docs(
     Ok(())
 }
 
-/// The titles of an index file opened without them ([`Records::AllButTitles`]): left in
-/// the file, which is still open, and read again only if it must be written again (a
-/// rewrite keeps every title; a caller that prints none never needs them).
+/// The documents of an index file opened without them ([`Records::Checked`]): left in
+/// the file, which is still open, and read in order as the index is made of them
+/// ([`Later::docs`]); their titles again only if it must be written again (a rewrite
+/// keeps every title; a caller that prints none never needs them).
 pub(crate) struct Later {
     file: File,
     /// Its path, for errors.
@@ -268,6 +269,84 @@ impl Later {
     }
 }
 
+/// The records of an index file's documents, in order, decoded a few thousand at a time
+/// ([`Later::docs`]); each document's group checked against the groups saved before it.
+pub(crate) struct DocStream<'a> {
+    later: &'a Later,
+    titles: bool,
+    /// The segment read, the groups before it, its next record.
+    segment: usize,
+    groups: usize,
+    next: usize,
+    decoded: std::vec::IntoIter<DocRec>,
+}
+
+impl Later {
+    /// The saved documents' records, in order, with their titles when `titles`.
+    pub(crate) fn docs(&self, titles: bool) -> DocStream<'_> {
+        DocStream {
+            later: self,
+            titles,
+            segment: 0,
+            groups: 0,
+            next: 0,
+            decoded: Vec::new().into_iter(),
+        }
+    }
+}
+
+impl DocStream<'_> {
+    /// The next records of the segment read, or of the next one; none past the last.
+    fn decode_more(&mut self) -> Result<Vec<DocRec>, Fault> {
+        let later = self.later;
+        while let Some((start, l)) = later.segments.get(self.segment) {
+            let docs = l.counts[1];
+            if self.next == docs {
+                (self.segment, self.next) = (self.segment + 1, 0);
+                self.groups += l.counts[2];
+                continue;
+            }
+            let w = Window {
+                src: &later.file,
+                start: *start,
+                len: later.dir.entries[self.segment].size,
+            };
+            let n = RECORDS.min(docs - self.next);
+            let at = l.at[2] + self.next as u64 * DOC_RECORD;
+            let bytes = w.section(at, n as u64 * DOC_RECORD)?;
+            let mut table = Strings::new(l.at[0], l.counts[4] as u64);
+            table.load(&w, bytes.chunks_exact(DOC_RECORD as usize).map(doc_strings))?;
+            let mut out = Vec::with_capacity(n);
+            let limit = self.groups + l.counts[2];
+            decode_docs(&bytes, &table, (limit, self.titles), &mut out)?;
+            self.next += n;
+            return Ok(out);
+        }
+        Ok(Vec::new())
+    }
+}
+
+impl Iterator for DocStream<'_> {
+    type Item = crate::error::Result<DocRec>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(d) = self.decoded.next() {
+            return Some(Ok(d));
+        }
+        match self.decode_more() {
+            Ok(more) => {
+                self.decoded = more.into_iter();
+                self.decoded.next().map(Ok)
+            }
+            Err(f) => {
+                // Nothing after a failure.
+                self.segment = usize::MAX;
+                Some(Err(super::fault_error(&self.later.path, f)))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,10 +403,23 @@ mod tests {
             "{whole:?}"
         );
         let raw = File::open(&file).unwrap();
-        let check = (super::super::decode::Check::Full, Records::AllButTitles);
+        let check = (super::super::decode::Check::Full, Records::Checked);
         let read = super::super::decode::opened(raw.try_clone().unwrap(), &file, check).unwrap();
-        assert!(read.saved.docs.iter().all(|d| d.title().is_empty()));
+        assert!(read.saved.docs.is_empty(), "left in the file");
         let later = Later::new((raw, &file), read.segments, read.dir);
+        // The documents' records streamed are those decoded whole, with or without
+        // their titles.
+        let all = super::super::load(&file).unwrap().docs;
+        let streamed: Vec<DocRec> = later.docs(true).map(Result::unwrap).collect();
+        assert_eq!(streamed, all);
+        let untitled: Vec<DocRec> = later.docs(false).map(Result::unwrap).collect();
+        assert_eq!(untitled.len(), 6);
+        assert!(
+            untitled
+                .iter()
+                .zip(&all)
+                .all(|(u, d)| u.id == d.id && u.title().is_empty())
+        );
         let mut back = Vec::new();
         later.titles(6, &mut |t| back.push(t)).unwrap();
         assert_eq!(back, whole);

@@ -1,8 +1,7 @@
 //! What a saved index already holds, file by file: where each file's documents start,
 //! and which saved file a path of the walk is.
 
-use super::format::{self, DocRec, FileRec, Saved};
-use crate::index::doc::DocLabels;
+use super::format::{DocRec, FileRec, Saved};
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 use xxhash_rust::xxh3::Xxh3;
@@ -15,9 +14,6 @@ pub(super) struct Known<'a> {
     /// Each saved file as (the hash of its path, its number), sorted: 16 bytes a file,
     /// where a map of the paths took about 50 (26 MB at 500,000 files).
     by_path: Vec<(u64, u32)>,
-    /// The saved documents' titles, read from the file for a merge when their records
-    /// were decoded without them.
-    pub(super) titles: Option<Vec<String>>,
 }
 
 impl<'a> Known<'a> {
@@ -40,7 +36,6 @@ impl<'a> Known<'a> {
             saved,
             starts,
             by_path,
-            titles: None,
         }
     }
 
@@ -58,21 +53,11 @@ impl<'a> Known<'a> {
         found.map(|&(_, i)| i as usize)
     }
 
-    /// Saved file `i`'s documents, with their titles.
+    /// Saved file `i`'s documents.
     pub(super) fn docs(&self, i: usize) -> impl Iterator<Item = DocRec> + '_ {
         let s = self.saved.expect("a saved index");
         let range = self.starts[i]..self.starts[i] + s.files[i].docs as usize;
-        let titles = self.titles.as_ref().map(|t| &t[range.clone()]);
-        s.docs[range]
-            .iter()
-            .enumerate()
-            .map(move |(k, d)| match titles {
-                Some(t) => format::DocRec {
-                    labels: DocLabels::retitled(d.labels.clone(), t[k].clone()),
-                    ..d.clone()
-                },
-                None => d.clone(),
-            })
+        s.docs[range].iter().cloned()
     }
 
     pub(super) fn files(&self) -> &'a [FileRec] {

@@ -321,24 +321,21 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
         later,
         seal: loaded_seal,
     } = load_for(req, &mut report)?;
+    let untitled = !req.titles;
     report.load_time = t.elapsed();
     // Before the files' stamps are taken: see `update::settle`.
     let stamped = epoch_time(std::time::SystemTime::now());
-    let saved_docs = saved.as_ref().map_or((0, 0), |s| {
-        let docs = s.docs.iter().map(format::DocRec::heap_bytes).sum::<u64>();
-        (s.docs.len(), docs)
-    });
     let wanted = (&req.params, &req.budget);
     let walk = (&mut corpus, keep_walk);
-    let saved = (saved, later.as_ref());
+    let saved = (saved, later.as_ref(), untitled);
     let mut update = update::update(walk, saved, wanted, &cwd, &mut report, progress)?;
     if !keep_walk {
         // Its entries moved into the index.
         corpus.entries = Vec::new();
     }
     update::settle(&mut update, stamped);
-    report.records_of = (update.files.len(), saved_docs.0);
-    report.records_held = update::files_held(&update.files) + saved_docs.1;
+    report.records_of.0 = update.files.len();
+    report.records_held += update::files_held(&update.files);
     let index = &mut update.index;
 
     let needed = req.params.num_perm;
@@ -412,7 +409,8 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
 struct Loaded {
     /// The saved index, if there is one of the parameters asked for.
     saved: Option<Saved>,
-    /// Where the titles left in the file are, when they are.
+    /// Where its documents' records are, left in the file (read in order as the index
+    /// is made, titles only when asked for: see `update::titled`).
     later: Option<Later>,
     /// The file's length and checksum: an update that comes out the same is not written
     /// again.
@@ -424,10 +422,7 @@ struct Loaded {
 /// or, in [`Mode::Create`], cannot be used: it is then rebuilt.
 fn load_for(req: &Request, report: &mut Report) -> Result<Loaded> {
     let io_err = |source: io::Error| io_error(&req.file, source);
-    let records = match req.titles {
-        true => Records::All,
-        false => Records::AllButTitles,
-    };
+    let records = Records::Checked;
     let mut loaded = Loaded {
         saved: None,
         later: None,
@@ -459,9 +454,7 @@ fn load_for(req: &Request, report: &mut Report) -> Result<Loaded> {
         report.rebuilt = Some(why);
         return Ok(loaded);
     }
-    if records == Records::AllButTitles {
-        loaded.later = Some(Later::new((again, &req.file), read.segments, read.dir));
-    }
+    loaded.later = Some(Later::new((again, &req.file), read.segments, read.dir));
     loaded.saved = Some(read.saved);
     Ok(loaded)
 }

@@ -6,7 +6,7 @@ use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
 use super::files::{WalkFile, walk_files};
 use super::format::{self, FileRec, Saved, Stamp};
-use super::head::Later;
+use super::head::{DocStream, Later};
 use super::interned::Interned;
 use super::known::Known;
 use super::stamps::{hash_file, stamp};
@@ -259,7 +259,7 @@ pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
 /// within `budget` (the sets of both past it on temporary files).
 pub(super) fn update(
     (corpus, keep): (&mut Corpus, bool),
-    (saved, later): (Option<Saved>, Option<&Later>),
+    (mut saved, later, untitled): (Option<Saved>, Option<&Later>, bool),
     (params, budget): (&Params, &Budget),
     cwd: &Path,
     report: &mut Report,
@@ -267,8 +267,7 @@ pub(super) fn update(
 ) -> Result<Update> {
     let mut files = walk_files(corpus, cwd);
     let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
-    let mut known = Known::new(saved.as_ref());
-    let plans = plan(&files, &stamps, &known, params, report);
+    let plans = plan(&files, &stamps, &Known::new(saved.as_ref()), params, report);
     let width = saved
         .as_ref()
         .map_or(params.num_perm, |s| s.signatures.width());
@@ -292,17 +291,25 @@ pub(super) fn update(
                     .enumerate()
                     .all(|(k, p)| matches!(p, Plan::Reuse(i) if *i == k))
         });
+    // A saved index is loaded with where its documents are.
+    let saved_docs = || later.expect("a saved index's documents");
     if all_reused {
         let saved = saved.expect("a saved index");
+        let stream = saved_docs().docs(!untitled);
         let wanted = (&sub_params, budget);
-        let mut update = reuse_all(&mut files, &stamps, saved, (corpus, keep), wanted)?;
-        update.untitled = later.is_some();
+        let walk = (corpus, keep);
+        let mut update = reuse_all((&mut files, &stamps), (saved, stream), walk, wanted)?;
+        update.untitled = untitled;
         return Ok(update);
     }
-    // Merged with documents read anew, the index is written again, with every title.
-    if let (Some(s), Some(later)) = (known.saved, later) {
-        known.titles = Some(saved_titles(later, s.docs.len())?);
+    // Merged with documents read anew, the index is written again, with every title:
+    // the saved documents are decoded whole (those of unchanged files are taken).
+    if let Some(s) = saved.as_mut() {
+        s.docs = saved_docs().docs(true).collect::<Result<_>>()?;
+        report.records_of.1 = s.docs.len();
+        report.records_held += s.docs.iter().map(format::DocRec::heap_bytes).sum::<u64>();
     }
+    let known = Known::new(saved.as_ref());
     let room = budget.room(budget.for_index());
     merge(
         &mut files,
@@ -323,23 +330,20 @@ pub(super) fn update(
 /// (their ids, groups and sizes kept), as a build's do. The saved file records become
 /// the index's in place.
 fn reuse_all(
-    files: &mut [WalkFile],
-    stamps: &[Option<Stamp>],
-    s: Saved,
+    (files, stamps): (&mut [WalkFile], &[Option<Stamp>]),
+    (s, mut saved_docs): (Saved, DocStream),
     (corpus, keep): (&mut Corpus, bool),
     (params, budget): (&Params, &Budget),
 ) -> Result<Update> {
     let Saved {
         files: mut recs,
-        docs: saved_docs,
         shingles,
         signatures,
         contents,
         ..
     } = s;
     let (mut dirty, empty) = (false, empty_path());
-    let total = saved_docs.len();
-    let mut saved_docs = saved_docs.into_iter();
+    let total = recs.iter().map(|r| r.docs as usize).sum();
     let mut docs = DocsWriter::new(0);
     let failure = Failure::default();
     let mut skipped = corpus.skipped.clone();
@@ -347,6 +351,15 @@ fn reuse_all(
         dirty |= *now != rec.stamp;
         let walk = (&mut *corpus, keep);
         let mine = saved_docs.by_ref().take(rec.docs as usize);
+        let mine: Vec<format::DocRec> = mine.collect::<Result<_>>()?;
+        if mine.len() != rec.docs as usize {
+            let what = format!(
+                "{} holds fewer documents than its record says",
+                rec.path.display()
+            );
+            return Err(crate::error::Error::Output(what));
+        }
+        let mine = mine.into_iter();
         let push = &mut |d| docs.push(d);
         reuse_file(f, rec, mine, walk, push, &mut skipped, &mut dirty, Ok)?;
         // Its last use: its documents and record hold the path now.
