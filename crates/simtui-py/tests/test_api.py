@@ -99,6 +99,9 @@ def test_ctrl_c_stops_a_call():
         """
         import os, signal, threading, time, random
         import simtui
+        # Started in the background by a shell without job control, a process inherits
+        # SIGINT ignored, and Python then installs no KeyboardInterrupt for it.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         rng = random.Random(1)
         words = [f"w{i}" for i in range(5000)]
         texts = [" ".join(rng.choice(words) for _ in range(300)) for _ in range(200000)]

@@ -98,8 +98,27 @@ impl Rebander {
         progress: &dyn Progress,
     ) -> Result<(Found, Search)> {
         let t = Instant::now();
-        let search = self.search(index, (bands, rows), threshold, progress)?;
+        let search = if self.fits(index, bands) {
+            self.search(index, (bands, rows), threshold, progress)?
+        } else {
+            // Past what the budget leaves the searches nothing is remembered: a search
+            // from scratch keeps to it (band keys and pairs through temporary files).
+            *self = Rebander::with_max_bucket(self.max_bucket);
+            index.search(bands, rows, threshold, self.max_bucket, progress)?
+        };
         Ok((spelled(index, search.clone(), max_block, t)?, search))
+    }
+
+    /// Whether what it remembers and the work of computing `bands` bands at once (8
+    /// bytes a content and band for the keys, as much again to sort and group them) fit
+    /// in what the budget leaves the index's searches; always without a limit.
+    fn fits(&self, index: &Index, bands: usize) -> bool {
+        if !index.budget.is_limited() {
+            return true;
+        }
+        let keys = (index.signatures.len() * bands) as u64 * 16;
+        let kept = self.band_pairs as u64 * 8 + self.verified.len() as u64 * 16;
+        keys + kept <= index.work_room()
     }
 
     /// The same as [`Index::search`] (`bands` × `rows`, pairs of contents with J ≥
@@ -312,6 +331,28 @@ mod tests {
             assert!(!fresh.pairs.is_empty(), "{b}x{r}");
             same(&fresh, &cached);
         }
+    }
+
+    /// Within a budget its bands' keys do not fit in, it remembers nothing (the
+    /// explorer held 136 MB over `--memory 64M` at 500,000 files) and finds what a search
+    /// from scratch finds, which keeps to the budget; without a limit it remembers.
+    #[test]
+    fn past_the_budget_nothing_is_remembered_and_the_pairs_are_the_same() {
+        let corpus = generate(&GenOptions::sized(1500, 3, 60)).docs;
+        let corpus = crate::source::Corpus::from_texts(corpus.into_iter().map(|d| (d.id, d.text)));
+        let budget = crate::storage::Budget::new(64 << 10, None);
+        let tight = Index::builder(&Params::default()).budget(&budget);
+        let tight = Arc::new(tight.build(corpus, &Silent).unwrap());
+        let mut rebander = Rebander::new();
+        for (b, r) in [(16, 8), (17, 7), (16, 8)] {
+            let fresh = tight.find(b, r, 0.0, &Silent).unwrap();
+            let found = rebander.find(&tight, b, r, 0.0, None, &Silent).unwrap().0;
+            same(&fresh, &found);
+            assert!(rebander.bands.is_empty() && rebander.verified.is_empty());
+        }
+        let free = index(1500);
+        rebander.find(&free, 16, 8, 0.0, None, &Silent).unwrap();
+        assert_eq!(rebander.bands.len(), 16);
     }
 
     #[test]
