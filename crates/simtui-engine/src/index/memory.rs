@@ -1,6 +1,7 @@
 //! What an index holds in memory: one account of it ([`Index::held`], by part in
 //! [`Index::held_by_part`]), and the memory its budget leaves its searches.
 
+use super::doc::DocLabels;
 use super::{Doc, Index, Keep};
 use crate::source::Source;
 
@@ -8,22 +9,30 @@ impl Doc {
     /// Heap bytes of its id, title, metadata values and path, each allocation with the
     /// allocator's least overhead (16 bytes): what a million documents' labels take.
     pub(crate) fn text_bytes(&self) -> u64 {
-        let boxed = |n: usize| if n == 0 { 0 } else { n as u64 + 16 };
-        let string = |s: &String| boxed(s.capacity());
-        let labels = self.labels.as_ref().map_or(0, |l| {
-            let meta = l.meta.len() * std::mem::size_of::<String>();
-            boxed(std::mem::size_of::<super::doc::DocLabels>())
-                + boxed(l.title.len())
-                + boxed(meta)
-                + l.meta.iter().map(string).sum::<u64>()
-        });
         let path = match &self.source {
             // Shared by whatever else names the file; counted here, once.
             Source::File(p) => p.as_os_str().len() as u64 + 32,
             _ => 0,
         };
-        string(&self.id) + labels + path
+        boxed(self.id.capacity()) + labels_bytes(&self.labels) + path
     }
+}
+
+/// Heap bytes of an allocation of `n` bytes, with the allocator's least overhead.
+fn boxed(n: usize) -> u64 {
+    if n == 0 { 0 } else { n as u64 + 16 }
+}
+
+/// Heap bytes of a document's title and metadata values (a saved record's too), each
+/// allocation with the allocator's least overhead: none when it has neither.
+pub(crate) fn labels_bytes(labels: &Option<Box<DocLabels>>) -> u64 {
+    labels.as_ref().map_or(0, |l| {
+        let meta = l.meta.len() * std::mem::size_of::<String>();
+        boxed(std::mem::size_of::<DocLabels>())
+            + boxed(l.title.len())
+            + boxed(meta)
+            + l.meta.iter().map(|s| boxed(s.capacity())).sum::<u64>()
+    })
 }
 
 impl Index {

@@ -91,16 +91,8 @@ impl DocRec {
     /// Bytes it holds in memory as decoded: the record, its id, title and metadata
     /// (each allocation with the allocator's least overhead, 16 bytes).
     pub(crate) fn heap_bytes(&self) -> u64 {
-        use crate::index::doc::DocLabels;
-        let labels = self.labels.as_ref().map_or(0, |_| {
-            let (title, meta) = (
-                DocLabels::title(&self.labels),
-                DocLabels::meta(&self.labels),
-            );
-            let meta: usize = meta.iter().map(|m| m.len() + 16 + 24).sum();
-            16 + std::mem::size_of::<DocLabels>() + title.len() + meta
-        });
-        (std::mem::size_of::<DocRec>() + self.id.len() + 16 + labels) as u64
+        let id = self.id.len() as u64 + 16;
+        std::mem::size_of::<DocRec>() as u64 + id + crate::index::memory::labels_bytes(&self.labels)
     }
 }
 

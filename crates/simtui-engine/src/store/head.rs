@@ -187,12 +187,9 @@ fn segment_docs(
     limit: usize,
     each: &mut EachDoc<'_>,
 ) -> Result<(), Fault> {
-    let [_, docs, _, _, strings] = l.counts;
-    let mut table = Strings::new(l.at[0], strings as u64);
+    let docs = l.counts[1];
     for from in (0..docs).step_by(RECORDS) {
-        let n = RECORDS.min(docs - from);
-        let bytes = w.section(l.at[2] + from as u64 * DOC_RECORD, n as u64 * DOC_RECORD)?;
-        table.load(w, bytes.chunks_exact(DOC_RECORD as usize).map(doc_strings))?;
+        let (bytes, table) = doc_records(w, l, from..docs.min(from + RECORDS))?;
         for r in bytes.chunks_exact(DOC_RECORD as usize) {
             let group = le32(r, 12) as usize;
             if group >= limit {
@@ -203,6 +200,19 @@ fn segment_docs(
         }
     }
     Ok(())
+}
+
+/// A segment's document records `range` and the part of its string table they name.
+fn doc_records(
+    w: &Window<'_, File>,
+    l: &Layout,
+    range: std::ops::Range<usize>,
+) -> Result<(Vec<u8>, Strings), Fault> {
+    let n = (range.end - range.start) as u64;
+    let bytes = w.section(l.at[2] + range.start as u64 * DOC_RECORD, n * DOC_RECORD)?;
+    let mut table = Strings::new(l.at[0], l.counts[4] as u64);
+    table.load(w, bytes.chunks_exact(DOC_RECORD as usize).map(doc_strings))?;
+    Ok((bytes, table))
 }
 
 /// The documents of an index file opened without them ([`Records::Checked`]): left in
@@ -311,15 +321,12 @@ impl DocStream<'_> {
                 start: *start,
                 len: later.dir.entries[self.segment].size,
             };
-            let n = RECORDS.min(docs - self.next);
-            let at = l.at[2] + self.next as u64 * DOC_RECORD;
-            let bytes = w.section(at, n as u64 * DOC_RECORD)?;
-            let mut table = Strings::new(l.at[0], l.counts[4] as u64);
-            table.load(&w, bytes.chunks_exact(DOC_RECORD as usize).map(doc_strings))?;
-            let mut out = Vec::with_capacity(n);
+            let range = self.next..docs.min(self.next + RECORDS);
+            let (bytes, table) = doc_records(&w, l, range.clone())?;
+            let mut out = Vec::with_capacity(range.len());
             let limit = self.groups + l.counts[2];
             decode_docs(&bytes, &table, (limit, self.titles), &mut out)?;
-            self.next += n;
+            self.next = range.end;
             return Ok(out);
         }
         Ok(Vec::new())

@@ -367,13 +367,8 @@ fn reuse_all(
         let walk = (&mut *corpus, keep);
         let mine = saved_docs.by_ref().take(rec.docs as usize);
         let mine: Vec<format::DocRec> = mine.collect::<Result<_>>()?;
-        if mine.len() != rec.docs as usize {
-            let what = format!(
-                "{} holds fewer documents than its record says",
-                rec.path.display()
-            );
-            return Err(crate::error::Error::Output(what));
-        }
+        // Loading checked that the files' records count the segments' documents.
+        debug_assert_eq!(mine.len(), rec.docs as usize);
         let mine = mine.into_iter();
         let push = &mut |d| docs.push(d);
         reuse_file(f, rec, mine, walk, push, &mut skipped, &mut dirty, Ok)?;
@@ -435,11 +430,11 @@ fn merge(
     let mut groups = reused.then(|| Interned::new(params.num_perm, room));
     let built = std::mem::take(&mut fresh.index.docs);
     // Else the documents read anew are moved over, one by one, not copied.
-    let (mut sub_docs, built) = match reused {
+    let (sub_docs, built) = match reused {
         true => (built.into_vec(), None),
         false => (Vec::new(), Some(built)),
     };
-    let mut sub_docs = std::mem::take(&mut sub_docs).into_iter().peekable();
+    let mut sub_docs = sub_docs.into_iter().peekable();
     // The build's documents are counted file by file, read in order where they are.
     let mut counted = built.as_ref().map(|b| b.iter().peekable());
     let sub = &fresh.index;
