@@ -33,7 +33,9 @@ fn build_wheel(maturin: &Path) -> PathBuf {
         Command::new(here.join("build-wheel.sh"))
             .env("SIMTUI_BIN", env!("CARGO_BIN_EXE_simtui"))
             .env("MATURIN", maturin)
-            .env("CARGO_TARGET_DIR", root.join("target/python")),
+            .env("CARGO_TARGET_DIR", root.join("target/python"))
+            // Not the Python test's dist/, which it installs from as this runs beside it.
+            .env("SIMTUI_WHEEL_OUT", root.join("target/python/spark-wheel")),
         "crates/simtui-py/build-wheel.sh",
     );
     let wheel = stdout.lines().last().unwrap_or_default().trim();

@@ -23,6 +23,13 @@ if [ -z "$maturin" ]; then
   if [ -x "$here/.venv/bin/maturin" ]; then maturin=$here/.venv/bin/maturin; else maturin=maturin; fi
 fi
 out=${SIMTUI_WHEEL_OUT:-$here/dist}
+# One build at a time: every build empties and fills $here/data (and cargo test runs the
+# Python and the Spark tests side by side, each building a wheel).
+if command -v flock >/dev/null; then
+  mkdir -p "$root/target"
+  exec 9>"$root/target/.build-wheel.lock"
+  flock 9
+fi
 rm -rf "$here/data" "$out"
 mkdir -p "$here/data/scripts"
 if [ -n "${SIMTUI_BIN:-}" ]; then
