@@ -13,9 +13,9 @@
 //! Any order works as long as it is the same for every set, so the frequencies are
 //! counted in a table of counters indexed by the top bits of the hashes (a merge of two
 //! shingles in one counter only makes them look commoner, which costs a little speed,
-//! never a pair: see [`frequency`]). The inverted index sorts prefix shingles by their
-//! top bits and splits the rare run that merges two by hash: its lists are exact, as the
-//! positional filter needs.
+//! never a pair: see [`frequency`]). The inverted index sorts the prefix shingles as
+//! (hash, set, place) keys: a list is a run of one whole hash, exact as the positional
+//! filter needs, read in order with all it needs.
 
 mod frequency;
 mod limits;
@@ -47,8 +47,9 @@ pub struct GroupPair {
 // A pair is 16 bytes (see PAIR_BYTES).
 const _: () = assert!(std::mem::size_of::<GroupPair>() == 16);
 
-/// Most shingles a corpus may have here: positions are packed beside hash bits in a u64.
-const MAX_POSITION_BITS: u32 = 40;
+/// Most shingles a corpus may have here: positions, places in a prefix and in the
+/// inverted index are u32.
+const MAX_POSITION_BITS: u32 = 32;
 /// Probing ranks are packed beside a flag in a u32.
 const PROBE_ONLY: u32 = 1 << 31;
 

@@ -146,10 +146,13 @@ impl Held {
             counting,
             // Collected from a filter: up to twice what it holds.
             order: 8 * n,
-            building: 24 * n + 24 * prefix + 8 * (n + 1),
-            prefixes: 24 * prefix + 8 * (n + 1),
-            // Sort keys and postings (rank and position).
-            indexing: 16 * prefix,
+            // Each prefix's shape (12 bytes) and parts (32), its tokens (12 bytes a
+            // shingle) and keys (16), the start of each and two numbers per set.
+            building: 44 * n + 28 * prefix + 8 * (n + 1) + 8 * n,
+            prefixes: 28 * prefix + 8 * (n + 1) + 8 * n,
+            // The keys, taken from the prefixes and sorted, and the postings (rank and
+            // position).
+            indexing: 8 * prefix,
             index: 8 * prefix,
             // Counts and candidates per worker, sizes, a vector of pairs per set.
             probing: 8 * n * threads + 4 * n + 24 * n,
