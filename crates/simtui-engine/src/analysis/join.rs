@@ -17,6 +17,7 @@
 //! (hash, set, place) keys: a list is a run of one whole hash, exact as the positional
 //! filter needs, read in order with all it needs.
 
+mod bitmaps;
 mod frequency;
 mod limits;
 mod prefixes;
@@ -26,6 +27,7 @@ use crate::progress::{Cancelled, Progress, Stage, check};
 use crate::shingle::ShingleSets;
 use crate::storage::Slab;
 use crate::storage::memory::prefetch;
+use bitmaps::Bitmaps;
 use limits::{Held, heap};
 pub use limits::{Limits, PAIR_BYTES};
 pub(crate) use limits::{PairBudget, too_large};
@@ -99,7 +101,8 @@ pub fn memory_needed(sets: &ShingleSets, floor: f64) -> u64 {
     let read = (0..sets.len()).map(|g| sets.load_bytes(g as u32)).sum();
     let total = sets.total() as u64;
     let counting = frequency::counting_bytes(sets.total(), sets.len());
-    Held::bound(sets.len() as u64, total, read, prefix, counting)
+    let bitmaps = 8 * bitmaps::words_for(sets.total(), sets.len()) as u64 * sets.len() as u64;
+    Held::bound(sets.len() as u64, total, read, prefix, (counting, bitmaps))
 }
 
 /// Every pair of distinct sets with Jaccard similarity ≥ `floor` (exactly the pairs a
@@ -172,8 +175,11 @@ fn accounted(
     if index.work > limits.max_work {
         return Err(too_large(format!("{} prefix pairs to probe", index.work)));
     }
+    let bitmaps = Bitmaps::build(sets);
+    held.bitmaps = bitmaps.heap();
     let budget = PairBudget::within(limits, limits.max_bytes.saturating_sub(needed));
-    let (pairs, probing) = probe(sets, &order, &prefixes, &index, floor, &budget, progress)?;
+    let filters = (&prefixes, &index, &bitmaps);
+    let (pairs, probing) = probe(sets, &order, filters, floor, &budget, progress)?;
     held.probing = probing;
     let held = held.peak() + PAIR_BYTES * pairs.len() as u64;
     Ok((pairs, held))
@@ -276,14 +282,14 @@ fn candidates(
     }
 }
 
-/// Probes each set's prefix against the sets before it and verifies the candidates;
+/// Probes each set's prefix against the sets before it and verifies the candidates
+/// that their bitmaps do not rule out;
 /// the pairs, and the bytes of its workers' scratch and of its vectors of pairs beyond
 /// the pairs' own [`PAIR_BYTES`].
 fn probe(
     sets: &Slab<u64>,
     order: &[u32],
-    prefixes: &Prefixes,
-    index: &PrefixIndex,
+    (prefixes, index, bitmaps): (&Prefixes, &PrefixIndex, &Bitmaps),
     floor: f64,
     budget: &PairBudget,
     progress: &dyn Progress,
@@ -322,6 +328,10 @@ fn probe(
                     let gy = order[y as usize];
                     let set_y = sets.get(gy as usize);
                     let need = need_for(floor, x.len(), set_y.len());
+                    let (at_x, at_y) = ((gx as usize, x.len()), (gy as usize, set_y.len()));
+                    if bitmaps.most_shared(at_x, at_y) < need {
+                        continue;
+                    }
                     let Some(inter) = overlap_at_least(x, set_y, need) else {
                         continue;
                     };

@@ -132,13 +132,21 @@ pub(super) struct Held {
     pub(super) index: u64,
     /// The probing workers' scratch, and each set's vector of pairs.
     pub(super) probing: u64,
+    /// A bitmap per set, made for the probe.
+    pub(super) bitmaps: u64,
 }
 
 impl Held {
     /// Bounds of what the join holds at each step, from the number of sets `n`, their
     /// shingles (`total`), the bytes of them read back, the most prefix shingles
-    /// (`prefix`) and the bytes counting the frequencies takes (`counting`).
-    pub(super) fn bound(n: u64, total: u64, read: u64, prefix: u64, counting: u64) -> u64 {
+    /// (`prefix`), the bytes counting the frequencies takes and those of the bitmaps.
+    pub(super) fn bound(
+        n: u64,
+        total: u64,
+        read: u64,
+        prefix: u64,
+        (counting, bitmaps): (u64, u64),
+    ) -> u64 {
         let threads = rayon::current_num_threads() as u64;
         Held {
             read,
@@ -156,6 +164,7 @@ impl Held {
             index: 8 * prefix,
             // Counts and candidates per worker, sizes, a vector of pairs per set.
             probing: 8 * n * threads + 4 * n + 24 * n,
+            bitmaps,
         }
         .peak()
     }
@@ -167,7 +176,7 @@ impl Held {
             h.freq + h.counting,
             h.freq + h.order + h.building,
             h.order + h.prefixes + h.indexing,
-            h.order + h.prefixes + h.index + h.probing,
+            h.order + h.prefixes + h.index + h.bitmaps + h.probing,
         ]
         .into_iter()
         .max()
