@@ -52,8 +52,6 @@ const _: () = assert!(std::mem::size_of::<GroupPair>() == 16);
 /// Most shingles a corpus may have here: positions, places in a prefix and in the
 /// inverted index are u32.
 const MAX_POSITION_BITS: u32 = 32;
-/// Probing ranks are packed beside a flag in a u32.
-const PROBE_ONLY: u32 = 1 << 31;
 
 /// Slack for rounding when comparing s·n with an integer: bounds are made looser by it,
 /// never tighter, so that a pair whose computed J is ≥ s is never filtered out.
@@ -156,7 +154,7 @@ fn accounted(
     let sets = &all;
     if total > limits.max_shingles
         || bits_for(total) > MAX_POSITION_BITS
-        || sets.len() >= PROBE_ONLY as usize
+        || sets.len() >= u32::MAX as usize
     {
         return Err(too_large(format!("{total} shingles")));
     }
@@ -256,9 +254,6 @@ fn candidates(
         let px = t.pos as usize;
         let list = &index.post[t.first as usize..t.at as usize];
         for p in list.iter().rev() {
-            if p.rank & PROBE_ONLY != 0 {
-                continue; // beyond its indexing prefix
-            }
             let y = p.rank as usize;
             let ny = sizes[y] as usize;
             if ny < smallest {

@@ -3,7 +3,7 @@
 //! before it whose prefixes hold the same shingle.
 
 use super::limits::heap;
-use super::{PROBE_ONLY, index_prefix_len, prefix_len};
+use super::{index_prefix_len, prefix_len};
 use crate::storage::Slab;
 use crate::storage::memory::prefetch;
 use rayon::prelude::*;
@@ -150,9 +150,8 @@ impl Prefixes {
     }
 }
 
-/// One set in a list of the inverted index: its probing rank, flagged with
-/// [`PROBE_ONLY`] when the shingle is beyond its indexing prefix (it is there to be
-/// found, not to be probed), and the shingle's position in it.
+/// One set in a list of the inverted index, whose indexing prefix holds the shingle: its
+/// probing rank, and the shingle's position in it.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Posting {
     pub(super) rank: u32,
@@ -160,11 +159,12 @@ pub(super) struct Posting {
 }
 
 /// The inverted index of the prefixes: for the prefix shingle at `tokens[o]`, the sets
-/// before it (in probing order) whose prefixes hold that shingle are
+/// before it (in probing order) whose indexing prefixes hold that shingle are
 /// `post[tokens[o].first..tokens[o].at]`, by rank.
 pub(super) struct PrefixIndex {
     pub(super) post: Vec<Posting>,
-    /// Σ over the lists of (length choose 2): the most probes.
+    /// Σ over the prefix shingles of the postings before them in their lists: the most
+    /// probes.
     pub(super) work: u64,
     /// Bytes held while it was built.
     pub(super) building: u64,
@@ -216,11 +216,6 @@ fn sort_keys(keys: &mut [u128]) {
 /// How many keys ahead the index asks for the token it will write.
 const WRITE_AHEAD: usize = 16;
 
-/// Pairs of a list of `l`: the probes it can cost.
-fn pairs(l: usize) -> u64 {
-    (l as u64) * (l as u64).saturating_sub(1) / 2
-}
-
 impl PrefixIndex {
     /// Sorts the prefixes' keys (then drops them): each run of one hash is a list, its
     /// sets by rank, as the probe needs them (sets are laid out in probing order).
@@ -238,9 +233,16 @@ impl PrefixIndex {
             let (rank, i) = ((k >> 32) as u32 as usize, k as u32);
             (rank, i, start[rank] + i as usize)
         };
-        let mut post = Vec::with_capacity(keys.len());
+        // Only the shingles of the indexing prefixes are postings: one beyond it is
+        // probed with, never found (at s = 0.5, most of a prefix), and as a posting
+        // every later probe of its list passed it over.
+        let postings = (0..indexed.len())
+            .map(|r| (indexed[r] as usize).min(start[r + 1] - start[r]))
+            .sum();
+        let mut post = Vec::with_capacity(postings);
         let mut work = 0u64;
-        let mut first = 0;
+        // Where this hash's keys begin, and its list.
+        let (mut first, mut list) = (0, 0);
         for (at, &k) in keys.iter().enumerate() {
             // The token a few keys on, to be written soon: tokens are in set order, keys
             // in hash order, so each is a line of memory of its own.
@@ -248,19 +250,19 @@ impl PrefixIndex {
                 prefetch(tokens, token(ahead).2);
             }
             if k >> 64 != keys[first] >> 64 {
-                work += pairs(at - first);
-                first = at;
+                (first, list) = (at, post.len());
             }
             let (rank, i, o) = token(k);
-            tokens[o].first = first as u32;
-            tokens[o].at = at as u32;
-            let beyond = if i >= indexed[rank] { PROBE_ONLY } else { 0 };
-            post.push(Posting {
-                rank: rank as u32 | beyond,
-                pos: unique[rank] + i,
-            });
+            tokens[o].first = list as u32;
+            tokens[o].at = post.len() as u32;
+            work += (post.len() - list) as u64;
+            if i < indexed[rank] {
+                post.push(Posting {
+                    rank: rank as u32,
+                    pos: unique[rank] + i,
+                });
+            }
         }
-        work += pairs(keys.len() - first);
         // The keys were counted with the prefixes (`Prefixes::heap`, taken before).
         let building = heap(&post);
         PrefixIndex {
