@@ -278,9 +278,8 @@ fn candidates(
 }
 
 /// Probes each set's prefix against the sets before it and verifies the candidates
-/// that their bitmaps do not rule out;
-/// the pairs, and the bytes of its workers' scratch and of its vectors of pairs beyond
-/// the pairs' own [`PAIR_BYTES`].
+/// their bitmaps do not rule out; the pairs, and the bytes of its workers' scratch and of
+/// its vectors of pairs beyond the pairs' own [`PAIR_BYTES`].
 fn probe(
     sets: &Slab<u64>,
     order: &[u32],
