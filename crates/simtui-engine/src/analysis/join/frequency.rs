@@ -3,10 +3,10 @@
 //! Counted in a table of saturating counters indexed by the hashes' high bits, with four
 //! counters or more per shingle occurrence: two shingles that share a counter (at most
 //! about one in four of those held once) only look commoner, which costs a little speed,
-//! never a pair, and a count of 1 still means that no other set holds the shingle. The table is
-//! counted a slice of the hash space at a time, each slice's counters small enough to
-//! stay in a core's cache: the sets are sorted, so a slice is a run of each, which a
-//! cursor per set walks. No shingle is sorted or moved (sorting every occurrence was the
+//! never a pair, and a count of 1 still means that no other set holds the shingle. The
+//! table is counted a slice of the hash space at a time, each slice's counters small
+//! enough to stay in a core's cache: the sets are sorted, so a slice is a run of each,
+//! which a cursor per set walks. No shingle is sorted or moved (sorting every occurrence was the
 //! join's largest cost on 20,000 documents of 9-grams).
 
 use super::bits_for;

@@ -154,10 +154,10 @@ impl Held {
             counting,
             // Collected from a filter: up to twice what it holds.
             order: 8 * n,
-            // Each prefix's shape (12 bytes) and parts (32), its tokens (12 bytes a
-            // shingle) and keys (16), the start of each and two numbers per set.
-            building: 44 * n + 28 * prefix + 8 * (n + 1) + 8 * n,
-            prefixes: 28 * prefix + 8 * (n + 1) + 8 * n,
+            // Each prefix's parts (32 bytes) while they are written; its tokens (12 bytes
+            // a shingle) and keys (16), its start and its shape (12).
+            building: 32 * n + 28 * prefix + 8 * (n + 1) + 12 * n,
+            prefixes: 28 * prefix + 8 * (n + 1) + 12 * n,
             // The keys, taken from the prefixes and sorted, and the postings (rank and
             // position).
             indexing: 8 * prefix,

@@ -22,12 +22,20 @@ pub(super) struct Prefixes {
     /// list of the index is a run of one hash, by rank, read in order with all the
     /// index needs (no token read back from where the sort left it).
     keys: Vec<u128>,
-    /// Per rank: the shingles no other set holds (the position of prefix shingle `i` is
-    /// `unique + i`), and the prefix shingles within the shorter indexing prefix.
-    unique: Vec<u32>,
-    indexed: Vec<u32>,
+    /// Each prefix's shape, by rank.
+    shapes: Vec<Shape>,
     /// Bytes held while they were built (their lengths and parts, then all of them).
     pub(super) building: u64,
+}
+
+/// A set's prefix: how long it is, the set's shingles no other set holds (the position of
+/// prefix shingle `i` is `unique + i`), and its shingles within the shorter indexing
+/// prefix.
+#[derive(Clone, Copy)]
+struct Shape {
+    len: u32,
+    unique: u32,
+    indexed: u32,
 }
 
 /// One shingle of a prefix.
@@ -35,7 +43,7 @@ pub(super) struct Prefixes {
 pub(super) struct Token {
     /// Its position in the set, rarest first.
     pub(super) pos: u32,
-    /// The sets before it (in probing order) whose prefixes hold the shingle:
+    /// The sets before it (in probing order) whose indexing prefixes hold the shingle:
     /// `post[first..at]` of the [`PrefixIndex`], which sets these. Kept here rather than
     /// in arrays of their own: the probe reads them with its position.
     pub(super) first: u32,
@@ -84,7 +92,7 @@ impl Prefixes {
         let freq_of = |g: usize| &freq[sets.start(g)..sets.start(g + 1)];
         // How long each prefix is, first: then each is written where it stays, not
         // collected into a vector of its own and copied.
-        let shapes: Vec<(u32, u32, u32)> = order
+        let shapes: Vec<Shape> = order
             .par_iter()
             .map(|&g| {
                 let n = sets.get(g as usize).len();
@@ -94,46 +102,48 @@ impl Prefixes {
                     .count();
                 let len = prefix_len(floor, n).saturating_sub(unique);
                 let indexed = index_prefix_len(floor, n).saturating_sub(unique);
-                (len as u32, unique as u32, indexed as u32)
+                Shape {
+                    len: len as u32,
+                    unique: unique as u32,
+                    indexed: indexed as u32,
+                }
             })
             .collect();
         let mut start = Vec::with_capacity(shapes.len() + 1);
         start.push(0);
-        for &(l, _, _) in &shapes {
-            start.push(start[start.len() - 1] + l as usize);
+        for shape in &shapes {
+            start.push(start[start.len() - 1] + shape.len as usize);
         }
         let m = start[shapes.len()];
         let mut tokens = vec![Token::default(); m];
         let mut keys = vec![0u128; m];
         let mut parts: Vec<(&mut [Token], &mut [u128])> = Vec::with_capacity(shapes.len());
         let (mut rest, mut rest_keys) = (&mut tokens[..], &mut keys[..]);
-        for &(l, _, _) in &shapes {
-            let (part, after) = rest.split_at_mut(l as usize);
-            let (part_keys, after_keys) = rest_keys.split_at_mut(l as usize);
+        for shape in &shapes {
+            let l = shape.len as usize;
+            let (part, after) = rest.split_at_mut(l);
+            let (part_keys, after_keys) = rest_keys.split_at_mut(l);
             parts.push((part, part_keys));
             (rest, rest_keys) = (after, after_keys);
         }
-        let building = heap(&shapes) + heap(&parts);
+        let building = heap(&parts);
         order
             .par_iter()
             .zip(parts)
             .enumerate()
             .for_each(|(rank, (&g, (prefix, keys)))| {
                 let (set, freq) = (sets.get(g as usize), freq_of(g as usize));
-                let unique = shapes[rank].1 as usize;
+                let unique = shapes[rank].unique as usize;
                 rarest(set, freq, prefix.len(), |i, hash| {
                     prefix[i].pos = (unique + i) as u32;
                     keys[i] = key(hash, rank, i);
                 });
             });
-        let unique = shapes.iter().map(|s| s.1).collect();
-        let indexed = shapes.iter().map(|s| s.2).collect();
         let mut prefixes = Prefixes {
             start,
             tokens,
             keys,
-            unique,
-            indexed,
+            shapes,
             building,
         };
         prefixes.building += prefixes.heap();
@@ -142,11 +152,7 @@ impl Prefixes {
 
     /// Bytes of the prefixes laid out (the keys until the index takes them).
     pub(super) fn heap(&self) -> u64 {
-        heap(&self.start)
-            + heap(&self.tokens)
-            + heap(&self.keys)
-            + heap(&self.unique)
-            + heap(&self.indexed)
+        heap(&self.start) + heap(&self.tokens) + heap(&self.keys) + heap(&self.shapes)
     }
 }
 
@@ -225,8 +231,7 @@ impl PrefixIndex {
         let Prefixes {
             start,
             tokens,
-            unique,
-            indexed,
+            shapes,
             ..
         } = prefixes;
         let token = |k: u128| {
@@ -236,9 +241,7 @@ impl PrefixIndex {
         // Only the shingles of the indexing prefixes are postings: one beyond it is
         // probed with, never found (at s = 0.5, most of a prefix), and as a posting
         // every later probe of its list passed it over.
-        let postings = (0..indexed.len())
-            .map(|r| (indexed[r] as usize).min(start[r + 1] - start[r]))
-            .sum();
+        let postings = shapes.iter().map(|s| s.indexed.min(s.len) as usize).sum();
         let mut post = Vec::with_capacity(postings);
         let mut work = 0u64;
         // Where this hash's keys begin, and its list.
@@ -256,10 +259,11 @@ impl PrefixIndex {
             tokens[o].first = list as u32;
             tokens[o].at = post.len() as u32;
             work += (post.len() - list) as u64;
-            if i < indexed[rank] {
+            let shape = shapes[rank];
+            if i < shape.indexed {
                 post.push(Posting {
                     rank: rank as u32,
-                    pos: unique[rank] + i,
+                    pos: shape.unique + i,
                 });
             }
         }
