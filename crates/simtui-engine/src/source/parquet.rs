@@ -1,17 +1,17 @@
 //! Parquet: files of rows in row groups, a document per row, its text in one column.
 //!
 //! Only the columns asked for are read (text, and the id, title and metadata fields when
-//! asked for): a dataset's other columns (embeddings, scores) cost nothing. Row groups
-//! are read in parallel, a few at a time (`ParquetStream`), so memory holds a few row
-//! groups' texts however large the file. A row is a [`Part`] whose place is its row
+//! asked for): a dataset's other columns (embeddings, scores) cost nothing. Small row
+//! groups are read in parallel, a few at a time, and a large one a slice of rows at a
+//! time ([`ParquetStream`]), so memory holds a few megabytes of texts however large the
+//! file or its row groups. A row is a [`Part`] whose place is its row
 //! group and its row in it (`offset` and `len`), and its row in the file (`line`, from
 //! 1): it is read again by those (`read_row`) for the diff and for `query`.
 
 use super::container::{Container, Part};
-use super::entry::Item;
 use super::file::open_nonblocking;
 use super::record::Record;
-use super::skip::{SkipReason, Skipped};
+use super::skip::SkipReason;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Date32Type, Date64Type, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
@@ -22,11 +22,10 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::{ArrowError, DataType, SchemaRef, TimeUnit};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
-    RowSelector,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
 };
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
-use rayon::prelude::*;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
@@ -262,12 +261,23 @@ impl ParquetFile {
         self.meta.metadata().row_group(g).compressed_size().max(0) as u64
     }
 
-    /// The decoded rows of row group `g` (all of them, or those `selection` selects).
-    fn batches(
+    /// Bytes the columns read of row group `g` take decoded (before compression, as the
+    /// footer says): what decoding it whole holds.
+    pub(crate) fn decoded_bytes(&self, g: usize) -> u64 {
+        let group = self.meta.metadata().row_group(g);
+        (0..group.num_columns())
+            .filter(|&i| self.projection.leaf_included(i))
+            .map(|i| group.column(i).uncompressed_size().max(0) as u64)
+            .sum()
+    }
+
+    /// A reader of row group `g`'s rows (all of them, or those `selection` selects), a
+    /// batch of [`BATCH_ROWS`] at a time: only the pages a batch needs are read.
+    pub(crate) fn reader(
         &self,
         g: usize,
         selection: Option<RowSelection>,
-    ) -> Result<Vec<RecordBatch>, String> {
+    ) -> Result<ParquetRecordBatchReader, String> {
         let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
             self.file.clone(),
             self.meta.clone(),
@@ -278,48 +288,7 @@ impl ParquetFile {
         if let Some(s) = selection {
             builder = builder.with_row_selection(s);
         }
-        let reader = builder.build().map_err(|e| e.to_string())?;
-        reader
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())
-    }
-
-    /// The records of row group `g`, whose first row is row `first` of the file (from 0):
-    /// a record per row, or a skip for a row with no text, or one skip for a row group
-    /// that cannot be decoded.
-    pub(crate) fn read_group(&self, c: &Arc<Container>, g: usize, first: u64) -> Vec<Item> {
-        let batches = match self.batches(g, None) {
-            Ok(b) => b,
-            Err(e) => {
-                return vec![Item::Skip(Skipped {
-                    path: place(c, first),
-                    reason: SkipReason::Unreadable,
-                    detail: format!("row group {g}: {e}"),
-                })];
-            }
-        };
-        let mut out = Vec::with_capacity(self.rows(g) as usize);
-        let mut row = 0u64;
-        for batch in &batches {
-            for i in 0..batch.num_rows() {
-                let part = Part {
-                    file: c.clone(),
-                    offset: g as u64,
-                    len: row,
-                    line: first + row + 1,
-                };
-                out.push(match record(c, batch, i) {
-                    Ok(record) => Item::Parsed { part, record },
-                    Err((reason, detail)) => Item::Skip(Skipped {
-                        path: part.place(),
-                        reason,
-                        detail,
-                    }),
-                });
-                row += 1;
-            }
-        }
-        out
+        builder.build().map_err(|e| e.to_string())
     }
 }
 
@@ -453,66 +422,12 @@ pub(crate) fn read_row(part: &Part) -> Result<Record, (SkipReason, String)> {
         RowSelector::skip(row as usize),
         RowSelector::select(1),
     ]);
-    let batches = pf.batches(g, Some(selection)).map_err(unreadable)?;
-    let batch = batches
-        .iter()
-        .find(|b| b.num_rows() > 0)
-        .ok_or_else(|| unreadable("the row is not in the file any more"))?;
-    record(&part.file, batch, 0)
-}
-
-/// A Parquet file being read, a few row groups at a time.
-pub(crate) struct ParquetStream {
-    pub(crate) file: Arc<Container>,
-    pf: ParquetFile,
-    /// The next row group to read, and the file's row it starts at.
-    next: usize,
-    first_row: u64,
-    /// Bytes (compressed) of the row groups read, for progress.
-    pub(crate) consumed: u64,
-    pub(crate) records: u64,
-}
-
-impl ParquetStream {
-    pub(crate) fn open(file: Arc<Container>) -> Result<ParquetStream, (SkipReason, String)> {
-        let pf = open(&file)?;
-        Ok(ParquetStream {
-            file,
-            pf,
-            next: 0,
-            first_row: 0,
-            consumed: 0,
-            records: 0,
-        })
-    }
-
-    /// Reads the next row groups (as many as there are threads, in parallel), appending
-    /// their records to `out` in order. Returns false once the file is done.
-    pub(crate) fn next_items(&mut self, out: &mut Vec<Item>) -> bool {
-        let groups = self.pf.row_groups();
-        let take = rayon::current_num_threads()
-            .max(1)
-            .min(groups - self.next.min(groups));
-        let starts: Vec<(usize, u64)> = (self.next..self.next + take)
-            .scan(self.first_row, |row, g| {
-                let start = *row;
-                *row += self.pf.rows(g);
-                Some((g, start))
-            })
-            .collect();
-        let read: Vec<Vec<Item>> = starts
-            .par_iter()
-            .map(|&(g, first)| self.pf.read_group(&self.file, g, first))
-            .collect();
-        for (&(g, _), items) in starts.iter().zip(read) {
-            self.first_row += self.pf.rows(g);
-            self.consumed += self.pf.stored_bytes(g);
-            self.records += items.len() as u64;
-            out.extend(items);
-        }
-        self.next += take;
-        self.next < groups
-    }
+    let mut reader = pf.reader(g, Some(selection)).map_err(unreadable)?;
+    let batch = reader
+        .find(|b| b.as_ref().map_or(true, |b| b.num_rows() > 0))
+        .ok_or_else(|| unreadable("the row is not in the file any more"))?
+        .map_err(unreadable)?;
+    record(&part.file, &batch, 0)
 }
 
 /// Writes a Parquet file without the rows `cuts` ((row group, row in it), sorted): every
@@ -670,6 +585,9 @@ fn rewrite(
     let out = writer.into_inner().map_err(bad)?;
     out.sync_all().map_err(|e| io(target, e))
 }
+
+mod stream;
+pub(crate) use stream::ParquetStream;
 
 #[cfg(test)]
 mod tests;

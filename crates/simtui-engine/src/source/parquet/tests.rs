@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::source::container::{InputOptions, Kind};
+use crate::source::entry::Item;
 use arrow_array::{ArrayRef, StringArray};
 use arrow_schema::{Field, Schema};
 use parquet::arrow::ArrowWriter;
@@ -21,7 +22,11 @@ fn written() -> Vec<u8> {
         strings(&|i| format!("{i:x}").repeat(300)),
         strings(&|i| format!("2026-11-{:02}", 1 + i % 28)),
     ];
-    let names = ["id", "text", "blob", "date"];
+    parquet_of(&["id", "text", "blob", "date"], columns, 40)
+}
+
+/// A Parquet file of these string columns, named `names`, in row groups of `group` rows.
+fn parquet_of(names: &[&str], columns: Vec<ArrayRef>, group: usize) -> Vec<u8> {
     let schema = Arc::new(Schema::new(
         names
             .iter()
@@ -30,7 +35,7 @@ fn written() -> Vec<u8> {
     ));
     let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
     let props = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(40))
+        .set_max_row_group_row_count(Some(group))
         .build();
     let mut out = Vec::new();
     let mut w = ArrowWriter::try_new(&mut out, schema, Some(props)).unwrap();
@@ -140,4 +145,65 @@ fn a_footer_that_does_not_decode_is_no_plan_and_a_file_without_its_text_needs_no
     };
     let none = chunk_ranges(metadata, &container(Path::new("x"), &other), data_end);
     assert_eq!(none, Some(Vec::new()));
+}
+
+/// A file of `rows` rows of short texts, in row groups of `group` rows.
+fn rows_in_groups(rows: usize, group: usize) -> Vec<u8> {
+    let text: ArrayRef =
+        Arc::new(StringArray::from_iter_values((0..rows).map(|i| {
+            format!("row {i} of the file, and the words {}", i % 13)
+        })));
+    parquet_of(&["text"], vec![text], group)
+}
+
+/// The items of each call of a stream of `path` with these limits, as (row group, row
+/// in it, row of the file, text).
+fn calls(path: &Path, (whole, slice): (u64, usize)) -> Vec<Vec<(u64, u64, u64, String)>> {
+    let c = Arc::new(container(path, &InputOptions::default()));
+    let mut stream = ParquetStream::open(c).unwrap().with_limits(whole, slice);
+    let mut calls = Vec::new();
+    loop {
+        let mut items = Vec::new();
+        let more = stream.next_items(&mut items);
+        calls.push(
+            items
+                .into_iter()
+                .map(|item| match item {
+                    Item::Parsed { part, record } => {
+                        (part.offset, part.len, part.line, record.text)
+                    }
+                    _ => panic!("a row not read"),
+                })
+                .collect(),
+        );
+        if !more {
+            return calls;
+        }
+    }
+}
+
+#[test]
+fn a_large_row_group_is_read_a_slice_at_a_time_as_the_same_rows() {
+    // Two row groups of 2,500 rows and one of 500: batches of 1,024 rows.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.parquet");
+    std::fs::write(&path, rows_in_groups(5500, 2500)).unwrap();
+    let whole = calls(&path, (u64::MAX, usize::MAX));
+    // Every group decoded whole: as many at once as there are threads.
+    assert!(whole.len() <= 3, "{} calls", whole.len());
+    let sliced = calls(&path, (0, 1));
+    // Each group large: a batch a call (one byte of texts is a batch's worth).
+    let sizes: Vec<usize> = sliced.iter().map(Vec::len).collect();
+    assert_eq!(sizes, [1024, 1024, 452, 1024, 1024, 452, 500]);
+    let all = |c: Vec<Vec<_>>| c.into_iter().flatten().collect::<Vec<_>>();
+    let (whole, sliced) = (all(whole), all(sliced));
+    assert_eq!(sliced, whole);
+    assert_eq!(whole.len(), 5500);
+    for (i, (g, row, line, text)) in whole.iter().enumerate() {
+        assert_eq!(
+            (*g, *row, *line),
+            ((i / 2500) as u64, (i % 2500) as u64, i as u64 + 1)
+        );
+        assert!(text.starts_with(&format!("row {i} ")), "{text}");
+    }
 }
