@@ -337,8 +337,14 @@ fn what_the_limit_cannot_hold_is_named_once() {
         let saved = cmd.contains(&"index") || cmd.contains(&"--index");
         let records = warned("warning: the saved index's records of 300 files");
         assert_eq!(records, saved as usize, "{cmd:?}: {err}");
+        // A document held more than 1K while it was read: said once by a command that
+        // read documents (`pairs --index` reads again those whose stamps were too
+        // recent to trust: written within the second the index was).
+        let whole = warned("warning: the document ");
+        let read = !cmd.contains(&"--index");
+        assert!(whole == 1 || (whole == 0 && !read), "{cmd:?}: {err}");
         let lines = err.lines().filter(|l| l.contains("over --memory")).count();
-        assert_eq!(lines, 1 + saved as usize, "{cmd:?}: {err}");
+        assert_eq!(lines, 1 + saved as usize + whole, "{cmd:?}: {err}");
         assert!(err.contains("over --memory 1.0 KB: documents "), "{err}");
         if cmd.contains(&"--index") {
             assert!(err.contains("300 files and 300 saved documents"), "{err}");
@@ -451,4 +457,39 @@ fn dedup_keeps_no_titles() {
         jsonl, dedup,
         "clusters --format jsonl keeps no titles either"
     );
+}
+
+/// A document is read, tokenised and shingled whole, whatever `--memory` says: one that
+/// held more than the limit on its own is named, once, with what it held (issue 26: a
+/// document of 500 MB held 3.8 GB under `--memory 256M`, and nothing said so).
+#[test]
+fn a_document_read_whole_past_the_limit_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    std::fs::create_dir(&c).unwrap();
+    let words = |n: usize, salt: usize| -> String {
+        (0..n)
+            .map(|i| format!("w{} ", (i * 7 + salt) % 997))
+            .collect()
+    };
+    std::fs::write(c.join("large.txt"), words(60_000, 1)).unwrap();
+    for i in 0..20 {
+        std::fs::write(c.join(format!("small{i}.txt")), words(100, i)).unwrap();
+    }
+    let c = c.to_str().unwrap();
+    let out = simtui(&["pairs", c, "--memory", "1M", "--format", "jsonl"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let named: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("simtui: warning: the document "))
+        .collect();
+    assert_eq!(named.len(), 1, "{err}");
+    assert!(named[0].contains("large.txt"), "{err}");
+    assert!(named[0].contains("60000 tokens"), "{err}");
+    assert!(named[0].contains("over --memory 1.0 MB"), "{err}");
+    // Within the limit, nothing to say.
+    let out = simtui(&["pairs", c, "--memory", "64M", "--format", "jsonl"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("the document "), "{err}");
 }

@@ -172,9 +172,10 @@ impl StoreArgs {
 /// Says on stderr, once, when what an index holds in memory whatever the budget passes
 /// `--memory`: its documents' records, ids and paths and its group tables (its shingle
 /// sets and signatures go to files past the budget, a saved index's are read from it).
-/// Each part is named with its size.
+/// Each part is named with its size. And once more when one document held more than the
+/// limit while it was read.
 pub fn say_if_over(index: &Index, budget: &Budget) {
-    if let Some(over) = crate::output::memory::over_memory(index, budget) {
+    for over in crate::output::memory::all_over(index, budget) {
         crate::output::diag::say(format_args!("simtui: warning: {over}"));
     }
 }

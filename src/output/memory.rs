@@ -32,6 +32,37 @@ pub fn over_memory(index: &Index, budget: &Budget) -> Option<String> {
     ))
 }
 
+/// The document read in this run that held more than `--memory` on its own while it was
+/// read, tokenised and shingled (a document is never split), named with what it held.
+pub fn whole_document_over(index: &Index, budget: &Budget) -> Option<String> {
+    let largest = index.stats().largest.as_ref()?;
+    let held = largest.held();
+    if !budget.is_limited() || held <= budget.bytes {
+        return None;
+    }
+    let human = super::progress::human;
+    Some(format!(
+        "the document {} ({}, {} tokens) was read whole: about {} held while it was tokenised and shingled, over --memory {} (a document is never split; --max-bytes sets the largest one read)",
+        largest.place.display(),
+        human(largest.bytes),
+        largest.tokens,
+        human(held),
+        human(budget.bytes),
+    ))
+}
+
+/// Everything an index held past `--memory`: [`over_memory`] and
+/// [`whole_document_over`], each when it is to be said.
+pub fn all_over(index: &Index, budget: &Budget) -> Vec<String> {
+    [
+        over_memory(index, budget),
+        whole_document_over(index, budget),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// What opening, bringing up to date and writing a saved index held beside the index
 /// (a record per file and per saved document, whole), when the two pass `--memory`.
 pub fn records_over(report: &Report, index: &Index, budget: &Budget) -> Option<String> {

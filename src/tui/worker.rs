@@ -588,9 +588,11 @@ pub fn execute(work: Work, progress: &dyn Progress) -> Result<Output, JobError> 
     })
 }
 
-/// What the index holds past `--memory`, when it does, as the commands warn of it.
+/// What the index holds past `--memory` (and a document read whole past it), when it
+/// does, as the commands warn of it.
 pub fn over_memory(index: &Index) -> Option<String> {
-    crate::output::memory::over_memory(index, index.budget())
+    let all = crate::output::memory::all_over(index, index.budget());
+    all.into_iter().reduce(|a, b| format!("{a}; {b}"))
 }
 
 /// What `--id-field` found, as the commands check it: no record with the field ends the

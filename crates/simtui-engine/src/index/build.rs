@@ -459,6 +459,18 @@ impl<'a> Building<'a> {
             self.contents.push(s.content);
             self.stats.shingles += s.size as u64;
         }
+        if self
+            .stats
+            .largest
+            .as_ref()
+            .is_none_or(|l| s.tokens > l.tokens)
+        {
+            self.stats.largest = Some(super::Largest {
+                place: entry.place(),
+                bytes: s.bytes,
+                tokens: s.tokens,
+            });
+        }
         self.stats.docs += 1;
         self.stats.bytes += s.bytes;
         self.stats.tokens += s.tokens;

@@ -552,7 +552,7 @@ fn merged_index(
     groups: Option<Interned>,
     params: &Params,
 ) -> Result<Index> {
-    let times = fresh.index.stats.times;
+    let (times, largest) = (fresh.index.stats.times, fresh.index.stats.largest.clone());
     let mut index = match groups {
         Some(groups) => index_of(docs.into_vec(), skipped, groups.finish()?, params),
         None => {
@@ -566,6 +566,7 @@ fn merged_index(
         }
     };
     index.stats.times = times;
+    index.stats.largest = largest;
     Ok(index)
 }
 
