@@ -25,7 +25,7 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
 };
-use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
+use parquet::file::metadata::PageIndexPolicy;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
@@ -181,13 +181,14 @@ fn projection(
 /// every row group, in file order. None when the metadata cannot be decoded or names
 /// bytes past `data_end` (the caller then takes the whole file, and the reader says
 /// what is wrong with it); no range at all when the file is not documents (no text
-/// column: [`open`] fails after the footer).
+/// column: [`open`] fails after the footer). Only an object store reads by ranges.
+#[cfg(any(feature = "object-store", test))]
 pub(crate) fn chunk_ranges(
     metadata: &[u8],
     c: &Container,
     data_end: u64,
 ) -> Option<Vec<std::ops::Range<u64>>> {
-    let decoded = ParquetMetaDataReader::decode_metadata(metadata).ok()?;
+    let decoded = parquet::file::metadata::ParquetMetaDataReader::decode_metadata(metadata).ok()?;
     let meta = ArrowReaderMetadata::try_new(Arc::new(decoded), options()).ok()?;
     let Ok(mask) = projection(&meta, c) else {
         return Some(Vec::new());

@@ -7,6 +7,7 @@ use crate::source::entry::Item;
 use arrow_array::{ArrayRef, StringArray};
 use arrow_schema::{Field, Schema};
 use parquet::arrow::ArrowWriter;
+use parquet::file::metadata::ParquetMetaDataReader;
 use parquet::file::properties::WriterProperties;
 use std::ops::Range;
 
