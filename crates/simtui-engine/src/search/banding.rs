@@ -19,7 +19,7 @@ use crate::hash::mix64;
 use crate::progress::{Progress, Stage, check};
 use crate::sketch::Signatures;
 use crate::storage::runs::{Sorted, Spill};
-use crate::storage::{Room, Spilled};
+use crate::storage::{Room, RowsBuffer, Spilled};
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -346,10 +346,10 @@ fn keys_of(
     outputs
         .into_par_iter()
         .zip(items.par_chunks(KEY_CHUNK))
-        .try_for_each(|(mut outs, run)| {
+        .try_for_each_init(RowsBuffer::default, |buffer, (mut outs, run)| {
             check(progress)?;
             let first = run[0] as usize;
-            let block = sigs.rows(first..*run.last().expect("a run") as usize + 1)?;
+            let block = sigs.rows_in(first..*run.last().expect("a run") as usize + 1, buffer)?;
             for (j, &item) in run.iter().enumerate() {
                 let row = block.get(item as usize - first);
                 for ((out, &band), &seed) in outs.iter_mut().zip(which).zip(&seeds) {
@@ -385,9 +385,10 @@ pub(crate) fn sorted_band(
     let mut words: Spill<u64> = Spill::in_room(&room, "band keys");
     let mut wide: Spill<(u64, u32)> = Spill::in_room(&room, "band keys");
     let seed = band_seed(b);
+    let mut buffer = RowsBuffer::default();
     for run in items.chunks(KEY_CHUNK) {
         let first = run[0] as usize;
-        let block = sigs.rows(first..*run.last().expect("a run") as usize + 1)?;
+        let block = sigs.rows_in(first..*run.last().expect("a run") as usize + 1, &mut buffer)?;
         for &item in run {
             let row = block.get(item as usize - first);
             let key = key_from(&row[b * rows..(b + 1) * rows], seed);

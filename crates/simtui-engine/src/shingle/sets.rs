@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::source::Source;
 use crate::storage::file::SpillFile;
 use crate::storage::rows::RowsWriter;
-use crate::storage::{Kept, Picked, Room, Rows, Slab};
+use crate::storage::{Kept, Picked, Room, Rows, RowsBuffer, Slab};
 use crate::text::TextOptions;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -86,6 +86,15 @@ impl ShingleSets {
     /// otherwise.
     pub fn sets(&self, range: Range<usize>) -> Result<Slab<'_, u64>> {
         self.rows.rows(range)
+    }
+
+    /// [`ShingleSets::sets`] read into `buffer` when not in memory (see [`Rows::rows_in`]).
+    pub fn sets_in<'a>(
+        &'a self,
+        range: Range<usize>,
+        buffer: &'a mut RowsBuffer<u64>,
+    ) -> Result<Slab<'a, u64>> {
+        self.rows.rows_in(range, buffer)
     }
 
     /// The sets of `groups` (ascending, distinct) at hand at once (see [`Rows::pick`]).

@@ -9,7 +9,7 @@ use crate::progress::{Progress, Stage, check};
 use crate::shingle::ShingleSets;
 use crate::storage::file::SpillFile;
 use crate::storage::rows::RowsWriter;
-use crate::storage::{Kept, Picked, Room, Rows, Slab};
+use crate::storage::{Kept, Picked, Room, Rows, RowsBuffer, Slab};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -106,6 +106,7 @@ impl Signatures {
         let added = new - old;
         let per_block = ((block / (added as u64 * 4)) as usize).max(FILL_BATCH);
         let (mut extra, mut wide) = (Vec::new(), Vec::new());
+        let mut buffer = RowsBuffer::default();
         for from in (0..rows).step_by(per_block) {
             let to = (from + per_block).min(rows);
             extra.clear();
@@ -115,7 +116,7 @@ impl Signatures {
             let mut more = extra.chunks_exact(added);
             for at in (from..to).step_by(COPY_BLOCK) {
                 wide.clear();
-                let old_rows = self.rows(at..(at + COPY_BLOCK).min(to))?;
+                let old_rows = self.rows_in(at..(at + COPY_BLOCK).min(to), &mut buffer)?;
                 for row in old_rows.values().chunks_exact(old) {
                     wide.extend_from_slice(row);
                     wide.extend_from_slice(more.next().expect("a row of new functions"));
@@ -173,8 +174,9 @@ impl Signatures {
         let mut writer = SigsWriter::within(n, rows, room)?;
         if n > 0 {
             let mut narrow = Vec::with_capacity(COPY_BLOCK * n);
+            let mut buffer = RowsBuffer::default();
             for from in (0..rows).step_by(COPY_BLOCK) {
-                let block = self.rows(from..(from + COPY_BLOCK).min(rows))?;
+                let block = self.rows_in(from..(from + COPY_BLOCK).min(rows), &mut buffer)?;
                 narrow.clear();
                 for row in block.values().chunks_exact(self.width) {
                     narrow.extend_from_slice(&row[..n]);
@@ -249,6 +251,18 @@ impl Signatures {
             return self.rows.rows(0..0);
         }
         self.rows.rows(range)
+    }
+
+    /// [`Signatures::rows`] read into `buffer` when on a file (see [`Rows::rows_in`]).
+    pub fn rows_in<'a>(
+        &'a self,
+        range: Range<usize>,
+        buffer: &'a mut RowsBuffer<u32>,
+    ) -> Result<Slab<'a, u32>> {
+        if self.width == 0 {
+            return self.rows.rows_in(0..0, buffer);
+        }
+        self.rows.rows_in(range, buffer)
     }
 
     /// The rows of `groups` (ascending, distinct) at hand at once (see [`Rows::pick`]).
@@ -350,12 +364,13 @@ fn fill_rows(
     let done = std::sync::atomic::AtomicU64::new(first as u64);
     data.par_chunks_mut(width * FILL_BATCH)
         .enumerate()
-        .try_for_each(|(chunk, rows)| {
+        .try_for_each_init(RowsBuffer::default, |buffer, (chunk, rows)| {
             check(progress)?;
             let start = first + chunk * FILL_BATCH;
             let n = rows.len() / width;
-            // One read for the task's sets when they are not in memory.
-            let range = sets.sets(start..start + n)?;
+            // One read for the task's sets when they are not in memory, into a buffer
+            // its thread keeps from task to task.
+            let range = sets.sets_in(start..start + n, buffer)?;
             for (i, row) in rows.chunks_exact_mut(width).enumerate() {
                 sketcher.sketch_range(range.get(i), from, row);
             }

@@ -21,4 +21,4 @@ pub mod runs;
 
 pub use budget::{Budget, Room, Spilled};
 pub use file::Value;
-pub use rows::{Kept, Picked, Remake, Rows, Slab};
+pub use rows::{Kept, Picked, Remake, Rows, RowsBuffer, Slab};

@@ -225,34 +225,63 @@ impl<T: Value> Rows<T> {
     /// Rows `range`, one after the other: borrowed when in memory, read in one piece or
     /// made again otherwise. Panics if the range is out of bounds.
     pub fn rows(&self, range: Range<usize>) -> Result<Slab<'_, T>> {
+        let mut buffer = RowsBuffer::default();
+        let shape = self.shape.part(range.clone());
+        let data = match self.read_into(range, &mut buffer)? {
+            Some(data) => Cow::Borrowed(data),
+            None => Cow::Owned(buffer.values),
+        };
+        Ok(Slab { shape, data })
+    }
+
+    /// [`Rows::rows`] read into `buffer` when not in memory: a caller that reads block
+    /// after block keeps one buffer for them all (a search at a small `--memory` read its
+    /// signatures back a block of 1.7 MB at a time, two new buffers a block: 3,000 a
+    /// re-band at 500,000 documents, the allocator's free memory left in pieces).
+    pub fn rows_in<'a>(
+        &'a self,
+        range: Range<usize>,
+        buffer: &'a mut RowsBuffer<T>,
+    ) -> Result<Slab<'a, T>> {
+        let shape = self.shape.part(range.clone());
+        let data = match self.read_into(range, buffer)? {
+            Some(data) => data,
+            None => &buffer.values,
+        };
+        Ok(Slab {
+            shape,
+            data: Cow::Borrowed(data),
+        })
+    }
+
+    /// The values of rows `range`: borrowed when in memory, else read or made again into
+    /// `buffer.values` (None).
+    fn read_into(&self, range: Range<usize>, buffer: &mut RowsBuffer<T>) -> Result<Option<&[T]>> {
         assert!(
             range.start <= range.end && range.end <= self.len(),
             "rows {range:?} of {}",
             self.len()
         );
         let (from, to) = (self.shape.start(range.start), self.shape.start(range.end));
-        let data = match &self.place {
-            Place::Memory(data) => Cow::Borrowed(&data[from..to]),
+        let out = &mut buffer.values;
+        out.clear();
+        match &self.place {
+            Place::Memory(data) => return Ok(Some(&data[from..to])),
             Place::File(file) => {
-                let mut out = Vec::with_capacity(to - from);
+                out.reserve_exact(to - from);
                 let at = (from * T::BYTES) as u64;
-                file.read_values(at, to - from, &mut Vec::new(), &mut out)?;
-                Cow::Owned(out)
+                file.read_values(at, to - from, &mut buffer.bytes, out)?;
             }
             Place::Remade(remake) => {
                 let rows: Vec<u32> = (range.start as u32..range.end as u32).collect();
                 let mut starts: Vec<usize> =
                     range.clone().map(|i| self.shape.start(i) - from).collect();
                 starts.push(to - from);
-                let mut out = vec![T::default(); to - from];
-                remake.rows(&rows, &starts, &mut out)?;
-                Cow::Owned(out)
+                out.resize(to - from, T::default());
+                remake.rows(&rows, &starts, out)?;
             }
-        };
-        Ok(Slab {
-            shape: self.shape.part(range),
-            data,
-        })
+        }
+        Ok(None)
     }
 
     /// Rows `rows` (ascending, distinct) at hand at once: every row borrowed when in
@@ -378,6 +407,23 @@ enum SlabShape<'a> {
     Fixed(usize, usize),
     /// The offsets of the rows and the one after, as in the whole.
     Offsets(&'a [usize]),
+}
+
+/// Where [`Rows::rows_in`] reads rows that are not in memory: kept by a caller from one
+/// block to the next.
+#[derive(Debug)]
+pub struct RowsBuffer<T> {
+    bytes: Vec<u8>,
+    values: Vec<T>,
+}
+
+impl<T> Default for RowsBuffer<T> {
+    fn default() -> Self {
+        RowsBuffer {
+            bytes: Vec::new(),
+            values: Vec::new(),
+        }
+    }
 }
 
 /// Consecutive rows at hand ([`Rows::rows`]).
