@@ -150,7 +150,7 @@ impl Largest {
     /// Bytes of memory reading it held at its peak, about: its text, and per token its
     /// hash, its shingle's hash and the table of distinct shingles, with the room their
     /// vectors grow into. 40 bytes a token fits what was measured on a document of 500
-    /// MB (peak RSS less the rest of the run: 43 bytes a token in word 5-grams, 32 in
+    /// MB (peak RSS less the rest of the run: 44 bytes a token in word 5-grams, 33 in
     /// character 9-grams).
     pub fn held(&self) -> u64 {
         self.bytes.saturating_add(self.tokens.saturating_mul(40))

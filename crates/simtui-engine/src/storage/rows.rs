@@ -226,11 +226,12 @@ impl<T: Value> Rows<T> {
     /// made again otherwise. Panics if the range is out of bounds.
     pub fn rows(&self, range: Range<usize>) -> Result<Slab<'_, T>> {
         let mut buffer = RowsBuffer::default();
-        let shape = self.shape.part(range.clone());
-        let data = match self.read_into(range, &mut buffer)? {
+        let data = match self.read_into(range.clone(), &mut buffer)? {
             Some(data) => Cow::Borrowed(data),
             None => Cow::Owned(buffer.values),
         };
+        // After the read, which checks the range first.
+        let shape = self.shape.part(range);
         Ok(Slab { shape, data })
     }
 
@@ -243,11 +244,11 @@ impl<T: Value> Rows<T> {
         range: Range<usize>,
         buffer: &'a mut RowsBuffer<T>,
     ) -> Result<Slab<'a, T>> {
-        let shape = self.shape.part(range.clone());
-        let data = match self.read_into(range, buffer)? {
+        let data = match self.read_into(range.clone(), buffer)? {
             Some(data) => data,
             None => &buffer.values,
         };
+        let shape = self.shape.part(range);
         Ok(Slab {
             shape,
             data: Cow::Borrowed(data),
