@@ -16,12 +16,11 @@
 use super::decode::{self, Check, InPlace, Seal};
 use super::directory::{self, Directory, Entry};
 use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
-use super::files::walk_files;
+use super::files::{records, stamp_all, walk_files};
 use super::format::{DocOut, DocRec, FileRec, Saved};
 use super::head::{self, Head, Seen};
 use super::interned::Interned;
-use super::stamps::stamp;
-use super::update::{self, Plan};
+use super::update;
 use super::{Request, differences, fault_error, file_of, io_error, write_atomic};
 use crate::error::{Error, Result};
 use crate::index::{Doc, Index, IndexBuilder, Parts};
@@ -109,41 +108,39 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     if let Some(f) = files.iter().find(|f| known.contains(f.abs())) {
         return Err(Error::Output(format!(
             "{} is in the index {} already: `simtui index` brings changed files up to date",
-            f.path.display(),
+            f.path().display(),
             req.file.display()
         )));
     }
-    let stamps: Vec<_> = files.iter().map(|f| stamp(&f.path)).collect();
-    let plans: Vec<Plan> = files.iter().map(|_| Plan::Read).collect();
+    stamp_all(&mut files);
     let params = crate::index::Params {
         num_perm: head.params.num_perm,
         ..req.params.clone()
     };
     let fresh = update::read_anew(
-        &files,
-        (&plans, &stamps),
+        &mut files,
         (&mut corpus, false),
         (&params, &req.budget),
         progress,
     )?;
     let sub = &fresh.index;
     // New files' records, in walk order, each with its documents' count.
-    let mut new_files = Vec::with_capacity(files.len());
     let mut at_doc = 0usize;
     let skips: HashMap<&Path, _> = sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
-    for (k, f) in files.iter_mut().enumerate() {
+    for f in files.iter_mut() {
         let first = at_doc;
         while sub
             .docs
             .get(at_doc)
-            .is_some_and(|d| file_of(&d.source) == Some(&*f.path))
+            .is_some_and(|d| file_of(&d.source) == Some(&**f.path()))
         {
             at_doc += 1;
         }
-        let skip = skips.get(&*f.path).copied();
-        let n = (at_doc - first) as u32;
-        new_files.push(update::fresh_record(f, (stamps[k], &fresh, k), skip, n));
+        let skip = skips.get(&**f.path()).copied();
+        update::read_record(f, skip, (at_doc - first) as u32);
     }
+    let new_files = records(files);
+    let files_added = new_files.len();
     // What the saved documents share with the new ones, read from the file as it passes.
     let new_ids: Vec<String> = sub.docs.iter().map(|d| d.into_owned().id).collect();
     let ids: HashSet<&str> = new_ids.iter().map(String::as_str).collect();
@@ -177,7 +174,7 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     Ok(Added {
         before: head.docs,
         added: new_docs.len(),
-        files: files.len(),
+        files: files_added,
         skipped: sub.skipped.len(),
         renamed,
         bytes: seal.0,

@@ -1,42 +1,67 @@
-//! The files of a walk, in order, each with its entries and its path: what opening or
-//! adding to a saved index plans file by file (reuse its saved documents, or read it).
+//! The files of a walk, in order, each with its entries, its plan and the record it will
+//! be saved as: what opening or adding to a saved index works through file by file
+//! (reuse its saved documents, or read it).
 
+use super::format::FileRec;
+use super::stamps::stamp;
 use super::{file_of, reading_of};
 use crate::source::{Corpus, Source};
+use rayon::prelude::*;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The files of a walk, in order: each with its entries. The path is the walk entry's
-/// own, shared ([`Source::File`] holds an [`Arc`]): a copy a file is a copy a document
-/// at 500,000 files.
+/// What to do with a file of the walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Plan {
+    /// Take saved file `i`'s documents (with the file's stamp now, which this walk took).
+    Reuse(usize),
+    /// Index it again (or for the first time).
+    Read,
+}
+
+/// A file of the walk: its entries, its plan, and its record as it will be saved, filled
+/// in as the update goes. One table a file, where a list of files, their stamps, plans
+/// and hashes and then the records made of them were each a table of their own (273
+/// bytes a file, held together while the documents were merged; 160 now).
 pub(super) struct WalkFile {
-    pub(super) path: Arc<Path>,
-    /// The path made absolute (how the saved index names files), when it differs.
-    pub(super) abs: Option<Arc<Path>>,
-    /// How it is read (see `reading_of`), taken before its entries move into the index.
-    pub(super) reading: String,
-    pub(super) entries: std::ops::Range<usize>,
+    /// Its record: the absolute path (how the saved index names the file), its stamp
+    /// taken before it is read (dropped should it change while read), how it is read
+    /// (`detail`: see `reading_of`, taken before its entries move into the index), and,
+    /// once the update has seen it, its hash, status and number of documents.
+    pub(super) rec: FileRec,
+    /// The path as walked, when it is not the absolute one: how its entries and
+    /// documents name the file. Shared with them ([`Source::File`] holds an [`Arc`]).
+    walked: Option<Arc<Path>>,
+    pub(super) entries: Range<usize>,
+    pub(super) plan: Plan,
 }
 
 impl WalkFile {
-    /// The absolute path, as the saved index names the file.
-    pub(super) fn abs(&self) -> &Path {
-        self.abs.as_deref().unwrap_or(&self.path)
+    /// The path as walked: how its documents name it, and where it is read.
+    pub(super) fn path(&self) -> &Arc<Path> {
+        self.walked.as_ref().unwrap_or(&self.rec.path)
     }
 
-    /// The absolute path, shared with the file's record.
-    pub(super) fn abs_shared(&self) -> Arc<Path> {
-        self.abs.clone().unwrap_or_else(|| self.path.clone())
+    /// The absolute path, as the saved index names the file.
+    pub(super) fn abs(&self) -> &Path {
+        &self.rec.path
+    }
+
+    /// Whether it is to be read (not reused).
+    pub(super) fn is_read(&self) -> bool {
+        self.plan == Plan::Read
     }
 
     /// Lets go of its paths (its documents and record hold them now).
     pub(super) fn release(&mut self, empty: &Arc<Path>) {
-        (self.path, self.abs) = (empty.clone(), None);
+        (self.rec.path, self.walked) = (empty.clone(), None);
     }
 }
 
 /// The files of `corpus`'s entries, each sharing its path with its first entry (or the
-/// file of many documents it is part of, copied once a file).
+/// file of many documents it is part of, copied once a file), to be read, not stamped
+/// yet.
 pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
     // As many as the entries at most (a file of many documents is one file): reserved
     // once, not doubled as it grows (which held 1.5 times the list on average).
@@ -52,15 +77,38 @@ pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
                     other => Arc::from(file_of(other).expect("checked")),
                 };
                 let abs = super::absolute(cwd, &path);
+                let (abs, walked) = match *abs == *path {
+                    true => (path, None),
+                    false => (Arc::from(abs), Some(path)),
+                };
                 files.push(WalkFile {
-                    abs: (*abs != *path).then(|| Arc::from(abs)),
-                    path,
-                    reading: reading_of(&e.source),
+                    rec: FileRec {
+                        path: abs,
+                        stamp: None,
+                        hash: None,
+                        status: None,
+                        detail: reading_of(&e.source),
+                        docs: 0,
+                    },
+                    walked,
                     entries: i..i + 1,
+                    plan: Plan::Read,
                 })
             }
         }
     }
     files.shrink_to_fit();
     files
+}
+
+/// Takes every file's stamp, as it is before anything reads it.
+pub(super) fn stamp_all(files: &mut [WalkFile]) {
+    files
+        .par_iter_mut()
+        .for_each(|f| f.rec.stamp = stamp(f.path()));
+}
+
+/// The records of `files`, in order, made in the table's own memory.
+pub(super) fn records(files: Vec<WalkFile>) -> Vec<FileRec> {
+    files.into_iter().map(|f| f.rec).collect()
 }

@@ -4,7 +4,7 @@
 
 use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
-use super::files::{WalkFile, walk_files};
+use super::files::{Plan, WalkFile, records, stamp_all, walk_files};
 use super::format::{self, FileRec, Saved, Stamp};
 use super::head::{DocStream, Later};
 use super::interned::Interned;
@@ -26,14 +26,6 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
-
-pub(super) enum Plan {
-    /// Take saved file `i`'s documents (with the file's stamp now, which this walk took:
-    /// not kept here too, at 48 bytes a file).
-    Reuse(usize),
-    /// Index it again (or for the first time).
-    Read,
-}
 
 pub(super) struct Update {
     pub(super) index: Index,
@@ -62,60 +54,18 @@ fn saved_titles(later: &Later, n: usize) -> Result<Vec<String>> {
     Ok(titles)
 }
 
-/// What to do with each file of the walk: reuse its saved documents when it is unchanged
-/// (its stamp, or else its bytes), read it otherwise; counted in `report`.
-fn plan(
-    files: &[WalkFile],
-    stamps: &[Option<Stamp>],
-    known: &Known,
-    params: &Params,
-    report: &mut Report,
-) -> Vec<Plan> {
-    let mut plans: Vec<Plan> = files
-        .par_iter()
-        .zip(stamps)
-        .map(|(f, now)| {
-            let Some(i) = known.file_of(f.abs()) else {
-                return Plan::Read;
-            };
-            let rec = &known.files()[i];
-            // A read that failed (permissions, a file swapped for a FIFO) may work now:
-            // such a file is tried again on every run, as a fresh run would.
-            if matches!(
-                rec.status,
-                Some(SkipReason::Unreadable | SkipReason::Special)
-            ) {
-                return Plan::Read;
-            }
-            // Read another way (other fields, another format), the same bytes are
-            // other documents.
-            if rec.status.is_none() && rec.detail != f.reading {
-                return Plan::Read;
-            }
-            match (rec.stamp, now) {
-                (Some(was), Some(now)) if was == *now => Plan::Reuse(i),
-                (_, Some(now))
-                    if rec.hash.is_some() && rec.stamp.is_some_and(|s| s.size == now.size) =>
-                {
-                    // Same size, another time: the same bytes are the same documents.
-                    if hash_file(&f.path, params.max_bytes) == rec.hash
-                        && stamp(&f.path) == Some(*now)
-                    {
-                        Plan::Reuse(i)
-                    } else {
-                        Plan::Read
-                    }
-                }
-                _ => Plan::Read,
-            }
-        })
-        .collect();
+/// What to do with each file of the walk (stamped): reuse its saved documents when it is
+/// unchanged (its stamp, or else its bytes), read it otherwise; counted in `report`.
+fn plan(files: &mut [WalkFile], known: &Known, params: &Params, report: &mut Report) {
+    files
+        .par_iter_mut()
+        .for_each(|f| f.plan = plan_of(f, known, params));
     // A saved file matched twice (a path given twice): index the repeats anew.
     let mut taken = vec![false; known.files().len()];
-    for p in plans.iter_mut() {
-        if let Plan::Reuse(i) = *p {
+    for f in files.iter_mut() {
+        if let Plan::Reuse(i) = f.plan {
             if taken[i] {
-                *p = Plan::Read;
+                f.plan = Plan::Read;
             }
             taken[i] = true;
         }
@@ -123,10 +73,10 @@ fn plan(
     // Saved files still in the corpus (changed or not); the others are deleted. A reused
     // file's saved file is in its plan: only the files read are looked up again.
     let mut seen = taken;
-    for ((f, p), now) in files.iter().zip(&plans).zip(stamps) {
-        match p {
+    for f in files.iter() {
+        match f.plan {
             Plan::Reuse(i) => {
-                if known.files()[*i].stamp == *now {
+                if known.files()[i].stamp == f.rec.stamp {
                     report.unchanged += 1;
                 } else {
                     report.touched += 1;
@@ -142,44 +92,69 @@ fn plan(
         }
     }
     report.deleted = seen.iter().filter(|s| !**s).count();
-    plans
 }
 
-/// The files read anew: their hashes (taken before reading: a file that changes between
-/// its hash and its reading is read again next time, its stamp dropped), their index,
-/// and their stamps after it was built.
+/// The plan of one file, by its stamp now.
+fn plan_of(f: &WalkFile, known: &Known, params: &Params) -> Plan {
+    let Some(i) = known.file_of(f.abs()) else {
+        return Plan::Read;
+    };
+    let rec = &known.files()[i];
+    // A read that failed (permissions, a file swapped for a FIFO) may work now: such a
+    // file is tried again on every run, as a fresh run would.
+    if matches!(
+        rec.status,
+        Some(SkipReason::Unreadable | SkipReason::Special)
+    ) {
+        return Plan::Read;
+    }
+    // Read another way (other fields, another format), the same bytes are other
+    // documents.
+    if rec.status.is_none() && rec.detail != f.rec.detail {
+        return Plan::Read;
+    }
+    match (rec.stamp, f.rec.stamp) {
+        (Some(was), Some(now)) if was == now => Plan::Reuse(i),
+        (_, Some(now)) if rec.hash.is_some() && rec.stamp.is_some_and(|s| s.size == now.size) => {
+            // Same size, another time: the same bytes are the same documents.
+            if hash_file(f.path(), params.max_bytes) == rec.hash && stamp(f.path()) == Some(now) {
+                Plan::Reuse(i)
+            } else {
+                Plan::Read
+            }
+        }
+        _ => Plan::Read,
+    }
+}
+
+/// The files read anew: how many, and their index. Their records hold their hashes, taken
+/// before reading, and their stamps only when the file did not change while it was read
+/// (else it is read again next time).
 pub(super) struct Fresh {
-    pub(super) read: Vec<usize>,
-    pub(super) hashes: Vec<Option<u64>>,
+    pub(super) read: usize,
     pub(super) index: Index,
-    /// Per file read, whether its stamp after it was read is the one before (else it
-    /// changed meanwhile and is read again next time).
-    pub(super) steady: Vec<bool>,
 }
 
 /// Indexes the files planned to be read, their walk entries moved out of `corpus` into
 /// the index (a copy of them held two of every path while the index was built), or
 /// copied when the caller keeps the walk (`keep`).
 pub(super) fn read_anew(
-    files: &[WalkFile],
-    (plans, before): (&[Plan], &[Option<Stamp>]),
+    files: &mut [WalkFile],
     (corpus, keep): (&mut Corpus, bool),
     (params, budget): (&Params, &Budget),
     progress: &dyn Progress,
 ) -> Result<Fresh> {
-    let read: Vec<usize> = (0..files.len())
-        .filter(|&i| matches!(plans[i], Plan::Read))
-        .collect();
-    let hashes: Vec<Option<u64>> = read
-        .par_iter()
-        .map(|&i| hash_file(&files[i].path, params.max_bytes))
-        .collect();
-    let entries: Vec<source::Entry> = if read.len() == files.len() {
+    let read = files.iter().filter(|f| f.is_read()).count();
+    files
+        .par_iter_mut()
+        .filter(|f| f.is_read())
+        .for_each(|f| f.rec.hash = hash_file(f.path(), params.max_bytes));
+    let entries: Vec<source::Entry> = if read == files.len() {
         moved(&mut corpus.entries, keep)
     } else {
         let (mut entries, empty) = (Vec::new(), empty_path());
-        for &i in &read {
-            let walked = corpus.entries[files[i].entries.clone()].iter_mut();
+        for f in files.iter().filter(|f| f.is_read()) {
+            let walked = corpus.entries[f.entries.clone()].iter_mut();
             entries.extend(walked.map(|e| match keep {
                 true => e.clone(),
                 false => std::mem::replace(e, hollow(&empty)),
@@ -196,16 +171,12 @@ pub(super) fn read_anew(
     let index = Index::builder(params)
         .budget(budget)
         .build(corpus, progress)?;
-    let steady: Vec<bool> = read
-        .par_iter()
-        .map(|&i| before[i].is_some() && before[i] == stamp(&files[i].path))
-        .collect();
-    Ok(Fresh {
-        read,
-        hashes,
-        index,
-        steady,
-    })
+    files.par_iter_mut().filter(|f| f.is_read()).for_each(|f| {
+        if f.rec.stamp.is_none() || f.rec.stamp != stamp(f.path()) {
+            (f.rec.stamp, f.rec.hash) = (None, None);
+        }
+    });
+    Ok(Fresh { read, index })
 }
 
 /// What is left of a walk entry moved into the index: nothing on the heap.
@@ -266,10 +237,10 @@ pub(super) fn update(
     progress: &dyn Progress,
 ) -> Result<Update> {
     let mut files = walk_files(corpus, cwd);
-    let stamps: Vec<Option<Stamp>> = files.par_iter().map(|f| stamp(&f.path)).collect();
-    let plans = plan(&files, &stamps, &Known::new(saved.as_ref()), params, report);
+    stamp_all(&mut files);
+    plan(&mut files, &Known::new(saved.as_ref()), params, report);
     if let Some(s) = saved.as_mut() {
-        share_paths(&mut s.files, &files, &plans);
+        share_paths(&mut s.files, &files);
     }
     let width = saved
         .as_ref()
@@ -279,20 +250,11 @@ pub(super) fn update(
         ..params.clone()
     };
     let walk = (&mut *corpus, keep);
-    let fresh = read_anew(
-        &files,
-        (&plans, &stamps),
-        walk,
-        (&sub_params, budget),
-        progress,
-    )?;
-    let all_reused = fresh.read.is_empty()
+    let fresh = read_anew(&mut files, walk, (&sub_params, budget), progress)?;
+    let all_reused = fresh.read == 0
         && saved.as_ref().is_some_and(|s| {
             s.files.len() == files.len()
-                && plans
-                    .iter()
-                    .enumerate()
-                    .all(|(k, p)| matches!(p, Plan::Reuse(i) if *i == k))
+                && (files.iter().enumerate()).all(|(k, f)| f.plan == Plan::Reuse(k))
         });
     // A saved index is loaded with where its documents are.
     let saved_docs = || later.expect("a saved index's documents");
@@ -301,7 +263,7 @@ pub(super) fn update(
         let stream = saved_docs().docs(!untitled);
         let wanted = (&sub_params, budget);
         let walk = (corpus, keep);
-        let mut update = reuse_all((&mut files, &stamps), (saved, stream), walk, wanted)?;
+        let mut update = reuse_all(&mut files, (saved, stream), walk, wanted)?;
         update.untitled = untitled;
         return Ok(update);
     }
@@ -314,25 +276,29 @@ pub(super) fn update(
     }
     let known = Known::new(saved.as_ref());
     let room = budget.room(budget.for_index());
-    merge(
+    let (index, dirty) = merge(
         &mut files,
-        &plans,
-        &stamps,
         &known,
         fresh,
         (corpus, keep),
         (&sub_params, room),
-    )
+    )?;
+    Ok(Update {
+        index,
+        files: records(files),
+        dirty,
+        untitled: false,
+    })
 }
 
 /// Each saved file a walk's file is to reuse takes that file's path, equal to its own
 /// (that is how the plan found it), shared: the path decoded for it is freed (a path a
 /// file, 50 MB at 500,000 files, held beside the walk's until the index was open).
-fn share_paths(recs: &mut [FileRec], files: &[WalkFile], plans: &[Plan]) {
-    for (f, plan) in files.iter().zip(plans) {
-        if let Plan::Reuse(i) = plan {
-            debug_assert_eq!(*recs[*i].path, *f.abs());
-            recs[*i].path = f.abs_shared();
+fn share_paths(recs: &mut [FileRec], files: &[WalkFile]) {
+    for f in files {
+        if let Plan::Reuse(i) = f.plan {
+            debug_assert_eq!(*recs[i].path, *f.abs());
+            recs[i].path = f.rec.path.clone();
         }
     }
 }
@@ -345,7 +311,7 @@ fn share_paths(recs: &mut [FileRec], files: &[WalkFile], plans: &[Plan]) {
 /// (their ids, groups and sizes kept), as a build's do. The saved file records become
 /// the index's in place.
 fn reuse_all(
-    (files, stamps): (&mut [WalkFile], &[Option<Stamp>]),
+    files: &mut [WalkFile],
     (s, mut saved_docs): (Saved, DocStream),
     (corpus, keep): (&mut Corpus, bool),
     (params, budget): (&Params, &Budget),
@@ -362,8 +328,9 @@ fn reuse_all(
     let mut docs = DocsWriter::new(0);
     let failure = Failure::default();
     let mut skipped = corpus.skipped.clone();
-    for ((f, now), rec) in files.iter_mut().zip(stamps).zip(&mut recs) {
-        dirty |= *now != rec.stamp;
+    for (f, rec) in files.iter_mut().zip(&mut recs) {
+        let now = f.rec.stamp;
+        dirty |= now != rec.stamp;
         let walk = (&mut *corpus, keep);
         let mine = saved_docs.by_ref().take(rec.docs as usize);
         let mine: Vec<format::DocRec> = mine.collect::<Result<_>>()?;
@@ -377,7 +344,7 @@ fn reuse_all(
         if !docs.on_file() && past(budget, docs.held_bytes(), (docs.len(), total)) {
             docs.onto_file(budget.room(0), failure.clone())?;
         }
-        rec.stamp = *now;
+        rec.stamp = now;
     }
     let docs = (docs.finish()?, failure);
     let parts = (shingles, signatures, contents);
@@ -397,13 +364,10 @@ fn past(budget: &Budget, held: u64, (done, total): (usize, usize)) -> bool {
     budget.is_limited() && projected > budget.for_index()
 }
 
-/// Bytes the records of `files` hold, with what the walk's list of files held beside
-/// them (its entry, stamp and hash per file).
+/// Bytes the records of `files` hold, each in the room of the walk's file it was made
+/// in (see [`records`]).
 pub(super) fn files_held(files: &[FileRec]) -> u64 {
-    let per_file = std::mem::size_of::<FileRec>()
-        + std::mem::size_of::<WalkFile>()
-        + std::mem::size_of::<Option<Stamp>>()
-        + std::mem::size_of::<Option<u64>>();
+    let per_file = std::mem::size_of::<WalkFile>();
     let strings: usize = files
         .iter()
         .map(|f| f.path.as_os_str().len() + 32 + f.detail.len())
@@ -412,21 +376,21 @@ pub(super) fn files_held(files: &[FileRec]) -> u64 {
 }
 
 /// The saved documents of unchanged files and the documents of the files read anew, in
-/// walk order, their groups numbered anew in order of first appearance.
+/// walk order, their groups numbered anew in order of first appearance; and whether it
+/// differs from the saved index. Each file's record is completed: its status and number
+/// of documents, and a reused file's hash and reading as saved.
 fn merge(
     files: &mut [WalkFile],
-    plans: &[Plan],
-    stamps: &[Option<Stamp>],
     known: &Known,
     mut fresh: Fresh,
     (corpus, keep): (&mut Corpus, bool),
     (params, room): (&Params, Room),
-) -> Result<Update> {
+) -> Result<(Index, bool)> {
     // Nothing saved reused: the documents are the build's, in the same order, and its
     // groups are already numbered in order of first appearance, as interning them here
     // would number them. Its documents, sets and signatures are taken as they are, not
     // copied (a second vector of the documents held both at once).
-    let reused = plans.iter().any(|p| matches!(p, Plan::Reuse(..)));
+    let reused = files.iter().any(|f| !f.is_read());
     let mut groups = reused.then(|| Interned::new(params.num_perm, room));
     let built = std::mem::take(&mut fresh.index.docs);
     // Else the documents read anew are moved over, one by one, not copied.
@@ -439,20 +403,17 @@ fn merge(
     let mut counted = built.as_ref().map(|b| b.iter().peekable());
     let sub = &fresh.index;
     let mut dirty = true;
-    let mut out_files = Vec::with_capacity(files.len());
     let mut docs: Vec<Doc> = Vec::with_capacity(if reused { corpus.entries.len() } else { 0 });
     let mut skipped = corpus.skipped.clone();
     let sub_skips: HashMap<&Path, &Skipped> =
         sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
     let record_skips = record_skips(files, &fresh);
     let mut cursor = 0usize;
-    let mut read_at = 0usize;
-    for (fi, (f, plan)) in files.iter_mut().zip(plans).enumerate() {
-        match plan {
+    for f in files.iter_mut() {
+        match f.plan {
             Plan::Reuse(i) => {
-                let now = &stamps[fi];
                 let s = known.saved.expect("a saved index");
-                let rec = &s.files[*i];
+                let rec = &s.files[i];
                 let groups = groups.as_mut().expect("interned when a file is reused");
                 let group = |g: u32| -> Result<u32> {
                     let (set, row) = (s.shingles.get(g as usize)?, s.signatures.row(g as usize)?);
@@ -466,35 +427,29 @@ fn merge(
                 reuse_file(
                     f,
                     rec,
-                    known.docs(*i),
+                    known.docs(i),
                     (&mut *corpus, keep),
                     push,
                     skipped,
                     &mut dirty,
                     group,
                 )?;
-                out_files.push(FileRec {
-                    path: f.abs_shared(),
-                    stamp: *now,
-                    hash: rec.hash,
-                    status: rec.status,
-                    detail: rec.detail.clone(),
-                    docs: rec.docs,
-                });
+                f.rec.hash = rec.hash;
+                f.rec.status = rec.status;
+                f.rec.detail.clone_from(&rec.detail);
+                f.rec.docs = rec.docs;
             }
             Plan::Read => {
-                let k = read_at;
-                read_at += 1;
-                let skip = sub_skips.get(&*f.path);
+                let skip = sub_skips.get(&**f.path());
                 if let Some(s) = skip {
                     skipped.push((*s).clone());
                 }
                 let first = cursor;
-                let mine = |d: &Cow<Doc>| file_of(&d.source) == Some(&f.path);
+                let mine = |d: &Cow<Doc>| file_of(&d.source) == Some(&**f.path());
                 while counted.as_mut().and_then(|c| c.next_if(mine)).is_some() {
                     cursor += 1;
                 }
-                while let Some(d) = sub_docs.next_if(|d| file_of(&d.source) == Some(&f.path)) {
+                while let Some(d) = sub_docs.next_if(|d| file_of(&d.source) == Some(&**f.path())) {
                     let g = d.group as usize;
                     let groups = groups.as_mut().expect("interned when a file is reused");
                     let (set, row) = (sub.shingles.get(g)?, sub.signatures.row(g)?);
@@ -502,13 +457,7 @@ fn merge(
                     docs.push(Doc { group, ..d });
                     cursor += 1;
                 }
-                let docs = (cursor - first) as u32;
-                out_files.push(fresh_record(
-                    f,
-                    (stamps[fi], &fresh, k),
-                    skip.copied(),
-                    docs,
-                ));
+                read_record(f, skip.copied(), (cursor - first) as u32);
             }
         }
     }
@@ -521,20 +470,14 @@ fn merge(
         }
         None => Docs::from_vec(docs),
     };
-    let index = merged_index(fresh, docs, skipped, groups, params)?;
-    Ok(Update {
-        index,
-        files: out_files,
-        dirty,
-        untitled: false,
-    })
+    Ok((merged_index(fresh, docs, skipped, groups, params)?, dirty))
 }
 
 /// The skips of records of the files read (bad lines, too short, ...): the files' own
 /// skips go in their records (made by `merge`).
 fn record_skips(files: &[WalkFile], fresh: &Fresh) -> Vec<Skipped> {
-    let read_paths: std::collections::HashSet<&Path> =
-        fresh.read.iter().map(|&i| &*files[i].path).collect();
+    let read = files.iter().filter(|f| f.is_read());
+    let read_paths: std::collections::HashSet<&Path> = read.map(|f| &**f.path()).collect();
     let skips = fresh.index.skipped.iter();
     skips
         .filter(|s| !read_paths.contains(s.path.as_path()))
@@ -586,26 +529,13 @@ pub(super) fn index_of(
     index
 }
 
-/// The record of a file read anew (the `k`-th of those read; `before`, its stamp before
-/// it was read) that gave `docs` documents: its stamp and hash kept only when the file
-/// did not change while it was read (else it is read again next time).
-pub(super) fn fresh_record(
-    f: &mut WalkFile,
-    (before, fresh, k): (Option<Stamp>, &Fresh, usize),
-    skip: Option<&Skipped>,
-    docs: u32,
-) -> FileRec {
-    let steady = fresh.steady[k];
-    FileRec {
-        stamp: if steady { before } else { None },
-        hash: if steady { fresh.hashes[k] } else { None },
-        status: skip.map(|s| s.reason),
-        detail: match skip {
-            Some(s) => s.detail.clone(),
-            None => std::mem::take(&mut f.reading),
-        },
-        docs,
-        path: f.abs_shared(),
+/// Completes the record of a file read anew that gave `docs` documents, or was skipped
+/// (`skip`: then the record keeps why instead of how it was read).
+pub(super) fn read_record(f: &mut WalkFile, skip: Option<&Skipped>, docs: u32) {
+    f.rec.docs = docs;
+    if let Some(s) = skip {
+        f.rec.status = Some(s.reason);
+        f.rec.detail.clone_from(&s.detail);
     }
 }
 
@@ -623,7 +553,7 @@ fn reuse_file(
 ) -> Result<()> {
     if let Some(reason) = rec.status {
         skipped.push(Skipped {
-            path: f.path.to_path_buf(),
+            path: f.path().to_path_buf(),
             reason,
             detail: rec.detail.clone(),
         });
@@ -632,7 +562,7 @@ fn reuse_file(
     for d in saved_docs {
         // Its path is the walk's (shared); a whole-file document takes its id from this
         // walk too (the roots may be spelled differently from the last time).
-        let source = source_of(&f.path, d.part, &entries[0].source);
+        let source = source_of(f.path(), d.part, &entries[0].source);
         let id = match entries {
             [e] if d.part.line == 0 && !e.id.is_empty() => {
                 *dirty |= e.id != d.id;
