@@ -499,7 +499,7 @@ pub fn save_part(index: &Index, file: &Path) -> Result<()> {
                 stamp: None,
                 hash: None,
                 status: None,
-                detail: String::new(),
+                detail: Box::default(),
                 docs: 1,
             }),
         }

@@ -410,7 +410,7 @@ fn decode_files(bytes: &[u8], table: &Strings, out: &mut Vec<FileRec>) -> Result
             stamp: (flags & 1 != 0).then_some(stamp),
             hash: (flags & 2 != 0).then(|| le64(r, 40)),
             status,
-            detail,
+            detail: detail.into(),
             docs: n,
         });
     }

@@ -23,7 +23,7 @@ pub(super) enum Plan {
 /// A file of the walk: its entries, its plan, and its record as it will be saved, filled
 /// in as the update goes. One table a file, where a list of files, their stamps, plans
 /// and hashes and then the records made of them were each a table of their own (273
-/// bytes a file, held together while the documents were merged; 160 now).
+/// bytes a file, held together while the documents were merged; 136 now).
 pub(super) struct WalkFile {
     /// Its record: the absolute path (how the saved index names the file), its stamp
     /// taken before it is read (dropped should it change while read), how it is read
@@ -33,9 +33,19 @@ pub(super) struct WalkFile {
     /// The path as walked, when it is not the absolute one: how its entries and
     /// documents name the file. Shared with them ([`Source::File`] holds an [`Arc`]).
     walked: Option<Arc<Path>>,
-    pub(super) entries: Range<usize>,
-    pub(super) plan: Plan,
+    /// Its entries in the walk: 32 bits are enough, every entry being held in memory.
+    entries: Range<u32>,
+    /// Its [`Plan`]: the saved file to reuse, or [`READ`].
+    plan: u32,
 }
+
+// Its size is the memory of a file of the walk while an index is opened or brought up
+// to date (half a million files: 65 MiB).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<WalkFile>() <= 136);
+
+/// A [`WalkFile::plan`] that reads the file.
+const READ: u32 = u32::MAX;
 
 impl WalkFile {
     /// The path as walked: how its documents name it, and where it is read.
@@ -50,12 +60,33 @@ impl WalkFile {
 
     /// Whether it is to be read (not reused).
     pub(super) fn is_read(&self) -> bool {
-        self.plan == Plan::Read
+        self.plan == READ
     }
 
-    /// Lets go of its paths (its documents and record hold them now).
-    pub(super) fn release(&mut self, empty: &Arc<Path>) {
-        (self.rec.path, self.walked) = (empty.clone(), None);
+    pub(super) fn plan(&self) -> Plan {
+        match self.plan {
+            READ => Plan::Read,
+            i => Plan::Reuse(i as usize),
+        }
+    }
+
+    pub(super) fn set_plan(&mut self, plan: Plan) {
+        self.plan = match plan {
+            Plan::Read => READ,
+            // A saved index is looked up by u32 file numbers (see `Known`).
+            Plan::Reuse(i) => u32::try_from(i).expect("a saved file's number fits 32 bits"),
+        };
+    }
+
+    /// Its entries in the walk.
+    pub(super) fn entries(&self) -> Range<usize> {
+        self.entries.start as usize..self.entries.end as usize
+    }
+
+    /// Lets go of the path as walked (its documents hold it now): [`WalkFile::path`] is
+    /// the absolute one after this.
+    pub(super) fn release_walked(&mut self) {
+        self.walked = None;
     }
 }
 
@@ -69,8 +100,11 @@ pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
     let entries = &corpus.entries;
     let path_of = |i: usize| file_of(&entries[i].source).expect("checked: every entry has a file");
     for (i, e) in entries.iter().enumerate() {
+        let at = u32::try_from(i).expect("fewer than 2^32 entries: each is held in memory");
         match files.last_mut() {
-            Some(last) if path_of(last.entries.start) == path_of(i) => last.entries.end = i + 1,
+            Some(last) if path_of(last.entries.start as usize) == path_of(i) => {
+                last.entries.end = at + 1
+            }
             _ => {
                 let path = match &e.source {
                     Source::File(p) => p.clone(),
@@ -87,12 +121,12 @@ pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
                         stamp: None,
                         hash: None,
                         status: None,
-                        detail: reading_of(&e.source),
+                        detail: reading_of(&e.source).into(),
                         docs: 0,
                     },
                     walked,
-                    entries: i..i + 1,
-                    plan: Plan::Read,
+                    entries: at..at + 1,
+                    plan: READ,
                 })
             }
         }

@@ -61,7 +61,7 @@ pub(crate) struct FileRec {
     pub(crate) hash: Option<u64>,
     /// `None`: its documents are in the index; else why it is not a document.
     pub(crate) status: Option<SkipReason>,
-    pub(crate) detail: String,
+    pub(crate) detail: Box<str>,
     /// Number of documents it holds (0 when skipped).
     pub(crate) docs: u32,
 }
@@ -307,7 +307,7 @@ mod tests {
                 }),
                 hash: Some(42),
                 status: None,
-                detail: String::new(),
+                detail: Box::default(),
                 docs: 2,
             },
             FileRec {
@@ -407,7 +407,7 @@ mod tests {
         );
         assert_eq!(s.files[0].stamp.unwrap().secs, -3);
         assert_eq!(s.files[1].status, Some(SkipReason::Binary));
-        assert_eq!(s.files[1].detail, "NUL byte");
+        assert_eq!(&*s.files[1].detail, "NUL byte");
         assert_eq!(s.docs[1].id, "é");
         assert_eq!(s.docs[0].title(), "A title");
         assert_eq!(s.docs[1].meta(), ["1987-03-02", "", "usa, uk"]);

@@ -1,7 +1,7 @@
 //! What a saved index already holds, file by file: where each file's documents start,
 //! and which saved file a path of the walk is.
 
-use super::format::{DocRec, FileRec, Saved};
+use super::format::{FileRec, Saved};
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 use xxhash_rust::xxh3::Xxh3;
@@ -53,11 +53,10 @@ impl<'a> Known<'a> {
         found.map(|&(_, i)| i as usize)
     }
 
-    /// Saved file `i`'s documents.
-    pub(super) fn docs(&self, i: usize) -> impl Iterator<Item = DocRec> + '_ {
-        let s = self.saved.expect("a saved index");
-        let range = self.starts[i]..self.starts[i] + s.files[i].docs as usize;
-        s.docs[range].iter().cloned()
+    /// Where each saved file's documents start among the saved documents, the lookup
+    /// by path let go.
+    pub(super) fn into_starts(self) -> Vec<usize> {
+        self.starts
     }
 
     pub(super) fn files(&self) -> &'a [FileRec] {
@@ -87,7 +86,7 @@ mod tests {
             stamp: None,
             hash: None,
             status: None,
-            detail: String::new(),
+            detail: Box::default(),
             docs: 0,
         });
         Saved {

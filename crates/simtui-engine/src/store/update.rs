@@ -59,13 +59,13 @@ fn saved_titles(later: &Later, n: usize) -> Result<Vec<String>> {
 fn plan(files: &mut [WalkFile], known: &Known, params: &Params, report: &mut Report) {
     files
         .par_iter_mut()
-        .for_each(|f| f.plan = plan_of(f, known, params));
+        .for_each(|f| f.set_plan(plan_of(f, known, params)));
     // A saved file matched twice (a path given twice): index the repeats anew.
     let mut taken = vec![false; known.files().len()];
     for f in files.iter_mut() {
-        if let Plan::Reuse(i) = f.plan {
+        if let Plan::Reuse(i) = f.plan() {
             if taken[i] {
-                f.plan = Plan::Read;
+                f.set_plan(Plan::Read);
             }
             taken[i] = true;
         }
@@ -74,7 +74,7 @@ fn plan(files: &mut [WalkFile], known: &Known, params: &Params, report: &mut Rep
     // file's saved file is in its plan: only the files read are looked up again.
     let mut seen = taken;
     for f in files.iter() {
-        match f.plan {
+        match f.plan() {
             Plan::Reuse(i) => {
                 if known.files()[i].stamp == f.rec.stamp {
                     report.unchanged += 1;
@@ -154,7 +154,7 @@ pub(super) fn read_anew(
     } else {
         let (mut entries, empty) = (Vec::new(), empty_path());
         for f in files.iter().filter(|f| f.is_read()) {
-            let walked = corpus.entries[f.entries.clone()].iter_mut();
+            let walked = corpus.entries[f.entries()].iter_mut();
             entries.extend(walked.map(|e| match keep {
                 true => e.clone(),
                 false => std::mem::replace(e, hollow(&empty)),
@@ -238,10 +238,10 @@ pub(super) fn update(
 ) -> Result<Update> {
     let mut files = walk_files(corpus, cwd);
     stamp_all(&mut files);
-    plan(&mut files, &Known::new(saved.as_ref()), params, report);
-    if let Some(s) = saved.as_mut() {
-        share_paths(&mut s.files, &files);
-    }
+    let known = Known::new(saved.as_ref());
+    plan(&mut files, &known, params, report);
+    let starts = known.into_starts();
+    let (saved_files, touched) = absorb(&mut files, saved.as_mut());
     let width = saved
         .as_ref()
         .map_or(params.num_perm, |s| s.signatures.width());
@@ -252,10 +252,9 @@ pub(super) fn update(
     let walk = (&mut *corpus, keep);
     let fresh = read_anew(&mut files, walk, (&sub_params, budget), progress)?;
     let all_reused = fresh.read == 0
-        && saved.as_ref().is_some_and(|s| {
-            s.files.len() == files.len()
-                && (files.iter().enumerate()).all(|(k, f)| f.plan == Plan::Reuse(k))
-        });
+        && saved.is_some()
+        && saved_files == files.len()
+        && (files.iter().enumerate()).all(|(k, f)| f.plan() == Plan::Reuse(k));
     // A saved index is loaded with where its documents are.
     let saved_docs = || later.expect("a saved index's documents");
     if all_reused {
@@ -263,9 +262,13 @@ pub(super) fn update(
         let stream = saved_docs().docs(!untitled);
         let wanted = (&sub_params, budget);
         let walk = (corpus, keep);
-        let mut update = reuse_all(&mut files, (saved, stream), walk, wanted)?;
-        update.untitled = untitled;
-        return Ok(update);
+        let (index, dirty) = reuse_all(&mut files, (saved, stream), walk, wanted)?;
+        return Ok(Update {
+            index,
+            files: records(files),
+            dirty: dirty || touched,
+            untitled,
+        });
     }
     // Merged with documents read anew, the index is written again, with every title:
     // the saved documents are decoded whole (those of unchanged files are taken).
@@ -274,11 +277,10 @@ pub(super) fn update(
         report.records_of.1 = s.docs.len();
         report.records_held += s.docs.iter().map(format::DocRec::heap_bytes).sum::<u64>();
     }
-    let known = Known::new(saved.as_ref());
     let room = budget.room(budget.for_index());
     let (index, dirty) = merge(
         &mut files,
-        &known,
+        (saved.as_ref(), &starts),
         fresh,
         (corpus, keep),
         (&sub_params, room),
@@ -291,16 +293,36 @@ pub(super) fn update(
     })
 }
 
-/// Each saved file a walk's file is to reuse takes that file's path, equal to its own
-/// (that is how the plan found it), shared: the path decoded for it is freed (a path a
-/// file, 50 MB at 500,000 files, held beside the walk's until the index was open).
-fn share_paths(recs: &mut [FileRec], files: &[WalkFile]) {
-    for f in files {
-        if let Plan::Reuse(i) = f.plan {
-            debug_assert_eq!(*recs[i].path, *f.abs());
-            recs[i].path = f.rec.path.clone();
+/// Each file to reuse takes what its saved record knew (its hash, status, reading and
+/// number of documents; its stamp is the one taken now), and the saved records are
+/// freed: the walk's table is what is saved, where a record a file was held twice (53 MB
+/// at 500,000 files). Returns how many saved records there were, and whether a reused
+/// file's stamp changed (the file is written again with the new one).
+fn absorb(files: &mut [WalkFile], saved: Option<&mut Saved>) -> (usize, bool) {
+    let Some(s) = saved else {
+        return (0, false);
+    };
+    let mut touched = false;
+    for f in files.iter_mut() {
+        if let Plan::Reuse(i) = f.plan() {
+            let rec = &mut s.files[i];
+            touched |= rec.stamp != f.rec.stamp;
+            f.rec.hash = rec.hash;
+            f.rec.status = rec.status;
+            f.rec.detail = std::mem::take(&mut rec.detail);
+            f.rec.docs = rec.docs;
         }
     }
+    (std::mem::take(&mut s.files).len(), touched)
+}
+
+/// Saved file `i`'s documents, `starts` saying where each file's begin.
+fn saved_docs<'a>(
+    s: &'a Saved,
+    starts: &[usize],
+    (i, n): (usize, u32),
+) -> impl Iterator<Item = format::DocRec> + 'a {
+    s.docs[starts[i]..starts[i] + n as usize].iter().cloned()
 }
 
 /// Every file unchanged, in the same order: the saved groups are the index's, as they
@@ -315,46 +337,46 @@ fn reuse_all(
     (s, mut saved_docs): (Saved, DocStream),
     (corpus, keep): (&mut Corpus, bool),
     (params, budget): (&Params, &Budget),
-) -> Result<Update> {
+) -> Result<(Index, bool)> {
     let Saved {
-        files: mut recs,
         shingles,
         signatures,
         contents,
         ..
     } = s;
-    let (mut dirty, empty) = (false, empty_path());
-    let total = recs.iter().map(|r| r.docs as usize).sum();
+    let mut dirty = false;
+    let total = files.iter().map(|f| f.rec.docs as usize).sum();
     let mut docs = DocsWriter::new(0);
     let failure = Failure::default();
     let mut skipped = corpus.skipped.clone();
-    for (f, rec) in files.iter_mut().zip(&mut recs) {
-        let now = f.rec.stamp;
-        dirty |= now != rec.stamp;
+    for f in files.iter_mut() {
         let walk = (&mut *corpus, keep);
-        let mine = saved_docs.by_ref().take(rec.docs as usize);
-        let mine: Vec<format::DocRec> = mine.collect::<Result<_>>()?;
+        let n = f.rec.docs as usize;
+        let mine: Vec<format::DocRec> = saved_docs.by_ref().take(n).collect::<Result<_>>()?;
         // Loading checked that the files' records count the segments' documents.
-        debug_assert_eq!(mine.len(), rec.docs as usize);
-        let mine = mine.into_iter();
+        debug_assert_eq!(mine.len(), n);
         let push = &mut |d| docs.push(d);
-        reuse_file(f, rec, mine, walk, push, &mut skipped, &mut dirty, Ok)?;
-        // Its last use: its documents and record hold the path now.
-        f.release(&empty);
+        reuse_file(
+            f,
+            mine.into_iter(),
+            walk,
+            push,
+            &mut skipped,
+            &mut dirty,
+            Ok,
+        )?;
+        // Its last use as walked: its documents hold that path now.
+        f.release_walked();
         if !docs.on_file() && past(budget, docs.held_bytes(), (docs.len(), total)) {
             docs.onto_file(budget.room(0), failure.clone())?;
         }
-        rec.stamp = now;
     }
     let docs = (docs.finish()?, failure);
     let parts = (shingles, signatures, contents);
-    let index = IndexBuilder::new(params).assemble(docs, skipped, parts);
-    Ok(Update {
-        index,
-        files: recs,
+    Ok((
+        IndexBuilder::new(params).assemble(docs, skipped, parts),
         dirty,
-        untitled: false,
-    })
+    ))
 }
 
 /// Whether `held` bytes for `done` of `total` documents, as many again for the rest,
@@ -381,7 +403,7 @@ pub(super) fn files_held(files: &[FileRec]) -> u64 {
 /// of documents, and a reused file's hash and reading as saved.
 fn merge(
     files: &mut [WalkFile],
-    known: &Known,
+    (saved, starts): (Option<&Saved>, &[usize]),
     mut fresh: Fresh,
     (corpus, keep): (&mut Corpus, bool),
     (params, room): (&Params, Room),
@@ -410,10 +432,9 @@ fn merge(
     let record_skips = record_skips(files, &fresh);
     let mut cursor = 0usize;
     for f in files.iter_mut() {
-        match f.plan {
+        match f.plan() {
             Plan::Reuse(i) => {
-                let s = known.saved.expect("a saved index");
-                let rec = &s.files[i];
+                let s = saved.expect("a saved index");
                 let groups = groups.as_mut().expect("interned when a file is reused");
                 let group = |g: u32| -> Result<u32> {
                     let (set, row) = (s.shingles.get(g as usize)?, s.signatures.row(g as usize)?);
@@ -424,20 +445,16 @@ fn merge(
                     docs.push(d);
                     Ok(())
                 };
+                let mine = saved_docs(s, starts, (i, f.rec.docs));
                 reuse_file(
                     f,
-                    rec,
-                    known.docs(i),
+                    mine,
                     (&mut *corpus, keep),
                     push,
                     skipped,
                     &mut dirty,
                     group,
                 )?;
-                f.rec.hash = rec.hash;
-                f.rec.status = rec.status;
-                f.rec.detail.clone_from(&rec.detail);
-                f.rec.docs = rec.docs;
             }
             Plan::Read => {
                 let skip = sub_skips.get(&**f.path());
@@ -474,13 +491,17 @@ fn merge(
 }
 
 /// The skips of records of the files read (bad lines, too short, ...): the files' own
-/// skips go in their records (made by `merge`).
+/// skips go in their records (made by `merge`). Looked up among the skips, which are few,
+/// not among the files read (a set of every path read was 17 MB at 500,000 files).
 fn record_skips(files: &[WalkFile], fresh: &Fresh) -> Vec<Skipped> {
-    let read = files.iter().filter(|f| f.is_read());
-    let read_paths: std::collections::HashSet<&Path> = read.map(|f| &**f.path()).collect();
-    let skips = fresh.index.skipped.iter();
+    use std::collections::HashSet;
+    let skips = &fresh.index.skipped;
+    let skipped: HashSet<&Path> = skips.iter().map(|s| s.path.as_path()).collect();
+    let read = files.iter().filter(|f| f.is_read()).map(|f| &**f.path());
+    let files_skipped: HashSet<&Path> = read.filter(|p| skipped.contains(p)).collect();
     skips
-        .filter(|s| !read_paths.contains(s.path.as_path()))
+        .iter()
+        .filter(|s| !files_skipped.contains(s.path.as_path()))
         .cloned()
         .collect()
 }
@@ -535,15 +556,14 @@ pub(super) fn read_record(f: &mut WalkFile, skip: Option<&Skipped>, docs: u32) {
     f.rec.docs = docs;
     if let Some(s) = skip {
         f.rec.status = Some(s.reason);
-        f.rec.detail.clone_from(&s.detail);
+        f.rec.detail = s.detail.as_str().into();
     }
 }
 
-/// Adds the saved documents of an unchanged file (and its skip, if it was skipped).
-#[allow(clippy::too_many_arguments)]
+/// Adds the saved documents of an unchanged file (and its skip, if it was skipped), its
+/// record holding what was saved (see [`absorb`]).
 fn reuse_file(
     f: &WalkFile,
-    rec: &FileRec,
     saved_docs: impl Iterator<Item = format::DocRec>,
     (corpus, keep): (&mut Corpus, bool),
     push: &mut dyn FnMut(Doc) -> Result<()>,
@@ -551,14 +571,14 @@ fn reuse_file(
     dirty: &mut bool,
     mut group: impl FnMut(u32) -> Result<u32>,
 ) -> Result<()> {
-    if let Some(reason) = rec.status {
+    if let Some(reason) = f.rec.status {
         skipped.push(Skipped {
             path: f.path().to_path_buf(),
             reason,
-            detail: rec.detail.clone(),
+            detail: f.rec.detail.to_string(),
         });
     }
-    let entries = &mut corpus.entries[f.entries.clone()];
+    let entries = &mut corpus.entries[f.entries()];
     for d in saved_docs {
         // Its path is the walk's (shared); a whole-file document takes its id from this
         // walk too (the roots may be spelled differently from the last time).
