@@ -35,6 +35,9 @@ pub struct Signatures {
 
 /// Rows sketched per parallel task.
 const FILL_BATCH: usize = 4096;
+/// Bytes of sets a parallel task reads back at once when they are not in memory, held by
+/// its thread while it sketches them (4,096 sets of 300 shingles were 10 MB a thread).
+const TASK_BYTES: u64 = 2 << 20;
 /// Rows read back at a time when the signatures are copied (wider, narrower).
 const COPY_BLOCK: usize = 4096;
 
@@ -362,11 +365,12 @@ fn fill_rows(
         return Ok(());
     }
     let done = std::sync::atomic::AtomicU64::new(first as u64);
-    data.par_chunks_mut(width * FILL_BATCH)
+    let batch = task_rows(sets);
+    data.par_chunks_mut(width * batch)
         .enumerate()
         .try_for_each_init(RowsBuffer::default, |buffer, (chunk, rows)| {
             check(progress)?;
-            let start = first + chunk * FILL_BATCH;
+            let start = first + chunk * batch;
             let n = rows.len() / width;
             // One read for the task's sets when they are not in memory, into a buffer
             // its thread keeps from task to task.
@@ -378,6 +382,16 @@ fn fill_rows(
             progress.update(Stage::Sketch, d + n as u64, total as u64);
             Ok(())
         })
+}
+
+/// Rows a parallel task sketches: [`FILL_BATCH`], or fewer when their sets are read back
+/// (from a file, or made again) and would take more than [`TASK_BYTES`] on average.
+fn task_rows(sets: &ShingleSets) -> usize {
+    if sets.kept() == Kept::Memory || sets.is_empty() {
+        return FILL_BATCH;
+    }
+    let per_set = (sets.total() as u64 * 8 / sets.len() as u64).max(8);
+    ((TASK_BYTES / per_set) as usize).clamp(64, FILL_BATCH)
 }
 
 #[cfg(test)]
@@ -435,6 +449,30 @@ mod tests {
         }
         spilled.break_files();
         assert!(file.row(1).is_err());
+    }
+
+    #[test]
+    fn sets_read_back_are_sketched_a_few_at_a_task_as_the_same_rows() {
+        let mut writer = crate::shingle::sets::SetsWriter::kept();
+        for d in 0..300u64 {
+            let set: Vec<u64> = (0..1000).map(|i| d * 7 + i * 13).collect();
+            writer.push_kept(&set).unwrap();
+        }
+        let spilled = Arc::new(Spilled::default());
+        writer.spill(&no_room(&spilled)).unwrap();
+        let on_file = writer.finish().unwrap();
+        assert_eq!(on_file.kept(), Kept::File);
+        // 8,000 bytes a set: 262 sets a task, not 4,096 (all 300 at once).
+        assert_eq!(task_rows(&on_file), 262);
+        assert_eq!(task_rows(&sets()), FILL_BATCH);
+        let sketcher = Sketcher::new(SketchKind::MinHash, 5, 16);
+        let read_back = Signatures::compute(&sketcher, &on_file, &Silent).unwrap();
+        let mut in_memory = ShingleSets::new();
+        for g in 0..on_file.len() {
+            in_memory.push(&on_file.get(g).unwrap());
+        }
+        let held = Signatures::compute(&sketcher, &in_memory, &Silent).unwrap();
+        assert_eq!(read_back.data().unwrap(), held.data().unwrap());
     }
 
     #[test]
