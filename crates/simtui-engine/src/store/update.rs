@@ -317,7 +317,7 @@ fn absorb(files: &mut [WalkFile], saved: Option<&mut Saved>) -> (usize, bool) {
 }
 
 /// Saved file `i`'s documents, `starts` saying where each file's begin.
-fn saved_docs<'a>(
+fn docs_of_saved_file<'a>(
     s: &'a Saved,
     starts: &[usize],
     (i, n): (usize, u32),
@@ -445,7 +445,7 @@ fn merge(
                     docs.push(d);
                     Ok(())
                 };
-                let mine = saved_docs(s, starts, (i, f.rec.docs));
+                let mine = docs_of_saved_file(s, starts, (i, f.rec.docs));
                 reuse_file(
                     f,
                     mine,
