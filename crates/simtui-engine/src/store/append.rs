@@ -117,13 +117,12 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         num_perm: head.params.num_perm,
         ..req.params.clone()
     };
-    let fresh = update::read_anew(
+    let sub = &update::read_anew(
         &mut files,
         (&mut corpus, false),
         (&params, &req.budget),
         progress,
     )?;
-    let sub = &fresh.index;
     // New files' records, in walk order, each with its documents' count.
     let mut at_doc = 0usize;
     let skips: HashMap<&Path, _> = sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();

@@ -127,23 +127,17 @@ fn plan_of(f: &WalkFile, known: &Known, params: &Params) -> Plan {
     }
 }
 
-/// The files read anew: how many, and their index. Their records hold their hashes, taken
-/// before reading, and their stamps only when the file did not change while it was read
+/// The index of the files planned to be read, their walk entries moved out of `corpus`
+/// into it (a copy of them held two of every path while the index was built), or copied
+/// when the caller keeps the walk (`keep`). Their records get their hashes, taken before
+/// reading, and keep their stamps only when the file did not change while it was read
 /// (else it is read again next time).
-pub(super) struct Fresh {
-    pub(super) read: usize,
-    pub(super) index: Index,
-}
-
-/// Indexes the files planned to be read, their walk entries moved out of `corpus` into
-/// the index (a copy of them held two of every path while the index was built), or
-/// copied when the caller keeps the walk (`keep`).
 pub(super) fn read_anew(
     files: &mut [WalkFile],
     (corpus, keep): (&mut Corpus, bool),
     (params, budget): (&Params, &Budget),
     progress: &dyn Progress,
-) -> Result<Fresh> {
+) -> Result<Index> {
     let read = files.iter().filter(|f| f.is_read()).count();
     files
         .par_iter_mut()
@@ -176,7 +170,7 @@ pub(super) fn read_anew(
             (f.rec.stamp, f.rec.hash) = (None, None);
         }
     });
-    Ok(Fresh { read, index })
+    Ok(index)
 }
 
 /// What is left of a walk entry moved into the index: nothing on the heap.
@@ -251,8 +245,8 @@ pub(super) fn update(
     };
     let walk = (&mut *corpus, keep);
     let fresh = read_anew(&mut files, walk, (&sub_params, budget), progress)?;
-    let all_reused = fresh.read == 0
-        && saved.is_some()
+    // Every file reused, in the saved order (so none read).
+    let all_reused = saved.is_some()
         && saved_files == files.len()
         && (files.iter().enumerate()).all(|(k, f)| f.plan() == Plan::Reuse(k));
     // A saved index is loaded with where its documents are.
@@ -404,7 +398,7 @@ pub(super) fn files_held(files: &[FileRec]) -> u64 {
 fn merge(
     files: &mut [WalkFile],
     (saved, starts): (Option<&Saved>, &[usize]),
-    mut fresh: Fresh,
+    mut fresh: Index,
     (corpus, keep): (&mut Corpus, bool),
     (params, room): (&Params, Room),
 ) -> Result<(Index, bool)> {
@@ -414,7 +408,7 @@ fn merge(
     // copied (a second vector of the documents held both at once).
     let reused = files.iter().any(|f| !f.is_read());
     let mut groups = reused.then(|| Interned::new(params.num_perm, room));
-    let built = std::mem::take(&mut fresh.index.docs);
+    let built = std::mem::take(&mut fresh.docs);
     // Else the documents read anew are moved over, one by one, not copied.
     let (sub_docs, built) = match reused {
         true => (built.into_vec(), None),
@@ -423,7 +417,7 @@ fn merge(
     let mut sub_docs = sub_docs.into_iter().peekable();
     // The build's documents are counted file by file, read in order where they are.
     let mut counted = built.as_ref().map(|b| b.iter().peekable());
-    let sub = &fresh.index;
+    let sub = &fresh;
     let mut dirty = true;
     let mut docs: Vec<Doc> = Vec::with_capacity(if reused { corpus.entries.len() } else { 0 });
     let mut skipped = corpus.skipped.clone();
@@ -493,9 +487,9 @@ fn merge(
 /// The skips of records of the files read (bad lines, too short, ...): the files' own
 /// skips go in their records (made by `merge`). Looked up among the skips, which are few,
 /// not among the files read (a set of every path read was 17 MB at 500,000 files).
-fn record_skips(files: &[WalkFile], fresh: &Fresh) -> Vec<Skipped> {
+fn record_skips(files: &[WalkFile], fresh: &Index) -> Vec<Skipped> {
     use std::collections::HashSet;
-    let skips = &fresh.index.skipped;
+    let skips = &fresh.skipped;
     let skipped: HashSet<&Path> = skips.iter().map(|s| s.path.as_path()).collect();
     let read = files.iter().filter(|f| f.is_read()).map(|f| &**f.path());
     let files_skipped: HashSet<&Path> = read.filter(|p| skipped.contains(p)).collect();
@@ -510,17 +504,17 @@ fn record_skips(files: &[WalkFile], fresh: &Fresh) -> Vec<Skipped> {
 /// groups interned; or, nothing saved reused, the build's own documents (wherever they
 /// are, their ids already made unique), sets and signatures, taken as they are.
 fn merged_index(
-    fresh: Fresh,
+    fresh: Index,
     docs: Docs,
     skipped: Vec<Skipped>,
     groups: Option<Interned>,
     params: &Params,
 ) -> Result<Index> {
-    let (times, largest) = (fresh.index.stats.times, fresh.index.stats.largest.clone());
+    let (times, largest) = (fresh.stats.times, fresh.stats.largest.clone());
     let mut index = match groups {
         Some(groups) => index_of(docs.into_vec(), skipped, groups.finish()?, params),
         None => {
-            let built = fresh.index;
+            let built = fresh;
             let shingles = Arc::try_unwrap(built.shingles).unwrap_or_else(|a| (*a).clone());
             let parts = (shingles, built.signatures, built.contents);
             let builder = IndexBuilder::new(params);
