@@ -57,6 +57,10 @@ pub(super) enum Records {
     Files,
 }
 
+/// Where file records go as they are decoded, a few thousand at a time (the sink takes
+/// them out of the vector), instead of into [`Front::files`].
+pub(super) type FileSink<'s> = Option<&'s mut dyn FnMut(&mut Vec<FileRec>)>;
+
 pub(super) fn corrupt(what: impl Into<String>) -> FormatError {
     FormatError::Corrupt(what.into())
 }
@@ -270,16 +274,16 @@ impl Front {
 
 /// Reads and checks a segment's records, content hashes and set lengths, a few thousand
 /// records at a time; its documents' groups are below `limit` (the groups of the
-/// segments up to it).
+/// segments up to it). Its file records go to `sink` when there is one.
 fn front(
     src: &(impl Bytes + ?Sized),
     l: &Layout,
     limit: usize,
-    records: Records,
+    (records, mut sink): (Records, FileSink),
 ) -> Result<Front, Fault> {
     let [files, docs, groups, shingles, strings] = l.counts;
     let mut table = Strings::new(l.at[0], strings as u64);
-    let mut file_recs = Vec::with_capacity(files);
+    let mut file_recs = Vec::with_capacity(if sink.is_some() { RECORDS } else { files });
     let mut doc_sum = 0u64;
     for from in (0..files).step_by(RECORDS) {
         let n = RECORDS.min(files - from);
@@ -290,6 +294,9 @@ fn front(
             bytes.chunks_exact(FILE_RECORD as usize).map(file_strings),
         )?;
         doc_sum += decode_files(&bytes, &table, &mut file_recs)?;
+        if let Some(sink) = sink.as_mut() {
+            sink(&mut file_recs);
+        }
     }
     if doc_sum != docs as u64 {
         let what = format!("the files hold {doc_sum} documents, the header says {docs}");
@@ -492,6 +499,15 @@ pub(super) fn checked(
     check: Check,
     records: Records,
 ) -> Result<Whole, Fault> {
+    checked_into(src, check, (records, None))
+}
+
+/// [`checked`], the file records given to `sink` when there is one.
+fn checked_into(
+    src: &(impl Bytes + ?Sized),
+    check: Check,
+    (records, mut sink): (Records, FileSink),
+) -> Result<Whole, Fault> {
     let n = src.size();
     let mut head = vec![0; (n as usize).min(HEAD_BYTES)];
     src.read(0, &mut head)?;
@@ -537,7 +553,9 @@ pub(super) fn checked(
         if limit > u32::MAX as usize || docs > u32::MAX as usize {
             return Err(corrupt("more than 2^32 documents").into());
         }
-        let f = front(&w, &l, limit, records)?;
+        // Lent to one segment (a shorter borrow of the same sink).
+        let lent: FileSink = sink.as_mut().map(|s| &mut **s as _);
+        let f = front(&w, &l, limit, (records, lent))?;
         if check == Check::Full || listed.is_none() {
             // The sets' order is checked against their offsets, which only All keeps.
             debug_assert_ne!(
@@ -628,13 +646,24 @@ pub(super) fn opened(
     path: &Path,
     (check, records): (Check, Records),
 ) -> Result<InPlace, Fault> {
+    opened_into(file, path, (check, records), None)
+}
+
+/// [`opened`], the file records given to `sink` when there is one (then not in
+/// [`InPlace::saved`]).
+pub(super) fn opened_into(
+    file: File,
+    path: &Path,
+    (check, records): (Check, Records),
+    sink: FileSink,
+) -> Result<InPlace, Fault> {
     debug_assert_ne!(records, Records::Files, "a reader holds the documents");
     let Whole {
         params,
         mut front,
         segments,
         dir,
-    } = checked(&file, check, records)?;
+    } = checked_into(&file, check, (records, sink))?;
     let width = params.num_perm as u64;
     let (mut set_parts, mut sig_parts) = (Vec::new(), Vec::new());
     let (mut groups, mut shingles) = (0u64, 0u64);

@@ -73,7 +73,7 @@ impl WalkFile {
     pub(super) fn set_plan(&mut self, plan: Plan) {
         self.plan = match plan {
             Plan::Read => READ,
-            // A saved index is looked up by u32 file numbers (see `Known`).
+            // A saved index's files are numbered in u32 (see `plan::Planner`).
             Plan::Reuse(i) => u32::try_from(i).expect("a saved file's number fits 32 bits"),
         };
     }

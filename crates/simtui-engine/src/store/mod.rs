@@ -27,7 +27,7 @@ mod files;
 pub mod format;
 mod head;
 mod interned;
-mod known;
+mod plan;
 mod stamps;
 mod strings;
 mod update;
@@ -43,8 +43,10 @@ pub use append::{Added, add, joined, load_part, reference, save_part};
 use bytes::Fault;
 use decode::{Records, Seal};
 use encode::Failed;
-use format::{FormatError, Place, Saved};
+use files::{stamp_all, walk_files};
+use format::{FileRec, FormatError, Place, Saved};
 use head::Later;
+use plan::Planner;
 use stamps::epoch_time;
 use std::fs;
 use std::io::{self, Read};
@@ -177,7 +179,8 @@ pub struct Report {
     pub written: bool,
     /// Writing it failed (only in [`Mode::Open`]: the results are still good).
     pub write_error: Option<String>,
-    /// Time spent reading and decoding the index file.
+    /// Time spent reading and decoding the index file, and planning the walk's files
+    /// against its records as they came (which may hash a file whose time changed).
     pub load_time: Duration,
     /// Size of the index file in bytes: of the one read, or, when the index changed, of
     /// the new one (even if writing it failed).
@@ -315,20 +318,29 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     progress.update(Stage::Read, 0, corpus.entries.len() as u64);
 
     let mut report = Report::default();
+    // Before the files' stamps are taken: see `update::settle`.
+    let stamped = epoch_time(std::time::SystemTime::now());
+    let mut files = walk_files(&corpus, &cwd);
+    stamp_all(&mut files);
     let t = Instant::now();
+    // The files are planned as the saved records are decoded, not after.
+    let mut planner = Planner::new(&mut files, &corpus, &req.params);
     let Loaded {
         saved,
         later,
         seal: loaded_seal,
-    } = load_for(req, &mut report)?;
+    } = load_for(req, &mut |chunk| planner.take(chunk), &mut report)?;
+    let planned = match saved {
+        Some(_) => planner.finish(&mut report),
+        None => planner.reset(),
+    };
     let untitled = !req.titles;
     report.load_time = t.elapsed();
-    // Before the files' stamps are taken: see `update::settle`.
-    let stamped = epoch_time(std::time::SystemTime::now());
     let wanted = (&req.params, &req.budget);
     let walk = (&mut corpus, keep_walk);
     let saved = (saved, later.as_ref(), untitled);
-    let mut update = update::update(walk, saved, wanted, &cwd, &mut report, progress)?;
+    let files = (files, planned);
+    let mut update = update::update(walk, files, saved, wanted, &mut report, progress)?;
     if !keep_walk {
         // Its entries moved into the index.
         corpus.entries = Vec::new();
@@ -417,10 +429,15 @@ struct Loaded {
     seal: Option<Seal>,
 }
 
-/// Reads the saved index `req.file`, in place, with the titles `req` asks for. None
-/// when there is no file, or (said in `report`) when it was built with other parameters
-/// or, in [`Mode::Create`], cannot be used: it is then rebuilt.
-fn load_for(req: &Request, report: &mut Report) -> Result<Loaded> {
+/// Reads the saved index `req.file`, in place, with the titles `req` asks for, its file
+/// records given to `files` as they are decoded. None when there is no file, or (said
+/// in `report`) when it was built with other parameters or, in [`Mode::Create`], cannot
+/// be used: it is then rebuilt.
+fn load_for(
+    req: &Request,
+    files: &mut dyn FnMut(&mut Vec<FileRec>),
+    report: &mut Report,
+) -> Result<Loaded> {
     let io_err = |source: io::Error| io_error(&req.file, source);
     let records = Records::Checked;
     let mut loaded = Loaded {
@@ -436,7 +453,8 @@ fn load_for(req: &Request, report: &mut Report) -> Result<Loaded> {
         Err(e) => return Err(io_err(e)),
         Ok(f) => {
             let again = f.try_clone().map_err(io_err)?;
-            decode::opened(f, &req.file, (decode::Check::Full, records)).map(|r| (r, again))
+            let how = (decode::Check::Full, records);
+            decode::opened_into(f, &req.file, how, Some(files)).map(|r| (r, again))
         }
     };
     let (read, again) = match read {

@@ -4,11 +4,11 @@
 
 use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
-use super::files::{Plan, WalkFile, records, stamp_all, walk_files};
+use super::files::{Plan, WalkFile, records};
 use super::format::{self, FileRec, Saved, Stamp};
 use super::head::{DocStream, Later};
 use super::interned::Interned;
-use super::known::Known;
+use super::plan::Planned;
 use super::stamps::{hash_file, stamp};
 use super::{Report, file_of, part_of, source_of};
 use crate::error::Result;
@@ -18,7 +18,7 @@ use crate::index::{Doc, Docs, Index, IndexBuilder, Params};
 use crate::progress::Progress;
 use crate::shingle::ShingleSets;
 use crate::sketch::Signatures;
-use crate::source::{self, Corpus, SkipReason, Skipped, Source};
+use crate::source::{self, Corpus, Skipped, Source};
 use crate::storage::{Budget, Room};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -52,79 +52,6 @@ fn saved_titles(later: &Later, n: usize) -> Result<Vec<String>> {
     let mut titles = Vec::with_capacity(n);
     later.titles(n, &mut |title| titles.push(title))?;
     Ok(titles)
-}
-
-/// What to do with each file of the walk (stamped): reuse its saved documents when it is
-/// unchanged (its stamp, or else its bytes), read it otherwise; counted in `report`.
-fn plan(files: &mut [WalkFile], known: &Known, params: &Params, report: &mut Report) {
-    files
-        .par_iter_mut()
-        .for_each(|f| f.set_plan(plan_of(f, known, params)));
-    // A saved file matched twice (a path given twice): index the repeats anew.
-    let mut taken = vec![false; known.files().len()];
-    for f in files.iter_mut() {
-        if let Plan::Reuse(i) = f.plan() {
-            if taken[i] {
-                f.set_plan(Plan::Read);
-            }
-            taken[i] = true;
-        }
-    }
-    // Saved files still in the corpus (changed or not); the others are deleted. A reused
-    // file's saved file is in its plan: only the files read are looked up again.
-    let mut seen = taken;
-    for f in files.iter() {
-        match f.plan() {
-            Plan::Reuse(i) => {
-                if known.files()[i].stamp == f.rec.stamp {
-                    report.unchanged += 1;
-                } else {
-                    report.touched += 1;
-                }
-            }
-            Plan::Read => match known.file_of(f.abs()) {
-                Some(i) => {
-                    seen[i] = true;
-                    report.changed += 1;
-                }
-                None => report.added += 1,
-            },
-        }
-    }
-    report.deleted = seen.iter().filter(|s| !**s).count();
-}
-
-/// The plan of one file, by its stamp now.
-fn plan_of(f: &WalkFile, known: &Known, params: &Params) -> Plan {
-    let Some(i) = known.file_of(f.abs()) else {
-        return Plan::Read;
-    };
-    let rec = &known.files()[i];
-    // A read that failed (permissions, a file swapped for a FIFO) may work now: such a
-    // file is tried again on every run, as a fresh run would.
-    if matches!(
-        rec.status,
-        Some(SkipReason::Unreadable | SkipReason::Special)
-    ) {
-        return Plan::Read;
-    }
-    // Read another way (other fields, another format), the same bytes are other
-    // documents.
-    if rec.status.is_none() && rec.detail != f.rec.detail {
-        return Plan::Read;
-    }
-    match (rec.stamp, f.rec.stamp) {
-        (Some(was), Some(now)) if was == now => Plan::Reuse(i),
-        (_, Some(now)) if rec.hash.is_some() && rec.stamp.is_some_and(|s| s.size == now.size) => {
-            // Same size, another time: the same bytes are the same documents.
-            if hash_file(f.path(), params.max_bytes) == rec.hash && stamp(f.path()) == Some(now) {
-                Plan::Reuse(i)
-            } else {
-                Plan::Read
-            }
-        }
-        _ => Plan::Read,
-    }
 }
 
 /// The index of the files planned to be read, their walk entries moved out of `corpus`
@@ -224,18 +151,13 @@ pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
 /// within `budget` (the sets of both past it on temporary files).
 pub(super) fn update(
     (corpus, keep): (&mut Corpus, bool),
+    (mut files, planned): (Vec<WalkFile>, Planned),
     (mut saved, later, untitled): (Option<Saved>, Option<&Later>, bool),
     (params, budget): (&Params, &Budget),
-    cwd: &Path,
     report: &mut Report,
     progress: &dyn Progress,
 ) -> Result<Update> {
-    let mut files = walk_files(corpus, cwd);
-    stamp_all(&mut files);
-    let known = Known::new(saved.as_ref());
-    plan(&mut files, &known, params, report);
-    let starts = known.into_starts();
-    let (saved_files, touched) = absorb(&mut files, saved.as_mut());
+    let Planned { starts, touched } = planned;
     let width = saved
         .as_ref()
         .map_or(params.num_perm, |s| s.signatures.width());
@@ -247,7 +169,7 @@ pub(super) fn update(
     let fresh = read_anew(&mut files, walk, (&sub_params, budget), progress)?;
     // Every file reused, in the saved order (so none read).
     let all_reused = saved.is_some()
-        && saved_files == files.len()
+        && starts.len() == files.len()
         && (files.iter().enumerate()).all(|(k, f)| f.plan() == Plan::Reuse(k));
     // A saved index is loaded with where its documents are.
     let saved_docs = || later.expect("a saved index's documents");
@@ -285,29 +207,6 @@ pub(super) fn update(
         dirty,
         untitled: false,
     })
-}
-
-/// Each file to reuse takes what its saved record knew (its hash, status, reading and
-/// number of documents; its stamp is the one taken now), and the saved records are
-/// freed: the walk's table is what is saved, where a record a file was held twice (53 MB
-/// at 500,000 files). Returns how many saved records there were, and whether a reused
-/// file's stamp changed (the file is written again with the new one).
-fn absorb(files: &mut [WalkFile], saved: Option<&mut Saved>) -> (usize, bool) {
-    let Some(s) = saved else {
-        return (0, false);
-    };
-    let mut touched = false;
-    for f in files.iter_mut() {
-        if let Plan::Reuse(i) = f.plan() {
-            let rec = &mut s.files[i];
-            touched |= rec.stamp != f.rec.stamp;
-            f.rec.hash = rec.hash;
-            f.rec.status = rec.status;
-            f.rec.detail = std::mem::take(&mut rec.detail);
-            f.rec.docs = rec.docs;
-        }
-    }
-    (std::mem::take(&mut s.files).len(), touched)
 }
 
 /// Saved file `i`'s documents, `starts` saying where each file's begin.
@@ -555,7 +454,7 @@ pub(super) fn read_record(f: &mut WalkFile, skip: Option<&Skipped>, docs: u32) {
 }
 
 /// Adds the saved documents of an unchanged file (and its skip, if it was skipped), its
-/// record holding what was saved (see [`absorb`]).
+/// record holding what was saved (see `plan::absorb`).
 fn reuse_file(
     f: &WalkFile,
     saved_docs: impl Iterator<Item = format::DocRec>,
