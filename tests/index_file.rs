@@ -340,6 +340,60 @@ fn the_index_in_the_folder_is_found_and_never_indexed() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A corpus named by a relative path is saved by its files' absolute paths (the table
+/// holds each path once, as walked, and writes it absolute): the same index is reused
+/// whatever the spelling or the folder it is named from, and its update by a relative
+/// path reads only what changed.
+#[test]
+fn a_corpus_named_by_a_relative_path_is_saved_by_absolute_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = small_corpus(dir.path());
+    let name = c.root.file_name().unwrap().to_str().unwrap().to_string();
+    let idx = dir.path().join("c.idx");
+    let run = |cwd: &Path, args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtui"))
+            .current_dir(cwd)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        out
+    };
+    run(dir.path(), &["index", &name, "-o", s(&idx)]);
+    let saved = fs::read(&idx).unwrap();
+    let listed = String::from_utf8_lossy(&saved);
+    assert!(
+        listed.contains(&format!("{}/", s(&c.root))),
+        "absolute paths saved"
+    );
+    let inner = c.root.join("d000");
+    // Not `..`: made absolute lexically (a link's `..` is not its parent's folder), a
+    // path through it is another path.
+    let spellings: [(&Path, String); 3] = [
+        (dir.path(), format!("./{name}")),
+        (dir.path(), format!("{name}/")),
+        (Path::new("/"), s(&c.root).to_string()),
+    ];
+    for (cwd, root) in &spellings {
+        let out = run(cwd, &["pairs", root, "--index", s(&idx), "-v"]);
+        common::assert_stderr_has(&out, &["60 unchanged, 0 touched, 0 changed"]);
+        assert_eq!(
+            fs::read(&idx).unwrap(),
+            saved,
+            "{root} from {cwd:?}: not written"
+        );
+    }
+    fs::write(inner.join("doc000003.txt"), "another text altogether").unwrap();
+    settle_times();
+    let out = run(dir.path(), &["pairs", &name, "--index", s(&idx), "-v"]);
+    common::assert_stderr_has(&out, &["59 unchanged, 0 touched, 1 changed"]);
+    let out = run(
+        Path::new("/"),
+        &["pairs", s(&c.root), "--index", s(&idx), "-v"],
+    );
+    common::assert_stderr_has(&out, &["60 unchanged"]);
+}
+
 /// A small valid index file and its corpus.
 fn small_index(dir: &Path) -> (String, std::path::PathBuf, Vec<u8>) {
     let root = dir.join("c");

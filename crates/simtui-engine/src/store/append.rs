@@ -15,7 +15,7 @@
 
 use super::decode::{self, Check, InPlace, Seal};
 use super::directory::{self, Directory, Entry};
-use super::encode::{AsDocOut, Bulk, Failed, Sink, as_doc_out, put_sets, put_signatures};
+use super::encode::{AsDocOut, Bulk, Failed, FilesOut, Sink, as_doc_out, put_sets, put_signatures};
 use super::files::{records, stamp_all, walk_files};
 use super::format::{DocOut, DocRec, FileRec, Saved};
 use super::head::{self, Head, Seen};
@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::index::{Doc, Index, IndexBuilder, Parts};
 use crate::progress::Progress;
 use crate::source::Source;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
@@ -103,9 +104,9 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
     let (head, whole, raw) = open_for_add(req)?;
     let super::Walked { mut corpus, cwd } = super::walked(req)?;
     // The entries keep their paths: the new documents are indexed from them.
-    let mut files = walk_files(&corpus, &cwd);
+    let mut files = walk_files(&corpus);
     let known: HashSet<&Path> = head.files.iter().map(|f| &*f.path).collect();
-    if let Some(f) = files.iter().find(|f| known.contains(f.abs())) {
+    if let Some(f) = files.iter().find(|f| known.contains(&*f.abs(&cwd))) {
         return Err(Error::Output(format!(
             "{} is in the index {} already: `simtui index` brings changed files up to date",
             f.path().display(),
@@ -138,7 +139,15 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         let skip = skips.get(&**f.path()).copied();
         update::read_record(f, skip, (at_doc - first) as u32);
     }
-    let new_files = records(files);
+    // Saved by their absolute paths, as every file of an index is.
+    let new_files: Vec<FileRec> = (records(files).into_iter())
+        .map(|mut r| {
+            if let Cow::Owned(abs) = super::absolute_cow(&cwd, &r.path) {
+                r.path = abs.into();
+            }
+            r
+        })
+        .collect();
     let files_added = new_files.len();
     // What the saved documents share with the new ones, read from the file as it passes.
     let new_ids: Vec<String> = sub.docs.iter().map(|d| d.into_owned().id).collect();
@@ -161,7 +170,7 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         None => {
             let contents = new.contents();
             append_segment(&req.file, &head.dir, |out| {
-                let records = (new_files.as_slice(), new_docs.as_slice());
+                let records = (FilesOut::as_they_are(&new_files), new_docs.as_slice());
                 super::encode::segment(&head.params, records, &contents, &new, out)
             })
         }
@@ -245,7 +254,7 @@ fn convert(
         |out| {
             super::encode::encode(
                 &saved.params,
-                &all_files,
+                FilesOut::as_they_are(&all_files),
                 docs.as_slice(),
                 &contents,
                 &bulk,
@@ -503,7 +512,7 @@ pub fn save_part(index: &Index, file: &Path) -> Result<()> {
             }),
         }
     }
-    write_atomic(file, |out| update::encode(index, &files, out), None)
+    write_atomic(file, |out| update::encode(index, (&files, None), out), None)
         .map(|_| ())
         .map_err(|f| match f {
             Failed::Read(e) => e,

@@ -15,7 +15,9 @@ use crate::index::{Docs, Params};
 use crate::shingle::ShingleSets;
 use crate::sketch::{Signatures, SketchKind};
 use crate::text::{Language, Unit};
+use std::borrow::Cow;
 use std::io::{self, Write};
+use std::path::Path;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Appends a little-endian u32.
@@ -206,12 +208,36 @@ impl Bulk for Held<'_> {
     }
 }
 
+/// File records to write, and the folder their relative paths are relative to: each
+/// is written by its absolute path then (the table of an update holds each file's path
+/// once, as walked); with none, as they are.
+#[derive(Clone, Copy)]
+pub(crate) struct FilesOut<'a> {
+    pub recs: &'a [FileRec],
+    pub cwd: Option<&'a Path>,
+}
+
+impl FilesOut<'_> {
+    /// File records written by their paths as they are.
+    pub(crate) fn as_they_are(recs: &[FileRec]) -> FilesOut<'_> {
+        FilesOut { recs, cwd: None }
+    }
+
+    /// The path `f` is written by.
+    fn path<'f>(&self, f: &'f FileRec) -> Cow<'f, Path> {
+        match self.cwd {
+            Some(cwd) => super::absolute_cow(cwd, &f.path),
+            None => Cow::Borrowed(&*f.path),
+        }
+    }
+}
+
 /// Writes an index file to `out` (buffered by the caller): one segment and its
 /// directory, reading the shingle sets and signatures a block at a time wherever they
 /// are; its length and checksum.
 pub(crate) fn encode(
     params: &Params,
-    files: &[FileRec],
+    files: FilesOut,
     docs: &(impl DocList + ?Sized),
     contents: &[u64],
     bulk: &impl Bulk,
@@ -228,7 +254,7 @@ pub(crate) fn encode(
 /// and signatures. Its directory entry, at offset 0.
 pub(crate) fn segment(
     params: &Params,
-    (files, docs): (&[FileRec], &(impl DocList + ?Sized)),
+    (files, docs): (FilesOut, &(impl DocList + ?Sized)),
     contents: &[u64],
     bulk: &impl Bulk,
     out: &mut impl Write,
@@ -240,7 +266,7 @@ pub(crate) fn segment(
     let strings = string_bytes(files, docs)?;
     let size = HEADER
         + pad8(strings)
-        + files.len() as u64 * FILE_RECORD
+        + files.recs.len() as u64 * FILE_RECORD
         + docs.count() as u64 * DOC_RECORD
         + groups as u64 * 8
         + pad8(groups as u64 * 4)
@@ -254,7 +280,7 @@ pub(crate) fn segment(
         buf: Vec::with_capacity(1 << 17),
     };
     let counts = [
-        files.len() as u64,
+        files.recs.len() as u64,
         docs.count() as u64,
         groups as u64,
         bulk.total() as u64,
@@ -337,7 +363,7 @@ pub(crate) fn put_sets<W: Write>(
 
 /// Bytes of the string table: each file's path and detail, each document's id, title
 /// and metadata.
-fn string_bytes(files: &[FileRec], docs: &(impl DocList + ?Sized)) -> io::Result<u64> {
+fn string_bytes(files: FilesOut, docs: &(impl DocList + ?Sized)) -> io::Result<u64> {
     let mut n = file_string_bytes(files);
     docs.each(&mut |d| {
         n += (d.id.len() + d.title.len() + meta_bytes(d.meta)) as u64;
@@ -347,10 +373,9 @@ fn string_bytes(files: &[FileRec], docs: &(impl DocList + ?Sized)) -> io::Result
 }
 
 /// Bytes of the files' strings, first in the table.
-fn file_string_bytes(files: &[FileRec]) -> u64 {
-    files
-        .iter()
-        .map(|f| (path_bytes(&f.path).len() + f.detail.len()) as u64)
+fn file_string_bytes(files: FilesOut) -> u64 {
+    (files.recs.iter())
+        .map(|f| (path_bytes(&files.path(f)).len() + f.detail.len()) as u64)
         .sum()
 }
 
@@ -363,11 +388,11 @@ fn meta_bytes(meta: &[String]) -> usize {
 /// and metadata (the records say where each one's strings start, in the same order).
 fn put_strings<W: Write>(
     sink: &mut Sink<W>,
-    files: &[FileRec],
+    files: FilesOut,
     docs: &(impl DocList + ?Sized),
 ) -> io::Result<()> {
-    for f in files {
-        sink.buf.extend_from_slice(&path_bytes(&f.path));
+    for f in files.recs {
+        sink.buf.extend_from_slice(&path_bytes(&files.path(f)));
         sink.buf.extend_from_slice(f.detail.as_bytes());
         sink.drain(false)?;
     }
@@ -404,11 +429,11 @@ fn put_header(out: &mut Vec<u8>, params: &Params, width: usize, size: u64, count
 }
 
 /// The file records, their strings from the start of the table on.
-fn put_files<W: Write>(sink: &mut Sink<W>, files: &[FileRec]) -> io::Result<()> {
+fn put_files<W: Write>(sink: &mut Sink<W>, files: FilesOut) -> io::Result<()> {
     let mut at = 0u64;
-    for f in files {
+    for f in files.recs {
         let out = &mut sink.buf;
-        let path = path_bytes(&f.path).len();
+        let path = path_bytes(&files.path(f)).len();
         put64(out, at);
         at += (path + f.detail.len()) as u64;
         put32(out, path as u32);
@@ -434,7 +459,7 @@ fn put_files<W: Write>(sink: &mut Sink<W>, files: &[FileRec]) -> io::Result<()> 
 /// The document records, their strings after the files' in the table.
 fn put_docs<W: Write>(
     sink: &mut Sink<W>,
-    files: &[FileRec],
+    files: FilesOut,
     docs: &(impl DocList + ?Sized),
 ) -> io::Result<()> {
     let mut at = file_string_bytes(files);

@@ -4,9 +4,10 @@
 
 use super::format::FileRec;
 use super::stamps::stamp;
-use super::{file_of, reading_of};
+use super::{absolute_cow, file_of, reading_of};
 use crate::source::{Corpus, Source};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
@@ -23,16 +24,15 @@ pub(super) enum Plan {
 /// A file of the walk: its entries, its plan, and its record as it will be saved, filled
 /// in as the update goes. One table a file, where a list of files, their stamps, plans
 /// and hashes and then the records made of them were each a table of their own (273
-/// bytes a file, held together while the documents were merged; 136 now).
+/// bytes a file, held together while the documents were merged; 120 now).
 pub(super) struct WalkFile {
-    /// Its record: the absolute path (how the saved index names the file), its stamp
-    /// taken before it is read (dropped should it change while read), how it is read
-    /// (`detail`: see `reading_of`, taken before its entries move into the index), and,
-    /// once the update has seen it, its hash, status and number of documents.
+    /// Its record: the path as walked (how its entries and documents name the file,
+    /// shared with them: [`Source::File`] holds an [`Arc`]; the saved index names it by
+    /// [`WalkFile::abs`], made when the record is written), its stamp taken before it is
+    /// read (dropped should it change while read), how it is read (`detail`: see
+    /// `reading_of`, taken before its entries move into the index), and, once the update
+    /// has seen it, its hash, status and number of documents.
     pub(super) rec: FileRec,
-    /// The path as walked, when it is not the absolute one: how its entries and
-    /// documents name the file. Shared with them ([`Source::File`] holds an [`Arc`]).
-    walked: Option<Arc<Path>>,
     /// Its entries in the walk: 32 bits are enough, every entry being held in memory.
     entries: Range<u32>,
     /// Its [`Plan`]: the saved file to reuse, or [`READ`].
@@ -40,9 +40,10 @@ pub(super) struct WalkFile {
 }
 
 // Its size is the memory of a file of the walk while an index is opened or brought up
-// to date (half a million files: 65 MiB).
+// to date (half a million files: 57 MiB). It held the absolute path beside the walked
+// one when that was relative (16 bytes and a second path a file).
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<WalkFile>() <= 136);
+const _: () = assert!(std::mem::size_of::<WalkFile>() <= 120);
 
 /// A [`WalkFile::plan`] that reads the file.
 const READ: u32 = u32::MAX;
@@ -50,12 +51,13 @@ const READ: u32 = u32::MAX;
 impl WalkFile {
     /// The path as walked: how its documents name it, and where it is read.
     pub(super) fn path(&self) -> &Arc<Path> {
-        self.walked.as_ref().unwrap_or(&self.rec.path)
+        &self.rec.path
     }
 
-    /// The absolute path, as the saved index names the file.
-    pub(super) fn abs(&self) -> &Path {
-        &self.rec.path
+    /// The absolute path (against `cwd`, the folder the walk's paths are relative to),
+    /// as the saved index names the file: made when asked for, not held.
+    pub(super) fn abs(&self, cwd: &Path) -> Cow<'_, Path> {
+        absolute_cow(cwd, &self.rec.path)
     }
 
     /// Whether it is to be read (not reused).
@@ -82,18 +84,12 @@ impl WalkFile {
     pub(super) fn entries(&self) -> Range<usize> {
         self.entries.start as usize..self.entries.end as usize
     }
-
-    /// Lets go of the path as walked (its documents hold it now): [`WalkFile::path`] is
-    /// the absolute one after this.
-    pub(super) fn release_walked(&mut self) {
-        self.walked = None;
-    }
 }
 
 /// The files of `corpus`'s entries, each sharing its path with its first entry (or the
 /// file of many documents it is part of, copied once a file), to be read, not stamped
 /// yet.
-pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
+pub(super) fn walk_files(corpus: &Corpus) -> Vec<WalkFile> {
     // As many as the entries at most (a file of many documents is one file): reserved
     // once, not doubled as it grows (which held 1.5 times the list on average).
     let mut files: Vec<WalkFile> = Vec::with_capacity(corpus.entries.len());
@@ -110,21 +106,15 @@ pub(super) fn walk_files(corpus: &Corpus, cwd: &Path) -> Vec<WalkFile> {
                     Source::File(p) => p.clone(),
                     other => Arc::from(file_of(other).expect("checked")),
                 };
-                let abs = super::absolute(cwd, &path);
-                let (abs, walked) = match *abs == *path {
-                    true => (path, None),
-                    false => (Arc::from(abs), Some(path)),
-                };
                 files.push(WalkFile {
                     rec: FileRec {
-                        path: abs,
+                        path,
                         stamp: None,
                         hash: None,
                         status: None,
                         detail: reading_of(&e.source).into(),
                         docs: 0,
                     },
-                    walked,
                     entries: at..at + 1,
                     plan: READ,
                 })

@@ -277,7 +277,7 @@ pub(crate) fn check_head(bytes: &[u8], n: u64) -> Result<(), FormatError> {
 mod tests {
     use super::*;
     use crate::store::decode::{decode, reseal};
-    use crate::store::encode::{Held, encode};
+    use crate::store::encode::{FilesOut, Held, encode};
     use crate::text::{Language, TextOptions};
 
     fn sample() -> Vec<u8> {
@@ -346,7 +346,7 @@ mod tests {
         let mut out = Vec::new();
         encode(
             params,
-            &files,
+            FilesOut::as_they_are(&files),
             &docs[..],
             &[7, 8],
             &Held(&sets, &sigs),

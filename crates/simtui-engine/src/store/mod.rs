@@ -27,6 +27,7 @@ mod files;
 pub mod format;
 mod head;
 mod interned;
+mod params;
 mod plan;
 mod stamps;
 mod strings;
@@ -46,8 +47,10 @@ use encode::Failed;
 use files::{stamp_all, walk_files};
 use format::{FileRec, FormatError, Place, Saved};
 use head::Later;
+use params::differences;
 use plan::Planner;
 use stamps::epoch_time;
+use std::borrow::Cow;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
@@ -320,11 +323,11 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     let mut report = Report::default();
     // Before the files' stamps are taken: see `update::settle`.
     let stamped = epoch_time(std::time::SystemTime::now());
-    let mut files = walk_files(&corpus, &cwd);
+    let mut files = walk_files(&corpus);
     stamp_all(&mut files);
     let t = Instant::now();
     // The files are planned as the saved records are decoded, not after.
-    let mut planner = Planner::new(&mut files, &corpus, &req.params);
+    let mut planner = Planner::new(&mut files, (&corpus, &cwd), &req.params);
     let Loaded {
         saved,
         later,
@@ -370,7 +373,7 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
         let files = &update.files;
         match write_atomic(
             &req.file,
-            |out| update::encode(index, files, out),
+            |out| update::encode(index, (files, Some(&cwd)), out),
             loaded_seal,
         ) {
             Ok(seal) if Some(seal) == loaded_seal => {
@@ -384,11 +387,11 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
             Err(Failed::Read(e)) => return Err(e),
             Err(Failed::Write(e)) => {
                 // What it would have written: the same index is no failure.
-                let seal =
-                    update::encode(index, &update.files, io::sink()).map_err(|f| match f {
-                        Failed::Read(e) => e,
-                        Failed::Write(e) => io_error(&req.file, e),
-                    })?;
+                let files = (update.files.as_slice(), Some(cwd.as_path()));
+                let seal = update::encode(index, files, io::sink()).map_err(|f| match f {
+                    Failed::Read(e) => e,
+                    Failed::Write(e) => io_error(&req.file, e),
+                })?;
                 if Some(seal) != loaded_seal {
                     report.file_bytes = seal.0;
                     match req.mode {
@@ -544,68 +547,13 @@ fn widen(index: &mut Index, req: &Request, progress: &dyn Progress) -> Result<bo
     Ok(true)
 }
 
-/// The parameters of a saved index that differ from those asked for, in words; the
-/// number of hash functions never counts (more are computed, or fewer used).
-pub(crate) fn differences(saved: &Params, wanted: &Params) -> Option<String> {
-    let mut d = Vec::new();
-    if saved.k != wanted.k {
-        d.push(format!("k = {} (asked for {})", saved.k, wanted.k));
+/// [`absolute`], borrowed when `p` is so already.
+fn absolute_cow<'p>(cwd: &Path, p: &'p Path) -> Cow<'p, Path> {
+    if p.is_absolute() && !p.components().any(|c| c == Component::CurDir) {
+        Cow::Borrowed(p)
+    } else {
+        Cow::Owned(absolute(cwd, p))
     }
-    if saved.text.unit != wanted.text.unit {
-        d.push(format!(
-            "--unit {} (asked for {})",
-            saved.text.unit.name(),
-            wanted.text.unit.name()
-        ));
-    }
-    if saved.text.keep_case != wanted.text.keep_case {
-        d.push(format!("keep-case {}", on(saved.text.keep_case)));
-    }
-    let lang = |l: Option<crate::text::Language>| l.map_or("off", |l| l.name());
-    if saved.text.stopwords != wanted.text.stopwords {
-        d.push(format!(
-            "--stopwords {} (asked for {})",
-            lang(saved.text.stopwords),
-            lang(wanted.text.stopwords)
-        ));
-    }
-    if saved.text.stem != wanted.text.stem {
-        d.push(format!(
-            "--stem {} (asked for {})",
-            lang(saved.text.stem),
-            lang(wanted.text.stem)
-        ));
-    }
-    if saved.text.letters_only != wanted.text.letters_only {
-        d.push(format!("letters-only {}", on(saved.text.letters_only)));
-    }
-    if saved.seed != wanted.seed {
-        d.push(format!("seed {} (asked for {})", saved.seed, wanted.seed));
-    }
-    if saved.min_words != wanted.min_words {
-        d.push(format!(
-            "--min-words {} (asked for {})",
-            saved.min_words, wanted.min_words
-        ));
-    }
-    if saved.sketch != wanted.sketch {
-        d.push(format!(
-            "--sketch {} (asked for {})",
-            saved.sketch.name(),
-            wanted.sketch.name()
-        ));
-    }
-    if saved.max_bytes != wanted.max_bytes {
-        d.push(format!(
-            "--max-bytes {} (asked for {})",
-            saved.max_bytes, wanted.max_bytes
-        ));
-    }
-    (!d.is_empty()).then(|| format!("it was built with {}", d.join(", ")))
-}
-
-fn on(b: bool) -> &'static str {
-    if b { "on" } else { "off" }
 }
 
 /// A path made absolute against `cwd` (lexically: `.` dropped, symbolic links kept).

@@ -24,6 +24,8 @@ pub(super) struct Planner<'a> {
     files: &'a mut [WalkFile],
     /// The walk, for how each file is read now (see [`Planner::unmatch`]).
     corpus: &'a Corpus,
+    /// The folder the walk's relative paths are relative to.
+    cwd: &'a Path,
     params: &'a Params,
     /// Each walk file as (the hash of its absolute path, its number), sorted: 16 bytes a
     /// file.
@@ -49,20 +51,26 @@ pub(super) struct Planned {
 }
 
 impl<'a> Planner<'a> {
-    /// A planner of `files` (the walk's, stamped), every one of them to read until a
-    /// saved record says otherwise.
-    pub(super) fn new(files: &'a mut [WalkFile], corpus: &'a Corpus, params: &'a Params) -> Self {
+    /// A planner of `files` (the walk's of `corpus`, stamped, their paths relative to
+    /// `cwd` when not absolute), every one of them to read until a saved record says
+    /// otherwise.
+    pub(super) fn new(
+        files: &'a mut [WalkFile],
+        (corpus, cwd): (&'a Corpus, &'a Path),
+        params: &'a Params,
+    ) -> Self {
         let mut by_path: Vec<(u64, u32)> = files
             .par_iter()
             .enumerate()
             // Fewer than 2^32 files: each of their entries is held in memory.
-            .map(|(w, f)| (path_hash(f.abs()), w as u32))
+            .map(|(w, f)| (path_hash(&f.abs(cwd)), w as u32))
             .collect();
         by_path.par_sort_unstable();
         let n = files.len();
         Planner {
             files,
             corpus,
+            cwd,
             params,
             by_path,
             starts: Vec::new(),
@@ -120,7 +128,7 @@ impl<'a> Planner<'a> {
             .iter()
             .take_while(move |&&(k, _)| k == h);
         same.map(|&(_, w)| w as usize)
-            .filter(move |&w| self.files[w].abs() == path)
+            .filter(move |&w| self.files[w].abs(self.cwd) == path)
     }
 
     /// Walk file `w` as walked again: to read, with no saved file, its record holding
@@ -301,7 +309,7 @@ mod tests {
         let added = Path::new("/c/new.txt");
         // b.txt twice, apart (a path given twice): the second is read anew.
         let walk = corpus(&[a, b, y, added, &same, b]);
-        let mut files = walk_files(&walk, Path::new("/"));
+        let mut files = walk_files(&walk);
         let now = [
             at(1, 10),
             at(2, 20),
@@ -332,7 +340,7 @@ mod tests {
             rec(a, at(1, 10), (Some(9), 4)),
         ];
         let mut report = Report::default();
-        let mut planner = Planner::new(&mut files, &walk, &params);
+        let mut planner = Planner::new(&mut files, (&walk, Path::new("/")), &params);
         for mut chunk in [first, second] {
             planner.take(&mut chunk);
             assert!(chunk.is_empty(), "each chunk is taken");
@@ -365,14 +373,14 @@ mod tests {
     fn a_saved_index_not_used_after_all_leaves_every_file_as_walked() {
         let (a, b) = (Path::new("/c/a.txt"), Path::new("/c/b.txt"));
         let walk = corpus(&[a, b]);
-        let mut files = walk_files(&walk, Path::new("/"));
+        let mut files = walk_files(&walk);
         for f in files.iter_mut() {
             f.rec.stamp = Some(at(1, 10));
         }
         let mut skipped = rec(a, at(1, 10), (None, 0));
         (skipped.status, skipped.detail) = (Some(SkipReason::Binary), "binary".into());
         let params = Params::default();
-        let mut planner = Planner::new(&mut files, &walk, &params);
+        let mut planner = Planner::new(&mut files, (&walk, Path::new("/")), &params);
         planner.take(&mut vec![skipped, rec(b, at(1, 10), (Some(3), 2))]);
         let planned = planner.reset();
         let read: Row = (Plan::Read, 0, None, None, String::new());

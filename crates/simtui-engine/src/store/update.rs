@@ -262,8 +262,6 @@ fn reuse_all(
             &mut dirty,
             Ok,
         )?;
-        // Its last use as walked: its documents hold that path now.
-        f.release_walked();
         if !keep {
             gone += let_go(&mut corpus.entries, f.entries().end - gone);
         }
@@ -517,10 +515,14 @@ as_doc_out!(Doc, |d| part_of(&d.source), (d.title(), d.meta()));
 /// Writes the index file of `index` and `files` to `out`: its length and checksum.
 /// A document that could not be read back from its temporary file fails it (the file
 /// written is then not put in place).
-pub(super) fn encode(index: &Index, files: &[FileRec], out: impl Write) -> Result<Seal, Failed> {
+pub(super) fn encode(
+    index: &Index,
+    (recs, cwd): (&[FileRec], Option<&Path>),
+    out: impl Write,
+) -> Result<Seal, Failed> {
     let seal = super::encode::encode(
         &index.params,
-        files,
+        super::encode::FilesOut { recs, cwd },
         &index.docs,
         &index.contents,
         &super::encode::Held(&index.shingles, &index.signatures),
