@@ -26,7 +26,6 @@ use crate::error::{Error, Result};
 use crate::index::{Doc, Index, IndexBuilder, Parts};
 use crate::progress::Progress;
 use crate::source::Source;
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
@@ -139,15 +138,9 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         let skip = skips.get(&**f.path()).copied();
         update::read_record(f, skip, (at_doc - first) as u32);
     }
-    // Saved by their absolute paths, as every file of an index is.
-    let new_files: Vec<FileRec> = (records(files).into_iter())
-        .map(|mut r| {
-            if let Cow::Owned(abs) = super::absolute_cow(&cwd, &r.path) {
-                r.path = abs.into();
-            }
-            r
-        })
-        .collect();
+    // Named as walked: written by their absolute paths (against `cwd`), as every file of
+    // an index is.
+    let new_files = records(files);
     let files_added = new_files.len();
     // What the saved documents share with the new ones, read from the file as it passes.
     let new_ids: Vec<String> = sub.docs.iter().map(|d| d.into_owned().id).collect();
@@ -166,11 +159,15 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
         groups: &joined.new_groups,
     };
     let seal = match &whole {
-        Some(read) => convert(req, (read, &raw), (new_files, &new_docs), new),
+        Some(read) => convert(req, (read, &raw), (new_files, &new_docs, &cwd), new),
         None => {
             let contents = new.contents();
             append_segment(&req.file, &head.dir, |out| {
-                let records = (FilesOut::as_they_are(&new_files), new_docs.as_slice());
+                let files = FilesOut {
+                    recs: &new_files,
+                    cwd: Some(&cwd),
+                };
+                let records = (files, new_docs.as_slice());
                 super::encode::segment(&head.params, records, &contents, &new, out)
             })
         }
@@ -228,11 +225,12 @@ fn append_segment(
 }
 
 /// A format 5 index (`read`, open as `raw`) with the new files and documents, written
-/// whole in the current format (atomically): its sets and signatures copied as they are.
+/// whole in the current format (atomically): its sets and signatures copied as they are;
+/// the new files' paths made absolute against `cwd` as they are written.
 fn convert(
     req: &Request,
     (read, raw): (&InPlace, &File),
-    (new_files, new_docs): (Vec<FileRec>, &[Doc]),
+    (new_files, new_docs, cwd): (Vec<FileRec>, &[Doc], &Path),
     new: Picked,
 ) -> std::result::Result<Seal, Failed> {
     let saved = &read.saved;
@@ -254,7 +252,10 @@ fn convert(
         |out| {
             super::encode::encode(
                 &saved.params,
-                FilesOut::as_they_are(&all_files),
+                FilesOut {
+                    recs: &all_files,
+                    cwd: Some(cwd),
+                },
                 docs.as_slice(),
                 &contents,
                 &bulk,

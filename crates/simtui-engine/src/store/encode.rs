@@ -218,11 +218,6 @@ pub(crate) struct FilesOut<'a> {
 }
 
 impl FilesOut<'_> {
-    /// File records written by their paths as they are.
-    pub(crate) fn as_they_are(recs: &[FileRec]) -> FilesOut<'_> {
-        FilesOut { recs, cwd: None }
-    }
-
     /// The path `f` is written by.
     fn path<'f>(&self, f: &'f FileRec) -> Cow<'f, Path> {
         match self.cwd {

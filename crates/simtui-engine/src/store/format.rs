@@ -346,7 +346,10 @@ mod tests {
         let mut out = Vec::new();
         encode(
             params,
-            FilesOut::as_they_are(&files),
+            FilesOut {
+                recs: &files,
+                cwd: None,
+            },
             &docs[..],
             &[7, 8],
             &Held(&sets, &sigs),

@@ -105,8 +105,8 @@ impl InputFiles {
         if start < end {
             return OsStr::new(&self.names[start..end]);
         }
-        let row = u32::try_from(i).ok();
-        match self.odd.binary_search_by_key(&row, |(r, _)| Some(*r)) {
+        let row = u32::try_from(i).expect("fewer than 2^32 paths listed");
+        match self.odd.binary_search_by_key(&row, |(r, _)| *r) {
             Ok(k) => &self.odd[k].1,
             Err(_) => OsStr::new(""),
         }
