@@ -394,6 +394,44 @@ fn a_corpus_named_by_a_relative_path_is_saved_by_absolute_paths() {
     common::assert_stderr_has(&out, &["60 unchanged"]);
 }
 
+/// Roots spelled otherwise with several of them (each document's id begins with its
+/// root's name): every file is reused, the ids change, and the index is written again
+/// with the saved files' records (not held while it was opened: read again from the
+/// file). Spelled back, it is written again as it first was, byte for byte.
+#[test]
+fn roots_spelled_otherwise_rewrite_the_ids_and_keep_every_file_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    fs::create_dir_all(&one).unwrap();
+    fs::create_dir_all(&two).unwrap();
+    Corpus::new(&one, 30, 5);
+    Corpus::new(&two, 30, 6);
+    settle_times();
+    let idx = dir.path().join("c.idx");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_simtui"))
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        out
+    };
+    let roots = ["one/corpus", "two/corpus"];
+    run(&["index", roots[0], roots[1], "-o", s(&idx)]);
+    let first = fs::read(&idx).unwrap();
+    let (a, b) = (format!("./{}", roots[0]), format!("./{}", roots[1]));
+    let out = run(&["pairs", &a, &b, "--index", s(&idx), "-v"]);
+    common::assert_stderr_has(&out, &["60 unchanged, 0 touched, 0 changed", "written"]);
+    let respelled = fs::read(&idx).unwrap();
+    assert_ne!(respelled, first, "the ids are the new spelling's");
+    let ids = String::from_utf8_lossy(&respelled);
+    assert!(ids.contains("./one/corpus/"), "ids as spelled now");
+    let out = run(&["pairs", roots[0], roots[1], "--index", s(&idx), "-v"]);
+    common::assert_stderr_has(&out, &["60 unchanged, 0 touched, 0 changed", "written"]);
+    assert_eq!(fs::read(&idx).unwrap(), first, "every file record kept");
+}
+
 /// A small valid index file and its corpus.
 fn small_index(dir: &Path) -> (String, std::path::PathBuf, Vec<u8>) {
     let root = dir.join("c");

@@ -229,6 +229,22 @@ pub(crate) struct Later {
 }
 
 impl Later {
+    /// The saved files' records, read again from the file as it was opened (the same
+    /// handle, the same directory): an error if it changed since.
+    pub(crate) fn files(&self) -> Result<Vec<FileRec>, Fault> {
+        let now =
+            head(&self.file)?.filter(|h| (h.dir.end, h.dir.sum) == (self.dir.end, self.dir.sum));
+        match now {
+            Some(head) => Ok(head.files),
+            None => Err(Fault::Format(corrupt("it changed while it was open"))),
+        }
+    }
+
+    /// Where the file is.
+    pub(crate) fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
     /// The titles of the segments `segments` (their starts and layouts, listed by `dir`)
     /// of `file`, open at `path`.
     pub(crate) fn new(

@@ -27,12 +27,12 @@ pub(super) struct Planner<'a> {
     /// The folder the walk's relative paths are relative to.
     cwd: &'a Path,
     params: &'a Params,
-    /// Each walk file as (the hash of its absolute path, its number), sorted: 16 bytes a
-    /// file.
-    by_path: Vec<(u64, u32)>,
+    /// Each walk file as (the hash of its absolute path, its number), sorted: 8 bytes a
+    /// file (32 bits of hash are enough to find the few paths to compare).
+    by_path: Vec<(u32, u32)>,
     /// Where each saved file's documents start among the saved documents (a file's
-    /// number is its place here).
-    starts: Vec<usize>,
+    /// number is its place here): decoding refuses more than 2^32 documents.
+    starts: Vec<u32>,
     /// Saved documents so far: where the next saved file's start.
     docs: usize,
     /// For each walk file, the saved file that names its path, or [`NONE`]; the last of
@@ -46,7 +46,7 @@ pub(super) struct Planner<'a> {
 /// whether a file to reuse has a new stamp (the index is written again with it).
 #[derive(Default)]
 pub(super) struct Planned {
-    pub(super) starts: Vec<usize>,
+    pub(super) starts: Vec<u32>,
     pub(super) touched: bool,
 }
 
@@ -59,7 +59,7 @@ impl<'a> Planner<'a> {
         (corpus, cwd): (&'a Corpus, &'a Path),
         params: &'a Params,
     ) -> Self {
-        let mut by_path: Vec<(u64, u32)> = files
+        let mut by_path: Vec<(u32, u32)> = files
             .par_iter()
             .enumerate()
             // Fewer than 2^32 files: each of their entries is held in memory.
@@ -85,7 +85,9 @@ impl<'a> Planner<'a> {
     pub(super) fn take(&mut self, chunk: &mut Vec<FileRec>) {
         let first = self.starts.len();
         for rec in chunk.iter() {
-            self.starts.push(self.docs);
+            let start =
+                u32::try_from(self.docs).expect("decoding refuses more than 2^32 documents");
+            self.starts.push(start);
             self.docs += rec.docs as usize;
         }
         // Each walk file of each record's path, in the records' order.
@@ -147,9 +149,13 @@ impl<'a> Planner<'a> {
     fn forget(&mut self, w: usize) {
         let f = &mut self.files[w];
         f.set_plan(Plan::Read);
-        let walked = &self.corpus.entries[f.entries().start].source;
+        let mine = match f.listed() {
+            Some(r) => &self.corpus.entries[r],
+            None => &[],
+        };
+        let reading = reading_of(&f.first_source(mine)).into();
         (f.rec.hash, f.rec.status, f.rec.docs) = (None, None, 0);
-        f.rec.detail = reading_of(walked).into();
+        f.rec.detail = reading;
     }
 
     /// The plan made, counted in `report`: a saved file matched by two files of the walk
@@ -239,11 +245,11 @@ fn absorb(f: &mut WalkFile, rec: &mut FileRec) {
 }
 
 /// A path's hash, as [`Path`]'s own `Hash` gives it (its components), so that two paths
-/// equal as `Path`s hash alike.
-fn path_hash(path: &Path) -> u64 {
+/// equal as `Path`s hash alike: its high 32 bits.
+fn path_hash(path: &Path) -> u32 {
     let mut h = Xxh3::new();
     path.hash(&mut h);
-    h.finish()
+    (h.finish() >> 32) as u32
 }
 
 #[cfg(test)]

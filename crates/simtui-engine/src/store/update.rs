@@ -4,8 +4,9 @@
 
 use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
-use super::files::{Plan, WalkFile, records};
-use super::format::{self, FileRec, Saved, Stamp};
+use super::file_recs::{FileRecs, Settle};
+use super::files::{Plan, WalkFile, let_go, records, table_bytes};
+use super::format::{self, FileRec, Saved};
 use super::head::{DocStream, Later};
 use super::interned::Interned;
 use super::plan::Planned;
@@ -29,7 +30,7 @@ use std::sync::Arc;
 
 pub(super) struct Update {
     pub(super) index: Index,
-    pub(super) files: Vec<FileRec>,
+    pub(super) files: FileRecs,
     /// The index differs from the file's.
     pub(super) dirty: bool,
     /// The index's documents are the saved ones, in order, without the titles left in
@@ -70,16 +71,18 @@ pub(super) fn read_anew(
         .par_iter_mut()
         .filter(|f| f.is_read())
         .for_each(|f| f.rec.hash = hash_file(f.path(), params.max_bytes));
-    let entries: Vec<source::Entry> = if read == files.len() {
+    let listed = files.iter().all(|f| f.listed().is_some());
+    let entries: Vec<source::Entry> = if read == files.len() && listed {
         moved(&mut corpus.entries, keep)
     } else {
-        let (mut entries, empty) = (Vec::new(), empty_path());
-        for f in files.iter().filter(|f| f.is_read()) {
-            let walked = corpus.entries[f.entries()].iter_mut();
-            entries.extend(walked.map(|e| match keep {
-                true => e.clone(),
-                false => std::mem::replace(e, hollow(&empty)),
-            }));
+        let empty = empty_path();
+        let hollow = || hollow(&empty);
+        let read = files.iter().filter(|f| f.is_read());
+        // Exactly the room needed: grown by doubling, up to twice the list.
+        let mut entries = Vec::with_capacity(read.map(WalkFile::entry_count).sum());
+        for f in files.iter_mut().filter(|f| f.is_read()) {
+            let mine = f.mine(&mut corpus.entries, 0);
+            f.entries_into((mine, keep), &hollow, &mut entries);
         }
         entries
     };
@@ -120,33 +123,6 @@ fn moved<T: Clone + Default>(x: &mut T, keep: bool) -> T {
     if keep { x.clone() } else { std::mem::take(x) }
 }
 
-/// Drops the stamp of every file whose times are too close to `stamped` (when stamping
-/// began) to prove it unchanged next time: a later edit at the same size could leave
-/// its size, times and inode as they were. With whole-second times (both times'
-/// nanoseconds 0), a file modified in the second stamping began, or the one before (a
-/// kernel clock tick late, or FAT's two-second times); with finer times, within 0.1 s
-/// before it (the kernel stamps files with a clock a tick behind) or after. A file with
-/// no stamp is read again next time; that is the files modified just before an index
-/// run, read once more.
-pub(super) fn settle(update: &mut Update, stamped: (i64, u32)) {
-    let nanos = |secs: i64, n: u32| i128::from(secs) * 1_000_000_000 + i128::from(n);
-    let since = nanos(stamped.0, stamped.1) - 100_000_000;
-    let racy = |s: &Stamp| {
-        if s.nanos == 0 && s.ctime_nanos == 0 {
-            s.secs.max(s.ctime_secs) >= stamped.0 - 1
-        } else {
-            nanos(s.secs, s.nanos).max(nanos(s.ctime_secs, s.ctime_nanos)) >= since
-        }
-    };
-    for f in &mut update.files {
-        if f.stamp.as_ref().is_some_and(racy) {
-            f.stamp = None;
-            f.hash = None;
-            update.dirty = true;
-        }
-    }
-}
-
 /// The up-to-date index: saved documents of unchanged files, the others indexed now,
 /// within `budget` (the sets of both past it on temporary files).
 pub(super) fn update(
@@ -154,6 +130,7 @@ pub(super) fn update(
     (mut files, planned): (Vec<WalkFile>, Planned),
     (mut saved, later, untitled): (Option<Saved>, Option<&Later>, bool),
     (params, budget): (&Params, &Budget),
+    settle: &Settle,
     report: &mut Report,
     progress: &dyn Progress,
 ) -> Result<Update> {
@@ -164,6 +141,12 @@ pub(super) fn update(
     let sub_params = Params {
         num_perm: width,
         ..params.clone()
+    };
+    // The table of files is held beside all that is built, outside the index: what is
+    // built keeps to what the limit leaves it (at least a search's work).
+    let budget = &Budget {
+        bytes: budget.left(table_bytes(&files)),
+        ..budget.clone()
     };
     let walk = (&mut *corpus, keep);
     let fresh = read_anew(&mut files, walk, (&sub_params, budget), progress)?;
@@ -178,10 +161,12 @@ pub(super) fn update(
         let stream = saved_docs().docs(!untitled);
         let wanted = (&sub_params, budget);
         let walk = (corpus, keep);
-        let (index, dirty) = reuse_all(&mut files, (saved, stream), walk, wanted)?;
+        // None touched, every record is the saved one: not held (see `FileRecs::AsSaved`).
+        let as_saved = (!touched).then_some(settle);
+        let (index, files, dirty) = reuse_all(files, (saved, stream), walk, wanted, as_saved)?;
         return Ok(Update {
             index,
-            files: records(files),
+            files,
             dirty: dirty || touched,
             untitled,
         });
@@ -203,7 +188,7 @@ pub(super) fn update(
     )?;
     Ok(Update {
         index,
-        files: records(files),
+        files: FileRecs::Held(records(files)),
         dirty,
         untitled: false,
     })
@@ -212,10 +197,11 @@ pub(super) fn update(
 /// Saved file `i`'s documents, `starts` saying where each file's begin.
 fn docs_of_saved_file<'a>(
     s: &'a Saved,
-    starts: &[usize],
+    starts: &[u32],
     (i, n): (usize, u32),
 ) -> impl Iterator<Item = format::DocRec> + 'a {
-    s.docs[starts[i]..starts[i] + n as usize].iter().cloned()
+    let start = starts[i] as usize;
+    s.docs[start..start + n as usize].iter().cloned()
 }
 
 /// Every file unchanged, in the same order: the saved groups are the index's, as they
@@ -223,15 +209,19 @@ fn docs_of_saved_file<'a>(
 ///
 /// The saved records are taken in order, each one's strings moved into the document
 /// made of it; past the budget the documents go to a temporary file as they are made
-/// (their ids, groups and sizes kept), as a build's do. The saved file records become
-/// the index's in place. The walk's entries, unless kept (`keep`), are let go of as
-/// their documents are made: `corpus.entries` is then left empty or nearly.
+/// (their ids, groups and sizes kept), as a build's do. The walk's entries, unless kept
+/// (`keep`), are let go of as their documents are made: `corpus.entries` is then left
+/// empty or nearly. When the files' records are the saved ones (`as_saved`: none was
+/// touched), the files are let go of too, each file's stamp checked by `as_saved` (a
+/// racy one makes the index to be written again without it); else the walk's files
+/// become the records, in place.
 fn reuse_all(
-    files: &mut [WalkFile],
+    mut files: Vec<WalkFile>,
     (s, mut saved_docs): (Saved, DocStream),
     (corpus, keep): (&mut Corpus, bool),
     (params, budget): (&Params, &Budget),
-) -> Result<(Index, bool)> {
+    as_saved: Option<&Settle>,
+) -> Result<(Index, FileRecs, bool)> {
     let Saved {
         shingles,
         signatures,
@@ -239,20 +229,22 @@ fn reuse_all(
         ..
     } = s;
     let mut dirty = false;
-    let total = files.iter().map(|f| f.rec.docs as usize).sum();
+    let (count, total) = (files.len(), files.iter().map(|f| f.rec.docs as usize).sum());
     let mut docs = DocsWriter::new(0);
     let failure = Failure::default();
     let mut skipped = corpus.skipped.clone();
-    // The walk's entries before `gone` are let go of (see `let_go`).
-    let mut gone = 0usize;
-    for f in files.iter_mut() {
+    // The walk's entries before `gone` are let go of (see `let_go`); so are the files
+    // before `at` when their records are the saved ones.
+    let (mut gone, mut at) = (0usize, 0usize);
+    let mut racy = Vec::new();
+    for k in 0..count {
+        let f = &mut files[at];
         let n = f.rec.docs as usize;
         let mine: Vec<format::DocRec> = saved_docs.by_ref().take(n).collect::<Result<_>>()?;
         // Loading checked that the files' records count the segments' documents.
         debug_assert_eq!(mine.len(), n);
         let push = &mut |d| docs.push(d);
-        let walked = f.entries().start - gone..f.entries().end - gone;
-        let entries = (&mut corpus.entries[walked], keep);
+        let entries = (f.mine(&mut corpus.entries, gone), keep);
         reuse_file(
             f,
             mine.into_iter(),
@@ -262,37 +254,35 @@ fn reuse_all(
             &mut dirty,
             Ok,
         )?;
-        if !keep {
-            gone += let_go(&mut corpus.entries, f.entries().end - gone);
+        if let (false, Some(r)) = (keep, f.listed()) {
+            gone += let_go(&mut corpus.entries, r.end - gone);
+        }
+        at += 1;
+        if let Some(settle) = as_saved {
+            if f.rec.stamp.as_ref().is_some_and(|s| settle.is_racy(s)) {
+                // Numbered in 32 bits, as the plans number them.
+                racy.push(k as u32);
+                dirty = true;
+            }
+            if let_go(&mut files, at) > 0 {
+                at = 0;
+                crate::storage::memory::give_back_past(budget.bytes);
+            }
         }
         if !docs.on_file() && past(budget, docs.held_bytes(), (docs.len(), total)) {
             docs.onto_file(budget.room(0), failure.clone())?;
+            crate::storage::memory::give_back_past(budget.bytes);
         }
     }
     let docs = (docs.finish()?, failure);
     let parts = (shingles, signatures, contents);
-    Ok((
-        IndexBuilder::new(params).assemble(docs, skipped, parts),
-        dirty,
-    ))
+    let recs = match as_saved {
+        Some(_) => FileRecs::AsSaved { count, racy },
+        None => FileRecs::Held(records(files)),
+    };
+    let index = IndexBuilder::new(params).assemble(docs, skipped, parts);
+    Ok((index, recs, dirty))
 }
-
-/// Lets go of the first `used` of the walk's `entries` (their ids moved into the
-/// index's documents) once they are a quarter of those left and at least [`LET_GO`]:
-/// how many went. Held to the end, the walk's list was 36 MB at 500,000 files beside
-/// the documents made of it; this way a few memory moves of what is left, about three
-/// times the list in all.
-fn let_go(entries: &mut Vec<source::Entry>, used: usize) -> usize {
-    if used < LET_GO.max(entries.len() / 4) {
-        return 0;
-    }
-    entries.drain(..used);
-    entries.shrink_to_fit();
-    used
-}
-
-/// The fewest walk entries let go of at once (288 KB): fewer are not worth a move.
-const LET_GO: usize = 1 << 12;
 
 /// Whether `held` bytes for `done` of `total` documents, as many again for the rest,
 /// pass what `budget` leaves an index.
@@ -301,24 +291,13 @@ fn past(budget: &Budget, held: u64, (done, total): (usize, usize)) -> bool {
     budget.is_limited() && projected > budget.for_index()
 }
 
-/// Bytes the records of `files` hold, each in the room of the walk's file it was made
-/// in (see [`records`]).
-pub(super) fn files_held(files: &[FileRec]) -> u64 {
-    let per_file = std::mem::size_of::<WalkFile>();
-    let strings: usize = files
-        .iter()
-        .map(|f| f.path.as_os_str().len() + 32 + f.detail.len())
-        .sum();
-    (files.len() * per_file + strings) as u64
-}
-
 /// The saved documents of unchanged files and the documents of the files read anew, in
 /// walk order, their groups numbered anew in order of first appearance; and whether it
 /// differs from the saved index. Each file's record is completed: its status and number
 /// of documents, and a reused file's hash and reading as saved.
 fn merge(
     files: &mut [WalkFile],
-    (saved, starts): (Option<&Saved>, &[usize]),
+    (saved, starts): (Option<&Saved>, &[u32]),
     mut fresh: Index,
     (corpus, keep): (&mut Corpus, bool),
     (params, room): (&Params, Room),
@@ -340,7 +319,8 @@ fn merge(
     let mut counted = built.as_ref().map(|b| b.iter().peekable());
     let sub = &fresh;
     let mut dirty = true;
-    let mut docs: Vec<Doc> = Vec::with_capacity(if reused { corpus.entries.len() } else { 0 });
+    let walked = || files.iter().map(WalkFile::entry_count).sum();
+    let mut docs: Vec<Doc> = Vec::with_capacity(if reused { walked() } else { 0 });
     let mut skipped = corpus.skipped.clone();
     let sub_skips: HashMap<&Path, &Skipped> =
         sub.skipped.iter().map(|s| (s.path.as_path(), s)).collect();
@@ -364,7 +344,7 @@ fn merge(
                 reuse_file(
                     f,
                     mine,
-                    (&mut corpus.entries[f.entries()], keep),
+                    (f.mine(&mut corpus.entries, 0), keep),
                     push,
                     skipped,
                     &mut dirty,
@@ -478,9 +458,9 @@ pub(super) fn read_record(f: &mut WalkFile, skip: Option<&Skipped>, docs: u32) {
 /// Adds the saved documents of an unchanged file (and its skip, if it was skipped), its
 /// record holding what was saved (see `plan::absorb`).
 fn reuse_file(
-    f: &WalkFile,
+    f: &mut WalkFile,
     saved_docs: impl Iterator<Item = format::DocRec>,
-    (entries, keep): (&mut [source::Entry], bool),
+    (mine, keep): (&mut [source::Entry], bool),
     push: &mut dyn FnMut(Doc) -> Result<()>,
     skipped: &mut Vec<Skipped>,
     dirty: &mut bool,
@@ -493,16 +473,19 @@ fn reuse_file(
             detail: f.rec.detail.to_string(),
         });
     }
+    // A whole-file document takes its id from this walk (the roots may be spelled
+    // differently from the last time).
+    let mut whole = f.whole_id(mine, keep);
+    let first = f.first_source(mine);
     for d in saved_docs {
-        // Its path is the walk's (shared); a whole-file document takes its id from this
-        // walk too (the roots may be spelled differently from the last time).
-        let source = source_of(f.path(), d.part, &entries[0].source);
-        let id = match entries {
-            [e] if d.part.line == 0 && !e.id.is_empty() => {
-                *dirty |= e.id != d.id;
-                moved(&mut e.id, keep)
+        // Its path is the walk's (shared).
+        let source = source_of(f.path(), d.part, &first);
+        let id = match whole.take_if(|_| d.part.line == 0) {
+            Some(id) => {
+                *dirty |= id != d.id;
+                id
             }
-            _ => d.id,
+            None => d.id,
         };
         let doc = Doc::new(id, source, d.bytes, d.tokens, group(d.group)?);
         push(doc.with_labels(d.labels))?;
@@ -530,24 +513,4 @@ pub(super) fn encode(
     )?;
     index.check().map_err(Failed::Read)?;
     Ok(seal)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn walk_entries_are_let_go_of_a_quarter_at_least_at_a_time() {
-        let empty = empty_path();
-        let mut entries = vec![hollow(&empty); 8 * LET_GO];
-        // Fewer than a quarter of those left, or than LET_GO: they wait for more.
-        assert_eq!(let_go(&mut entries, 2 * LET_GO - 1), 0);
-        assert_eq!(entries.len(), 8 * LET_GO);
-        assert_eq!(let_go(&mut entries, 2 * LET_GO), 2 * LET_GO);
-        assert_eq!(entries.len(), 6 * LET_GO);
-        assert!(entries.capacity() < 8 * LET_GO, "the room is given back");
-        let mut few = vec![hollow(&empty); 2 * LET_GO];
-        assert_eq!(let_go(&mut few, LET_GO - 1), 0);
-        assert_eq!(let_go(&mut few, LET_GO), LET_GO);
-    }
 }
