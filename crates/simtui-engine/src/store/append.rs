@@ -506,7 +506,8 @@ pub fn save_part(index: &Index, file: &Path) -> Result<()> {
             _ => files.push(FileRec {
                 path: Arc::from(path),
                 stamp: None,
-                hash: None,
+                hash_value: 0,
+                hashed: false,
                 status: None,
                 detail: Box::default(),
                 docs: 1,

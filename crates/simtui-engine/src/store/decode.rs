@@ -415,7 +415,8 @@ fn decode_files(bytes: &[u8], table: &Strings, out: &mut Vec<FileRec>) -> Result
         out.push(FileRec {
             path: path.into(),
             stamp: (flags & 1 != 0).then_some(stamp),
-            hash: (flags & 2 != 0).then(|| le64(r, 40)),
+            hash_value: if flags & 2 != 0 { le64(r, 40) } else { 0 },
+            hashed: flags & 2 != 0,
             status,
             detail: detail.into(),
             docs: n,

@@ -438,9 +438,9 @@ fn put_files<W: Write>(sink: &mut Sink<W>, files: FilesOut) -> io::Result<()> {
         out.extend_from_slice(&st.secs.to_le_bytes());
         put32(out, st.nanos);
         out.push(skip_code(f.status));
-        out.push(f.stamp.is_some() as u8 | (f.hash.is_some() as u8) << 1);
+        out.push(f.stamp.is_some() as u8 | (f.hashed as u8) << 1);
         out.extend_from_slice(&[0, 0]);
-        put64(out, f.hash.unwrap_or(0));
+        put64(out, f.hash().unwrap_or(0));
         put32(out, f.docs);
         put32(out, st.ctime_nanos);
         out.extend_from_slice(&st.ctime_secs.to_le_bytes());

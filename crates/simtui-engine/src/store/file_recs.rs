@@ -37,7 +37,8 @@ impl FileRecs {
         let mut any = false;
         for f in files {
             if f.stamp.as_ref().is_some_and(|s| settle.is_racy(s)) {
-                (f.stamp, f.hash) = (None, None);
+                f.stamp = None;
+                f.set_hash(None);
                 any = true;
             }
         }
@@ -62,7 +63,8 @@ impl FileRecs {
         }
         for &i in racy {
             let f = &mut recs[i as usize];
-            (f.stamp, f.hash) = (None, None);
+            f.stamp = None;
+            f.set_hash(None);
         }
         Ok(Cow::Owned(recs))
     }

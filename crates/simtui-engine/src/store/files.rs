@@ -24,7 +24,7 @@ pub(super) enum Plan {
 /// A file of the walk: its entries, its plan, and its record as it will be saved, filled
 /// in as the update goes. One table a file, where a list of files, their stamps, plans
 /// and hashes and then the records made of them were each a table of their own (273
-/// bytes a file, held together while the documents were merged; 128 now).
+/// bytes a file, held together while the documents were merged; 120 now).
 pub(super) struct WalkFile {
     /// Its record: the path as walked (how its entries and documents name the file,
     /// shared with them: [`Source::File`] holds an [`Arc`]; the saved index names it by
@@ -33,7 +33,7 @@ pub(super) struct WalkFile {
     /// `reading_of`, taken before its entries move into the index), and, once the update
     /// has seen it, its hash, status and number of documents.
     pub(super) rec: FileRec,
-    /// Its entries: in the walk's list, or taken in (see [`take_in`]).
+    /// Its entries: in the walk's list, or taken in (see [`walk_files_taken`]).
     walked: Walked,
     /// Its [`Plan`]: the saved file to reuse, or [`READ`].
     plan: u32,
@@ -49,11 +49,13 @@ enum Walked {
 }
 
 // Its size is the memory of a file of the walk while an index is opened or brought up
-// to date (half a million files: 61 MiB). It held the absolute path beside the walked
+// to date (half a million files: 57 MiB). It held the absolute path beside the walked
 // one when that was relative (16 bytes and a second path a file); an id taken in from
-// the walk's list (see `take_in`) costs 8 bytes more here and saves that list's 72.
+// the walk's list (see `walk_files_taken`) takes 8 bytes more here, which a known
+// hash's flag beside the small fields instead of an `Option` gave back, and saves that
+// list's 72.
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<WalkFile>() <= 128);
+const _: () = assert!(std::mem::size_of::<WalkFile>() <= 120);
 
 /// A [`WalkFile::plan`] that reads the file.
 const READ: u32 = u32::MAX;
@@ -239,7 +241,8 @@ fn row(e: &Entry, entries: Range<u32>) -> WalkFile {
         rec: FileRec {
             path,
             stamp: None,
-            hash: None,
+            hash_value: 0,
+            hashed: false,
             status: None,
             detail: reading_of(&e.source).into(),
             docs: 0,

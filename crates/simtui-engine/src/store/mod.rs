@@ -318,7 +318,7 @@ pub fn open_index(req: &Request, progress: &dyn Progress) -> Result<Opened> {
 }
 
 /// Chunks of saved file records planned between two hand-backs of freed memory.
-const GIVE_BACK_EVERY: usize = 8;
+const GIVE_BACK_EVERY: usize = 4;
 
 /// [`open`], the walk kept for the caller when `keep_walk`.
 fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<Opened> {

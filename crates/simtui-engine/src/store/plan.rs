@@ -154,7 +154,8 @@ impl<'a> Planner<'a> {
             None => &[],
         };
         let reading = reading_of(&f.first_source(mine)).into();
-        (f.rec.hash, f.rec.status, f.rec.docs) = (None, None, 0);
+        f.rec.set_hash(None);
+        (f.rec.status, f.rec.docs) = (None, 0);
         f.rec.detail = reading;
     }
 
@@ -223,9 +224,9 @@ fn plan_of(f: &WalkFile, (rec, i): (&FileRec, usize), params: &Params) -> Plan {
     }
     match (rec.stamp, f.rec.stamp) {
         (Some(was), Some(now)) if was == now => Plan::Reuse(i),
-        (_, Some(now)) if rec.hash.is_some() && rec.stamp.is_some_and(|s| s.size == now.size) => {
+        (_, Some(now)) if rec.hashed && rec.stamp.is_some_and(|s| s.size == now.size) => {
             // Same size, another time: the same bytes are the same documents.
-            if hash_file(f.path(), params.max_bytes) == rec.hash && stamp(f.path()) == Some(now) {
+            if hash_file(f.path(), params.max_bytes) == rec.hash() && stamp(f.path()) == Some(now) {
                 Plan::Reuse(i)
             } else {
                 Plan::Read
@@ -238,7 +239,7 @@ fn plan_of(f: &WalkFile, (rec, i): (&FileRec, usize), params: &Params) -> Plan {
 /// A file to reuse takes what its saved record knew: its hash, status, reading and
 /// number of documents (its stamp is the one taken now).
 fn absorb(f: &mut WalkFile, rec: &mut FileRec) {
-    f.rec.hash = rec.hash;
+    f.rec.set_hash(rec.hash());
     f.rec.status = rec.status;
     f.rec.detail = std::mem::take(&mut rec.detail);
     f.rec.docs = rec.docs;
@@ -281,14 +282,17 @@ mod tests {
     }
 
     fn rec(path: &Path, stamp: Stamp, (hash, docs): (Option<u64>, u32)) -> FileRec {
-        FileRec {
+        let mut rec = FileRec {
             path: Arc::from(path),
             stamp: Some(stamp),
-            hash,
+            hash_value: 0,
+            hashed: false,
             status: None,
             detail: Box::default(),
             docs,
-        }
+        };
+        rec.set_hash(hash);
+        rec
     }
 
     /// Walk files as planned: (plan, docs, hash, status, detail).
@@ -297,7 +301,7 @@ mod tests {
     fn rows(files: &[WalkFile]) -> Vec<Row> {
         let row = |f: &WalkFile| {
             let r = &f.rec;
-            (f.plan(), r.docs, r.hash, r.status, r.detail.to_string())
+            (f.plan(), r.docs, r.hash(), r.status, r.detail.to_string())
         };
         files.iter().map(row).collect()
     }

@@ -5,7 +5,7 @@
 use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
 use super::file_recs::{FileRecs, Settle};
-use super::files::{Plan, WalkFile, let_go, records, table_bytes};
+use super::files::{LET_GO, Plan, WalkFile, let_go, records, table_bytes};
 use super::format::{self, FileRec, Saved};
 use super::head::{DocStream, Later};
 use super::interned::Interned;
@@ -70,7 +70,7 @@ pub(super) fn read_anew(
     files
         .par_iter_mut()
         .filter(|f| f.is_read())
-        .for_each(|f| f.rec.hash = hash_file(f.path(), params.max_bytes));
+        .for_each(|f| f.rec.set_hash(hash_file(f.path(), params.max_bytes)));
     let listed = files.iter().all(|f| f.listed().is_some());
     let entries: Vec<source::Entry> = if read == files.len() && listed {
         moved(&mut corpus.entries, keep)
@@ -97,7 +97,8 @@ pub(super) fn read_anew(
         .build(corpus, progress)?;
     files.par_iter_mut().filter(|f| f.is_read()).for_each(|f| {
         if f.rec.stamp.is_none() || f.rec.stamp != stamp(f.path()) {
-            (f.rec.stamp, f.rec.hash) = (None, None);
+            f.rec.stamp = None;
+            f.rec.set_hash(None);
         }
     });
     Ok(index)
@@ -157,6 +158,9 @@ pub(super) fn update(
     // A saved index is loaded with where its documents are.
     let saved_docs = || later.expect("a saved index's documents");
     if all_reused {
+        // Every file is saved file number its place: where their documents start is
+        // not needed.
+        drop(starts);
         let saved = saved.expect("a saved index");
         let stream = saved_docs().docs(!untitled);
         let wanted = (&sub_params, budget);
@@ -233,12 +237,24 @@ fn reuse_all(
     let mut docs = DocsWriter::new(0);
     let failure = Failure::default();
     let mut skipped = corpus.skipped.clone();
-    // The walk's entries before `gone` are let go of (see `let_go`); so are the files
-    // before `at` when their records are the saved ones.
-    let (mut gone, mut at) = (0usize, 0usize);
+    // The walk's entries before `gone` are let go of (see `let_go`). When their records
+    // are the saved ones, the files are taken from the end of the table turned round,
+    // which is cut to its length as it goes: no file moves (a large table is its own
+    // mapping, which the allocator shortens in place).
+    let mut gone = 0usize;
     let mut racy = Vec::new();
+    if as_saved.is_some() {
+        files.reverse();
+    }
+    let mut taken;
     for k in 0..count {
-        let f = &mut files[at];
+        let f = match as_saved {
+            Some(_) => {
+                taken = files.pop().expect("a file each time round");
+                &mut taken
+            }
+            None => &mut files[k],
+        };
         let n = f.rec.docs as usize;
         let mine: Vec<format::DocRec> = saved_docs.by_ref().take(n).collect::<Result<_>>()?;
         // Loading checked that the files' records count the segments' documents.
@@ -257,15 +273,14 @@ fn reuse_all(
         if let (false, Some(r)) = (keep, f.listed()) {
             gone += let_go(&mut corpus.entries, r.end - gone);
         }
-        at += 1;
         if let Some(settle) = as_saved {
             if f.rec.stamp.as_ref().is_some_and(|s| settle.is_racy(s)) {
                 // Numbered in 32 bits, as the plans number them.
                 racy.push(k as u32);
                 dirty = true;
             }
-            if let_go(&mut files, at) > 0 {
-                at = 0;
+            if files.capacity() - files.len() >= LET_GO {
+                files.shrink_to_fit();
                 crate::storage::memory::give_back_past(budget.bytes);
             }
         }
