@@ -430,6 +430,19 @@ fn roots_spelled_otherwise_rewrite_the_ids_and_keep_every_file_record() {
     let out = run(&["pairs", roots[0], roots[1], "--index", s(&idx), "-v"]);
     common::assert_stderr_has(&out, &["60 unchanged, 0 touched, 0 changed", "written"]);
     assert_eq!(fs::read(&idx).unwrap(), first, "every file record kept");
+    // The same from a file of format 5 (one segment, no directory, no head of its own):
+    // its records are read again whole, and it is written in this format.
+    let mut v5 = first[..first.len() - 64].to_vec();
+    v5[8..12].copy_from_slice(&5u32.to_le_bytes());
+    decode::reseal(&mut v5);
+    fs::write(&idx, &v5).unwrap();
+    let out = run(&["pairs", &a, &b, "--index", s(&idx), "-v"]);
+    common::assert_stderr_has(&out, &["60 unchanged, 0 touched, 0 changed", "written"]);
+    assert_eq!(
+        fs::read(&idx).unwrap(),
+        respelled,
+        "format 5 read and written again"
+    );
 }
 
 /// A small valid index file and its corpus.

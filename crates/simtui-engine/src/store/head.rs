@@ -230,13 +230,21 @@ pub(crate) struct Later {
 
 impl Later {
     /// The saved files' records, read again from the file as it was opened (the same
-    /// handle, the same directory): an error if it changed since.
+    /// handle, the same directory): an error if it changed since. A file of an older
+    /// format (no head of its own to read) is read whole but for its documents.
     pub(crate) fn files(&self) -> Result<Vec<FileRec>, Fault> {
-        let now =
-            head(&self.file)?.filter(|h| (h.dir.end, h.dir.sum) == (self.dir.end, self.dir.sum));
-        match now {
-            Some(head) => Ok(head.files),
-            None => Err(Fault::Format(corrupt("it changed while it was open"))),
+        let was = (self.dir.end, self.dir.sum);
+        let (files, now) = match head(&self.file)? {
+            Some(head) => (head.files, (head.dir.end, head.dir.sum)),
+            None => {
+                let how = (Check::Head, Records::Checked);
+                let read = super::decode::opened(self.file.try_clone()?, &self.path, how)?;
+                (read.saved.files, read.seal)
+            }
+        };
+        match now == was {
+            true => Ok(files),
+            false => Err(Fault::Format(corrupt("it changed while it was open"))),
         }
     }
 
