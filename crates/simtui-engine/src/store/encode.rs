@@ -258,7 +258,10 @@ pub(crate) fn segment(
     debug_assert_eq!(contents.len(), groups);
     let width = bulk.width();
     let sig_words = if width == 0 { 0 } else { groups * width };
-    let strings = string_bytes(files, docs)?;
+    // Each file's path is made absolute once to count the strings, once to write them
+    // and once for its record: not a fourth time for where the documents' strings start.
+    let file_strings = file_string_bytes(files);
+    let strings = file_strings + doc_string_bytes(docs)?;
     let size = HEADER
         + pad8(strings)
         + files.recs.len() as u64 * FILE_RECORD
@@ -285,7 +288,7 @@ pub(crate) fn segment(
     put_strings(&mut sink, files, docs)?;
     sink.pad()?;
     put_files(&mut sink, files)?;
-    put_docs(&mut sink, files, docs)?;
+    put_docs(&mut sink, file_strings, docs)?;
     for &c in contents {
         put64(&mut sink.buf, c);
         sink.drain(false)?;
@@ -356,10 +359,9 @@ pub(crate) fn put_sets<W: Write>(
     Ok(())
 }
 
-/// Bytes of the string table: each file's path and detail, each document's id, title
-/// and metadata.
-fn string_bytes(files: FilesOut, docs: &(impl DocList + ?Sized)) -> io::Result<u64> {
-    let mut n = file_string_bytes(files);
+/// Bytes of the documents' strings in the table: each one's id, title and metadata.
+fn doc_string_bytes(docs: &(impl DocList + ?Sized)) -> io::Result<u64> {
+    let mut n = 0;
     docs.each(&mut |d| {
         n += (d.id.len() + d.title.len() + meta_bytes(d.meta)) as u64;
         Ok(())
@@ -451,13 +453,14 @@ fn put_files<W: Write>(sink: &mut Sink<W>, files: FilesOut) -> io::Result<()> {
     Ok(())
 }
 
-/// The document records, their strings after the files' in the table.
+/// The document records, their strings after the files' (`file_strings` bytes) in the
+/// table.
 fn put_docs<W: Write>(
     sink: &mut Sink<W>,
-    files: FilesOut,
+    file_strings: u64,
     docs: &(impl DocList + ?Sized),
 ) -> io::Result<()> {
-    let mut at = file_string_bytes(files);
+    let mut at = file_strings;
     docs.each(&mut |d| {
         let out = &mut sink.buf;
         put64(out, at);

@@ -37,8 +37,7 @@ impl FileRecs {
         let mut any = false;
         for f in files {
             if f.stamp.as_ref().is_some_and(|s| settle.is_racy(s)) {
-                f.stamp = None;
-                f.set_hash(None);
+                f.unstamp();
                 any = true;
             }
         }
@@ -62,9 +61,7 @@ impl FileRecs {
             return Err(Error::IndexFile { path, problem });
         }
         for &i in racy {
-            let f = &mut recs[i as usize];
-            f.stamp = None;
-            f.set_hash(None);
+            recs[i as usize].unstamp();
         }
         Ok(Cow::Owned(recs))
     }

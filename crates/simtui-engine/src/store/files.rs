@@ -131,7 +131,7 @@ impl WalkFile {
             (Walked::Listed(_), [e]) => &mut e.id,
             (Walked::Listed(_), _) => return None,
         };
-        (!id.is_empty()).then(|| if keep { id.clone() } else { std::mem::take(id) })
+        (!id.is_empty()).then(|| moved(id, keep))
     }
 
     /// Its entries (`mine`), moved out of the walk's list (`hollow` left in their place)
@@ -253,8 +253,8 @@ fn row(e: &Entry, entries: Range<u32>) -> WalkFile {
 }
 
 /// Lets go of the first `used` of `items` (the walk's entries, moved into the table or
-/// the index's documents; or the walk's files) once they are a quarter of those left and
-/// at least [`LET_GO`]: how many went. Held to the end, the walk's list was 36 MB at
+/// the index's documents) once they are a quarter of those left and at least
+/// [`LET_GO`]: how many went. Held to the end, the walk's list was 36 MB at
 /// 500,000 files beside what was made of it; this way a few memory moves of what is
 /// left, about three times the list in all.
 pub(super) fn let_go<T>(items: &mut Vec<T>, used: usize) -> usize {
@@ -268,6 +268,11 @@ pub(super) fn let_go<T>(items: &mut Vec<T>, used: usize) -> usize {
 
 /// The fewest items let go of at once (288 KB of entries): fewer are not worth a move.
 pub(super) const LET_GO: usize = 1 << 12;
+
+/// `x` moved out (left empty), or copied when the walk is kept (`keep`).
+pub(super) fn moved<T: Clone + Default>(x: &mut T, keep: bool) -> T {
+    if keep { x.clone() } else { std::mem::take(x) }
+}
 
 /// Bytes the table of `files` holds: its rows, paths and readings (see `reading_of`).
 pub(super) fn table_bytes(files: &[WalkFile]) -> u64 {

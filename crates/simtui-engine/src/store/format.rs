@@ -78,6 +78,13 @@ impl FileRec {
     pub(crate) fn set_hash(&mut self, hash: Option<u64>) {
         (self.hashed, self.hash_value) = (hash.is_some(), hash.unwrap_or(0));
     }
+
+    /// Drops its stamp and hash: nothing proves the file unchanged next time, and it is
+    /// read again then.
+    pub(crate) fn unstamp(&mut self) {
+        self.stamp = None;
+        self.set_hash(None);
+    }
 }
 
 /// A document of the index, as saved. Documents are in corpus order, those of one file

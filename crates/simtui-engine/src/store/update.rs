@@ -5,7 +5,7 @@
 use super::decode::Seal;
 use super::encode::{Failed, as_doc_out};
 use super::file_recs::{FileRecs, Settle};
-use super::files::{LET_GO, Plan, WalkFile, let_go, records, table_bytes};
+use super::files::{LET_GO, Plan, WalkFile, let_go, moved, records, table_bytes};
 use super::format::{self, FileRec, Saved};
 use super::head::{DocStream, Later};
 use super::interned::Interned;
@@ -97,8 +97,7 @@ pub(super) fn read_anew(
         .build(corpus, progress)?;
     files.par_iter_mut().filter(|f| f.is_read()).for_each(|f| {
         if f.rec.stamp.is_none() || f.rec.stamp != stamp(f.path()) {
-            f.rec.stamp = None;
-            f.rec.set_hash(None);
+            f.rec.unstamp();
         }
     });
     Ok(index)
@@ -117,11 +116,6 @@ fn hollow(empty: &Arc<Path>) -> source::Entry {
 /// per file).
 fn empty_path() -> Arc<Path> {
     Arc::from(Path::new(""))
-}
-
-/// `x` moved out (left empty), or copied when the walk is kept (`keep`).
-fn moved<T: Clone + Default>(x: &mut T, keep: bool) -> T {
-    if keep { x.clone() } else { std::mem::take(x) }
 }
 
 /// The up-to-date index: saved documents of unchanged files, the others indexed now,
