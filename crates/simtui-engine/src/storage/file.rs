@@ -109,7 +109,7 @@ impl SpillFile {
         }
     }
 
-    fn error(&self, source: std::io::Error) -> Error {
+    pub(crate) fn error(&self, source: std::io::Error) -> Error {
         if self.saved {
             return Error::Io {
                 path: self.dir.clone(),

@@ -136,7 +136,7 @@ pub fn add(req: &Request, progress: &dyn Progress) -> Result<Added> {
             at_doc += 1;
         }
         let skip = skips.get(&**f.path()).copied();
-        update::read_record(f, skip, (at_doc - first) as u32);
+        update::read_record(&mut f.rec, skip, (at_doc - first) as u32);
     }
     // Named as walked: written by their absolute paths (against `cwd`), as every file of
     // an index is.
@@ -514,7 +514,11 @@ pub fn save_part(index: &Index, file: &Path) -> Result<()> {
             }),
         }
     }
-    write_atomic(file, |out| update::encode(index, (&files, None), out), None)
+    let files = FilesOut {
+        recs: &files,
+        cwd: None,
+    };
+    write_atomic(file, |out| update::encode(index, files, out), None)
         .map(|_| ())
         .map_err(|f| match f {
             Failed::Read(e) => e,

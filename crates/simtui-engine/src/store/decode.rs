@@ -379,50 +379,53 @@ fn check_sets(src: &(impl Bytes + ?Sized), l: &Layout, offsets: &[usize]) -> Res
 fn decode_files(bytes: &[u8], table: &Strings, out: &mut Vec<FileRec>) -> Result<u64, Fault> {
     let mut doc_sum = 0u64;
     for r in bytes.chunks_exact(FILE_RECORD as usize) {
-        let (off, path_len, detail_len) = (le64(r, 0), le32(r, 8), le32(r, 12));
-        let both = path_len
-            .checked_add(detail_len)
-            .ok_or_else(|| corrupt("a file name is too long"))?;
-        let s = table.get(off, both, "a file name")?;
-        let (p, d) = s.split_at(path_len as usize);
-        let path = path_from(p).ok_or_else(|| corrupt("a file name is not UTF-8"))?;
-        let detail = String::from_utf8_lossy(d).into_owned();
-        let stamp = Stamp {
-            size: le64(r, 16),
-            secs: le64(r, 24) as i64,
-            nanos: le32(r, 32),
-            ctime_nanos: le32(r, 52),
-            ctime_secs: le64(r, 56) as i64,
-            inode: le64(r, 64),
-        };
-        let status = match r[36] {
-            0 => None,
-            c if (c as usize) <= SkipReason::ALL.len() => Some(SkipReason::ALL[c as usize - 1]),
-            c => return Err(corrupt(format!("unknown file status {c}")).into()),
-        };
-        let flags = r[37];
-        if flags > 3 || r[38] != 0 || r[39] != 0 || le64(r, 72) != 0 {
-            return Err(corrupt("reserved bits of a file record are set").into());
-        }
-        if stamp.nanos >= 1_000_000_000 || stamp.ctime_nanos >= 1_000_000_000 {
-            return Err(corrupt("a file time has over 10^9 nanoseconds").into());
-        }
-        let n = le32(r, 48);
-        if status.is_some() && n != 0 {
-            return Err(corrupt("a skipped file has documents").into());
-        }
-        doc_sum += n as u64;
-        out.push(FileRec {
-            path: path.into(),
-            stamp: (flags & 1 != 0).then_some(stamp),
-            hash_value: if flags & 2 != 0 { le64(r, 40) } else { 0 },
-            hashed: flags & 2 != 0,
-            status,
-            detail: detail.into(),
-            docs: n,
-        });
+        let (off, both) = file_strings(r);
+        let both = u32::try_from(both).map_err(|_| corrupt("a file name is too long"))?;
+        let rec = file_record(r, table.get(off, both, "a file name")?)?;
+        doc_sum += rec.docs as u64;
+        out.push(rec);
     }
     Ok(doc_sum)
+}
+
+/// The file of record `r`, whose strings (its path then its detail) are `strings`.
+pub(super) fn file_record(r: &[u8], strings: &[u8]) -> Result<FileRec, FormatError> {
+    let (p, d) = strings.split_at((le32(r, 8) as usize).min(strings.len()));
+    let path = path_from(p).ok_or_else(|| corrupt("a file name is not UTF-8"))?;
+    let detail = String::from_utf8_lossy(d).into_owned();
+    let stamp = Stamp {
+        size: le64(r, 16),
+        secs: le64(r, 24) as i64,
+        nanos: le32(r, 32),
+        ctime_nanos: le32(r, 52),
+        ctime_secs: le64(r, 56) as i64,
+        inode: le64(r, 64),
+    };
+    let status = match r[36] {
+        0 => None,
+        c if (c as usize) <= SkipReason::ALL.len() => Some(SkipReason::ALL[c as usize - 1]),
+        c => return Err(corrupt(format!("unknown file status {c}"))),
+    };
+    let flags = r[37];
+    if flags > 3 || r[38] != 0 || r[39] != 0 || le64(r, 72) != 0 {
+        return Err(corrupt("reserved bits of a file record are set"));
+    }
+    if stamp.nanos >= 1_000_000_000 || stamp.ctime_nanos >= 1_000_000_000 {
+        return Err(corrupt("a file time has over 10^9 nanoseconds"));
+    }
+    let n = le32(r, 48);
+    if status.is_some() && n != 0 {
+        return Err(corrupt("a skipped file has documents"));
+    }
+    Ok(FileRec {
+        path: path.into(),
+        stamp: (flags & 1 != 0).then_some(stamp),
+        hash_value: if flags & 2 != 0 { le64(r, 40) } else { 0 },
+        hashed: flags & 2 != 0,
+        status,
+        detail: detail.into(),
+        docs: n,
+    })
 }
 
 /// The document records of `bytes`, each in one of `groups` groups, appended to `out`.

@@ -213,17 +213,38 @@ impl Bulk for Held<'_> {
 /// once, as walked); with none, as they are.
 #[derive(Clone, Copy)]
 pub(crate) struct FilesOut<'a> {
-    pub recs: &'a [FileRec],
+    pub recs: &'a dyn FileList,
     pub cwd: Option<&'a Path>,
 }
 
+/// File records in order, wherever they are: in memory, or on a temporary file (see
+/// `file_rows`), as [`DocList`] is for documents.
+pub(crate) trait FileList {
+    fn count(&self) -> usize;
+    /// Calls `f` on each record, in order, until it fails.
+    fn each_rec(&self, f: &mut dyn FnMut(&FileRec) -> Result<(), Failed>) -> Result<(), Failed>;
+}
+
+impl FileList for Vec<FileRec> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn each_rec(&self, f: &mut dyn FnMut(&FileRec) -> Result<(), Failed>) -> Result<(), Failed> {
+        self.iter().try_for_each(f)
+    }
+}
+
 impl FilesOut<'_> {
-    /// The path `f` is written by.
-    fn path<'f>(&self, f: &'f FileRec) -> Cow<'f, Path> {
-        match self.cwd {
-            Some(cwd) => super::absolute_cow(cwd, &f.path),
-            None => Cow::Borrowed(&*f.path),
-        }
+    /// Calls `f` with each record and the bytes of the path it is written by, in order,
+    /// until it fails.
+    fn each(&self, f: &mut dyn FnMut(&FileRec, &[u8]) -> io::Result<()>) -> Result<(), Failed> {
+        self.recs.each_rec(&mut |rec| {
+            let path = match self.cwd {
+                Some(cwd) => super::absolute_cow(cwd, &rec.path),
+                None => Cow::Borrowed(&*rec.path),
+            };
+            Ok(f(rec, &path_bytes(&path))?)
+        })
     }
 }
 
@@ -260,11 +281,11 @@ pub(crate) fn segment(
     let sig_words = if width == 0 { 0 } else { groups * width };
     // Each file's path is made absolute once to count the strings, once to write them
     // and once for its record: not a fourth time for where the documents' strings start.
-    let file_strings = file_string_bytes(files);
+    let file_strings = file_string_bytes(files)?;
     let strings = file_strings + doc_string_bytes(docs)?;
     let size = HEADER
         + pad8(strings)
-        + files.recs.len() as u64 * FILE_RECORD
+        + files.recs.count() as u64 * FILE_RECORD
         + docs.count() as u64 * DOC_RECORD
         + groups as u64 * 8
         + pad8(groups as u64 * 4)
@@ -278,7 +299,7 @@ pub(crate) fn segment(
         buf: Vec::with_capacity(1 << 17),
     };
     let counts = [
-        files.recs.len() as u64,
+        files.recs.count() as u64,
         docs.count() as u64,
         groups as u64,
         bulk.total() as u64,
@@ -370,10 +391,13 @@ fn doc_string_bytes(docs: &(impl DocList + ?Sized)) -> io::Result<u64> {
 }
 
 /// Bytes of the files' strings, first in the table.
-fn file_string_bytes(files: FilesOut) -> u64 {
-    (files.recs.iter())
-        .map(|f| (path_bytes(&files.path(f)).len() + f.detail.len()) as u64)
-        .sum()
+fn file_string_bytes(files: FilesOut) -> Result<u64, Failed> {
+    let mut n = 0u64;
+    files.each(&mut |f, path| {
+        n += (path.len() + f.detail.len()) as u64;
+        Ok(())
+    })?;
+    Ok(n)
 }
 
 /// Bytes of metadata values as [`encode_meta`] writes them.
@@ -387,18 +411,18 @@ fn put_strings<W: Write>(
     sink: &mut Sink<W>,
     files: FilesOut,
     docs: &(impl DocList + ?Sized),
-) -> io::Result<()> {
-    for f in files.recs {
-        sink.buf.extend_from_slice(&path_bytes(&files.path(f)));
+) -> Result<(), Failed> {
+    files.each(&mut |f, path| {
+        sink.buf.extend_from_slice(path);
         sink.buf.extend_from_slice(f.detail.as_bytes());
-        sink.drain(false)?;
-    }
-    docs.each(&mut |d| {
+        sink.drain(false)
+    })?;
+    Ok(docs.each(&mut |d| {
         sink.buf.extend_from_slice(d.id.as_bytes());
         sink.buf.extend_from_slice(d.title.as_bytes());
         encode_meta(d.meta, &mut sink.buf);
         sink.drain(false)
-    })
+    })?)
 }
 
 /// The fixed header: magic, version, sizes, parameters, counts.
@@ -426,31 +450,34 @@ fn put_header(out: &mut Vec<u8>, params: &Params, width: usize, size: u64, count
 }
 
 /// The file records, their strings from the start of the table on.
-fn put_files<W: Write>(sink: &mut Sink<W>, files: FilesOut) -> io::Result<()> {
+fn put_files<W: Write>(sink: &mut Sink<W>, files: FilesOut) -> Result<(), Failed> {
     let mut at = 0u64;
-    for f in files.recs {
-        let out = &mut sink.buf;
-        let path = path_bytes(&files.path(f)).len();
-        put64(out, at);
-        at += (path + f.detail.len()) as u64;
-        put32(out, path as u32);
-        put32(out, f.detail.len() as u32);
-        let st = f.stamp.unwrap_or_default();
-        put64(out, st.size);
-        out.extend_from_slice(&st.secs.to_le_bytes());
-        put32(out, st.nanos);
-        out.push(skip_code(f.status));
-        out.push(f.stamp.is_some() as u8 | (f.hashed as u8) << 1);
-        out.extend_from_slice(&[0, 0]);
-        put64(out, f.hash().unwrap_or(0));
-        put32(out, f.docs);
-        put32(out, st.ctime_nanos);
-        out.extend_from_slice(&st.ctime_secs.to_le_bytes());
-        put64(out, st.inode);
-        put64(out, 0);
-        sink.drain(false)?;
-    }
-    Ok(())
+    files.each(&mut |f, path| {
+        put_file_record(&mut sink.buf, at, path.len(), f);
+        at += (path.len() + f.detail.len()) as u64;
+        sink.drain(false)
+    })
+}
+
+/// The record of file `f`, its strings (a path of `path` bytes, then its detail) at
+/// `at` in the string table.
+pub(super) fn put_file_record(out: &mut Vec<u8>, at: u64, path: usize, f: &FileRec) {
+    put64(out, at);
+    put32(out, path as u32);
+    put32(out, f.detail.len() as u32);
+    let st = f.stamp.unwrap_or_default();
+    put64(out, st.size);
+    out.extend_from_slice(&st.secs.to_le_bytes());
+    put32(out, st.nanos);
+    out.push(skip_code(f.status));
+    out.push(f.stamp.is_some() as u8 | (f.hashed as u8) << 1);
+    out.extend_from_slice(&[0, 0]);
+    put64(out, f.hash().unwrap_or(0));
+    put32(out, f.docs);
+    put32(out, st.ctime_nanos);
+    out.extend_from_slice(&st.ctime_secs.to_le_bytes());
+    put64(out, st.inode);
+    put64(out, 0);
 }
 
 /// The document records, their strings after the files' (`file_strings` bytes) in the

@@ -3,10 +3,11 @@
 //! file again only if it is written.
 
 use super::decode::corrupt;
+use super::encode::FileList;
+use super::file_rows::FileRows;
 use super::format::{FileRec, Stamp};
 use super::head::Later;
 use crate::error::{Error, Result};
-use std::borrow::Cow;
 
 /// The records of an update's files, in order, as they will be saved.
 pub(super) enum FileRecs {
@@ -17,6 +18,25 @@ pub(super) enum FileRecs {
     /// 500,000 files they were 104 MB of table and paths beside the index's documents,
     /// for an index that is rarely written again.
     AsSaved { count: usize, racy: Vec<u32> },
+    /// Made by this run and on a temporary file (a fresh index under a memory limit:
+    /// see [`FileRows`]), settled.
+    OnFile(FileRows),
+}
+
+/// The records to write: this run's (held or on their temporary file), or the saved
+/// index's, read again.
+pub(super) enum RecsOut<'a> {
+    Made(&'a dyn FileList),
+    ReadAgain(Vec<FileRec>),
+}
+
+impl RecsOut<'_> {
+    pub(super) fn list(&self) -> &dyn FileList {
+        match self {
+            RecsOut::Made(recs) => *recs,
+            RecsOut::ReadAgain(recs) => recs,
+        }
+    }
 }
 
 impl FileRecs {
@@ -24,12 +44,13 @@ impl FileRecs {
         match self {
             FileRecs::Held(recs) => recs.len(),
             FileRecs::AsSaved { count, .. } => *count,
+            FileRecs::OnFile(rows) => rows.count(),
         }
     }
 
     /// Drops the stamps (and hashes) of held records `settle` finds too close to when
     /// stamping began; whether there were any. Records as saved had theirs checked as
-    /// they were reused.
+    /// they were reused, and records on file as they were written.
     pub(super) fn settle(&mut self, settle: &Settle) -> bool {
         let FileRecs::Held(files) = self else {
             return false;
@@ -46,9 +67,10 @@ impl FileRecs {
 
     /// The records, read again from the saved index (`later`) when they are its own.
     /// An error when that file no longer holds as many files.
-    pub(super) fn get(&self, later: Option<&Later>) -> Result<Cow<'_, [FileRec]>> {
+    pub(super) fn get(&self, later: Option<&Later>) -> Result<RecsOut<'_>> {
         let (count, racy) = match self {
-            FileRecs::Held(recs) => return Ok(Cow::Borrowed(recs)),
+            FileRecs::Held(recs) => return Ok(RecsOut::Made(recs)),
+            FileRecs::OnFile(rows) => return Ok(RecsOut::Made(rows)),
             FileRecs::AsSaved { count, racy } => (*count, racy),
         };
         let later = later.expect("records as saved come with their file");
@@ -63,7 +85,7 @@ impl FileRecs {
         for &i in racy {
             recs[i as usize].unstamp();
         }
-        Ok(Cow::Owned(recs))
+        Ok(RecsOut::ReadAgain(recs))
     }
 }
 

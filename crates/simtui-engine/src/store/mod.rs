@@ -24,8 +24,10 @@ pub mod decode;
 mod directory;
 mod encode;
 mod file_recs;
+mod file_rows;
 mod files;
 pub mod format;
+mod fresh;
 mod head;
 mod interned;
 mod params;
@@ -44,7 +46,7 @@ use crate::storage::Budget;
 pub use append::{Added, add, joined, load_part, reference, save_part};
 use bytes::Fault;
 use decode::{Records, Seal};
-use encode::Failed;
+use encode::{Failed, FilesOut};
 use file_recs::Settle;
 use files::{WalkFile, stamp_all, table_bytes, walk_files, walk_files_taken};
 use format::{FileRec, FormatError, Place, Saved};
@@ -344,10 +346,15 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     report.load_time = t.elapsed();
     let wanted = (&req.params, &req.budget);
     let walk = (&mut corpus, keep_walk);
-    let saved = (saved, later.as_ref(), untitled);
-    let files = (files, planned);
     let settle = Settle { stamped };
-    let mut update = update::update(walk, files, saved, wanted, &settle, &mut report, progress)?;
+    let mut update = if saved.is_none() && req.budget.is_limited() {
+        // Nothing saved to reuse: see `fresh`.
+        fresh::index_fresh(walk, files, wanted, &settle, &mut report, progress)?
+    } else {
+        let saved = (saved, later.as_ref(), untitled);
+        let files = (files, planned);
+        update::update(walk, files, saved, wanted, &settle, &mut report, progress)?
+    };
     if !keep_walk {
         // Its entries moved into the index.
         corpus.entries = Vec::new();
@@ -376,9 +383,13 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     }
     if update.dirty {
         let files = update.files.get(later.as_ref())?;
+        let files_out = FilesOut {
+            recs: files.list(),
+            cwd: Some(&cwd),
+        };
         match write_atomic(
             &req.file,
-            |out| update::encode(index, (&files, Some(&cwd)), out),
+            |out| update::encode(index, files_out, out),
             loaded_seal,
         ) {
             Ok(seal) if Some(seal) == loaded_seal => {
@@ -392,8 +403,7 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
             Err(Failed::Read(e)) => return Err(e),
             Err(Failed::Write(e)) => {
                 // What it would have written: the same index is no failure.
-                let files = (&*files, Some(cwd.as_path()));
-                let seal = update::encode(index, files, io::sink()).map_err(|f| match f {
+                let seal = update::encode(index, files_out, io::sink()).map_err(|f| match f {
                     Failed::Read(e) => e,
                     Failed::Write(e) => io_error(&req.file, e),
                 })?;

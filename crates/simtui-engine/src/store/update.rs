@@ -3,7 +3,7 @@
 //! fresh run would build, group for group.
 
 use super::decode::Seal;
-use super::encode::{Failed, as_doc_out};
+use super::encode::{Failed, FilesOut, as_doc_out};
 use super::file_recs::{FileRecs, Settle};
 use super::files::{LET_GO, Plan, WalkFile, let_go, moved, records, table_bytes};
 use super::format::{self, FileRec, Saved};
@@ -62,18 +62,14 @@ fn saved_titles(later: &Later, n: usize) -> Result<Vec<String>> {
 /// (else it is read again next time).
 pub(super) fn read_anew(
     files: &mut [WalkFile],
-    (corpus, keep): (&mut Corpus, bool),
-    (params, budget): (&Params, &Budget),
+    walk: (&mut Corpus, bool),
+    wanted: (&Params, &Budget),
     progress: &dyn Progress,
 ) -> Result<Index> {
-    let read = files.iter().filter(|f| f.is_read()).count();
-    files
-        .par_iter_mut()
-        .filter(|f| f.is_read())
-        .for_each(|f| f.rec.set_hash(hash_file(f.path(), params.max_bytes)));
+    hash_read(files, wanted.0);
     let listed = files.iter().all(|f| f.listed().is_some());
-    let entries: Vec<source::Entry> = if read == files.len() && listed {
-        moved(&mut corpus.entries, keep)
+    let entries = if files.iter().all(WalkFile::is_read) && listed {
+        moved(&mut walk.0.entries, walk.1)
     } else {
         let empty = empty_path();
         let hollow = || hollow(&empty);
@@ -81,30 +77,50 @@ pub(super) fn read_anew(
         // Exactly the room needed: grown by doubling, up to twice the list.
         let mut entries = Vec::with_capacity(read.map(WalkFile::entry_count).sum());
         for f in files.iter_mut().filter(|f| f.is_read()) {
-            let mine = f.mine(&mut corpus.entries, 0);
-            f.entries_into((mine, keep), &hollow, &mut entries);
+            let mine = f.mine(&mut walk.0.entries, 0);
+            f.entries_into((mine, walk.1), &hollow, &mut entries);
         }
         entries
     };
+    let index = build(entries, wanted, progress)?;
+    (files.par_iter_mut().filter(|f| f.is_read())).for_each(|f| unstamp_if_changed(&mut f.rec));
+    Ok(index)
+}
+
+/// Gives each file to read its hash, taken before it is read.
+pub(super) fn hash_read(files: &mut [WalkFile], params: &Params) {
+    files
+        .par_iter_mut()
+        .filter(|f| f.is_read())
+        .for_each(|f| f.rec.set_hash(hash_file(f.path(), params.max_bytes)));
+}
+
+/// The index of `entries`, kept whole (the sets are saved), in the budget: past it, the
+/// documents, sets and signatures on temporary files.
+pub(super) fn build(
+    entries: Vec<source::Entry>,
+    (params, budget): (&Params, &Budget),
+    progress: &dyn Progress,
+) -> Result<Index> {
     let corpus = Corpus {
         entries,
         skipped: Vec::new(),
     };
-    // Kept whole (the sets are saved), in the budget: past it, the documents, sets and
-    // signatures on temporary files.
-    let index = Index::builder(params)
+    Index::builder(params)
         .budget(budget)
-        .build(corpus, progress)?;
-    files.par_iter_mut().filter(|f| f.is_read()).for_each(|f| {
-        if f.rec.stamp.is_none() || f.rec.stamp != stamp(f.path()) {
-            f.rec.unstamp();
-        }
-    });
-    Ok(index)
+        .build(corpus, progress)
+}
+
+/// Drops the stamp of a file read that changed while it was read (or has none): it is
+/// read again next time.
+pub(super) fn unstamp_if_changed(rec: &mut FileRec) {
+    if rec.stamp.is_none() || rec.stamp != stamp(&rec.path) {
+        rec.unstamp();
+    }
 }
 
 /// What is left of a walk entry moved into the index: nothing on the heap.
-fn hollow(empty: &Arc<Path>) -> source::Entry {
+pub(super) fn hollow(empty: &Arc<Path>) -> source::Entry {
     source::Entry {
         id: String::new(),
         source: Source::File(empty.clone()),
@@ -114,7 +130,7 @@ fn hollow(empty: &Arc<Path>) -> source::Entry {
 
 /// An empty path, shared by whatever no longer names a file (one allocation, not one
 /// per file).
-fn empty_path() -> Arc<Path> {
+pub(super) fn empty_path() -> Arc<Path> {
     Arc::from(Path::new(""))
 }
 
@@ -366,9 +382,8 @@ fn merge(
                     skipped.push((*s).clone());
                 }
                 let first = cursor;
-                let mine = |d: &Cow<Doc>| file_of(&d.source) == Some(&**f.path());
-                while counted.as_mut().and_then(|c| c.next_if(mine)).is_some() {
-                    cursor += 1;
+                if let Some(c) = counted.as_mut() {
+                    cursor += whose_docs(c, f.path()) as usize;
                 }
                 while let Some(d) = sub_docs.next_if(|d| file_of(&d.source) == Some(&**f.path())) {
                     let g = d.group as usize;
@@ -378,7 +393,7 @@ fn merge(
                     docs.push(Doc { group, ..d });
                     cursor += 1;
                 }
-                read_record(f, skip.copied(), (cursor - first) as u32);
+                read_record(&mut f.rec, skip.copied(), (cursor - first) as u32);
             }
         }
     }
@@ -392,6 +407,18 @@ fn merge(
         None => Docs::from_vec(docs),
     };
     Ok((merged_index(fresh, docs, skipped, groups, params)?, dirty))
+}
+
+/// How many of the next documents of `docs` are file `path`'s, passed over.
+pub(super) fn whose_docs<'d>(
+    docs: &mut std::iter::Peekable<impl Iterator<Item = Cow<'d, Doc>>>,
+    path: &Path,
+) -> u32 {
+    let mut n = 0;
+    while docs.next_if(|d| file_of(&d.source) == Some(path)).is_some() {
+        n += 1;
+    }
+    n
 }
 
 /// The skips of records of the files read (bad lines, too short, ...): the files' own
@@ -413,7 +440,7 @@ fn record_skips(files: &[WalkFile], fresh: &Index) -> Vec<Skipped> {
 /// The index of the merged documents: ids renamed as a fresh run renames them, and the
 /// groups interned; or, nothing saved reused, the build's own documents (wherever they
 /// are, their ids already made unique), sets and signatures, taken as they are.
-fn merged_index(
+pub(super) fn merged_index(
     fresh: Index,
     docs: Docs,
     skipped: Vec<Skipped>,
@@ -456,11 +483,11 @@ pub(super) fn index_of(
 
 /// Completes the record of a file read anew that gave `docs` documents, or was skipped
 /// (`skip`: then the record keeps why instead of how it was read).
-pub(super) fn read_record(f: &mut WalkFile, skip: Option<&Skipped>, docs: u32) {
-    f.rec.docs = docs;
+pub(super) fn read_record(rec: &mut FileRec, skip: Option<&Skipped>, docs: u32) {
+    rec.docs = docs;
     if let Some(s) = skip {
-        f.rec.status = Some(s.reason);
-        f.rec.detail = s.detail.as_str().into();
+        rec.status = Some(s.reason);
+        rec.detail = s.detail.as_str().into();
     }
 }
 
@@ -507,14 +534,10 @@ as_doc_out!(Doc, |d| part_of(&d.source), (d.title(), d.meta()));
 /// Writes the index file of `index` and `files` to `out`: its length and checksum.
 /// A document that could not be read back from its temporary file fails it (the file
 /// written is then not put in place).
-pub(super) fn encode(
-    index: &Index,
-    (recs, cwd): (&[FileRec], Option<&Path>),
-    out: impl Write,
-) -> Result<Seal, Failed> {
+pub(super) fn encode(index: &Index, files: FilesOut, out: impl Write) -> Result<Seal, Failed> {
     let seal = super::encode::encode(
         &index.params,
-        super::encode::FilesOut { recs, cwd },
+        files,
         &index.docs,
         &index.contents,
         &super::encode::Held(&index.shingles, &index.signatures),
