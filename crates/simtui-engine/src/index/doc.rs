@@ -27,6 +27,14 @@ pub struct Doc {
     pub(crate) labels: Option<Box<DocLabels>>,
 }
 
+/// Which labels an index's documents no longer have (see
+/// [`Index::without_labels`](super::Index::without_labels)).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Dropped {
+    pub(crate) titles: bool,
+    pub(crate) meta: bool,
+}
+
 impl Doc {
     /// A document with no title or metadata (see [`Doc::labelled`]).
     pub fn new(id: String, source: Source, bytes: u64, tokens: u64, group: u32) -> Doc {
@@ -78,6 +86,16 @@ impl Doc {
     pub fn drop_meta(&mut self) {
         let labels = self.labels.take();
         self.labels = labels.and_then(|l| DocLabels::boxed(l.title.into(), Vec::new()));
+    }
+
+    /// Drops its title, its metadata, or both, as `dropped` says.
+    pub(crate) fn drop_labels(&mut self, dropped: Dropped) {
+        match (dropped.titles, dropped.meta) {
+            (true, true) => self.labels = None,
+            (true, false) => self.set_title(String::new()),
+            (false, true) => self.drop_meta(),
+            (false, false) => {}
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 mod on_file;
 
 use super::Doc;
+use super::doc::Dropped;
 use crate::error::{Error, Result};
 use crate::storage::Room;
 use on_file::OnFile;
@@ -167,6 +168,19 @@ impl Docs {
             self.on_file = None;
         }
         &mut self.held
+    }
+
+    /// Drops their titles, metadata or both. On a temporary file, where their labels
+    /// cost no memory, they are dropped as each is read back (read into memory to drop
+    /// them, 500,000 documents were 75 MB held through `pairs --index`'s search).
+    pub(crate) fn drop_labels(&mut self, dropped: Dropped) {
+        if let Some(f) = self.on_file.as_mut().and_then(Arc::get_mut) {
+            return f.drop_labels(dropped);
+        }
+        // Held (or shared, which only a clone of the index makes): each one now.
+        for d in self.held_mut() {
+            d.drop_labels(dropped);
+        }
     }
 
     /// The documents, moved out (read back when they are on a temporary file).
@@ -400,6 +414,34 @@ mod tests {
 
     fn shown(d: &Doc) -> String {
         format!("{d:?}")
+    }
+
+    /// Labels dropped from documents on a temporary file are dropped from each one read
+    /// back, as from held ones, without reading them into memory.
+    #[test]
+    fn labels_dropped_on_a_file_are_those_dropped_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = folder_index(dir.path()).docs().clone();
+        let titled = |d: &Docs| d.iter().filter(|d| !d.title().is_empty()).count();
+        let with_meta = |d: &Docs| d.iter().filter(|d| !d.meta().is_empty()).count();
+        assert!(titled(&held) > 0 && with_meta(&held) > 0);
+        let budget = Budget::new(0, None);
+        let failure = Arc::new(Mutex::new(None));
+        for (titles, meta) in [(true, false), (false, true), (true, true)] {
+            let dropped = Dropped { titles, meta };
+            let mut in_memory = held.clone();
+            in_memory.drop_labels(dropped);
+            let room = budget.room(0);
+            let mut on_file = held.clone().onto_file(room, failure.clone()).unwrap();
+            on_file.drop_labels(dropped);
+            assert!(on_file.on_file(), "not read back into memory");
+            assert_eq!(titled(&on_file) == 0, titles);
+            assert_eq!(with_meta(&on_file) == 0, meta);
+            let read: Vec<String> = on_file.iter().map(|d| shown(&d)).collect();
+            let want: Vec<String> = in_memory.iter().map(|d| shown(&d)).collect();
+            assert_eq!(read, want, "{dropped:?}");
+            assert_eq!(shown(&on_file.at(13)), want[13]);
+        }
     }
 
     #[test]

@@ -71,13 +71,7 @@ impl Index {
             Keep::AllButTitles => (true, false),
             Keep::ToSearch | Keep::AllButLabels => (true, true),
         };
-        for d in self.docs.held_mut() {
-            match (titles, meta) {
-                (true, true) => d.labels = None,
-                (true, false) => d.set_title(String::new()),
-                _ => d.drop_meta(),
-            }
-        }
+        self.docs.drop_labels(super::doc::Dropped { titles, meta });
         self.text_bytes = self.docs.text_bytes();
         self
     }

@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::index::Doc;
-use crate::index::doc::DocLabels;
+use crate::index::doc::{DocLabels, Dropped};
 use crate::source::Source;
 use crate::source::stored::{Containers, Reader, RecordFile, corrupt, put_bytes, put_source};
 use crate::storage::Room;
@@ -32,6 +32,8 @@ pub(crate) struct OnFile {
     /// (the index's own): a document that cannot be read back is handed out without its
     /// source and labels meanwhile.
     failure: Arc<Mutex<Option<Error>>>,
+    /// Labels left out of each document read back (see [`OnFile::drop_labels`]).
+    dropped: Dropped,
 }
 
 impl OnFile {
@@ -44,6 +46,7 @@ impl OnFile {
             id_ends: Vec::new(),
             records: RecordFile::create(&room, "documents")?,
             failure,
+            dropped: Dropped::default(),
         })
     }
 
@@ -148,14 +151,23 @@ impl OnFile {
         }
         let (source, labels) = decoded.unwrap_or_else(|| (Source::Memory("".into()), None));
         let row = self.rows[i];
-        Doc {
+        let mut doc = Doc {
             id: self.id(i).to_string(),
             source,
             bytes: row.bytes,
             tokens: row.tokens,
             group: row.group,
             labels,
-        }
+        };
+        doc.drop_labels(self.dropped);
+        doc
+    }
+
+    /// From now on, each document is read back without the labels `dropped` names
+    /// (besides those dropped before).
+    pub(crate) fn drop_labels(&mut self, dropped: Dropped) {
+        self.dropped.titles |= dropped.titles;
+        self.dropped.meta |= dropped.meta;
     }
 
     fn failed(&self, e: Error) {
