@@ -6,9 +6,10 @@
 
 use super::decode::Seal;
 use super::directory::{self, Entry};
+use super::file_record::put_file_record;
 use super::format::{
     DOC_RECORD, DocOut, FILE_RECORD, FileRec, HEADER, MAGIC, TRAILER, VERSION, encode_meta, pad8,
-    path_bytes, skip_code,
+    path_bytes,
 };
 use crate::error::Error;
 use crate::index::{Docs, Params};
@@ -457,27 +458,6 @@ fn put_files<W: Write>(sink: &mut Sink<W>, files: FilesOut) -> Result<(), Failed
         at += (path.len() + f.detail.len()) as u64;
         sink.drain(false)
     })
-}
-
-/// The record of file `f`, its strings (a path of `path` bytes, then its detail) at
-/// `at` in the string table.
-pub(super) fn put_file_record(out: &mut Vec<u8>, at: u64, path: usize, f: &FileRec) {
-    put64(out, at);
-    put32(out, path as u32);
-    put32(out, f.detail.len() as u32);
-    let st = f.stamp.unwrap_or_default();
-    put64(out, st.size);
-    out.extend_from_slice(&st.secs.to_le_bytes());
-    put32(out, st.nanos);
-    out.push(skip_code(f.status));
-    out.push(f.stamp.is_some() as u8 | (f.hashed as u8) << 1);
-    out.extend_from_slice(&[0, 0]);
-    put64(out, f.hash().unwrap_or(0));
-    put32(out, f.docs);
-    put32(out, st.ctime_nanos);
-    out.extend_from_slice(&st.ctime_secs.to_le_bytes());
-    put64(out, st.inode);
-    put64(out, 0);
 }
 
 /// The document records, their strings after the files' (`file_strings` bytes) in the

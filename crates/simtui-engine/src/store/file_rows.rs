@@ -4,8 +4,8 @@
 //! bound. Each file is written as the index file saves it (its 80-byte record, then its
 //! path and detail), so one codec serves both, and read back in order, a block at a time.
 
-use super::decode::file_record;
-use super::encode::{Failed, FileList, put_file_record};
+use super::encode::{Failed, FileList};
+use super::file_record::{file_record, put_file_record};
 use super::format::{FILE_RECORD, FileRec, path_bytes};
 use super::strings::file_strings;
 use crate::error::{Error, Result};

@@ -23,6 +23,7 @@ mod bytes;
 pub mod decode;
 mod directory;
 mod encode;
+mod file_record;
 mod file_recs;
 mod file_rows;
 mod files;
