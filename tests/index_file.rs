@@ -761,6 +761,12 @@ fn a_file_modified_in_the_second_of_its_stamp_is_read_again_next_time() {
     ok(&["index", c.path(), "-o", s(&idx)]);
     let again = simtui(&["index", c.path(), "-o", s(&idx)]);
     common::assert_stderr_has(&again, &[" 1 changed,"]);
+    // The same from a new index past a memory limit, whose records wait on a temporary
+    // file while it is built and are settled as they are written there.
+    fs::remove_file(&idx).unwrap();
+    ok(&["index", c.path(), "-o", s(&idx), "--memory", "0"]);
+    let again = simtui(&["index", c.path(), "-o", s(&idx)]);
+    common::assert_stderr_has(&again, &[" 1 changed,"]);
     // Once its times are in the past, it is taken from the index again.
     set(std::time::SystemTime::now() - std::time::Duration::from_secs(3600));
     settle_times();
