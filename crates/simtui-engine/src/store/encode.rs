@@ -9,7 +9,7 @@ use super::directory::{self, Entry};
 use super::file_record::put_file_record;
 use super::format::{
     DOC_RECORD, DocOut, FILE_RECORD, FileRec, HEADER, MAGIC, TRAILER, VERSION, encode_meta, pad8,
-    path_bytes,
+    path_bytes, put32, put64,
 };
 use crate::error::Error;
 use crate::index::{Docs, Params};
@@ -20,16 +20,6 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::Path;
 use xxhash_rust::xxh3::Xxh3;
-
-/// Appends a little-endian u32.
-fn put32(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
-
-/// Appends a little-endian u64.
-fn put64(out: &mut Vec<u8>, v: u64) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
 
 /// Values of shingle sets or signatures written at a time: the sets are read (from
 /// memory, a temporary file or the saved file) a block at a time, never all at once.

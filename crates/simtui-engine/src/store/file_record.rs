@@ -2,28 +2,28 @@
 //! read by the same pair of functions for the index file and for the table of files on
 //! a temporary file (`file_rows`).
 
-use super::format::{FileRec, FormatError, Stamp, le32, le64, path_from, skip_code};
+use super::format::{FileRec, FormatError, Stamp, le32, le64, path_from, put32, put64, skip_code};
 use crate::source::SkipReason;
 
 /// The record of file `f`, its strings (a path of `path` bytes, then its detail) at
 /// `at` in the string table.
 pub(super) fn put_file_record(out: &mut Vec<u8>, at: u64, path: usize, f: &FileRec) {
-    out.extend_from_slice(&u64::to_le_bytes(at));
-    out.extend_from_slice(&u32::to_le_bytes(path as u32));
-    out.extend_from_slice(&u32::to_le_bytes(f.detail.len() as u32));
+    put64(out, at);
+    put32(out, path as u32);
+    put32(out, f.detail.len() as u32);
     let st = f.stamp.unwrap_or_default();
-    out.extend_from_slice(&u64::to_le_bytes(st.size));
+    put64(out, st.size);
     out.extend_from_slice(&st.secs.to_le_bytes());
-    out.extend_from_slice(&u32::to_le_bytes(st.nanos));
+    put32(out, st.nanos);
     out.push(skip_code(f.status));
     out.push(f.stamp.is_some() as u8 | (f.hashed as u8) << 1);
     out.extend_from_slice(&[0, 0]);
-    out.extend_from_slice(&u64::to_le_bytes(f.hash().unwrap_or(0)));
-    out.extend_from_slice(&u32::to_le_bytes(f.docs));
-    out.extend_from_slice(&u32::to_le_bytes(st.ctime_nanos));
+    put64(out, f.hash().unwrap_or(0));
+    put32(out, f.docs);
+    put32(out, st.ctime_nanos);
     out.extend_from_slice(&st.ctime_secs.to_le_bytes());
-    out.extend_from_slice(&u64::to_le_bytes(st.inode));
-    out.extend_from_slice(&u64::to_le_bytes(0));
+    put64(out, st.inode);
+    put64(out, 0);
 }
 
 /// The file of record `r`, whose strings (its path then its detail) are `strings`.

@@ -236,6 +236,16 @@ pub(super) fn le64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
+/// Appends a little-endian u32.
+pub(super) fn put32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+/// Appends a little-endian u64.
+pub(super) fn put64(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
 /// Bytes [`check_head`] needs: a header and a trailer, so a file shorter than that is
 /// known to be truncated.
 pub(crate) const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;

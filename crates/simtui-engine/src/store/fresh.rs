@@ -6,7 +6,6 @@
 //! made: 100 MB at 500,000 files, over a 64 MB limit on its own. Only the walk's entries
 //! (what the build reads) stay in memory, and the build lets go of them as it reads.
 
-use super::Report;
 use super::file_recs::{FileRecs, Settle};
 use super::file_rows::FileRows;
 use super::files::{WalkFile, moved, table_bytes};
@@ -33,7 +32,6 @@ pub(super) fn index_fresh(
     mut files: Vec<WalkFile>,
     (params, budget): (&Params, &Budget),
     settle: &Settle,
-    report: &mut Report,
     progress: &dyn Progress,
 ) -> Result<Update> {
     // Only the entries made of the table are held beside the build (about as much).
@@ -41,8 +39,6 @@ pub(super) fn index_fresh(
         bytes: budget.left(table_bytes(&files)),
         ..budget.clone()
     };
-    // Not held beside the index (see the module).
-    report.records_held = 0;
     debug_assert!(
         files.iter().all(WalkFile::is_read),
         "nothing saved to reuse"

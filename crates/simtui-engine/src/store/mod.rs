@@ -350,8 +350,10 @@ fn open_with(req: &Request, progress: &dyn Progress, keep_walk: bool) -> Result<
     let settle = Settle { stamped };
     let mut update = if saved.is_none() && req.budget.is_limited() {
         // Nothing saved to reuse: see `fresh`.
-        fresh::index_fresh(walk, files, wanted, &settle, &mut report, progress)?
+        fresh::index_fresh(walk, files, wanted, &settle, progress)?
     } else {
+        // The table is held beside the index as it is made (and written).
+        report.records_held += table_bytes(&files);
         let saved = (saved, later.as_ref(), untitled);
         let files = (files, planned);
         update::update(walk, files, saved, wanted, &settle, &mut report, progress)?
@@ -460,7 +462,6 @@ fn load_planned(
         Some(_) => planner.finish(report),
         None => planner.reset(),
     };
-    report.records_held += table_bytes(files);
     crate::storage::memory::give_back_past(req.budget.bytes);
     Ok((loaded, planned))
 }
