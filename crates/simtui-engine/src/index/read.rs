@@ -6,7 +6,7 @@ use super::Params;
 use crate::shingle::{Distinct, content_hash, shingle_set};
 use crate::sketch::Sketcher;
 use crate::sketch::simhash::fingerprint::{Digest, SimHasher};
-use crate::source::{Entry, Item, Labels, Skipped, extract_item};
+use crate::source::{Entry, Item, Labels, Opener, Skipped, extract_item};
 use crate::text::{TextOptions, Tokenizer};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,7 +32,7 @@ pub(super) fn read_and_shingle(
             || Scratch::new(params),
             |w, item| {
                 let t0 = Instant::now();
-                let read = extract_item(item, params.max_bytes, labels);
+                let read = extract_item(item, params.max_bytes, labels, &mut w.opener);
                 let t1 = Instant::now();
                 let mut sketched = Duration::ZERO;
                 let out = read.map(|(entry, text, labels)| {
@@ -59,6 +59,8 @@ struct Scratch {
     /// Its distinct shingles, when it is sketched as it is read.
     shingles: Vec<u64>,
     distinct: Distinct,
+    /// The folder of the last file read, held open for the next of the same folder.
+    opener: Opener,
 }
 
 impl Scratch {
@@ -68,6 +70,7 @@ impl Scratch {
             tokens: Vec::new(),
             shingles: Vec::new(),
             distinct: Distinct::new(),
+            opener: Opener::new(),
         }
     }
 

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::shingle::{content_hash, shingle_set};
 use crate::source::container::Kind;
 use crate::source::stored::SourceFile;
-use crate::source::{Entry, Part, Source, read_file};
+use crate::source::{Entry, Opener, Part, Source, read_file_with};
 use crate::storage::file::read_exact_at;
 use crate::storage::{Remake, Room};
 use crate::text::{TextOptions, Tokenizer};
@@ -245,6 +245,8 @@ struct Worker<'a> {
     tokens: Vec<u64>,
     raw: Vec<u8>,
     open: Option<(PathBuf, File)>,
+    /// The folder of the last file read whole, held open for the next of the same folder.
+    opener: Opener,
 }
 
 impl<'a> Worker<'a> {
@@ -255,6 +257,7 @@ impl<'a> Worker<'a> {
             tokens: Vec::new(),
             raw: Vec::new(),
             open: None,
+            opener: Opener::new(),
         }
     }
 
@@ -278,7 +281,8 @@ impl<'a> Worker<'a> {
             // Tokenised where it is: a text in memory is not copied.
             Source::Memory(text) => Ok(Cow::Borrowed(text)),
             Source::File(path) => {
-                (read_file(path, self.again.max_bytes).map(Cow::Owned)).map_err(failed)
+                let text = read_file_with(&mut self.opener, path, self.again.max_bytes);
+                text.map(Cow::Owned).map_err(failed)
             }
             Source::Part(part) => {
                 self.read_record(part).map_err(|e| Error::File {

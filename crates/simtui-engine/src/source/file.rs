@@ -1,6 +1,7 @@
 //! Reading one file as text: opened without blocking, size-checked, binary files
 //! recognised from their head, UTF-16 and byte-order marks decoded.
 
+use super::opener::Opener;
 use super::skip::SkipReason;
 use std::fs::{self, File};
 use std::io::Read;
@@ -11,8 +12,24 @@ use std::path::Path;
 /// Fails with why it is not a document (special, too large, binary, unreadable) and a
 /// detail for messages. See [`decode`] for how bytes become text.
 pub fn read_file(path: &Path, max_bytes: u64) -> Result<String, (SkipReason, String)> {
+    read_opened(open_nonblocking(path), max_bytes)
+}
+
+/// [`read_file`] opened by `opener` (files of one folder read one after another).
+pub fn read_file_with(
+    opener: &mut Opener,
+    path: &Path,
+    max_bytes: u64,
+) -> Result<String, (SkipReason, String)> {
+    read_opened(opener.open(path), max_bytes)
+}
+
+fn read_opened(
+    file: std::io::Result<File>,
+    max_bytes: u64,
+) -> Result<String, (SkipReason, String)> {
     let unreadable = |e: std::io::Error| (SkipReason::Unreadable, e.to_string());
-    let file = open_nonblocking(path).map_err(unreadable)?;
+    let file = file.map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
         return Err((SkipReason::Special, String::new()));
@@ -96,6 +113,11 @@ pub fn kind_name(ft: &fs::FileType) -> &'static str {
 /// A file of an object store's local copy is opened once it has arrived whole.
 pub fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     super::object::ready(path)?;
+    open_by_path(path)
+}
+
+/// [`open_nonblocking`] of a file known to be there (not a local copy still arriving).
+pub(super) fn open_by_path(path: &Path) -> std::io::Result<File> {
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

@@ -16,6 +16,7 @@ pub mod file;
 pub(crate) mod format;
 pub mod jsonl;
 pub mod object;
+pub mod opener;
 #[cfg(feature = "parquet")]
 pub(crate) mod parquet;
 #[cfg(not(feature = "parquet"))]
@@ -34,8 +35,9 @@ pub use container::{
 };
 pub(crate) use entry::Item;
 pub use entry::{Entry, Source};
-pub use file::{decode, kind_name, read_file};
+pub use file::{decode, kind_name, read_file, read_file_with};
 pub use format::SgmlText;
+pub use opener::Opener;
 pub use read::{read_text, record_fields};
 pub(crate) use record::Labels;
 pub use record::{TITLE_MAX, title_of};

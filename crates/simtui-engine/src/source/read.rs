@@ -5,7 +5,8 @@
 
 use super::container::{Kind, Part};
 use super::entry::{Entry, Source};
-use super::file::{open_nonblocking, read_file};
+use super::file::{open_nonblocking, read_file, read_file_with};
+use super::opener::Opener;
 use super::skip::SkipReason;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -215,10 +216,15 @@ impl std::ops::Deref for Text {
 }
 
 /// An entry's text, as [`read_text`] reads it, without copying what it read into a
-/// shared text (a tenth of the read stage's time on small files).
-pub(crate) fn read_text_once(entry: &Entry, max_bytes: u64) -> Result<Text, (SkipReason, String)> {
+/// shared text (a tenth of the read stage's time on small files), a file opened by
+/// `opener`.
+pub(crate) fn read_text_once(
+    entry: &Entry,
+    max_bytes: u64,
+    opener: &mut Opener,
+) -> Result<Text, (SkipReason, String)> {
     match &entry.source {
-        Source::File(path) => read_file(path, max_bytes).map(Text::Owned),
+        Source::File(path) => read_file_with(opener, path, max_bytes).map(Text::Owned),
         Source::Part(part) => read_part(part, max_bytes).map(Text::Owned),
         _ => read_text(entry, max_bytes).map(Text::Shared),
     }

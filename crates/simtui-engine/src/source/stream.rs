@@ -5,6 +5,7 @@
 
 use super::container::{Container, Part};
 use super::entry::{Entry, Item, Source};
+use super::opener::Opener;
 use super::parquet::ParquetStream;
 use super::read::{Opened, Text, read_text_once};
 use super::record::{Labels, Record, title_of};
@@ -431,10 +432,15 @@ pub(crate) type ReadItem = (Entry, Text, Labels);
 /// Reads and extracts the text of one item of a batch (called in parallel by the index
 /// build, which shingles the text on the same thread while it is still in cache), with
 /// its labels when `labels` (else none: an index only to search keeps none, and a title
-/// found in each text was 5% of such a build's CPU time).
-pub(crate) fn extract_item(item: Item, max_bytes: u64, labels: bool) -> Result<ReadItem, Skipped> {
+/// found in each text was 5% of such a build's CPU time); a file opened by `opener`.
+pub(crate) fn extract_item(
+    item: Item,
+    max_bytes: u64,
+    labels: bool,
+    opener: &mut Opener,
+) -> Result<ReadItem, Skipped> {
     match item {
-        Item::Whole(entry) => match read_text_once(&entry, max_bytes) {
+        Item::Whole(entry) => match read_text_once(&entry, max_bytes, opener) {
             Ok(text) if !labels => Ok((entry, text, Labels::default())),
             Ok(text) => {
                 let labels = Labels {
