@@ -9,7 +9,7 @@ use simtui_engine::progress::Silent;
 use simtui_engine::rng::Rng;
 use simtui_engine::search::banding::candidates;
 use simtui_engine::shingle::jaccard;
-use simtui_engine::shingle::shingle_set;
+use simtui_engine::shingle::{Distinct, shingle_set};
 use simtui_engine::sketch::minhash::MinHasher;
 use simtui_engine::sketch::{SketchKind, Sketcher};
 use simtui_engine::source::Corpus;
@@ -177,6 +177,40 @@ fn bench_tokenise(c: &mut Criterion<CpuTime>) {
     g.finish();
 }
 
+/// A document's distinct shingles without sorting them (what a document sketched as it is
+/// read needs: its sketch and its set's length), from its token hashes: word 5-grams of
+/// English (few repeat) and character 9-grams (many do).
+fn bench_distinct(c: &mut Criterion<CpuTime>) {
+    let texts = generated(2000, Text::English);
+    let mut g = c.benchmark_group("distinct shingles (1 core)");
+    for (unit, k) in [(Unit::Word, 5), (Unit::Char, 9)] {
+        let mut tok = Tokenizer::new(&TextOptions {
+            unit,
+            ..TextOptions::default()
+        });
+        let streams: Vec<Vec<u64>> = texts
+            .iter()
+            .map(|t| {
+                let mut tokens = Vec::new();
+                tok.token_hashes(t, &mut tokens);
+                tokens
+            })
+            .collect();
+        let shingles: usize = streams.iter().map(|t| t.len().saturating_sub(k - 1)).sum();
+        g.throughput(Throughput::Elements(shingles as u64));
+        g.bench_function(format!("{unit:?} k={k}").to_lowercase(), |b| {
+            let (mut table, mut out) = (Distinct::new(), Vec::new());
+            b.iter(|| {
+                for tokens in &streams {
+                    table.shingles(tokens, k, &mut out);
+                    black_box(&out);
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
 fn shingle_sets(texts: &[String]) -> Vec<Vec<u64>> {
     let mut tok = Tokenizer::new(&TextOptions::default());
     let mut buf = Vec::new();
@@ -317,7 +351,7 @@ criterion_group!(benches, bench_stages, bench_band_verify);
 criterion_group! {
     name = one_core;
     config = Criterion::default().with_measurement(CpuTime::default());
-    targets = bench_tokenise
+    targets = bench_tokenise, bench_distinct
 }
 criterion_main!(one_core, benches);
 
