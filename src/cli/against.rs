@@ -106,7 +106,7 @@ pub fn open(
     };
     Ok(WithReference {
         opened: OpenedCorpus {
-            engine,
+            engine: std::mem::ManuallyDrop::new(engine),
             progress,
             walk,
             index,

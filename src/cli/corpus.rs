@@ -16,6 +16,7 @@ use simtui_engine::sketch::simhash::fingerprints::Fingerprints;
 use simtui_engine::source::SkipReason;
 use simtui_engine::storage::Budget;
 use simtui_engine::store::{self, Mode, Opened, Request};
+use std::mem::ManuallyDrop;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -73,7 +74,12 @@ impl<'a> Purpose<'a> {
 
 /// A corpus opened for a command.
 pub struct OpenedCorpus {
-    pub engine: Engine,
+    /// Never freed: a command opens one corpus and uses it to its end, and then the
+    /// process exits, which hands all its memory back at once. Freed one allocation at a
+    /// time (every document's id and path, then the allocator consolidating and unmapping)
+    /// it took about 8 ms of one core after the output was written: 3 % of `pairs` on
+    /// 50,000 files. Its temporary files are anonymous: the exit removes them too.
+    pub engine: ManuallyDrop<Engine>,
     /// The run's progress and memory budget.
     pub progress: Run,
     /// The time the walk took (with a saved index: the time to open and update it).
@@ -127,7 +133,7 @@ impl CorpusArgs {
         }
         banding::say(purpose.command, note);
         Ok(OpenedCorpus {
-            engine,
+            engine: ManuallyDrop::new(engine),
             progress,
             walk,
             index,

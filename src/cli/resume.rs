@@ -244,7 +244,7 @@ pub fn open_units(
         method,
     };
     let opened = super::corpus::OpenedCorpus {
-        engine,
+        engine: std::mem::ManuallyDrop::new(engine),
         progress,
         walk,
         index,

@@ -2,6 +2,7 @@
 //! recognised from their head, UTF-16 and byte-order marks decoded.
 
 use super::opener::Opener;
+pub use super::opener::open_nonblocking;
 use super::skip::SkipReason;
 use std::fs::{self, File};
 use std::io::Read;
@@ -107,25 +108,6 @@ pub fn kind_name(ft: &fs::FileType) -> &'static str {
     } else {
         "a special file"
     }
-}
-
-/// Opens a file for reading; on Unix with O_NONBLOCK, so a FIFO never blocks the caller.
-/// A file of an object store's local copy is opened once it has arrived whole.
-pub fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    super::object::ready(path)?;
-    open_by_path(path)
-}
-
-/// [`open_nonblocking`] of a file known to be there (not a local copy still arriving).
-pub(super) fn open_by_path(path: &Path) -> std::io::Result<File> {
-    let mut opts = fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK);
-    }
-    opts.open(path)
 }
 
 /// Bytes to text: UTF-16 with a byte-order mark is decoded, a UTF-8 BOM dropped, anything

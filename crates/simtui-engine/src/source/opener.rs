@@ -15,11 +15,11 @@
 //! A folder renamed while it is held is still read from, as an open file renamed is: its
 //! files are the ones the walk listed.
 
-use std::fs::File;
+use std::fs::{self, File};
 use std::io;
 use std::path::Path;
 
-/// Opens files for reading, non-blocking (see [`super::file::open_nonblocking`]),
+/// Opens files for reading, non-blocking (see [`open_nonblocking`]),
 /// holding the folder of the last one open. One per thread: it is not shared.
 #[derive(Debug, Default)]
 pub struct Opener {
@@ -41,7 +41,7 @@ impl Opener {
         if let Some(file) = self.open_in_folder(path) {
             return file;
         }
-        super::file::open_by_path(path)
+        open_by_path(path)
     }
 
     /// The file opened relative to its folder's handle (opening the folder first when it
@@ -70,6 +70,25 @@ impl Opener {
                 .map_err(io::Error::from),
         )
     }
+}
+
+/// Opens a file for reading; on Unix with O_NONBLOCK, so a FIFO never blocks the caller.
+/// A file of an object store's local copy is opened once it has arrived whole.
+pub fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    super::object::ready(path)?;
+    open_by_path(path)
+}
+
+/// [`open_nonblocking`] of a file known to be there (not a local copy still arriving).
+fn open_by_path(path: &Path) -> std::io::Result<File> {
+    let mut opts = fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    opts.open(path)
 }
 
 /// How a folder is held: only as a place to look names up in (`O_PATH`, where there is
