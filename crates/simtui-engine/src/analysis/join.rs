@@ -58,8 +58,16 @@ const MAX_POSITION_BITS: u32 = 32;
 const SLACK: f64 = 1e-6;
 
 /// ⌈x⌉ for a bound computed in floating point, rounded down by [`SLACK`], at least 1.
+///
+/// Without `f64::ceil`: x86-64's baseline has no instruction for it, so it is a call
+/// into the C library, and the probe asks for a bound for every posting it reads (3 %
+/// of `eval`'s samples were in `ceil`). `as` truncates towards 0 (and saturates, NaN to
+/// 0), so for v ≥ 0 the truncation t has t ≤ v < t + 1, and ⌈v⌉ is t, or t + 1 when v
+/// is not t.
 fn ceil_loose(x: f64) -> usize {
-    ((x - SLACK).ceil().max(0.0) as usize).max(1)
+    let v = x - SLACK;
+    let t = v as usize;
+    t.saturating_add(((t as f64) < v) as usize).max(1)
 }
 
 /// The fewest shingles a set of `n` must share with another for J ≥ `s` > 0: ⌈s·n⌉ but
@@ -371,6 +379,31 @@ mod tests {
     use crate::shingle::jaccard;
     use proptest::collection::{btree_set, vec};
     use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn ceil_loose_is_the_ceiling_less_the_slack_at_least_one(
+            x in prop_oneof![-10.0f64..10.0, 0.0f64..1e12, (0u64..1_000_000).prop_map(|n| n as f64)],
+        ) {
+            let want = ((x - SLACK).ceil().max(0.0) as usize).max(1);
+            prop_assert_eq!(ceil_loose(x), want);
+        }
+    }
+
+    #[test]
+    fn ceil_loose_at_the_edges() {
+        for (x, want) in [
+            (f64::NAN, 1),
+            (-1.0, 1),
+            (0.0, 1),
+            (1.0, 1),
+            (2.0, 2),
+            (2.0 + 2.0 * SLACK, 3),
+        ] {
+            assert_eq!(ceil_loose(x), want, "{x}");
+        }
+        assert_eq!(ceil_loose(0.5 * 7.0), 4);
+    }
 
     fn sets_of(sets: &[Vec<u64>]) -> ShingleSets {
         let mut out = ShingleSets::new();
