@@ -349,7 +349,9 @@ pub(crate) fn extract(raw: &[u8], fields: &Fields) -> Result<Record, (SkipReason
     if body.is_none() && !(title_body && title.is_some()) {
         return Err((SkipReason::NoBody, String::new()));
     }
-    let mut text = String::new();
+    // Room for all of it at once (grown as it was pushed, it was copied again and again).
+    let room = title.as_ref().map_or(0, String::len) + body.map_or(0, str::len) + 3;
+    let mut text = String::with_capacity(room);
     if let (Some(t), true) = (&title, title_body) {
         text.push_str(t);
         if body.is_some() {
