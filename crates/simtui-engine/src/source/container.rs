@@ -130,22 +130,38 @@ impl InputOptions {
             InputFormat::Sgml => Some(Kind::Sgml),
             InputFormat::Parquet => Some(Kind::Parquet),
             InputFormat::Auto => {
-                let name = path.file_name()?.to_string_lossy().to_lowercase();
+                // Compared without case in place: lowercasing a copy of every file's name
+                // was most of what the walk spent on a plain file. (Only ASCII letters
+                // spell these extensions, and no other character lowercases to one.)
+                let full = path.file_name()?.as_encoded_bytes();
                 let name = [".gz", ".zst", ".zstd"]
                     .iter()
-                    .find_map(|c| name.strip_suffix(c))
-                    .unwrap_or(&name);
-                let ext = name.rsplit_once('.')?.1;
-                match ext {
-                    "jsonl" | "ndjson" => Some(Kind::Jsonl),
-                    "sgm" | "sgml" => Some(Kind::Sgml),
+                    .find_map(|c| strip_suffix_ci(full, c.as_bytes()))
+                    .unwrap_or(full);
+                let dot = name.iter().rposition(|&b| b == b'.')?;
+                let ext = &name[dot + 1..];
+                let is = |e: &str| ext.eq_ignore_ascii_case(e.as_bytes());
+                if is("jsonl") || is("ndjson") {
+                    Some(Kind::Jsonl)
+                } else if is("sgm") || is("sgml") {
+                    Some(Kind::Sgml)
+                } else if is("parquet") && name.len() == full.len() {
                     // Parquet compresses inside, by column chunk: never a .gz around it.
-                    "parquet" if name.len() == path.file_name()?.len() => Some(Kind::Parquet),
-                    _ => None,
+                    Some(Kind::Parquet)
+                } else {
+                    None
                 }
             }
         }
     }
+}
+
+/// `name` without `suffix`, compared without ASCII case.
+fn strip_suffix_ci<'a>(name: &'a [u8], suffix: &[u8]) -> Option<&'a [u8]> {
+    let cut = name.len().checked_sub(suffix.len())?;
+    name[cut..]
+        .eq_ignore_ascii_case(suffix)
+        .then_some(&name[..cut])
 }
 
 /// A file of many documents, found by the walk.
@@ -363,6 +379,18 @@ mod tests {
         assert_eq!(kind("jsonl"), None);
         assert_eq!(kind("train-00000-of-00002.parquet"), Some(Kind::Parquet));
         assert_eq!(kind("x.parquet.gz"), None);
+        assert_eq!(kind("X.SGML.ZSTD"), Some(Kind::Sgml));
+        assert_eq!(kind("a.Jsonl.Gz"), Some(Kind::Jsonl));
+        assert_eq!(kind("d/.jsonl"), Some(Kind::Jsonl));
+        assert_eq!(kind("x.jsonl.gz.gz"), None);
+        assert_eq!(kind("x.PARQUET"), Some(Kind::Parquet));
+        assert_eq!(kind("zst"), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = std::ffi::OsStr::from_bytes(b"caf\xe9.sgm");
+            assert_eq!(auto.kind_of(Path::new(odd)), Some(Kind::Sgml));
+        }
         let text = InputOptions {
             format: InputFormat::Text,
             ..Default::default()

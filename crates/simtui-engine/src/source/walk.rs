@@ -275,7 +275,7 @@ impl Walk {
         }
         // The size is checked when the file is opened (fstat), not here: a stat per file
         // would cost the walk as much as reading the files (measured: 0.2 s for 50,000).
-        let rel = path.strip_prefix(root).unwrap_or(path);
+        let rel = relative(path, root);
         let id = if rel.as_os_str().is_empty() {
             // The root itself is a file: its id is the path as given.
             slash_path(naming.name)
@@ -471,6 +471,42 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
 /// invalid byte as a `\xNN` escape: lossy decoding (U+FFFD) gave two files that differ
 /// only in such bytes the same id, so output could not tell them apart (issue 5); a
 /// backslash is doubled, so a name that holds `\xFF` as text stays distinct (issue 20).
+/// `path` below `root`, as [`Path::strip_prefix`] gives it (the path itself when it is
+/// not below). A path the walk found is the root's bytes, then a `/` (unless the root
+/// ends with one) and the rest: cut there, rather than matching both paths component by
+/// component for every file (1 % of `pairs`' samples on 50,000 files).
+fn relative<'a>(path: &'a Path, root: &Path) -> &'a Path {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+        if let Some(rest) = p.strip_prefix(r) {
+            let rest = match rest.first() {
+                None => Some(rest),
+                Some(b'/') => Some(&rest[1..]),
+                Some(_) if r.ends_with(b"/") => Some(rest),
+                Some(_) => None,
+            };
+            // Only a plain rest: anything the components would read otherwise (another
+            // slash, a `.`) is left to them.
+            if let Some(rest) = rest.filter(|rest| plain(rest)) {
+                return Path::new(std::ffi::OsStr::from_bytes(rest));
+            }
+        }
+    }
+    path.strip_prefix(root).unwrap_or(path)
+}
+
+/// Whether `rest` is names joined by single slashes, none of them `.` (what
+/// `strip_prefix` would give back byte for byte).
+#[cfg(unix)]
+fn plain(rest: &[u8]) -> bool {
+    rest.is_empty()
+        || rest
+            .split(|&b| b == b'/')
+            .all(|name| !name.is_empty() && name != b".")
+}
+
 fn slash_path(p: &Path) -> String {
     let s = escape_invalid(p);
     if std::path::MAIN_SEPARATOR == '/' {
@@ -484,6 +520,35 @@ fn slash_path(p: &Path) -> String {
 mod tests {
     use super::*;
     use crate::source::file::read_file;
+
+    #[test]
+    fn a_path_below_its_root_is_cut_as_strip_prefix_cuts_it() {
+        let cases = [
+            ("data", "data/a/b.txt"),
+            ("data/", "data/a"),
+            ("data//", "data//a"),
+            ("/", "/a/b"),
+            (".", "./a"),
+            ("data/.", "data/./a"),
+            ("a/./b", "a/./b/c"),
+            ("data", "data"),
+            ("data", "data2/x"),
+            ("data", "data/a//b"),
+            ("data", "data/./b"),
+            ("data", "data/a/"),
+            ("../up", "../up/x/y"),
+        ];
+        for (root, path) in cases {
+            let (root, path) = (Path::new(root), Path::new(path));
+            let want = path.strip_prefix(root).unwrap_or(path);
+            assert_eq!(relative(path, root), want, "{path:?} under {root:?}");
+            assert_eq!(
+                relative(path, root).as_os_str(),
+                want.as_os_str(),
+                "{path:?} under {root:?}: the same bytes"
+            );
+        }
+    }
     use crate::source::read::read_text;
 
     #[test]
