@@ -471,6 +471,15 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
 /// invalid byte as a `\xNN` escape: lossy decoding (U+FFFD) gave two files that differ
 /// only in such bytes the same id, so output could not tell them apart (issue 5); a
 /// backslash is doubled, so a name that holds `\xFF` as text stays distinct (issue 20).
+fn slash_path(p: &Path) -> String {
+    let s = escape_invalid(p);
+    if std::path::MAIN_SEPARATOR == '/' {
+        s.into_owned()
+    } else {
+        s.replace(std::path::MAIN_SEPARATOR, "/")
+    }
+}
+
 /// `path` below `root`, as [`Path::strip_prefix`] gives it (the path itself when it is
 /// not below). A path the walk found is the root's bytes, then a `/` (unless the root
 /// ends with one) and the rest: cut there, rather than matching both paths component by
@@ -507,19 +516,11 @@ fn plain(rest: &[u8]) -> bool {
             .all(|name| !name.is_empty() && name != b".")
 }
 
-fn slash_path(p: &Path) -> String {
-    let s = escape_invalid(p);
-    if std::path::MAIN_SEPARATOR == '/' {
-        s.into_owned()
-    } else {
-        s.replace(std::path::MAIN_SEPARATOR, "/")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::file::read_file;
+    use crate::source::read::read_text;
 
     #[test]
     fn a_path_below_its_root_is_cut_as_strip_prefix_cuts_it() {
@@ -549,7 +550,6 @@ mod tests {
             );
         }
     }
-    use crate::source::read::read_text;
 
     #[test]
     fn walk_is_sorted_skips_hidden_and_reports_reasons() {

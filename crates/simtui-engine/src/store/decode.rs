@@ -13,7 +13,7 @@ use super::directory::{self, Directory, Entry};
 use super::file_record::file_record;
 use super::format::{
     DOC_RECORD, DocRec, FILE_RECORD, FileRec, FormatError, HEAD_BYTES, HEADER, OLDEST, Place,
-    Saved, TRAILER, VERSION, check_head, decode_meta, le32, le64,
+    Saved, TRAILER, VERSION, check_head, corrupt, decode_meta, le32, le64,
 };
 use super::strings::{Strings, doc_strings, file_strings};
 use crate::index::Params;
@@ -60,10 +60,6 @@ pub(super) enum Records {
 /// Where file records go as they are decoded, a few thousand at a time (the sink takes
 /// them out of the vector), instead of into [`Front::files`].
 pub(super) type FileSink<'s> = Option<&'s mut dyn FnMut(&mut Vec<FileRec>)>;
-
-pub(super) fn corrupt(what: impl Into<String>) -> FormatError {
-    FormatError::Corrupt(what.into())
-}
 
 /// Recomputes the checksums of (possibly edited) index bytes, so tests can reach the
 /// checks behind them: of each segment and the directory (format 6), else of all the

@@ -2,7 +2,9 @@
 //! read by the same pair of functions for the index file and for the table of files on
 //! a temporary file (`file_rows`).
 
-use super::format::{FileRec, FormatError, Stamp, le32, le64, path_from, put32, put64, skip_code};
+use super::format::{
+    FileRec, FormatError, Stamp, corrupt, le32, le64, path_from, put32, put64, skip_code,
+};
 use crate::source::SkipReason;
 
 /// The record of file `f`, its strings (a path of `path` bytes, then its detail) at
@@ -29,8 +31,7 @@ pub(super) fn put_file_record(out: &mut Vec<u8>, at: u64, path: usize, f: &FileR
 /// The file of record `r`, whose strings (its path then its detail) are `strings`.
 pub(super) fn file_record(r: &[u8], strings: &[u8]) -> Result<FileRec, FormatError> {
     let (p, d) = strings.split_at((le32(r, 8) as usize).min(strings.len()));
-    let path =
-        path_from(p).ok_or_else(|| FormatError::Corrupt("a file name is not UTF-8".into()))?;
+    let path = path_from(p).ok_or_else(|| corrupt("a file name is not UTF-8"))?;
     let detail = String::from_utf8_lossy(d).into_owned();
     let stamp = Stamp {
         size: le64(r, 16),
@@ -43,22 +44,18 @@ pub(super) fn file_record(r: &[u8], strings: &[u8]) -> Result<FileRec, FormatErr
     let status = match r[36] {
         0 => None,
         c if (c as usize) <= SkipReason::ALL.len() => Some(SkipReason::ALL[c as usize - 1]),
-        c => return Err(FormatError::Corrupt(format!("unknown file status {c}"))),
+        c => return Err(corrupt(format!("unknown file status {c}"))),
     };
     let flags = r[37];
     if flags > 3 || r[38] != 0 || r[39] != 0 || le64(r, 72) != 0 {
-        return Err(FormatError::Corrupt(
-            "reserved bits of a file record are set".into(),
-        ));
+        return Err(corrupt("reserved bits of a file record are set"));
     }
     if stamp.nanos >= 1_000_000_000 || stamp.ctime_nanos >= 1_000_000_000 {
-        return Err(FormatError::Corrupt(
-            "a file time has over 10^9 nanoseconds".into(),
-        ));
+        return Err(corrupt("a file time has over 10^9 nanoseconds"));
     }
     let n = le32(r, 48);
     if status.is_some() && n != 0 {
-        return Err(FormatError::Corrupt("a skipped file has documents".into()));
+        return Err(corrupt("a skipped file has documents"));
     }
     Ok(FileRec {
         path: path.into(),

@@ -2,10 +2,9 @@
 //! when every file was reused as it was saved, the saved index's own, read from the
 //! file again only if it is written.
 
-use super::decode::corrupt;
 use super::encode::FileList;
 use super::file_rows::FileRows;
-use super::format::{FileRec, Stamp};
+use super::format::{FileRec, Stamp, corrupt};
 use super::head::Later;
 use crate::error::{Error, Result};
 

@@ -246,6 +246,11 @@ pub(super) fn put64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
+/// The index file is not what its format says: `what` is wrong.
+pub(super) fn corrupt(what: impl Into<String>) -> FormatError {
+    FormatError::Corrupt(what.into())
+}
+
 /// Bytes [`check_head`] needs: a header and a trailer, so a file shorter than that is
 /// known to be truncated.
 pub(crate) const HEAD_BYTES: usize = (HEADER + TRAILER) as usize;

@@ -10,9 +10,9 @@
 //! The titles of an index opened without them are read the same way ([`Later`]).
 
 use super::bytes::{Bytes, Fault, Window};
-use super::decode::{Check, Layout, RECORDS, Records, Whole, checked, corrupt, decode_docs};
+use super::decode::{Check, Layout, RECORDS, Records, Whole, checked, decode_docs};
 use super::directory::Directory;
-use super::format::{DOC_RECORD, DocRec, FileRec, Saved, VERSION, le32, le64};
+use super::format::{DOC_RECORD, DocRec, FileRec, Saved, VERSION, corrupt, le32, le64};
 use super::strings::{Strings, doc_strings};
 use crate::index::Params;
 use std::collections::{HashMap, HashSet};

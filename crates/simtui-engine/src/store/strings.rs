@@ -2,12 +2,8 @@
 //! metadata the file and document records name, a window at a time.
 
 use super::bytes::{Bytes, Fault};
-use super::format::{le32, le64};
+use super::format::{corrupt, le32, le64};
 use crate::error::FormatError;
-
-fn corrupt(what: impl Into<String>) -> FormatError {
-    FormatError::Corrupt(what.into())
-}
 
 /// A segment's string table, read a window at a time: the strings of the records being
 /// decoded, which name them in order (so the windows follow one another and the whole
